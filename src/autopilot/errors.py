@@ -1,0 +1,69 @@
+"""The one error type users see, and the exit codes it maps to."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+
+# Exit codes are part of the contract: hooks and scripts branch on them.
+EXIT_OK = 0
+EXIT_ERROR = 1  # bad input or a refused operation: nothing changed
+EXIT_USAGE = 2  # argparse's own code for a malformed command line
+EXIT_INFRA = 3  # the reviewer was unavailable (binary, network, quota, bad output)
+EXIT_BUDGET = 4  # the run's budget is spent; no call was made
+EXIT_STATE = 5  # state.json is corrupt or from a newer version
+EXIT_CRASH = 70  # a bug in the bridge; a crash log was written
+
+
+class BridgeError(Exception):
+    """A failure the user can act on; the message says what to do next."""
+
+    exit_code = EXIT_ERROR
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        return f"{base} ({self.hint})" if self.hint else base
+
+
+class InfraError(BridgeError):
+    """The reviewer could not give an answer: not the same as the reviewer saying no."""
+
+    exit_code = EXIT_INFRA
+
+    def __init__(self, message: str, *, kind: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.kind = kind  # binary_missing | exit_status | timeout | rate_limit | auth | schema | network
+
+
+class BudgetExhausted(BridgeError):
+    """The run has spent its budget, so no model call was made."""
+
+    exit_code = EXIT_BUDGET
+
+
+class StateError(BridgeError):
+    """state.json cannot be used as it is (corrupt, or written by a newer version)."""
+
+    exit_code = EXIT_STATE
+
+
+def write_crash_log(home: str, exc: BaseException) -> str:
+    """Append a traceback with the version to the crash log and return its path."""
+    from autopilot import __version__
+
+    path = os.path.join(home, "crash.log")
+    try:
+        os.makedirs(home, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n")
+            fh.write(f"argv: {sys.argv!r}\n")
+            fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    except OSError:
+        pass
+    return path
