@@ -1,0 +1,260 @@
+"""A local, scripted OpenAI Responses-API server for tests, benchmarks and the offline demo.
+
+It speaks just enough of ``POST /v1/responses`` for the real ``openai`` SDK (plain JSON)
+and the real ``codex`` CLI (streaming SSE) to work against it. Answers come from a queue
+of *steps*, then from an optional *responder* callable, then from a default reply:
+
+    with ResponsesServer() as srv:
+        srv.push(reply_json({"decision": "approve", ...}), http_error(429), delay(reply_text("hi"), 2))
+        ... point the client at srv.url ...
+        srv.requests  # every request body received, in order
+
+A step is a plain dict (so scripts can be JSON files):
+    {"output": [items...], "usage": {...}}       a completed response
+    {"status": 429, "error": {"message", ...}}   an HTTP error
+    {"delay": 1.5, ...}                           wait before answering
+    {"drop": true}                                close the connection without an answer
+    {"failed": {"code", "message"}}               a streamed ``response.failed``
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Step = dict[str, Any]
+Responder = Callable[[dict[str, Any]], Step]
+
+DEFAULT_USAGE = {"input_tokens": 1000, "cached_tokens": 0, "output_tokens": 200}
+
+
+def _usage(spec: dict[str, Any] | None) -> dict[str, Any]:
+    spec = {**DEFAULT_USAGE, **(spec or {})}
+    inp, cached, out = int(spec["input_tokens"]), int(spec["cached_tokens"]), int(spec["output_tokens"])
+    return {
+        "input_tokens": inp,
+        "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": int(spec.get("cache_write_tokens", 0))},
+        "output_tokens": out,
+        "output_tokens_details": {"reasoning_tokens": int(spec.get("reasoning_tokens", 0))},
+        "total_tokens": inp + out,
+    }
+
+
+def reply_text(text: str, usage: dict[str, Any] | None = None) -> Step:
+    """A step answering with one assistant message."""
+    item = {"type": "message", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    return {"output": [item], "usage": usage}
+
+
+def reply_json(obj: Any, usage: dict[str, Any] | None = None) -> Step:
+    """A step answering with a JSON document as the assistant's text (structured output)."""
+    return reply_text(json.dumps(obj), usage)
+
+
+def tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1",
+              usage: dict[str, Any] | None = None) -> Step:
+    """A step asking the client to run a function tool (``exec_command`` for Codex)."""
+    item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments), "call_id": call_id,
+            "status": "completed"}
+    return {"output": [item], "usage": usage}
+
+
+def http_error(status: int, message: str = "scripted error", code: str | None = None) -> Step:
+    """A step answering with an HTTP error status and an OpenAI-style error body."""
+    return {"status": status, "error": {"message": message, "type": "scripted", "code": code}}
+
+
+def delay(step: Step, seconds: float) -> Step:
+    """The same step, answered after ``seconds``."""
+    return {**step, "delay": seconds}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:  # quiet: tests read .requests instead
+        pass
+
+    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, json.dumps({"object": "list", "data": []}).encode())
+        else:
+            self._send(404, b"{}")
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not self.path.split("?")[0].endswith("/responses"):
+            self._send(404, b'{"error":{"message":"not found"}}')
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._send(400, b'{"error":{"message":"invalid JSON"}}')
+            return
+        step, rid = self.server.owner._next(body, dict(self.headers))
+        if step.get("delay"):
+            time.sleep(float(step["delay"]))
+        if step.get("drop"):
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if "status" in step:
+            self._send(int(step["status"]), json.dumps({"error": step.get("error", {})}).encode())
+            return
+        response = self.server.owner._response(step, rid, body)
+        if body.get("stream"):
+            self._send(200, _sse(response, step), "text/event-stream")
+        else:
+            self._send(200, json.dumps(response).encode())
+
+
+def _sse(response: dict[str, Any], step: Step) -> bytes:
+    rid = response["id"]
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}}
+    ]
+    for index, item in enumerate(response["output"]):
+        events.append({"type": "response.output_item.added", "output_index": index, "item": item})
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    if step.get("failed"):
+        events.append({"type": "response.failed", "response": {"id": rid, "error": step["failed"]}})
+    else:
+        events.append({"type": "response.completed", "response": response})
+    seq = itertools.count()
+    return "".join(
+        f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': next(seq)})}\n\n" for e in events
+    ).encode()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: ResponsesServer
+
+
+class ResponsesServer:
+    """A scripted Responses-API server on 127.0.0.1 that records what it was sent."""
+
+    def __init__(self, steps: list[Step] | None = None, responder: Responder | None = None,
+                 port: int = 0, model: str = "scripted-model") -> None:
+        self._steps: deque[Step] = deque(steps or [])
+        self.responder = responder
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The TCP port the server listens on."""
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The base URL clients use (``.../v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def push(self, *steps: Step) -> None:
+        """Queue steps to answer the next requests, in order."""
+        with self._lock:
+            self._steps.extend(steps)
+
+    def pending(self) -> int:
+        """How many queued steps have not been used yet."""
+        with self._lock:
+            return len(self._steps)
+
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Step, str]:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            rid = f"resp_{next(self._ids)}"
+            if self._steps:
+                return self._steps.popleft(), rid
+        if self.responder is not None:
+            return self.responder(body), rid
+        return reply_text("ok"), rid
+
+    def _response(self, step: Step, rid: str, body: dict[str, Any]) -> dict[str, Any]:
+        output = []
+        for n, item in enumerate(step.get("output") or []):
+            item = dict(item)
+            item.setdefault("id", f"{'msg' if item.get('type') == 'message' else 'fc'}_{rid[5:]}_{n}")
+            output.append(item)
+        return {
+            "id": rid,
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "completed",
+            "model": body.get("model") or self.model,
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "previous_response_id": body.get("previous_response_id"),
+            "usage": _usage(step.get("usage")),
+        }
+
+    def start(self) -> ResponsesServer:
+        """Serve in a background thread."""
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="responses-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> ResponsesServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve a JSON file of steps until interrupted (for manual runs against real clients)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m autopilot.scripted.responses_server",
+                                     description="Serve scripted Responses-API answers on 127.0.0.1.")
+    parser.add_argument("--script", help="JSON file holding a list of steps")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    steps = json.load(open(args.script, encoding="utf-8")) if args.script else []
+    srv = ResponsesServer(steps, port=args.port).start()
+    print(srv.url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        srv.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
