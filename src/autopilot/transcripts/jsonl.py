@@ -1,0 +1,455 @@
+"""One-pass JSONL scanning with a resumable per-file index, shared by the transcript readers.
+
+A format reader (``claude.py``, ``codex.py``) supplies a *fold*; this module owns the
+bytes: it reads the file once in large chunks, parses each line with orjson, numbers
+lines from 1 with their byte offsets, counts malformed lines, and hands every JSON
+object to the fold. The fold keeps whatever it needs in a state dict and says which
+lines are *entries* (the meaningful rows a page shows). The whole result is an
+:class:`Index`, saved under ``$AUTOPILOT_HOME/cache/transcripts/`` so the next call
+can reuse it, or scan only the bytes appended since (transcripts are append-only).
+
+Interface for a format reader::
+
+    class MyFold:                      # satisfies the Fold protocol
+        name = "codex"                 # cache namespace
+        version = 1                    # bump when state layout or meaning changes
+        def start(self) -> dict: ...   # fresh state
+        def row(self, state, line, obj) -> bool: ...
+            # fold one JSON object found on raw line ``line`` (1-based);
+            # return True to record the line as an entry
+        def oversize(self, state, line, head, tail, size) -> bool: ...
+            # a line longer than max_line_bytes: only its first and last
+            # HEAD_TAIL_BYTES are kept; return True to record it as an entry
+
+    index = scan(path, MyFold())       # build, reuse or extend the cached index
+    index.state                        # the fold's state after the last line
+    index.lines, index.malformed       # raw line count; {"invalid_json": n, ...}
+    lines, next_before = index.page(before_line=None, limit=12)   # newest first
+    with index.reader() as r:          # random access by raw line number
+        r.load(line)                   # parsed object, or None if malformed/oversize
+        r.raw(line)                    # bytes (bounded), for diagnostics
+
+State values must be JSON-serialisable (orjson: dicts with str keys, lists, str,
+int, float, bool, None), except that top-level values may also be ``array.array``
+or ``bytearray`` for bulk data; those are stored as raw bytes. A resumed scan calls
+``row`` only for new lines, continuing from the saved state, so a fold must be a
+pure left fold: its state after lines 1..n may depend on nothing but those lines.
+
+Cache validity: an index is keyed by device and inode, and records a hash of the
+file's head and the bytes just before the scanned end. If both still match and the
+file only grew, the new bytes are scanned; if nothing changed it is reused; on any
+other change (shrunk, rewritten, different head, new fold version) it is rebuilt.
+A trailing line without a newline (a row being written, or a crash-truncated one) is
+folded into the answer but never into the saved index, so it is rescanned later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import struct
+import tempfile
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+import orjson
+
+from autopilot.paths import autopilot_home
+
+CORE_VERSION = 1
+CHUNK_BYTES = 1 << 20
+MAX_LINE_BYTES = 8 << 20  # parsing a line costs ~2-3x its size in memory; the budget is 64 MB
+HEAD_TAIL_BYTES = 64 << 10  # what an oversize line keeps of its start and end
+HEAD_HASH_BYTES = 4096
+END_CHECK_BYTES = 64
+CACHE_KEEP = 256  # index files kept per cache directory; the least recently written go first
+_MAGIC = b"APJSONLIDX\n"
+
+
+class Fold(Protocol):
+    """What a format reader plugs into :func:`scan`."""
+
+    name: str
+    version: int
+
+    def start(self) -> dict[str, Any]:
+        """A fresh state for an empty file."""
+        ...
+
+    def row(self, state: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+        """Fold one JSON object; True records the line as an entry."""
+        ...
+
+    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes,
+                 size: int) -> bool:
+        """Fold a line too large to parse, seen by its head and tail; True records an entry."""
+        ...
+
+
+class Index:
+    """One pass over a JSONL file: line offsets, entries, malformed lines and the fold's state."""
+
+    def __init__(self, path: str, fold: Fold) -> None:
+        self.path = path
+        self.fold_name = fold.name
+        self.fold_version = fold.version
+        self.lines = 0  # raw lines seen, the partial last line included
+        self.end = 0  # byte offset just past the last newline-terminated line
+        self.file_size = 0  # bytes scanned, the partial last line included
+        self.offsets = array("q")  # start offset of every raw line (index 0 is line 1)
+        self.entries = array("q")  # raw line numbers the fold marked as entries, ascending
+        self.malformed: dict[str, int] = {}  # reason -> count
+        self.malformed_sample: list[int] = []  # the first few malformed line numbers, to inspect
+        self.oversize: list[int] = []  # line numbers too large to parse
+        self.state: dict[str, Any] = fold.start()
+        self.status = "built"  # built | reused | extended | rebuilt | uncached
+        self.partial = False  # the last line has no newline yet
+        self.scanned_bytes = 0  # bytes read by this call's scan
+        self.mtime_ns = 0
+        self.head_len = 0  # how much of the file's head ``head_hash`` covers
+        self.head_hash = ""
+        self.end_bytes = b""  # the bytes just before ``end``, checked before extending
+
+    @property
+    def malformed_total(self) -> int:
+        """How many lines could not be used as JSON objects."""
+        return sum(self.malformed.values())
+
+    def span(self, line: int) -> tuple[int, int]:
+        """The byte offset and length (newline excluded) of raw line ``line``."""
+        if not 1 <= line <= self.lines:
+            raise IndexError(f"line {line} is outside 1..{self.lines}")
+        start = self.offsets[line - 1]
+        if line < self.lines:
+            return start, self.offsets[line] - start - 1
+        if self.partial:
+            return start, self.file_size - start
+        return start, self.end - start - 1
+
+    def page(self, before_line: int | None = None,
+             limit: int = 12) -> tuple[list[int], int | None]:
+        """Entry lines before ``before_line`` (exclusive), newest first, and the next cursor."""
+        entries = self.entries
+        hi = len(entries) if before_line is None else bisect_left(entries, before_line)
+        lo = max(0, hi - max(0, limit))
+        chosen = list(entries[lo:hi])
+        chosen.reverse()
+        return chosen, (entries[lo] if lo > 0 and chosen else None)
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[LineReader]:
+        """Open the file for random access to lines by number."""
+        with open(self.path, "rb") as fh:
+            yield LineReader(self, fh)
+
+
+class LineReader:
+    """Random access to a scanned file's lines through its index."""
+
+    def __init__(self, index: Index, fh: IO[bytes]) -> None:
+        self.index = index
+        self._fh = fh
+
+    def raw(self, line: int, limit: int = MAX_LINE_BYTES) -> bytes:
+        """The bytes of ``line``, cut to ``limit``."""
+        start, length = self.index.span(line)
+        self._fh.seek(start)
+        return self._fh.read(min(length, limit))
+
+    def size(self, line: int) -> int:
+        """The length in bytes of ``line``."""
+        return self.index.span(line)[1]
+
+    def head_tail(self, line: int, keep: int = HEAD_TAIL_BYTES) -> tuple[bytes, bytes]:
+        """The first and last ``keep`` bytes of ``line`` (both whole for a short line)."""
+        start, length = self.index.span(line)
+        self._fh.seek(start)
+        if length <= 2 * keep:
+            data = self._fh.read(length)
+            return data, data
+        head = self._fh.read(keep)
+        self._fh.seek(start + length - keep)
+        return head, self._fh.read(keep)
+
+    def load(self, line: int) -> dict[str, Any] | None:
+        """The JSON object on ``line``, or None when it is malformed or too large to parse."""
+        start, length = self.index.span(line)
+        if length > MAX_LINE_BYTES:
+            return None
+        self._fh.seek(start)
+        try:
+            obj = orjson.loads(self._fh.read(length))
+        except orjson.JSONDecodeError:
+            return None
+        return obj if type(obj) is dict else None
+
+
+def cache_dir() -> Path:
+    """Where indexes are kept: ``$AUTOPILOT_HOME/cache/transcripts``."""
+    return autopilot_home() / "cache" / "transcripts"
+
+
+def scan(path: str | os.PathLike[str], fold: Fold, *, cache: bool = True,
+         max_line_bytes: int = MAX_LINE_BYTES) -> Index:
+    """Index ``path`` with ``fold``, reusing or extending a cached index when the file only grew."""
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        head = fh.read(min(st.st_size, HEAD_HASH_BYTES))
+        cache_file = cache_dir() / f"{fold.name}-{st.st_dev}-{st.st_ino}.idx" if cache else None
+        index = _load(cache_file, path, fold) if cache_file is not None else None
+        if index is not None and _still_valid(index, fh, st, head):
+            same = st.st_size == index.file_size and st.st_mtime_ns == index.mtime_ns
+            index.status = "reused" if same else "extended"
+        else:
+            stale = cache_file is not None and cache_file.exists()
+            index = Index(path, fold)
+            index.status = "rebuilt" if stale else ("built" if cache else "uncached")
+        old_end = index.end
+        index.path = path
+        index.mtime_ns = st.st_mtime_ns
+        index.head_len = len(head)
+        index.head_hash = hashlib.sha256(head).hexdigest()
+        snapshot = _Scanner(index, fold, fh, st.st_size, max_line_bytes).run(want_snapshot=cache)
+    changed = index.end != old_end or index.status != "reused"
+    if cache_file is not None and snapshot is not None and changed:
+        _store(cache_file, snapshot)
+    return index
+
+
+def _still_valid(index: Index, fh: IO[bytes], st: os.stat_result, head: bytes) -> bool:
+    grew = st.st_size > index.file_size
+    same = st.st_size == index.file_size and st.st_mtime_ns == index.mtime_ns
+    if not (grew or same) or index.head_len > len(head):
+        return False
+    if hashlib.sha256(head[: index.head_len]).hexdigest() != index.head_hash:
+        return False
+    check = index.end_bytes
+    fh.seek(index.end - len(check))
+    return fh.read(len(check)) == check
+
+
+class _Scanner:
+    """The chunked line loop; kept in one place because it is the hot path."""
+
+    def __init__(self, index: Index, fold: Fold, fh: IO[bytes], stop: int, max_line: int) -> None:
+        self.index, self.fold, self.fh, self.stop, self.max_line = index, fold, fh, stop, max_line
+
+    def _bad(self, line: int, reason: str) -> None:
+        index = self.index
+        index.malformed[reason] = index.malformed.get(reason, 0) + 1
+        if len(index.malformed_sample) < 20:
+            index.malformed_sample.append(line)
+
+    def _big(self, line: int, head: bytes, tail: bytes, size: int) -> None:
+        index = self.index
+        index.oversize.append(line)
+        head, tail = head[:HEAD_TAIL_BYTES], tail[-HEAD_TAIL_BYTES:]
+        if self.fold.oversize(index.state, line, head, tail, size):
+            index.entries.append(line)
+
+    def _one(self, line: int, part: bytes, last: bool) -> None:
+        try:
+            obj = orjson.loads(part)
+        except orjson.JSONDecodeError:
+            if not part.strip():
+                return
+            if last:
+                self._bad(line, "truncated")
+                return
+            try:
+                part.decode("utf-8")
+            except UnicodeDecodeError:
+                self._bad(line, "invalid_utf8")
+                return
+            self._bad(line, "invalid_json")
+            return
+        if type(obj) is not dict:
+            self._bad(line, "not_object")
+        elif self.fold.row(self.index.state, line, obj):
+            self.index.entries.append(line)
+
+    def run(self, want_snapshot: bool) -> bytes | None:
+        """Scan from the index's end to ``stop``; return the index as saved at the last newline."""
+        index, fh, fold = self.index, self.fh, self.fold
+        state, offsets, entries = index.state, index.offsets, index.entries
+        loads, row, max_line = orjson.loads, fold.row, self.max_line
+        decode_error = orjson.JSONDecodeError
+        line = index.lines  # a saved index never includes a partial last line
+        off = index.end
+        fh.seek(off)
+        remaining = self.stop - off
+        index.scanned_bytes = max(0, remaining)
+        pieces: list[bytes] = []  # a line still being read, in chunks
+        pending = 0
+        skipping = False  # inside an oversize line: keep only its head and tail
+        big_head = big_tail = b""
+        while remaining > 0:
+            chunk = fh.read(min(CHUNK_BYTES, remaining))
+            if not chunk:
+                break
+            remaining -= len(chunk)
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                pending += len(chunk)
+                if skipping:
+                    big_tail = (big_tail + chunk)[-HEAD_TAIL_BYTES:]
+                else:
+                    pieces.append(chunk)
+                    if pending > max_line:
+                        joined = b"".join(pieces)
+                        big_head, big_tail = joined[:HEAD_TAIL_BYTES], joined[-HEAD_TAIL_BYTES:]
+                        pieces, skipping = [], True
+                continue
+            if skipping:
+                line += 1
+                offsets.append(off)
+                size = pending + nl
+                self._big(line, big_head, (big_tail + chunk[:nl])[-HEAD_TAIL_BYTES:], size)
+                off += size + 1
+                data = chunk[nl + 1:]
+                skipping, big_head, big_tail = False, b"", b""
+            else:
+                data = b"".join(pieces) + chunk if pieces else chunk
+            pieces = []
+            parts = data.split(b"\n")
+            rest = parts.pop()
+            for part in parts:
+                line += 1
+                offsets.append(off)
+                size = len(part)
+                off += size + 1
+                if size > max_line:
+                    self._big(line, part[:HEAD_TAIL_BYTES], part[-HEAD_TAIL_BYTES:], size)
+                    continue
+                try:
+                    obj = loads(part)
+                except decode_error:
+                    self._one(line, part, last=False)
+                    continue
+                if type(obj) is not dict:
+                    self._bad(line, "not_object")
+                elif row(state, line, obj):
+                    entries.append(line)
+            pending = len(rest)
+            if rest:
+                pieces = [rest]
+                if pending > max_line:
+                    big_head, big_tail = rest[:HEAD_TAIL_BYTES], rest[-HEAD_TAIL_BYTES:]
+                    pieces, skipping = [], True
+        index.lines, index.end = line, off
+        index.file_size = off
+        fh.seek(max(0, off - END_CHECK_BYTES))
+        index.end_bytes = fh.read(off - max(0, off - END_CHECK_BYTES))
+        snapshot = _serialise(index) if want_snapshot else None
+        if pending:  # a last line with no newline: fold it into this answer only
+            line += 1
+            offsets.append(off)
+            index.lines, index.partial, index.file_size = line, True, off + pending
+            if skipping:
+                self._big(line, big_head, big_tail, pending)
+            else:
+                self._one(line, b"".join(pieces), last=True)
+        return snapshot
+
+
+def _serialise(index: Index) -> bytes:
+    state = {k: v for k, v in index.state.items() if not isinstance(v, (array, bytearray))}
+    blobs: list[tuple[str, str, bytes]] = [("offsets", "q", index.offsets.tobytes()),
+                                           ("entries", "q", index.entries.tobytes())]
+    for key, value in index.state.items():
+        if isinstance(value, array):
+            blobs.append(("state." + key, value.typecode, value.tobytes()))
+        elif isinstance(value, bytearray):
+            blobs.append(("state." + key, "bytearray", bytes(value)))
+    header = {
+        "core": CORE_VERSION, "fold": index.fold_name, "foldVersion": index.fold_version,
+        "path": index.path, "lines": index.lines, "end": index.end, "fileSize": index.file_size,
+        "mtimeNs": index.mtime_ns, "headLen": index.head_len,
+        "headHash": index.head_hash, "endBytes": index.end_bytes.hex(),
+        "malformed": index.malformed, "malformedSample": index.malformed_sample,
+        "oversize": index.oversize, "state": state,
+        "blobs": [[name, code, len(data)] for name, code, data in blobs],
+    }
+    head = orjson.dumps(header)
+    return b"".join([_MAGIC, struct.pack("<Q", len(head)), head, *(data for _, _, data in blobs)])
+
+
+def _load(cache_file: Path, path: str, fold: Fold) -> Index | None:
+    """The saved index for this file and fold, or None if missing, damaged or of another layout."""
+    try:
+        data = cache_file.read_bytes()
+    except OSError:
+        return None
+    try:
+        if not data.startswith(_MAGIC):
+            return None
+        pos = len(_MAGIC)
+        (hlen,) = struct.unpack_from("<Q", data, pos)
+        pos += 8
+        header = orjson.loads(data[pos: pos + hlen])
+        pos += hlen
+        layout = (header["core"], header["fold"], header["foldVersion"])
+        if layout != (CORE_VERSION, fold.name, fold.version):
+            return None  # another layout: rebuild
+        index = Index(path, fold)
+        index.state = header["state"]
+        for name, code, size in header["blobs"]:
+            chunk = data[pos: pos + size]
+            pos += size
+            value: array[int] | bytearray
+            if code == "bytearray":
+                value = bytearray(chunk)
+            else:
+                value = array(code)
+                value.frombytes(chunk)
+            if name == "offsets":
+                index.offsets = value  # type: ignore[assignment]
+            elif name == "entries":
+                index.entries = value  # type: ignore[assignment]
+            else:
+                index.state[name.removeprefix("state.")] = value
+        index.lines, index.end, index.file_size = header["lines"], header["end"], header["fileSize"]
+        index.malformed, index.malformed_sample = header["malformed"], header["malformedSample"]
+        index.oversize = header["oversize"]
+        index.mtime_ns, index.head_len = header["mtimeNs"], header["headLen"]
+        index.head_hash = header["headHash"]
+        index.end_bytes = bytes.fromhex(header["endBytes"])
+        index.status = "reused"
+        if pos != len(data) or len(index.offsets) != index.lines:
+            return None
+        return index
+    except (ValueError, KeyError, TypeError, struct.error, orjson.JSONDecodeError):
+        return None  # a damaged cache file is rebuilt, never trusted
+
+
+def _store(cache_file: Path, data: bytes) -> None:
+    """Write the index atomically; a cache that cannot be written is simply not kept."""
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".idx-", dir=cache_file.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, cache_file)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        _prune(cache_file.parent)
+    except OSError:
+        pass
+
+
+def _prune(directory: Path) -> None:
+    files = [p for p in directory.glob("*.idx")]
+    if len(files) <= CACHE_KEEP:
+        return
+    files.sort(key=lambda p: p.stat().st_mtime_ns)
+    for p in files[: len(files) - CACHE_KEEP]:
+        with contextlib.suppress(OSError):
+            p.unlink()
