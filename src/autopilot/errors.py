@@ -21,6 +21,9 @@ class BridgeError(Exception):
     """A failure the user can act on; the message says what to do next."""
 
     exit_code = EXIT_ERROR
+    usage: object | None = None  # tokens a failed exchange still consumed (budget.Usage)
+    usd: float = 0.0  # what those tokens cost
+    calls: int = 0  # model calls the failed exchange made
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -38,7 +41,12 @@ class InfraError(BridgeError):
 
     def __init__(self, message: str, *, kind: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
-        self.kind = kind  # binary_missing | exit_status | timeout | rate_limit | auth | schema | network
+        self.kind = kind  # binary_missing | exit_status | timeout | rate_limit | auth | schema | network | ...
+
+    def with_usage(self, usage: object) -> InfraError:
+        """Attach the tokens the failed call consumed, so they are charged exactly once."""
+        self.usage = usage
+        return self
 
 
 class BudgetExhausted(BridgeError):

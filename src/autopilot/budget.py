@@ -1,0 +1,93 @@
+"""Token usage and what it costs: the price table and chargeBudget."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autopilot import paths
+from autopilot.errors import BridgeError
+
+SHIPPED_PRICES = Path(__file__).with_name("prices.yaml")
+PRICE_KEYS = ("input", "cached_input", "cache_write", "output")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens one model call used (``input`` includes ``cached`` and ``cache_write``)."""
+
+    input: int = 0
+    cached: int = 0
+    output: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input + other.input, self.cached + other.cached, self.output + other.output,
+                     self.cache_write + other.cache_write)
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(max(0, self.input - other.input), max(0, self.cached - other.cached),
+                     max(0, self.output - other.output), max(0, self.cache_write - other.cache_write))
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters as a plain dict."""
+        return {"input": self.input, "cached": self.cached, "output": self.output, "cache_write": self.cache_write}
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    import yaml  # heavy: only when a call is charged
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise BridgeError(f"cannot read the price table {path}: {exc}",
+                          hint="fix the YAML or remove the file to use the shipped prices") from None
+    if not isinstance(data, dict):
+        raise BridgeError(f"the price table {path} must map model names to prices",
+                          hint="see the shipped prices.yaml for the format")
+    for model, row in data.items():
+        if not isinstance(row, dict) or any(not isinstance(row.get(k, 0), (int, float)) for k in PRICE_KEYS):
+            raise BridgeError(f"price table {path}: entry {model!r} needs numbers for {', '.join(PRICE_KEYS)}",
+                              hint="prices are USD per million tokens")
+    return data
+
+
+def price_table() -> dict[str, dict[str, float]]:
+    """The shipped prices with the user's override file merged over them, model by model."""
+    table = _load_yaml(SHIPPED_PRICES)
+    override = os.environ.get("AUTOPILOT_PRICES")
+    user = Path(override) if override else paths.autopilot_home() / "prices.yaml"
+    if override and not user.exists():
+        raise BridgeError(f"AUTOPILOT_PRICES names {user}, which does not exist", hint="fix or unset it")
+    if user.exists():
+        table.update(_load_yaml(user))
+    return table
+
+
+def lookup(model: str | None, table: dict[str, dict[str, float]]) -> tuple[dict[str, float], bool]:
+    """The price row for ``model`` and whether it was known (dated snapshots match their base name)."""
+    if model:
+        if model in table:
+            return table[model], True
+        base = re.sub(r"-\d{4}-\d{2}-\d{2}$", "", model)
+        if base in table:
+            return table[base], True
+    return table["_default"], False
+
+
+def charge_budget(model: str | None, usage: Usage, table: dict[str, dict[str, float]] | None = None) -> tuple[float, bool]:
+    """chargeBudget: the USD cost of ``usage`` on ``model``, and whether the model's price was known."""
+    row, known = lookup(model, table if table is not None else price_table())
+    fresh = max(0, usage.input - usage.cached - usage.cache_write)
+    usd = (fresh * row.get("input", 0) + usage.cached * row.get("cached_input", 0)
+           + usage.cache_write * row.get("cache_write", row.get("input", 0))
+           + usage.output * row.get("output", 0)) / 1_000_000
+    return round(usd, 10), known
+
+
+def add_usd(total: float, amount: float) -> float:
+    """Add money without letting float noise accumulate across many calls."""
+    return round(total + amount, 10)

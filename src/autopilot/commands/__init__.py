@@ -1,0 +1,11 @@
+"""One module per command family; each function takes typed arguments and returns an exit code."""
+
+import json
+import sys
+from typing import Any
+
+
+def emit(payload: Any) -> None:
+    """Print one JSON document on stdout (for ``jq``)."""
+    sys.stdout.write(json.dumps(payload, indent=2, sort_keys=False) + "\n")
+    sys.stdout.flush()

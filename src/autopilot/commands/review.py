@@ -1,0 +1,75 @@
+"""codex-bridge review: Codex reviews the diff since base_sha against the current task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autopilot import config, git, loop, reviewer
+from autopilot.commands import emit
+from autopilot.errors import BridgeError
+from autopilot.redact import Redactor
+from autopilot.workspace import Workspace, say
+
+
+def task_text(task: dict[str, Any]) -> str:
+    """The task as the prompts show it: title, description and numbered acceptance criteria."""
+    criteria = "\n".join(f"{n}. {c}" for n, c in enumerate(task.get("acceptance") or [], start=1))
+    return f"{task.get('title', '')}\n{task.get('description', '')}\nAcceptance criteria:\n{criteria}"
+
+
+def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tuple[str, dict[str, Any]]:
+    """The redacted, bounded diff as evidence, and facts about it (size, cut, files)."""
+    limit = config.max_diff_chars(ws.config)
+    patch = redactor(snap.patch)
+    bounded, cut = git.bound(patch, limit)
+    facts = {"files": len(snap.files), "diff_chars": len(patch), "cut": cut, "limit": limit}
+    header = (f"base {snap.base or '(empty tree)'} -> work tree {snap.tree} (HEAD {snap.head})\n"
+              f"{len(snap.files)} files changed; diff is {len(patch)} characters"
+              f"{f', middle cut to {limit}' if cut else ''}\n{redactor(snap.stat)}\n")
+    return reviewer.evidence("git diff since base", header + bounded), facts
+
+
+def run(*, backend: str | None = None, model: str | None = None, cwd: str | None = None) -> int:
+    """Review the current diff; records last_review and review-<ts>.json; prints the review as JSON."""
+    ws = Workspace(cwd)
+    state = ws.store.load()
+    ws.require_run(state)
+    task = state["current_task"]
+    snap = git.snapshot(ws.root, state.get("base_sha"))
+    if snap.empty:
+        say("nothing changed since the base commit; no review was requested")
+        emit({"skipped": True, "reason": "no changes since base", "task_id": task["id"],
+              "base_sha": state.get("base_sha"), "fingerprint": snap.tree})
+        return 0
+    ws.guard_budget("review")
+    redactor = Redactor()
+    evidence, facts = diff_evidence(ws, snap, redactor)
+    text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
+    chosen = ws.backend(backend, state)
+    say(f"asking Codex ({chosen.name}) to review {facts['files']} changed files against {task['id']}")
+    try:
+        answer = reviewer.ask(ws.store, "review", text, backend=chosen,
+                              model=config.resolve_model(model, state.get("model"), ws.config),
+                              conversation_id=ws.conversation_for(chosen, state), cwd=ws.root,
+                              timeout=ws.timeout(), remaining_usd=state["budget_usd"] - state["budget_used_usd"])
+    except BridgeError as exc:
+        ws.record_failure("review", exc)
+        raise
+    review = answer.data
+    record = {"task_id": task["id"], "base_sha": snap.base, "head_sha": snap.head, "fingerprint": snap.tree,
+              **review, "diff": facts, "redactions": redactor.summary(), "usd": answer.usd}
+    with ws.store.transaction() as s:
+        loop.charge(s, "review", answer.usage, answer.usd, answer.calls)
+        loop.note_unknown_model(s, answer.unknown_model)
+        s["consecutive_errors"] = 0
+        if s.get("run_id") == state.get("run_id"):
+            path = ws.store.artifact("review", record)
+            loop.apply_review(s, review, task_id=task["id"], base_sha=snap.base, head_sha=snap.head,
+                              fingerprint=snap.tree, review_path=str(path))
+            record["review_path"] = str(path)
+            if state.get("backend") == chosen.name and answer.conversation_id:
+                s["conversation_id"] = answer.conversation_id
+        else:
+            say("the run was re-planned while Codex reviewed; this review was charged but not recorded")
+    emit(record)
+    return 0

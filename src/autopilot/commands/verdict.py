@@ -1,0 +1,76 @@
+"""codex-bridge verdict: Codex decides whether Claude continues, is done, or the run aborts."""
+
+from __future__ import annotations
+
+import json
+
+from autopilot import config, git, loop, reviewer
+from autopilot.commands import emit
+from autopilot.commands.review import diff_evidence, task_text
+from autopilot.errors import BridgeError
+from autopilot.redact import Redactor
+from autopilot.workspace import Workspace, say
+
+MAX_MESSAGE_CHARS = 8000
+
+
+def run(*, last_message: str | None = None, backend: str | None = None, model: str | None = None,
+        cwd: str | None = None) -> int:
+    """Ask for a verdict and advance the run by it; prints the decision and the new state as JSON."""
+    ws = Workspace(cwd)
+    state = ws.store.load()
+    ws.require_run(state)
+    if state["status"] != loop.RUNNING:
+        raise BridgeError(f"the run is {state['status']}, not running; there is nothing to decide",
+                          hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run")
+    ws.guard_budget("verdict")
+    task = state["current_task"]
+    snap = git.snapshot(ws.root, state.get("base_sha"))
+    redactor = Redactor()
+    evidence, _facts = diff_evidence(ws, snap, redactor)
+    review = state.get("last_review")
+    if review and review.get("task_id") == task["id"]:
+        evidence += "\n" + reviewer.evidence("your last review of this task", redactor(json.dumps(
+            {k: review.get(k) for k in ("decision", "summary", "issues")}, indent=1)))
+    if last_message:
+        message, _ = git.bound(redactor(last_message), MAX_MESSAGE_CHARS)
+        evidence += "\n" + reviewer.evidence("Claude's last message (a claim, not proof)", message)
+    plan = "\n".join(f"- {t['id']}: {t['title']}" for t in state["plan"]["tasks"])
+    text = reviewer.prompt("verdict", iteration=str(state["iteration"]), max_iterations=str(state["max_iterations"]),
+                           goal=redactor(state.get("goal") or ""), plan=redactor(plan), task_id=task["id"],
+                           task=redactor(task_text(task)), evidence=evidence)
+    chosen = ws.backend(backend, state)
+    say(f"asking Codex ({chosen.name}) for a verdict on {task['id']} (iteration {state['iteration'] + 1})")
+    try:
+        answer = reviewer.ask(ws.store, "verdict", text, backend=chosen,
+                              model=config.resolve_model(model, state.get("model"), ws.config),
+                              conversation_id=ws.conversation_for(chosen, state), cwd=ws.root,
+                              timeout=ws.timeout(), remaining_usd=state["budget_usd"] - state["budget_used_usd"],
+                              check=loop.verdict_check(state))
+    except BridgeError as exc:
+        ws.record_failure("verdict", exc)
+        raise
+    verdict = answer.data
+    fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
+    with ws.store.transaction() as s:
+        loop.charge(s, "verdict", answer.usage, answer.usd, answer.calls)
+        loop.note_unknown_model(s, answer.unknown_model)
+        s["consecutive_errors"] = 0
+        if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
+            say(f"the run changed while Codex decided (now {s['status']}); the verdict was charged, not applied")
+            emit({"applied": False, **verdict, "status": s["status"]})
+            return 0
+        path = ws.store.artifact("verdict", {"task_id": task["id"], "base_sha": snap.base, "head_sha": snap.head,
+                                             "fingerprint": fingerprint, **verdict, "usd": answer.usd,
+                                             "redactions": redactor.summary()})
+        loop.apply_verdict(s, verdict, head_sha=git.head_sha(ws.root), fingerprint=fingerprint,
+                           verdict_path=str(path))
+        if answer.conversation_id and s.get("backend") == chosen.name:
+            s["conversation_id"] = answer.conversation_id
+        after = dict(s)
+    emit({"applied": True, **verdict, "progressed": after["last_verdict"]["progressed"],
+          "status": after["status"], "iteration": after["iteration"], "current_task": after["current_task"],
+          "no_progress_streak": after["no_progress_streak"], "stop_reason": after.get("stop_reason"),
+          "verdict_path": str(path), "usd": answer.usd, "budget_used_usd": after["budget_used_usd"],
+          "budget_usd": after["budget_usd"]})
+    return 0

@@ -1,0 +1,106 @@
+"""User settings: flags beat environment beats the config file beats defaults."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from autopilot import paths
+from autopilot.errors import BridgeError
+
+BACKENDS = ("codex-cli", "openai")
+KNOWN_KEYS = {"backend", "model", "budget_usd", "max_iterations", "no_progress_threshold", "timeout_seconds",
+              "max_diff_chars", "codex_bin"}
+DEFAULT_TIMEOUT_S = 300.0
+DEFAULT_MAX_DIFF_CHARS = 60_000
+SETUP_HINT = ("install the Codex CLI (npm install -g @openai/codex) and log in, or set OPENAI_API_KEY, "
+              "or choose one with --backend / AUTOPILOT_BACKEND")
+
+
+def config_path() -> Path:
+    """The config file: ``$AUTOPILOT_CONFIG``, default ``$AUTOPILOT_HOME/config.yaml``."""
+    env = os.environ.get("AUTOPILOT_CONFIG")
+    return Path(env) if env else paths.autopilot_home() / "config.yaml"
+
+
+def load_config() -> dict[str, Any]:
+    """The config file's settings, or {} when there is none; unreadable files are an error."""
+    path = config_path()
+    if not path.exists():
+        if os.environ.get("AUTOPILOT_CONFIG"):
+            raise BridgeError(f"AUTOPILOT_CONFIG names {path}, which does not exist", hint="fix or unset it")
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise BridgeError(f"cannot read the config file {path}: {exc}", hint="fix the YAML or move the file away") from None
+    if not isinstance(data, dict):
+        raise BridgeError(f"the config file {path} must be a YAML mapping", hint="e.g. `backend: openai`")
+    unknown = set(data) - KNOWN_KEYS
+    if unknown:
+        raise BridgeError(f"the config file {path} has unknown keys: {', '.join(sorted(unknown))}",
+                          hint=f"known keys: {', '.join(sorted(KNOWN_KEYS))}")
+    if data.get("backend") not in (None, *BACKENDS):
+        raise BridgeError(f"config {path}: backend must be one of {', '.join(BACKENDS)}")
+    return data
+
+
+def codex_binary(config: dict[str, Any] | None = None) -> str | None:
+    """The Codex CLI to run: ``AUTOPILOT_CODEX_BIN``, the config's ``codex_bin``, else ``codex`` on PATH."""
+    explicit = os.environ.get("AUTOPILOT_CODEX_BIN") or (config or {}).get("codex_bin")
+    if explicit:
+        return explicit
+    return shutil.which("codex")
+
+
+def resolve_backend(flag: str | None, run_backend: str | None, config: dict[str, Any]) -> str:
+    """Pick the backend: --backend > AUTOPILOT_BACKEND > the run's own > config > codex on PATH > OPENAI_API_KEY."""
+    for source, value in (("--backend", flag), ("AUTOPILOT_BACKEND", os.environ.get("AUTOPILOT_BACKEND"))):
+        if value:
+            if value not in BACKENDS:
+                raise BridgeError(f"{source} must be one of {', '.join(BACKENDS)}, not {value!r}")
+            return value
+    if run_backend in BACKENDS:
+        return run_backend  # keep the conversation on the backend that started it
+    if config.get("backend"):
+        return str(config["backend"])
+    if codex_binary(config):
+        return "codex-cli"
+    if os.environ.get("OPENAI_API_KEY"):
+        return "openai"
+    raise BridgeError("no Codex backend is set up", hint=SETUP_HINT)
+
+
+def resolve_model(flag: str | None, run_model: str | None, config: dict[str, Any]) -> str | None:
+    """Pick the model: --model > AUTOPILOT_MODEL > config > the run's own; None lets Codex choose."""
+    return flag or os.environ.get("AUTOPILOT_MODEL") or config.get("model") or run_model or None
+
+
+def positive_number(name: str, value: Any, *, integer: bool = False) -> float | int:
+    """``value`` as a positive number, or a BridgeError naming the setting."""
+    try:
+        number = int(value) if integer else float(value)
+        if integer and float(value) != number:
+            raise ValueError
+    except (TypeError, ValueError):
+        kind = "a whole number" if integer else "a number"
+        raise BridgeError(f"{name} must be {kind}, not {value!r}") from None
+    if number <= 0:
+        raise BridgeError(f"{name} must be greater than zero, not {value!r}")
+    return number
+
+
+def timeout_seconds(config: dict[str, Any]) -> float:
+    """How long one Codex call may take: ``AUTOPILOT_TIMEOUT`` > config > 300 s."""
+    raw = os.environ.get("AUTOPILOT_TIMEOUT") or config.get("timeout_seconds")
+    return float(positive_number("AUTOPILOT_TIMEOUT", raw)) if raw else DEFAULT_TIMEOUT_S
+
+
+def max_diff_chars(config: dict[str, Any]) -> int:
+    """How much diff one prompt may carry before the middle is cut."""
+    raw = os.environ.get("AUTOPILOT_MAX_DIFF_CHARS") or config.get("max_diff_chars")
+    return int(positive_number("max_diff_chars", raw, integer=True)) if raw else DEFAULT_MAX_DIFF_CHARS

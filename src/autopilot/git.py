@@ -1,0 +1,109 @@
+"""The workspace's git facts: top level, HEAD, and the diff since a base, untracked files included."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from autopilot.errors import BridgeError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+def run_git(repo: str, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+    """Run git in ``repo`` and return its stdout; a failure becomes a BridgeError."""
+    try:
+        proc = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, errors="replace",
+                              env={**os.environ, **_GIT_ENV, **(env or {})}, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise BridgeError("git is not installed", hint="install git and try again") from None
+    if check and proc.returncode != 0:
+        raise BridgeError(f"git {' '.join(args[:2])} failed in {repo}: {proc.stderr.strip()[:300]}")
+    return proc.stdout
+
+
+def toplevel(cwd: str | None = None) -> str:
+    """The top level of the git work tree containing ``cwd``."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    try:
+        proc = subprocess.run(["git", "-C", cwd, "rev-parse", "--show-toplevel"], capture_output=True,
+                              text=True, env={**os.environ, **_GIT_ENV}, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise BridgeError("git is not installed", hint="install git and try again") from None
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise BridgeError(f"{cwd} is not inside a git repository",
+                          hint="run codex-bridge inside your project, or `git init` it first")
+    return os.path.realpath(proc.stdout.strip())
+
+
+def head_sha(repo: str) -> str | None:
+    """The commit HEAD points at, or None in a repository without commits."""
+    out = run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).strip()
+    return out or None
+
+
+def branch(repo: str) -> str | None:
+    """The checked-out branch name, or None when HEAD is detached."""
+    out = run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).strip()
+    return out or None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The work since a base commit: the patch, its stat, and a fingerprint of the work tree."""
+
+    base: str | None
+    head: str | None
+    tree: str
+    patch: str
+    stat: str
+    files: list[str]
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing changed since the base."""
+        return not self.files
+
+
+def work_tree(repo: str) -> str:
+    """A tree object of the work tree as it is now (tracked and untracked, ignoring .gitignore'd files).
+
+    The user's index is never touched: a copy of it is used, so staged/unstaged state stays as it was.
+    """
+    index = run_git(repo, "rev-parse", "--git-path", "index").strip()
+    index = index if os.path.isabs(index) else os.path.join(repo, index)
+    with tempfile.TemporaryDirectory(prefix="autopilot-index-") as tmp:
+        temp_index = os.path.join(tmp, "index")
+        if os.path.exists(index):
+            shutil.copyfile(index, temp_index)
+        env = {"GIT_INDEX_FILE": temp_index}
+        run_git(repo, "add", "--all", "--", ".", env=env)
+        return run_git(repo, "write-tree", env=env).strip()
+
+
+def snapshot(repo: str, base: str | None) -> Snapshot:
+    """Everything that changed since ``base`` (committed, staged, unstaged and untracked)."""
+    tree = work_tree(repo)
+    since = base or EMPTY_TREE
+    if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
+        raise BridgeError(f"the run's base commit {base[:12]} no longer exists in {repo}",
+                          hint="re-plan with `codex-bridge plan --goal ...`")
+    patch = run_git(repo, "diff", "--no-color", "--no-ext-diff", since, tree)
+    stat = run_git(repo, "diff", "--no-color", "--stat=120", since, tree)
+    files = [f for f in run_git(repo, "diff", "--name-only", since, tree).splitlines() if f]
+    return Snapshot(base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files)
+
+
+def bound(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` cut to ``limit`` characters keeping its beginning and end, and whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    head = limit * 2 // 3
+    tail = limit - head
+    omitted = len(text) - head - tail
+    marker = f"\n[... {omitted} characters omitted from the middle; the full text has {len(text)} ...]\n"
+    return text[:head] + marker + text[-tail:], True

@@ -1,0 +1,217 @@
+"""The autopilot state machine: what plan, review, verdict, budget-guard and stop do to a run.
+
+These are pure functions over the state dict, applied inside ``Store.transaction()``; they
+follow the seed's cmdPlan / cmdReview / cmdVerdict / budget-guard / stop exactly, plus the
+bridge's own counters (errors, ownership, cost of the plan).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from autopilot.budget import Usage, add_usd
+from autopilot.migrations import PHASES, empty_usage
+from autopilot.state import now_iso
+
+State = dict[str, Any]
+RUNNING = "running"
+PAUSED = ("paused_reviewer_unavailable", "paused_block_cap")
+FINISHED = ("done", "aborted", "stopped_budget", "stopped_iteration_limit", "idle")
+
+
+def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> None:
+    """Add one exchange's tokens and cost to the run (token_usage[phase] and budget_used_usd)."""
+    bucket = state["token_usage"].setdefault(phase, empty_usage())
+    bucket["input"] += usage.input
+    bucket["cached"] += usage.cached
+    bucket["output"] += usage.output
+    bucket["calls"] += calls
+    state["budget_used_usd"] = add_usd(state["budget_used_usd"], usd)
+
+
+def over_budget(state: State) -> bool:
+    """Whether the run has already spent its whole budget."""
+    return float(state["budget_used_usd"]) >= float(state["budget_usd"])
+
+
+def note_unknown_model(state: State, model: str | None) -> None:
+    """Remember a model without a price, so status can flag it (once per model)."""
+    if model and model not in state["unknown_models"]:
+        state["unknown_models"].append(model)
+
+
+def apply_plan(state: State, *, goal: str, plan: dict[str, Any], plan_path: str, conversation_id: str | None,
+               base_sha: str | None, budget_usd: float, max_iterations: int, no_progress_threshold: int,
+               backend: str, model: str | None, owner_session_id: str | None, usage: Usage, usd: float,
+               calls: int) -> None:
+    """cmdPlan: reset the whole run around a new plan; the first task becomes current."""
+    state.update({
+        "run_id": uuid.uuid4().hex,
+        "goal": goal,
+        "plan_path": plan_path,
+        "plan": plan,
+        "conversation_id": conversation_id,
+        "current_task": plan["tasks"][0],
+        "base_sha": base_sha,
+        "iteration": 0,
+        "no_progress_streak": 0,
+        "status": RUNNING,
+        "budget_used_usd": 0.0,
+        "budget_usd": budget_usd,
+        "max_iterations": max_iterations,
+        "no_progress_threshold": no_progress_threshold,
+        "backend": backend,
+        "model": model,
+        "owner_session_id": owner_session_id,
+        "last_review": None,
+        "last_verdict": None,
+        "stop_reason": None,
+        "last_error": None,
+        "consecutive_errors": 0,
+        "consecutive_blocks": 0,
+        "notices": [],
+        "plan_usd": usd,
+        "created_at": now_iso(),
+    })
+    state["token_usage"] = {phase: empty_usage() for phase in PHASES}
+    bucket = state["token_usage"]["plan"]
+    bucket.update({"input": usage.input, "cached": usage.cached, "output": usage.output, "calls": calls})
+
+
+def apply_review(state: State, review: dict[str, Any], *, task_id: str, base_sha: str | None,
+                 head_sha: str | None, fingerprint: str, review_path: str) -> None:
+    """cmdReview: record the review; never touches current_task, base_sha, status or iteration."""
+    state["last_review"] = {
+        "task_id": task_id,
+        "decision": review["decision"],
+        "summary": review["summary"],
+        "issues_count": len(review["issues"]),
+        "issues": review["issues"],
+        "base_sha": base_sha,
+        "head_sha": head_sha,
+        "fingerprint": fingerprint,
+        "timestamp": now_iso(),
+        "review_path": review_path,
+    }
+
+
+def work_fingerprint(tree: str, task_id: str | None, review: dict[str, Any] | None) -> str:
+    """What counts as progress: the work tree, the task, and the open findings, hashed together."""
+    import hashlib
+
+    findings = "" if not review else f"{review.get('decision')}:{review.get('issues_count')}"
+    return hashlib.sha256(f"{tree}|{task_id}|{findings}".encode()).hexdigest()[:16]
+
+
+def apply_verdict(state: State, verdict: dict[str, Any], *, head_sha: str | None, fingerprint: str,
+                  verdict_path: str) -> None:
+    """cmdVerdict: advance the run by Codex's decision, the no-progress streak and the iteration limit."""
+    previous = state.get("last_verdict") or {}
+    # Codex saying "progressed" does not make an unchanged work tree progress.
+    progressed = bool(verdict["progressed"]) and fingerprint != previous.get("fingerprint")
+    state["iteration"] += 1
+    state["last_verdict"] = {
+        "decision": verdict["decision"],
+        "reason": verdict["reason"],
+        "timestamp": now_iso(),
+        "verdict_path": verdict_path,
+        "progressed": progressed,
+        "next_task_id": verdict.get("next_task_id"),
+        "fingerprint": fingerprint,
+    }
+    decision = verdict["decision"]
+    if decision == "done":
+        state["status"] = "done"
+        state["no_progress_streak"] = 0
+        return
+    if decision == "abort":
+        state["status"] = "aborted"
+        state["stop_reason"] = verdict["reason"]
+        state["no_progress_streak"] = 0
+        return
+    next_id = verdict.get("next_task_id")
+    if next_id:
+        state["current_task"] = task_by_id(state, next_id) or state["current_task"]
+    state["base_sha"] = head_sha
+    if progressed:
+        state["no_progress_streak"] = 0
+    else:
+        state["no_progress_streak"] += 1
+        if state["no_progress_streak"] >= state["no_progress_threshold"]:
+            state["status"] = "aborted"
+            state["stop_reason"] = f"no progress for {state['no_progress_streak']} iterations (forced abort)"
+            return
+    if state["iteration"] >= state["max_iterations"]:
+        state["status"] = "stopped_iteration_limit"
+        state["stop_reason"] = f"reached max_iterations ({state['max_iterations']})"
+
+
+def task_by_id(state: State, task_id: str) -> dict[str, Any] | None:
+    """The plan's task with this id, if there is one."""
+    for task in (state.get("plan") or {}).get("tasks") or []:
+        if task.get("id") == task_id:
+            return dict(task)
+    return None
+
+
+def check_plan(plan: dict[str, Any]) -> str | None:
+    """Why a plan cannot be used, or None."""
+    tasks = plan.get("tasks") or []
+    if not tasks:
+        return "the plan has no tasks; give at least one"
+    ids = [t["id"].strip() for t in tasks]
+    if any(not i for i in ids) or len(set(ids)) != len(ids):
+        return "every task needs a unique, non-empty id"
+    missing = [t["id"] for t in tasks if not [a for a in t["acceptance"] if a.strip()]]
+    if missing:
+        return f"tasks {', '.join(missing)} have no acceptance criteria; each task needs at least one"
+    return None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def verdict_check(state: State):  # type: ignore[no-untyped-def]
+    """A check that refuses unknown task ids and a "done" without evidence for every criterion."""
+    ids = [t["id"] for t in (state.get("plan") or {}).get("tasks") or []]
+    acceptance = (state.get("current_task") or {}).get("acceptance") or []
+
+    def check(verdict: dict[str, Any]) -> str | None:
+        next_id = verdict.get("next_task_id")
+        if verdict["decision"] == "continue" and next_id is not None and next_id not in ids:
+            return f"next_task_id {next_id!r} is not a task of the plan; use one of {', '.join(ids)} or null"
+        if verdict["decision"] == "done":
+            proven = {_norm(c["criterion"]) for c in verdict["criteria"] if c["met"] and c["evidence"].strip()}
+            missing = [a for a in acceptance if _norm(a) not in proven]
+            if missing:
+                listed = "; ".join(repr(a) for a in missing)
+                return (f'"done" needs met: true and concrete evidence for every acceptance criterion, '
+                        f"quoted exactly; missing: {listed}")
+        return None
+
+    return check
+
+
+def budget_guard(state: State) -> bool:
+    """The seed's budget-guard: flip a running run over its cap to stopped_budget; True when it did."""
+    if state["status"] == RUNNING and over_budget(state):
+        state["status"] = "stopped_budget"
+        state["stop_reason"] = (f"budget spent: ${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}")
+        return True
+    return False
+
+
+def apply_stop(state: State, reason: str) -> None:
+    """stop: return the run to idle; token_usage and spend are kept."""
+    state["status"] = "idle"
+    state["stop_reason"] = reason
+    state["consecutive_errors"] = 0
+    state["consecutive_blocks"] = 0
+
+
+def record_error(state: State, phase: str, kind: str, message: str) -> None:
+    """Remember an infrastructure failure and count it (reviewer unavailable, not a "no")."""
+    state["last_error"] = {"phase": phase, "kind": kind, "message": message[:500], "timestamp": now_iso()}
+    state["consecutive_errors"] = int(state.get("consecutive_errors") or 0) + 1

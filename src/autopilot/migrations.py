@@ -1,0 +1,92 @@
+"""Numbered migrations that bring any older state.json up to the current schema."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+State = dict[str, Any]
+
+DEFAULT_BUDGET_USD = 5.00
+DEFAULT_MAX_ITERATIONS = 20
+DEFAULT_NO_PROGRESS_THRESHOLD = 3
+PHASES = ("plan", "review", "verdict")
+STATUSES = frozenset(
+    {"idle", "running", "done", "aborted", "stopped_budget", "stopped_iteration_limit",
+     "paused_reviewer_unavailable", "paused_block_cap"}
+)
+
+
+def env_budget_usd(env: dict[str, str] | os._Environ[str] | None = None) -> float:
+    """The budget from ``AUTOPILOT_BUDGET_USD`` when it is a positive number, else 5.00."""
+    env = os.environ if env is None else env
+    raw = env.get("AUTOPILOT_BUDGET_USD")
+    try:
+        value = float(raw) if raw else DEFAULT_BUDGET_USD
+    except ValueError:
+        return DEFAULT_BUDGET_USD
+    return value if value > 0 else DEFAULT_BUDGET_USD
+
+
+def migrate_budget_fields(state: State, env: dict[str, str] | None = None) -> State:
+    """The seed's migrateBudgetFields: give a pre-budget state its budget fields; idempotent."""
+    if not isinstance(state.get("budget_used_usd"), (int, float)) or state["budget_used_usd"] < 0:
+        state["budget_used_usd"] = 0.0
+    if not isinstance(state.get("budget_usd"), (int, float)) or state["budget_usd"] <= 0:
+        state["budget_usd"] = env_budget_usd(env)
+    return state
+
+
+def empty_usage() -> dict[str, int]:
+    """Zeroed token counters for one phase."""
+    return {"input": 0, "cached": 0, "output": 0, "calls": 0}
+
+
+def m001_budget_fields(state: State) -> State:
+    """Seed-era files (no schema_version) may predate the budget fields."""
+    return migrate_budget_fields(state)
+
+
+def m002_bridge_fields(state: State) -> State:
+    """Add the fields the Python bridge tracks beyond the seed, with safe defaults."""
+    defaults: State = {
+        "run_id": None, "workspace": None, "owner_session_id": None, "goal": None, "plan_path": None,
+        "plan": None, "conversation_id": None, "backend": None, "model": None, "current_task": None,
+        "base_sha": None, "iteration": 0, "max_iterations": DEFAULT_MAX_ITERATIONS, "no_progress_streak": 0,
+        "no_progress_threshold": DEFAULT_NO_PROGRESS_THRESHOLD, "plan_usd": 0.0,
+        "last_review": None, "last_verdict": None, "stop_reason": None, "last_error": None,
+        "consecutive_errors": 0, "consecutive_blocks": 0, "unknown_models": [], "notices": [],
+        "created_at": None, "updated_at": None,
+    }
+    for key, value in defaults.items():
+        state.setdefault(key, value)
+    usage = state.get("token_usage") if isinstance(state.get("token_usage"), dict) else {}
+    state["token_usage"] = {
+        phase: {**empty_usage(), **{k: int(v) for k, v in (usage.get(phase) or {}).items()
+                                    if k in ("input", "cached", "output", "calls") and isinstance(v, (int, float))}}
+        for phase in PHASES
+    }
+    if state.get("status") not in STATUSES:
+        state["status"] = "idle"
+    if state.get("backend") not in (None, "codex-cli", "openai"):
+        state["backend"] = None
+    return state
+
+
+MIGRATIONS: list[Callable[[State], State]] = [m001_budget_fields, m002_bridge_fields]
+CURRENT_VERSION = len(MIGRATIONS)
+
+
+def migrate(state: State) -> tuple[State, bool]:
+    """Run every migration newer than the file's ``schema_version``; return the state and whether any ran."""
+    version = int(state.get("schema_version") or 0)
+    ran = False
+    for number, step in enumerate(MIGRATIONS, start=1):
+        if number > version:
+            state = step(state)
+            state["schema_version"] = number
+            ran = True
+    # Cheap and idempotent, so it runs on every load as the seed does.
+    migrate_budget_fields(state)
+    return state, ran

@@ -1,0 +1,220 @@
+"""The run's state.json: lenient reads, locked transactions, strict validated atomic writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from autopilot import paths
+from autopilot.errors import BridgeError, StateError
+from autopilot.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
+
+State = dict[str, Any]
+LOCK_TIMEOUT_S = 60.0
+SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
+
+
+def now_iso() -> str:
+    """The current UTC time as an ISO-8601 string with microseconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def stamp() -> str:
+    """A filename-safe timestamp that stays unique under a frozen clock."""
+    t = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    return f"{t}-{secrets.token_hex(3)}"
+
+
+def new_state(workspace: str | None) -> State:
+    """A fresh idle state for a workspace, at the current schema version."""
+    state, _ = migrate({"workspace": workspace, "status": "idle", "iteration": 0, "no_progress_streak": 0,
+                        "token_usage": {p: empty_usage() for p in PHASES}})
+    return state
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a synced temp file and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
+def validate(state: State) -> None:
+    """Raise StateError when ``state`` breaks state_schema.json."""
+    import jsonschema  # heavy: only on writes and migrations
+
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    errors = sorted(validator.iter_errors(state), key=lambda e: list(e.path))
+    if errors:
+        where = "/".join(str(p) for p in errors[0].path) or "(top level)"
+        raise StateError(f"refusing to write an invalid state.json: {where}: {errors[0].message}",
+                         hint="this is a bug in codex-autopilot; please report it with crash.log")
+
+
+class Store:
+    """The state.json of one workspace's run directory."""
+
+    def __init__(self, workspace: str | os.PathLike[str]) -> None:
+        self.workspace = os.path.realpath(os.fspath(workspace))
+        self.dir = paths.run_dir(self.workspace)
+        self.path = self.dir / "state.json"
+        self.lock_path = self.dir / "state.json.lock"
+
+    def exists(self) -> bool:
+        """Whether this workspace has ever had a run."""
+        return self.path.exists()
+
+    def _parse(self) -> State | None:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise _Corrupt()
+        return data
+
+    def load(self) -> State:
+        """The current state (migrated in memory), or a fresh idle one when there is no run."""
+        try:
+            data = self._parse()
+        except _Corrupt:
+            with self.lock():
+                self._move_aside_if_corrupt()
+            data = None
+        if data is None:
+            return new_state(self.workspace)
+        return self._upgrade(data)
+
+    def _upgrade(self, data: State) -> State:
+        version = data.get("schema_version", 0)
+        if not isinstance(version, int) or version > CURRENT_VERSION:
+            raise StateError(
+                f"{self.path} was written by a newer codex-autopilot (schema {version}, this one reads "
+                f"up to {CURRENT_VERSION})",
+                hint="upgrade the plugin: pip install -U codex-autopilot",
+            )
+        state, ran = migrate(data)
+        if ran:
+            validate(state)
+        if not state.get("workspace"):
+            state["workspace"] = self.workspace
+        return state
+
+    def _move_aside_if_corrupt(self) -> None:
+        try:
+            self._parse()
+        except _Corrupt:
+            aside = self.path.with_name(f"state.json.corrupt-{stamp()}")
+            os.replace(self.path, aside)
+            raise StateError(
+                f"state.json could not be parsed and was moved aside to {aside}",
+                hint="nothing was overwritten; start a new run with `codex-bridge plan --goal ...`",
+            ) from None
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold this run's lock (a separate .lock file) for the duration of the block."""
+        import filelock
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            with filelock.FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT_S):
+                yield
+        except filelock.Timeout:
+            raise BridgeError(
+                f"another codex-bridge process has held {self.lock_path} for {LOCK_TIMEOUT_S:.0f}s",
+                hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
+            ) from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[State]:
+        """Read-modify-write under the lock; the state is validated and written atomically on success."""
+        with self.lock():
+            try:
+                data = self._parse()
+            except _Corrupt:
+                self._move_aside_if_corrupt()
+                data = None
+            state = new_state(self.workspace) if data is None else self._upgrade(data)
+            before = json.dumps(state, sort_keys=True)
+            yield state
+            if json.dumps(state, sort_keys=True) == before and data is not None and not _needs_write(data):
+                return
+            state["schema_version"] = CURRENT_VERSION
+            state["updated_at"] = now_iso()
+            if not state.get("created_at"):
+                state["created_at"] = state["updated_at"]
+            validate(state)
+            atomic_write_text(self.path, json.dumps(state, indent=2, sort_keys=True) + "\n")
+
+    def artifact(self, kind: str, payload: Any) -> Path:
+        """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
+        path = self.dir / f"{kind}-{stamp()}.json"
+        atomic_write_text(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        return path
+
+    def append_event(self, event: dict[str, Any]) -> None:
+        """Append one line to events.jsonl (one line per model call)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"ts": now_iso(), **event}, sort_keys=True) + "\n"
+        with open(self.dir / "events.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(line)
+
+
+def _needs_write(data: State) -> bool:
+    return data.get("schema_version") != CURRENT_VERSION
+
+
+class _Corrupt(Exception):
+    pass
+
+
+def all_runs() -> list[State]:
+    """Every run under ``$AUTOPILOT_HOME/runs``, each with its ``run_dir``."""
+    root = paths.autopilot_home() / "runs"
+    runs: list[State] = []
+    if not root.is_dir():
+        return runs
+    for entry in sorted(root.iterdir()):
+        path = entry / "state.json"
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_bytes())
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
+            data, _ = migrate(data)
+        except (ValueError, TypeError) as exc:
+            data = {"status": "corrupt", "error": str(exc)}
+        runs.append({**data, "run_dir": str(entry)})
+    return runs

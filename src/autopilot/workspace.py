@@ -1,0 +1,81 @@
+"""The workspace a command acts on: its git top level, its run store, its settings and backend."""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import cached_property
+from typing import Any
+
+from autopilot import config, git, loop
+from autopilot.backends import Backend, make_backend
+from autopilot.budget import Usage
+from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.state import State, Store
+
+
+def say(message: str) -> None:
+    """A diagnostic line on stderr (stdout is kept for JSON)."""
+    print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
+
+
+class Workspace:
+    """One git work tree and the autopilot run that belongs to it."""
+
+    def __init__(self, cwd: str | None = None) -> None:
+        self.root = git.toplevel(cwd)
+        self.store = Store(self.root)
+
+    @cached_property
+    def config(self) -> dict[str, Any]:
+        """The user's config file (read on first use)."""
+        return config.load_config()
+
+    def backend(self, flag: str | None, state: State | None) -> Backend:
+        """The backend to ask, honouring the run's own unless told otherwise."""
+        name = config.resolve_backend(flag, (state or {}).get("backend"), self.config)
+        return make_backend(name, run_dir=str(self.store.dir), config=self.config)
+
+    def conversation_for(self, backend: Backend, state: State) -> str | None:
+        """The run's conversation, when it lives on this backend (ids do not cross backends)."""
+        return state.get("conversation_id") if state.get("backend") == backend.name else None
+
+    def require_run(self, state: State) -> None:
+        """Refuse with a clear next step when there is no planned run here."""
+        if not state.get("plan") or not state.get("current_task"):
+            raise BridgeError(f"there is no autopilot run in {self.root}",
+                              hint='start one with `codex-bridge plan --goal "..."`')
+
+    def guard_budget(self, phase: str) -> None:
+        """Stop the run instead of calling Codex when its budget is already spent."""
+        state = self.store.load()
+        if not loop.over_budget(state):
+            return
+        with self.store.transaction() as s:
+            loop.budget_guard(s)
+        raise BudgetExhausted(
+            f"the run's budget is spent (${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}); "
+            f"no {phase} call was made",
+            hint="raise it with `codex-bridge budget set USD` then `codex-bridge resume`, or re-plan",
+        )
+
+    def record_failure(self, phase: str, exc: BridgeError) -> None:
+        """Charge what a failed exchange consumed (once) and record why it failed."""
+        usage = exc.usage if isinstance(exc.usage, Usage) else Usage()
+        if not self.store.exists():
+            return
+        with self.store.transaction() as s:
+            if exc.calls or usage.input or usage.output:
+                loop.charge(s, phase, usage, exc.usd, exc.calls)
+            if isinstance(exc, InfraError):
+                loop.record_error(s, phase, exc.kind, str(exc))
+            elif isinstance(exc, BudgetExhausted):
+                loop.budget_guard(s)
+
+    def timeout(self) -> float:
+        """Seconds one Codex call may take."""
+        return config.timeout_seconds(self.config)
+
+    def relpath(self, path: str) -> str:
+        """``path`` relative to the workspace root."""
+        return os.path.relpath(path, self.root)
