@@ -78,7 +78,9 @@ def lookup(model: str | None, table: dict[str, dict[str, float]]) -> tuple[dict[
     return table["_default"], False
 
 
-def charge_budget(model: str | None, usage: Usage, table: dict[str, dict[str, float]] | None = None) -> tuple[float, bool]:
+def charge_budget(
+    model: str | None, usage: Usage, table: dict[str, dict[str, float]] | None = None
+) -> tuple[float, bool]:
     """chargeBudget: the USD cost of ``usage`` on ``model``, and whether the model's price was known."""
     row, known = lookup(model, table if table is not None else price_table())
     fresh = max(0, usage.input - usage.cached - usage.cache_write)

@@ -125,7 +125,11 @@ def _verdict(a) -> int:  # type: ignore[no-untyped-def]
     message = a.last_message
     if a.last_message_file:
         try:
-            message = sys.stdin.read() if a.last_message_file == "-" else open(a.last_message_file, encoding="utf-8").read()
+            if a.last_message_file == "-":
+                message = sys.stdin.read()
+            else:
+                with open(a.last_message_file, encoding="utf-8") as fh:
+                    message = fh.read()
         except OSError as exc:
             raise BridgeError(f"cannot read {a.last_message_file}: {exc.strerror}") from None
     return verdict.run(last_message=message, backend=a.backend, model=a.model, cwd=a.cwd)

@@ -37,7 +37,8 @@ def load_config() -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
-        raise BridgeError(f"cannot read the config file {path}: {exc}", hint="fix the YAML or move the file away") from None
+        raise BridgeError(f"cannot read the config file {path}: {exc}",
+                          hint="fix the YAML or move the file away") from None
     if not isinstance(data, dict):
         raise BridgeError(f"the config file {path} must be a YAML mapping", hint="e.g. `backend: openai`")
     unknown = set(data) - KNOWN_KEYS

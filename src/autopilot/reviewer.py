@@ -89,7 +89,8 @@ def ask(store: Store, phase: str, text: str, *, backend: Backend, model: str | N
             used = exc.usage if isinstance(exc.usage, Usage) else Usage()
             cost, known = charge_budget(model, used, table)
             unknown = unknown or (None if known else (model or "(codex default)"))
-            _event(store, phase, backend.name, model, started, used, cost, f"error:{exc.kind}", conversation_id, attempt)
+            _event(store, phase, backend.name, model, started, used, cost, f"error:{exc.kind}",
+                   conversation_id, attempt)
             exc.usage, exc.usd, exc.calls = total + used, add_usd(usd, cost), calls + 1
             raise
         calls += 1

@@ -193,7 +193,7 @@ class CodexCLI:
         if proc.returncode != 0:
             detail = next((str((e.get("error") or {}).get("message") or e.get("message"))
                            for e in reversed(events) if e.get("type") in ("turn.failed", "error")), "")
-            message = (detail or stderr.strip().splitlines()[-1:] or ["no output"])[0] if not detail else detail
+            message = detail if detail else (detail or stderr.strip().splitlines()[-1:] or ["no output"])[0]
             raise InfraError(f"codex exited with status {proc.returncode}: {message[:500]}",
                              kind=_classify(detail + stderr) if (detail + stderr) else "exit_status")
         return events, stderr

@@ -19,6 +19,7 @@ A step is a plain dict (so scripts can be JSON files):
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import socket
@@ -113,10 +114,8 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(float(step["delay"]))
         if step.get("drop"):
             self.close_connection = True
-            try:
+            with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             return
         if "status" in step:
             self._send(int(step["status"]), json.dumps({"error": step.get("error", {})}).encode())
@@ -245,7 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", help="JSON file holding a list of steps")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
-    steps = json.load(open(args.script, encoding="utf-8")) if args.script else []
+    steps = []
+    if args.script:
+        with open(args.script, encoding="utf-8") as fh:
+            steps = json.load(fh)
     srv = ResponsesServer(steps, port=args.port).start()
     print(srv.url, flush=True)
     try:
