@@ -357,8 +357,9 @@ class MessagesServer:
 
     def start(self) -> MessagesServer:
         """Serve in a background thread."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="messages-server",
-                                        daemon=True)
+        # A short poll interval keeps stop() (and so every test's teardown) quick.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
+                                        name="messages-server", daemon=True)
         self._thread.start()
         return self
 
