@@ -85,16 +85,17 @@ def work_tree(repo: str) -> str:
         return run_git(repo, "write-tree", env=env).strip()
 
 
-def snapshot(repo: str, base: str | None) -> Snapshot:
-    """Everything that changed since ``base`` (committed, staged, unstaged and untracked)."""
+def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = ()) -> Snapshot:
+    """Everything that changed since ``base`` (committed, staged, unstaged and untracked), minus ``exclude``."""
     tree = work_tree(repo)
+    spec = ["--", ".", *(f":(exclude){p}" for p in exclude)] if exclude else []
     since = base or EMPTY_TREE
     if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
         raise BridgeError(f"the run's base commit {base[:12]} no longer exists in {repo}",
                           hint="re-plan with `codex-bridge plan --goal ...`")
-    patch = run_git(repo, "diff", "--no-color", "--no-ext-diff", since, tree)
-    stat = run_git(repo, "diff", "--no-color", "--stat=120", since, tree)
-    files = [f for f in run_git(repo, "diff", "--name-only", since, tree).splitlines() if f]
+    patch = run_git(repo, "diff", "--no-color", "--no-ext-diff", since, tree, *spec)
+    stat = run_git(repo, "diff", "--no-color", "--stat=120", since, tree, *spec)
+    files = [f for f in run_git(repo, "diff", "--name-only", since, tree, *spec).splitlines() if f]
     return Snapshot(base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files)
 
 

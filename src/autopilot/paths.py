@@ -29,7 +29,10 @@ def claude_config_dir() -> Path:
 def slugify(text: str, limit: int = 40) -> str:
     """A lowercase, dash-separated slug of ``text`` no longer than ``limit``."""
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return (slug[:limit].rstrip("-")) or "run"
+    if len(slug) > limit:
+        cut = slug[: limit + 1].rfind("-")
+        slug = slug[: cut if cut > limit // 2 else limit]
+    return slug.strip("-") or "run"
 
 
 def run_dir(workspace: str | os.PathLike[str]) -> Path:

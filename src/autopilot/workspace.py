@@ -19,6 +19,10 @@ def say(message: str) -> None:
     print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
 
 
+# Plan files are the run's own notes, not work to review.
+PLAN_DIR = "docs/autopilot/plans"
+
+
 class Workspace:
     """One git work tree and the autopilot run that belongs to it."""
 
@@ -71,6 +75,10 @@ class Workspace:
                 loop.record_error(s, phase, exc.kind, str(exc))
             elif isinstance(exc, BudgetExhausted):
                 loop.budget_guard(s)
+
+    def snapshot(self, base: str | None) -> git.Snapshot:
+        """The work since ``base``, without the run's own plan files."""
+        return git.snapshot(self.root, base, exclude=(PLAN_DIR,))
 
     def timeout(self) -> float:
         """Seconds one Codex call may take."""

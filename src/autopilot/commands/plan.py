@@ -17,9 +17,8 @@ from autopilot.migrations import (
 )
 from autopilot.paths import slugify
 from autopilot.redact import Redactor
-from autopilot.workspace import Workspace, say
+from autopilot.workspace import PLAN_DIR, Workspace, say
 
-PLAN_DIR = Path("docs") / "autopilot" / "plans"
 MAX_FILE_LIST_CHARS = 6000
 
 
@@ -42,10 +41,10 @@ def _plan_markdown(goal: str, plan: dict[str, Any], created: str) -> str:
 
 def _plan_file(root: str, goal: str) -> Path:
     day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
-    base = PLAN_DIR / f"{day}-{slugify(goal)}"
+    base = Path(PLAN_DIR) / f"{day}-{slugify(goal)}"
     path, n = base.with_suffix(".md"), 2
     while (Path(root) / path).exists():
-        path, n = PLAN_DIR / f"{base.name}-{n}.md", n + 1
+        path, n = Path(PLAN_DIR) / f"{base.name}-{n}.md", n + 1
     return path
 
 

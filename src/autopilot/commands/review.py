@@ -35,7 +35,7 @@ def run(*, backend: str | None = None, model: str | None = None, cwd: str | None
     state = ws.store.load()
     ws.require_run(state)
     task = state["current_task"]
-    snap = git.snapshot(ws.root, state.get("base_sha"))
+    snap = ws.snapshot(state.get("base_sha"))
     if snap.empty:
         say("nothing changed since the base commit; no review was requested")
         emit({"skipped": True, "reason": "no changes since base", "task_id": task["id"],
