@@ -1,0 +1,42 @@
+"""chargeBudget and the price table."""
+
+from __future__ import annotations
+
+import pytest
+
+from autopilot.budget import Usage, charge_budget, price_table
+from autopilot.errors import BridgeError
+
+
+def test_charge_uses_fresh_cached_write_and_output_prices():
+    """Fresh input, cached input, cache writes and output are each charged at their own price."""
+    usd, known = charge_budget("gpt-6.2-sol", Usage(input=1_000_000, cached=400_000, output=100_000,
+                                                    cache_write=100_000))
+    # 500k fresh x $2 + 400k cached x $0.10 + 100k write x $2.50 + 100k out x $10 per million
+    assert known and usd == pytest.approx(1.0 + 0.04 + 0.25 + 1.0)
+
+
+def test_dated_snapshot_uses_its_base_price():
+    """A dated model name is priced like its base model."""
+    assert charge_budget("gpt-6.2-sol-2026-11-17", Usage(1_000_000))[0] == pytest.approx(2.0)
+
+
+def test_unknown_model_is_charged_conservatively_and_flagged():
+    """An unknown model costs the default (expensive) price and is reported as unknown."""
+    usd, known = charge_budget("mystery-model", Usage(input=1_000_000, output=1_000_000))
+    assert not known and usd == pytest.approx(60.0)
+
+
+def test_user_price_file_overrides_model_by_model(isolated_homes, monkeypatch):
+    """$AUTOPILOT_HOME/prices.yaml replaces rows it names and keeps the rest."""
+    (isolated_homes / "autopilot" / "prices.yaml").write_text(
+        "gpt-6.2-sol: {input: 1.0, cached_input: 0, cache_write: 0, output: 0}\n")
+    table = price_table()
+    assert table["gpt-6.2-sol"]["input"] == 1.0 and table["gpt-6-luna"]["input"] == 0.10
+
+
+def test_broken_price_file_is_a_clear_error(isolated_homes):
+    """An unreadable price override names the file and what to do."""
+    (isolated_homes / "autopilot" / "prices.yaml").write_text("gpt-x: {input: lots}\n")
+    with pytest.raises(BridgeError, match="prices.yaml"):
+        price_table()

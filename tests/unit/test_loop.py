@@ -1,0 +1,178 @@
+"""The autopilot state machine, exactly as the seed's cmdPlan / cmdReview / cmdVerdict describe it."""
+
+from __future__ import annotations
+
+import copy
+
+from freezegun import freeze_time
+
+from autopilot import loop
+from autopilot.budget import Usage
+from autopilot.state import new_state
+
+TASKS = [
+    {"id": "T1", "title": "one", "description": "d1", "acceptance": ["a1", "a2"]},
+    {"id": "T2", "title": "two", "description": "d2", "acceptance": ["b1"]},
+]
+
+
+def planned(**overrides):
+    s = new_state("/w")
+    loop.apply_plan(s, goal="g", plan={"summary": "s", "tasks": copy.deepcopy(TASKS)}, plan_path="p.md",
+                    conversation_id="c1", base_sha="base0", budget_usd=2.0, max_iterations=5,
+                    no_progress_threshold=2, backend="openai", model="m", owner_session_id=None,
+                    usage=Usage(100, 10, 20), usd=0.01, calls=1)
+    s.update(overrides)
+    return s
+
+
+def verdict(decision="continue", next_task_id="T2", progressed=True, criteria=()):
+    return {"decision": decision, "reason": f"because {decision}", "next_task_id": next_task_id,
+            "progressed": progressed, "criteria": list(criteria)}
+
+
+@freeze_time("2026-11-30 12:00:00")
+def test_plan_resets_every_field_the_seed_lists():
+    """cmdPlan: goal, plan, conversation, first task, base, counters, status, budget and plan usage all reset."""
+    s = new_state("/w")
+    s.update(iteration=7, no_progress_streak=2, status="aborted", budget_used_usd=3.0, stop_reason="x",
+             last_review={"task_id": "T9"}, last_verdict={"decision": "abort"})
+    s["token_usage"]["review"]["calls"] = 9
+    loop.apply_plan(s, goal="g", plan={"summary": "s", "tasks": TASKS}, plan_path="p.md", conversation_id="c1",
+                    base_sha="base0", budget_usd=2.0, max_iterations=5, no_progress_threshold=2, backend="openai",
+                    model="m", owner_session_id="sess", usage=Usage(100, 10, 20), usd=0.01, calls=1)
+    assert {k: s[k] for k in ("goal", "plan_path", "conversation_id", "base_sha", "iteration", "no_progress_streak",
+                              "status", "budget_used_usd", "budget_usd", "stop_reason", "last_review",
+                              "last_verdict", "owner_session_id")} == {
+        "goal": "g", "plan_path": "p.md", "conversation_id": "c1", "base_sha": "base0", "iteration": 0,
+        "no_progress_streak": 0, "status": "running", "budget_used_usd": 0.0, "budget_usd": 2.0,
+        "stop_reason": None, "last_review": None, "last_verdict": None, "owner_session_id": "sess"}
+    assert s["current_task"] == TASKS[0]
+    assert s["token_usage"] == {"plan": {"input": 100, "cached": 10, "output": 20, "calls": 1},
+                                "review": {"input": 0, "cached": 0, "output": 0, "calls": 0},
+                                "verdict": {"input": 0, "cached": 0, "output": 0, "calls": 0}}
+    assert s["created_at"] == "2026-11-30T12:00:00.000000Z"
+
+
+def test_review_never_changes_task_base_status_or_iteration():
+    """cmdReview records last_review only."""
+    s = planned(iteration=3)
+    before = {k: copy.deepcopy(s[k]) for k in ("current_task", "base_sha", "status", "iteration")}
+    loop.apply_review(s, {"decision": "request_changes", "summary": "fix", "issues": [{"severity": "major",
+                      "file": "a.py", "line": 3, "message": "m"}]}, task_id="T1", base_sha="base0", head_sha="h1",
+                      fingerprint="tree1", review_path="/r.json")
+    assert {k: s[k] for k in before} == before
+    assert s["last_review"]["issues_count"] == 1 and s["last_review"]["decision"] == "request_changes"
+
+
+def test_continue_advances_task_base_and_iteration():
+    """continue: iteration+1, current_task becomes next_task_id, base_sha becomes HEAD, streak resets."""
+    s = planned(no_progress_streak=1)
+    loop.apply_verdict(s, verdict(), head_sha="head1", fingerprint="f1", verdict_path="/v.json")
+    assert (s["iteration"], s["current_task"]["id"], s["base_sha"], s["no_progress_streak"], s["status"]) == (
+        1, "T2", "head1", 0, "running")
+    assert s["last_verdict"]["decision"] == "continue" and s["last_verdict"]["progressed"] is True
+
+
+def test_continue_without_next_task_keeps_the_current_one():
+    """A continue with next_task_id null keeps Claude on the same task."""
+    s = planned()
+    loop.apply_verdict(s, verdict(next_task_id=None), head_sha="h", fingerprint="f", verdict_path="/v")
+    assert s["current_task"]["id"] == "T1"
+
+
+def test_done_finishes_the_run():
+    """done: status done, streak 0, task and base unchanged."""
+    s = planned(no_progress_streak=1)
+    loop.apply_verdict(s, verdict("done", None), head_sha="h", fingerprint="f", verdict_path="/v")
+    assert (s["status"], s["no_progress_streak"], s["iteration"], s["base_sha"]) == ("done", 0, 1, "base0")
+
+
+def test_abort_records_the_reason():
+    """abort: status aborted and stop_reason is Codex's reason."""
+    s = planned()
+    loop.apply_verdict(s, verdict("abort", None, progressed=False), head_sha="h", fingerprint="f", verdict_path="/v")
+    assert (s["status"], s["stop_reason"]) == ("aborted", "because abort")
+
+
+def test_no_progress_streak_forces_abort_at_threshold():
+    """Two verdicts without progress (threshold 2) force an abort."""
+    s = planned()
+    loop.apply_verdict(s, verdict(progressed=False), head_sha="h", fingerprint="f1", verdict_path="/v")
+    assert (s["status"], s["no_progress_streak"]) == ("running", 1)
+    loop.apply_verdict(s, verdict(progressed=False), head_sha="h", fingerprint="f2", verdict_path="/v")
+    assert s["status"] == "aborted" and "no progress for 2" in s["stop_reason"]
+
+
+def test_unchanged_work_is_not_progress_whatever_codex_says():
+    """Progress is the work fingerprint: the same fingerprint twice is no progress even if Codex claims it."""
+    s = planned()
+    loop.apply_verdict(s, verdict(next_task_id="T1"), head_sha="h", fingerprint="same", verdict_path="/v")
+    loop.apply_verdict(s, verdict(next_task_id="T1"), head_sha="h", fingerprint="same", verdict_path="/v")
+    assert s["last_verdict"]["progressed"] is False and s["no_progress_streak"] == 1
+
+
+def test_iteration_limit_stops_the_run():
+    """A continue that reaches max_iterations stops the run with stopped_iteration_limit."""
+    s = planned(iteration=4)
+    loop.apply_verdict(s, verdict(), head_sha="h", fingerprint="f", verdict_path="/v")
+    assert (s["iteration"], s["status"]) == (5, "stopped_iteration_limit")
+
+
+def test_done_at_the_iteration_limit_is_still_done():
+    """done takes precedence over the iteration limit."""
+    s = planned(iteration=4)
+    loop.apply_verdict(s, verdict("done", None), head_sha="h", fingerprint="f", verdict_path="/v")
+    assert s["status"] == "done"
+
+
+def test_done_requires_evidence_for_every_criterion():
+    """The verdict check refuses a done that leaves an acceptance criterion without met evidence."""
+    check = loop.verdict_check(planned())
+    partial = verdict("done", None, criteria=[{"criterion": "a1", "met": True, "evidence": "x.py:3"},
+                                              {"criterion": "a2", "met": True, "evidence": "  "}])
+    assert "a2" in check(partial)
+    full = verdict("done", None, criteria=[{"criterion": "A1", "met": True, "evidence": "x.py:3"},
+                                           {"criterion": "a2", "met": True, "evidence": "test_x"}])
+    assert check(full) is None
+
+
+def test_unknown_next_task_is_refused():
+    """The verdict check refuses a next_task_id the plan does not have."""
+    assert "T9" in loop.verdict_check(planned())(verdict(next_task_id="T9"))
+
+
+def test_plan_check_needs_unique_ids_and_criteria():
+    """A plan without tasks, with duplicate ids, or with a task lacking criteria is refused."""
+    assert loop.check_plan({"summary": "", "tasks": []})
+    assert loop.check_plan({"summary": "", "tasks": [TASKS[0], TASKS[0]]})
+    assert loop.check_plan({"summary": "", "tasks": [{**TASKS[0], "acceptance": [" "]}]})
+    assert loop.check_plan({"summary": "", "tasks": TASKS}) is None
+
+
+def test_budget_guard_flips_only_a_running_run_over_cap():
+    """budget-guard stops a running run at or over its cap, and leaves others alone."""
+    s = planned(budget_used_usd=2.0)
+    assert loop.budget_guard(s) is True and s["status"] == "stopped_budget"
+    s = planned(budget_used_usd=1.99)
+    assert loop.budget_guard(s) is False and s["status"] == "running"
+    s = planned(budget_used_usd=9.0, status="done")
+    assert loop.budget_guard(s) is False and s["status"] == "done"
+
+
+def test_stop_returns_to_idle_and_keeps_usage():
+    """stop: status idle with the reason; token_usage and spend are kept."""
+    s = planned(budget_used_usd=0.7)
+    usage = copy.deepcopy(s["token_usage"])
+    loop.apply_stop(s, "manual reset")
+    assert (s["status"], s["stop_reason"], s["budget_used_usd"], s["token_usage"]) == (
+        "idle", "manual reset", 0.7, usage)
+
+
+def test_charge_sums_tokens_calls_and_usd():
+    """charge adds to the phase's counters and to budget_used_usd."""
+    s = planned()
+    loop.charge(s, "review", Usage(10, 3, 2), 0.25, 1)
+    loop.charge(s, "review", Usage(5, 0, 1), 0.125, 2)
+    assert s["token_usage"]["review"] == {"input": 15, "cached": 3, "output": 3, "calls": 3}
+    assert s["budget_used_usd"] == 0.375

@@ -1,0 +1,170 @@
+"""state.json: migrations from literal old files, corrupt files moved aside, atomic validated writes."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from autopilot import state as state_mod
+from autopilot.errors import StateError
+from autopilot.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
+from autopilot.state import Store
+
+# A state.json as the seed's Node bridge wrote it before budgets existed.
+SEED_PRE_BUDGET = """{
+  "goal": "ship the exporter",
+  "plan_path": "docs/autopilot/plans/2026-05-01-ship-the-exporter.md",
+  "plan": {"summary": "s", "tasks": [{"id": "T1", "title": "t", "description": "d", "acceptance": ["a"]}]},
+  "conversation_id": "thread-1",
+  "current_task": {"id": "T1", "title": "t", "description": "d", "acceptance": ["a"]},
+  "base_sha": "abc123",
+  "iteration": 2,
+  "no_progress_streak": 1,
+  "status": "running",
+  "token_usage": {"plan": {"input": 10, "cached": 0, "output": 5, "calls": 1},
+                  "review": {"input": 20, "cached": 4, "output": 6, "calls": 2}},
+  "last_review": null,
+  "last_verdict": null,
+  "stop_reason": null
+}"""
+
+# The seed's later shape: budget fields present, still no schema_version.
+SEED_WITH_BUDGET = json.dumps({**json.loads(SEED_PRE_BUDGET), "budget_used_usd": 1.25, "budget_usd": 3.0})
+
+
+def write(store: Store, text: str) -> None:
+    store.dir.mkdir(parents=True, exist_ok=True)
+    store.path.write_text(text, encoding="utf-8")
+
+
+def test_seed_state_without_budget_fields_loads_with_defaults(git_repo):
+    """A seed-era file gains budget_used_usd 0 and budget_usd 5.00 and keeps every other field."""
+    store = Store(git_repo)
+    write(store, SEED_PRE_BUDGET)
+    s = store.load()
+    assert (s["budget_used_usd"], s["budget_usd"], s["schema_version"]) == (0.0, 5.0, CURRENT_VERSION)
+    assert (s["goal"], s["iteration"], s["no_progress_streak"], s["status"]) == ("ship the exporter", 2, 1, "running")
+    assert s["token_usage"]["review"] == {"input": 20, "cached": 4, "output": 6, "calls": 2}
+    assert s["token_usage"]["verdict"] == {"input": 0, "cached": 0, "output": 0, "calls": 0}
+
+
+def test_migrate_budget_fields_honours_the_env_default(git_repo, monkeypatch):
+    """AUTOPILOT_BUDGET_USD is the budget a pre-budget file gets."""
+    monkeypatch.setenv("AUTOPILOT_BUDGET_USD", "12.5")
+    store = Store(git_repo)
+    write(store, SEED_PRE_BUDGET)
+    assert store.load()["budget_usd"] == 12.5
+
+
+def test_migrate_budget_fields_is_idempotent():
+    """Running migrateBudgetFields twice changes nothing the second time, and keeps existing values."""
+    once = migrate_budget_fields(json.loads(SEED_WITH_BUDGET), {})
+    twice = migrate_budget_fields(json.loads(json.dumps(once)), {"AUTOPILOT_BUDGET_USD": "99"})
+    assert once == twice
+    assert (twice["budget_used_usd"], twice["budget_usd"]) == (1.25, 3.0)
+
+
+def test_migrated_state_is_written_back_at_the_current_version(git_repo):
+    """The first transaction on an old file writes it at the current schema version, validated."""
+    store = Store(git_repo)
+    write(store, SEED_WITH_BUDGET)
+    with store.transaction() as s:
+        s["iteration"] += 1
+    on_disk = json.loads(store.path.read_text())
+    assert on_disk["schema_version"] == CURRENT_VERSION
+    assert (on_disk["iteration"], on_disk["budget_used_usd"]) == (3, 1.25)
+
+
+def test_version_one_file_gains_bridge_fields():
+    """A schema_version 1 file runs only the later migrations."""
+    state, ran = migrate({"schema_version": 1, "status": "done", "iteration": 4, "no_progress_streak": 0,
+                          "budget_used_usd": 0.5, "budget_usd": 2.0, "token_usage": {}})
+    assert ran and state["schema_version"] == CURRENT_VERSION
+    assert (state["max_iterations"], state["no_progress_threshold"], state["consecutive_errors"]) == (20, 3, 0)
+    assert state["owner_session_id"] is None
+
+
+def test_unknown_legacy_status_becomes_idle():
+    """A status this version does not know is read as idle rather than crashing every hook."""
+    state, _ = migrate({"status": "stopped", "iteration": 0, "no_progress_streak": 0, "token_usage": {}})
+    assert state["status"] == "idle"
+
+
+def test_newer_schema_is_refused_with_upgrade_hint(git_repo):
+    """A file from a newer schema is refused, says to upgrade, and is left untouched."""
+    store = Store(git_repo)
+    text = json.dumps({"schema_version": CURRENT_VERSION + 1, "status": "running"})
+    write(store, text)
+    with pytest.raises(StateError, match="upgrade"):
+        store.load()
+    assert store.path.read_text() == text
+
+
+@pytest.mark.parametrize("garbage", ["{not json", "[1, 2, 3]", '"a string"', ""])
+def test_corrupt_state_is_moved_aside_not_overwritten(git_repo, garbage):
+    """An unparsable state.json is renamed to state.json.corrupt-<ts> with its bytes intact, and reported."""
+    store = Store(git_repo)
+    write(store, garbage)
+    with pytest.raises(StateError, match="moved aside"):
+        store.load()
+    aside = [p for p in store.dir.iterdir() if p.name.startswith("state.json.corrupt-")]
+    assert len(aside) == 1 and aside[0].read_text() == garbage
+    assert not store.path.exists()
+    assert store.load()["status"] == "idle"
+
+
+def test_old_file_survives_a_failed_write(git_repo, monkeypatch):
+    """If writing the new state fails midway, the previous state.json is still whole."""
+    store = Store(git_repo)
+    with store.transaction() as s:
+        s["goal"] = "before"
+    before = store.path.read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(state_mod.os, "replace", broken_replace)
+    with pytest.raises(OSError), store.transaction() as s:
+        s["goal"] = "after"
+    assert store.path.read_bytes() == before
+    assert [p.name for p in store.dir.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_invalid_state_is_never_written(git_repo):
+    """A transaction that would break the schema raises and leaves the file as it was."""
+    store = Store(git_repo)
+    with store.transaction() as s:
+        s["goal"] = "ok"
+    before = store.path.read_bytes()
+    with pytest.raises(StateError, match="invalid state.json"), store.transaction() as s:
+        s["iteration"] = -1
+    assert store.path.read_bytes() == before
+
+
+def test_no_run_reads_as_idle_without_creating_files(git_repo):
+    """Loading a workspace that never had a run gives an idle state and writes nothing."""
+    store = Store(git_repo)
+    assert store.load()["status"] == "idle"
+    assert not store.dir.exists()
+
+
+def test_run_dirs_are_per_workspace(tmp_path):
+    """Two workspaces with the same name get different run directories."""
+    a, b = tmp_path / "x" / "proj", tmp_path / "y" / "proj"
+    a.mkdir(parents=True)
+    b.mkdir(parents=True)
+    assert Store(a).dir != Store(b).dir
+    assert Store(a).dir.name.startswith("proj-")
+
+
+def test_unchanged_transaction_does_not_rewrite(git_repo):
+    """A transaction that changes nothing leaves the file's mtime alone."""
+    store = Store(git_repo)
+    with store.transaction() as s:
+        s["goal"] = "g"
+    stamp = os.stat(store.path).st_mtime_ns
+    with store.transaction():
+        pass
+    assert os.stat(store.path).st_mtime_ns == stamp
