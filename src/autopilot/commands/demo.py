@@ -19,7 +19,8 @@ GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a tes
 PLAN = {
     "summary": "Add the helper first, then a test that pins its behaviour.",
     "tasks": [
-        {"id": "T1", "title": "Add shout()", "description": "Add shout(name) to greet.py returning greet(name).upper().",
+        {"id": "T1", "title": "Add shout()",
+         "description": "Add shout(name) to greet.py returning greet(name).upper().",
          "acceptance": ["greet.py defines shout(name)", "shout('ada') returns 'HELLO, ADA!'"]},
         {"id": "T2", "title": "Test shout()", "description": "Add test_greet.py covering greet() and shout().",
          "acceptance": ["test_greet.py asserts shout('ada') == 'HELLO, ADA!'"]},
@@ -29,7 +30,8 @@ PLAN = {
 EDITS = [
     ("greet.py", 'def greet(name):\n    return f"Hello, {name}!"\n\n\n'
                  'def shout(name):\n    return greet(name).upper()\n'),
-    ("test_greet.py", "from greet import greet, shout\n\n\ndef test_greet():\n    assert greet('ada') == 'Hello, ada!'\n"
+    ("test_greet.py", "from greet import greet, shout\n\n\n"
+                      "def test_greet():\n    assert greet('ada') == 'Hello, ada!'\n"
                       "\n\ndef test_shout():\n    assert shout('ada') == 'HELLO, ADA!'\n"),
 ]
 
