@@ -31,6 +31,12 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
 
 def run(*, backend: str | None = None, model: str | None = None, cwd: str | None = None) -> int:
     """Review the current diff; records last_review and review-<ts>.json; prints the review as JSON."""
+    emit(review(backend=backend, model=model, cwd=cwd))
+    return 0
+
+
+def review(*, backend: str | None = None, model: str | None = None, cwd: str | None = None) -> dict[str, Any]:
+    """Review the current diff and record it; returns the review (``skipped`` when nothing changed)."""
     ws = Workspace(cwd)
     state = ws.store.load()
     ws.require_run(state)
@@ -38,9 +44,8 @@ def run(*, backend: str | None = None, model: str | None = None, cwd: str | None
     snap = ws.snapshot(state.get("base_sha"))
     if snap.empty:
         say("nothing changed since the base commit; no review was requested")
-        emit({"skipped": True, "reason": "no changes since base", "task_id": task["id"],
-              "base_sha": state.get("base_sha"), "fingerprint": snap.tree})
-        return 0
+        return {"skipped": True, "reason": "no changes since base", "task_id": task["id"],
+                "base_sha": state.get("base_sha"), "fingerprint": snap.tree}
     ws.guard_budget("review")
     redactor = Redactor()
     evidence, facts = diff_evidence(ws, snap, redactor)
@@ -55,21 +60,20 @@ def run(*, backend: str | None = None, model: str | None = None, cwd: str | None
     except BridgeError as exc:
         ws.record_failure("review", exc)
         raise
-    review = answer.data
+    found = answer.data
     record = {"task_id": task["id"], "base_sha": snap.base, "head_sha": snap.head, "fingerprint": snap.tree,
-              **review, "diff": facts, "redactions": redactor.summary(), "usd": answer.usd}
+              **found, "diff": facts, "redactions": redactor.summary(), "usd": answer.usd}
     with ws.store.transaction() as s:
         loop.charge(s, "review", answer.usage, answer.usd, answer.calls)
         loop.note_unknown_model(s, answer.unknown_model)
         s["consecutive_errors"] = 0
         if s.get("run_id") == state.get("run_id"):
             path = ws.store.artifact("review", record)
-            loop.apply_review(s, review, task_id=task["id"], base_sha=snap.base, head_sha=snap.head,
+            loop.apply_review(s, found, task_id=task["id"], base_sha=snap.base, head_sha=snap.head,
                               fingerprint=snap.tree, review_path=str(path))
             record["review_path"] = str(path)
             if state.get("backend") == chosen.name and answer.conversation_id:
                 s["conversation_id"] = answer.conversation_id
         else:
             say("the run was re-planned while Codex reviewed; this review was charged but not recorded")
-    emit(record)
-    return 0
+    return record

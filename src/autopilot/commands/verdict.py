@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from autopilot import config, git, loop, reviewer
 from autopilot.commands import emit
@@ -17,6 +18,13 @@ MAX_MESSAGE_CHARS = 8000
 def run(*, last_message: str | None = None, backend: str | None = None, model: str | None = None,
         cwd: str | None = None) -> int:
     """Ask for a verdict and advance the run by it; prints the decision and the new state as JSON."""
+    emit(decide(last_message=last_message, backend=backend, model=model, cwd=cwd))
+    return 0
+
+
+def decide(*, last_message: str | None = None, backend: str | None = None, model: str | None = None,
+           cwd: str | None = None) -> dict[str, Any]:
+    """Ask for a verdict and advance the run by it; returns the decision and the run after it."""
     ws = Workspace(cwd)
     state = ws.store.load()
     ws.require_run(state)
@@ -58,8 +66,7 @@ def run(*, last_message: str | None = None, backend: str | None = None, model: s
         s["consecutive_errors"] = 0
         if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
             say(f"the run changed while Codex decided (now {s['status']}); the verdict was charged, not applied")
-            emit({"applied": False, **verdict, "status": s["status"]})
-            return 0
+            return {"applied": False, **verdict, "status": s["status"]}
         path = ws.store.artifact("verdict", {"task_id": task["id"], "base_sha": snap.base, "head_sha": snap.head,
                                              "fingerprint": fingerprint, **verdict, "usd": answer.usd,
                                              "redactions": redactor.summary()})
@@ -68,9 +75,8 @@ def run(*, last_message: str | None = None, backend: str | None = None, model: s
         if answer.conversation_id and s.get("backend") == chosen.name:
             s["conversation_id"] = answer.conversation_id
         after = dict(s)
-    emit({"applied": True, **verdict, "progressed": after["last_verdict"]["progressed"],
-          "status": after["status"], "iteration": after["iteration"], "current_task": after["current_task"],
-          "no_progress_streak": after["no_progress_streak"], "stop_reason": after.get("stop_reason"),
-          "verdict_path": str(path), "usd": answer.usd, "budget_used_usd": after["budget_used_usd"],
-          "budget_usd": after["budget_usd"]})
-    return 0
+    return {"applied": True, **verdict, "progressed": after["last_verdict"]["progressed"],
+            "status": after["status"], "iteration": after["iteration"], "current_task": after["current_task"],
+            "no_progress_streak": after["no_progress_streak"], "stop_reason": after.get("stop_reason"),
+            "verdict_path": str(path), "usd": answer.usd, "budget_used_usd": after["budget_used_usd"],
+            "budget_usd": after["budget_usd"]}
