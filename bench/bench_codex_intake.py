@@ -1,0 +1,187 @@
+"""Benchmark the Codex rollout intake against a naive json.loads-every-line reader (prints figures).
+
+    .venv/bin/python bench/bench_codex_intake.py [--mb 200] [--keep]
+
+Builds a rollout of at least ``--mb`` megabytes under /tmp from the real lines in
+tests/fixtures/codex (fresh call ids per copy, so pairing works as in a long session),
+then measures in one run:
+
+- naive: ``json.loads`` on every line (the baseline);
+- first intake: no cached index (target: at most 1.0x naive);
+- later pages: ``--before`` cursors against the cached index (target: 20x faster than naive);
+- re-intake after appending 1 MB of real lines (target: 20x faster than naive);
+- peak RSS of a subprocess doing a first intake and a page (target: 64 MB);
+- exactly-once paging: every entry visited once walking all pages.
+
+Not a test: it prints numbers and ratios, and exits 1 only if a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "codex"
+SOURCES = ("exec_tools", "exec_plain", "app_legacy_parent", "subagent_parent", "exec_aborted")
+_CALL = re.compile(rb':"(call_\w+)"')
+
+
+def body_lines() -> list[bytes]:
+    """Real rollout lines (session_meta excluded) from several fixtures, in order."""
+    lines: list[bytes] = []
+    for name in SOURCES:
+        lines += (FIXTURES / f"{name}.jsonl").read_bytes().splitlines()[1:]
+    return lines
+
+
+def build(path: Path, megabytes: float, start_copy: int = 0, with_meta: bool = True) -> int:
+    """Write real lines with per-copy call ids until the file holds ``megabytes``; return copies."""
+    head = (FIXTURES / "exec_tools.jsonl").read_bytes().splitlines()[0]
+    body = body_lines()
+    templated = [(_CALL.search(line) is not None, line) for line in body]
+    target = int(megabytes * 1_000_000)
+    size, copy = 0, start_copy
+    with open(path, "ab") as out:
+        if with_meta:
+            out.write(head + b"\n")
+            size += len(head) + 1
+        while size < target:
+            suffix = b"_%d" % copy
+            chunk = b"".join((_CALL.sub(rb':"\1' + suffix + b'"', line) if has else line) + b"\n"
+                             for has, line in templated)
+            out.write(chunk)
+            size += len(chunk)
+            copy += 1
+    return copy
+
+
+def naive(path: Path) -> tuple[float, int]:
+    """Seconds to json.loads every line, and the lines that parsed."""
+    t0 = time.perf_counter()
+    ok = 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            try:
+                json.loads(line)
+                ok += 1
+            except ValueError:
+                pass
+    return time.perf_counter() - t0, ok
+
+
+def timed(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+    """(seconds, result) of one call."""
+    t0 = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return time.perf_counter() - t0, result
+
+
+PEAK_SCRIPT = """
+import json, resource, sys
+from autopilot.transcripts.codex_entries import intake
+a = intake(sys.argv[1])
+intake(sys.argv[1], before=a["page"]["next_before"])
+print(json.dumps({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "entries": a["diagnostics"]["entries"]}))
+"""
+
+
+def peak_rss(path: Path, home: Path) -> dict:
+    """Peak RSS (MB) of a fresh process running a first intake plus one older page."""
+    env = {**os.environ, "AUTOPILOT_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
+    out = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(path)], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    data = json.loads(out)
+    return {"peak_rss_mb": round(data["maxrss_kb"] / 1024, 1), "entries": data["entries"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description="Codex rollout intake benchmark")
+    parser.add_argument("--mb", type=float, default=200.0, help="rollout size to build (default 200)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp directory")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="bench-codex-"))
+    os.environ["AUTOPILOT_HOME"] = str(work / "home")
+    sys.path.insert(0, str(REPO / "src"))
+    from autopilot.transcripts.codex_entries import intake
+
+    try:
+        rollout = work / "rollout-bench.jsonl"
+        copies = build(rollout, args.mb)
+        size_mb = rollout.stat().st_size / 1e6
+        print(f"rollout: {size_mb:.1f} MB, {copies} copies of {len(body_lines())} real lines")
+
+        t_naive, parsed = naive(rollout)
+        print(f"naive json.loads reader: {t_naive:.2f} s ({parsed} lines)")
+
+        t_first, first = timed(intake, rollout)
+        print(f"first intake (no index):  {t_first:.2f} s = {t_first / t_naive:.2f}x naive "
+              f"[target <= 1.0x]; {first['diagnostics']['entries']} entries, index {first['diagnostics']['index']}")
+
+        cursor = first["page"]["next_before"]
+        page_times = []
+        for _ in range(10):
+            t_page, page = timed(intake, rollout, before=cursor)
+            page_times.append(t_page)
+            cursor = page["page"]["next_before"]
+        t_page = sorted(page_times)[len(page_times) // 2]
+        print(f"later page (cached):      {t_page * 1000:.1f} ms median of 10 = {t_naive / t_page:.0f}x faster "
+              "than naive [target >= 20x]")
+
+        appended = work / "append.jsonl"
+        build(appended, 1.0, start_copy=copies, with_meta=False)
+        with open(rollout, "ab") as out:
+            out.write(appended.read_bytes())
+        t_append, grown = timed(intake, rollout)
+        d = grown["diagnostics"]
+        print(f"re-intake after +{d['scanned_bytes'] / 1e6:.2f} MB: {t_append * 1000:.1f} ms = "
+              f"{t_naive / t_append:.0f}x faster than naive [target >= 20x]; index {d['index']}")
+
+        t_walk0 = time.perf_counter()
+        seen: list[int] = []
+        before, pages = None, 0
+        while True:
+            answer = intake(rollout, before=before, limit=100)
+            seen += [e["line"] for e in answer["page"]["entries"]]
+            pages += 1
+            before = answer["page"]["next_before"]
+            if before is None:
+                break
+        once = seen == sorted(set(seen), reverse=True) and len(seen) == grown["diagnostics"]["entries"]
+        print(f"paging: {pages} pages of 100 in {time.perf_counter() - t_walk0:.1f} s, {len(seen)} entries, "
+              f"exactly once: {once}")
+
+        peak = peak_rss(rollout, work / "home-peak")
+        print(f"peak RSS, first intake + one page in a fresh process: {peak['peak_rss_mb']} MB [target <= 64 MB]")
+
+        results = {
+            "rollout_mb": round(size_mb, 1), "naive_s": round(t_naive, 2), "first_s": round(t_first, 2),
+            "first_vs_naive": round(t_first / t_naive, 2), "page_ms": round(t_page * 1000, 1),
+            "page_speedup": round(t_naive / t_page), "append_ms": round(t_append * 1000, 1),
+            "append_speedup": round(t_naive / t_append), "peak_rss_mb": peak["peak_rss_mb"],
+            "exactly_once": once, "entries": len(seen),
+        }
+        print(json.dumps(results))
+        ok = (results["first_vs_naive"] <= 1.0 and results["page_speedup"] >= 20 and results["append_speedup"] >= 20
+              and results["peak_rss_mb"] <= 64 and once)
+        print("all targets met" if ok else "TARGET MISSED")
+        return 0 if ok else 1
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
