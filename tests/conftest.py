@@ -97,3 +97,13 @@ def bridge():
 def have(binary: str) -> bool:
     """Whether a program is on PATH."""
     return shutil.which(binary) is not None
+
+
+def write_codex_config(codex_home: Path, base_url: str) -> None:
+    """Point the real codex at a scripted Responses server (reference/real-clients.md), with no retries."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-6.2-sol"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+        f'base_url = "{base_url}"\nenv_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n'
+        "request_max_retries = 0\nstream_max_retries = 0\n\n[analytics]\nenabled = false\n"
+    )

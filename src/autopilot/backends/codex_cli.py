@@ -27,6 +27,8 @@ def _classify(text: str) -> str:
         return "rate_limit"
     if "timed out" in low or "timeout" in low:
         return "timeout"
+    if "high demand" in low or " 50" in low or "server error" in low:
+        return "server"
     return "exit_status"
 
 

@@ -1,0 +1,131 @@
+"""The codex-cli backend with the real `codex` binary (npm @openai/codex) against the scripted Responses server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from autopilot.backends.codex_cli import TOTALS_FILE, newest_rollout
+from autopilot.errors import EXIT_INFRA
+from autopilot.scripted.responses_server import ResponsesServer, delay, http_error, reply_json
+from tests.conftest import agent_bin, write_codex_config
+from tests.integration.conftest import APPROVE, PLAN, continue_to, state_of
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def codex(isolated_homes, monkeypatch):
+    """The real codex as the backend, talking to a scripted server."""
+    binary = agent_bin("codex")
+    with ResponsesServer() as srv:
+        write_codex_config(isolated_homes / "codex", srv.url)
+        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(binary))
+        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
+        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
+        yield srv
+
+
+def usage(inp: int, cached: int, out: int) -> dict:
+    return {"input_tokens": inp, "cached_tokens": cached, "output_tokens": out}
+
+
+def test_plan_review_verdict_share_one_codex_thread(codex, git_repo, bridge):
+    """Plan starts a Codex thread; review and verdict resume it; the thread id is the conversation id."""
+    codex.push(reply_json(PLAN, usage(100, 0, 10)))
+    code, out, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")
+    assert code == 0, err
+    thread = state_of(bridge, git_repo)["conversation_id"]
+    assert thread and json.loads(out)["backend"] == "codex-cli"
+    schema = codex.requests[0]["text"]["format"]
+    assert schema["type"] == "json_schema" and schema["strict"] is True and "tasks" in schema["schema"]["properties"]
+    (git_repo / "feature.py").write_text("x = 1\n")
+    codex.push(reply_json(APPROVE, usage(300, 100, 20)))
+    code, out, err = bridge("-C", str(git_repo), "review")
+    assert code == 0, err
+    history = json.dumps(codex.requests[-1]["input"])
+    assert "Add a feature" in history and "x = 1" in history  # the plan turn is in the resumed thread
+    codex.push(reply_json(continue_to("T2"), usage(500, 300, 30)))
+    code, out, err = bridge("-C", str(git_repo), "verdict")
+    assert code == 0, err
+    s = state_of(bridge, git_repo)
+    assert (s["conversation_id"], s["current_task"]["id"], s["iteration"]) == (thread, "T2", 1)
+    rollout = next((Path(os.environ["CODEX_HOME"]) / "sessions").rglob(f"rollout-*{thread}.jsonl"))
+    contexts = [json.loads(line)["payload"] for line in rollout.read_text().splitlines() if '"turn_context"' in line]
+    assert [c["sandbox_policy"]["type"] for c in contexts] == ["read-only"] * 3  # resumed turns stay read-only
+
+
+def test_each_call_is_charged_only_what_it_added(codex, git_repo, bridge):
+    """Codex reports the thread's running total; the bridge charges each call the growth, not the total."""
+    codex.push(reply_json(PLAN, usage(100, 0, 10)))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    (git_repo / "feature.py").write_text("x = 1\n")
+    codex.push(reply_json(APPROVE, usage(300, 100, 20)), reply_json(APPROVE, usage(400, 250, 25)))
+    assert bridge("-C", str(git_repo), "review")[0] == 0
+    s = state_of(bridge, git_repo)
+    # The totals file is lost: the baseline is recovered from the rollout instead.
+    (Path(s["run_dir"]) / TOTALS_FILE).unlink()
+    (git_repo / "feature.py").write_text("x = 2\n")
+    assert bridge("-C", str(git_repo), "review")[0] == 0
+    s = state_of(bridge, git_repo)
+    assert s["token_usage"]["plan"] == {"input": 100, "cached": 0, "output": 10, "calls": 1}
+    assert s["token_usage"]["review"] == {"input": 700, "cached": 350, "output": 45, "calls": 2}
+
+
+@pytest.mark.parametrize(("step", "kind"), [(http_error(500), "server"), (http_error(401), "auth"),
+                                            (http_error(429), "rate_limit")])
+def test_codex_failing_is_an_infra_error(codex, git_repo, bridge, step, kind):
+    """codex exiting non-zero is recorded as the reviewer being unavailable, with the kind of failure."""
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    (git_repo / "feature.py").write_text("x = 1\n")
+    codex.push(step)
+    code, _, err = bridge("-C", str(git_repo), "review")
+    s = state_of(bridge, git_repo)
+    assert code == EXIT_INFRA and "codex" in err
+    assert (s["last_error"]["kind"], s["consecutive_errors"], s["status"], s["last_review"]) == (
+        kind, 1, "running", None)
+
+
+def test_codex_timeout_kills_it_and_is_recorded(codex, git_repo, bridge, monkeypatch):
+    """A Codex slower than AUTOPILOT_TIMEOUT is killed (with its children) and recorded as a timeout."""
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    (git_repo / "feature.py").write_text("x = 1\n")
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "3")
+    codex.push(delay(reply_json(APPROVE), 30))
+    started = time.monotonic()
+    code, _, err = bridge("-C", str(git_repo), "review")
+    assert code == EXIT_INFRA and "did not answer within 3s" in err
+    assert time.monotonic() - started < 15
+    assert state_of(bridge, git_repo)["last_error"]["kind"] == "timeout"
+    left = subprocess.run(["pgrep", "-f", str(agent_bin("codex"))], capture_output=True, text=True).stdout
+    assert left.strip() == ""
+
+
+def test_missing_codex_binary_is_an_infra_error(codex, git_repo, bridge, monkeypatch):
+    """A configured codex that does not exist is recorded as binary_missing with how to install it."""
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    monkeypatch.setenv("AUTOPILOT_CODEX_BIN", "/nonexistent/codex")
+    (git_repo / "feature.py").write_text("x = 1\n")
+    code, _, err = bridge("-C", str(git_repo), "review")
+    assert code == EXIT_INFRA and "npm install -g @openai/codex" in err
+    assert state_of(bridge, git_repo)["last_error"]["kind"] == "binary_missing"
+
+
+def test_thread_id_is_recoverable_from_the_rollout(codex, git_repo):
+    """The newest exec rollout for a workspace names the thread, for when thread.started is missing."""
+    codex.push(reply_json(APPROVE))
+    started = time.time()
+    proc = subprocess.run([str(agent_bin("codex")), "exec", "--json", "--sandbox", "read-only",
+                           "--skip-git-repo-check", "-C", str(git_repo), "--", "hello"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    thread = json.loads(proc.stdout.splitlines()[0])["thread_id"]
+    found = newest_rollout(os.path.realpath(git_repo), started)
+    assert found is not None and found[0] == thread
