@@ -210,6 +210,39 @@ def test_web_search_is_shown_as_its_query():
         "action": "search", "query": "codex rollout format", "status": "completed"}
 
 
+def test_generated_image_shows_its_prompt_not_its_bytes():
+    """An image-generation call from the real binary shows the revised prompt; the base64 result never."""
+    answer = intake(fixture("exec_image"))
+    image = next(e for e in entries(answer) if e["kind"] == "image_generation")
+    result = next(json.loads(x)["payload"]["result"] for x in lines_of("exec_image") if "image_generation_call" in x)
+    assert (image["revised_prompt"], image["status"]) == ("a single red dot on white", "completed")
+    assert result[:40] not in json.dumps(answer)
+
+
+def test_error_events_are_entries(tmp_path):
+    """An error event is an entry with its message; its structured error info is not copied."""
+    head, *body = lines_of("exec_plain")
+    error = json.dumps({"timestamp": "2026-11-30T12:00:00.000Z", "type": "event_msg", "payload": {
+        "type": "error", "message": "stream disconnected: quota exceeded", "codex_error_info": {"x": "NEVER-INFO"}}})
+    answer = intake(write_lines(tmp_path / "r.jsonl", [head, *body, error]))
+    assert {k: entries(answer)[0][k] for k in ("kind", "message")} == {
+        "kind": "error", "message": "stream disconnected: quota exceeded"}
+    assert "NEVER-INFO" not in json.dumps(answer)
+
+
+def test_huge_tool_output_is_not_parsed_but_closes_its_call(tmp_path):
+    """A tool output line too large to parse still completes its call, shown as too large."""
+    head, *body = lines_of("exec_tools")
+    at = next(i for i, line in enumerate(body) if '"function_call_output"' in line and "call_cmd1" in line)
+    huge = json.loads(body[at])
+    huge["payload"]["output"] = "x" * (9 << 20)
+    body[at] = json.dumps(huge)
+    answer = intake(write_lines(tmp_path / "r.jsonl", [head, *body]))
+    call = next(e for e in entries(answer) if e.get("call_id") == "call_cmd1")
+    assert (call["status"], call["result"]["output"]) == ("completed", "[output too large to show]")
+    assert answer["diagnostics"]["oversize_lines"] == 1
+
+
 # --- never emitted --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIX.glob("*.jsonl")))

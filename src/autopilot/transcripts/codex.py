@@ -235,8 +235,8 @@ class CodexFold:
 
     def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
         """A line too large to parse: a huge tool output is remembered against its call, else counted."""
-        m = re.search(rb'"call_id":"([^"]{1,128})"', head)
-        if m and re.search(rb'"type":"(?:function|custom)_call_output"', head[:4096]):
+        m = re.search(rb'"call_id"\s*:\s*"([^"]{1,128})"', head)
+        if m and re.search(rb'"type"\s*:\s*"(?:function|custom)_call_output"', head[:4096]):
             call_id = m.group(1).decode("utf-8", "replace")
             state["results"][call_id] = -line  # negative: the output is too large to show
             state["calls"].pop(call_id, None)
