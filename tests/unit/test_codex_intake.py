@@ -279,6 +279,23 @@ def test_replayed_parent_history_is_not_new_work():
         "from_line": 2, "to_line": 56, "still_replaying": False}
 
 
+def test_fork_of_a_fork_replays_both_ancestors(tmp_path):
+    """A fork of a legacy fork skips the whole copied history, both ancestors' metas included."""
+    fork_lines = lines_of("app_legacy_fork")
+    meta = json.loads(fork_lines[0])
+    own = "01a22c50-0000-7000-8000-000000000001"
+    meta["payload"].update(id=own, forked_from_id=meta["payload"]["id"])
+    ts = meta["timestamp"]
+    settings = {"timestamp": ts, "type": "event_msg", "payload": {"type": "thread_settings_applied", "thread_id": own}}
+    prompt = {"timestamp": ts, "type": "event_msg", "payload": {"type": "user_message", "message": "Grandchild work"}}
+    rollout = write_lines(tmp_path / "r.jsonl", [json.dumps(meta), *fork_lines, json.dumps(settings),
+                                                 json.dumps(prompt)])
+    answer = intake(rollout)
+    assert texts(answer) == [("user", "Grandchild work")]
+    replayed = answer["fork"]["replayed"]
+    assert (replayed["from_line"], replayed["to_line"], replayed["lines"]) == (2, 67, 66)
+
+
 def test_paginated_fork_points_at_its_parent_rollout(tmp_path):
     """An exec fork names its parent and the parent's rollout file in the same sessions tree."""
     day = tmp_path / "sessions" / "2026" / "11" / "30"

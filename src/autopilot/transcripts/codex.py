@@ -269,7 +269,9 @@ class CodexFold:
             fork = state["fork"] = {"forked_from_id": None, "replaying": False}
         if fork.get("replay_from") is None:
             # The parent's history, copied into this file when it was forked.
-            fork.update(replaying=True, replay_from=line, replay_to=line, parent_meta_id=p.get("id"))
+            fork.update(replaying=True, replay_from=line, parent_meta_id=p.get("id"))
+        if fork.get("replaying"):  # a fork of a fork replays its grandparent's meta too
+            fork["replay_to"] = line
             state["replayed"] += 1
         return False
 
