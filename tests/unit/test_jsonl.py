@@ -311,3 +311,39 @@ def test_random_chunking_matches_a_simple_reader(tmp_path, monkeypatch):
         assert list(index.offsets) == offsets
         assert list(index.entries) == expect_entries
         assert index.malformed == {"invalid_json": rows.count(b"{broken")}
+
+
+class SkimFold(CountFold):
+    """CountFold that counts rows starting with ``{"skip"`` without parsing them, and totals at the end."""
+
+    skim_prefixes = (b'{"skip"',)
+
+    def start(self) -> dict:
+        return {**super().start(), "skimmed": [], "total": None}
+
+    def skim(self, state, line, raw):
+        if b"parse-me" in raw:
+            return None
+        state["skimmed"].append(line)
+        return b'"e": true' in raw
+
+    def finish(self, state, lines):
+        state["total"] = lines
+
+
+def test_skimmed_lines_are_not_parsed(tmp_path):
+    """Lines a fold skims never reach row(); declined ones and unframed ones are parsed as usual."""
+    f = tmp_path / "t.jsonl"
+    write(f, {"skip": 1, "e": True}, {"n": 2}, {"skip": 3, "why": "parse-me", "n": 3}, b'{"skip": 4')
+    index = jsonl.scan(f, SkimFold())
+    assert (index.state["skimmed"], index.state["ns"], list(index.entries)) == ([1], [2, 3], [1])
+    assert index.malformed == {"invalid_json": 1}
+
+
+def test_finish_runs_before_the_index_is_saved(tmp_path):
+    """State derived in finish() is saved and comes back on reuse."""
+    f = tmp_path / "t.jsonl"
+    write(f, {"n": 1}, {"n": 2})
+    jsonl.scan(f, SkimFold())
+    again = jsonl.scan(f, SkimFold())
+    assert (again.status, again.state["total"]) == ("reused", 2)

@@ -20,6 +20,14 @@ Interface for a format reader::
         def oversize(self, state, line, head, tail, size) -> bool: ...
             # a line longer than max_line_bytes: only its first and last
             # HEAD_TAIL_BYTES are kept; return True to record it as an entry
+        def finish(self, state, lines) -> None: ...
+            # optional: derive data from the whole file (it is saved with the index)
+        skim_prefixes = (b'{"type":"',)   # optional, with skim():
+        def skim(self, state, line, raw) -> bool | None: ...
+            # a line starting with one of skim_prefixes and ending in "}" is offered
+            # raw first; return True/False as row() would, or None to have it parsed.
+            # Lines a fold skims are not checked for JSON validity beyond that framing,
+            # which is the point: rows it never reads need not be parsed.
 
     index = scan(path, MyFold())       # build, reuse or extend the cached index
     index.state                        # the fold's state after the last line
@@ -49,7 +57,6 @@ import contextlib
 import hashlib
 import os
 import struct
-import tempfile
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
@@ -278,6 +285,8 @@ class _Scanner:
         index, fh, fold = self.index, self.fh, self.fold
         state, offsets, entries = index.state, index.offsets, index.entries
         loads, row, max_line = orjson.loads, fold.row, self.max_line
+        prefixes = getattr(fold, "skim_prefixes", None) or ()
+        skim = fold.skim if prefixes else None  # type: ignore[attr-defined]
         decode_error = orjson.JSONDecodeError
         line = index.lines  # a saved index never includes a partial last line
         off = index.end
@@ -326,6 +335,12 @@ class _Scanner:
                 if size > max_line:
                     self._big(line, part[:HEAD_TAIL_BYTES], part[-HEAD_TAIL_BYTES:], size)
                     continue
+                if skim is not None and part.startswith(prefixes) and part.endswith(b"}"):
+                    skimmed = skim(state, line, part)
+                    if skimmed is not None:
+                        if skimmed:
+                            entries.append(line)
+                        continue
                 try:
                     obj = loads(part)
                 except decode_error:
@@ -345,6 +360,9 @@ class _Scanner:
         index.file_size = off
         fh.seek(max(0, off - END_CHECK_BYTES))
         index.end_bytes = fh.read(off - max(0, off - END_CHECK_BYTES))
+        finish = getattr(fold, "finish", None)
+        if finish is not None:
+            finish(state, line)
         snapshot = _serialise(index) if want_snapshot else None
         if pending:  # a last line with no newline: fold it into this answer only
             line += 1
@@ -354,6 +372,8 @@ class _Scanner:
                 self._big(line, big_head, big_tail, pending)
             else:
                 self._one(line, b"".join(pieces), last=True)
+            if finish is not None:
+                finish(state, line)
         return snapshot
 
 
@@ -429,6 +449,8 @@ def _load(cache_file: Path, path: str, fold: Fold) -> Index | None:
 
 def _store(cache_file: Path, data: bytes) -> None:
     """Write the index atomically; a cache that cannot be written is simply not kept."""
+    import tempfile  # only writers pay for it
+
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".idx-", dir=cache_file.parent)
