@@ -156,9 +156,12 @@ def _hook(event: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run codex-bridge with ``argv`` and return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    # Hooks run on every Claude Code event: skip building the parser on that hot path.
+    # Hooks run on every Claude Code event, and `state` is what scripts poll: both skip argparse.
     if len(argv) == 2 and argv[0] == "hook":
         return _guarded(lambda: _hook(argv[1]))
+    if argv in (["state"], ["-C", *argv[1:2], "state"]) and not argv[-1].startswith("-"):
+        cwd = argv[1] if argv[0] == "-C" else None
+        return _guarded(lambda: _run_state().show_state(cwd=cwd))
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a malformed command line

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
-import traceback
 
 # Exit codes are part of the contract: hooks and scripts branch on them.
 EXIT_OK = 0
@@ -63,6 +61,9 @@ class StateError(BridgeError):
 
 def write_crash_log(home: str, exc: BaseException) -> str:
     """Append a traceback with the version to the crash log and return its path."""
+    import time
+    import traceback
+
     from autopilot import __version__
 
     path = os.path.join(home, "crash.log")

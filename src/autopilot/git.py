@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
-from dataclasses import dataclass
 
 from autopilot.errors import BridgeError
 
@@ -16,6 +12,8 @@ _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"
 
 def run_git(repo: str, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
     """Run git in ``repo`` and return its stdout; a failure becomes a BridgeError."""
+    import subprocess
+
     try:
         proc = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, errors="replace",
                               env={**os.environ, **_GIT_ENV, **(env or {})}, stdin=subprocess.DEVNULL)
@@ -29,6 +27,18 @@ def run_git(repo: str, *args: str, env: dict[str, str] | None = None, check: boo
 def toplevel(cwd: str | None = None) -> str:
     """The top level of the git work tree containing ``cwd``."""
     cwd = os.path.abspath(cwd or os.getcwd())
+    if "GIT_DIR" not in os.environ and "GIT_WORK_TREE" not in os.environ:
+        # Hooks ask on every event: find `.git` by walking up instead of forking git.
+        here = os.path.realpath(cwd)
+        while True:
+            if os.path.exists(os.path.join(here, ".git")):
+                return here
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    import subprocess
+
     try:
         proc = subprocess.run(["git", "-C", cwd, "rev-parse", "--show-toplevel"], capture_output=True,
                               text=True, env={**os.environ, **_GIT_ENV}, stdin=subprocess.DEVNULL)
@@ -52,16 +62,14 @@ def branch(repo: str) -> str | None:
     return out or None
 
 
-@dataclass(frozen=True)
 class Snapshot:
     """The work since a base commit: the patch, its stat, and a fingerprint of the work tree."""
 
-    base: str | None
-    head: str | None
-    tree: str
-    patch: str
-    stat: str
-    files: list[str]
+    __slots__ = ("base", "head", "tree", "patch", "stat", "files")
+
+    def __init__(self, *, base: str | None, head: str | None, tree: str, patch: str, stat: str,
+                 files: list[str]) -> None:
+        self.base, self.head, self.tree, self.patch, self.stat, self.files = base, head, tree, patch, stat, files
 
     @property
     def empty(self) -> bool:
@@ -74,6 +82,9 @@ def work_tree(repo: str) -> str:
 
     The user's index is never touched: a copy of it is used, so staged/unstaged state stays as it was.
     """
+    import shutil
+    import tempfile
+
     index = run_git(repo, "rev-parse", "--git-path", "index").strip()
     index = index if os.path.isabs(index) else os.path.join(repo, index)
     with tempfile.TemporaryDirectory(prefix="autopilot-index-") as tmp:

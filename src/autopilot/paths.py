@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 from pathlib import Path
 
 
@@ -26,8 +24,22 @@ def claude_config_dir() -> Path:
     return Path(env) if env else Path.home() / ".claude"
 
 
+def sha256_hex(data: bytes) -> str:
+    """The SHA-256 of ``data`` in hex, without importing OpenSSL on the hook hot path."""
+    try:  # the builtin module is ~2 ms cheaper to import than hashlib's OpenSSL binding
+        from _sha2 import sha256  # type: ignore[import-not-found]  # Python >= 3.12
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # Python 3.10, 3.11
+        except ImportError:
+            from hashlib import sha256  # type: ignore[assignment]
+    return str(sha256(data).hexdigest())
+
+
 def slugify(text: str, limit: int = 40) -> str:
     """A lowercase, dash-separated slug of ``text`` no longer than ``limit``."""
+    import re
+
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     if len(slug) > limit:
         cut = slug[: limit + 1].rfind("-")
@@ -38,7 +50,7 @@ def slugify(text: str, limit: int = 40) -> str:
 def run_dir(workspace: str | os.PathLike[str]) -> Path:
     """The run directory of a workspace: ``runs/<slug>-<hash12>`` under the home."""
     real = os.path.realpath(os.fspath(workspace))
-    digest = hashlib.sha256(real.encode("utf-8")).hexdigest()[:12]
+    digest = sha256_hex(real.encode("utf-8"))[:12]
     return autopilot_home() / "runs" / f"{slugify(os.path.basename(real) or 'root', 32)}-{digest}"
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import sys
 from functools import cached_property
-from typing import Any
 
-from autopilot import config, git, loop
-from autopilot.backends import Backend, make_backend
-from autopilot.budget import Usage
+from autopilot import git, loop
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
 from autopilot.state import State, Store
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
+if TYPE_CHECKING:
+    from typing import Any
+
+    from autopilot.backends import Backend
 
 
 def say(message: str) -> None:
@@ -33,10 +36,15 @@ class Workspace:
     @cached_property
     def config(self) -> dict[str, Any]:
         """The user's config file (read on first use)."""
+        from autopilot import config
+
         return config.load_config()
 
     def backend(self, flag: str | None, state: State | None) -> Backend:
         """The backend to ask, honouring the run's own unless told otherwise."""
+        from autopilot import config
+        from autopilot.backends import make_backend
+
         name = config.resolve_backend(flag, (state or {}).get("backend"), self.config)
         return make_backend(name, run_dir=str(self.store.dir), config=self.config)
 
@@ -65,6 +73,8 @@ class Workspace:
 
     def record_failure(self, phase: str, exc: BridgeError) -> None:
         """Charge what a failed exchange consumed (once) and record why it failed."""
+        from autopilot.budget import Usage
+
         usage = exc.usage if isinstance(exc.usage, Usage) else Usage()
         if not self.store.exists():
             return
@@ -82,6 +92,8 @@ class Workspace:
 
     def timeout(self) -> float:
         """Seconds one Codex call may take."""
+        from autopilot import config
+
         return config.timeout_seconds(self.config)
 
     def relpath(self, path: str) -> str:

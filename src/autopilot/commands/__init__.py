@@ -2,10 +2,9 @@
 
 import json
 import sys
-from typing import Any
 
 
-def emit(payload: Any) -> None:
+def emit(payload: object) -> None:
     """Print one JSON document on stdout (for ``jq``)."""
     sys.stdout.write(json.dumps(payload, indent=2, sort_keys=False) + "\n")
     sys.stdout.flush()
