@@ -1,0 +1,26 @@
+"""The no-run path stays light: nothing heavy is imported when there is nothing to do."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("openai", "jsonschema", "yaml", "filelock", "tenacity")
+
+
+def test_state_without_a_run_imports_nothing_heavy(git_repo):
+    """`codex-bridge state` with no run never imports openai, jsonschema, yaml, filelock or tenacity."""
+    code = ("import sys, io, contextlib; from autopilot.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): rc = main(['-C', sys.argv[1], 'state'])\n"
+            f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code, str(git_repo)], capture_output=True, text=True, check=True)
+    assert out.stdout.split(" ", 1) == ["0", "[]\n"]
+
+
+def test_state_fast_path_matches_the_full_parser(git_repo, bridge):
+    """The argparse-free `state` path prints the same document as the parsed command would."""
+    code, fast, _ = bridge("-C", str(git_repo), "state")
+    assert code == 0 and json.loads(fast)["status"] == "idle"
+    code, full, _ = bridge("-C", str(git_repo), "state", "--all")
+    assert code == 0 and json.loads(full) == []
