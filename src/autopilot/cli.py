@@ -99,6 +99,14 @@ def _parser():  # type: ignore[no-untyped-def]
     backend_flags(p)
     p.set_defaults(func=lambda a: _demo(a))
 
+    p = sub.add_parser("handoff", help="hand live work between Claude and Codex (transcript intake, packets)",
+                       description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
+                                   "redacted evidence for the other agent.")
+    hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
+    from autopilot.commands import handoff_codex
+
+    handoff_codex.add_parser(hsub)
+
     p = sub.add_parser("hook", help="run a Claude Code hook (reads the event JSON on stdin)")
     p.add_argument("event")
     p.set_defaults(func=lambda a: _hook(a.event))
