@@ -95,7 +95,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     (
         "secret_assignment",
         re.compile(
-            r"(?i)([\"']?[\w.\-]*" + _SECRET_WORDS + r"[\w.\-]*[\"']?\s*[:=]\s*)([\"'])([^\"'\s]{8,})\2"
+            # Start only at a token boundary: trying every offset inside a long word-like
+            # run (base64, minified code) made this quadratic in the run's length.
+            r"(?i)(?<![\w.\-])([\"']?[\w.\-]*" + _SECRET_WORDS + r"[\w.\-]*[\"']?\s*[:=]\s*)([\"'])([^\"'\s]{8,})\2"
         ),
         3,
     ),

@@ -1,0 +1,20 @@
+"""Redaction stays linear on long word-like strings (base64 blobs, minified code in tool output)."""
+
+from __future__ import annotations
+
+import time
+
+from autopilot.redact import redact
+
+
+def test_long_word_like_run_is_redacted_quickly():
+    """A 200 KB run of word characters is scanned in well under a second, not quadratically."""
+    start = time.perf_counter()
+    redact("A" * 200_000 + ' api_key = "abcdefgh12345678"')
+    assert time.perf_counter() - start < 1.0
+
+
+def test_assignment_after_a_long_run_is_still_redacted():
+    """Starting matches only at token boundaries still finds a key right after a long token."""
+    text, counts = redact("x" * 5000 + ' token: "s3cr3t-value-123"')
+    assert text.endswith('token: "[REDACTED:secret_assignment]"') and counts["secret_assignment"] == 1
