@@ -1,0 +1,339 @@
+"""The Claude Code transcript intake: a bounded, newest-first, evidence-only view of a session.
+
+:func:`intake` scans the transcript once through the cached index (``jsonl.scan`` with
+:class:`~autopilot.transcripts.claude_fold.ClaudeFold`) and renders one page: session
+identity, counts, the newest *active* compact summary as ``checkpoint``, ``lastPrompt``,
+edited files, subagent transcripts, and up to ``limit`` meaningful entries older than
+``beforeLine`` (exclusive), newest first, with tool calls paired with their results by
+id and each entry marked ``active`` or ``non-lineage``. Only whitelisted fields are
+read back from the rows on the page; thinking, system prompts, tool definitions, hook
+context and usage telemetry are never emitted, and every string is redacted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from autopilot.errors import BridgeError
+from autopilot.transcripts import jsonl
+from autopilot.transcripts.claude_fold import ClaudeFold, safe_name, update_lineage
+from autopilot.transcripts.evidence import TRUST, Evidence, secret_path
+
+DEFAULT_LIMIT = 12
+DEFAULT_MAX_CHARS = 2000
+CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times --max-chars: it is the baseline
+EDITED_FILES_SHOWN = 50
+SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits", "new_source"})
+_OMITTED_SECRET = "[omitted: contents of a secret-bearing file]"
+# Claude Code appends subagent token counts to Agent results: telemetry, never emitted.
+_USAGE_BLOCK = re.compile(r"<usage>.*?</usage>\s*", re.DOTALL)
+
+
+def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = DEFAULT_LIMIT,
+           max_chars: int | None = DEFAULT_MAX_CHARS, full: bool = False) -> dict[str, Any]:
+    """The intake answer for one page of a Claude Code transcript."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise BridgeError(f"no transcript at {path}",
+                          hint="pass the .jsonl path from the handoff pointer or ~/.claude/projects/")
+    if limit < 1:
+        raise BridgeError(f"--limit must be at least 1, not {limit}")
+    if before_line is not None and before_line < 1:
+        raise BridgeError(f"--before-line must be a raw line number of 1 or more, not {before_line}")
+    index = jsonl.scan(path, ClaudeFold())
+    st = index.state
+    update_lineage(st, index.lines)  # a partial last row may have moved the leaf
+    ev = Evidence(None if full else max_chars)
+    lines, next_before = index.page(before_line, limit)
+    with index.reader() as reader:
+        view = _View(index, reader, ev)
+        entries = [e for e in (view.entry(n) for n in lines) if e is not None]
+        answer: dict[str, Any] = {
+            "trust": TRUST,
+            "format": "claude-code-transcript",
+            "transcript": path,
+            "session": view.session(),
+            "title": view.title(),
+            "firstTimestamp": st["first"],
+            "lastTimestamp": st["last"],
+            "models": sorted(st["models"]),
+            "counts": {
+                "lines": index.lines,
+                "rows": sum(st["rowTypes"].values()) + sum(st["unknownTypes"].values()),
+                "rowTypes": dict(sorted(st["rowTypes"].items())),
+                "toolCalls": dict(sorted(st["tools"].items())),
+                "entries": len(index.entries),
+                "malformedLines": index.malformed_total,
+                "omittedThinking": st["thinking"],
+            },
+            "checkpoint": view.checkpoint(),
+            "lastPrompt": view.last_prompt(),
+            "editedFiles": view.edited_files(),
+            "editedFilesTotal": len(st["edits"]),
+            "subagents": view.subagents(),
+            "beforeLine": before_line,
+            "limit": limit,
+            "nextBeforeLine": next_before,
+            "entries": entries,
+        }
+    active = st["active"]
+    answer["branches"] = {
+        "leafLine": st["leafLine"] or None,
+        "nonLineageEntries": sum(1 for n in index.entries if not active[n]),
+    }
+    answer["diagnostics"] = {
+        "malformedLines": dict(sorted(index.malformed.items())),
+        "malformedSample": index.malformed_sample,
+        "oversizeLines": index.oversize[:20],
+        "unknownRowTypes": dict(sorted(st["unknownTypes"].items())),
+        "unknownBlockTypes": dict(sorted(st["unknownBlocks"].items())),
+        "omitted": {**st["omitted"], "thinkingBlocks": st["thinking"], "systemReminders": ev.reminders,
+                    "usageBlocks": view.usage_blocks},
+        "index": index.status,
+        "scannedBytes": index.scanned_bytes,
+    }
+    answer["redactions"] = ev.summary()
+    return answer
+
+
+class _View:
+    """Reads back the few lines a page needs and renders them through the whitelist."""
+
+    def __init__(self, index: jsonl.Index, reader: jsonl.LineReader, ev: Evidence) -> None:
+        self.index, self.reader, self.ev, self.st = index, reader, ev, index.state
+        self.usage_blocks = 0
+
+    def _load(self, line: int) -> dict[str, Any] | None:
+        return self.reader.load(line) if line else None
+
+    def _oversize(self, line: int) -> str:
+        size = self.reader.size(line)
+        return (f"[line {line} is {size} bytes, too large to show; "
+                f"`codex-bridge handoff raw read FILE --line {line}` shows its start]")
+
+    def session(self) -> dict[str, Any]:
+        s = self.st["session"]
+        out = {
+            "sessionId": s.get("sessionId"),
+            "agentId": s.get("agentId"),
+            "isSidechain": bool(self.st["sidechainFile"]),
+            "cwd": s.get("cwd"),
+            "gitBranch": s.get("gitBranch"),
+            "claudeVersion": s.get("version"),
+            "entrypoint": s.get("entrypoint"),
+        }
+        # A subagent lives at <dir>/<session>/subagents/[…/]agent-<id>.jsonl, beside <session>.jsonl.
+        folder = next((p for p in Path(self.index.path).parents if p.name == "subagents"), None)
+        if self.st["sidechainFile"] and folder is not None:
+            main = folder.parent.parent / f"{folder.parent.name}.jsonl"
+            out["parentTranscript"] = str(main) if main.is_file() else None
+        return {k: (self.ev.text(v, 500) if isinstance(v, str) else v) for k, v in out.items()}
+
+    def title(self) -> str | None:
+        fields = (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary"))
+        for kind, field in fields:
+            row = self._load(self.st["titleLines"].get(kind, 0))
+            if row and isinstance(row.get(field), str):
+                return self.ev.text(row[field], 300)
+        return None
+
+    def last_prompt(self) -> str | None:
+        row = self._load(self.st["lastPromptLine"])
+        if row and isinstance(row.get("lastPrompt"), str):
+            return self.ev.prose(row["lastPrompt"])
+        row = self._load(self.st["lastUserLine"])
+        if row:
+            texts = [b["text"] for b in _user_blocks(row) if b.get("type") == "text"]
+            # The same row is usually an entry too: count its reminders there, not twice.
+            return self.ev.prose("\n".join(texts), count=False) if texts else None
+        return None
+
+    def checkpoint(self) -> dict[str, Any] | None:
+        active = self.st["active"]
+        for line, trigger in reversed(self.st["compacts"]):
+            if not active[line]:
+                continue
+            row = self._load(line)
+            out: dict[str, Any] = {"line": line, "trigger": trigger,
+                                   "timestamp": row.get("timestamp") if row else None}
+            if row is None:
+                out["text"] = self._oversize(line)
+                return out
+            texts = [b["text"] for b in _user_blocks(row) if b.get("type") == "text"]
+            text = "\n".join(texts)
+            bound = None if self.ev.max_chars is None else self.ev.max_chars * CHECKPOINT_FACTOR
+            out["chars"] = len(text)
+            out["truncated"] = bound is not None and len(text) > bound
+            out["text"] = self.ev.prose(text, bound)
+            return out
+        return None
+
+    def edited_files(self) -> list[dict[str, Any]]:
+        edits = list(self.st["edits"].items())[-EDITED_FILES_SHOWN:]
+        return [{"path": self.ev.text(path, 500), "tool": tool, "line": line, "edits": count, "status": status}
+                for path, (tool, line, count, status) in reversed(edits)]
+
+    def subagents(self) -> list[dict[str, Any]]:
+        base = Path(self.index.path).with_suffix("") / "subagents"
+        if not base.is_dir():
+            return []
+        found = []
+        for p in base.glob("**/agent-*.jsonl"):
+            meta: dict[str, Any] = {}
+            try:
+                loaded = orjson.loads(p.with_suffix(".meta.json").read_bytes())
+                meta = loaded if isinstance(loaded, dict) else {}
+            except (OSError, orjson.JSONDecodeError):
+                pass
+            found.append((p.stat().st_mtime_ns, {
+                "path": str(p),
+                "agentId": safe_name(p.stem.removeprefix("agent-")),
+                "agentType": self.ev.text(meta["agentType"], 100) if isinstance(meta.get("agentType"), str)
+                else None,
+                "description": self.ev.text(meta["description"], 300)
+                if isinstance(meta.get("description"), str) else None,
+                "bytes": p.stat().st_size,
+            }))
+        found.sort(key=lambda item: (-item[0], item[1]["path"]))
+        return [item for _, item in found]
+
+    def entry(self, line: int) -> dict[str, Any] | None:
+        row = self._load(line)
+        active = self.st["active"]
+        branch = "active" if active[line] else "non-lineage"
+        if row is None:  # too large to parse: the fold kept only its envelope
+            head, _ = self.reader.head_tail(line, 4096)
+            role = "assistant" if b'"type":"assistant"' in head else "user"
+            return {"line": line, "role": role, "branch": branch, "oversize": True,
+                    "content": [{"type": "text", "text": self._oversize(line)}]}
+        kind = row.get("type")
+        out: dict[str, Any] = {"line": line, "role": kind, "timestamp": row.get("timestamp"), "branch": branch}
+        if row.get("isSidechain") is True and not self.st["sidechainFile"]:
+            out["sidechain"] = True
+        if kind == "assistant":
+            out["content"] = self._assistant_blocks(row)
+            if row.get("isApiErrorMessage"):
+                out["apiError"] = True
+        elif kind == "user":
+            origin = row.get("origin")
+            if isinstance(origin, dict) and origin.get("kind"):
+                out["origin"] = safe_name(origin["kind"])
+            elif row.get("promptSource") == "system":
+                out["origin"] = "system"
+            out["content"] = self._user_content(row)
+        elif kind == "system":
+            out.update(self._system(row))
+        elif kind == "attachment":
+            out.update({"role": "user", "via": "queued_command",
+                        "content": [{"type": "text", "text": self.ev.prose(row["attachment"]["prompt"])}]})
+        return out
+
+    def _assistant_blocks(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        content = (row.get("message") or {}).get("content")
+        if isinstance(content, str):
+            return [{"type": "text", "text": self.ev.prose(content)}]
+        out = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                text = self.ev.prose(block["text"])
+                if text:
+                    out.append({"type": "text", "text": text})
+            elif block.get("type") == "tool_use":
+                out.append(self._tool_use(block))
+        return out
+
+    def _tool_use(self, block: dict[str, Any]) -> dict[str, Any]:
+        args = block.get("input") if isinstance(block.get("input"), dict) else {}
+        secret = secret_path(args.get("file_path")) or secret_path(args.get("notebook_path"))
+        shown = {k: (_OMITTED_SECRET if secret and k in SECRET_CONTENT_KEYS else self.ev.value(v))
+                 for k, v in args.items()}
+        call_id = block.get("id") if isinstance(block.get("id"), str) else ""
+        return {"type": "tool_use", "id": safe_name(call_id), "name": safe_name(block.get("name")),
+                "input": shown, "result": self._result(call_id, secret)}
+
+    def _result(self, call_id: str, secret: bool) -> dict[str, Any] | None:
+        line = self.st["results"].get(call_id)
+        if not line:
+            return None  # no result row (yet): the call was interrupted or is still running
+        row = self._load(line)
+        if row is None:
+            return {"line": line, "isError": None, "text": self._oversize(line)}
+        for block in _user_blocks(row):
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == call_id:
+                text = _OMITTED_SECRET if secret else self.ev.prose(self._no_usage(_result_text(block.get("content"))))
+                return {"line": line, "isError": bool(block.get("is_error")), "text": text}
+        return {"line": line, "isError": None, "text": ""}
+
+    def _no_usage(self, text: str) -> str:
+        if "<usage>" not in text:
+            return text
+        text, n = _USAGE_BLOCK.subn("", text)
+        self.usage_blocks += n
+        return text
+
+    def _user_content(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        out = []
+        orphans = self.st["orphans"]
+        for block in _user_blocks(row):
+            kind = block.get("type")
+            if kind == "text":
+                text = self.ev.prose(block["text"])
+                if text:
+                    out.append({"type": "text", "text": text})
+            elif kind in ("image", "document"):
+                source = block.get("source") if isinstance(block.get("source"), dict) else {}
+                out.append({"type": kind, "mediaType": safe_name(source.get("media_type"))})
+            elif kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                # A result is shown with its call; only one whose call was never seen stands alone.
+                if not isinstance(call_id, str) or call_id in orphans:
+                    out.append({"type": "tool_result", "toolUseId": safe_name(call_id),
+                                "isError": bool(block.get("is_error")),
+                                "text": self.ev.prose(_result_text(block.get("content")))})
+        return out
+
+    def _system(self, row: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"subtype": safe_name(row.get("subtype")), "level": safe_name(row.get("level"))}
+        content = row.get("content")
+        error = row.get("error") if isinstance(row.get("error"), dict) else {}
+        if isinstance(content, str) and content.strip():
+            out["text"] = self.ev.prose(content)
+        elif isinstance(error.get("formatted"), str):
+            out["text"] = self.ev.text(error["formatted"])
+        if isinstance(error.get("status"), int):
+            out["status"] = error["status"]
+        for key in ("retryAttempt", "maxRetries"):
+            if isinstance(row.get(key), int):
+                out[key] = row[key]
+        return out
+
+
+def _user_blocks(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """A user row's content as a list of blocks (a plain string becomes one text block)."""
+    content = (row.get("message") or {}).get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and (b.get("type") != "text" or isinstance(b.get("text"), str))]
+
+
+def _result_text(content: Any) -> str:
+    """The text of a tool_result's content (string or blocks); images become placeholders."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict):
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            else:
+                parts.append(f"[{safe_name(block.get('type'))}]")
+    return "\n".join(parts)

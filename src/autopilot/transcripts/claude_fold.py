@@ -1,0 +1,397 @@
+"""The one-pass fold over a Claude Code transcript: which rows matter, and the facts kept about them.
+
+This is the scanning half of the Claude reader (``claude.py`` renders the answer). It
+is a whitelist: it looks only at the hard-coded recovery-bearing fields of known row
+types, counts everything else, and keeps bulky text out of its state (it stores line
+numbers; the renderer reads those lines back). The state is saved in the per-file
+index, so it holds only JSON values and ``array`` columns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from array import array
+from typing import Any
+
+from autopilot.transcripts.evidence import strip_reminders
+
+# Chain rows carry uuid/parentUuid; the rest are bookkeeping (reference/claude-code.md §6.2).
+CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+KNOWN_TYPES = CHAIN_TYPES | frozenset({
+    "file-history-snapshot", "file-history-delta", "queue-operation", "last-prompt", "custom-title",
+    "ai-title", "tag", "summary", "agent-name", "agent-color", "agent-setting", "mode",
+    "permission-mode", "pr-link", "worktree-state", "content-replacement", "attribution-snapshot",
+    "tools-used", "derived-from", "continued-in", "cost-state", "api-request", "api-request-shape",
+    "api-request-blob", "atis-latch",
+})
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+HOOK_CONTEXT = frozenset({"hook_additional_context", "hook_success", "hook_system_message",
+                          "hook_non_blocking_error", "hook_blocking_error", "hook_stopped_continuation",
+                          "hook_cancelled"})
+SYSTEM_PROMPT_ROWS = frozenset({"api-request-shape", "api-request-blob"})
+TELEMETRY_ROWS = frozenset({"api-request", "cost-state"})
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
+# For a row too large to parse, the envelope is read from its head and tail by pattern.
+_BIG_TYPE = re.compile(rb'"type":"(user|assistant|system|attachment|progress)","(?:message|uuid)"')
+_BIG_START = re.compile(rb'^\{"type":"([^"]{1,64})"')
+_BIG_PARENT = re.compile(rb'^\{"parentUuid":(?:"([^"]{1,100})"|null)')
+_BIG_LOGICAL = re.compile(rb'"logicalParentUuid":"([^"]{1,100})"')
+_BIG_UUID = re.compile(rb'"uuid":"([^"]{1,100})"')
+_BIG_RESULT_ID = re.compile(rb'"tool_use_id":"([^"]{1,200})"')
+_BIG_TOOL_USE = re.compile(rb'"type":"tool_use","id":"([^"]{1,200})","name":"([^"]{1,100})"')
+# Rows skimmed without parsing: bookkeeping rows by their leading type, attachments by envelope.
+_SKIM_ROWS: dict[bytes, str | None] = {
+    b"api-request": "telemetry", b"cost-state": "telemetry", b"api-request-shape": "systemPrompts",
+    b"api-request-blob": "systemPrompts", b"queue-operation": None, b"atis-latch": None,
+    b"tools-used": None, b"mode": None, b"permission-mode": None, b"file-history-snapshot": None,
+    b"file-history-delta": None, b"attribution-snapshot": None, b"content-replacement": None,
+    b"worktree-state": None, b"last-prompt": None,
+}
+_ATTACHMENT_HEAD = re.compile(
+    rb'\{"parentUuid":(?:null|"([^"]{1,100})"),"isSidechain":(true|false),"attachment":\{"type":"([A-Za-z0-9_]{1,64})"')
+_ATTACHMENT_UUID = b',"type":"attachment","uuid":"'
+_TIMESTAMP = b'"timestamp":"'
+
+
+def uuid_key(value: Any) -> int:
+    """A stable 32-bit integer for a row uuid (0 means none), so lineage fits in int arrays.
+
+    32 bits suffice: the lineage walk compares a parent's key only with the rows between
+    it and its child, so a collision would have to fall in that short stretch.
+    """
+    if not value:
+        return 0
+    try:
+        return int(value[:8], 16) or 1
+    except (ValueError, TypeError):
+        data = value if isinstance(value, bytes) else str(value).encode()
+        return int.from_bytes(hashlib.blake2b(data, digest_size=4).digest(), "big") or 1
+
+
+def safe_name(value: Any) -> str:
+    """A type or tool name fit to print as a count key; anything odd is bucketed, never echoed."""
+    if value.__class__ is str and _SAFE_NAME.fullmatch(value):
+        return value
+    return "<missing>" if value is None else "<invalid>"
+
+
+def _bump(counts: dict[str, int], key: str) -> None:
+    counts[key] = counts.get(key, 0) + 1
+
+
+def _meaningful(text: Any) -> bool:
+    if text.__class__ is not str:
+        return False
+    if "<system-reminder>" in text:
+        text = strip_reminders(text)[0]
+    return bool(text.strip())
+
+
+class ClaudeFold:
+    """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
+
+    name = "claude"
+    version = 1
+
+    def start(self) -> dict[str, Any]:
+        """A fresh state for an empty transcript."""
+        return {
+            "session": {}, "first": None, "last": None, "models": {}, "rowTypes": {}, "unknownTypes": {},
+            "unknownBlocks": {}, "tools": {}, "thinking": 0,
+            "omitted": {"hookContext": 0, "systemPrompts": 0, "telemetry": 0, "metaRows": 0},
+            "titleLines": {}, "lastPromptLine": 0, "lastUserLine": 0,
+            "edits": {}, "pendingEdits": {}, "pending": {}, "results": {}, "orphans": {},
+            "compacts": [], "boundary": None, "leaf": 0, "leafLine": 0, "sidechainFile": None,
+            "nodeLine": array("q"), "nodeKey": array("q"), "nodeParent": array("q"),
+            "active": bytearray(), "activeLeaf": 0, "activeLines": 0,
+        }
+
+    skim_prefixes = (b'{"type":"', b'{"parentUuid":')
+
+    def skim(self, st: dict[str, Any], line: int, raw: bytes) -> bool | None:
+        """Count a bookkeeping row or an attachment from its raw bytes; None asks for a full parse."""
+        if raw[2] == 116:  # {"type":"…  a bookkeeping row
+            end = raw.find(b'"', 9)
+            name = raw[9:end]
+            if name not in _SKIM_ROWS:
+                return None
+            kind = name.decode()
+            types = st["rowTypes"]
+            types[kind] = types.get(kind, 0) + 1
+            bucket = _SKIM_ROWS[name]
+            if bucket:
+                st["omitted"][bucket] += 1
+            elif kind == "last-prompt":
+                st["lastPromptLine"] = line  # its text is read (and checked) when rendering
+            at = raw.find(_TIMESTAMP, 0, 400)
+            if at > 0:
+                self._when(st, raw[at + 13: raw.find(b'"', at + 13)].decode("utf-8", "replace"))
+            return False
+        head = _ATTACHMENT_HEAD.match(raw)
+        if head is None or head.group(3) == b"queued_command":
+            return None
+        at = raw.rfind(_ATTACHMENT_UUID)
+        if at < 0:
+            return None
+        start = at + len(_ATTACHMENT_UUID)
+        stop = raw.find(b'"', start)
+        types = st["rowTypes"]
+        types["attachment"] = types.get("attachment", 0) + 1
+        kind = head.group(3).decode()
+        if kind in HOOK_CONTEXT:
+            st["omitted"]["hookContext"] += 1
+        elif kind == "prompt_snapshot":
+            st["omitted"]["systemPrompts"] += 1
+        self._node(st, line, "attachment", head.group(2) == b"true", uuid_key(raw[start:stop]),
+                   uuid_key(head.group(1)))
+        if raw.startswith(_TIMESTAMP, stop + 2):  # …uuid":"<uuid>","timestamp":"<ts>"
+            self._when(st, raw[stop + 15: raw.find(b'"', stop + 15)].decode("utf-8", "replace"))
+        return False
+
+    @staticmethod
+    def _when(st: dict[str, Any], ts: str) -> None:
+        if st["first"] is None or ts < st["first"]:
+            st["first"] = ts
+        if st["last"] is None or ts > st["last"]:
+            st["last"] = ts
+
+    def row(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+        """Fold one parsed row; True when it is a meaningful entry."""
+        kind = obj.get("type")
+        ts = obj.get("timestamp")
+        if ts.__class__ is str:
+            self._when(st, ts)
+        types = st["rowTypes"]
+        if kind in CHAIN_TYPES:
+            types[kind] = types.get(kind, 0) + 1
+            uid = obj.get("uuid")
+            if uid is not None:
+                parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
+                self._node(st, line, kind, obj.get("isSidechain") is True, uuid_key(uid), uuid_key(parent))
+                self._identity(st, obj)
+            if kind == "assistant":
+                return self._assistant(st, line, obj)
+            if kind == "user":
+                return self._user(st, line, obj)
+            if kind == "attachment":
+                return self._attachment(st, obj)
+            if kind == "system":
+                return self._system(st, line, obj)
+            return False
+        if kind in KNOWN_TYPES:
+            types[kind] = types.get(kind, 0) + 1
+            if kind in SYSTEM_PROMPT_ROWS:
+                st["omitted"]["systemPrompts"] += 1
+            elif kind in TELEMETRY_ROWS:
+                st["omitted"]["telemetry"] += 1
+            elif kind == "last-prompt":
+                if obj.get("lastPrompt").__class__ is str:
+                    st["lastPromptLine"] = line
+            elif kind in ("custom-title", "ai-title", "summary"):
+                st["titleLines"][kind] = line
+        else:
+            _bump(st["unknownTypes"], safe_name(kind))
+        return False
+
+    @staticmethod
+    def _node(st: dict[str, Any], line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
+        st["nodeLine"].append(line)
+        st["nodeKey"].append(key)
+        st["nodeParent"].append(parent)
+        if st["sidechainFile"] is None:
+            st["sidechainFile"] = sidechain
+        # The newest leaf is the last row on the main chain; progress rows fork off it.
+        if kind != "progress" and (not sidechain or st["sidechainFile"]):
+            st["leaf"], st["leafLine"] = key, line
+
+    @staticmethod
+    def _identity(st: dict[str, Any], obj: dict[str, Any]) -> None:
+        session = st["session"]
+        if "sessionId" not in session:
+            session.update({k: obj.get(k) for k in ("sessionId", "agentId", "entrypoint")})
+        for field in ("cwd", "gitBranch", "version"):
+            value = obj.get(field)
+            if value.__class__ is str:
+                session[field] = value
+
+    def _assistant(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+        msg = obj.get("message")
+        if msg.__class__ is not dict:
+            return False
+        model = msg.get("model")
+        if model.__class__ is str and model != "<synthetic>":
+            _bump(st["models"], model)
+        content = msg.get("content")
+        if content.__class__ is str:
+            return _meaningful(content)
+        if content.__class__ is not list:
+            return False
+        entry = False
+        for block in content:
+            if block.__class__ is not dict:
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                entry = entry or _meaningful(block.get("text"))
+            elif kind == "tool_use":
+                entry = True
+                name = safe_name(block.get("name"))
+                _bump(st["tools"], name)
+                call_id = block.get("id")
+                if call_id.__class__ is str:
+                    st["pending"][call_id] = line
+                    if name in EDIT_TOOLS:
+                        self._edit(st, line, call_id, name, block.get("input"))
+            elif kind in ("thinking", "redacted_thinking"):
+                st["thinking"] += 1
+            else:
+                _bump(st["unknownBlocks"], safe_name(kind))
+        return entry
+
+    def _edit(self, st: dict[str, Any], line: int, call_id: str, tool: str, args: Any) -> None:
+        if args.__class__ is not dict:
+            return
+        path = args.get("file_path") or args.get("notebook_path")
+        if path.__class__ is not str:
+            return
+        old = st["edits"].pop(path, None)  # re-inserted so dict order is most-recent-last
+        st["edits"][path] = [tool, line, (old[2] if old else 0) + 1, "pending"]
+        st["pendingEdits"][call_id] = path
+
+    def _user(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+        if obj.get("isCompactSummary"):
+            boundary = st["boundary"]
+            parent = uuid_key(obj.get("parentUuid"))
+            trigger = boundary[1] if boundary and boundary[0] == parent else None
+            st["compacts"].append([line, trigger])
+            return False
+        if obj.get("isMeta") or obj.get("isVisibleInTranscriptOnly"):
+            st["omitted"]["metaRows"] += 1
+            return False
+        msg = obj.get("message")
+        content = msg.get("content") if msg.__class__ is dict else None
+        if content.__class__ is str:
+            if not _meaningful(content):
+                return False
+            if not obj.get("origin") and obj.get("promptSource") != "system":
+                st["lastUserLine"] = line
+            return True
+        if content.__class__ is not list:
+            return False
+        entry = typed = False
+        for block in content:
+            if block.__class__ is not dict:
+                continue
+            kind = block.get("type")
+            if kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                if call_id.__class__ is not str or st["pending"].pop(call_id, None) is None:
+                    entry = True  # a result whose call we never saw is shown on its own
+                    if call_id.__class__ is str:
+                        st["orphans"][call_id] = line
+                if call_id.__class__ is str:
+                    st["results"][call_id] = line
+                    path = st["pendingEdits"].pop(call_id, None)
+                    edit = st["edits"].get(path) if path else None
+                    if edit:
+                        edit[3] = "error" if block.get("is_error") else "ok"
+            elif kind == "text":
+                if _meaningful(block.get("text")):
+                    entry = typed = True
+            elif kind in ("image", "document"):
+                entry = typed = True
+            else:
+                _bump(st["unknownBlocks"], safe_name(kind))
+        if typed and not obj.get("origin") and obj.get("promptSource") != "system":
+            st["lastUserLine"] = line
+        return entry
+
+    def _attachment(self, st: dict[str, Any], obj: dict[str, Any]) -> bool:
+        att = obj.get("attachment")
+        kind = att.get("type") if att.__class__ is dict else None
+        if kind in HOOK_CONTEXT:
+            st["omitted"]["hookContext"] += 1
+        elif kind == "prompt_snapshot":
+            st["omitted"]["systemPrompts"] += 1
+        elif kind == "queued_command" and att is not None:
+            # Text the user typed while Claude was working: their intent, unless harness-made.
+            return not att.get("isMeta") and _meaningful(att.get("prompt"))
+        return False
+
+    def _system(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+        subtype = obj.get("subtype")
+        if subtype == "compact_boundary":
+            meta = obj.get("compactMetadata")
+            trigger = meta.get("trigger") if meta.__class__ is dict else None
+            st["boundary"] = [uuid_key(obj.get("uuid")), safe_name(trigger) if trigger else None]
+            return False
+        return obj.get("level") in ("warning", "error") or subtype == "api_error"
+
+    def oversize(self, st: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
+        """Fold a row too large to parse from the envelope fields found in its head and tail."""
+        both = head + b"\n" + tail
+        found = _BIG_TYPE.search(both) or _BIG_START.search(head)
+        kind = found.group(1).decode() if found else None
+        if kind not in KNOWN_TYPES:
+            _bump(st["unknownTypes"], "<oversize>")
+            return False
+        _bump(st["rowTypes"], kind)
+        uuids = _BIG_UUID.findall(tail)
+        if kind in CHAIN_TYPES and uuids:
+            parent = _BIG_PARENT.search(head) or _BIG_LOGICAL.search(both)
+            parent_key = uuid_key(parent.group(1)) if parent else 0
+            self._node(st, line, kind, b'"isSidechain":true' in head, uuid_key(uuids[-1]), parent_key)
+        if kind == "assistant":
+            for call_id, name in _BIG_TOOL_USE.findall(head):
+                _bump(st["tools"], safe_name(name.decode()))
+                st["pending"][call_id.decode()] = line
+            return True
+        if kind == "user":
+            if b'"isCompactSummary":true' in both:
+                st["compacts"].append([line, None])
+                return False
+            ids = [i.decode() for i in _BIG_RESULT_ID.findall(head)]
+            orphan = False
+            for call_id in ids:
+                st["results"][call_id] = line
+                if st["pending"].pop(call_id, None) is None:
+                    st["orphans"][call_id], orphan = line, True
+            return not ids or orphan
+        return False
+
+    def finish(self, st: dict[str, Any], lines: int) -> None:
+        """Bring the active-lineage flags up to date with the newest leaf (kept in the index)."""
+        update_lineage(st, lines)
+
+
+def update_lineage(st: dict[str, Any], lines: int) -> None:
+    """Mark, per raw line, the rows on the parentUuid/logicalParentUuid chain of the newest leaf."""
+    active: bytearray = st["active"]
+    old_lines = len(active) - 1 if active else 0
+    if len(active) < lines + 1:
+        active.extend(bytes(lines + 1 - len(active)))
+    if st["activeLeaf"] == st["leaf"]:
+        st["activeLines"] = lines
+        return
+    keys, parents, where = st["nodeKey"], st["nodeParent"], st["nodeLine"]
+    want, marked, joined = st["leaf"], [], 0
+    known = bool(st["activeLeaf"])
+    # Walk back from the leaf; parents precede children in an append-only file. Once the
+    # walk meets a row already on the old lineage, everything older is unchanged.
+    for i in range(len(keys) - 1, -1, -1):
+        if not want:
+            break
+        if keys[i] != want:
+            continue
+        n = where[i]
+        if known and n <= old_lines and active[n]:
+            joined = n
+            break
+        marked.append(n)
+        want = parents[i]
+    if known:
+        active[joined + 1: old_lines + 1] = bytes(old_lines - joined)  # the old branch past the fork
+    for n in marked:
+        active[n] = 1
+    st["activeLeaf"], st["activeLines"] = st["leaf"], lines

@@ -1,0 +1,132 @@
+"""Raw diagnostic views of a Claude Code transcript: file facts, and rows with private parts masked.
+
+These back ``codex-bridge handoff raw inspect|read``. Unlike the intake they show rows as
+parsed, field by field, so a human can see why a row was or was not an entry; the parts
+the intake never emits are still masked here (replaced by what they were and how big),
+and every string is redacted and cut.
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_left
+from typing import Any
+
+from autopilot.errors import BridgeError
+from autopilot.transcripts import jsonl
+from autopilot.transcripts.claude_fold import (
+    HOOK_CONTEXT,
+    SYSTEM_PROMPT_ROWS,
+    TELEMETRY_ROWS,
+    ClaudeFold,
+    safe_name,
+    update_lineage,
+)
+from autopilot.transcripts.evidence import TRUST, Evidence
+
+# Keys whose values the intake never emits, wherever they appear in a row.
+PRIVATE_KEYS = {
+    "thinking": "thinking", "signature": "thinking signature", "usage": "usage telemetry",
+    "systemPrompt": "system prompt", "system": "system prompt", "tools": "tool definitions",
+    "rendered": "injected context", "modelUsage": "usage telemetry",
+}
+
+
+def inspect(path: str) -> dict[str, Any]:
+    """File-level facts: sizes, row types, malformed and oversize lines, lineage and index state."""
+    index = jsonl.scan(path, ClaudeFold())
+    st = index.state
+    update_lineage(st, index.lines)
+    return {
+        "trust": TRUST,
+        "transcript": path,
+        "bytes": os.path.getsize(path),
+        "lines": index.lines,
+        "partialLastLine": index.partial,
+        "rows": sum(st["rowTypes"].values()) + sum(st["unknownTypes"].values()),
+        "rowTypes": dict(sorted(st["rowTypes"].items())),
+        "unknownRowTypes": dict(sorted(st["unknownTypes"].items())),
+        "unknownBlockTypes": dict(sorted(st["unknownBlocks"].items())),
+        "malformedLines": dict(sorted(index.malformed.items())),
+        "malformedSample": index.malformed_sample,
+        "oversizeLines": index.oversize[:50],
+        "entries": len(index.entries),
+        "nonLineageEntries": sum(1 for n in index.entries if not st["active"][n]),
+        "leafLine": st["leafLine"] or None,
+        "compactSummaryLines": [line for line, _ in st["compacts"]],
+        "index": index.status,
+    }
+
+
+def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> dict[str, Any]:
+    """Rows ``line`` .. ``line + count - 1`` as parsed, redacted, with private parts masked."""
+    index = jsonl.scan(path, ClaudeFold())
+    if line > index.lines:
+        raise BridgeError(f"line {line} is past the end; {path} has {index.lines} lines")
+    st = index.state
+    update_lineage(st, index.lines)
+    ev = Evidence(max_chars)
+    first = bisect_left(index.entries, line)
+    entries = set(index.entries[first: bisect_left(index.entries, line + count)])
+    rows = []
+    with index.reader() as reader:
+        for n in range(line, min(line + count, index.lines + 1)):
+            size = reader.size(n)
+            obj = reader.load(n)
+            out: dict[str, Any] = {"line": n, "bytes": size}
+            if obj is None:
+                head, _ = reader.head_tail(n, max_chars * 4)
+                out["parsed"] = False
+                out["reason"] = "oversize" if size > jsonl.MAX_LINE_BYTES else "malformed"
+                out["text"] = ev.text(head.decode("utf-8", "replace"))
+            else:
+                out.update(parsed=True, entry=n in entries, active=bool(st["active"][n]), row=mask(obj, ev))
+            rows.append(out)
+    return {"trust": TRUST, "transcript": path, "rows": rows, "redactions": ev.summary()}
+
+
+def mask(row: dict[str, Any], ev: Evidence) -> dict[str, Any]:
+    """A row with what the intake never emits replaced by a note of what it was and its size."""
+    kind = row.get("type")
+    if kind in SYSTEM_PROMPT_ROWS or kind in TELEMETRY_ROWS:
+        what = "system prompt or request snapshot" if kind in SYSTEM_PROMPT_ROWS else "telemetry"
+        keep = {k: ev.value(row[k]) for k in ("type", "sessionId", "timestamp") if k in row}
+        return {**keep, "[omitted]": f"{what}, {_size(row)} chars"}
+    if kind == "attachment" and isinstance(row.get("attachment"), dict):
+        att = row["attachment"]
+        if att.get("type") in HOOK_CONTEXT or att.get("type") == "prompt_snapshot":
+            note = {"type": safe_name(att.get("type")),
+                    "[omitted]": f"hook context or system prompt, {_size(att)} chars"}
+            return {**_walk({k: v for k, v in row.items() if k != "attachment"}, ev), "attachment": note}
+    if row.get("isMeta") and isinstance(row.get("message"), dict):
+        masked = dict(row, message={"role": row["message"].get("role"),
+                                    "[omitted]": f"harness-injected meta content, {_size(row['message'])} chars"})
+        return _walk(masked, ev)
+    return _walk(row, ev)
+
+
+def _walk(value: Any, ev: Evidence, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return ev.text(value)
+    if depth > 12:
+        return "[omitted: nested too deep]"
+    if isinstance(value, list):
+        return [_walk(v, ev, depth + 1) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    redacted_thinking = value.get("type") == "redacted_thinking"
+    for key, item in value.items():
+        # "tools" as a list of names (tools-used rows) is harmless; as definitions it is not.
+        definitions = key == "tools" and not all(isinstance(t, str) for t in item or [])
+        if (key in PRIVATE_KEYS and (key != "tools" or definitions)) or (redacted_thinking and key == "data"):
+            out[key] = f"[omitted: {PRIVATE_KEYS.get(key, 'redacted thinking')}, {_size(item)} chars]"
+        else:
+            out[ev.text(str(key), 200)] = _walk(item, ev, depth + 1)
+    return out
+
+
+def _size(value: Any) -> int:
+    import orjson
+
+    return len(value) if isinstance(value, str) else len(orjson.dumps(value))
