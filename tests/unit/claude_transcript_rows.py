@@ -71,9 +71,12 @@ class Transcript:
         return self._chain("assistant", {"message": message, "requestId": "req_1"}, parent, **extra)
 
     def result(self, call_id: str, content: Any, is_error: bool = False, parent: Any = _SAME) -> str:
-        """A user row holding one tool_result."""
+        """A user row holding one tool_result; like Claude Code's, its uuid precedes toolUseResult."""
         block = {"tool_use_id": call_id, "type": "tool_result", "content": content, "is_error": is_error}
-        return self.user([block], parent=parent, toolUseResult={"stdout": str(content)})
+        uid = self.user([block], parent=parent)
+        self.rows[-1]["toolUseResult"] = {"stdout": str(content), "stderr": ""}
+        self.rows[-1]["sourceToolAssistantUUID"] = self.rows[-2]["uuid"] if len(self.rows) > 1 else None
+        return uid
 
     def system(self, subtype: str, level: str, content: str | None = None, parent: Any = _SAME,
                **extra: Any) -> str:

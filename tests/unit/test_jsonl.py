@@ -347,3 +347,24 @@ def test_finish_runs_before_the_index_is_saved(tmp_path):
     jsonl.scan(f, SkimFold())
     again = jsonl.scan(f, SkimFold())
     assert (again.status, again.state["total"]) == ("reused", 2)
+
+
+class MarkFold(CountFold):
+    """CountFold that asks for the positions of "id" marks inside oversize lines."""
+
+    oversize_marks = __import__("re").compile(rb'"id":"[a-z]+"')
+
+    def oversize(self, state, line, head, tail, size, marks=()):
+        state["big"].append([line, [m.decode() for m in marks]])
+        return False
+
+
+def test_oversize_marks_are_found_anywhere_in_the_line(tmp_path, monkeypatch):
+    """A fold's mark pattern is found in the middle of an oversize line, even across chunk edges."""
+    monkeypatch.setattr(jsonl, "CHUNK_BYTES", 7)
+    f = tmp_path / "t.jsonl"
+    big = b'{"a": "' + b"x" * 300 + b'", "id":"middle", "b": "' + b"y" * 300 + b'", "id":"late"}'
+    write(f, {"n": 1}, big, {"n": 3})
+    index = jsonl.scan(f, MarkFold(), max_line_bytes=100)
+    assert index.state["big"] == [[2, ['"id":"middle"', '"id":"late"']]]
+    assert index.state["ns"] == [1, 3]

@@ -35,7 +35,7 @@ _USAGE_BLOCK = re.compile(r"<usage>.*?</usage>\s*", re.DOTALL)
 
 
 def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = DEFAULT_LIMIT,
-           max_chars: int | None = DEFAULT_MAX_CHARS, full: bool = False) -> dict[str, Any]:
+           max_chars: int | None = DEFAULT_MAX_CHARS, full: bool = False, cache: bool = True) -> dict[str, Any]:
     """The intake answer for one page of a Claude Code transcript."""
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -45,7 +45,7 @@ def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limi
         raise BridgeError(f"--limit must be at least 1, not {limit}")
     if before_line is not None and before_line < 1:
         raise BridgeError(f"--before-line must be a raw line number of 1 or more, not {before_line}")
-    index = jsonl.scan(path, ClaudeFold())
+    index = jsonl.scan(path, ClaudeFold(), cache=cache)
     st = index.state
     update_lineage(st, index.lines)  # a partial last row may have moved the leaf
     ev = Evidence(None if full else max_chars)

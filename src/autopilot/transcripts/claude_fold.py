@@ -328,8 +328,13 @@ class ClaudeFold:
             return False
         return obj.get("level") in ("warning", "error") or subtype == "api_error"
 
-    def oversize(self, st: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
-        """Fold a row too large to parse from the envelope fields found in its head and tail."""
+    # A row's own uuid sits between its message and its toolUseResult, so for a huge tool
+    # result it is in neither the head nor the tail: have the scanner find it anywhere.
+    oversize_marks = re.compile(rb'"uuid":"[^"]{1,100}","timestamp":"[^"]{1,40}"')
+
+    def oversize(self, st: dict[str, Any], line: int, head: bytes, tail: bytes, size: int,
+                 marks: list[bytes] | tuple[bytes, ...] = ()) -> bool:
+        """Fold a row too large to parse from the envelope fields found in its head, tail and marks."""
         both = head + b"\n" + tail
         found = _BIG_TYPE.search(both) or _BIG_START.search(head)
         kind = found.group(1).decode() if found else None
@@ -337,7 +342,10 @@ class ClaudeFold:
             _bump(st["unknownTypes"], "<oversize>")
             return False
         _bump(st["rowTypes"], kind)
-        uuids = _BIG_UUID.findall(tail)
+        # Nested objects rarely carry uuid+timestamp; the row's own pair comes first.
+        uuids = [_BIG_UUID.search(marks[0]).group(1)] if marks else _BIG_UUID.findall(tail)  # type: ignore[union-attr]
+        if marks:
+            self._when(st, marks[0].rsplit(b'"', 2)[-2].decode("utf-8", "replace"))
         if kind in CHAIN_TYPES and uuids:
             parent = _BIG_PARENT.search(head) or _BIG_LOGICAL.search(both)
             parent_key = uuid_key(parent.group(1)) if parent else 0

@@ -20,6 +20,8 @@ Interface for a format reader::
         def oversize(self, state, line, head, tail, size) -> bool: ...
             # a line longer than max_line_bytes: only its first and last
             # HEAD_TAIL_BYTES are kept; return True to record it as an entry
+        oversize_marks = re.compile(rb"...")   # optional: then oversize() also gets
+            # ``marks``, the first matches of this pattern anywhere in the line
         def finish(self, state, lines) -> None: ...
             # optional: derive data from the whole file (it is saved with the index)
         skim_prefixes = (b'{"type":"',)   # optional, with skim():
@@ -56,6 +58,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import struct
 from array import array
 from bisect import bisect_left
@@ -71,6 +74,8 @@ CORE_VERSION = 1
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 8 << 20  # parsing a line costs ~2-3x its size in memory; the budget is 64 MB
 HEAD_TAIL_BYTES = 64 << 10  # what an oversize line keeps of its start and end
+MARKS_KEPT = 16  # matches of a fold's oversize_marks pattern kept per oversize line
+MARK_CARRY = 512  # bytes kept across chunks so a mark split by a chunk edge is found
 HEAD_HASH_BYTES = 4096
 END_CHECK_BYTES = 64
 CACHE_KEEP = 256  # index files kept per cache directory; the least recently written go first
@@ -252,11 +257,15 @@ class _Scanner:
         if len(index.malformed_sample) < 20:
             index.malformed_sample.append(line)
 
-    def _big(self, line: int, head: bytes, tail: bytes, size: int) -> None:
+    def _big(self, line: int, head: bytes, tail: bytes, size: int, marks: _Marks) -> None:
         index = self.index
         index.oversize.append(line)
         head, tail = head[:HEAD_TAIL_BYTES], tail[-HEAD_TAIL_BYTES:]
-        if self.fold.oversize(index.state, line, head, tail, size):
+        if marks.pattern is None:
+            entry = self.fold.oversize(index.state, line, head, tail, size)
+        else:
+            entry = self.fold.oversize(index.state, line, head, tail, size, marks.found)  # type: ignore[call-arg]
+        if entry:
             index.entries.append(line)
 
     def _one(self, line: int, part: bytes, last: bool) -> None:
@@ -297,6 +306,8 @@ class _Scanner:
         pending = 0
         skipping = False  # inside an oversize line: keep only its head and tail
         big_head = big_tail = b""
+        pattern = getattr(fold, "oversize_marks", None)
+        marks = _Marks(pattern)
         while remaining > 0:
             chunk = fh.read(min(CHUNK_BYTES, remaining))
             if not chunk:
@@ -307,18 +318,20 @@ class _Scanner:
                 pending += len(chunk)
                 if skipping:
                     big_tail = (big_tail + chunk)[-HEAD_TAIL_BYTES:]
+                    marks.feed(chunk)
                 else:
                     pieces.append(chunk)
                     if pending > max_line:
                         joined = b"".join(pieces)
                         big_head, big_tail = joined[:HEAD_TAIL_BYTES], joined[-HEAD_TAIL_BYTES:]
-                        pieces, skipping = [], True
+                        pieces, skipping, marks = [], True, _Marks(pattern, joined)
                 continue
             if skipping:
                 line += 1
                 offsets.append(off)
                 size = pending + nl
-                self._big(line, big_head, (big_tail + chunk[:nl])[-HEAD_TAIL_BYTES:], size)
+                marks.feed(chunk[:nl])
+                self._big(line, big_head, (big_tail + chunk[:nl])[-HEAD_TAIL_BYTES:], size, marks)
                 off += size + 1
                 data = chunk[nl + 1:]
                 skipping, big_head, big_tail = False, b"", b""
@@ -333,7 +346,7 @@ class _Scanner:
                 size = len(part)
                 off += size + 1
                 if size > max_line:
-                    self._big(line, part[:HEAD_TAIL_BYTES], part[-HEAD_TAIL_BYTES:], size)
+                    self._big(line, part[:HEAD_TAIL_BYTES], part[-HEAD_TAIL_BYTES:], size, _Marks(pattern, part))
                     continue
                 if skim is not None and part.startswith(prefixes) and part.endswith(b"}"):
                     skimmed = skim(state, line, part)
@@ -355,7 +368,7 @@ class _Scanner:
                 pieces = [rest]
                 if pending > max_line:
                     big_head, big_tail = rest[:HEAD_TAIL_BYTES], rest[-HEAD_TAIL_BYTES:]
-                    pieces, skipping = [], True
+                    pieces, skipping, marks = [], True, _Marks(pattern, rest)
         index.lines, index.end = line, off
         index.file_size = off
         fh.seek(max(0, off - END_CHECK_BYTES))
@@ -369,12 +382,34 @@ class _Scanner:
             offsets.append(off)
             index.lines, index.partial, index.file_size = line, True, off + pending
             if skipping:
-                self._big(line, big_head, big_tail, pending)
+                self._big(line, big_head, big_tail, pending, marks)
             else:
                 self._one(line, b"".join(pieces), last=True)
             if finish is not None:
                 finish(state, line)
         return snapshot
+
+
+class _Marks:
+    """The first matches of a fold's pattern in an oversize line that is read chunk by chunk."""
+
+    def __init__(self, pattern: re.Pattern[bytes] | None, data: bytes = b"") -> None:
+        self.pattern, self.carry = pattern, b""
+        self.found: list[bytes] = []
+        self.feed(data)
+
+    def feed(self, data: bytes) -> None:
+        """Look for the pattern in the next stretch of the line."""
+        if self.pattern is None or len(self.found) >= MARKS_KEPT or not data:
+            return
+        buf = self.carry + data
+        for match in self.pattern.finditer(buf):
+            if match.end() <= len(self.carry):
+                continue  # wholly inside the carry: found with the previous stretch
+            self.found.append(match.group(0))
+            if len(self.found) >= MARKS_KEPT:
+                break
+        self.carry = buf[-MARK_CARRY:]
 
 
 def _serialise(index: Index) -> bytes:
