@@ -1,0 +1,132 @@
+"""Claude Code hooks: one entry point, one dispatch table; they fail open, but visibly.
+
+``codex-bridge hook <Event>`` reads the event's JSON on stdin and prints at most one JSON
+object on stdout. Every hook exits 0: a block happens only on purpose, through
+``{"decision": "block"}``; an internal error becomes a ``systemMessage`` and a crash-log line.
+
+The fast path comes first. Most events arrive in workspaces without a run, so before anything
+else is imported this module checks, with ``os`` and ``json`` alone, whether the workspace has
+a state.json; heavy modules (openai, jsonschema, yaml) load only inside the handlers that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+Output = dict[str, Any]
+
+# event -> (module under autopilot.hooks, function), imported only after the fast path; None: nothing to do.
+HANDLERS: dict[str, tuple[str, str] | None] = {
+    "SessionStart": ("session", "session_start"),
+    "UserPromptSubmit": ("session", "user_prompt_submit"),
+    "PostToolUse": ("review", "post_tool_use"),
+    "Stop": ("stop", "stop"),
+    "StopFailure": ("stop", "stop_failure"),
+    "SessionEnd": None,  # all SessionEnd hooks share 1.5 s: nothing slow, so nothing at all
+}
+# Typed exactly (after trimming) by a human in a root session: record the handoff pointer, no model request.
+HANDOFF_PROMPTS = ("$handoff", "/handoff", "/codex-autopilot:handoff")
+
+
+def main(event: str) -> int:
+    """Handle one hook event read from stdin and print its JSON answer; always returns 0."""
+    try:
+        raw = sys.stdin.read()
+    except (OSError, ValueError):
+        raw = ""
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        data = None
+    try:
+        if not isinstance(data, dict):
+            out: Output | None = {"systemMessage": f"codex-autopilot: the {event} hook got input that is not a "
+                                                   "JSON object; it did nothing (is Claude Code up to date?)"}
+        else:
+            out = dispatch(event, data)
+    except Exception as exc:  # fail open, visibly
+        out = failed(event, exc)
+    if out:
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def dispatch(event: str, data: dict[str, Any]) -> Output | None:
+    """Route one event to its handler, or answer nothing when there is nothing to do."""
+    if event == "UserPromptSubmit" and is_handoff_prompt(data):
+        from autopilot.hooks.handoff import record
+
+        return record(data)
+    target = HANDLERS.get(event)
+    if target is None or not has_run(str(data.get("cwd") or os.getcwd())):
+        return None
+    from importlib import import_module
+
+    from autopilot.hooks.context import Hook
+
+    module = import_module(f"autopilot.hooks.{target[0]}")
+    handler = getattr(module, target[1])
+    return handler(Hook(event, data))  # type: ignore[no-any-return]
+
+
+def is_handoff_prompt(data: dict[str, Any]) -> bool:
+    """Whether a prompt is the human ``$handoff`` trigger from a root session (never a subagent)."""
+    prompt = data.get("prompt")
+    return isinstance(prompt, str) and prompt.strip() in HANDOFF_PROMPTS and not data.get("agent_id")
+
+
+def has_run(cwd: str) -> bool:
+    """Whether the git work tree around ``cwd`` has a state.json, using nothing heavier than ``os``."""
+    home = os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+    runs = os.path.join(home, "runs")
+    try:
+        names = os.listdir(runs)
+    except OSError:
+        return False
+    if not names:
+        return False
+    top = _toplevel(cwd)
+    if top is None:
+        return False
+    suffix = "-" + _sha256_hex(top)[:12]  # paths.run_dir: runs/<slug>-<sha256(realpath)[:12]>
+    return any(name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json")) for name in names)
+
+
+def _toplevel(cwd: str) -> str | None:
+    path = os.path.realpath(cwd)
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def _sha256_hex(text: str) -> str:
+    # The builtin module (_sha256 up to 3.11, _sha2 after) skips hashlib's OpenSSL import (~3 ms).
+    for name in ("_sha256", "_sha2", "hashlib"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        return str(module.sha256(text.encode("utf-8")).hexdigest())
+    raise ImportError("no sha256 implementation")
+
+
+def failed(event: str, exc: BaseException) -> Output:
+    """The fail-open answer to an error: a systemMessage (and a crash-log line for bugs); never a block."""
+    from autopilot.errors import BridgeError
+
+    if isinstance(exc, BridgeError):
+        return {"systemMessage": f"codex-autopilot: the {event} hook did nothing: {exc}"}
+    from autopilot.errors import write_crash_log
+    from autopilot.paths import autopilot_home
+
+    log = write_crash_log(str(autopilot_home()), exc)
+    return {"systemMessage": f"codex-autopilot: the {event} hook failed ({type(exc).__name__}: {exc}); Claude "
+                             f"was not blocked. The traceback is in {log}; please report it."}

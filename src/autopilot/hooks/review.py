@@ -1,0 +1,158 @@
+"""PostToolUse: Codex reviews the new diff against the current task, in a worker Claude never waits on for long.
+
+The hook starts a detached worker process for the review and waits for it at most
+``AUTOPILOT_HOOK_REVIEW_WAIT`` seconds (default 45). A review that takes longer keeps running on
+its own and records its findings in state.json; the next PostToolUse hands them to Claude. So
+Claude keeps working instead of waiting, and a hook that Claude Code times out loses nothing.
+At most one review is in flight per run: the worker holds ``review.lock`` without blocking.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from autopilot import loop
+from autopilot.errors import BridgeError, InfraError
+from autopilot.hooks.context import (
+    INFRA_PAUSE_AFTER,
+    Hook,
+    Output,
+    context,
+    findings_text,
+    say,
+)
+from autopilot.state import State, Store
+
+TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
+LOCK = "review.lock"
+WORKER_LOG = "review-worker.log"
+DEFAULT_WAIT_S = 45.0
+EXIT_BUSY = 75  # the worker found another review in flight
+
+
+def post_tool_use(hook: Hook) -> Output | None:
+    """Review the work tree when it differs from the last reviewed one; hand Claude the findings."""
+    if hook.data.get("tool_name") not in TOOLS:
+        return None
+    state, notice = hook.engage()
+    if state is None:
+        return notice
+    snap = hook.workspace.snapshot(state.get("base_sha"))
+    if snap.empty or snap.tree == (state.get("last_review") or {}).get("fingerprint") or in_flight(hook.store):
+        return deliver(hook, state)
+    errors_before = (state.get("last_error") or {}).get("timestamp")
+    worker = start_worker(hook.store, hook.workspace.root)
+    wait = wait_seconds()
+    try:
+        worker.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        return say(f"Codex is still reviewing after {wait:.0f}s; Claude carries on and gets the findings with a "
+                   "later tool result.")
+    after = hook.store.load()
+    error = after.get("last_error") or {}
+    if after["status"] == "paused_reviewer_unavailable" and after.get("run_id") == state.get("run_id"):
+        from autopilot.hooks.stop import paused_message
+
+        return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
+    if after["status"] == "stopped_budget" and state["status"] == loop.RUNNING:
+        return say(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
+    if error.get("timestamp") != errors_before and error.get("phase") == "review":
+        return say(f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "
+                   f"Claude carries on (failure {after.get('consecutive_errors')} of {INFRA_PAUSE_AFTER} in a row "
+                   "before the run pauses).")
+    return deliver(hook, after)
+
+
+def wait_seconds() -> float:
+    """How long the hook waits for a review before letting Claude carry on."""
+    try:
+        return max(0.0, float(os.environ.get("AUTOPILOT_HOOK_REVIEW_WAIT") or DEFAULT_WAIT_S))
+    except ValueError:
+        return DEFAULT_WAIT_S
+
+
+def in_flight(store: Store) -> bool:
+    """Whether a review worker holds this run's review lock right now."""
+    import filelock
+
+    lock = filelock.FileLock(str(store.dir / LOCK))
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        return True
+    lock.release()
+    return False
+
+
+def start_worker(store: Store, root: str) -> subprocess.Popen[bytes]:
+    """A detached review worker for ``root``; it outlives this hook if the review takes long."""
+    store.dir.mkdir(parents=True, exist_ok=True)
+    with open(store.dir / WORKER_LOG, "ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", "import sys; from autopilot.hooks.review import worker; sys.exit(worker())"],
+            stdin=subprocess.PIPE, stdout=log, stderr=log, cwd=root, start_new_session=True)
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps({"root": root}).encode())
+    proc.stdin.close()
+    return proc
+
+
+def worker() -> int:
+    """Run one review for the workspace named on stdin, unless another review is already in flight."""
+    import filelock
+
+    from autopilot.commands.review import review
+
+    root = json.loads(sys.stdin.read())["root"]
+    store = Store(root)
+    lock = filelock.FileLock(str(store.dir / LOCK))
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        return EXIT_BUSY
+    try:
+        review(cwd=root)
+    except InfraError as exc:  # already recorded in state, with consecutive_errors counted
+        state = store.load()
+        if state["status"] == loop.RUNNING and int(state.get("consecutive_errors") or 0) >= INFRA_PAUSE_AFTER:
+            from autopilot.hooks.stop import pause_unavailable
+
+            pause_unavailable(store, state, exc.kind, str(exc))
+    except BridgeError as exc:  # budget spent (the run is already stopped) or nothing to review
+        print(f"codex-bridge: review worker: {exc}", file=sys.stderr)
+    except Exception as exc:
+        from autopilot.errors import write_crash_log
+        from autopilot.paths import autopilot_home
+
+        write_crash_log(str(autopilot_home()), exc)
+        raise
+    finally:
+        lock.release()
+    return 0
+
+
+def deliver(hook: Hook, state: State) -> Output | None:
+    """The last review of the current task as context for Claude, once."""
+    review = state.get("last_review") or {}
+    task = state.get("current_task") or {}
+    if not review or review.get("task_id") != task.get("id"):
+        return None
+    key = f"review:{review.get('timestamp')}"
+    if key in (state.get("notices") or []):
+        return None
+    with hook.store.transaction() as s:
+        if key in s["notices"] or (s.get("last_review") or {}).get("timestamp") != review.get("timestamp"):
+            return None
+        s["notices"] = [n for n in s["notices"] if not n.startswith("review:")] + [key]
+    issues = [i for i in review.get("issues") or [] if isinstance(i, dict)]
+    if review.get("decision") == "approve" and not issues:
+        text = f"Codex reviewed your changes against task {task.get('id')}: approved. {review.get('summary', '')}"
+    else:
+        verb = "asks for changes" if review.get("decision") == "request_changes" else "approves, with notes"
+        text = (f"Codex reviewed your changes against task {task.get('id')} and {verb}: {review.get('summary', '')}"
+                + (f"\nFindings:\n{findings_text(issues)}" if issues else "")
+                + "\nThis is a reviewer's opinion of the diff: check it against the code before you act on it.")
+    return context("PostToolUse", text)

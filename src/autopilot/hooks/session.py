@@ -1,0 +1,44 @@
+"""SessionStart and UserPromptSubmit: tell Claude what the run is doing; the seed's budget guard."""
+
+from __future__ import annotations
+
+from autopilot import loop
+from autopilot.hooks.context import Hook, Output, context, cost_text, say, task_text
+
+
+def session_start(hook: Hook) -> Output | None:
+    """The current task as context while a run is active; how to resume one that is paused."""
+    state, notice = hook.engage((loop.RUNNING, *loop.PAUSED))
+    if state is None:
+        return notice
+    if state["status"] in loop.PAUSED:
+        return say(f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
+                   "/autopilot resume continues it; /codex-stop ends it.")
+    return context("SessionStart",
+                   f"codex-autopilot run active. Goal: {state.get('goal')}\n"
+                   "Codex reviews your edits against the current task and decides, each time you end your turn, "
+                   "whether you continue with another task.\n" + task_text(state.get("current_task")))
+
+
+def user_prompt_submit(hook: Hook) -> Output | None:
+    """budget-guard, then one short line naming the current task; a new prompt resets the Stop-block count."""
+    state, notice = hook.engage()
+    if state is None:
+        return notice
+    if loop.over_budget(state) or state.get("consecutive_blocks"):
+        with hook.store.transaction() as s:
+            if s.get("run_id") == state.get("run_id"):
+                s["consecutive_blocks"] = 0  # Claude Code counts consecutive blocks per user turn
+                stopped = loop.budget_guard(s)
+            else:
+                stopped = False
+            state = dict(s)
+        if stopped:
+            return say(f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
+                       "without Codex; `codex-bridge budget set USD` then /autopilot resume continues the run.")
+    if state["status"] != loop.RUNNING:
+        return None
+    task = state.get("current_task") or {}
+    return context("UserPromptSubmit",
+                   f"codex-autopilot: current task {task.get('id')}: {task.get('title')} (iteration "
+                   f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.")

@@ -1,0 +1,143 @@
+"""Stop: Codex's verdict decides whether Claude continues; StopFailure: recorded, nothing blocked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autopilot import loop
+from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.hooks.context import (
+    INFRA_PAUSE_AFTER,
+    Hook,
+    Output,
+    cost_text,
+    findings_text,
+    open_findings,
+    pause,
+    say,
+    task_text,
+)
+from autopilot.state import State, Store
+
+ENDED = {
+    "done": "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",
+    "aborted": "aborted: {reason} ({cost}). /autopilot <goal> starts a new run.",
+    "stopped_iteration_limit": "stopped: {reason} ({cost}). /autopilot resume allows more iterations.",
+    "stopped_budget": "stopped: {reason} ({cost}). Raise the cap with `codex-bridge budget set USD`, then "
+                      "/autopilot resume.",
+}
+
+
+def stop(hook: Hook) -> Output | None:
+    """Ask Codex for a verdict; ``continue`` keeps Claude working on the next task, anything else lets it stop."""
+    state, notice = hook.engage()
+    if state is None:
+        return notice
+    if not hook.data.get("stop_hook_active") and state.get("consecutive_blocks"):
+        state = _reset_blocks(hook, state)  # a fresh stop: Claude Code's own count starts again too
+    if state["iteration"] == 0 and not state.get("last_review") and hook.workspace.snapshot(state["base_sha"]).empty:
+        task = state.get("current_task") or {}
+        return say(f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
+                   f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}.")
+    message = hook.data.get("last_assistant_message")
+    try:
+        result = _decide(message if isinstance(message, str) else None, hook.workspace.root)
+    except InfraError as exc:
+        return _unavailable(hook, exc)
+    except BudgetExhausted:
+        return _ended(hook.store.load())
+    except BridgeError as exc:
+        return say(f"no verdict ({exc}); Claude stops here.")
+    after = hook.store.load()
+    if not result.get("applied"):
+        return say(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
+    if after["status"] != loop.RUNNING:
+        return _ended(after)
+    return _block(hook, after, f"Codex (autopilot, iteration {after['iteration']} of {after['max_iterations']}): "
+                               f"{result.get('reason', '')}")
+
+
+def _decide(message: str | None, root: str) -> dict[str, Any]:
+    from autopilot.commands.verdict import decide
+
+    return decide(last_message=message, cwd=root)
+
+
+def _reset_blocks(hook: Hook, state: State) -> State:
+    with hook.store.transaction() as s:
+        if s.get("run_id") == state.get("run_id"):
+            s["consecutive_blocks"] = 0
+        return dict(s)
+
+
+def _block(hook: Hook, state: State, lead: str) -> Output | None:
+    """Keep Claude working with ``lead``, the task and open findings; pause instead before Claude Code's cap."""
+    cap = hook.block_cap()
+    blocks = int(state.get("consecutive_blocks") or 0)
+    if blocks + 1 >= cap:
+        reason = (f"Claude Code ends a turn after {cap} consecutive Stop-hook blocks "
+                  f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}")
+        if pause(hook.store, state.get("run_id"), "paused_block_cap", reason) is None:
+            return None
+        return say(f"the autopilot run paused: {reason}. /autopilot resume continues it (each prompt you type "
+                   "starts a new count); for longer unattended stretches start claude with "
+                   "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher.")
+    with hook.store.transaction() as s:
+        if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
+            return None
+        s["consecutive_blocks"] = blocks + 1
+    parts = [lead, "Next: " + task_text(state.get("current_task"))]
+    findings = open_findings(state)
+    if findings:
+        parts.append("Open review findings on this task:\n" + findings_text(findings))
+    parts.append("Work on this task now. End your turn when its acceptance criteria are met; Codex will judge it.")
+    return {"decision": "block", "reason": "\n\n".join(parts)}
+
+
+def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
+    """Hold Claude at most twice while Codex is unavailable, then pause the run with the way out."""
+    state = hook.store.load()
+    if state["status"] != loop.RUNNING:
+        return _ended(state) if state["status"] in ENDED else None
+    errors = int(state.get("consecutive_errors") or 0)
+    if errors >= INFRA_PAUSE_AFTER:
+        return pause_unavailable(hook.store, state, exc.kind, str(exc))
+    return _block(hook, state, f"Codex could not give a verdict this time ({exc.kind}; failure {errors} of "
+                               f"{INFRA_PAUSE_AFTER} before the run pauses). If the current task is finished, say "
+                               "so in one line and end your turn; Codex will be asked again.")
+
+
+def pause_unavailable(store: Store, state: State, kind: str, detail: str) -> Output | None:
+    """Pause the run as paused_reviewer_unavailable and tell the user how to resume or turn it off."""
+    reason = f"Codex was unavailable {state.get('consecutive_errors')} times in a row (last: {kind})"
+    if pause(store, state.get("run_id"), "paused_reviewer_unavailable", reason) is None:
+        return None
+    return paused_message(reason, detail)
+
+
+def paused_message(reason: str, detail: str) -> Output:
+    """What the user reads when the reviewer-unavailable pause happens."""
+    return say(f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
+               "Codex works again (`codex-bridge status` shows the last error), /autopilot resume continues the "
+               "run; /codex-stop turns the autopilot off for this repository.")
+
+
+def _ended(state: State) -> Output | None:
+    template = ENDED.get(state["status"])
+    if template is None:
+        return None
+    return say(template.format(cost=cost_text(state), reason=state.get("stop_reason"),
+                               plan_path=state.get("plan_path")))
+
+
+def stop_failure(hook: Hook) -> Output | None:
+    """Record that Claude's turn ended on an API error; Claude Code ignores any answer, so nothing is blocked."""
+    state = hook.store.load()
+    if not state.get("plan") or state.get("owner_session_id") not in (None, hook.session_id):
+        return None
+    hook.store.append_event({"phase": "claude", "outcome": f"stop_failure:{hook.data.get('error') or 'unknown'}",
+                             "detail": str(hook.data.get("error_details") or "")[:300],
+                             "session_id": hook.session_id})
+    if state.get("consecutive_blocks"):
+        _reset_blocks(hook, state)
+    return None

@@ -1,0 +1,28 @@
+"""Helpers for driving `codex-bridge hook <Event>` in-process, as Claude Code would call it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+SESSION = "11111111-aaaa-4bbb-8ccc-000000000001"
+OTHER_SESSION = "22222222-aaaa-4bbb-8ccc-000000000002"
+
+
+def payload(event: str, cwd: Any, **fields: Any) -> dict[str, Any]:
+    """The stdin JSON Claude Code sends for ``event`` (common fields plus ``fields``)."""
+    base = {"session_id": SESSION, "transcript_path": f"/tmp/claude/{SESSION}.jsonl", "cwd": str(cwd),
+            "hook_event_name": event, "permission_mode": "default"}
+    return {**base, **fields}
+
+
+def run_hook(bridge, event: str, cwd: Any, **fields: Any) -> dict[str, Any] | None:
+    """Run one hook in-process; returns its JSON answer (None when it printed nothing); it must exit 0."""
+    code, out, err = bridge("hook", event, stdin=json.dumps(payload(event, cwd, **fields)))
+    assert code == 0, err
+    return json.loads(out) if out.strip() else None
+
+
+def context_of(answer: dict[str, Any] | None) -> str:
+    """The additionalContext of a hook answer ('' when there is none)."""
+    return ((answer or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")

@@ -1,0 +1,90 @@
+"""The hook entry point: the no-run fast path, failing open, and the dispatch table."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from autopilot import hooks
+from autopilot.paths import run_dir
+from tests.integration.hooktools import payload, run_hook
+
+EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "StopFailure", "SessionEnd"]
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_no_run_means_no_output(event, git_repo, bridge):
+    """In a repository without a run every hook exits 0 and prints nothing."""
+    assert run_hook(bridge, event, git_repo, tool_name="Write", prompt="hello") is None
+
+
+def test_no_run_outside_git(tmp_path, bridge):
+    """A session outside any git repository gets no output either."""
+    assert run_hook(bridge, "Stop", tmp_path) is None
+
+
+def test_fast_path_finds_the_run_directory(planned):
+    """The os-only run lookup agrees with paths.run_dir, from the top level and from a subdirectory."""
+    (planned / "sub" / "dir").mkdir(parents=True)
+    assert (run_dir(str(planned)) / "state.json").is_file()
+    assert hooks.has_run(str(planned)) and hooks.has_run(str(planned / "sub" / "dir"))
+
+
+def test_fast_path_ignores_other_runs(planned, tmp_path):
+    """A run in one repository does not make another repository look active."""
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    assert not hooks.has_run(str(other))
+
+
+def test_unknown_event_is_ignored(planned, bridge):
+    """An event the plugin has no handler for answers nothing."""
+    assert run_hook(bridge, "PreCompact", planned) is None
+
+
+def test_input_that_is_not_an_object_is_reported(bridge):
+    """Malformed stdin becomes a visible systemMessage, never a block or a crash."""
+    code, out, _ = bridge("hook", "Stop", stdin="[1, 2")
+    answer = json.loads(out)
+    assert code == 0 and "not a JSON object" in answer["systemMessage"] and "decision" not in answer
+
+
+def test_internal_error_fails_open_with_a_crash_log(planned, bridge, monkeypatch, isolated_homes):
+    """A bug in a handler gives exit 0, a systemMessage naming the crash log, and a traceback in it."""
+    from autopilot.hooks import stop
+
+    def boom(hook):
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr(stop, "stop", boom)
+    answer = run_hook(bridge, "Stop", planned)
+    log = isolated_homes / "autopilot" / "crash.log"
+    assert "ZeroDivisionError" in answer["systemMessage"] and str(log) in answer["systemMessage"]
+    assert "decision" not in answer and "ZeroDivisionError: bug" in log.read_text()
+
+
+def test_bridge_error_fails_open_without_a_crash_log(planned, bridge, isolated_homes):
+    """A state.json from a newer version is reported as a systemMessage; Claude is not blocked."""
+    path = run_dir(str(planned)) / "state.json"
+    state = json.loads(path.read_text())
+    path.write_text(json.dumps({**state, "schema_version": 99}))
+    answer = run_hook(bridge, "Stop", planned)
+    assert "newer codex-autopilot" in answer["systemMessage"] and "decision" not in answer
+    assert not (isolated_homes / "autopilot" / "crash.log").exists()
+
+
+def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
+    """With no run, a hook never imports openai, jsonschema, yaml or the workspace machinery."""
+    home = tmp_path / "home-with-other-run"
+    (home / "runs" / "elsewhere-0123456789ab").mkdir(parents=True)
+    probe = ("import sys; from autopilot.cli import main; main(['hook', 'Stop']); "
+             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('openai', 'jsonschema', 'yaml', 'autopilot'))), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-I", "-c", probe], input=json.dumps(payload("Stop", git_repo)),
+                          capture_output=True, text=True, env={**os.environ, "AUTOPILOT_HOME": str(home)})
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert proc.stderr.split() == ["autopilot", "autopilot.cli", "autopilot.errors", "autopilot.hooks"]

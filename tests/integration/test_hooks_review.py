@@ -1,0 +1,129 @@
+"""PostToolUse: Codex reviews the new diff in a worker; findings reach Claude once; Claude never waits long."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import filelock
+
+from autopilot.hooks.review import LOCK, in_flight
+from autopilot.paths import run_dir
+from autopilot.scripted.responses_server import delay, http_error, reply_json
+from autopilot.state import Store
+from tests.integration.conftest import APPROVE, state_of
+from tests.integration.hooktools import OTHER_SESSION, context_of, run_hook
+
+REQUEST_CHANGES = {"decision": "request_changes", "summary": "feature.py sets x but the task wants a function",
+                   "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "define feature()"}]}
+
+
+def edit(bridge, repo, name="feature.py", content="x = 1\n", tool="Write"):
+    (Path(repo) / name).write_text(content)
+    return run_hook(bridge, "PostToolUse", repo, tool_name=tool,
+                    tool_input={"file_path": str(Path(repo) / name), "content": content},
+                    tool_response={"type": "create", "filePath": str(Path(repo) / name)}, tool_use_id="toolu_1")
+
+
+def reviews(server) -> int:
+    return sum(1 for r in server.requests if "issues" in json.dumps(r.get("text") or {}))
+
+
+def test_edit_is_reviewed_and_findings_reach_claude(planned, openai_env, bridge):
+    """A Write that changes the work tree is reviewed; the findings come back as additionalContext."""
+    openai_env.push(reply_json(REQUEST_CHANGES))
+    text = context_of(edit(bridge, planned))
+    assert "task T1 and asks for changes" in text and "- [major] feature.py:1: define feature()" in text
+    review = state_of(bridge, planned)["last_review"]
+    assert (review["decision"], review["task_id"], review["issues_count"]) == ("request_changes", "T1", 1)
+
+
+def test_review_is_recorded_in_events(planned, openai_env, bridge):
+    """The hook's review is one events.jsonl line with phase review and outcome ok."""
+    openai_env.push(reply_json(APPROVE))
+    edit(bridge, planned)
+    events = [json.loads(x) for x in (run_dir(str(planned)) / "events.jsonl").read_text().splitlines()]
+    assert [(e["phase"], e["outcome"]) for e in events] == [("plan", "ok"), ("review", "ok")]
+
+
+def test_approval_is_one_short_line(planned, openai_env, bridge):
+    """An approval without issues is a single sentence of context."""
+    openai_env.push(reply_json(APPROVE))
+    assert context_of(edit(bridge, planned)) == "Codex reviewed your changes against task T1: approved. looks right"
+
+
+def test_same_work_tree_is_not_reviewed_twice(planned, openai_env, bridge):
+    """A tool call that leaves the work tree as last reviewed asks Codex nothing and repeats nothing."""
+    openai_env.push(reply_json(APPROVE))
+    edit(bridge, planned)
+    again = edit(bridge, planned, tool="Bash")
+    assert again is None and reviews(openai_env) == 1
+
+
+def test_no_change_since_base_is_not_reviewed(planned, openai_env, bridge):
+    """A Bash call in a clean work tree asks Codex nothing."""
+    assert run_hook(bridge, "PostToolUse", planned, tool_name="Bash", tool_input={"command": "ls"}) is None
+    assert reviews(openai_env) == 0
+
+
+def test_other_tools_are_ignored(planned, openai_env, bridge):
+    """Read (or any tool outside the matcher) never triggers a review."""
+    (Path(planned) / "feature.py").write_text("x = 1\n")
+    assert run_hook(bridge, "PostToolUse", planned, tool_name="Read", tool_input={"file_path": "x"}) is None
+    assert reviews(openai_env) == 0
+
+
+def test_one_review_in_flight_per_run(planned, openai_env, bridge):
+    """While a worker holds the review lock, another edit starts no second review."""
+    store = Store(planned)
+    with filelock.FileLock(str(store.dir / LOCK)):
+        assert in_flight(store)
+        assert edit(bridge, planned) is None
+    assert not in_flight(store) and reviews(openai_env) == 0
+
+
+def test_slow_review_leaves_claude_working_and_arrives_later(planned, openai_env, bridge, monkeypatch):
+    """A review slower than the hook's wait lets Claude carry on; the next tool result brings its findings."""
+    monkeypatch.setenv("AUTOPILOT_HOOK_REVIEW_WAIT", "0.5")
+    openai_env.push(delay(reply_json(REQUEST_CHANGES), 2.0))
+    started = time.monotonic()
+    answer = edit(bridge, planned)
+    assert time.monotonic() - started < 1.8 and "still reviewing" in answer["systemMessage"]
+    assert "decision" not in answer
+    deadline = time.monotonic() + 20
+    while state_of(bridge, planned)["last_review"] is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    later = run_hook(bridge, "PostToolUse", planned, tool_name="Bash", tool_input={"command": "ls"})
+    assert "define feature()" in context_of(later)
+
+
+def test_findings_are_given_once(planned, openai_env, bridge):
+    """Once delivered, a review's findings are not repeated by later tool calls."""
+    openai_env.push(reply_json(REQUEST_CHANGES))
+    edit(bridge, planned)
+    assert run_hook(bridge, "PostToolUse", planned, tool_name="Bash", tool_input={"command": "ls"}) is None
+
+
+def test_codex_failure_is_reported_and_claude_carries_on(planned, openai_env, bridge):
+    """An unavailable reviewer is a systemMessage with the failure count, never a block."""
+    openai_env.push(http_error(400, "bad request"))
+    answer = edit(bridge, planned)
+    assert "could not review this change" in answer["systemMessage"] and "failure 1 of 3" in answer["systemMessage"]
+    assert "decision" not in answer and state_of(bridge, planned)["last_error"]["phase"] == "review"
+
+
+def test_third_failure_in_a_row_pauses_the_run(planned, openai_env, bridge):
+    """Three unavailable reviews in a row pause the run as paused_reviewer_unavailable."""
+    openai_env.push(*(http_error(400, "bad request") for _ in range(3)))
+    answers = [edit(bridge, planned, content=f"x = {n}\n") for n in range(3)]
+    assert "paused" in answers[2]["systemMessage"] and "/autopilot resume" in answers[2]["systemMessage"]
+    assert state_of(bridge, planned)["status"] == "paused_reviewer_unavailable"
+
+
+def test_other_session_edits_are_not_reviewed(planned, openai_env, bridge):
+    """Edits in a session that does not own the run ask Codex nothing."""
+    run_hook(bridge, "SessionStart", planned, source="startup")
+    (Path(planned) / "feature.py").write_text("x = 1\n")
+    run_hook(bridge, "PostToolUse", planned, tool_name="Write", session_id=OTHER_SESSION)
+    assert reviews(openai_env) == 0

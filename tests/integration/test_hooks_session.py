@@ -1,0 +1,82 @@
+"""SessionStart and UserPromptSubmit: context while a run is active, ownership, and the budget guard."""
+
+from __future__ import annotations
+
+import json
+
+from autopilot.paths import run_dir
+from tests.integration.conftest import state_of
+from tests.integration.hooktools import OTHER_SESSION, SESSION, context_of, run_hook
+
+
+def edit_state(repo, **changes) -> None:
+    path = run_dir(str(repo)) / "state.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+
+
+def test_session_start_gives_the_current_task(planned, bridge):
+    """A running run's goal, current task and its acceptance criteria reach Claude at session start."""
+    text = context_of(run_hook(bridge, "SessionStart", planned, source="startup"))
+    assert "Add a feature with a test" in text and "Task T1: Add feature" in text and "1. feature.py exists" in text
+
+
+def test_first_session_claims_an_unowned_run(planned, bridge):
+    """An unowned run belongs to the first session whose hook reaches it."""
+    run_hook(bridge, "SessionStart", planned, source="startup")
+    assert state_of(bridge, planned)["owner_session_id"] == SESSION
+
+
+def test_other_session_is_told_once_and_left_alone(planned, bridge):
+    """A second session gets one notice, then silence; the owner and the run do not change."""
+    run_hook(bridge, "SessionStart", planned, source="startup")
+    first = run_hook(bridge, "SessionStart", planned, source="startup", session_id=OTHER_SESSION)
+    again = run_hook(bridge, "UserPromptSubmit", planned, prompt="hi", session_id=OTHER_SESSION)
+    assert "belongs to another Claude Code session" in first["systemMessage"] and again is None
+    state = state_of(bridge, planned)
+    assert state["owner_session_id"] == SESSION and state["notices"] == [f"foreign-session:{OTHER_SESSION}"]
+
+
+def test_session_start_on_a_paused_run_says_how_to_resume(planned, bridge):
+    """A paused run is not context for Claude; the user is told how to resume or stop it."""
+    edit_state(planned, status="paused_reviewer_unavailable", stop_reason="Codex was unavailable 3 times")
+    answer = run_hook(bridge, "SessionStart", planned, source="resume")
+    assert "/autopilot resume" in answer["systemMessage"] and "/codex-stop" in answer["systemMessage"]
+    assert context_of(answer) == ""
+
+
+def test_finished_run_is_silent(planned, bridge):
+    """Once a run is done the hooks have nothing to say."""
+    edit_state(planned, status="done")
+    assert run_hook(bridge, "SessionStart", planned, source="startup") is None
+    assert run_hook(bridge, "UserPromptSubmit", planned, prompt="next") is None
+
+
+def test_prompt_gets_one_line_naming_the_task(planned, bridge):
+    """Each prompt gets a single line of context: the current task and the iteration."""
+    text = context_of(run_hook(bridge, "UserPromptSubmit", planned, prompt="go on"))
+    assert text == "codex-autopilot: current task T1: Add feature (iteration 0 of 20); end your turn when it is done."
+
+
+def test_prompt_over_budget_stops_the_run(planned, bridge):
+    """budget-guard: a running run over its cap becomes stopped_budget and the user is told."""
+    edit_state(planned, budget_used_usd=5.0, budget_usd=5.0)
+    answer = run_hook(bridge, "UserPromptSubmit", planned, prompt="go on")
+    state = state_of(bridge, planned)
+    assert state["status"] == "stopped_budget" and state["stop_reason"].startswith("budget spent")
+    assert "budget set" in answer["systemMessage"] and context_of(answer) == ""
+
+
+def test_prompt_resets_the_block_count(planned, bridge):
+    """A new user prompt starts Claude Code's count of consecutive Stop blocks again, so ours too."""
+    edit_state(planned, consecutive_blocks=5)
+    run_hook(bridge, "UserPromptSubmit", planned, prompt="go on")
+    assert state_of(bridge, planned)["consecutive_blocks"] == 0
+
+
+def test_prompt_does_not_write_state_when_nothing_changes(planned, bridge):
+    """An ordinary prompt on an owned run leaves state.json untouched."""
+    run_hook(bridge, "SessionStart", planned, source="startup")
+    path = run_dir(str(planned)) / "state.json"
+    before = path.read_bytes()
+    run_hook(bridge, "UserPromptSubmit", planned, prompt="go on")
+    assert path.read_bytes() == before

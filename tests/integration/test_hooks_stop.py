@@ -1,0 +1,161 @@
+"""Stop: Codex's verdict keeps Claude working or lets it stop; infra failures and Claude Code's block cap."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autopilot.paths import run_dir
+from autopilot.scripted.responses_server import http_error, reply_json
+from tests.integration.conftest import continue_to, done, state_of
+from tests.integration.hooktools import OTHER_SESSION, run_hook
+
+REQUEST_CHANGES = {"decision": "request_changes", "summary": "half there",
+                   "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "add a docstring"}]}
+
+
+@pytest.fixture
+def worked(planned):
+    """The planned repo with some work since the plan, so a verdict has something to judge."""
+    (Path(planned) / "feature.py").write_text("x = 1\n")
+    return planned
+
+
+def stop(bridge, repo, **fields):
+    return run_hook(bridge, "Stop", repo, last_assistant_message="T1 is finished.", **fields)
+
+
+def edit_state(repo, **changes) -> None:
+    path = run_dir(str(repo)) / "state.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+
+
+def test_continue_blocks_with_the_next_task(worked, openai_env, bridge):
+    """continue becomes a block whose reason carries the verdict, the next task and its criteria."""
+    openai_env.push(reply_json(continue_to("T2")))
+    answer = stop(bridge, worked)
+    assert answer["decision"] == "block"
+    reason = answer["reason"]
+    assert "iteration 1 of 20): now do T2" in reason and "Task T2: Test it" in reason and "1. test passes" in reason
+    assert state_of(bridge, worked)["consecutive_blocks"] == 1
+
+
+def test_block_carries_open_review_findings(worked, openai_env, bridge):
+    """Findings of a request_changes review on the task Claude must continue are in the block reason."""
+    openai_env.push(reply_json(REQUEST_CHANGES))
+    assert bridge("-C", str(worked), "review")[0] == 0
+    openai_env.push(reply_json(continue_to("T1")))
+    reason = stop(bridge, worked)["reason"]
+    assert "Open review findings on this task:\n- [major] feature.py:1: add a docstring" in reason
+
+
+def test_verdict_gets_the_last_assistant_message(worked, openai_env, bridge):
+    """Claude's last message (from the hook input, not the lagging transcript) is sent to Codex as evidence."""
+    openai_env.push(reply_json(continue_to("T2")))
+    stop(bridge, worked)
+    assert "T1 is finished." in openai_env.requests[-1]["input"]
+
+
+def test_done_lets_claude_stop_and_says_what_it_cost(worked, openai_env, bridge):
+    """done: no block; the user reads that the goal is met, the iterations and the spend."""
+    openai_env.push(reply_json(done("feature.py exists")))
+    answer = stop(bridge, worked)
+    assert "decision" not in answer and answer["systemMessage"].startswith("codex-autopilot: done")
+    assert "1 iteration, $0.0" in answer["systemMessage"] and "docs/autopilot/plans/" in answer["systemMessage"]
+    assert state_of(bridge, worked)["status"] == "done"
+
+
+def test_abort_lets_claude_stop_with_the_reason(worked, openai_env, bridge):
+    """abort: no block; the user reads Codex's reason."""
+    openai_env.push(reply_json({"decision": "abort", "reason": "the goal contradicts the code", "next_task_id": None,
+                                "progressed": False, "criteria": []}))
+    answer = stop(bridge, worked)
+    assert "decision" not in answer and "aborted: the goal contradicts the code" in answer["systemMessage"]
+
+
+def test_iteration_limit_lets_claude_stop(worked, openai_env, bridge):
+    """Reaching max_iterations stops the run; the message says how to allow more."""
+    edit_state(worked, max_iterations=1)
+    openai_env.push(reply_json(continue_to("T2")))
+    answer = stop(bridge, worked)
+    assert "decision" not in answer and "reached max_iterations (1)" in answer["systemMessage"]
+    assert "/autopilot resume" in answer["systemMessage"]
+
+
+def test_spent_budget_stops_without_asking_codex(worked, openai_env, bridge):
+    """With the budget spent no verdict is requested; the run stops and Claude is let go."""
+    edit_state(worked, budget_used_usd=5.0, budget_usd=5.0)
+    calls = len(openai_env.requests)
+    answer = stop(bridge, worked)
+    assert len(openai_env.requests) == calls and "decision" not in answer
+    assert "budget spent" in answer["systemMessage"] and state_of(bridge, worked)["status"] == "stopped_budget"
+
+
+def test_nothing_to_judge_right_after_the_plan(planned, openai_env, bridge):
+    """Stopping before any change (e.g. after /codex-plan) asks Codex nothing and does not block."""
+    calls = len(openai_env.requests)
+    answer = stop(bridge, planned)
+    assert len(openai_env.requests) == calls and "nothing has changed yet" in answer["systemMessage"]
+    assert state_of(bridge, planned)["iteration"] == 0
+
+
+def test_codex_unavailable_holds_claude_at_most_twice(worked, openai_env, bridge):
+    """Three failed verdicts in a row: block, block, then the run pauses and Claude may stop."""
+    openai_env.push(http_error(400, "bad request"), http_error(400, "bad request"), http_error(400, "bad request"))
+    answers = [stop(bridge, worked, stop_hook_active=n > 0) for n in range(3)]
+    assert [a.get("decision") for a in answers] == ["block", "block", None]
+    assert "failure 1 of 3" in answers[0]["reason"] and "failure 2 of 3" in answers[1]["reason"]
+    state = state_of(bridge, worked)
+    assert state["status"] == "paused_reviewer_unavailable" and state["consecutive_errors"] == 3
+    assert "/autopilot resume" in answers[2]["systemMessage"] and "/codex-stop" in answers[2]["systemMessage"]
+
+
+def test_paused_run_is_left_alone(worked, openai_env, bridge):
+    """After the pause, further stops ask Codex nothing."""
+    edit_state(worked, status="paused_reviewer_unavailable")
+    calls = len(openai_env.requests)
+    assert stop(bridge, worked) is None and len(openai_env.requests) == calls
+
+
+def test_pauses_before_claude_codes_block_cap(worked, openai_env, bridge, monkeypatch):
+    """With CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3 the run blocks twice, then pauses instead of a third block."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "3")
+    openai_env.push(*(reply_json(continue_to("T1")) for _ in range(3)))
+    answers = []
+    for n in range(3):
+        (Path(worked) / "feature.py").write_text(f"x = {n + 2}\n")  # progress, so the streak never aborts
+        answers.append(stop(bridge, worked, stop_hook_active=n > 0))
+    assert [a.get("decision") for a in answers] == ["block", "block", None]
+    message = answers[2]["systemMessage"]
+    assert "after 3 consecutive Stop-hook blocks" in message and "paused after 2" in message
+    assert "/autopilot resume" in message and "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" in message
+    assert state_of(bridge, worked)["status"] == "paused_block_cap"
+
+
+def test_fresh_stop_resets_the_block_count(worked, openai_env, bridge):
+    """A Stop without stop_hook_active starts counting consecutive blocks from zero again."""
+    edit_state(worked, consecutive_blocks=6)
+    openai_env.push(reply_json(continue_to("T2")))
+    assert stop(bridge, worked, stop_hook_active=False)["decision"] == "block"
+    assert state_of(bridge, worked)["consecutive_blocks"] == 1
+
+
+def test_other_session_stop_asks_codex_nothing(worked, openai_env, bridge):
+    """A Stop from a session that does not own the run asks no verdict and never blocks."""
+    run_hook(bridge, "SessionStart", worked, source="startup")
+    calls = len(openai_env.requests)
+    answer = stop(bridge, worked, session_id=OTHER_SESSION)
+    assert len(openai_env.requests) == calls and "decision" not in answer
+    assert state_of(bridge, worked)["iteration"] == 0
+
+
+def test_stop_failure_is_recorded_and_blocks_nothing(worked, bridge):
+    """StopFailure appends a claude event line and answers nothing."""
+    answer = run_hook(bridge, "StopFailure", worked, error="rate_limit", error_details="429 Too Many Requests")
+    events = (run_dir(str(worked)) / "events.jsonl").read_text().splitlines()
+    last = json.loads(events[-1])
+    assert answer is None
+    assert (last["phase"], last["outcome"], last["detail"]) == ("claude", "stop_failure:rate_limit",
+                                                                "429 Too Many Requests")
