@@ -89,9 +89,9 @@ PEAK_SCRIPT = """
 import json, resource, sys
 from autopilot.transcripts.codex_entries import intake
 a = intake(sys.argv[1])
-intake(sys.argv[1], before=a["page"]["next_before"])
+intake(sys.argv[1], before_line=a["nextBeforeLine"])
 print(json.dumps({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  "entries": a["diagnostics"]["entries"]}))
+                  "entries": a["counts"]["entries"]}))
 """
 
 
@@ -126,14 +126,14 @@ def main(argv: list[str] | None = None) -> int:
 
         t_first, first = timed(intake, rollout)
         print(f"first intake (no index):  {t_first:.2f} s = {t_first / t_naive:.2f}x naive "
-              f"[target <= 1.0x]; {first['diagnostics']['entries']} entries, index {first['diagnostics']['index']}")
+              f"[target <= 1.0x]; {first['counts']['entries']} entries, index {first['diagnostics']['index']}")
 
-        cursor = first["page"]["next_before"]
+        cursor = first["nextBeforeLine"]
         page_times = []
         for _ in range(10):
-            t_page, page = timed(intake, rollout, before=cursor)
+            t_page, page = timed(intake, rollout, before_line=cursor)
             page_times.append(t_page)
-            cursor = page["page"]["next_before"]
+            cursor = page["nextBeforeLine"]
         t_page = sorted(page_times)[len(page_times) // 2]
         print(f"later page (cached):      {t_page * 1000:.1f} ms median of 10 = {t_naive / t_page:.0f}x faster "
               "than naive [target >= 20x]")
@@ -144,20 +144,20 @@ def main(argv: list[str] | None = None) -> int:
             out.write(appended.read_bytes())
         t_append, grown = timed(intake, rollout)
         d = grown["diagnostics"]
-        print(f"re-intake after +{d['scanned_bytes'] / 1e6:.2f} MB: {t_append * 1000:.1f} ms = "
+        print(f"re-intake after +{d['scannedBytes'] / 1e6:.2f} MB: {t_append * 1000:.1f} ms = "
               f"{t_naive / t_append:.0f}x faster than naive [target >= 20x]; index {d['index']}")
 
         t_walk0 = time.perf_counter()
         seen: list[int] = []
         before, pages = None, 0
         while True:
-            answer = intake(rollout, before=before, limit=100)
-            seen += [e["line"] for e in answer["page"]["entries"]]
+            answer = intake(rollout, before_line=before, limit=100)
+            seen += [e["line"] for e in answer["entries"]]
             pages += 1
-            before = answer["page"]["next_before"]
+            before = answer["nextBeforeLine"]
             if before is None:
                 break
-        once = seen == sorted(set(seen), reverse=True) and len(seen) == grown["diagnostics"]["entries"]
+        once = seen == sorted(set(seen), reverse=True) and len(seen) == grown["counts"]["entries"]
         print(f"paging: {pages} pages of 100 in {time.perf_counter() - t_walk0:.1f} s, {len(seen)} entries, "
               f"exactly once: {once}")
 

@@ -30,14 +30,14 @@ def test_exec_and_resume_rollout_reads_back_as_paired_evidence():
         r.srv.push(reply_text("Resumed fine."))
         r.exec("resume", tid, "--json", "--skip-git-repo-check", "Anything else?")
         answer = intake(r.rollout(tid))
-    kinds = [(e["kind"], e.get("text") or e.get("name")) for e in answer["page"]["entries"]]
+    kinds = [(e["kind"], e.get("text") or e.get("name")) for e in answer["entries"]]
     assert kinds == [("assistant", "Resumed fine."), ("user", "Anything else?"), ("assistant", "Done."),
                      ("tool_call", "apply_patch"), ("tool_call", "exec_command"), ("user", "Run and patch")]
-    call = next(e for e in answer["page"]["entries"] if e.get("call_id") == "call_e2e")
-    assert (call["status"], call["result"]["exit_code"]) == ("completed", 0)
-    assert "e2e-marker" in call["result"]["output"]
-    assert [f["path"].rsplit("/", 1)[-1] for f in answer["edited_files"]] == ["greeting.txt"]
-    assert (answer["turn"]["state"], answer["session"]["id"], answer["diagnostics"]["malformed"]) == (
+    call = next(e for e in answer["entries"] if e.get("callId") == "call_e2e")
+    assert (call["status"], call["result"]["exitCode"]) == ("completed", 0)
+    assert "e2e-marker" in call["result"]["text"]
+    assert [f["path"].rsplit("/", 1)[-1] for f in answer["editedFiles"]] == ["greeting.txt"]
+    assert (answer["turn"]["state"], answer["session"]["id"], answer["diagnostics"]["malformedLines"]) == (
         "complete", tid, {})
 
 
@@ -48,7 +48,7 @@ def test_interrupted_exec_reads_back_as_aborted():
         tid = r.thread_id(r.exec("--json", "--skip-git-repo-check", "First"))
         interrupt_turn(r, tid, signal.SIGINT)
         answer = intake(r.rollout(tid))
-    assert (answer["turn"]["state"], answer["page"]["entries"][0]["kind"]) == ("aborted", "turn_aborted")
+    assert (answer["turn"]["state"], answer["entries"][0]["kind"]) == ("aborted", "turn_aborted")
 
 
 def test_exec_fork_points_at_the_parent_rollout():
@@ -60,8 +60,8 @@ def test_exec_fork_points_at_the_parent_rollout():
         child = r.thread_id(r.exec("fork", parent, "--json", "--skip-git-repo-check", "Fork prompt"))
         answer = intake(r.rollout(child))
         parent_file = str(r.rollout(parent))
-    assert (answer["fork"]["forked_from_id"], answer["fork"]["parent_rollout"]) == (parent, parent_file)
-    assert [e.get("text") for e in answer["page"]["entries"]] == ["Fork answer.", "Fork prompt"]
+    assert (answer["fork"]["forkedFromId"], answer["fork"]["parentRollout"]) == (parent, parent_file)
+    assert [e.get("text") for e in answer["entries"]] == ["Fork answer.", "Fork prompt"]
 
 
 def test_spawned_subagent_is_listed_with_its_rollout():
@@ -85,8 +85,8 @@ def test_spawned_subagent_is_listed_with_its_rollout():
         tid = r.thread_id(r.exec("--json", "--skip-git-repo-check", "Delegate"))
         answer = intake(r.rollout(tid))
         child = answer["subagents"][0]
-        child_answer = intake(child["rollout"])
-    assert (len(answer["subagents"]), child["agent_path"]) == (1, "/root/helper")
-    assert child_answer["session"]["id"] == child["thread_id"]
-    assert (child_answer["session"]["is_subagent"], child_answer["session"]["parent_thread_id"]) == (True, tid)
+        child_answer = intake(child["path"])
+    assert (len(answer["subagents"]), child["agentPath"]) == (1, "/root/helper")
+    assert child_answer["session"]["id"] == child["threadId"]
+    assert (child_answer["session"]["isSubagent"], child_answer["session"]["parentThreadId"]) == (True, tid)
     assert "Say done" not in json.dumps(child_answer)  # the task text travels as encrypted content

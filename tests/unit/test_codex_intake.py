@@ -26,7 +26,7 @@ def fixture(name: str) -> Path:
 
 def entries(answer: dict) -> list[dict]:
     """The page's entries."""
-    return answer["page"]["entries"]
+    return answer["entries"]
 
 
 def texts(answer: dict) -> list[tuple[str, str]]:
@@ -70,19 +70,19 @@ def cli(*args: str) -> tuple[int, dict]:
 def test_session_metadata_comes_from_session_meta():
     """The session block carries the whitelisted session_meta fields of a real exec rollout."""
     session = intake(fixture("exec_tools"))["session"]
-    assert {k: session[k] for k in ("cwd", "originator", "cli_version", "source", "thread_source",
-                                    "model_provider", "history_mode", "model", "is_subagent")} == {
-        "cwd": "/home/user/proj", "originator": "codex_exec", "cli_version": "0.171.0", "source": "exec",
-        "thread_source": "user", "model_provider": "fake", "history_mode": "paginated", "model": "gpt-6.2-sol",
-        "is_subagent": False}
-    assert session["id"] == session["session_id"] == json.loads(lines_of("exec_tools")[0])["payload"]["id"]
+    assert {k: session[k] for k in ("cwd", "originator", "cliVersion", "source", "threadSource",
+                                    "modelProvider", "historyMode", "model", "isSubagent")} == {
+        "cwd": "/home/user/proj", "originator": "codex_exec", "cliVersion": "0.171.0", "source": "exec",
+        "threadSource": "user", "modelProvider": "fake", "historyMode": "paginated", "model": "gpt-6.2-sol",
+        "isSubagent": False}
+    assert session["id"] == session["sessionId"] == json.loads(lines_of("exec_tools")[0])["payload"]["id"]
 
 
 def test_legacy_session_reports_git_info():
     """A 2025-style session_meta yields its git commit, branch and remote."""
     session = intake(fixture("legacy_classic"))["session"]
     assert (session["source"], session["git"]) == ("cli", {
-        "commit_hash": "4f2a9c1", "branch": "main", "repository_url": "git@example.invalid:acme/proj.git"})
+        "commitHash": "4f2a9c1", "branch": "main", "repositoryUrl": "git@example.invalid:acme/proj.git"})
 
 
 def test_finished_turn_is_complete():
@@ -104,7 +104,7 @@ def test_killed_turn_is_still_running():
 def test_rolled_back_turns_are_marked():
     """thread_rolled_back marks the dropped turn's entries and sets the state to rolled_back."""
     answer = intake(fixture("legacy_classic"))
-    marked = [(e["kind"], e.get("text")) for e in entries(answer) if e.get("rolled_back")]
+    marked = [(e["kind"], e.get("text")) for e in entries(answer) if e.get("rolledBack")]
     assert answer["turn"]["state"] == "rolled_back"
     assert marked == [("turn_aborted", None), ("assistant", "Updating docs/config.md now."),
                       ("user", "Also update the docs")]
@@ -114,7 +114,7 @@ def test_revert_window_is_rolled_back():
     """A paginated window opened by thread/revert reports rolled_back and its history base."""
     answer = intake(fixture("app_revert_window"))
     assert answer["turn"]["state"] == "rolled_back"
-    assert answer["fork"]["history_base"]["thread_id"] == answer["session"]["id"]
+    assert answer["fork"]["historyBase"]["threadId"] == answer["session"]["id"]
 
 
 # --- messages -------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ def test_harness_messages_are_not_prompts():
     """Environment context, goal notes and developer messages never become user entries."""
     answer = intake(fixture("app_legacy_parent"))
     assert not [t for k, t in texts(answer) if t.lstrip().startswith("<")]
-    assert answer["diagnostics"]["omitted"]["harness_messages"] >= 2
+    assert answer["diagnostics"]["omitted"]["harnessMessages"] >= 2
 
 
 def test_prompt_images_are_listed_as_paths():
@@ -160,25 +160,25 @@ def test_prompt_images_are_listed_as_paths():
 
 def test_last_prompt_is_the_newest_human_prompt():
     """last_prompt is the latest thing the human typed."""
-    assert intake(fixture("exec_tools"))["last_prompt"]["text"] == "Check the environment"
+    assert intake(fixture("exec_tools"))["lastPrompt"] == "Check the environment"
 
 
 # --- tools ----------------------------------------------------------------------------------
 
 def test_tool_call_is_paired_with_its_result():
     """A function call carries its output, found by call_id, and the exit code."""
-    call = next(e for e in entries(intake(fixture("exec_tools"))) if e.get("call_id") == "call_cmd1")
+    call = next(e for e in entries(intake(fixture("exec_tools"))) if e.get("callId") == "call_cmd1")
     assert {k: call[k] for k in ("name", "input", "status")} == {
         "name": "exec_command", "input": "echo hi-from-tool", "status": "completed"}
-    assert call["result"]["output"].endswith("Output:\nhi-from-tool\n") and call["result"]["exit_code"] == 0
+    assert call["result"]["text"].endswith("Output:\nhi-from-tool\n") and call["result"]["exitCode"] == 0
 
 
 def test_call_without_result_is_unfinished():
     """A call that never got an output is shown as unfinished work and listed as such."""
     answer = intake(fixture("exec_tools"))
-    call = next(e for e in entries(answer) if e.get("call_id") == "call_patch_bad")
+    call = next(e for e in entries(answer) if e.get("callId") == "call_patch_bad")
     assert call["status"] == "unfinished"
-    assert [c["call_id"] for c in answer["unfinished_calls"]] == ["call_patch_bad"]
+    assert [c["callId"] for c in answer["unfinishedCalls"]] == ["call_patch_bad"]
 
 
 def test_result_without_call_is_its_own_entry(tmp_path):
@@ -187,18 +187,18 @@ def test_result_without_call_is_its_own_entry(tmp_path):
     rollout = write_lines(tmp_path / "r.jsonl", [head] + [line for line in body if '"call_cmd1","name"' not in line
                                                            and '"function_call","status"' not in line])
     orphans = [e for e in entries(intake(rollout, limit=50)) if e["kind"] == "tool_result"]
-    assert [o["call_id"] for o in orphans] == ["call_cmd2", "call_cmd1"]
+    assert [o["callId"] for o in orphans] == ["call_cmd2", "call_cmd1"]
 
 
 def test_custom_patch_tool_records_the_edited_file():
     """An apply_patch custom tool call yields the edited path (applied), from its FileChange item."""
-    assert intake(fixture("exec_tools"))["edited_files"] == [
+    assert intake(fixture("exec_tools"))["editedFiles"] == [
         {"path": "/home/user/proj/greeting.txt", "change": "add", "status": "applied", "line": 21}]
 
 
 def test_legacy_patch_apply_end_records_the_edited_file():
     """A 2025 patch_apply_end event yields the edited path."""
-    files = intake(fixture("legacy_classic"))["edited_files"]
+    files = intake(fixture("legacy_classic"))["editedFiles"]
     assert [(f["path"], f["change"], f["status"]) for f in files] == [
         ("/home/user/proj/src/config.py", "update", "applied")]
 
@@ -215,7 +215,7 @@ def test_generated_image_shows_its_prompt_not_its_bytes():
     answer = intake(fixture("exec_image"))
     image = next(e for e in entries(answer) if e["kind"] == "image_generation")
     result = next(json.loads(x)["payload"]["result"] for x in lines_of("exec_image") if "image_generation_call" in x)
-    assert (image["revised_prompt"], image["status"]) == ("a single red dot on white", "completed")
+    assert (image["revisedPrompt"], image["status"]) == ("a single red dot on white", "completed")
     assert result[:40] not in json.dumps(answer)
 
 
@@ -225,8 +225,8 @@ def test_error_events_are_entries(tmp_path):
     error = json.dumps({"timestamp": "2026-11-30T12:00:00.000Z", "type": "event_msg", "payload": {
         "type": "error", "message": "stream disconnected: quota exceeded", "codex_error_info": {"x": "NEVER-INFO"}}})
     answer = intake(write_lines(tmp_path / "r.jsonl", [head, *body, error]))
-    assert {k: entries(answer)[0][k] for k in ("kind", "message")} == {
-        "kind": "error", "message": "stream disconnected: quota exceeded"}
+    assert {k: entries(answer)[0][k] for k in ("kind", "text")} == {
+        "kind": "error", "text": "stream disconnected: quota exceeded"}
     assert "NEVER-INFO" not in json.dumps(answer)
 
 
@@ -238,9 +238,9 @@ def test_huge_tool_output_is_not_parsed_but_closes_its_call(tmp_path):
     huge["payload"]["output"] = "x" * (9 << 20)
     body[at] = json.dumps(huge)
     answer = intake(write_lines(tmp_path / "r.jsonl", [head, *body]))
-    call = next(e for e in entries(answer) if e.get("call_id") == "call_cmd1")
-    assert (call["status"], call["result"]["output"]) == ("completed", "[output too large to show]")
-    assert answer["diagnostics"]["oversize_lines"] == 1
+    call = next(e for e in entries(answer) if e.get("callId") == "call_cmd1")
+    assert (call["status"], call["result"]["text"]) == ("completed", "[output too large to show]")
+    assert len(answer["diagnostics"]["oversizeLines"]) == 1
 
 
 # --- never emitted --------------------------------------------------------------------------
@@ -255,15 +255,15 @@ def test_private_fields_never_reach_the_answer(name):
 def test_private_fields_are_counted_as_omitted():
     """Every kind of private field in the marker fixture is counted, so its absence is visible."""
     omitted = intake(fixture("synthetic_markers"))["diagnostics"]["omitted"]
-    for kind in ("base_instructions", "dynamic_tools", "developer_messages", "tool_definitions", "harness_messages",
-                 "reasoning", "encrypted", "world_state", "telemetry"):
+    for kind in ("baseInstructions", "dynamicTools", "developerMessages", "toolDefinitions", "harnessMessages",
+                 "reasoning", "encrypted", "worldState", "telemetry"):
         assert omitted.get(kind, 0) >= 1, kind
 
 
 def test_inter_agent_mail_omits_encrypted_parts():
     """A subagent's task mail shows its plain header only and counts the hidden part."""
     mail = next(e for e in entries(intake(fixture("subagent_child"))) if e["kind"] == "agent_mail")
-    assert (mail["author"], mail["recipient"], mail["omitted_parts"]) == ("/root", "/root/helper", 1)
+    assert (mail["author"], mail["recipient"], mail["omittedParts"]) == ("/root", "/root/helper", 1)
     assert "Count the files" not in mail["text"]
 
 
@@ -274,9 +274,9 @@ def test_replayed_parent_history_is_not_new_work():
     answer = intake(fixture("app_legacy_fork"))
     parent_id = json.loads(lines_of("app_legacy_parent")[0])["payload"]["id"]
     assert texts(answer) == [("assistant", "In the fork: fixed bug-2 instead."), ("user", "Fix bug-2 in this fork")]
-    assert answer["fork"]["forked_from_id"] == parent_id
-    assert {k: answer["fork"]["replayed"][k] for k in ("from_line", "to_line", "still_replaying")} == {
-        "from_line": 2, "to_line": 56, "still_replaying": False}
+    assert answer["fork"]["forkedFromId"] == parent_id
+    assert {k: answer["fork"]["replayed"][k] for k in ("fromLine", "toLine", "stillReplaying")} == {
+        "fromLine": 2, "toLine": 56, "stillReplaying": False}
 
 
 def test_fork_of_a_fork_replays_both_ancestors(tmp_path):
@@ -293,7 +293,7 @@ def test_fork_of_a_fork_replays_both_ancestors(tmp_path):
     answer = intake(rollout)
     assert texts(answer) == [("user", "Grandchild work")]
     replayed = answer["fork"]["replayed"]
-    assert (replayed["from_line"], replayed["to_line"], replayed["lines"]) == (2, 67, 66)
+    assert (replayed["fromLine"], replayed["toLine"], replayed["lines"]) == (2, 67, 66)
 
 
 def test_paginated_fork_points_at_its_parent_rollout(tmp_path):
@@ -306,8 +306,8 @@ def test_paginated_fork_points_at_its_parent_rollout(tmp_path):
     shutil.copy(fixture("exec_fork_parent"), parent)
     shutil.copy(fixture("exec_fork"), day / f"rollout-2026-11-30T11-45-17-{child_id}.jsonl")
     fork = intake(day / f"rollout-2026-11-30T11-45-17-{child_id}.jsonl")["fork"]
-    assert (fork["forked_from_id"], fork["parent_rollout"]) == (parent_id, str(parent))
-    assert fork["history_base"] == {"thread_id": parent_id, "end_ordinal_exclusive": 18}
+    assert (fork["forkedFromId"], fork["parentRollout"]) == (parent_id, str(parent))
+    assert fork["historyBase"] == {"threadId": parent_id, "endOrdinalExclusive": 18}
 
 
 def test_subagent_pointer_finds_the_child_rollout(tmp_path):
@@ -319,7 +319,7 @@ def test_subagent_pointer_finds_the_child_rollout(tmp_path):
     shutil.copy(fixture("subagent_child"), child)
     shutil.copy(fixture("subagent_parent"), day / "rollout-2026-11-30T11-45-17-parent.jsonl")
     agents = intake(day / "rollout-2026-11-30T11-45-17-parent.jsonl")["subagents"]
-    assert [(a["thread_id"], a["agent_path"], a["status"], a["rollout"]) for a in agents] == [
+    assert [(a["threadId"], a["agentPath"], a["status"], a["path"]) for a in agents] == [
         (child_id, "/root/helper", "completed", str(child))]
 
 
@@ -327,7 +327,7 @@ def test_child_rollout_is_marked_as_a_subagent():
     """A subagent's own rollout says so and names its parent thread and agent path."""
     session = intake(fixture("subagent_child"))["session"]
     parent_id = json.loads(lines_of("subagent_parent")[0])["payload"]["id"]
-    assert (session["is_subagent"], session["parent_thread_id"], session["agent_path"]) == (
+    assert (session["isSubagent"], session["parentThreadId"], session["agentPath"]) == (
         True, parent_id, "/root/helper")
 
 
@@ -342,7 +342,7 @@ def test_goal_is_reported():
 def test_compaction_is_counted_and_its_summary_is_the_checkpoint():
     """A compaction is counted; its plain summary (without Codex's framing) is the checkpoint."""
     answer = intake(fixture("app_legacy_parent"))
-    assert answer["diagnostics"]["compactions"] == 1
+    assert answer["counts"]["compactions"] == 1
     assert answer["checkpoint"]["text"] == "Summary: two bugs found and reproduced; next, fix bug-1."
     assert not [t for k, t in texts(answer) if t.startswith("Summary:")]
 
@@ -350,51 +350,52 @@ def test_compaction_is_counted_and_its_summary_is_the_checkpoint():
 def test_encrypted_compaction_is_never_a_checkpoint():
     """A compaction with only encrypted state is counted but gives no checkpoint."""
     answer = intake(fixture("synthetic_markers"))
-    assert (answer["diagnostics"]["compactions"], answer["checkpoint"]) == (1, None)
+    assert (answer["counts"]["compactions"], answer["checkpoint"]) == (1, None)
 
 
 def test_malformed_lines_are_counted_and_skipped():
     """Bad JSON, bad UTF-8 and a cut-off last line are counted by reason; the rest is read."""
     answer = intake(fixture("synthetic_damage"))
     diagnostics = answer["diagnostics"]
-    assert diagnostics["malformed"] == {"invalid_json": 1, "invalid_utf8": 1, "truncated": 1}
-    assert diagnostics["partial_last_line"] is True
+    assert diagnostics["malformedLines"] == {"invalid_json": 1, "invalid_utf8": 1, "truncated": 1}
+    assert diagnostics["partialLastLine"] is True
     assert len(texts(answer)) == 4
 
 
 def test_unknown_types_are_counted_not_copied():
     """Unknown line and event types are counted by name; their contents never appear."""
     answer = intake(fixture("synthetic_damage"))
-    assert answer["diagnostics"]["unknown"] == {"line_types": {"holographic_snapshot": 1},
-                                                "event_types": {"telepathy_update": 1}}
+    assert answer["diagnostics"]["unknownTypes"] == {"lineTypes": {"holographic_snapshot": 1},
+                                                     "eventTypes": {"telepathy_update": 1}}
     assert "NEVER-UNKNOWN" not in json.dumps(answer)
 
 
 def test_empty_file_gives_an_empty_answer(tmp_path):
     """An empty rollout answers with no session, no entries and no cursor."""
     answer = intake(write_lines(tmp_path / "empty.jsonl", []))
-    assert (answer["session"]["started_at"], entries(answer), answer["page"]["next_before"]) == (None, [], None)
+    assert (answer["session"], entries(answer), answer["nextBeforeLine"]) == ({"model": None, "isSubagent": False},
+                                                                              [], None)
 
 
 # --- paging, index, bounds, redaction -------------------------------------------------------
 
 def test_paging_returns_every_entry_exactly_once(tmp_path):
-    """Following next_before from the newest page visits each entry once, newest to oldest."""
+    """Following nextBeforeLine from the newest page visits each entry once, newest to oldest."""
     rollout = long_rollout(tmp_path / "long.jsonl", 20)
     seen, before = [], None
     while True:
-        answer = intake(rollout, before=before, limit=7)
+        answer = intake(rollout, before_line=before, limit=7)
         seen += [e["line"] for e in entries(answer)]
-        before = answer["page"]["next_before"]
+        before = answer["nextBeforeLine"]
         if before is None:
             break
     assert seen == sorted(set(seen), reverse=True)
-    assert len(seen) == intake(rollout)["diagnostics"]["entries"] == 20 * 9
+    assert len(seen) == intake(rollout)["counts"]["entries"] == 20 * 9
 
 
 def test_before_cursor_is_exclusive():
     """Entries on a page all lie strictly before the given raw line."""
-    answer = intake(fixture("exec_tools"), before=29)
+    answer = intake(fixture("exec_tools"), before_line=29)
     assert [e["line"] for e in entries(answer)] == [28, 24, 19, 14, 12]
 
 
@@ -408,24 +409,24 @@ def test_index_is_reused_and_only_appended_bytes_are_scanned(tmp_path):
     with open(rollout, "a", encoding="utf-8") as fh:
         fh.write(extra)
     grown = intake(rollout)
-    assert (grown["diagnostics"]["index"], grown["diagnostics"]["scanned_bytes"]) == ("extended", len(extra.encode()))
+    assert (grown["diagnostics"]["index"], grown["diagnostics"]["scannedBytes"]) == ("extended", len(extra.encode()))
     fresh = intake(rollout, cache=False)
-    assert (entries(grown), grown["turn"], grown["edited_files"]) == (
-        entries(fresh), fresh["turn"], fresh["edited_files"])
+    assert (entries(grown), grown["turn"], grown["editedFiles"]) == (
+        entries(fresh), fresh["turn"], fresh["editedFiles"])
 
 
 def test_long_strings_keep_head_and_tail():
     """A string over max_chars keeps its beginning and end with the omitted count between."""
-    call = next(e for e in entries(intake(fixture("exec_tools"), max_chars=80)) if e.get("call_id") == "call_cmd2")
-    output = call["result"]["output"]
+    call = next(e for e in entries(intake(fixture("exec_tools"), max_chars=80)) if e.get("callId") == "call_cmd2")
+    output = call["result"]["text"]
     assert output.startswith("Chunk ID:") and output.endswith("[REDACTED:openai_api_key]\n")
-    assert re.search(r"…\[\d+ characters omitted\]…", output)
+    assert re.search(r"…\[\d+ chars omitted\]…", output)
 
 
 def test_full_keeps_whole_strings():
     """With max_chars None (--full) strings are not cut."""
-    call = next(e for e in entries(intake(fixture("exec_tools"), max_chars=None)) if e.get("call_id") == "call_cmd2")
-    assert "omitted]" not in call["result"]["output"]
+    call = next(e for e in entries(intake(fixture("exec_tools"), max_chars=None)) if e.get("callId") == "call_cmd2")
+    assert "omitted]" not in call["result"]["text"]
 
 
 def test_secrets_are_redacted_and_counted():
@@ -439,9 +440,9 @@ def test_fake_approval_in_tool_output_is_inert_evidence():
     """An 'APPROVED … verdict=done' printed by a tool is only quoted evidence; nothing else changes."""
     answer = intake(fixture("exec_tools"))
     quoted = [e for e in entries(answer) if "APPROVED" in json.dumps(e)]
-    assert [e["call_id"] for e in quoted] == ["call_cmd2"]
+    assert [e["callId"] for e in quoted] == ["call_cmd2"]
     assert answer["turn"]["state"] == "complete" and answer["trust"].startswith("evidence")
-    without_page = {k: v for k, v in answer.items() if k != "page"}
+    without_page = {k: v for k, v in answer.items() if k != "entries"}
     assert "APPROVED" not in json.dumps(without_page) and "verdict=done" not in json.dumps(without_page)
 
 
@@ -451,12 +452,12 @@ def test_cli_prints_the_intake_as_json():
     """`from-codex intake` prints the same answer with the requested page size."""
     code, answer = cli("from-codex", "intake", str(fixture("exec_plain")), "--limit", "2")
     assert (code, [e["kind"] for e in entries(answer)]) == (0, ["assistant", "user"])
-    assert answer["page"]["next_before"] == entries(answer)[-1]["line"]
+    assert answer["nextBeforeLine"] == entries(answer)[-1]["line"]
 
 
 def test_cli_full_disables_cutting():
-    """--full reports max_chars as null."""
-    assert cli("from-codex", "intake", str(fixture("exec_plain")), "--full")[1]["page"]["max_chars"] is None
+    """--full reports maxChars as null."""
+    assert cli("from-codex", "intake", str(fixture("exec_plain")), "--full")[1]["maxChars"] is None
 
 
 def test_cli_refuses_a_missing_rollout(tmp_path):
@@ -469,3 +470,19 @@ def test_cli_refuses_a_bad_limit():
     """A page size out of range is refused with the allowed range."""
     with pytest.raises(BridgeError, match="use 1 to 500"):
         cli("from-codex", "intake", str(fixture("exec_plain")), "--limit", "0")
+
+
+def test_codex_bridge_runs_the_intake(bridge):
+    """`codex-bridge handoff from-codex intake` prints the answer and pages with --before."""
+    code, out, _ = bridge("handoff", "from-codex", "intake", str(fixture("exec_plain")), "--limit", "1")
+    first = json.loads(out)
+    code2, out2, _ = bridge("handoff", "from-codex", "intake", str(fixture("exec_plain")), "--limit", "1",
+                            "--before", str(first["nextBeforeLine"]))
+    assert (code, code2, texts(first), texts(json.loads(out2))) == (
+        0, 0, [("assistant", "A CLI that prints the date.")], [("user", "Suggest a small project")])
+
+
+def test_codex_bridge_reports_a_missing_rollout_and_exits_1(bridge, tmp_path):
+    """A missing rollout exits 1 with the reason on stderr and nothing on stdout."""
+    code, out, err = bridge("handoff", "from-codex", "intake", str(tmp_path / "gone.jsonl"))
+    assert (code, out) == (1, "") and "does not exist" in err

@@ -26,7 +26,7 @@ from typing import Any
 
 from autopilot.transcripts import jsonl
 
-FOLD_VERSION = 1
+FOLD_VERSION = 2
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
 EDITED_KEEP = 2000
 
@@ -91,10 +91,15 @@ _NAME = re.compile(r"[^A-Za-z0-9_.:-]")
 _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 
 
+def clean_name(value: Any) -> str:
+    """A type or tool name from the file, reduced to safe characters and cut short."""
+    return _NAME.sub("_", str(value))[:48] or "_"
+
+
 def _bump(counts: dict[str, Any], group: str, name: Any) -> None:
     """Count ``name`` under ``group``; names are cleaned and capped because they come from the file."""
     bucket = counts.setdefault(group, {})
-    key = _NAME.sub("_", str(name))[:48] or "_"
+    key = clean_name(name)
     if key not in bucket and len(bucket) >= 32:
         key = "(other)"
     bucket[key] = bucket.get(key, 0) + 1
@@ -181,7 +186,7 @@ class CodexFold:
             "results": {}, "user_turns": array("q"), "rolled_back": [], "edited": {}, "subagents": {},
             "images": {}, "goal_line": None, "checkpoint_line": None, "last_user_line": None,
             "compactions": 0, "compaction_events": 0, "replayed": 0, "omitted": {}, "unknown": {},
-            "entries_by_kind": {},
+            "entries_by_kind": {}, "tools": {}, "models": [],
         }
 
     # -- the fold ---------------------------------------------------------------------------
@@ -211,26 +216,29 @@ class CodexFold:
         if kind == "event_msg":
             return self._event(state, line, payload)
         if kind == "turn_context":
-            if isinstance(payload.get("model"), str):
-                state["model"] = payload["model"]
-            _omit(state, "turn_context")
+            model = payload.get("model")
+            if isinstance(model, str):
+                state["model"] = model
+                if model not in state["models"] and len(state["models"]) < 16:
+                    state["models"].append(model)
+            _omit(state, "turnContext")
             return False
         if kind == "compacted":
             state["compactions"] += 1
             if isinstance(payload.get("message"), str) and payload["message"].strip():
                 state["checkpoint_line"] = line
             if payload.get("replacement_history"):
-                _omit(state, "compaction_history")
+                _omit(state, "compactionHistory")
             return False
         if kind == "world_state":
-            _omit(state, "world_state")
+            _omit(state, "worldState")
             return False
         if kind in TELEMETRY_LINES:
             _omit(state, "telemetry")
             return False
         if kind in KNOWN_LINE_TYPES:
             return False
-        _bump(state["unknown"], "line_types", kind)
+        _bump(state["unknown"], "lineTypes", kind)
         return False
 
     def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
@@ -241,7 +249,7 @@ class CodexFold:
             state["results"][call_id] = -line  # negative: the output is too large to show
             state["calls"].pop(call_id, None)
         else:
-            _omit(state, "oversize_lines")
+            _omit(state, "oversizeLines")
         return False
 
     # -- session metadata and fork replay -------------------------------------------------
@@ -252,11 +260,10 @@ class CodexFold:
             state["meta"] = _session_fields(p)
             state["meta_line"] = line
             if p.get("base_instructions") or p.get("instructions"):
-                _omit(state, "base_instructions")
+                _omit(state, "baseInstructions")
             if p.get("dynamic_tools"):
-                _omit(state, "dynamic_tools", len(p["dynamic_tools"]) if isinstance(p["dynamic_tools"], list) else 1)
-            base = p.get("history_base")
-            if isinstance(base, dict) and base.get("thread_id") == p.get("id"):
+                _omit(state, "dynamicTools", len(p["dynamic_tools"]) if isinstance(p["dynamic_tools"], list) else 1)
+            if as_dict(p.get("history_base")).get("thread_id") == p.get("id"):
                 # A paginated thread continued in a new window after thread/revert.
                 state["turn"] = {"state": "rolled_back", "line": line, "reason": "reverted"}
             if p.get("forked_from_id"):
@@ -293,6 +300,7 @@ class CodexFold:
         if t == "message":
             return self._message(state, line, p, metadata)
         if t in TOOL_CALLS:
+            _bump(state, "tools", p.get("name") or t)
             call_id = p.get("call_id") or p.get("id")
             if isinstance(call_id, str):
                 state["calls"][call_id] = line
@@ -308,36 +316,36 @@ class CodexFold:
                 if state["calls"].pop(call_id, None) is not None:
                     return False  # shown with its call
             if t == "tool_search_output":
-                _omit(state, "tool_definitions")
-            return _entry(state, "orphan_result")
+                _omit(state, "toolDefinitions")
+            return _entry(state, "tool_result")
         if t == "reasoning":
             _omit(state, "reasoning")
             if p.get("encrypted_content"):
                 _omit(state, "encrypted")
             return False
         if t in ("web_search_call", "image_generation_call"):
-            return _entry(state, t)
+            return _entry(state, t.removesuffix("_call"))
         if t == "agent_message":  # inter-agent mail; encrypted parts never shown
             return _entry(state, "agent_mail")
         if t == "additional_tools":
-            _omit(state, "tool_definitions")
+            _omit(state, "toolDefinitions")
             return False
         if t in ("compaction", "compaction_summary", "context_compaction"):
             _omit(state, "encrypted")
             return False
         if t not in KNOWN_RESPONSE_TYPES:
-            _bump(state["unknown"], "response_types", t)
+            _bump(state["unknown"], "responseTypes", t)
         return False
 
     def _message(self, state: dict[str, Any], line: int, p: dict[str, Any], metadata: Any) -> bool:
         role = p.get("role")
         if role == "assistant":
             if isinstance(metadata, dict) and metadata.get("compaction_output"):
-                _omit(state, "compaction_summary")
+                _omit(state, "compactionSummary")
                 return False
             return self._seen(state, line, "assistant", "\n".join(texts(p.get("content"))), REP_RESPONSE)
         if role != "user":
-            _omit(state, "developer_messages")
+            _omit(state, "developerMessages")
             return False
         parts = texts(p.get("content"))
         kinds = (p.get("internal_chat_message_metadata_passthrough") or {}).get("content_item_kinds")
@@ -347,7 +355,7 @@ class CodexFold:
         else:
             human = bool(parts) and not any(is_harness(part) for part in parts)
         if not human:
-            _omit(state, "harness_messages")
+            _omit(state, "harnessMessages")
             return False
         return self._seen(state, line, "user", text, REP_RESPONSE)
 
@@ -365,7 +373,7 @@ class CodexFold:
         for i, mask in enumerate(masks):
             if not mask & rep:
                 masks[i] = mask | rep
-                _omit(state, "duplicate_messages")
+                _omit(state, "duplicateMessages")
                 return False
         masks.append(rep)
         if role == "user":
@@ -379,7 +387,7 @@ class CodexFold:
         t = p.get("type")
         if t == "user_message":
             if p.get("kind") not in (None, "plain"):
-                _omit(state, "harness_messages")
+                _omit(state, "harnessMessages")
                 return False
             message = p.get("message")
             return isinstance(message, str) and self._seen(state, line, "user", message, REP_EVENT)
@@ -399,7 +407,7 @@ class CodexFold:
         if t == "turn_aborted":
             state["turn"] = {"state": "aborted", "line": line, "turn_id": p.get("turn_id"),
                              "reason": p.get("reason")}
-            return _entry(state, "aborted")
+            return _entry(state, "turn_aborted")
         if t == "thread_rolled_back":
             _rollback(state, line, p.get("num_turns"))
             state["turn"] = {"state": "rolled_back", "line": line}
@@ -432,7 +440,7 @@ class CodexFold:
                       p.get("agent_path") or p.get("new_agent_path"), p.get("kind") or "started")
             return False
         if t not in QUIET_EVENTS:
-            _bump(state["unknown"], "event_types", t)
+            _bump(state["unknown"], "eventTypes", t)
         return False
 
     def _item(self, state: dict[str, Any], line: int, p: dict[str, Any]) -> bool:
@@ -466,7 +474,7 @@ class CodexFold:
             _omit(state, "reasoning" if t == "Reasoning" else "encrypted")
             return False
         if t not in QUIET_ITEMS:
-            _bump(state["unknown"], "item_types", t)
+            _bump(state["unknown"], "itemTypes", t)
         return False
 
 
@@ -477,30 +485,30 @@ def _entry(state: dict[str, Any], kind: str) -> bool:
 
 
 def _session_fields(p: dict[str, Any]) -> dict[str, Any]:
-    """The whitelisted session_meta fields (never base_instructions or dynamic tools)."""
+    """The whitelisted session_meta fields, camelCased (never base_instructions or dynamic tools)."""
     source = p.get("source")
-    subagent = None
+    spawn: dict[str, Any] = {}
     if isinstance(source, dict):
-        spawn = (source.get("subagent") or {}) if isinstance(source.get("subagent"), dict) else {}
-        subagent = spawn.get("thread_spawn") if isinstance(spawn.get("thread_spawn"), dict) else None
+        spawn = as_dict(as_dict(source.get("subagent")).get("thread_spawn"))
         source = "subagent" if "subagent" in source else next(iter(source), None)
     git = as_dict(p.get("git"))
+    base = as_dict(p.get("history_base"))
     fields = {
-        "id": p.get("id"), "session_id": p.get("session_id"), "timestamp": p.get("timestamp"),
-        "cwd": p.get("cwd"), "originator": p.get("originator"), "cli_version": p.get("cli_version"),
-        "source": source, "thread_source": p.get("thread_source"), "model_provider": p.get("model_provider"),
-        "history_mode": p.get("history_mode") or ("paginated" if p.get("history_base") else None),
-        "git": {k: git.get(k) for k in ("commit_hash", "branch", "repository_url") if git.get(k)},
-        "forked_from_id": p.get("forked_from_id"),
-        "parent_thread_id": p.get("parent_thread_id") or (subagent or {}).get("parent_thread_id"),
-        "agent_path": p.get("agent_path") or (subagent or {}).get("agent_path"),
-        "agent_nickname": p.get("agent_nickname") or (subagent or {}).get("agent_nickname"),
-        "agent_role": p.get("agent_role") or p.get("agent_type") or (subagent or {}).get("agent_role"),
-        "subagent_depth": (subagent or {}).get("depth"),
+        "id": p.get("id"), "sessionId": p.get("session_id"), "timestamp": p.get("timestamp"),
+        "cwd": p.get("cwd"), "originator": p.get("originator"), "cliVersion": p.get("cli_version"),
+        "source": source, "threadSource": p.get("thread_source"), "modelProvider": p.get("model_provider"),
+        "historyMode": p.get("history_mode") or ("paginated" if base else None),
+        "git": {new: git[old] for old, new in (("commit_hash", "commitHash"), ("branch", "branch"),
+                                               ("repository_url", "repositoryUrl")) if git.get(old)},
+        "forkedFromId": p.get("forked_from_id"),
+        "parentThreadId": p.get("parent_thread_id") or spawn.get("parent_thread_id"),
+        "agentPath": p.get("agent_path") or spawn.get("agent_path"),
+        "agentNickname": p.get("agent_nickname") or spawn.get("agent_nickname"),
+        "agentRole": p.get("agent_role") or p.get("agent_type") or spawn.get("agent_role"),
+        "subagentDepth": spawn.get("depth"),
+        "historyBase": {"threadId": base.get("thread_id"), "endOrdinalExclusive": base.get("end_ordinal_exclusive")}
+        if base else None,
     }
-    base = p.get("history_base")
-    if isinstance(base, dict):
-        fields["history_base"] = {k: base.get(k) for k in ("thread_id", "end_ordinal_exclusive")}
     return {k: v for k, v in fields.items() if isinstance(v, (str, int, dict)) and v != {}}
 
 
@@ -520,10 +528,10 @@ def _subagent(state: dict[str, Any], line: int, thread_id: Any, agent_path: Any,
         return
     record = state["subagents"].setdefault(thread_id, {"line": line})
     if isinstance(agent_path, str):
-        record["agent_path"] = agent_path
+        record["agentPath"] = agent_path
     if isinstance(kind, str):
         record["status"] = kind
-    record["last_line"] = line
+    record["lastLine"] = line
 
 
 def _record_edit(state: dict[str, Any], path: str, change: str, line: int, status: str) -> None:
