@@ -1,0 +1,106 @@
+"""Build codex-autopilot's venv in $CLAUDE_PLUGIN_DATA, once per plugin version, then run the bridge with it.
+
+Claude Code never installs a plugin's Python dependencies, so scripts/bridge runs this (with any
+Python >= 3.10 on PATH) when it finds no interpreter with codex-autopilot installed. On SessionStart
+it builds ``$CLAUDE_PLUGIN_DATA/venv`` from the plugin's own pyproject.toml and writes the stamp
+file that scripts/bridge checks; every other call, and a build that fails (offline, say), answers
+with the exact commands to run instead. Hooks always exit 0. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+STAMP = "codex-autopilot.stamp"
+MIN_PYTHON = (3, 10)
+
+
+def plugin_version(root: str) -> str:
+    """The version in .claude-plugin/plugin.json (the stamp records it)."""
+    with open(os.path.join(root, ".claude-plugin", "plugin.json"), encoding="utf-8") as fh:
+        return str(json.load(fh).get("version") or "0")
+
+
+def commands(root: str, venv: str, version: str) -> str:
+    """The shell commands that build the venv by hand."""
+    python = shlex.quote(sys.executable)
+    q_venv, q_root = shlex.quote(venv), shlex.quote(root)
+    return (f"{python} -m venv {q_venv} && {shlex.quote(os.path.join(venv, 'bin', 'python'))} -m pip install "
+            f"{q_root} && echo {shlex.quote(version)} > {shlex.quote(os.path.join(venv, STAMP))}")
+
+
+def build(root: str, venv: str, version: str, log: str) -> str | None:
+    """Create the venv and install the plugin into it; None on success, else the reason it failed."""
+    os.makedirs(os.path.dirname(venv), exist_ok=True)
+    with open(venv + ".lock", "w") as lock:
+        try:  # two sessions starting at once build it once
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except ImportError:
+            pass
+        if _stamp(venv) == version:
+            return None
+        shutil.rmtree(venv, ignore_errors=True)
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} building {venv} for codex-autopilot {version}\n")
+            out.flush()
+            steps = [[sys.executable, "-m", "venv", venv],
+                     [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--disable-pip-version-check",
+                      "--no-input", "--retries", "1", "--timeout", "20", root]]
+            for argv in steps:
+                proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+                if proc.returncode != 0:
+                    shutil.rmtree(venv, ignore_errors=True)
+                    return f"`{' '.join(argv[:4])} …` exited with status {proc.returncode} (details in {log})"
+        with open(os.path.join(venv, STAMP), "w", encoding="utf-8") as fh:
+            fh.write(version + "\n")
+    return None
+
+
+def _stamp(venv: str) -> str | None:
+    try:
+        with open(os.path.join(venv, STAMP), encoding="utf-8") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None
+
+
+def main(argv: list[str]) -> int:
+    """Build the venv on SessionStart and hand the call over to it; otherwise explain what to run."""
+    event = argv[1] if len(argv) > 1 and argv[0] == "hook" else None
+    root = os.environ.get("CLAUDE_PLUGIN_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    problem: str | None = None
+    venv = os.path.join(data, "venv") if data else ""
+    version = plugin_version(root)
+    if sys.version_info < MIN_PYTHON:
+        problem = f"{sys.executable} is Python {sys.version.split()[0]}; codex-autopilot needs 3.10 or newer"
+    elif not data:
+        problem = "CLAUDE_PLUGIN_DATA is not set, so there is nowhere to build the plugin's venv"
+    elif event != "SessionStart":
+        problem = "its Python environment is not built yet (SessionStart builds it)"
+    else:
+        problem = build(root, venv, version, os.path.join(data, "bootstrap.log"))
+    if problem is None:
+        python = os.path.join(venv, "bin", "python")
+        os.execv(python, [python, "-I", "-m", "autopilot", *argv])  # stdin (the hook's input) is still unread
+    todo = (f"Run: {commands(root, venv, version)}" if data and sys.version_info >= MIN_PYTHON
+            else "Install Python 3.10+ and run: pip install codex-autopilot")
+    todo += ". Or set AUTOPILOT_PYTHON to a Python that has codex-autopilot installed."
+    message = f"codex-autopilot is not active: {problem}. {todo}"
+    if event:
+        print(json.dumps({"systemMessage": message}))
+        return 0
+    print(message, file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
