@@ -1,591 +1,390 @@
-"""Codex rollout intake: a whitelist fold over rollout JSONL and a bounded, newest-first evidence view.
+"""The Codex intake answer: session summary plus one page of entries, bounded and redacted.
 
-Rollouts (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``) have no stable schema, so this
-reader knows a short list of recovery-bearing fields and nothing else. It folds every line
-once through :mod:`autopilot.transcripts.jsonl` (which caches the result per file) and
-keeps: session metadata, the current turn's completion state, edited files, subagent
-pointers, goal and compaction checkpoint, tool calls paired with their results by
-``call_id``, and schema diagnostics. Each human prompt and assistant message is one entry
-although Codex writes it up to three times (legacy ``user_message``/``agent_message``
-events, 0.169+ ``item_completed`` items, and ``response_item`` messages).
-
-Never read into the answer: reasoning (summaries too), encrypted content, developer and
-system prompts, ``base_instructions``, tool definitions, ``world_state``, token usage,
-rate limits and other telemetry, and the contents of unknown line types. A fork that
-replays its parent's history is recognised by ids and the replayed lines are not entries.
-Rendering of a page lives in :mod:`autopilot.transcripts.codex_entries`.
+:func:`intake` scans a rollout (through the cached :mod:`codex` fold), then reads only the
+lines the answer needs by offset: the page's entries, their paired tool results, the goal,
+checkpoint and last prompt. Every string goes through :class:`~autopilot.transcripts.evidence.Evidence`
+(redacted, then cut to head and tail). The answer's layout and key names mirror the Claude
+intake (``trust``, ``session``, ``counts``, ``checkpoint``, ``lastPrompt``, ``editedFiles``,
+``subagents``, ``beforeLine``/``nextBeforeLine``, ``entries``, ``diagnostics``,
+``redactions``); ``turn``, ``fork``, ``goal`` and ``unfinishedCalls`` are Codex's own.
 """
 
 from __future__ import annotations
 
-import hashlib
+import glob
 import os
 import re
-from array import array
+import shlex
 from typing import Any
 
-from autopilot.transcripts import jsonl
+import orjson
 
-FOLD_VERSION = 2
-PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
-EDITED_KEEP = 2000
+from autopilot.transcripts import codex
+from autopilot.transcripts.evidence import TRUST, Evidence
+from autopilot.transcripts.jsonl import Index, LineReader
 
-# Bits for the three ways Codex records one message.
-REP_RESPONSE, REP_EVENT, REP_ITEM = 1, 2, 4
-
-# 0.169+ marks what the human typed with these content-item kinds; anything else in a
-# user-role message (environment context, skills, goal notes, hook context) is harness text.
-HUMAN_KINDS = frozenset({"user.text", "user.image", "user.local_image"})
-# Older files have no kinds: harness text is recognised by its wrapper.
-HARNESS_PREFIXES = (
-    "<environment_context", "<user_instructions", "<skill", "<codex_internal_context",
-    "<turn_aborted", "<permissions", "<collaboration_mode", "<subagent_notification",
-    "<INSTRUCTIONS>", "# AGENTS.md instructions", "<user_shell_command",
-)
-
-KNOWN_LINE_TYPES = frozenset({
-    "session_meta", "response_item", "event_msg", "turn_context", "compacted", "token_usage_record",
-    "world_state", "security_risk_score", "retained_context", "realtime_item",
-    "inter_agent_communication", "inter_agent_communication_metadata",
-})
-TELEMETRY_LINES = frozenset({"token_usage_record", "security_risk_score", "realtime_item"})
-TOOL_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"})
-TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
-KNOWN_RESPONSE_TYPES = TOOL_CALLS | TOOL_OUTPUTS | frozenset({
-    "message", "reasoning", "web_search_call", "image_generation_call", "agent_message",
-    "additional_tools", "compaction", "compaction_summary", "context_compaction",
-    "configuration_update", "compaction_trigger", "other",
-})
-# Events that repeat something recorded elsewhere, or carry nothing to recover.
-QUIET_EVENTS = frozenset({
-    "exec_command_begin", "exec_command_end", "exec_command_output_delta", "terminal_interaction",
-    "mcp_tool_call_begin", "mcp_tool_call_end", "web_search_begin", "web_search_end",
-    "image_generation_begin", "patch_apply_begin", "patch_apply_updated", "turn_diff",
-    "thread_settings_applied", "session_configured", "mcp_startup_update", "mcp_startup_complete",
-    "item_started", "hook_started", "hook_completed", "raw_response_item", "plan_update", "plan_delta",
-    "agent_message_content_delta", "agent_message_delta", "agent_reasoning_delta",
-    "agent_reasoning_raw_content_delta", "reasoning_content_delta", "reasoning_raw_content_delta",
-    "agent_reasoning_section_break", "shutdown_complete", "entered_review_mode", "exited_review_mode",
-    "deprecation_notice", "model_reroute", "model_verification", "thread_queue_changed",
-    "environment_connected", "environment_disconnected", "turn_moderation_metadata", "safety_buffering",
-    "guardian_assessment", "exec_approval_request", "apply_patch_approval_request",
-    "request_permissions", "request_user_input", "elicitation_request", "elicitation_abandoned",
-    "dynamic_tool_call_request", "dynamic_tool_call_response", "view_image_tool_call",
-    "realtime_conversation_started", "realtime_conversation_realtime", "realtime_conversation_closed",
-    "realtime_conversation_sdp", "realtime_conversation_list_voices_response", "get_history_entry_response",
-    "collab_agent_spawn_begin", "collab_agent_interaction_begin", "collab_agent_interaction_end",
-    "collab_waiting_begin", "collab_waiting_end", "collab_close_begin", "collab_close_end",
-    "collab_resume_begin", "collab_resume_end", "context_compacted",
-})
-REASONING_EVENTS = frozenset({"agent_reasoning", "agent_reasoning_raw_content"})
-TELEMETRY_EVENTS = frozenset({"token_count"})
-TURN_START = frozenset({"task_started", "turn_started"})
-TURN_END = frozenset({"task_complete", "turn_complete"})
-ERROR_EVENTS = frozenset({"error", "stream_error", "warning", "guardian_warning"})
-QUIET_ITEMS = frozenset({"CommandExecution", "WebSearch", "CollabAgentToolCall", "McpToolCall",
-                         "DynamicToolCall", "HookPrompt", "Sleep", "ImageView", "EnteredReviewMode",
-                         "ExitedReviewMode"})
-NEVER_ITEMS = frozenset({"Reasoning", "ContextCompaction"})
-
-_NAME = re.compile(r"[^A-Za-z0-9_.:-]")
-_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+DEFAULT_LIMIT = 12
+DEFAULT_MAX_CHARS = 2000
+CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times max_chars: it is the baseline
+EDITED_FILES_SHOWN = 50
+UNFINISHED_SHOWN = 20
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_THREAD_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
+_CHECKPOINT_PREAMBLE = "Here is the summary produced by the other language model"
 
 
-def clean_name(value: Any) -> str:
-    """A type or tool name from the file, reduced to safe characters and cut short."""
-    return _NAME.sub("_", str(value))[:48] or "_"
+class _Page:
+    """What rendering needs: the index, a line reader and the evidence bounds."""
+
+    def __init__(self, index: Index, reader: LineReader, ev: Evidence) -> None:
+        self.index, self.reader, self.ev = index, reader, ev
+        self.state = index.state
+
+    def text(self, value: Any, limit: int | None = -1) -> str:
+        """Redacted, then cut to ``max_chars`` (or ``limit``) keeping the beginning and the end."""
+        return self.ev.text(value if isinstance(value, str) else str(value), limit)
+
+    def load(self, line: int | None) -> dict[str, Any] | None:
+        if line is None or not 1 <= line <= self.index.lines:
+            return None
+        return self.reader.load(line)
 
 
-def _bump(counts: dict[str, Any], group: str, name: Any) -> None:
-    """Count ``name`` under ``group``; names are cleaned and capped because they come from the file."""
-    bucket = counts.setdefault(group, {})
-    key = clean_name(name)
-    if key not in bucket and len(bucket) >= 32:
-        key = "(other)"
-    bucket[key] = bucket.get(key, 0) + 1
+def _payload(obj: dict[str, Any] | None) -> dict[str, Any]:
+    return codex.as_dict((obj or {}).get("payload"))
 
 
-def as_dict(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
+def _turn_id(p: dict[str, Any]) -> str | None:
+    value = codex.as_dict(p.get("internal_chat_message_metadata_passthrough")).get("turn_id") or p.get("turn_id")
+    return value if isinstance(value, str) else None
 
 
-def as_list(value: Any) -> list[Any]:
-    """``value`` if it is a JSON array, else an empty one."""
-    return value if isinstance(value, list) else []
+def _user_text(obj: dict[str, Any]) -> tuple[str, list[str]]:
+    """A human prompt's text and attached image paths, from whichever representation was kept."""
+    p = _payload(obj)
+    if obj.get("type") == "response_item":
+        return codex.split_images(codex.texts(p.get("content")))
+    if p.get("type") == "item_completed":
+        content = codex.as_list(codex.as_dict(p.get("item")).get("content"))
+        paths = [c["path"] for c in content if isinstance(c, dict) and isinstance(c.get("path"), str)]
+        return "\n".join(codex.texts(content)), paths
+    return str(p.get("message") or ""), [x for x in codex.as_list(p.get("local_images")) if isinstance(x, str)]
 
 
-def _omit(state: dict[str, Any], what: str, n: int = 1) -> None:
-    omitted = state["omitted"]
-    omitted[what] = omitted.get(what, 0) + n
+def _user(page: _Page, obj: dict[str, Any]) -> dict[str, Any]:
+    text, images = _user_text(obj)
+    entry: dict[str, Any] = {"kind": "user", "text": page.text(text)}
+    if images:
+        entry["images"] = [page.text(x, 500) for x in images]
+    return entry
 
 
-def texts(content: Any) -> list[str]:
-    """The text parts of a content list (input/output text only; images and encrypted parts skipped)."""
-    if isinstance(content, str):
-        return [content]
+def _assistant(page: _Page, obj: dict[str, Any]) -> dict[str, Any]:
+    p = _payload(obj)
+    if obj.get("type") == "response_item":
+        text = "\n".join(codex.texts(p.get("content")))
+    elif p.get("type") == "item_completed":
+        text = "\n".join(codex.texts(codex.as_dict(p.get("item")).get("content")))
+    else:
+        text = str(p.get("message") or "")
+    entry: dict[str, Any] = {"kind": "assistant", "text": page.text(text)}
+    if isinstance(p.get("phase"), str):
+        entry["phase"] = p["phase"]
+    return entry
+
+
+def _call_input(p: dict[str, Any]) -> str:
+    t = p.get("type")
+    if t == "custom_tool_call":
+        return str(p.get("input") or "")
+    if t == "local_shell_call":
+        command = codex.as_dict(p.get("action")).get("command")
+        return shlex.join(str(c) for c in command) if isinstance(command, list) else ""
+    raw = p.get("arguments")
+    try:
+        args = orjson.loads(raw) if isinstance(raw, str) else raw
+    except orjson.JSONDecodeError:
+        return str(raw)
+    if isinstance(args, dict):
+        if isinstance(args.get("cmd"), str):
+            return args["cmd"]
+        if isinstance(args.get("command"), list):
+            return shlex.join(str(c) for c in args["command"])
+    return orjson.dumps(args).decode() if args is not None else ""
+
+
+def _output_text(p: dict[str, Any]) -> tuple[str, int | None]:
+    """A tool result's text and exit code (tool definitions in tool-search results: names only)."""
+    if p.get("type") == "tool_search_output":
+        names = [t.get("name") for t in codex.as_list(p.get("tools")) if isinstance(t, dict)]
+        return "tools found: " + ", ".join(str(n) for n in names if n), None
+    output = p.get("output")
+    if isinstance(output, dict):
+        output = output.get("content") if "content" in output else output.get("body")
+    if isinstance(output, list):
+        parts = []
+        for part in output:
+            if isinstance(part, dict) and part.get("type") in ("input_text", "output_text", "text"):
+                parts.append(str(part.get("text") or ""))
+            elif isinstance(part, dict):
+                parts.append(f"[{codex.clean_name(part.get('type'))}]")
+        output = "\n".join(parts)
+    text = output if isinstance(output, str) else ""
+    code = None
+    if text.startswith("{") and '"output"' in text:  # 2025 shell results: {"output": ..., "metadata": {...}}
+        try:
+            legacy = orjson.loads(text)
+            text = str(legacy.get("output", text))
+            code = codex.as_dict(legacy.get("metadata")).get("exit_code")
+        except (orjson.JSONDecodeError, AttributeError):
+            pass
+    m = _EXIT.search(text[:400])
+    if code is None and m:
+        code = int(m.group(1))
+    return text, code if isinstance(code, int) else None
+
+
+def _tool_call(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
+    name = "local_shell" if p.get("type") == "local_shell_call" else codex.clean_name(p.get("name") or p.get("type"))
+    if isinstance(p.get("namespace"), str):
+        name = f"{codex.clean_name(p['namespace'])}.{name}"
+    call_id = p.get("call_id") or p.get("id")
+    entry: dict[str, Any] = {"kind": "tool_call", "name": name, "callId": call_id,
+                             "input": page.text(_call_input(p))}
+    result_line = page.state["results"].get(call_id) if isinstance(call_id, str) else None
+    if result_line is None:
+        entry["status"] = "unfinished"
+        entry["note"] = "no result recorded: the call may still be running, or was cut off"
+        return entry
+    entry["status"] = "completed"
+    if result_line < 0:
+        entry["result"] = {"line": -result_line, "text": "[output too large to show]"}
+        return entry
+    text, code = _output_text(_payload(page.load(result_line)))
+    entry["result"] = {"line": result_line, "text": page.text(text)}
+    if code is not None:
+        entry["result"]["exitCode"] = code
+    return entry
+
+
+def _web_search(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
+    action = codex.as_dict(p.get("action"))
+    entry: dict[str, Any] = {"kind": "web_search", "action": codex.clean_name(action.get("type")),
+                             "status": p.get("status")}
+    for key in ("query", "url", "pattern"):
+        if isinstance(action.get(key), str):
+            entry[key] = page.text(action[key], 500)
+    return entry
+
+
+def _render(page: _Page, line: int) -> dict[str, Any]:
+    obj = page.load(line)
+    entry: dict[str, Any] = {"line": line}
+    if obj is None:
+        return {**entry, "kind": "unreadable", "note": "the line changed or is no longer valid JSON"}
+    if isinstance(obj.get("timestamp"), str):
+        entry["timestamp"] = obj["timestamp"]
+    p = _payload(obj)
+    t = p.get("type")
+    item = codex.as_dict(p.get("item"))
+    if t == "item_completed":
+        t = item.get("type")
+    response = obj.get("type") == "response_item"
+    body: dict[str, Any]
+    if response and t == "message":
+        body = _user(page, obj) if p.get("role") == "user" else _assistant(page, obj)
+    elif not response and t in ("user_message", "UserMessage"):
+        body = _user(page, obj)
+    elif not response and t in ("agent_message", "AgentMessage"):
+        body = _assistant(page, obj)
+    elif t in codex.TOOL_CALLS:
+        body = _tool_call(page, p)
+    elif t in codex.TOOL_OUTPUTS:
+        text, code = _output_text(p)
+        body = {"kind": "tool_result", "callId": p.get("call_id"), "text": page.text(text),
+                "note": "no matching call in this file"}
+        if code is not None:
+            body["exitCode"] = code
+    elif t == "web_search_call":
+        body = _web_search(page, p)
+    elif t == "image_generation_call":
+        body = {"kind": "image_generation", "status": p.get("status"),
+                "revisedPrompt": page.text(p.get("revised_prompt") or "")}
+        saved = page.state["images"].get(p.get("id") or p.get("call_id") or "")
+        if saved:
+            body["savedPath"] = page.text(saved, 500)
+    elif t == "agent_message":  # a response_item: mail between agents
+        parts = codex.as_list(p.get("content"))
+        hidden = len([c for c in parts if isinstance(c, dict) and c.get("type") not in ("input_text", "output_text")])
+        body = {"kind": "agent_mail", "author": p.get("author"), "recipient": p.get("recipient"),
+                "text": page.text("\n".join(codex.texts(parts)))}
+        if hidden:
+            body["omittedParts"] = hidden
+    elif t == "turn_aborted":
+        body = {"kind": "turn_aborted", "reason": p.get("reason")}
+    elif t == "thread_rolled_back":
+        body = {"kind": "rolled_back", "numTurns": p.get("num_turns")}
+    elif t == "thread_goal_updated":
+        goal = codex.as_dict(p.get("goal"))
+        body = {"kind": "goal", "objective": page.text(goal.get("objective") or ""), "status": goal.get("status")}
+    elif t == "Plan":
+        body = {"kind": "plan", "text": page.text(item.get("text") or "")}
+    else:  # errors and warnings
+        message = p.get("message") or item.get("message") or ""
+        body = {"kind": "warning" if t in ("warning", "guardian_warning") else "error",
+                "text": page.text(message)}
+    entry.update(body)
+    turn = _turn_id(p)
+    if turn:
+        entry["turnId"] = turn
+    if any(a <= line < b for a, b in page.state["rolled_back"]):
+        entry["rolledBack"] = True
+    return entry
+
+
+def _checkpoint(page: _Page) -> dict[str, Any] | None:
+    """The latest readable compaction summary (Codex's framing removed); encrypted state never."""
+    line = page.state["checkpoint_line"]
+    obj = page.load(line)
+    if obj is None:
+        return None
+    message = str(_payload(obj).get("message") or "")
+    cut = message.find(_CHECKPOINT_PREAMBLE)
+    if cut >= 0:
+        newline = message.find("\n", cut)
+        message = message[newline + 1:] if newline >= 0 else ""
+    message = message.strip()
+    if not message:
+        return None
+    bound = None if page.ev.max_chars is None else page.ev.max_chars * CHECKPOINT_FACTOR
+    return {"line": line, "timestamp": obj.get("timestamp"), "chars": len(message),
+            "truncated": bound is not None and len(message) > bound, "text": page.text(message, bound)}
+
+
+def _goal(page: _Page) -> dict[str, Any] | None:
+    line = page.state["goal_line"]
+    obj = page.load(line)
+    if obj is None:
+        return None
+    goal = codex.as_dict(_payload(obj).get("goal"))
+    return {"line": line, "objective": page.text(goal.get("objective") or ""), "status": goal.get("status")}
+
+
+def _last_prompt(page: _Page) -> str | None:
+    obj = page.load(page.state["last_user_line"])
+    return page.text(_user_text(obj)[0]) if obj is not None else None
+
+
+def find_rollout(path: str, thread_id: str) -> str | None:
+    """The rollout file of another thread near this one (same day, the sessions tree, the archive)."""
+    if not _THREAD_ID.fullmatch(thread_id):
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    patterns = [os.path.join(here, f"rollout-*{thread_id}*.jsonl*")]
+    parts = here.split(os.sep)
+    if "sessions" in parts:
+        root = os.sep.join(parts[: len(parts) - parts[::-1].index("sessions")])
+        patterns += [os.path.join(root, "*", "*", "*", f"rollout-*{thread_id}*.jsonl*"),
+                     os.path.join(os.path.dirname(root), "archived_sessions", f"rollout-*{thread_id}*.jsonl*")]
+    for pattern in patterns:
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[0]
+    return None
+
+
+def _unfinished(page: _Page) -> list[dict[str, Any]]:
+    calls = sorted(page.state["calls"].items(), key=lambda kv: -kv[1])[:UNFINISHED_SHOWN]
     out = []
-    if isinstance(content, list):
-        for part in content:
-            if isinstance(part, dict) and part.get("type") in ("input_text", "output_text", "text", "Text"):
-                text = part.get("text")
-                if isinstance(text, str):
-                    out.append(text)
+    for call_id, line in calls:
+        p = _payload(page.load(line))
+        out.append({"callId": call_id, "name": codex.clean_name(p.get("name") or p.get("type")), "line": line})
     return out
 
 
-_IMAGE_OPEN = re.compile(r"^\s*<image\b[^>]*>\s*$")
-_IMAGE_PATH = re.compile(r'\bpath="([^"]*)"')
-
-
-def split_images(parts: list[str]) -> tuple[str, list[str]]:
-    """The prompt text without ``<image ...>`` wrappers, and the image paths they name."""
-    kept, paths = [], []
-    for part in parts:
-        if _IMAGE_OPEN.match(part):
-            m = _IMAGE_PATH.search(part)
-            if m:
-                paths.append(m.group(1))
-        elif part.strip() != "</image>":
-            kept.append(part)
-    return "\n".join(kept), paths
-
-
-def message_key(role: str, text: str) -> str:
-    """A short key identifying one message across its representations."""
-    digest = hashlib.blake2b("".join(text.split()).encode("utf-8", "replace"), digest_size=8)
-    return f"{role}:{digest.hexdigest()}"
-
-
-def is_harness(text: str) -> bool:
-    """Whether user-role text is a harness wrapper rather than the human's words (pre-kinds files)."""
-    return text.lstrip().startswith(HARNESS_PREFIXES)
-
-
-def uuid7_ms(value: Any) -> int | None:
-    """The millisecond timestamp inside a UUIDv7 string, or None for anything else."""
-    if not isinstance(value, str) or len(value) != 36 or value[14:15] != "7":
+def _fork(state: dict[str, Any], session: dict[str, Any], path: str) -> dict[str, Any] | None:
+    fork = state["fork"]
+    if fork is None and not session.get("historyBase"):
         return None
-    try:
-        return int(value[:8] + value[9:13], 16)
-    except ValueError:
-        return None
+    fork = fork or {}
+    info: dict[str, Any] = {"forkedFromId": fork.get("forked_from_id") or session.get("forkedFromId"),
+                            "historyBase": session.get("historyBase")}
+    if fork.get("replay_from") is not None:
+        info["replayed"] = {
+            "fromLine": fork["replay_from"], "toLine": fork.get("replay_to"), "lines": state["replayed"],
+            "stillReplaying": bool(fork.get("replaying")),
+            "note": "the parent's history copied in at fork time: not new work, not in the entries"}
+    if info["forkedFromId"]:
+        info["parentRollout"] = find_rollout(path, info["forkedFromId"])
+    return info
 
 
-class CodexFold:
-    """The rollout whitelist as a pure left fold for :func:`jsonl.scan`."""
-
-    name = "codex"
-    version = FOLD_VERSION
-
-    def start(self) -> dict[str, Any]:
-        """A fresh state for an empty rollout."""
-        return {
-            "meta": None, "meta_line": None, "fork": None, "model": None, "first_ts": None,
-            "last_ts": None, "turn": {"state": "none"}, "turns": 0, "pending": {}, "calls": {},
-            "results": {}, "user_turns": array("q"), "rolled_back": [], "edited": {}, "subagents": {},
-            "images": {}, "goal_line": None, "checkpoint_line": None, "last_user_line": None,
-            "compactions": 0, "compaction_events": 0, "replayed": 0, "omitted": {}, "unknown": {},
-            "entries_by_kind": {}, "tools": {}, "models": [],
-        }
-
-    # -- the fold ---------------------------------------------------------------------------
-
-    def row(self, state: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
-        """Fold one rollout line; True when it is a meaningful entry."""
-        kind = obj.get("type")
-        payload = obj.get("payload")
-        if not isinstance(payload, dict):
-            payload = {}
-        ts = obj.get("timestamp")
-        if isinstance(ts, str):
-            state["last_ts"] = ts
-            if state["first_ts"] is None:
-                state["first_ts"] = ts
-        if kind == "session_meta":
-            return self._session_meta(state, line, payload)
-        fork = state["fork"]
-        if fork is not None and fork.get("replaying"):
-            if not self._replay_ends(state, kind, payload):
-                state["replayed"] += 1
-                fork["replay_to"] = line
-                return False
-            fork["replaying"] = False
-        if kind == "response_item":
-            return self._response_item(state, line, payload, obj.get("metadata"))
-        if kind == "event_msg":
-            return self._event(state, line, payload)
-        if kind == "turn_context":
-            model = payload.get("model")
-            if isinstance(model, str):
-                state["model"] = model
-                if model not in state["models"] and len(state["models"]) < 16:
-                    state["models"].append(model)
-            _omit(state, "turnContext")
-            return False
-        if kind == "compacted":
-            state["compactions"] += 1
-            if isinstance(payload.get("message"), str) and payload["message"].strip():
-                state["checkpoint_line"] = line
-            if payload.get("replacement_history"):
-                _omit(state, "compactionHistory")
-            return False
-        if kind == "world_state":
-            _omit(state, "worldState")
-            return False
-        if kind in TELEMETRY_LINES:
-            _omit(state, "telemetry")
-            return False
-        if kind in KNOWN_LINE_TYPES:
-            return False
-        _bump(state["unknown"], "lineTypes", kind)
-        return False
-
-    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
-        """A line too large to parse: a huge tool output is remembered against its call, else counted."""
-        m = re.search(rb'"call_id"\s*:\s*"([^"]{1,128})"', head)
-        if m and re.search(rb'"type"\s*:\s*"(?:function|custom)_call_output"', head[:4096]):
-            call_id = m.group(1).decode("utf-8", "replace")
-            state["results"][call_id] = -line  # negative: the output is too large to show
-            state["calls"].pop(call_id, None)
-        else:
-            _omit(state, "oversizeLines")
-        return False
-
-    # -- session metadata and fork replay -------------------------------------------------
-
-    def _session_meta(self, state: dict[str, Any], line: int, p: dict[str, Any]) -> bool:
-        meta = state["meta"]
-        if meta is None:
-            state["meta"] = _session_fields(p)
-            state["meta_line"] = line
-            if p.get("base_instructions") or p.get("instructions"):
-                _omit(state, "baseInstructions")
-            if p.get("dynamic_tools"):
-                _omit(state, "dynamicTools", len(p["dynamic_tools"]) if isinstance(p["dynamic_tools"], list) else 1)
-            if as_dict(p.get("history_base")).get("thread_id") == p.get("id"):
-                # A paginated thread continued in a new window after thread/revert.
-                state["turn"] = {"state": "rolled_back", "line": line, "reason": "reverted"}
-            if p.get("forked_from_id"):
-                state["fork"] = {"forked_from_id": p["forked_from_id"], "replaying": False}
-            return False
-        if p.get("id") == meta.get("id"):
-            return False  # the same thread announced again: nothing new
-        fork = state["fork"]
-        if fork is None:
-            fork = state["fork"] = {"forked_from_id": None, "replaying": False}
-        if fork.get("replay_from") is None:
-            # The parent's history, copied into this file when it was forked.
-            fork.update(replaying=True, replay_from=line, parent_meta_id=p.get("id"))
-        if fork.get("replaying"):  # a fork of a fork replays its grandparent's meta too
-            fork["replay_to"] = line
-            state["replayed"] += 1
-        return False
-
-    def _replay_ends(self, state: dict[str, Any], kind: Any, p: dict[str, Any]) -> bool:
-        own = (state["meta"] or {}).get("id")
-        for key in ("thread_id", "threadId"):
-            if p.get(key) == own and own:
-                return True
-        if (kind == "event_msg" and p.get("type") in TURN_START) or kind == "turn_context":
-            born, turn = uuid7_ms(own), uuid7_ms(p.get("turn_id"))
-            if born is not None and turn is not None and turn >= born:
-                return True
-        return False
-
-    # -- response items ---------------------------------------------------------------------
-
-    def _response_item(self, state: dict[str, Any], line: int, p: dict[str, Any], metadata: Any) -> bool:
-        t = p.get("type")
-        if t == "message":
-            return self._message(state, line, p, metadata)
-        if t in TOOL_CALLS:
-            _bump(state, "tools", p.get("name") or t)
-            call_id = p.get("call_id") or p.get("id")
-            if isinstance(call_id, str):
-                state["calls"][call_id] = line
-            if t == "custom_tool_call" and p.get("name") == "apply_patch":
-                _patch_paths(state, line, p.get("input"), "proposed")
-            elif t == "function_call" and p.get("name") == "apply_patch":
-                _patch_paths(state, line, _patch_argument(p.get("arguments")), "proposed")
-            return _entry(state, "tool_call")
-        if t in TOOL_OUTPUTS:
-            call_id = p.get("call_id")
-            if isinstance(call_id, str):
-                state["results"][call_id] = line
-                if state["calls"].pop(call_id, None) is not None:
-                    return False  # shown with its call
-            if t == "tool_search_output":
-                _omit(state, "toolDefinitions")
-            return _entry(state, "tool_result")
-        if t == "reasoning":
-            _omit(state, "reasoning")
-            if p.get("encrypted_content"):
-                _omit(state, "encrypted")
-            return False
-        if t in ("web_search_call", "image_generation_call"):
-            return _entry(state, t.removesuffix("_call"))
-        if t == "agent_message":  # inter-agent mail; encrypted parts never shown
-            return _entry(state, "agent_mail")
-        if t == "additional_tools":
-            _omit(state, "toolDefinitions")
-            return False
-        if t in ("compaction", "compaction_summary", "context_compaction"):
-            _omit(state, "encrypted")
-            return False
-        if t not in KNOWN_RESPONSE_TYPES:
-            _bump(state["unknown"], "responseTypes", t)
-        return False
-
-    def _message(self, state: dict[str, Any], line: int, p: dict[str, Any], metadata: Any) -> bool:
-        role = p.get("role")
-        if role == "assistant":
-            if isinstance(metadata, dict) and metadata.get("compaction_output"):
-                _omit(state, "compactionSummary")
-                return False
-            return self._seen(state, line, "assistant", "\n".join(texts(p.get("content"))), REP_RESPONSE)
-        if role != "user":
-            _omit(state, "developerMessages")
-            return False
-        parts = texts(p.get("content"))
-        kinds = (p.get("internal_chat_message_metadata_passthrough") or {}).get("content_item_kinds")
-        text, _ = split_images(parts)
-        if kinds is not None:
-            human = bool(kinds) and all(k in HUMAN_KINDS for k in kinds)
-        else:
-            human = bool(parts) and not any(is_harness(part) for part in parts)
-        if not human:
-            _omit(state, "harnessMessages")
-            return False
-        return self._seen(state, line, "user", text, REP_RESPONSE)
-
-    def _seen(self, state: dict[str, Any], line: int, role: str, text: str, rep: int) -> bool:
-        """Record one representation of a message; True only for the first one seen."""
-        if not text.strip() and role == "assistant":
-            return False
-        pending = state["pending"]
-        key = message_key(role, text)
-        masks = pending.get(key)
-        if masks is None:
-            masks = pending[key] = []
-            if len(pending) > PENDING_KEEP:
-                del pending[next(iter(pending))]
-        for i, mask in enumerate(masks):
-            if not mask & rep:
-                masks[i] = mask | rep
-                _omit(state, "duplicateMessages")
-                return False
-        masks.append(rep)
-        if role == "user":
-            state["user_turns"].append(line)
-            state["last_user_line"] = line
-        return _entry(state, role)
-
-    # -- events -----------------------------------------------------------------------------
-
-    def _event(self, state: dict[str, Any], line: int, p: dict[str, Any]) -> bool:
-        t = p.get("type")
-        if t == "user_message":
-            if p.get("kind") not in (None, "plain"):
-                _omit(state, "harnessMessages")
-                return False
-            message = p.get("message")
-            return isinstance(message, str) and self._seen(state, line, "user", message, REP_EVENT)
-        if t == "agent_message":
-            message = p.get("message")
-            return isinstance(message, str) and self._seen(state, line, "assistant", message, REP_EVENT)
-        if t == "item_completed":
-            return self._item(state, line, p)
-        if t in TURN_START:
-            state["turns"] += 1
-            state["pending"] = {}
-            state["turn"] = {"state": "running", "line": line, "turn_id": p.get("turn_id")}
-            return False
-        if t in TURN_END:
-            state["turn"] = {"state": "complete", "line": line, "turn_id": p.get("turn_id")}
-            return False
-        if t == "turn_aborted":
-            state["turn"] = {"state": "aborted", "line": line, "turn_id": p.get("turn_id"),
-                             "reason": p.get("reason")}
-            return _entry(state, "turn_aborted")
-        if t == "thread_rolled_back":
-            _rollback(state, line, p.get("num_turns"))
-            state["turn"] = {"state": "rolled_back", "line": line}
-            return _entry(state, "rolled_back")
-        if t == "patch_apply_end":
-            status = "applied" if p.get("success", True) else "failed"
-            _change_paths(state, line, p.get("changes"), status)
-            return False
-        if t == "thread_goal_updated":
-            state["goal_line"] = line
-            return _entry(state, "goal")
-        if t in ERROR_EVENTS:
-            return _entry(state, "error")
-        if t in REASONING_EVENTS:
-            _omit(state, "reasoning")
-            return False
-        if t in TELEMETRY_EVENTS:
-            _omit(state, "telemetry")
-            return False
-        if t == "context_compacted":
-            state["compaction_events"] += 1
-            return False
-        if t == "image_generation_end":
-            path = p.get("saved_path") or p.get("path")
-            if isinstance(path, str) and isinstance(p.get("call_id"), str):
-                state["images"][p["call_id"]] = path
-            return False
-        if t in ("collab_agent_spawn_end", "sub_agent_activity"):
-            _subagent(state, line, p.get("new_thread_id") or p.get("agent_thread_id"),
-                      p.get("agent_path") or p.get("new_agent_path"), p.get("kind") or "started")
-            return False
-        if t not in QUIET_EVENTS:
-            _bump(state["unknown"], "eventTypes", t)
-        return False
-
-    def _item(self, state: dict[str, Any], line: int, p: dict[str, Any]) -> bool:
-        item = p.get("item")
-        if not isinstance(item, dict):
-            return False
-        t = item.get("type")
-        if t == "UserMessage":
-            text = "\n".join(texts(item.get("content")))
-            return self._seen(state, line, "user", text, REP_ITEM)
-        if t == "AgentMessage":
-            text = "\n".join(texts(item.get("content")))
-            return self._seen(state, line, "assistant", text, REP_ITEM)
-        if t == "FileChange":
-            status = "applied" if item.get("status") in (None, "completed") else "failed"
-            _change_paths(state, line, item.get("changes"), status)
-            return False
-        if t == "SubAgentActivity":
-            _subagent(state, line, item.get("agent_thread_id"), item.get("agent_path"), item.get("kind"))
-            return False
-        if t == "Plan":
-            return _entry(state, "plan")
-        if t == "Error":
-            return _entry(state, "error")
-        if t == "ImageGeneration":
-            path = item.get("saved_path") or item.get("path")
-            if isinstance(path, str) and isinstance(item.get("id"), str):
-                state["images"][item["id"]] = path
-            return False
-        if t in NEVER_ITEMS:
-            _omit(state, "reasoning" if t == "Reasoning" else "encrypted")
-            return False
-        if t not in QUIET_ITEMS:
-            _bump(state["unknown"], "itemTypes", t)
-        return False
-
-
-def _entry(state: dict[str, Any], kind: str) -> bool:
-    counts = state["entries_by_kind"]
-    counts[kind] = counts.get(kind, 0) + 1
-    return True
-
-
-def _session_fields(p: dict[str, Any]) -> dict[str, Any]:
-    """The whitelisted session_meta fields, camelCased (never base_instructions or dynamic tools)."""
-    source = p.get("source")
-    spawn: dict[str, Any] = {}
-    if isinstance(source, dict):
-        spawn = as_dict(as_dict(source.get("subagent")).get("thread_spawn"))
-        source = "subagent" if "subagent" in source else next(iter(source), None)
-    git = as_dict(p.get("git"))
-    base = as_dict(p.get("history_base"))
-    fields = {
-        "id": p.get("id"), "sessionId": p.get("session_id"), "timestamp": p.get("timestamp"),
-        "cwd": p.get("cwd"), "originator": p.get("originator"), "cliVersion": p.get("cli_version"),
-        "source": source, "threadSource": p.get("thread_source"), "modelProvider": p.get("model_provider"),
-        "historyMode": p.get("history_mode") or ("paginated" if base else None),
-        "git": {new: git[old] for old, new in (("commit_hash", "commitHash"), ("branch", "branch"),
-                                               ("repository_url", "repositoryUrl")) if git.get(old)},
-        "forkedFromId": p.get("forked_from_id"),
-        "parentThreadId": p.get("parent_thread_id") or spawn.get("parent_thread_id"),
-        "agentPath": p.get("agent_path") or spawn.get("agent_path"),
-        "agentNickname": p.get("agent_nickname") or spawn.get("agent_nickname"),
-        "agentRole": p.get("agent_role") or p.get("agent_type") or spawn.get("agent_role"),
-        "subagentDepth": spawn.get("depth"),
-        "historyBase": {"threadId": base.get("thread_id"), "endOrdinalExclusive": base.get("end_ordinal_exclusive")}
-        if base else None,
+def _summary(index: Index, path: str, page: _Page) -> dict[str, Any]:
+    """Everything but the entries: session, turn, fork, goal, checkpoint, files, subagents, counts."""
+    state = index.state
+    session = dict(state["meta"] or {})
+    session.pop("timestamp", None)
+    session["model"] = state["model"]
+    session["isSubagent"] = (session.get("threadSource") == "subagent" or session.get("source") == "subagent"
+                             or bool(session.get("agentPath")))
+    edited = sorted(state["edited"].items(), key=lambda kv: -kv[1][1])
+    shown = edited if page.ev.max_chars is None else edited[:EDITED_FILES_SHOWN]
+    subagents = [{"threadId": tid, **rec, "path": find_rollout(path, tid)}
+                 for tid, rec in sorted(state["subagents"].items(), key=lambda kv: -kv[1]["line"])]
+    turn = state["turn"]
+    return {
+        "session": session,
+        "firstTimestamp": (state["meta"] or {}).get("timestamp") or state["first_ts"],
+        "lastTimestamp": state["last_ts"],
+        "models": list(state["models"]),
+        "turn": {"state": turn.get("state"), "line": turn.get("line"), "turnId": turn.get("turn_id"),
+                 "reason": turn.get("reason")},
+        "fork": _fork(state, session, path),
+        "counts": {
+            "lines": index.lines, "entries": len(index.entries), "turns": state["turns"],
+            "entryKinds": dict(sorted(state["entries_by_kind"].items())),
+            "toolCalls": dict(sorted(state["tools"].items())),
+            "malformedLines": index.malformed_total,
+            "compactions": max(state["compactions"], state["compaction_events"]),
+        },
+        "goal": _goal(page),
+        "checkpoint": _checkpoint(page),
+        "lastPrompt": _last_prompt(page),
+        "editedFiles": [{"path": page.text(p, 500), "change": c, "status": s, "line": ln} for p, (c, ln, s) in shown],
+        "editedFilesTotal": len(edited),
+        "subagents": subagents,
+        "unfinishedCalls": _unfinished(page),
     }
-    return {k: v for k, v in fields.items() if isinstance(v, (str, int, dict)) and v != {}}
 
 
-def _rollback(state: dict[str, Any], line: int, num_turns: Any) -> None:
-    """Mark the last ``num_turns`` user turns as rolled back (Codex drops them from history)."""
-    turns: array[int] = state["user_turns"]
-    n = num_turns if isinstance(num_turns, int) and num_turns > 0 else 0
-    if not n or not turns:
-        return
-    start = turns[max(0, len(turns) - n)]
-    del turns[max(0, len(turns) - n):]
-    state["rolled_back"].append([start, line])
-
-
-def _subagent(state: dict[str, Any], line: int, thread_id: Any, agent_path: Any, kind: Any) -> None:
-    if not isinstance(thread_id, str):
-        return
-    record = state["subagents"].setdefault(thread_id, {"line": line})
-    if isinstance(agent_path, str):
-        record["agentPath"] = agent_path
-    if isinstance(kind, str):
-        record["status"] = kind
-    record["lastLine"] = line
-
-
-def _record_edit(state: dict[str, Any], path: str, change: str, line: int, status: str) -> None:
-    edited = state["edited"]
-    meta = state["meta"] or {}
-    cwd = meta.get("cwd")
-    if not os.path.isabs(path) and isinstance(cwd, str) and cwd.startswith("/"):
-        path = os.path.normpath(os.path.join(cwd, path))
-    if status == "proposed" and path in edited and edited[path][2] != "proposed":
-        return  # an applied change already recorded: the later call only re-proposes it
-    edited.pop(path, None)
-    edited[path] = [change, line, status]
-    if len(edited) > EDITED_KEEP:
-        del edited[next(iter(edited))]
-
-
-def _patch_paths(state: dict[str, Any], line: int, patch: Any, status: str) -> None:
-    """Paths named by an apply_patch body (``*** Add/Update/Delete File:``, ``*** Move to:``)."""
-    if not isinstance(patch, str) or "*** " not in patch:
-        return
-    for m in _PATCH_FILE.finditer(patch):
-        if m.group(3):
-            _record_edit(state, m.group(3).strip(), "move", line, status)
-        else:
-            _record_edit(state, m.group(2).strip(), m.group(1).lower(), line, status)
-
-
-def _patch_argument(arguments: Any) -> Any:
-    import orjson
-
-    try:
-        value = orjson.loads(arguments) if isinstance(arguments, str) else arguments
-    except orjson.JSONDecodeError:
-        return arguments
-    return value.get("input") if isinstance(value, dict) else None
-
-
-def _change_paths(state: dict[str, Any], line: int, changes: Any, status: str) -> None:
-    """Paths from a FileChange item or a legacy patch_apply_end event."""
-    if isinstance(changes, dict):
-        for path, change in changes.items():
-            kind = "update"
-            if isinstance(change, dict):
-                kind = str(change.get("type") or next(iter(change), "update"))
-                inner = as_dict(change.get(kind)) or change
-                if isinstance(inner.get("move_path"), str):
-                    _record_edit(state, inner["move_path"], "move", line, status)
-            _record_edit(state, str(path), kind, line, status)
-    elif isinstance(changes, list):
-        for change in changes:
-            if isinstance(change, dict) and isinstance(change.get("path"), str):
-                _record_edit(state, change["path"], str(change.get("kind") or "update"), line, status)
-
-
-def scan(path: str | os.PathLike[str], *, cache: bool = True) -> jsonl.Index:
-    """The (cached) index of a rollout, folded with :class:`CodexFold`."""
-    return jsonl.scan(path, CodexFold(), cache=cache)
+def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = DEFAULT_LIMIT,
+           max_chars: int | None = DEFAULT_MAX_CHARS, cache: bool = True) -> dict[str, Any]:
+    """The intake answer for one rollout: summary, one newest-first page and the next cursor."""
+    path = os.fspath(path)
+    index = codex.scan(path, cache=cache)
+    ev = Evidence(max_chars)
+    lines, next_before = index.page(before_line=before_line, limit=limit)
+    with index.reader() as reader:
+        page = _Page(index, reader, ev)
+        answer: dict[str, Any] = {"trust": TRUST, "format": "codex-rollout", "transcript": path}
+        answer.update(_summary(index, path, page))
+        answer.update({"beforeLine": before_line, "limit": limit, "maxChars": max_chars,
+                       "nextBeforeLine": next_before, "entries": [_render(page, n) for n in lines]})
+    state = index.state
+    answer["diagnostics"] = {
+        "malformedLines": dict(sorted(index.malformed.items())),
+        "malformedSample": list(index.malformed_sample),
+        "oversizeLines": list(index.oversize[:20]),
+        "partialLastLine": index.partial,
+        "unknownTypes": state["unknown"],
+        "omitted": dict(sorted(state["omitted"].items())),
+        "replayedLines": state["replayed"],
+        "index": index.status,
+        "scannedBytes": index.scanned_bytes,
+    }
+    if state["meta"] is None and index.lines:
+        answer["diagnostics"]["warning"] = "no session_meta line: not a Codex rollout, or its first line is damaged"
+    # Ids, names and statuses come from the file too: one last pass redacts whatever is left.
+    answer = ev.redactor.walk(answer)
+    answer["redactions"] = ev.summary()
+    return answer

@@ -289,6 +289,21 @@ class _Scanner:
         elif self.fold.row(self.index.state, line, obj):
             self.index.entries.append(line)
 
+    def _single(self, line: int, part: bytes, marks: _Marks) -> None:
+        """Fold one complete line outside the hot loop (the same steps as inside it)."""
+        if len(part) > self.max_line:
+            marks.feed(part)
+            self._big(line, part[:HEAD_TAIL_BYTES], part[-HEAD_TAIL_BYTES:], len(part), marks)
+            return
+        prefixes = getattr(self.fold, "skim_prefixes", None) or ()
+        if prefixes and part.startswith(prefixes) and part.endswith(b"}"):
+            skimmed = self.fold.skim(self.index.state, line, part)  # type: ignore[attr-defined]
+            if skimmed is not None:
+                if skimmed:
+                    self.index.entries.append(line)
+                return
+        self._one(line, part, last=False)
+
     def run(self, want_snapshot: bool) -> bytes | None:
         """Scan from the index's end to ``stop``; return the index as saved at the last newline."""
         index, fh, fold = self.index, self.fh, self.fold
@@ -335,8 +350,19 @@ class _Scanner:
                 off += size + 1
                 data = chunk[nl + 1:]
                 skipping, big_head, big_tail = False, b"", b""
+            elif pieces:
+                # Finish the line begun in earlier chunks with one join, so a long line is
+                # never copied again together with the rest of this chunk.
+                line += 1
+                offsets.append(off)
+                whole = b"".join([*pieces, chunk[:nl]])
+                pieces = []
+                off += len(whole) + 1
+                self._single(line, whole, _Marks(pattern))
+                del whole
+                data = chunk[nl + 1:]
             else:
-                data = b"".join(pieces) + chunk if pieces else chunk
+                data = chunk
             pieces = []
             parts = data.split(b"\n")
             rest = parts.pop()
