@@ -14,7 +14,7 @@ import pytest
 
 from autopilot.commands import handoff_codex
 from autopilot.errors import BridgeError
-from autopilot.transcripts.codex_entries import intake
+from autopilot.transcripts.codex import intake
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "codex"
 

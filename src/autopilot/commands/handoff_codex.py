@@ -17,7 +17,7 @@ def intake(rollout: str, *, before_line: int | None = None, limit: int = DEFAULT
            max_chars: int = DEFAULT_MAX_CHARS, full: bool = False) -> int:
     """Print the intake of one rollout as JSON: summary, one page of entries and the next cursor."""
     from autopilot.commands import emit
-    from autopilot.transcripts import codex_entries
+    from autopilot.transcripts import codex
 
     path = _check_rollout(rollout)
     if before_line is not None and before_line < 1:
@@ -27,7 +27,7 @@ def intake(rollout: str, *, before_line: int | None = None, limit: int = DEFAULT
     if not full and max_chars < MIN_MAX_CHARS:
         raise BridgeError(f"--max-chars {max_chars} is too small; use at least {MIN_MAX_CHARS}, or --full")
     try:
-        answer = codex_entries.intake(path, before_line=before_line, limit=limit, max_chars=None if full else max_chars)
+        answer = codex.intake(path, before_line=before_line, limit=limit, max_chars=None if full else max_chars)
     except OSError as exc:
         raise BridgeError(f"cannot read {rollout}: {exc.strerror}; check the path and its permissions") from None
     emit(answer)

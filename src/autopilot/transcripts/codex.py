@@ -1,6 +1,6 @@
-"""The Codex intake answer: session summary plus one page of entries, bounded and redacted.
+"""The Codex rollout intake: session summary plus one newest-first page of entries, bounded and redacted.
 
-:func:`intake` scans a rollout (through the cached :mod:`codex` fold), then reads only the
+:func:`intake` scans a rollout (through the cached :mod:`codex_fold`), then reads only the
 lines the answer needs by offset: the page's entries, their paired tool results, the goal,
 checkpoint and last prompt. Every string goes through :class:`~autopilot.transcripts.evidence.Evidence`
 (redacted, then cut to head and tail). The answer's layout and key names mirror the Claude
@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from autopilot.transcripts import codex
+from autopilot.transcripts import codex_fold as codex
 from autopilot.transcripts.evidence import TRUST, Evidence
 from autopilot.transcripts.jsonl import Index, LineReader
 

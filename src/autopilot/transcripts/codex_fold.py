@@ -1,4 +1,4 @@
-"""Codex rollout intake: a whitelist fold over rollout JSONL and a bounded, newest-first evidence view.
+"""The Codex rollout fold: one whitelist pass over rollout JSONL into pointers, counts and turn state.
 
 Rollouts (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``) have no stable schema, so this
 reader knows a short list of recovery-bearing fields and nothing else. It folds every line
@@ -13,7 +13,7 @@ Never read into the answer: reasoning (summaries too), encrypted content, develo
 system prompts, ``base_instructions``, tool definitions, ``world_state``, token usage,
 rate limits and other telemetry, and the contents of unknown line types. A fork that
 replays its parent's history is recognised by ids and the replayed lines are not entries.
-Rendering of a page lives in :mod:`autopilot.transcripts.codex_entries`.
+The answer is rendered by :mod:`autopilot.transcripts.codex`.
 """
 
 from __future__ import annotations
