@@ -75,7 +75,7 @@ def _stamp(venv: str) -> str | None:
 def main(argv: list[str]) -> int:
     """Build the venv on SessionStart and hand the call over to it; otherwise explain what to run."""
     event = argv[1] if len(argv) > 1 and argv[0] == "hook" else None
-    root = os.environ.get("CLAUDE_PLUGIN_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the plugin this script ships in
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
     problem: str | None = None
     venv = os.path.join(data, "venv") if data else ""
