@@ -51,35 +51,39 @@ file only grew, the new bytes are scanned; if nothing changed it is reused; on a
 other change (shrunk, rewritten, different head, new fold version) it is rebuilt.
 A trailing line without a newline (a row being written, or a crash-truncated one) is
 folded into the answer but never into the saved index, so it is rescanned later.
+The index and its cache file live in :mod:`autopilot.transcripts.jsonl_index`; its names
+are re-exported here.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import struct
-from array import array
-from bisect import bisect_left
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
 
 import orjson
 
 from autopilot.paths import autopilot_home
+from autopilot.transcripts.jsonl_index import (  # re-exported: readers use them from here
+    CORE_VERSION,
+    HEAD_TAIL_BYTES,
+    MAX_LINE_BYTES,
+    Index,
+    LineReader,
+    load,
+    serialise,
+    store,
+)
 
-CORE_VERSION = 1
+__all__ = ["CORE_VERSION", "HEAD_TAIL_BYTES", "MAX_LINE_BYTES", "Fold", "Index", "LineReader", "cache_dir", "scan"]
+
 CHUNK_BYTES = 1 << 20
-MAX_LINE_BYTES = 8 << 20  # parsing a line costs ~2-3x its size in memory; the budget is 64 MB
-HEAD_TAIL_BYTES = 64 << 10  # what an oversize line keeps of its start and end
 MARKS_KEPT = 16  # matches of a fold's oversize_marks pattern kept per oversize line
 MARK_CARRY = 512  # bytes kept across chunks so a mark split by a chunk edge is found
 HEAD_HASH_BYTES = 4096
 END_CHECK_BYTES = 64
-CACHE_KEEP = 256  # index files kept per cache directory; the least recently written go first
-_MAGIC = b"APJSONLIDX\n"
 
 
 class Fold(Protocol):
@@ -102,104 +106,6 @@ class Fold(Protocol):
         ...
 
 
-class Index:
-    """One pass over a JSONL file: line offsets, entries, malformed lines and the fold's state."""
-
-    def __init__(self, path: str, fold: Fold) -> None:
-        self.path = path
-        self.fold_name = fold.name
-        self.fold_version = fold.version
-        self.lines = 0  # raw lines seen, the partial last line included
-        self.end = 0  # byte offset just past the last newline-terminated line
-        self.file_size = 0  # bytes scanned, the partial last line included
-        self.offsets = array("q")  # start offset of every raw line (index 0 is line 1)
-        self.entries = array("q")  # raw line numbers the fold marked as entries, ascending
-        self.malformed: dict[str, int] = {}  # reason -> count
-        self.malformed_sample: list[int] = []  # the first few malformed line numbers, to inspect
-        self.oversize: list[int] = []  # line numbers too large to parse
-        self.state: dict[str, Any] = fold.start()
-        self.status = "built"  # built | reused | extended | rebuilt | uncached
-        self.partial = False  # the last line has no newline yet
-        self.scanned_bytes = 0  # bytes read by this call's scan
-        self.mtime_ns = 0
-        self.head_len = 0  # how much of the file's head ``head_hash`` covers
-        self.head_hash = ""
-        self.end_bytes = b""  # the bytes just before ``end``, checked before extending
-
-    @property
-    def malformed_total(self) -> int:
-        """How many lines could not be used as JSON objects."""
-        return sum(self.malformed.values())
-
-    def span(self, line: int) -> tuple[int, int]:
-        """The byte offset and length (newline excluded) of raw line ``line``."""
-        if not 1 <= line <= self.lines:
-            raise IndexError(f"line {line} is outside 1..{self.lines}")
-        start = self.offsets[line - 1]
-        if line < self.lines:
-            return start, self.offsets[line] - start - 1
-        if self.partial:
-            return start, self.file_size - start
-        return start, self.end - start - 1
-
-    def page(self, before_line: int | None = None,
-             limit: int = 12) -> tuple[list[int], int | None]:
-        """Entry lines before ``before_line`` (exclusive), newest first, and the next cursor."""
-        entries = self.entries
-        hi = len(entries) if before_line is None else bisect_left(entries, before_line)
-        lo = max(0, hi - max(0, limit))
-        chosen = list(entries[lo:hi])
-        chosen.reverse()
-        return chosen, (entries[lo] if lo > 0 and chosen else None)
-
-    @contextlib.contextmanager
-    def reader(self) -> Iterator[LineReader]:
-        """Open the file for random access to lines by number."""
-        with open(self.path, "rb") as fh:
-            yield LineReader(self, fh)
-
-
-class LineReader:
-    """Random access to a scanned file's lines through its index."""
-
-    def __init__(self, index: Index, fh: IO[bytes]) -> None:
-        self.index = index
-        self._fh = fh
-
-    def raw(self, line: int, limit: int = MAX_LINE_BYTES) -> bytes:
-        """The bytes of ``line``, cut to ``limit``."""
-        start, length = self.index.span(line)
-        self._fh.seek(start)
-        return self._fh.read(min(length, limit))
-
-    def size(self, line: int) -> int:
-        """The length in bytes of ``line``."""
-        return self.index.span(line)[1]
-
-    def head_tail(self, line: int, keep: int = HEAD_TAIL_BYTES) -> tuple[bytes, bytes]:
-        """The first and last ``keep`` bytes of ``line`` (both whole for a short line)."""
-        start, length = self.index.span(line)
-        self._fh.seek(start)
-        if length <= 2 * keep:
-            data = self._fh.read(length)
-            return data, data
-        head = self._fh.read(keep)
-        self._fh.seek(start + length - keep)
-        return head, self._fh.read(keep)
-
-    def load(self, line: int) -> dict[str, Any] | None:
-        """The JSON object on ``line``, or None when it is malformed or too large to parse."""
-        start, length = self.index.span(line)
-        if length > MAX_LINE_BYTES:
-            return None
-        self._fh.seek(start)
-        try:
-            obj = orjson.loads(self._fh.read(length))
-        except orjson.JSONDecodeError:
-            return None
-        return obj if type(obj) is dict else None
-
-
 def cache_dir() -> Path:
     """Where indexes are kept: ``$AUTOPILOT_HOME/cache/transcripts``."""
     return autopilot_home() / "cache" / "transcripts"
@@ -213,7 +119,7 @@ def scan(path: str | os.PathLike[str], fold: Fold, *, cache: bool = True,
         st = os.fstat(fh.fileno())
         head = fh.read(min(st.st_size, HEAD_HASH_BYTES))
         cache_file = cache_dir() / f"{fold.name}-{st.st_dev}-{st.st_ino}.idx" if cache else None
-        index = _load(cache_file, path, fold) if cache_file is not None else None
+        index = load(cache_file, path, fold) if cache_file is not None else None
         if index is not None and _still_valid(index, fh, st, head):
             same = st.st_size == index.file_size and st.st_mtime_ns == index.mtime_ns
             index.status = "reused" if same else "extended"
@@ -229,7 +135,7 @@ def scan(path: str | os.PathLike[str], fold: Fold, *, cache: bool = True,
         snapshot = _Scanner(index, fold, fh, st.st_size, max_line_bytes).run(want_snapshot=cache)
     changed = index.end != old_end or index.status != "reused"
     if cache_file is not None and snapshot is not None and changed:
-        _store(cache_file, snapshot)
+        store(cache_file, snapshot)
     return index
 
 
@@ -402,7 +308,7 @@ class _Scanner:
         finish = getattr(fold, "finish", None)
         if finish is not None:
             finish(state, line)
-        snapshot = _serialise(index) if want_snapshot else None
+        snapshot = serialise(index) if want_snapshot else None
         if pending:  # a last line with no newline: fold it into this answer only
             line += 1
             offsets.append(off)
@@ -438,101 +344,3 @@ class _Marks:
         self.carry = buf[-MARK_CARRY:]
 
 
-def _serialise(index: Index) -> bytes:
-    state = {k: v for k, v in index.state.items() if not isinstance(v, (array, bytearray))}
-    blobs: list[tuple[str, str, bytes]] = [("offsets", "q", index.offsets.tobytes()),
-                                           ("entries", "q", index.entries.tobytes())]
-    for key, value in index.state.items():
-        if isinstance(value, array):
-            blobs.append(("state." + key, value.typecode, value.tobytes()))
-        elif isinstance(value, bytearray):
-            blobs.append(("state." + key, "bytearray", bytes(value)))
-    header = {
-        "core": CORE_VERSION, "fold": index.fold_name, "foldVersion": index.fold_version,
-        "path": index.path, "lines": index.lines, "end": index.end, "fileSize": index.file_size,
-        "mtimeNs": index.mtime_ns, "headLen": index.head_len,
-        "headHash": index.head_hash, "endBytes": index.end_bytes.hex(),
-        "malformed": index.malformed, "malformedSample": index.malformed_sample,
-        "oversize": index.oversize, "state": state,
-        "blobs": [[name, code, len(data)] for name, code, data in blobs],
-    }
-    head = orjson.dumps(header)
-    return b"".join([_MAGIC, struct.pack("<Q", len(head)), head, *(data for _, _, data in blobs)])
-
-
-def _load(cache_file: Path, path: str, fold: Fold) -> Index | None:
-    """The saved index for this file and fold, or None if missing, damaged or of another layout."""
-    try:
-        data = cache_file.read_bytes()
-    except OSError:
-        return None
-    try:
-        if not data.startswith(_MAGIC):
-            return None
-        pos = len(_MAGIC)
-        (hlen,) = struct.unpack_from("<Q", data, pos)
-        pos += 8
-        header = orjson.loads(data[pos: pos + hlen])
-        pos += hlen
-        layout = (header["core"], header["fold"], header["foldVersion"])
-        if layout != (CORE_VERSION, fold.name, fold.version):
-            return None  # another layout: rebuild
-        index = Index(path, fold)
-        index.state = header["state"]
-        for name, code, size in header["blobs"]:
-            chunk = data[pos: pos + size]
-            pos += size
-            value: array[int] | bytearray
-            if code == "bytearray":
-                value = bytearray(chunk)
-            else:
-                value = array(code)
-                value.frombytes(chunk)
-            if name == "offsets":
-                index.offsets = value  # type: ignore[assignment]
-            elif name == "entries":
-                index.entries = value  # type: ignore[assignment]
-            else:
-                index.state[name.removeprefix("state.")] = value
-        index.lines, index.end, index.file_size = header["lines"], header["end"], header["fileSize"]
-        index.malformed, index.malformed_sample = header["malformed"], header["malformedSample"]
-        index.oversize = header["oversize"]
-        index.mtime_ns, index.head_len = header["mtimeNs"], header["headLen"]
-        index.head_hash = header["headHash"]
-        index.end_bytes = bytes.fromhex(header["endBytes"])
-        index.status = "reused"
-        if pos != len(data) or len(index.offsets) != index.lines:
-            return None
-        return index
-    except (ValueError, KeyError, TypeError, struct.error, orjson.JSONDecodeError):
-        return None  # a damaged cache file is rebuilt, never trusted
-
-
-def _store(cache_file: Path, data: bytes) -> None:
-    """Write the index atomically; a cache that cannot be written is simply not kept."""
-    import tempfile  # only writers pay for it
-
-    try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".idx-", dir=cache_file.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(tmp, cache_file)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        _prune(cache_file.parent)
-    except OSError:
-        pass
-
-
-def _prune(directory: Path) -> None:
-    files = [p for p in directory.glob("*.idx")]
-    if len(files) <= CACHE_KEEP:
-        return
-    files.sort(key=lambda p: p.stat().st_mtime_ns)
-    for p in files[: len(files) - CACHE_KEEP]:
-        with contextlib.suppress(OSError):
-            p.unlink()
