@@ -183,6 +183,8 @@ def _sse(message: dict[str, Any], stream_error: dict[str, Any] | None) -> bytes:
            _event("ping", {"type": "ping"})]
     for index, block in enumerate(message["content"]):
         kind = block["type"]
+        start: dict[str, Any]
+        deltas: list[dict[str, Any]]
         if kind == "text":
             start = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": block["text"]}]

@@ -250,11 +250,11 @@ class _View:
         return out
 
     def _tool_use(self, block: dict[str, Any]) -> dict[str, Any]:
-        args = block.get("input") if isinstance(block.get("input"), dict) else {}
+        args = _dict(block.get("input"))
         secret = secret_path(args.get("file_path")) or secret_path(args.get("notebook_path"))
         shown = {k: (_OMITTED_SECRET if secret and k in SECRET_CONTENT_KEYS else self.ev.value(v))
                  for k, v in args.items()}
-        call_id = block.get("id") if isinstance(block.get("id"), str) else ""
+        call_id = block["id"] if isinstance(block.get("id"), str) else ""
         return {"type": "tool_use", "id": safe_name(call_id), "name": safe_name(block.get("name")),
                 "input": shown, "result": self._result(call_id, secret)}
 
@@ -279,7 +279,7 @@ class _View:
         return text
 
     def _user_content(self, row: dict[str, Any]) -> list[dict[str, Any]]:
-        out = []
+        out: list[dict[str, Any]] = []
         orphans = self.st["orphans"]
         for block in _user_blocks(row):
             kind = block.get("type")
@@ -288,7 +288,7 @@ class _View:
                 if text:
                     out.append({"type": "text", "text": text})
             elif kind in ("image", "document"):
-                source = block.get("source") if isinstance(block.get("source"), dict) else {}
+                source = _dict(block.get("source"))
                 out.append({"type": kind, "mediaType": safe_name(source.get("media_type"))})
             elif kind == "tool_result":
                 call_id = block.get("tool_use_id")
@@ -302,7 +302,7 @@ class _View:
     def _system(self, row: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"subtype": safe_name(row.get("subtype")), "level": safe_name(row.get("level"))}
         content = row.get("content")
-        error = row.get("error") if isinstance(row.get("error"), dict) else {}
+        error = _dict(row.get("error"))
         if isinstance(content, str) and content.strip():
             out["text"] = self.ev.prose(content)
         elif isinstance(error.get("formatted"), str):
@@ -313,6 +313,11 @@ class _View:
             if isinstance(row.get(key), int):
                 out[key] = row[key]
         return out
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
 
 
 def _user_blocks(row: dict[str, Any]) -> list[dict[str, Any]]:

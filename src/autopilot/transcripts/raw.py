@@ -90,7 +90,7 @@ def mask(row: dict[str, Any], ev: Evidence) -> dict[str, Any]:
     kind = row.get("type")
     if kind in SYSTEM_PROMPT_ROWS or kind in TELEMETRY_ROWS:
         what = "system prompt or request snapshot" if kind in SYSTEM_PROMPT_ROWS else "telemetry"
-        keep = {k: ev.value(row[k]) for k in ("type", "sessionId", "timestamp") if k in row}
+        keep: dict[str, Any] = {k: ev.value(row[k]) for k in ("type", "sessionId", "timestamp") if k in row}
         return {**keep, "[omitted]": f"{what}, {_size(row)} chars"}
     if kind == "attachment" and isinstance(row.get("attachment"), dict):
         att = row["attachment"]
