@@ -1,0 +1,133 @@
+"""The plugin inside the real claude, with the real codex reviewing, both against scripted servers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autopilot.scripted.messages_server import text, tool_use
+from autopilot.scripted.responses_server import delay, http_error, reply_json
+from tests.conftest import agent_bin, write_codex_config
+from tests.e2e.plugin_harness import ScriptedCodex, run_claude
+from tests.integration.conftest import APPROVE, PLAN, continue_to, done, state_of
+
+pytestmark = pytest.mark.e2e
+
+REQUEST_CHANGES = {"decision": "request_changes", "summary": "feature.py has no docstring",
+                   "issues": [{"severity": "minor", "file": "feature.py", "line": 1, "message": "add a docstring"}]}
+
+
+@pytest.fixture
+def claude():
+    return agent_bin("claude")
+
+
+@pytest.fixture
+def codex(isolated_homes, monkeypatch):
+    """The real codex as the bridge's backend, answering from a ScriptedCodex."""
+    brain = ScriptedCodex()
+    with brain.server:
+        write_codex_config(isolated_homes / "codex", brain.server.url)
+        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
+        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
+        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
+        yield brain
+
+
+def write(repo: Path, name: str, content: str) -> dict:
+    return tool_use("Write", {"file_path": str(repo / name), "content": content})
+
+
+def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, bridge):
+    """/autopilot plans; edits are reviewed; Stop continues Claude onto T2 with its criteria; then done."""
+    codex.push("plan", reply_json(PLAN))
+    codex.push("review", reply_json(REQUEST_CHANGES), reply_json(APPROVE))
+    codex.push("verdict", reply_json(continue_to("T2")), reply_json(done("test passes")))
+    steps = [write(git_repo, "feature.py", "x = 1\n"), text("T1 is done: feature.py exists."),
+             write(git_repo, "test_feature.py", "def test(): pass\n"), text("T2 is done: the test passes.")]
+    run = run_claude(claude, git_repo, "/codex-autopilot:autopilot Add a feature with a test", steps, tmp_path / "h")
+    assert run.proc.returncode == 0, run.proc.stderr
+    texts = run.main_texts()
+    assert len(texts) == 4 and run.server.unscripted == 0
+    assert "current_task" in texts[0] and "feature.py exists" in texts[0]  # the plan reached Claude
+    assert "Codex reviewed your changes against task T1 and asks for changes" in texts[1]
+    assert "add a docstring" in texts[1]
+    assert "Task T2: Test it" in texts[2] and "1. test passes" in texts[2]  # the Stop block's reason
+    assert codex.asked == ["plan", "review", "verdict", "review", "verdict"]
+    assert "T1 is done: feature.py exists." in codex.prompts("verdict")[0]
+    stops = run.hook_outputs("Stop")
+    assert [s.get("decision") for s in stops] == ["block", None]
+    assert stops[1]["systemMessage"].startswith("codex-autopilot: done")
+    s = state_of(bridge, git_repo)
+    assert (s["status"], s["iteration"], s["current_task"]["id"], s["owner_session_id"]) == (
+        "done", 2, "T2", run.session_id)
+    assert (s["last_review"]["task_id"], s["last_review"]["decision"]) == ("T2", "approve")
+    assert (git_repo / s["plan_path"]).read_text().startswith("# Autopilot plan: Add a feature with a test")
+    events = [json.loads(x) for x in (Path(s["run_dir"]) / "events.jsonl").read_text().splitlines()]
+    assert [(e["phase"], e["outcome"], e["backend"]) for e in events] == [
+        (phase, "ok", "codex-cli") for phase in ("plan", "review", "verdict", "review", "verdict")]
+
+
+@pytest.fixture
+def planned_with_codex(codex, git_repo, bridge):
+    """A run planned through the real codex before Claude starts (unowned: the first session claims it)."""
+    def plan(*flags: str) -> Path:
+        codex.push("plan", reply_json(PLAN))
+        code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test", *flags)
+        assert code == 0, err
+        return git_repo
+    return plan
+
+
+def test_budget_spent_mid_run_lets_claude_stop(claude, codex, planned_with_codex, tmp_path, bridge):
+    """A review that spends the budget ends the loop: the next Stop asks no verdict and Claude stops."""
+    repo = planned_with_codex("--budget", "0.05")
+    codex.push("review", reply_json(APPROVE), reply_json(APPROVE, {"input_tokens": 100_000}))
+    codex.push("verdict", reply_json(continue_to("T2")))
+    steps = [write(repo, "feature.py", "x = 1\n"), text("T1 done."),
+             write(repo, "test_feature.py", "def test(): pass\n"), text("T2 done.")]
+    run = run_claude(claude, repo, "Work on the autopilot task.", steps, tmp_path / "h")
+    assert run.proc.returncode == 0 and len(run.main_texts()) == 4 and run.server.unscripted == 0
+    assert codex.asked == ["plan", "review", "verdict", "review"]
+    stops = run.hook_outputs("Stop")
+    assert [s.get("decision") for s in stops] == ["block", None]
+    assert "stopped: budget spent" in stops[1]["systemMessage"] and "budget set" in stops[1]["systemMessage"]
+    s = state_of(bridge, repo)
+    assert s["status"] == "stopped_budget" and s["budget_used_usd"] >= s["budget_usd"]
+
+
+def test_codex_failing_never_holds_claude_more_than_twice(claude, codex, planned_with_codex, tmp_path, bridge):
+    """Codex exiting non-zero, then timing out, then failing again: two blocks at most, then a paused run."""
+    repo = planned_with_codex()
+    (repo / "feature.py").write_text("x = 1\n")
+    codex.push("verdict", http_error(500, "upstream broke"), delay(reply_json(continue_to("T2")), 8),
+               http_error(500, "upstream broke"))
+    steps = [text("T1 is done."), text("Still done."), text("Done, really.")]
+    run = run_claude(claude, repo, "Finish the task.", steps, tmp_path / "h", AUTOPILOT_TIMEOUT="3")
+    assert run.proc.returncode == 0 and len(run.main_texts()) == 3 and run.server.unscripted == 0
+    stops = run.hook_outputs("Stop")
+    assert [s.get("decision") for s in stops] == ["block", "block", None]
+    assert "paused" in stops[2]["systemMessage"] and "/autopilot resume" in stops[2]["systemMessage"]
+    s = state_of(bridge, repo)
+    assert (s["status"], s["consecutive_errors"], s["iteration"]) == ("paused_reviewer_unavailable", 3, 0)
+    code, out, _ = bridge("-C", str(repo), "status")
+    assert "paused_reviewer_unavailable (Codex was unavailable 3 times in a row" in out
+
+
+def test_run_pauses_before_claude_codes_block_cap(claude, codex, planned_with_codex, tmp_path, bridge):
+    """With CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3 the hook blocks twice, then pauses the run itself."""
+    repo = planned_with_codex()
+    (repo / "feature.py").write_text("x = 1\n")
+    codex.push("review", reply_json(APPROVE), reply_json(APPROVE))
+    codex.push("verdict", *(reply_json(continue_to("T1")) for _ in range(3)))
+    steps = [text("Done."), write(repo, "feature.py", "x = 2\n"), text("Done."),
+             write(repo, "feature.py", "x = 3\n"), text("Done.")]
+    run = run_claude(claude, repo, "Finish the task.", steps, tmp_path / "h", CLAUDE_CODE_STOP_HOOK_BLOCK_CAP="3")
+    assert run.proc.returncode == 0 and run.server.unscripted == 0
+    stops = run.hook_outputs("Stop")
+    assert [s.get("decision") for s in stops] == ["block", "block", None]
+    assert "paused after 2" in stops[2]["systemMessage"]
+    assert "blocked the turn from ending" not in run.proc.stdout  # Claude Code's own cap never fired
+    assert state_of(bridge, repo)["status"] == "paused_block_cap"
