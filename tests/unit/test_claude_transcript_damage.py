@@ -243,3 +243,23 @@ def test_index_survives_a_deleted_cache(tmp_path):
         for name in files:
             os.unlink(os.path.join(root, name))
     assert intake(path)["diagnostics"]["index"] == "built"
+
+
+def test_empty_transcript_gives_an_empty_answer(tmp_path):
+    """A transcript Claude has only just created reads as no entries, no checkpoint, no cursor."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"")
+    answer = intake(path)
+    assert (answer["entries"], answer["checkpoint"], answer["nextBeforeLine"], answer["lastPrompt"]) == (
+        [], None, None, None)
+    assert answer["counts"]["lines"] == 0
+
+
+def test_bookkeeping_only_transcript_has_no_entries(tmp_path):
+    """A file of queue and mode rows (a session that never reached the model) has counts but no entries."""
+    t = Transcript()
+    t.meta("queue-operation", operation="enqueue", timestamp="2026-07-19T10:00:00.000Z", content="hi")
+    t.meta("mode", mode="normal")
+    answer = intake(t.write(tmp_path / "t.jsonl"))
+    assert (answer["entries"], answer["counts"]["rowTypes"]) == ([], {"mode": 1, "queue-operation": 1})
+    assert answer["firstTimestamp"] == "2026-07-19T10:00:00.000Z"

@@ -164,12 +164,12 @@ def test_exhausted_script_answers_with_the_default_and_counts_it(srv):
 def test_every_concurrent_request_is_recorded(srv):
     """Requests arriving at once are all recorded, each with its own body."""
     threads = [threading.Thread(target=post, args=(srv, "/v1/messages", ask(stream=False, n=i)))
-               for i in range(16)]
+               for i in range(64)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(body["n"] for body in srv.requests) == list(range(16))
+    assert sorted(body["n"] for body in srv.requests) == list(range(64))
 
 
 def test_request_headers_and_query_are_recorded(srv):

@@ -220,6 +220,9 @@ def _sse(message: dict[str, Any], stream_error: dict[str, Any] | None) -> bytes:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # The default listen backlog of 5 refuses connections when claude (or a test) opens
+    # many at once, e.g. parallel subagents.
+    request_queue_size = 128
     owner: MessagesServer
 
 
