@@ -112,3 +112,17 @@ def run_claude(claude: Path, cwd: Path, prompt: str, steps: list[dict[str, Any]]
         except ValueError:
             continue
     return ClaudeRun(proc, server, session_id, events)
+
+
+def plugin_copy(dest: Path) -> Path:
+    """The plugin as a user gets it (tracked and new files, no tests, venvs or caches), copied to ``dest``."""
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-co", "--exclude-standard", "-z"],
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, listed):
+        if rel.startswith("tests/") or not (REPO / rel).is_file():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((REPO / rel).read_bytes())
+        target.chmod((REPO / rel).stat().st_mode & 0o777)
+    return dest

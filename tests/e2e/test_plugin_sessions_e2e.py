@@ -1,0 +1,131 @@
+"""The plugin as users meet it: installed from its marketplace, two sessions, $handoff, validate, bootstrap."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autopilot.paths import run_dir
+from autopilot.scripted.messages_server import MessagesServer, text, tool_use
+from autopilot.scripted.responses_server import ResponsesServer, reply_json
+from tests.conftest import agent_bin
+from tests.e2e.plugin_harness import REPO, claude_env, plugin_copy, run_claude
+from tests.integration.conftest import PLAN, state_of
+
+pytestmark = pytest.mark.e2e
+OWNER = "0aaaaaaa-1111-4222-8333-444444444444"
+
+
+@pytest.fixture
+def claude():
+    return agent_bin("claude")
+
+
+@pytest.fixture
+def planned(git_repo, bridge, monkeypatch):
+    """A run planned (through the openai backend and a scripted server) before Claude starts."""
+    def plan(session_id: str | None = None) -> Path:
+        with ResponsesServer([reply_json(PLAN)]) as srv:
+            monkeypatch.setenv("OPENAI_BASE_URL", srv.url)
+            monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+            monkeypatch.setenv("AUTOPILOT_BACKEND", "openai")
+            flags = ["--session-id", session_id] if session_id else []
+            code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test", *flags)
+        assert code == 0, err
+        return git_repo
+    return plan
+
+
+def test_second_session_is_left_alone(claude, planned, tmp_path, bridge, monkeypatch):
+    """Another Claude session in the same repo edits and stops freely: no review, no verdict, one notice."""
+    repo = planned(OWNER)
+    steps = [tool_use("Write", {"file_path": str(repo / "other.py"), "content": "y = 2\n"}), text("Done.")]
+    with ResponsesServer() as codex:  # any Codex call would land here
+        monkeypatch.setenv("OPENAI_BASE_URL", codex.url)
+        run = run_claude(claude, repo, "Add other.py", steps, tmp_path / "h")
+        assert codex.requests == []
+    assert run.proc.returncode == 0 and len(run.main_texts()) == 2 and run.server.unscripted == 0
+    said = [o.get("systemMessage", "") for e in ("SessionStart", "PostToolUse", "Stop") for o in run.hook_outputs(e)]
+    assert sum("belongs to another Claude Code session" in m for m in said) == 1
+    assert all(not o.get("decision") for o in run.hook_outputs("Stop"))
+    s = state_of(bridge, repo)
+    assert (s["owner_session_id"], s["iteration"], s["last_review"], s["status"]) == (OWNER, 0, None, "running")
+    assert s["notices"] == [f"foreign-session:{run.session_id}"]
+
+
+def test_handoff_writes_the_pointer_without_a_model_request(claude, git_repo, tmp_path, isolated_homes):
+    """$handoff typed into the real claude records the pointer; the Messages server gets no request."""
+    run = run_claude(claude, git_repo, "$handoff", [], tmp_path / "h")
+    pointer = json.loads((isolated_homes / "autopilot" / "handoff" / "claude-latest.json").read_text())
+    assert run.server.requests == [] and run.server.log == []
+    assert (pointer["session_id"], pointer["cwd"]) == (run.session_id, str(git_repo))
+    assert pointer["transcript_path"].endswith(f"/{run.session_id}.jsonl")
+    assert set(pointer) == {"transcript_path", "cwd", "session_id", "created_at"}
+    (answer,) = run.hook_outputs("UserPromptSubmit")
+    assert answer["decision"] == "block" and "$from-claude" in answer["reason"]
+
+
+def test_installed_from_its_own_marketplace_the_hooks_fire(claude, planned, tmp_path, bridge):
+    """`claude plugin marketplace add` + `install` from the repo's marketplace.json loads the plugin and its hooks."""
+    repo = planned()
+    source = plugin_copy(tmp_path / "codex-autopilot")
+    home = tmp_path / "h"
+    home.mkdir()
+    with MessagesServer() as idle:
+        env = claude_env(home, idle)
+    for argv in (["plugin", "marketplace", "add", str(source)],
+                 ["plugin", "install", "codex-autopilot@codex-autopilot"]):
+        proc = subprocess.run([str(claude), *argv], env=env, capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = run_claude(claude, repo, "What is the current task?", [text("T1.")], home, plugin_dir=None)
+    init = next(e for e in run.events if e.get("type") == "system" and e.get("subtype") == "init")
+    assert {p["name"] for p in init["plugins"]} >= {"codex-autopilot"} and not init.get("plugin_errors")
+    assert "codex-autopilot run active" in run.hook_outputs("SessionStart")[0]["hookSpecificOutput"][
+        "additionalContext"]
+    assert "current task T1: Add feature" in run.main_texts()[0]
+    assert state_of(bridge, repo)["owner_session_id"] == run.session_id
+
+
+def problems(report) -> list:
+    """Every error and warning anywhere in a `claude plugin validate --json` report."""
+    if isinstance(report, dict):
+        found = [*(report.get("errors") or []), *(report.get("warnings") or [])]
+        return found + [p for v in report.values() for p in problems(v)]
+    if isinstance(report, list):
+        return [p for v in report for p in problems(v)]
+    return []
+
+
+@pytest.mark.parametrize("target", [".", ".claude-plugin/plugin.json"])
+@pytest.mark.parametrize("profile", [[], ["--profile", "directory"]])
+def test_validate_is_clean(claude, tmp_path, target, profile):
+    """`claude plugin validate` (strict, and with the plugin directory's checks) finds no error and no warning."""
+    proc = subprocess.run([str(claude), "plugin", "validate", str(REPO / target), "--strict", "--json", *profile],
+                          env={**os.environ, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")},
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0 and report["success"] is True and problems(report) == []
+
+
+@pytest.mark.slow
+def test_first_session_builds_the_venv_and_hooks_use_it(claude, git_repo, tmp_path, isolated_homes):
+    """With no Python environment, SessionStart builds the venv in CLAUDE_PLUGIN_DATA; later hooks run in it."""
+    plugin = plugin_copy(tmp_path / "codex-autopilot")
+    home = tmp_path / "h"
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if ".venv" not in p
+                           and not p.startswith(str(Path(sys.executable).parent)))
+    run = run_claude(claude, git_repo, "$handoff", [], home, plugin_dir=plugin, timeout=900, PATH=path,
+                     AUTOPILOT_PYTHON="")
+    data = home / ".claude" / "plugins" / "data" / "codex-autopilot-inline"
+    version = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text())["version"]
+    assert (data / "venv" / "codex-autopilot.stamp").read_text().strip() == version, (data / "bootstrap.log")
+    assert run.hook_outputs("SessionStart") == [{}]  # built, then answered: no run here, nothing to say
+    (answer,) = run.hook_outputs("UserPromptSubmit")
+    assert answer["decision"] == "block" and (isolated_homes / "autopilot" / "handoff" / "claude-latest.json").exists()
+    assert not run_dir(str(git_repo)).exists()
