@@ -1,7 +1,5 @@
 """Run the bridge as ``python -m autopilot``."""
 
-import sys
+from autopilot.cli import entry
 
-from autopilot.cli import main
-
-sys.exit(main())
+entry()

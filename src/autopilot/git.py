@@ -85,8 +85,10 @@ def work_tree(repo: str) -> str:
     import shutil
     import tempfile
 
-    index = run_git(repo, "rev-parse", "--git-path", "index").strip()
-    index = index if os.path.isabs(index) else os.path.join(repo, index)
+    index = os.path.join(repo, ".git", "index")
+    if not os.path.isdir(os.path.join(repo, ".git")):  # a worktree or submodule: ask git where its index is
+        index = run_git(repo, "rev-parse", "--git-path", "index").strip()
+        index = index if os.path.isabs(index) else os.path.join(repo, index)
     with tempfile.TemporaryDirectory(prefix="autopilot-index-") as tmp:
         temp_index = os.path.join(tmp, "index")
         if os.path.exists(index):
@@ -101,12 +103,18 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = ()) -> Snap
     tree = work_tree(repo)
     spec = ["--", ".", *(f":(exclude){p}" for p in exclude)] if exclude else []
     since = base or EMPTY_TREE
-    if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
-        raise BridgeError(f"the run's base commit {base[:12]} no longer exists in {repo}",
-                          hint="re-plan with `codex-bridge plan --goal ...`")
-    patch = run_git(repo, "diff", "--no-color", "--no-ext-diff", since, tree, *spec)
-    stat = run_git(repo, "diff", "--no-color", "--stat=120", since, tree, *spec)
-    files = [f for f in run_git(repo, "diff", "--name-only", since, tree, *spec).splitlines() if f]
+    try:  # one git call: the stat block, a blank line, then the patch
+        out = run_git(repo, "diff", "--no-color", "--no-ext-diff", "--patch-with-stat", "--stat=120", since, tree,
+                      *spec)
+    except BridgeError:
+        if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
+            raise BridgeError(f"the run's base commit {base[:12]} no longer exists in {repo}",
+                              hint="re-plan with `codex-bridge plan --goal ...`") from None
+        raise
+    stat, _, patch = out.partition("\n\ndiff --git ")
+    patch = f"diff --git {patch}" if patch else ""
+    files = [line.split(" b/", 1)[-1] for line in patch.splitlines() if line.startswith("diff --git a/")]
+    stat = stat.strip("\n") + "\n" if stat else ""
     return Snapshot(base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files)
 
 

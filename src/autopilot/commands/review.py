@@ -41,7 +41,7 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
     state = ws.store.load()
     ws.require_run(state)
     task = state["current_task"]
-    snap = ws.snapshot(state.get("base_sha"))
+    snap = ws.snapshot_while_loading(state.get("base_sha"))
     if snap.empty:
         say("nothing changed since the base commit; no review was requested")
         return {"skipped": True, "reason": "no changes since base", "task_id": task["id"],

@@ -33,7 +33,7 @@ def decide(*, last_message: str | None = None, backend: str | None = None, model
                           hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run")
     ws.guard_budget("verdict")
     task = state["current_task"]
-    snap = ws.snapshot(state.get("base_sha"))
+    snap = ws.snapshot_while_loading(state.get("base_sha"))
     redactor = Redactor()
     evidence, _facts = diff_evidence(ws, snap, redactor)
     review = state.get("last_review")
