@@ -105,8 +105,9 @@ def _parser():  # type: ignore[no-untyped-def]
                        description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
                                    "redacted evidence for the other agent.")
     hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
-    from autopilot.commands import handoff_codex
+    from autopilot.commands import handoff_codex, handoff_intake
 
+    handoff_intake.add_parser(hsub)
     handoff_codex.add_parser(hsub)
 
     p = sub.add_parser("hook", help="run a Claude Code hook (reads the event JSON on stdin)")
