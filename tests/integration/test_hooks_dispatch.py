@@ -53,6 +53,19 @@ def test_input_that_is_not_an_object_is_reported(bridge):
     assert code == 0 and "not a JSON object" in answer["systemMessage"] and "decision" not in answer
 
 
+@pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x\\u00e9", null, true], "b": {}}', ' \n{"cwd": "/x"}\n', "[1]"])
+def test_input_parser_matches_json(text):
+    """The hot path's parser reads what json.loads reads."""
+    assert hooks.parse_json(text) == json.loads(text)
+
+
+@pytest.mark.parametrize("text", ['{"a": 1} x', '{"a":', "nope", "{}{}"])
+def test_input_parser_rejects_what_json_rejects(text):
+    """Truncated input, trailing data or no JSON at all is a ValueError, as with json.loads."""
+    with pytest.raises(ValueError):
+        hooks.parse_json(text)
+
+
 def test_internal_error_fails_open_with_a_crash_log(planned, bridge, monkeypatch, isolated_homes):
     """A bug in a handler gives exit 0, a systemMessage naming the crash log, and a traceback in it."""
     from autopilot.hooks import stop
@@ -88,3 +101,13 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
                           capture_output=True, text=True, env={**os.environ, "AUTOPILOT_HOME": str(home)})
     assert proc.returncode == 0 and proc.stdout == ""
     assert proc.stderr.split() == ["autopilot", "autopilot.cli", "autopilot.errors", "autopilot.hooks"]
+
+
+def test_no_run_path_imports_neither_json_nor_typing(git_repo, tmp_path):
+    """The no-run answer parses its input without the json package (its decoder imports re) or typing."""
+    probe = ("import sys; from autopilot.cli import main; main(['hook', 'Stop']); "
+             "print(' '.join(sorted(m for m in ('json', 're', 'typing', 'pathlib') if m in sys.modules)), "
+             "file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-I", "-c", probe], input=json.dumps(payload("Stop", git_repo)),
+                          capture_output=True, text=True, env={**os.environ, "AUTOPILOT_HOME": str(tmp_path)})
+    assert proc.returncode == 0 and proc.stderr.split() == []
