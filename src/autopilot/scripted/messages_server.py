@@ -41,8 +41,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from autopilot.scripted.serving import BackgroundServer, serve_until_interrupted
 
 Step = dict[str, Any]
 Responder = Callable[[dict[str, Any]], "Step | None"]
@@ -109,7 +111,7 @@ class Request:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: Any  # serving._HTTPServer, whose .owner is the MessagesServer
 
     def log_message(self, *args: Any) -> None:  # quiet: tests read .requests instead
         pass
@@ -218,16 +220,10 @@ def _sse(message: dict[str, Any], stream_error: dict[str, Any] | None) -> bytes:
     return "".join(out).encode()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    # The default listen backlog of 5 refuses connections when claude (or a test) opens
-    # many at once, e.g. parallel subagents.
-    request_queue_size = 128
-    owner: MessagesServer
-
-
-class MessagesServer:
+class MessagesServer(BackgroundServer):
     """A scripted Messages-API server on 127.0.0.1 that records every request it gets."""
+
+    thread_name = "messages-server"
 
     def __init__(self, steps: list[Step] | None = None, *, responder: Responder | None = None,
                  background: Step | Responder | None = None, default: Step | None = None,
@@ -242,9 +238,7 @@ class MessagesServer:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._request_ids = itertools.count(1)
-        self._httpd = _Server(("127.0.0.1", port), _Handler)
-        self._httpd.owner = self
-        self._thread: threading.Thread | None = None
+        super().__init__(_Handler, port)
 
     @classmethod
     def from_script(cls, script: list[Step] | dict[str, Any], port: int = 0) -> MessagesServer:
@@ -254,10 +248,6 @@ class MessagesServer:
         return cls(script.get("steps"), background=script.get("background"),
                    default=script.get("default"), port=port)
 
-    @property
-    def port(self) -> int:
-        """The TCP port the server listens on."""
-        return int(self._httpd.server_address[1])
 
     @property
     def url(self) -> str:
@@ -360,25 +350,6 @@ class MessagesServer:
                       **DEFAULT_USAGE, **(step.get("usage") or {})},
         }
 
-    def start(self) -> MessagesServer:
-        """Serve in a background thread."""
-        # A short poll interval keeps stop() (and so every test's teardown) quick.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
-                                        name="messages-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> MessagesServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 def main(argv: list[str] | None = None) -> int:
     """Serve a JSON script until interrupted (for manual runs of the real ``claude``)."""
@@ -395,14 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             script = json.load(fh)
-    srv = MessagesServer.from_script(script, port=args.port).start()
-    print(srv.url, flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        srv.stop()
-    return 0
+    return serve_until_interrupted(MessagesServer.from_script(script, port=args.port))
 
 
 if __name__ == "__main__":

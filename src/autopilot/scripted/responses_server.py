@@ -27,8 +27,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from autopilot.scripted.serving import BackgroundServer, serve_until_interrupted
 
 Step = dict[str, Any]
 Responder = Callable[[dict[str, Any]], Step]
@@ -80,7 +82,7 @@ def delay(step: Step, seconds: float) -> Step:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: Any
 
     def log_message(self, *args: Any) -> None:  # quiet: tests read .requests instead
         pass
@@ -145,13 +147,10 @@ def _sse(response: dict[str, Any], step: Step) -> bytes:
     ).encode()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: ResponsesServer
-
-
-class ResponsesServer:
+class ResponsesServer(BackgroundServer):
     """A scripted Responses-API server on 127.0.0.1 that records what it was sent."""
+
+    thread_name = "responses-server"
 
     def __init__(self, steps: list[Step] | None = None, responder: Responder | None = None,
                  port: int = 0, model: str = "scripted-model") -> None:
@@ -162,14 +161,7 @@ class ResponsesServer:
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._httpd = _Server(("127.0.0.1", port), _Handler)
-        self._httpd.owner = self
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        """The TCP port the server listens on."""
-        return int(self._httpd.server_address[1])
+        super().__init__(_Handler, port)
 
     @property
     def url(self) -> str:
@@ -217,23 +209,6 @@ class ResponsesServer:
             "usage": _usage(step.get("usage")),
         }
 
-    def start(self) -> ResponsesServer:
-        """Serve in a background thread."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="responses-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> ResponsesServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 def main(argv: list[str] | None = None) -> int:
     """Serve a JSON file of steps until interrupted (for manual runs against real clients)."""
@@ -248,14 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             steps = json.load(fh)
-    srv = ResponsesServer(steps, port=args.port).start()
-    print(srv.url, flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        srv.stop()
-    return 0
+    return serve_until_interrupted(ResponsesServer(steps, port=args.port))
 
 
 if __name__ == "__main__":

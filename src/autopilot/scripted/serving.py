@@ -1,0 +1,63 @@
+"""What both scripted servers share: a threaded HTTP server on 127.0.0.1, run in the background."""
+
+from __future__ import annotations
+
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # The default listen backlog of 5 refuses connections when a client (claude with parallel
+    # subagents, 32 bridge processes) opens many at once.
+    request_queue_size = 128
+    owner: Any
+
+
+class BackgroundServer:
+    """Serves one handler class on 127.0.0.1 in a daemon thread; usable as a context manager."""
+
+    thread_name = "scripted-server"
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
+        self._httpd = _HTTPServer(("127.0.0.1", port), handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The TCP port the server listens on."""
+        return int(self._httpd.server_address[1])
+
+    def start(self):  # type: ignore[no-untyped-def]
+        """Serve in a background thread and return the server."""
+        # A short poll interval keeps stop() (and so every test's teardown) quick.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name=self.thread_name,
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve_until_interrupted(server: BackgroundServer) -> int:
+    """Print the server's URL and serve until Ctrl-C (for manual runs against real clients)."""
+    server.start()
+    print(getattr(server, "url", f"http://127.0.0.1:{server.port}"), flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+    return 0
