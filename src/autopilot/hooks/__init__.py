@@ -66,7 +66,7 @@ def parse_json(raw: str) -> object:
         return json.loads(raw)
     text = raw.strip()
     try:
-        value, end = make_scanner(_ScanContext())(text, 0)
+        value, end = make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
     except StopIteration:
         raise ValueError("not JSON") from None
     if end != len(text):
