@@ -129,3 +129,18 @@ def test_first_session_builds_the_venv_and_hooks_use_it(claude, git_repo, tmp_pa
     (answer,) = run.hook_outputs("UserPromptSubmit")
     assert answer["decision"] == "block" and (isolated_homes / "autopilot" / "handoff" / "claude-latest.json").exists()
     assert not run_dir(str(git_repo)).exists()
+
+
+def test_from_codex_skill_reads_the_handed_over_rollout(claude, git_repo, tmp_path, isolated_homes):
+    """/from-codex runs the intake on the pointer's rollout before the first model request, as evidence."""
+    rollout = REPO / "tests" / "fixtures" / "codex" / "exec_plain.jsonl"
+    pointer = isolated_homes / "autopilot" / "handoff" / "codex-latest.json"
+    pointer.parent.mkdir(parents=True)
+    pointer.write_text(json.dumps({"transcript_path": str(rollout), "cwd": str(git_repo),
+                                   "session_id": "01a22c45-f34f-7752-9ff7-c45689ad7d88",
+                                   "created_at": "2026-11-30T11:46:00Z"}))
+    run = run_claude(claude, git_repo, "/codex-autopilot:from-codex", [text("Picked up.")], tmp_path / "h")
+    assert run.proc.returncode == 0 and run.server.unscripted == 0
+    (first,) = run.main_texts()
+    assert "01a22c45-f34f-7752-9ff7-c45689ad7d88" in first and "codex-rollout" in first
+    assert "evidence-only" in first and "Reconcile with the repository before you edit anything" in first
