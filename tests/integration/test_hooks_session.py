@@ -80,3 +80,25 @@ def test_prompt_does_not_write_state_when_nothing_changes(planned, bridge):
     before = path.read_bytes()
     run_hook(bridge, "UserPromptSubmit", planned, prompt="go on")
     assert path.read_bytes() == before
+
+
+def test_slash_command_prompt_gets_no_task_line(planned, bridge):
+    """A slash command brings its own context, so the prompt gets no (possibly outdated) task line."""
+    assert run_hook(bridge, "UserPromptSubmit", planned, prompt="/codex-autopilot:autopilot a new goal") is None
+
+
+def test_clear_hands_the_run_to_the_cleared_session(planned, bridge):
+    """/clear gives the session a new id: the owner's SessionEnd(clear) releases the run, the new id claims it."""
+    run_hook(bridge, "SessionStart", planned, source="startup")
+    run_hook(bridge, "SessionEnd", planned, reason="clear")
+    assert state_of(bridge, planned)["owner_session_id"] is None
+    answer = run_hook(bridge, "SessionStart", planned, source="clear", session_id=OTHER_SESSION)
+    assert "Task T1" in context_of(answer) and state_of(bridge, planned)["owner_session_id"] == OTHER_SESSION
+
+
+def test_other_session_ending_releases_nothing(planned, bridge):
+    """Only the owner's /clear releases the run; other reasons and other sessions change nothing."""
+    run_hook(bridge, "SessionStart", planned, source="startup")
+    run_hook(bridge, "SessionEnd", planned, reason="clear", session_id=OTHER_SESSION)
+    run_hook(bridge, "SessionEnd", planned, reason="prompt_input_exit")
+    assert state_of(bridge, planned)["owner_session_id"] == SESSION

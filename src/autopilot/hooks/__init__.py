@@ -17,14 +17,14 @@ import sys
 # Nothing heavy on the hot path: no `typing` (~2 ms; annotations stay strings) and no `json` package
 # (its decoder imports `re`, ~4 ms): the input is parsed by the C scanner the json package itself uses.
 
-# event -> (module under autopilot.hooks, function), imported only after the fast path; None: nothing to do.
-HANDLERS: dict[str, tuple[str, str] | None] = {
+# event -> (module under autopilot.hooks, function), imported only after the fast path.
+HANDLERS: dict[str, tuple[str, str]] = {
     "SessionStart": ("session", "session_start"),
     "UserPromptSubmit": ("session", "user_prompt_submit"),
     "PostToolUse": ("review", "post_tool_use"),
     "Stop": ("stop", "stop"),
     "StopFailure": ("stop", "stop_failure"),
-    "SessionEnd": None,  # all SessionEnd hooks share 1.5 s: nothing slow, so nothing at all
+    "SessionEnd": ("session", "session_end"),  # all SessionEnd hooks share 1.5 s: nothing slow
 }
 # Typed exactly (after trimming) by a human in a root session: record the handoff pointer, no model request.
 HANDOFF_PROMPTS = ("$handoff", "/handoff", "/codex-autopilot:handoff")
@@ -92,7 +92,9 @@ def dispatch(event: str, data: dict) -> dict | None:
 
         return record(data)
     target = HANDLERS.get(event)
-    if target is None or not has_run(str(data.get("cwd") or os.getcwd())):
+    if target is None or (event == "SessionEnd" and data.get("reason") != "clear"):
+        return None
+    if not has_run(str(data.get("cwd") or os.getcwd())):
         return None
     from importlib import import_module
 

@@ -29,6 +29,7 @@ from autopilot.state import State, Store
 TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 LOCK = "review.lock"
 WORKER_LOG = "review-worker.log"
+MAX_LOG_BYTES = 1_000_000  # then the log is rotated to review-worker.log.1
 DEFAULT_WAIT_S = 45.0
 EXIT_BUSY = 75  # the worker found another review in flight
 
@@ -90,7 +91,13 @@ def in_flight(store: Store) -> bool:
 def start_worker(store: Store, root: str) -> subprocess.Popen[bytes]:
     """A detached review worker for ``root``; it outlives this hook if the review takes long."""
     store.dir.mkdir(parents=True, exist_ok=True)
-    with open(store.dir / WORKER_LOG, "ab") as log:
+    log_path = store.dir / WORKER_LOG
+    try:
+        if log_path.stat().st_size > MAX_LOG_BYTES:
+            os.replace(log_path, log_path.with_name(WORKER_LOG + ".1"))
+    except OSError:
+        pass
+    with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-I", "-c", "import sys; from autopilot.hooks.review import worker; sys.exit(worker())"],
             stdin=subprocess.PIPE, stdout=log, stderr=log, cwd=root, start_new_session=True)

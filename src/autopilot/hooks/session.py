@@ -20,6 +20,17 @@ def session_start(hook: Hook) -> Output | None:
                    "whether you continue with another task.\n" + task_text(state.get("current_task")))
 
 
+def session_end(hook: Hook) -> Output | None:
+    """On /clear the owner's session id changes: release the run so the cleared session claims it again."""
+    state = hook.store.load()
+    if hook.data.get("reason") != "clear" or not hook.session_id or state.get("owner_session_id") != hook.session_id:
+        return None
+    with hook.store.transaction() as s:
+        if s.get("owner_session_id") == hook.session_id:
+            s["owner_session_id"] = None
+    return None
+
+
 def user_prompt_submit(hook: Hook) -> Output | None:
     """budget-guard, then one short line naming the current task; a new prompt resets the Stop-block count."""
     state, notice = hook.engage()
@@ -36,8 +47,9 @@ def user_prompt_submit(hook: Hook) -> Output | None:
         if stopped:
             return say(f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
                        "without Codex; `codex-bridge budget set USD` then /autopilot resume continues the run.")
-    if state["status"] != loop.RUNNING:
-        return None
+    prompt = hook.data.get("prompt")
+    if state["status"] != loop.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):
+        return None  # a slash command brings its own context (and /autopilot may be replacing this task)
     task = state.get("current_task") or {}
     return context("UserPromptSubmit",
                    f"codex-autopilot: current task {task.get('id')}: {task.get('title')} (iteration "
