@@ -110,6 +110,16 @@ def _parser():  # type: ignore[no-untyped-def]
     handoff_intake.add_parser(hsub)
     handoff_codex.add_parser(hsub)
 
+    p = sub.add_parser("install", help="install the $handoff hook and the handoff / from-claude skills into Codex",
+                       description="Merge codex-autopilot's UserPromptSubmit hook into $CODEX_HOME/hooks.json (backed "
+                                   "up first, other hooks untouched) and install the handoff and from-claude skills "
+                                   "under $CODEX_HOME/skills. Running it twice changes nothing.")
+    p.add_argument("agent", choices=["codex"], help="where to install (the Claude Code side is the plugin itself)")
+    p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
+    p.add_argument("--trust", action="store_true",
+                   help="also record in config.toml that Codex may run the hook (instead of /hooks in Codex)")
+    p.set_defaults(func=lambda a: _install(a))
+
     p = sub.add_parser("hook", help="run a Claude Code hook (reads the event JSON on stdin)")
     p.add_argument("event")
     p.set_defaults(func=lambda a: _hook(a.event))
@@ -156,6 +166,12 @@ def _demo(a) -> int:  # type: ignore[no-untyped-def]
     from autopilot.commands import demo
 
     return demo.run(offline=a.offline, as_json=a.json, keep=a.keep, backend=a.backend, model=a.model)
+
+
+def _install(a) -> int:  # type: ignore[no-untyped-def]
+    from autopilot.commands import install
+
+    return install.run(a.agent, uninstall=a.uninstall, trust=a.trust)
 
 
 def _hook(event: str) -> int:

@@ -1,0 +1,175 @@
+"""Codex's hooks.json: merge codex-autopilot's UserPromptSubmit hook in, and take exactly it out again.
+
+The format is the one codex 0.171 reads from ``$CODEX_HOME/hooks.json`` (checked against the binary):
+``{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": ..., "timeout": ...}]}]}}``.
+Codex refuses a file with any top-level key besides ``description`` and ``hooks``, ignores
+``matcher`` for UserPromptSubmit, and keys trust by the hook's position (group and handler index).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from autopilot.errors import BridgeError
+
+EVENT = "UserPromptSubmit"
+EVENT_LABEL = "user_prompt_submit"  # the event's name in trust keys and hashes
+TIMEOUT = 10  # seconds; the hook answers in tens of milliseconds
+TOP_LEVEL_KEYS = ("description", "hooks")
+
+Doc = dict[str, Any]
+
+
+def handler(command: str) -> dict[str, Any]:
+    """The handler entry codex-autopilot adds."""
+    return {"type": "command", "command": command, "timeout": TIMEOUT}
+
+
+def load(path: Path) -> Doc | None:
+    """The parsed hooks.json, None when there is none; a file Codex could not use is refused, never touched."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BridgeError(f"cannot read {path} ({exc}); fix it or move it away, then run again "
+                          "(nothing was changed)") from None
+    try:
+        doc = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise BridgeError(f"{path} is not valid JSON ({exc}); fix it or move it away, then run again "
+                          "(nothing was changed)") from None
+    _check(path, doc)
+    return doc
+
+
+def _check(path: Path, doc: Any) -> None:
+    where = f"{path} (nothing was changed)"
+    if not isinstance(doc, dict):
+        raise BridgeError(f"{path} must hold a JSON object, not {type(doc).__name__}; fix it, then run again {where}")
+    stray = [key for key in doc if key not in TOP_LEVEL_KEYS]
+    if stray:
+        raise BridgeError(f"{path} has top-level keys Codex does not read ({', '.join(map(str, stray))}), so Codex "
+                          "ignores the whole file; move events under \"hooks\" (e.g. {\"hooks\": {\"Stop\": [...]}}), "
+                          f"then run again {where}")
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise BridgeError(f"\"hooks\" in {path} must be an object of events; fix it, then run again {where}")
+    groups = hooks.get(EVENT, [])
+    if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+        raise BridgeError(f"\"hooks\".\"{EVENT}\" in {path} must be a list of objects; fix it, then run again {where}")
+    for group in groups:
+        if not isinstance(group.get("hooks", []), list):
+            raise BridgeError(f"a {EVENT} group in {path} has \"hooks\" that is not a list; fix it, then run again "
+                              f"{where}")
+
+
+def position(doc: Doc | None, commands: set[str]) -> tuple[int, int] | None:
+    """The (group, handler) index of the first handler running one of ``commands``."""
+    for g, group in enumerate(((doc or {}).get("hooks") or {}).get(EVENT) or []):
+        for h, entry in enumerate(group.get("hooks") or []):
+            if isinstance(entry, dict) and entry.get("command") in commands:
+                return g, h
+    return None
+
+
+def merge(doc: Doc | None, command: str, previous: set[str] | None = None) -> tuple[Doc, tuple[int, int]]:
+    """``doc`` with codex-autopilot's hook in it (updated in place if present), and the hook's position.
+
+    ``previous`` are commands earlier installs wrote; the first of them found becomes the current
+    one (so the position, and with it Codex's trust key, stays put) and any duplicates go.
+    """
+    ours = {command, *(previous or set())}
+    new = copy.deepcopy(doc) if doc is not None else {"hooks": {}}
+    groups = new.setdefault("hooks", {}).setdefault(EVENT, [])
+    found = position(new, ours)
+    if found is None:
+        groups.append({"hooks": [handler(command)]})
+        return new, (len(groups) - 1, 0)
+    g, h = found
+    entry = groups[g]["hooks"][h]
+    if {k: entry.get(k) for k in ("type", "command", "timeout")} != handler(command):
+        entry.update(handler(command))
+    # Anything of ours after the first is a leftover: drop it (the first keeps its position).
+    _remove(new, ours, keep=found)
+    return new, found
+
+
+def unmerge(doc: Doc, commands: set[str]) -> Doc:
+    """``doc`` without the handlers running ``commands``; groups and the event left empty by that go too."""
+    new = copy.deepcopy(doc)
+    _remove(new, commands, keep=None)
+    return new
+
+
+def _remove(doc: Doc, commands: set[str], keep: tuple[int, int] | None) -> None:
+    hooks = doc.get("hooks") or {}
+    groups = hooks.get(EVENT)
+    if not isinstance(groups, list):
+        return
+    kept_groups, changed = [], False
+    for g, group in enumerate(groups):
+        entries = group.get("hooks") or []
+        kept = [e for h, e in enumerate(entries)
+                if not (isinstance(e, dict) and e.get("command") in commands and (g, h) != keep)]
+        if len(kept) != len(entries):
+            changed = True
+            if not kept:
+                continue  # the group held only our handler: it was ours
+            group["hooks"] = kept
+        kept_groups.append(group)
+    if not changed:
+        return
+    if kept_groups:
+        hooks[EVENT] = kept_groups
+    else:
+        del hooks[EVENT]  # the event list was there only for our hook
+
+
+def dump(doc: Doc) -> str:
+    """hooks.json text: two-space indent, the user's key order kept."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def backup(path: Path) -> Path | None:
+    """Copy ``path`` aside before it changes; the copy's path (None when there was no file)."""
+    if not path.exists():
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.codex-autopilot-{stamp}.bak")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.codex-autopilot-{stamp}-{n}.bak")
+    shutil.copy2(path, target)
+    return target
+
+
+def replace_text(path: Path, text: str) -> None:
+    """Replace a user's file atomically, keeping its permissions (a new one gets 0666 less the umask)."""
+    from autopilot.state import atomic_write_text
+
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    atomic_write_text(path, text)
+    os.chmod(path, mode)
+
+
+def write(path: Path, doc: Doc | None) -> Path | None:
+    """Back the file up, then replace it atomically with ``doc`` (or remove it, for None); the backup."""
+    saved = backup(path)
+    if doc is None:
+        os.unlink(path)
+    else:
+        replace_text(path, dump(doc))
+    return saved

@@ -1,0 +1,231 @@
+"""codex-bridge install codex: the `$handoff` hook and the `handoff` / `from-claude` skills, into Codex.
+
+Everything it writes is marked as codex-autopilot's (the skills' marker files; the hook by its command),
+so running it twice changes nothing and ``--uninstall`` takes out exactly what it added. hooks.json
+and config.toml are backed up before they change; a file Codex could not read is refused, never
+overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from autopilot.errors import BridgeError
+
+ASSETS = Path(__file__).resolve().parent.parent / "codex_assets"
+HOOK_SCRIPT = "scripts/handoff_hook.py"
+HOOK_WRAPPER = "scripts/handoff-hook"
+INTAKE_SCRIPT = "scripts/from_claude.py"
+INTAKE_WRAPPER = "scripts/from-claude"
+SKILLS = ("handoff", "from-claude")
+
+
+def say(message: str) -> None:
+    """A line for the user on stderr (stdout carries the JSON summary)."""
+    print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
+
+
+def _asset(rel: str) -> str:
+    return (ASSETS / rel).read_text(encoding="utf-8")
+
+
+def _wrapper(python: str, script: Path, what: str) -> str:
+    """A POSIX sh launcher: the Python that ran the installer, else python3 (the script is stdlib-only)."""
+    return (f"#!/bin/sh\n# {what}\n"
+            "# Written by `codex-bridge install codex`: run that again rather than editing this.\n"
+            f"py={shlex.quote(python)}\n[ -x \"$py\" ] || py=python3\n"
+            f"exec \"$py\" -I {shlex.quote(str(script))} \"$@\"\n")
+
+
+def installed_bridge() -> tuple[str, str | None]:
+    """The Python running this installer and the codex-bridge beside it (None when there is none)."""
+    python = sys.executable or "python3"
+    beside = Path(python).parent / "codex-bridge"  # a venv's (or pipx's) bin directory; not resolved on purpose
+    return python, (str(beside) if os.access(beside, os.X_OK) else None)
+
+
+def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
+    """Every file of both skills, by skill and path inside it."""
+    from autopilot.codex_skills import File, skill_dir
+
+    handoff, intake = skill_dir("handoff"), skill_dir("from-claude")
+    command = shlex.quote(str(intake / INTAKE_WRAPPER))
+    return {
+        "handoff": {
+            "SKILL.md": File(_asset("handoff/SKILL.md")),
+            "agents/openai.yaml": File(_asset("handoff/agents/openai.yaml")),
+            HOOK_SCRIPT: File(_asset(f"handoff/{HOOK_SCRIPT}"), executable=True),
+            HOOK_WRAPPER: File(_wrapper(python, handoff / HOOK_SCRIPT, "codex-autopilot's $handoff hook for Codex."),
+                               executable=True),
+        },
+        "from-claude": {
+            "SKILL.md": File(_asset("from-claude/SKILL.md").replace("{{COMMAND}}", command)),
+            "agents/openai.yaml": File(_asset("from-claude/agents/openai.yaml")),
+            INTAKE_SCRIPT: File(_asset(f"from-claude/{INTAKE_SCRIPT}"), executable=True),
+            INTAKE_WRAPPER: File(_wrapper(python, intake / INTAKE_SCRIPT, "codex-autopilot's from-claude intake."),
+                                 executable=True),
+            "scripts/installed.json": File(json.dumps({"bridge": bridge, "python": python}, indent=2) + "\n"),
+        },
+    }
+
+
+def hook_command() -> str:
+    """The command hooks.json runs: the handoff skill's launcher, shell-quoted (Codex runs it with $SHELL -lc)."""
+    from autopilot.codex_skills import skill_dir
+
+    return shlex.quote(str(skill_dir("handoff") / HOOK_WRAPPER))
+
+
+def run(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
+    """Install into (or uninstall from) ``agent``, print a JSON summary and tell the user what is next."""
+    from autopilot.commands import emit
+
+    if agent != "codex":
+        raise BridgeError(f"cannot install into {agent!r}; only `codex` is supported (the Claude Code side is the "
+                          "codex-autopilot plugin)")
+    if uninstall and trust:
+        raise BridgeError("--trust and --uninstall do not go together; uninstall removes the trust it recorded")
+    emit(_uninstall() if uninstall else _install(trust))
+    return 0
+
+
+def _install(trust: bool) -> dict[str, Any]:
+    from autopilot import codex_hooks, codex_skills, codex_trust, paths
+
+    home = paths.codex_home().absolute()
+    python, bridge = installed_bridge()
+    files = skill_files(python, bridge)
+    for name in SKILLS:  # every refusal happens before anything changes
+        codex_skills.check(name, files[name])
+    hooks_file, config = home / "hooks.json", home / "config.toml"
+    doc = codex_hooks.load(hooks_file)
+    marker = codex_skills.read_marker("handoff") or {}
+    old_hook = marker.get("hook") or {}
+    command = hook_command()
+    new_doc, where = codex_hooks.merge(doc, command, set(old_hook.get("commands") or []))
+    key = codex_trust.key(hooks_file, where)
+    digest = codex_trust.hook_hash(new_doc["hooks"][codex_hooks.EVENT][where[0]]["hooks"][where[1]])
+    codex_trust.trusted_hash(config, key)  # refuses an unreadable config.toml before anything changes
+    records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
+    hook_record = {"file": str(hooks_file), "commands": [command],
+                   "createdFile": bool(old_hook.get("createdFile", doc is None))}
+
+    extras = {"handoff": {"hook": hook_record, "trust": records}}
+    outcomes = {name: codex_skills.install(name, files[name], extras.get(name)) for name in SKILLS}
+    changed_hooks = new_doc != doc
+    saved = codex_hooks.write(hooks_file, new_doc) if changed_hooks else None
+
+    summary_trust: dict[str, Any] = {"config": str(config), "key": key, "hash": digest, "recorded": False,
+                                     "checkedWith": None}
+    if trust:
+        summary_trust.update(_record_trust(config, key, digest, home))
+        digest = summary_trust["hash"]
+        records = [r for r in records if (r.get("key"), r.get("hash")) != (key, digest)]
+        for stale in records:  # trust an earlier install recorded for a position or hash that is gone
+            codex_trust.forget(config, str(stale.get("key")), str(stale.get("hash")))
+        records = [{"key": key, "hash": digest}]
+    status = summary_trust.get("status") or _status(codex_trust.trusted_hash(config, key), digest)
+    summary_trust["status"] = status
+    marker = {**(codex_skills.read_marker("handoff") or {}), "hook": hook_record, "trust": records}
+    if codex_skills.write_marker("handoff", marker) and codex_skills.MARKER not in outcomes["handoff"].changed:
+        outcomes["handoff"].changed.append(codex_skills.MARKER)
+
+    _tell_install(status, summary_trust, command, config, requested=trust)
+    return {
+        "agent": "codex", "action": "install", "codexHome": str(home),
+        "changed": bool(changed_hooks or summary_trust["recorded"] or any(o.changed for o in outcomes.values())),
+        "hook": {"file": str(hooks_file), "event": codex_hooks.EVENT, "command": command, "position": list(where),
+                 "changed": changed_hooks, "backup": str(saved) if saved else None},
+        "trust": summary_trust,
+        "skills": {name: {"path": o.path, "changed": o.changed} for name, o in outcomes.items()},
+        "python": python, "bridge": bridge,
+    }
+
+
+def _status(recorded: str | None, digest: str) -> str:
+    return "trusted" if recorded == digest else ("modified" if recorded else "untrusted")
+
+
+def _record_trust(config: Path, key: str, digest: str, home: Path) -> dict[str, Any]:
+    """Record the trust in config.toml, and let Codex itself confirm it when a codex binary is at hand."""
+    from autopilot import codex_trust
+    from autopilot.config import codex_binary
+
+    recorded = codex_trust.record(config, key, digest)
+    binary = codex_binary()
+    result: dict[str, Any] = {"recorded": recorded, "hash": digest, "checkedWith": None}
+    if not binary:
+        return result
+    listed = codex_trust.ask_codex(binary, str(home))
+    ours = next((h for h in listed or [] if h.get("key") == key), None)
+    if ours is None:
+        return result
+    current = ours.get("currentHash")
+    if isinstance(current, str) and current != digest:
+        # This Codex hashes differently from 0.171: its own answer is the one it will compare against.
+        result["recorded"] = codex_trust.record(config, key, current) or recorded
+        result["hash"] = current
+        ours = next((h for h in codex_trust.ask_codex(binary, str(home)) or [] if h.get("key") == key), ours)
+    result.update(checkedWith=binary, status=str(ours.get("trustStatus") or "untrusted"))
+    return result
+
+
+def _tell_install(status: str, trust: dict[str, Any], command: str, config: Path, *, requested: bool) -> None:
+    if status == "trusted" and not trust["recorded"]:
+        say(f"the $handoff hook is already trusted in {config}.")
+    elif status == "trusted":
+        checked = (f"{trust['checkedWith']} lists it as trusted" if trust["checkedWith"] else
+                   "with the hash codex 0.171 computes; no codex binary was found to confirm it, so if $handoff "
+                   "is not caught, type /hooks in Codex and trust it there")
+        say(f"recorded the trust of the $handoff hook in {config} ({checked}).")
+    elif requested:
+        say(f"recorded the trust of the $handoff hook in {config}, but {trust['checkedWith']} still lists it as "
+            f"{status}: open Codex, type /hooks and trust codex-autopilot's UserPromptSubmit hook ({command}).")
+    else:
+        say("Codex runs a new or changed hook only after you trust it: open Codex, type /hooks once and trust "
+            f"codex-autopilot's UserPromptSubmit hook ({command}), or run `codex-bridge install codex --trust` to "
+            "record the trust in config.toml. Until then, $handoff reaches the model, which only says that no "
+            "handoff was recorded.")
+    say("in Codex, type $handoff to hand a session to Claude Code, and $from-claude to pick up one handed over "
+        "from Claude Code.")
+
+
+def _uninstall() -> dict[str, Any]:
+    from autopilot import codex_hooks, codex_skills, codex_trust, paths
+
+    home = paths.codex_home().absolute()
+    hooks_file, config = home / "hooks.json", home / "config.toml"
+    marker = codex_skills.read_marker("handoff") or {}
+    old_hook = marker.get("hook") or {}
+    doc = codex_hooks.load(hooks_file)  # refuses a corrupt file before anything changes
+    records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
+    if records:
+        codex_trust.trusted_hash(config, str(records[0].get("key")))  # likewise for config.toml
+    commands = {hook_command(), *(old_hook.get("commands") or [])}
+    saved = None
+    changed_hooks = False
+    if doc is not None:
+        new_doc = codex_hooks.unmerge(doc, commands)
+        if new_doc != doc:
+            changed_hooks = True
+            gone = old_hook.get("createdFile") and new_doc == {"hooks": {}}
+            saved = codex_hooks.write(hooks_file, None if gone else new_doc)
+    trust = {str(r.get("key")): codex_trust.forget(config, str(r.get("key")), str(r.get("hash"))) for r in records}
+    outcomes = {name: codex_skills.uninstall(name) for name in SKILLS}
+    for outcome in outcomes.values():
+        if outcome.kept == ["."]:
+            say(f"left {outcome.path} alone: it is not codex-autopilot's.")
+        elif outcome.kept:
+            say(f"left {', '.join(outcome.kept)} in {outcome.path}: changed since codex-autopilot installed them.")
+    return {
+        "agent": "codex", "action": "uninstall", "codexHome": str(home),
+        "changed": bool(changed_hooks or "removed" in trust.values() or any(o.changed for o in outcomes.values())),
+        "hook": {"file": str(hooks_file), "changed": changed_hooks, "backup": str(saved) if saved else None},
+        "trust": trust,
+        "skills": {name: {"path": o.path, "removed": o.changed, "kept": o.kept} for name, o in outcomes.items()},
+    }
