@@ -63,7 +63,8 @@ def m002_bridge_fields(state: State) -> State:
     }
     for key, value in defaults.items():
         state.setdefault(key, value)
-    usage = state.get("token_usage") if isinstance(state.get("token_usage"), dict) else {}
+    raw = state.get("token_usage")
+    usage: dict = raw if isinstance(raw, dict) else {}
     state["token_usage"] = {
         phase: {**empty_usage(), **{k: int(v) for k, v in (usage.get(phase) or {}).items()
                                     if k in ("input", "cached", "output", "calls") and isinstance(v, (int, float))}}

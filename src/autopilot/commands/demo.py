@@ -16,7 +16,7 @@ from autopilot import config
 from autopilot.errors import BridgeError
 
 GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a test"
-PLAN = {
+PLAN: dict[str, Any] = {
     "summary": "Add the helper first, then a test that pins its behaviour.",
     "tasks": [
         {"id": "T1", "title": "Add shout()",
@@ -41,7 +41,8 @@ def scripted_answer(body: dict[str, Any]) -> dict[str, Any]:
     from autopilot.scripted.responses_server import reply_json
 
     name = (((body.get("text") or {}).get("format")) or {}).get("name", "")
-    prompt = body.get("input") if isinstance(body.get("input"), str) else json.dumps(body.get("input"))
+    raw = body.get("input")
+    prompt = raw if isinstance(raw, str) else json.dumps(raw)
     has_shout, has_test = "def shout" in prompt, "def test_shout" in prompt
     if name.endswith("plan"):
         return reply_json(PLAN, usage={"input_tokens": 1800, "cached_tokens": 0, "output_tokens": 260})
