@@ -1,4 +1,4 @@
-"""codex-bridge handoff from-codex intake: a Codex rollout as a bounded, newest-first evidence page."""
+"""codex-bridge handoff from-codex intake | copy: a Codex rollout as evidence, and the line that hands it to Claude."""
 
 from __future__ import annotations
 
@@ -46,8 +46,48 @@ def _check_rollout(rollout: str) -> str:
     return path
 
 
+CLAUDE_COMMAND = "/codex-autopilot:from-codex"  # the plugin's from-codex skill, namespaced so it always resolves
+
+
+def handoff_text(rollout: str) -> str:
+    """The line to paste into Claude Code: the from-codex skill on ``rollout`` (quoted for its argument parser)."""
+    import shlex
+
+    return f"{CLAUDE_COMMAND} {shlex.quote(rollout)}"
+
+
+def copy(*, latest: bool, cwd: str | None, as_json: bool = False) -> int:
+    """Print the handoff line for the session ``$handoff`` saved (or the newest root one in ``cwd``) and copy it."""
+    import sys
+
+    from autopilot import clipboard, codex_sessions
+    from autopilot.commands import emit
+
+    if not latest:
+        raise BridgeError("say which session to hand over: --latest (the one $handoff saved, else the newest in --cwd)")
+    where = os.path.abspath(cwd or os.getcwd())
+    if not os.path.isdir(where):
+        raise BridgeError(f"--cwd {where} is not a directory; pass the directory you work in with Codex")
+    choice = codex_sessions.latest(where)
+    rollout = choice.rollout
+    text = handoff_text(str(rollout.path))
+    tool, failures = clipboard.copy(text)
+    for note in choice.notes:
+        print(f"codex-bridge: {note}", file=sys.stderr)
+    if tool is None:
+        tried = f" ({'; '.join(failures)})" if failures else ""
+        print(f"codex-bridge: no clipboard tool worked (wl-copy, xclip, xsel, pbcopy){tried}; copy the line by hand",
+              file=sys.stderr)
+    if as_json:
+        emit({"text": text, "rollout": str(rollout.path), "threadId": rollout.thread_id, "cwd": rollout.cwd,
+              "forkedFromId": rollout.forked_from, "source": choice.source, "clipboard": tool, "notes": choice.notes})
+    else:
+        print(text, flush=True)
+    return 0
+
+
 def add_parser(handoff_subparsers: Any) -> None:
-    """Register ``from-codex intake`` under the ``handoff`` command's subparsers."""
+    """Register ``from-codex intake`` and ``from-codex copy`` under the ``handoff`` command's subparsers."""
     p = handoff_subparsers.add_parser(
         "from-codex", help="read a Codex rollout for Claude (evidence, newest first)",
         description="Recover a Codex session from its rollout JSONL without asking Codex to summarise itself.")
@@ -69,3 +109,15 @@ def add_parser(handoff_subparsers: Any) -> None:
     i.add_argument("--full", action="store_true", help="do not cut strings (the page size still applies)")
     i.set_defaults(func=lambda a: intake(a.rollout, before_line=a.before_line, limit=a.limit,
                                          max_chars=a.max_chars, full=a.full))
+    c = sub.add_parser(
+        "copy", help="print (and copy to the clipboard) the line that hands a Codex session to Claude Code",
+        description="Without a model call: take the session $handoff saved ($AUTOPILOT_HOME/handoff/"
+                    "codex-latest.json) after checking it against a scan of $CODEX_HOME/sessions and "
+                    "archived_sessions, else the newest root session started in --cwd; subagent rollouts and "
+                    "empty or corrupt ones are never picked. Prints the line to paste into Claude Code and copies "
+                    "it with wl-copy, xclip, xsel or pbcopy when one is there.")
+    c.add_argument("--latest", action="store_true", required=True,
+                   help="the saved handoff, else the newest root session in --cwd")
+    c.add_argument("--cwd", metavar="DIR", help="the directory (repository) the session worked in (default: here)")
+    c.add_argument("--json", action="store_true", help="print JSON (text, rollout, threadId, source, clipboard)")
+    c.set_defaults(func=lambda a: copy(latest=a.latest, cwd=a.cwd, as_json=a.json))

@@ -1,0 +1,218 @@
+"""Codex's saved sessions: the root rollout a handoff means, found without a model call.
+
+Rollouts live under ``$CODEX_HOME/sessions/YYYY/MM/DD/`` and, once archived, flat in
+``$CODEX_HOME/archived_sessions/``; line 1 is ``session_meta``. Child threads (subagents) say so
+with ``agent_path``, ``thread_source: "subagent"`` or a ``source.subagent`` object; user forks carry
+only ``forked_from_id`` and stay eligible. An empty or corrupt rollout is never a root session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autopilot import paths
+
+FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
+META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
+POINTER = "codex-latest.json"
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One rollout file and what its first line says."""
+
+    path: Path
+    kind: str  # root | child | empty | corrupt
+    thread_id: str | None = None
+    cwd: str | None = None
+    mtime: float = 0.0
+    forked_from: str | None = None
+    why: str = ""
+
+
+def place(path: str) -> str:
+    """The git top level holding ``path``, else the path itself (both resolved): where work happens."""
+    path = os.path.realpath(path)
+    probe = path
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return path
+        probe = parent
+
+
+def scan_roots() -> list[Path]:
+    """The directories Codex keeps rollouts in."""
+    home = paths.codex_home()
+    return [home / "sessions", home / "archived_sessions"]
+
+
+def scan() -> list[tuple[Path, float]]:
+    """Every ``rollout-*.jsonl`` under the session roots, recursively, newest first, with its mtime."""
+    found = []
+    for root in scan_roots():
+        for folder, _dirs, files in os.walk(root):
+            for name in files:
+                if name.startswith("rollout-") and name.endswith(".jsonl"):
+                    path = Path(folder) / name
+                    try:
+                        found.append((path, path.stat().st_mtime))
+                    except OSError:
+                        continue
+    found.sort(key=lambda item: item[1], reverse=True)
+    return found
+
+
+def thread_id_of(path: Path | str) -> str | None:
+    """The thread id a rollout's file name ends with (``rollout-<time>-<uuid>.jsonl``)."""
+    stem = os.path.basename(str(path))[: -len(".jsonl")]
+    tail = stem[-36:]
+    return tail if len(tail) == 36 and tail.count("-") == 4 else None
+
+
+def _first_line(path: Path, wait: float) -> bytes | None:
+    """Line 1, complete; waits up to ``wait`` seconds for Codex to write it. None if there is none."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with open(path, "rb") as fh:
+                line = fh.readline(META_LIMIT)
+        except FileNotFoundError:
+            line = b""
+        if line.endswith(b"\n"):
+            return line
+        if time.monotonic() >= deadline:
+            return line or None  # a lone unterminated line may still be whole: let the parser decide
+        time.sleep(0.05)
+
+
+def read(path: Path, *, wait: float = 0.0, mtime: float | None = None) -> Rollout:
+    """Classify one rollout by its first line."""
+    line = _first_line(path, wait)
+    if mtime is None:
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            mtime = 0.0
+    if not line:
+        return Rollout(path, "empty", mtime=mtime, why="the file is empty (or gone)")
+    try:
+        meta = json.loads(line)
+    except ValueError:
+        return Rollout(path, "corrupt", mtime=mtime, why="line 1 is not JSON")
+    payload = meta.get("payload") if isinstance(meta, dict) else None
+    if not isinstance(payload, dict) or meta.get("type") != "session_meta":
+        return Rollout(path, "corrupt", mtime=mtime, why="line 1 is not session_meta")
+    thread_id, cwd = payload.get("id"), payload.get("cwd")
+    if not isinstance(thread_id, str) or not thread_id or not isinstance(cwd, str) or not cwd:
+        return Rollout(path, "corrupt", mtime=mtime, why="session_meta has no id or cwd")
+    forked = payload.get("forked_from_id") if isinstance(payload.get("forked_from_id"), str) else None
+    kind, why = ("child", _child_marker(payload)) if _child_marker(payload) else ("root", "")
+    return Rollout(path, kind, thread_id=thread_id, cwd=cwd, mtime=mtime, forked_from=forked, why=why)
+
+
+def _child_marker(payload: dict[str, Any]) -> str:
+    """Why session_meta marks a child thread ('' for a root session, forks included)."""
+    if payload.get("agent_path"):
+        return f"a subagent (agent_path {payload['agent_path']})"
+    if payload.get("thread_source") == "subagent":
+        return "a subagent (thread_source: subagent)"
+    source = payload.get("source")
+    if isinstance(source, dict) and "subagent" in source:
+        return "a subagent (source.subagent)"
+    return ""
+
+
+def own_threads() -> set[str]:
+    """Threads codex-autopilot's own reviewer started (the runs' conversation ids): never a user's session."""
+    ids = set()
+    for state in (paths.autopilot_home() / "runs").glob("*/state.json"):
+        try:
+            conversation = json.loads(state.read_text(encoding="utf-8")).get("conversation_id")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(conversation, str):
+            ids.add(conversation)
+    return ids
+
+
+def read_pointer() -> tuple[dict[str, Any] | None, str]:
+    """The saved ``$handoff`` pointer, or (None, why there is none)."""
+    path = paths.handoff_dir() / POINTER
+    try:
+        pointer = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, f"there is no saved handoff ({path} does not exist)"
+    except (OSError, ValueError) as exc:
+        return None, f"the saved handoff {path} cannot be read ({exc})"
+    if not isinstance(pointer, dict) or not isinstance(pointer.get("transcript_path"), str):
+        return None, f"the saved handoff {path} names no transcript_path"
+    return pointer, ""
+
+
+@dataclass
+class Choice:
+    """The rollout a handoff means, where that came from, and what was passed over on the way."""
+
+    rollout: Rollout
+    source: str  # pointer | scan
+    notes: list[str]
+
+
+def _under_roots(path: str) -> bool:
+    real = os.path.realpath(path)
+    return any(real.startswith(os.path.realpath(root) + os.sep) for root in scan_roots())
+
+
+def _pointed(pointer: dict[str, Any], files: list[tuple[Path, float]]) -> Path | None:
+    """The pointer's rollout as the scan knows it: the same file, or the same thread moved (archived)."""
+    named = str(pointer["transcript_path"])
+    base = os.path.basename(named)
+    in_place = _under_roots(named) and base.startswith("rollout-") and base.endswith(".jsonl")
+    if in_place and os.path.exists(named):
+        return Path(named)
+    thread = thread_id_of(named)
+    moved = next((path for path, _ in files if thread and thread_id_of(path) == thread), None)
+    # Not there yet and not moved: Codex may be about to create it (the caller waits for line 1).
+    return moved or (Path(named) if in_place else None)
+
+
+def latest(cwd: str) -> Choice:
+    """The root session to hand over for ``cwd``: the saved pointer's when it is valid, else the newest one."""
+    from autopilot.errors import BridgeError
+
+    here = place(cwd)
+    files = scan()
+    notes: list[str] = []
+    pointer, why = read_pointer()
+    if pointer is None:
+        notes.append(why)
+    elif isinstance(pointer.get("cwd"), str) and place(pointer["cwd"]) != here:
+        notes.append(f"the saved handoff is for {pointer['cwd']}, not {cwd}")
+    else:
+        path = _pointed(pointer, files)
+        if path is None:
+            notes.append(f"the saved handoff's rollout {pointer['transcript_path']} is not in {scan_roots()[0]} "
+                         "or archived_sessions")
+        else:
+            rollout = read(path, wait=FIRST_LINE_WAIT)
+            if rollout.kind == "root" and place(str(rollout.cwd)) == here:
+                return Choice(rollout, "pointer", notes)
+            reason = rollout.why if rollout.kind != "root" else f"a session in {rollout.cwd}, not {cwd}"
+            notes.append(f"the saved handoff's rollout {path} is {reason}")
+    own = own_threads()
+    for path, mtime in files:
+        rollout = read(path, mtime=mtime)
+        if rollout.kind == "root" and rollout.thread_id not in own and place(str(rollout.cwd)) == here:
+            notes.append(f"using the newest Codex session in {here} instead")
+            return Choice(rollout, "scan", notes)
+    raise BridgeError(f"found no Codex session to hand over for {cwd}: {'; '.join(notes)}, and no root session in "
+                      f"{scan_roots()[0]} was started there",
+                      hint=f"type $handoff in the Codex session you want (in {cwd}), or pass --cwd with its directory")
