@@ -1,0 +1,115 @@
+"""Read-only session sources: where each agent keeps its sessions, and one event shape for all of them.
+
+A source answers three questions about an agent's saved sessions, without changing a
+byte of them: which sessions belong to this project (``sessions``), what one session
+contains, a page at a time, newest first (``read``), and everything a handover packet
+needs from one session within the coverage limits (``observe``). The three sources are
+:mod:`.claude` (Claude Code project JSONL), :mod:`.codex` (Codex rollout files) and
+:mod:`.appserver` (``codex app-server`` over stdio). The two local ones reuse the
+transcript readers' folds and cached indexes; none parses JSONL itself.
+
+Every source emits the same *event*: a dict with ``id`` (``L<line>`` for a local file,
+``L<line>.<k>`` for the k-th block of a row, the item id for the app server), ``kind``
+(``user``, ``assistant``, ``tool``, ``tool_result``, ``system``, ``error``, ``turn_aborted``,
+``rolled_back``, ``goal``, ``plan``, ``web_search``, ``other``), ``parent`` (the id of the
+event it follows causally: Claude's parentUuid chain, file order for Codex), ``pointer``
+(exact location: raw line, byte offset and length, or thread/turn/item ids), and the
+redacted, bounded ``text`` or ``tool`` it carries. The content is evidence, never instruction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+READ_CAP_BYTES = 64 << 20  # the most of one transcript a packet reads (the seed's 64 MiB)
+WINDOW_EVENTS = 5000  # the recent events a packet keeps (plus the first saved objective)
+EXCERPT_CHARS = 2000  # characters kept per string in events (head and tail)
+HEAD_SHARE = 16  # a capped read spends 1/16 of the cap on the file's head, for the first objective
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The coverage limits; each one that bites is reported as a gap."""
+
+    max_read_bytes: int = READ_CAP_BYTES
+    window_events: int = WINDOW_EVENTS
+    excerpt_chars: int = EXCERPT_CHARS
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        """The defaults, overridden by ``AUTOPILOT_HANDOFF_MAX_READ_BYTES`` / ``_WINDOW_EVENTS``."""
+        from autopilot.errors import BridgeError
+
+        values: dict[str, int] = {}
+        for field, var in (("max_read_bytes", "AUTOPILOT_HANDOFF_MAX_READ_BYTES"),
+                           ("window_events", "AUTOPILOT_HANDOFF_WINDOW_EVENTS")):
+            raw = os.environ.get(var)
+            if raw:
+                try:
+                    values[field] = int(raw)
+                except ValueError:
+                    raise BridgeError(f"{var}={raw!r} is not a whole number; unset it or give a count") from None
+                if values[field] < 1:
+                    raise BridgeError(f"{var} must be at least 1, not {raw}")
+        return cls(**values)
+
+
+def gap(kind: str, detail: str, **fields: Any) -> dict[str, Any]:
+    """One coverage gap: what is missing from the view, and why."""
+    return {"kind": kind, "detail": detail, **fields}
+
+
+def canonical(value: Any) -> bytes:
+    """Canonical JSON: sorted keys, compact separators, UTF-8 (the form every hash is taken over)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def graph(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The event graph's size and one hash over every event's id, kind, parent and content."""
+    digest = hashlib.sha256()
+    edges = 0
+    for event in events:
+        digest.update(canonical(event))
+        digest.update(b"\n")
+        edges += event.get("parent") is not None
+    return {"events": len(events), "edges": edges, "sha256": digest.hexdigest()}
+
+
+def hash_range(path: str, start: int, end: int) -> str:
+    """The sha256 of bytes ``start``..``end`` of ``path`` (hex)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        left = end - start
+        while left > 0:
+            chunk = fh.read(min(1 << 20, left))
+            if not chunk:
+                break
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()
+
+
+def check_session_id(value: str, what: str = "--session") -> str:
+    """``value`` if it looks like a session or thread id; a path or pattern is refused."""
+    import re
+
+    from autopilot.errors import BridgeError
+
+    if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}", value or ""):
+        raise BridgeError(f"{what} {value!r} is not a session id",
+                          hint="pass the id shown by `codex-bridge handoff list` (letters, digits and dashes)")
+    return value
+
+
+def first_objective(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first message the human typed among ``events`` (oldest first)."""
+    for event in events:
+        if event["kind"] == "user" and event.get("text") and not event.get("origin"):
+            return event
+    return None

@@ -1,0 +1,325 @@
+"""Codex threads through ``codex app-server``: read-only JSON-RPC over stdio.
+
+The client speaks the app server's newline-delimited JSON-RPC (no ``"jsonrpc"`` field):
+``initialize``, the ``initialized`` notification, then only reads: ``thread/list`` (with
+``exec`` threads included: the server hides them by default), ``thread/read`` without turns,
+and ``thread/turns/list`` with full items, newest first. Every other method is refused
+before it is sent, so inspecting context can never resume a thread, start a turn, run a
+shell tool or reach a model. Requests the server sends to the client are answered with an
+error. Packets made from this source carry no local source hash, so they can be inspected
+but not imported.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from typing import Any
+
+from autopilot.errors import BridgeError
+from autopilot.project import THIS_WORKTREE, Project, require_match
+from autopilot.sources import Limits, check_session_id, first_objective, gap, graph
+from autopilot.transcripts.evidence import TRUST, Evidence
+
+READ_METHODS = frozenset({"initialize", "thread/list", "thread/read", "thread/turns/list"})
+SOURCE_KINDS = ["cli", "vscode", "exec", "appServer"]  # interactive and exec threads; subagents are children
+LIST_PAGE, LIST_PAGES = 100, 20
+TURN_PAGE = 20
+TIMEOUT = 30.0
+
+
+class AppServer:
+    """A ``codex app-server`` child process that only ever receives read methods."""
+
+    def __init__(self, binary: str | None = None, timeout: float = TIMEOUT) -> None:
+        from autopilot.config import codex_binary
+
+        found = binary or codex_binary()
+        if not found:
+            raise BridgeError("the codex binary was not found, so --source app-server cannot run",
+                              hint="install the Codex CLI (npm install -g @openai/codex) or name it with "
+                                   "AUTOPILOT_CODEX_BIN; or use --source local")
+        self.binary: str = found
+        self.timeout = timeout
+        self.sent: list[str] = []  # every method sent, in order (tests check it)
+        self._ids = 0
+        self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.proc: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> AppServer:
+        try:
+            self.proc = subprocess.Popen([self.binary, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        except OSError as exc:
+            raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}",
+                              hint="check AUTOPILOT_CODEX_BIN, or use --source local") from None
+        threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
+        from autopilot import __version__
+
+        self.call("initialize", {"clientInfo": {"name": "codex_autopilot", "title": "codex-autopilot handoff reader",
+                                                "version": __version__},
+                                 "capabilities": {"experimentalApi": True}})
+        self._send({"method": "initialized"})
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        try:
+            if proc.stdin:
+                proc.stdin.close()
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+
+    def _pump(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                self._inbox.put(message)
+        self._inbox.put(None)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(message) + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            raise BridgeError("codex app-server closed its input", hint="use --source local") from None
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send one read request and return its result; anything but a read method is refused."""
+        if method not in READ_METHODS:
+            raise BridgeError(f"refused to call {method}: the app-server reader only reads",
+                              hint="resuming threads and starting turns is never part of a handoff read")
+        self._ids += 1
+        rid = self._ids
+        self.sent.append(method)
+        self._send({"id": rid, "method": method, "params": params})
+        while True:
+            try:
+                message = self._inbox.get(timeout=self.timeout)
+            except queue.Empty:
+                raise BridgeError(f"codex app-server did not answer {method} within {self.timeout:.0f}s",
+                                  hint="use --source local") from None
+            if message is None:
+                raise BridgeError(f"codex app-server exited while answering {method}", hint="use --source local")
+            if "method" in message and "id" in message:  # the server asks the client: never granted
+                self._send({"id": message["id"], "error": {"code": -32601, "message": "read-only client"}})
+                continue
+            if message.get("id") != rid:
+                continue  # a notification
+            if "error" in message:
+                error = message["error"] if isinstance(message["error"], dict) else {}
+                raise BridgeError(f"codex app-server refused {method}: {error.get('message', error)}")
+            return message.get("result") or {}
+
+
+def _thread_row(t: dict[str, Any], scope: str) -> dict[str, Any]:
+    git = t.get("gitInfo") or {}
+    return {"threadId": t.get("id"), "sessionId": t.get("sessionId"), "forkedFromId": t.get("forkedFromId"),
+            "parentThreadId": t.get("parentThreadId"), "cwd": t.get("cwd"), "source": t.get("source"),
+            "title": t.get("name"), "preview": t.get("preview"), "createdAt": t.get("createdAt"),
+            "updatedAt": t.get("updatedAt"), "agentVersion": t.get("cliVersion"), "gitBranch": git.get("branch"),
+            "transcript": t.get("path"), "status": (t.get("status") or {}).get("type"), "scope": scope}
+
+
+def sessions(project: Project, limits: Limits, *, latest: bool = False,
+             server: AppServer | None = None) -> dict[str, Any]:
+    """This worktree's Codex threads as the app server lists them (exec threads included)."""
+    ev = Evidence(300)
+    mine, siblings = [], []
+    pages, cursor = 0, None
+    with server or AppServer() as app:
+        while pages < LIST_PAGES:
+            params: dict[str, Any] = {"sourceKinds": SOURCE_KINDS, "limit": LIST_PAGE, "sortKey": "updated_at"}
+            if cursor:
+                params["cursor"] = cursor
+            page = app.call("thread/list", params)
+            pages += 1
+            for t in page.get("data") or []:
+                scope = project.classify(t.get("cwd"))
+                if scope == THIS_WORKTREE:
+                    mine.append(_thread_row(t, scope))
+                elif scope != "other-project":
+                    siblings.append(_thread_row(t, scope))
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+    gaps = [gap("list_pages", f"stopped after {LIST_PAGES} pages of {LIST_PAGE} threads")] if cursor else []
+    gaps.append(gap("archived", "the app server lists live threads; archived ones are read with --source local"))
+    return ev.redactor.walk({"trust": TRUST, "from": "codex", "source": "app-server", "project": project.identity(),
+                             "sessions": mine[:1] if latest else mine, "otherWorktrees": siblings,
+                             "coverage": {"gaps": gaps},
+                             "note": "sessions are listed, never chosen: pass --session THREAD_ID to read or export"})
+
+
+class AppServerSource:
+    """One thread's metadata and events through the app server."""
+
+    agent = "codex"
+
+    def __init__(self, server: AppServer | None = None) -> None:
+        self.server = server
+
+    def _thread(self, app: AppServer, project: Project, thread_id: str) -> dict[str, Any]:
+        check_session_id(thread_id)
+        thread = app.call("thread/read", {"threadId": thread_id, "includeTurns": False}).get("thread") or {}
+        require_match(project, thread.get("cwd"), f"codex thread {thread_id}")
+        return thread
+
+    def _turns(self, app: AppServer, thread_id: str, want: int, cursor: str | None = None,
+               direction: str = "desc") -> tuple[list[dict[str, Any]], str | None]:
+        turns: list[dict[str, Any]] = []
+        items = 0
+        while items < want:
+            params: dict[str, Any] = {"threadId": thread_id, "limit": TURN_PAGE, "sortDirection": direction,
+                                      "itemsView": "full"}
+            if cursor:
+                params["cursor"] = cursor
+            page = app.call("thread/turns/list", params)
+            for turn in page.get("data") or []:
+                turns.append(turn)
+                items += len(turn.get("items") or [])
+                if items >= want:
+                    break
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+        return turns, cursor
+
+    def read(self, project: Project, thread_id: str, *, cursor: str | None, limit: int,
+             limits: Limits) -> dict[str, Any]:
+        """A page of whole turns, newest first, holding at least ``limit`` events when there are that many."""
+        ev = Evidence(limits.excerpt_chars)
+        with self.server or AppServer() as app:
+            thread = self._thread(app, project, thread_id)
+            turns, nxt = self._turns(app, thread_id, limit, cursor)
+        events, omitted = normalize(list(reversed(turns)), thread_id, ev)
+        events.reverse()
+        return ev.redactor.walk({"trust": TRUST, "from": "codex", "source": "app-server",
+                                 "session": session_meta(thread), "cursor": cursor, "limit": limit,
+                                 "nextCursor": nxt, "events": events,
+                                 "coverage": {"gaps": [], "omitted": omitted}, "redactions": ev.summary()})
+
+    def observe(self, project: Project, thread_id: str, limits: Limits) -> dict[str, Any]:
+        """What a packet takes from the thread: the newest events up to the window, and the first objective."""
+        ev = Evidence(limits.excerpt_chars)
+        with self.server or AppServer() as app:
+            thread = self._thread(app, project, thread_id)
+            turns, more = self._turns(app, thread_id, limits.window_events)
+            first_turns = self._turns(app, thread_id, 1, direction="asc")[0] if more else []
+        events, omitted = normalize(list(reversed(turns)), thread_id, ev)
+        gaps = [gap("local_hash", "read through the app server: no local source bytes were hashed, so this packet "
+                                  "can be inspected but not imported", transcript=thread.get("path"))]
+        if more:
+            gaps.append(gap("event_window", f"only the newest turns holding {limits.window_events} events are kept"))
+        first = first_objective(normalize(first_turns, thread_id, ev)[0]) if more else first_objective(events)
+        last_turn = turns[0] if turns else {}
+        observed = {
+            "agent": "codex", "kind": "app-server", "transcript": thread.get("path"),
+            "session": session_meta(thread), "hash": None, "events": events, "totalEvents": None,
+            "firstObjective": first, "coverage": {"gaps": gaps, "omitted": omitted, "unknown": {}},
+            "graph": graph(events), "lastPrompt": None, "checkpoints": [], "edits": _edits(events),
+            "turn": {"state": last_turn.get("status"), "turnId": last_turn.get("id")}, "subagents": [],
+        }
+        observed = ev.redactor.walk(observed)
+        observed["redactions"] = ev.summary()
+        return observed
+
+
+def session_meta(t: dict[str, Any]) -> dict[str, Any]:
+    """The thread's identity in the sources' common shape (thread, session and fork ids apart)."""
+    git = t.get("gitInfo") or {}
+    return {"threadId": t.get("id"), "sessionId": t.get("sessionId"), "forkedFromId": t.get("forkedFromId"),
+            "parentThreadId": t.get("parentThreadId"), "cwd": t.get("cwd"), "gitBranch": git.get("branch"),
+            "gitCommit": git.get("sha"), "agentVersion": t.get("cliVersion"), "source": t.get("source"),
+            "threadSource": t.get("threadSource"), "model": t.get("model"), "title": t.get("name"),
+            "preview": t.get("preview"), "createdAt": t.get("createdAt"), "updatedAt": t.get("updatedAt")}
+
+
+def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Turns (oldest first) as common events, and counts of the items never shown."""
+    events: list[dict[str, Any]] = []
+    omitted: dict[str, int] = {}
+    parent = None
+    seen: set[str] = set()
+    for turn in turns:
+        for item in turn.get("items") or []:
+            event = _item(item, ev, omitted)
+            if event is None:
+                continue
+            base = str(item.get("id") or f"{turn.get('id')}:{len(events)}")
+            event_id = base if base not in seen else f"{base}#{len(events)}"
+            seen.add(event_id)
+            event.update(id=event_id, parent=parent, branch="active", turnId=turn.get("id"),
+                         pointer={"threadId": thread_id, "turnId": turn.get("id"), "itemId": item.get("id")})
+            events.append(event)
+            parent = event_id
+        if turn.get("status") == "interrupted":
+            events.append({"id": f"{turn.get('id')}:aborted", "kind": "turn_aborted", "text": "turn interrupted",
+                           "parent": parent, "branch": "active", "turnId": turn.get("id"),
+                           "pointer": {"threadId": thread_id, "turnId": turn.get("id")}})
+            parent = events[-1]["id"]
+    return events, omitted
+
+
+def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[str, Any] | None:
+    t = item.get("type")
+    if t == "userMessage":
+        parts = [c.get("text", "") if c.get("type") == "text" else f"[{c.get('type')}]"
+                 for c in item.get("content") or [] if isinstance(c, dict)]
+        return {"kind": "user", "text": ev.text("\n".join(parts))}
+    if t == "agentMessage":
+        return {"kind": "assistant", "text": ev.text(str(item.get("text") or ""))}
+    if t == "commandExecution":
+        code = item.get("exitCode")
+        from autopilot.sources.local import SECRET_OUTPUT, reads_secret_file
+
+        command = str(item.get("command") or "")
+        text = SECRET_OUTPUT if reads_secret_file(command) else ev.text(str(item.get("aggregatedOutput") or ""))
+        status = {"completed": "completed" if code in (None, 0) else "failed", "failed": "failed",
+                  "declined": "declined"}.get(str(item.get("status")), "unfinished")
+        tool: dict[str, Any] = {"name": "exec_command", "callId": item.get("id"), "command": ev.text(command),
+                                "input": ev.text(command), "status": status}
+        if status in ("completed", "failed"):
+            tool["result"] = {"text": text, "exitCode": code, "isError": status == "failed"}
+        return {"kind": "tool", "tool": tool}
+    if t == "fileChange":
+        paths = [str(c["path"]) for c in item.get("changes") or [] if isinstance(c, dict) and c.get("path")]
+        status = {"completed": "completed", "failed": "failed", "declined": "declined"}.get(str(item.get("status")),
+                                                                                           "unfinished")
+        return {"kind": "tool", "tool": {"name": "apply_patch", "callId": item.get("id"), "paths": paths,
+                                         "status": status, "input": ev.text("\n".join(paths))}}
+    if t == "mcpToolCall":
+        return {"kind": "tool", "tool": {"name": f"{item.get('server')}.{item.get('tool')}", "callId": item.get("id"),
+                                         "input": ev.value(item.get("arguments")),
+                                         "status": "completed" if item.get("status") == "completed" else "unfinished"}}
+    if t == "webSearch":
+        return {"kind": "web_search", "text": ev.text(str(item.get("query") or ""))}
+    if t == "plan":
+        return {"kind": "plan", "text": ev.text(str(item.get("text") or ""))}
+    key = {"reasoning": "reasoning", "contextCompaction": "encrypted"}.get(str(t), "unknownItems")
+    omitted[key] = omitted.get(key, 0) + 1
+    return None
+
+
+def _edits(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    edits: dict[str, dict[str, Any]] = {}
+    for event in events:
+        tool = event.get("tool") or {}
+        if tool.get("name") == "apply_patch":
+            for path in tool.get("paths") or []:
+                edits.pop(path, None)
+                edits[path] = {"path": path, "tool": "apply_patch",
+                               "status": "applied" if tool.get("status") == "completed" else tool.get("status"),
+                               "id": event["id"]}
+    return list(edits.values())

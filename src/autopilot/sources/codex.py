@@ -1,0 +1,310 @@
+"""Codex rollouts on disk: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*-<thread>.jsonl`` and the archive.
+
+A rollout names its *thread* (the id in the file name and in ``session_meta.id``). The
+*session* id is another thing: subagents share their root thread's. Forks name the
+thread they were forked from, spawned subagents their parent thread; both are kept as
+``ancestry``, never merged. ``--session`` takes a thread id; a session id shared by several
+threads is refused with the candidates. Subagent rollouts are listed under their parent,
+never as sessions of their own; user-made forks are sessions. Events come from the Codex
+intake in file order (Codex records no per-message parent ids): each event's ``parent``
+is the event before it, and a turn that was rolled back is marked ``rolled-back``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from autopilot.errors import BridgeError
+from autopilot.paths import codex_home
+from autopilot.project import THIS_WORKTREE, Project
+from autopilot.sources import Limits, check_session_id, gap
+from autopilot.sources.local import SECRET_OUTPUT, LocalSource, reads_secret_file
+from autopilot.sources.window import Span
+from autopilot.transcripts import codex_fold
+from autopilot.transcripts.codex import intake
+from autopilot.transcripts.evidence import TRUST
+from autopilot.transcripts.jsonl import Index
+
+PROBE_BYTES = 1 << 20
+ANCESTRY_DEPTH = 8
+SHELL_TOOLS = frozenset({"exec_command", "shell", "local_shell", "shell_command", "container.exec"})
+KINDS = {"user": "user", "assistant": "assistant", "tool_call": "tool", "tool_result": "tool_result",
+         "web_search": "web_search", "error": "error", "warning": "system", "turn_aborted": "turn_aborted",
+         "rolled_back": "rolled_back", "goal": "goal", "plan": "plan"}
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+
+
+def rollout_files() -> list[Path]:
+    """Every rollout file, live and archived (compressed ones included, to be reported)."""
+    home = codex_home()
+    found = list((home / "sessions").glob("*/*/*/rollout-*.jsonl*"))
+    found += (home / "archived_sessions").glob("rollout-*.jsonl*")
+    return sorted(found)
+
+
+def probe_file(path: str) -> dict[str, Any]:
+    """The whitelisted ``session_meta`` of a rollout's first line (empty when it has none)."""
+    with open(path, "rb") as fh:
+        first = fh.readline(PROBE_BYTES)
+    try:
+        row = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return {}
+    if not isinstance(row, dict) or row.get("type") != "session_meta" or not isinstance(row.get("payload"), dict):
+        return {}
+    return codex_fold._session_fields(row["payload"])
+
+
+def is_subagent(meta: dict[str, Any]) -> bool:
+    """Whether a thread was spawned by another (listed under its parent, not as a session)."""
+    return meta.get("threadSource") == "subagent" or meta.get("source") == "subagent" or bool(meta.get("agentPath"))
+
+
+class CodexSource(LocalSource):
+    """Codex rollout files, read through the Codex intake."""
+
+    agent = "codex"
+
+    def locate(self, session_id: str) -> str:
+        """The rollout of thread ``session_id`` (found by file name; session ids are told apart)."""
+        check_session_id(session_id)
+        home = codex_home()
+        found = sorted((home / "sessions").glob(f"*/*/*/rollout-*-{session_id}.jsonl*"))
+        found += sorted((home / "archived_sessions").glob(f"rollout-*-{session_id}.jsonl*"))
+        plain = [p for p in found if p.suffix == ".jsonl"]
+        if plain:
+            return str(plain[0])
+        if found:
+            raise BridgeError(f"the rollout of thread {session_id} is compressed ({found[0]})",
+                              hint=f"decompress it next to the original (zstd -d {found[0]}) and try again")
+        sharing = [m.get("id") for p in rollout_files() if p.suffix == ".jsonl"
+                   for m in [_quiet_probe(p)] if m.get("sessionId") == session_id]
+        if sharing:
+            raise BridgeError(f"{session_id} is a Codex session id shared by thread(s) {', '.join(map(str, sharing))}",
+                              hint="pass one thread id with --session (thread and session ids are distinct)")
+        raise BridgeError(f"no Codex thread {session_id} under {home / 'sessions'} or {home / 'archived_sessions'}",
+                          hint="list this project's threads with `codex-bridge handoff list --from codex`")
+
+    def probe(self, path: str) -> dict[str, Any]:
+        """The rollout's session metadata."""
+        return probe_file(path)
+
+    def scan(self, span: Span) -> Index:
+        """The Codex fold's index of a span (cached for a whole file)."""
+        return codex_fold.scan(span.scan_path, cache=span.cached)
+
+    def intake(self, span: Span, **kwargs: Any) -> dict[str, Any]:
+        """The Codex intake of a span."""
+        return intake(span.scan_path, cache=span.cached, **kwargs)
+
+    def session(self, answer: dict[str, Any], path: str) -> dict[str, Any]:
+        """Thread id, session id and ancestry kept apart, plus cwd, git, version and model."""
+        s = answer["session"]
+        git = s.get("git") or {}
+        return {"threadId": s.get("id"), "sessionId": s.get("sessionId"), "forkedFromId": s.get("forkedFromId"),
+                "parentThreadId": s.get("parentThreadId"), "cwd": s.get("cwd"), "gitBranch": git.get("branch"),
+                "gitCommit": git.get("commitHash"), "agentVersion": s.get("cliVersion"), "source": s.get("source"),
+                "threadSource": s.get("threadSource"), "model": s.get("model"), "isSubagent": s.get("isSubagent"),
+                "title": None, "firstTimestamp": answer.get("firstTimestamp"),
+                "lastTimestamp": answer.get("lastTimestamp"), "ancestry": ancestry(s)}
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def normalize(self, answer: dict[str, Any], index: Index, span: Span) -> list[dict[str, Any]]:
+        """The intake's entries as events, oldest first, each following the one before it."""
+        out: list[dict[str, Any]] = []
+        parent = None
+        for entry in sorted(answer["entries"], key=lambda e: e["line"]):
+            line = entry["line"]
+            event: dict[str, Any] = {"id": f"L{span.line(line)}", "kind": KINDS.get(entry.get("kind"), "other"),
+                                     "parent": parent, "pointer": self.pointer(index, span, line),
+                                     "branch": "rolled-back" if entry.get("rolledBack") else "active"}
+            for key in ("timestamp", "turnId"):
+                if entry.get(key):
+                    event[key] = entry[key]
+            text = _text(entry)
+            if text is not None:
+                event["text"] = text
+            if entry.get("kind") in ("tool_call", "tool_result"):
+                event["tool"] = self._tool(entry, index, span)
+            if entry.get("kind") == "goal":
+                event["status"] = entry.get("status")
+            out.append(event)
+            parent = event["id"]
+        return out
+
+    def _tool(self, entry: dict[str, Any], index: Index, span: Span) -> dict[str, Any]:
+        name = entry.get("name")
+        command = entry.get("input") if name in SHELL_TOOLS or entry.get("kind") == "tool_result" else None
+        tool: dict[str, Any] = {"name": name, "callId": entry.get("callId"), "input": entry.get("input")}
+        if command:
+            tool["command"] = command
+        if name == "apply_patch" and isinstance(entry.get("input"), str):
+            paths = [a or b for a, b in _PATCH_FILE.findall(entry["input"].replace("\\n", "\n"))]
+            if paths:
+                tool["paths"] = [p.strip() for p in paths]
+        result = entry.get("result")
+        if entry.get("kind") == "tool_result":
+            result = {"line": entry["line"], "text": entry.get("text", ""), "exitCode": entry.get("exitCode")}
+            tool["status"] = "orphan"
+        elif result is None:
+            tool["status"] = "unfinished"
+            return tool
+        code = result.get("exitCode")
+        text = SECRET_OUTPUT if reads_secret_file(command) else result.get("text", "")
+        out: dict[str, Any] = {"id": f"L{span.line(result['line'])}", "text": text,
+                               "isError": code not in (None, 0), "pointer": self.pointer(index, span, result["line"])}
+        if code is not None:
+            out["exitCode"] = code
+        tool.setdefault("status", "failed" if out["isError"] else "completed")
+        tool["result"] = out
+        return tool
+
+    # -- packet facts ---------------------------------------------------------------------------
+
+    def extras(self, answer: dict[str, Any], index: Index, span: Span, path: str) -> dict[str, Any]:
+        """Goal, edited files, the readable compaction summary, turn state, fork and subagent pointers."""
+        st = index.state
+        last_user = st.get("last_user_line")
+        cp = answer.get("checkpoint")
+        checkpoints = [{"id": f"L{span.line(cp['line'])}", "pointer": self.pointer(index, span, cp["line"]),
+                        "text": cp.get("text"), "timestamp": cp.get("timestamp"), "truncated": cp.get("truncated")}] \
+            if cp else []
+        goal = answer.get("goal")
+        extra: dict[str, Any] = {
+            "lastPrompt": {"text": answer["lastPrompt"], "id": f"L{span.line(last_user)}"}
+            if answer.get("lastPrompt") and last_user else None,
+            "goal": {"text": goal["objective"], "status": goal.get("status"), "id": f"L{span.line(goal['line'])}"}
+            if goal and goal.get("objective") else None,
+            "checkpoints": checkpoints,
+            "edits": [{"path": e["path"], "tool": e.get("change"), "status": e["status"],
+                       "id": f"L{span.line(e['line'])}", "pointer": self.pointer(index, span, e["line"])}
+                      for e in reversed(answer.get("editedFiles") or [])],
+            "turn": answer.get("turn"), "fork": answer.get("fork"),
+            "subagents": [{"threadId": s.get("threadId"), "path": s.get("path"), "agentPath": s.get("agentPath")}
+                          for s in answer.get("subagents") or []],
+            "compactions": answer["counts"].get("compactions", 0),
+        }
+        if extra["subagents"]:
+            extra["extraGaps"] = [gap("subagents", f"{len(extra['subagents'])} subagent rollout(s) are pointed to, "
+                                                   "not read into this packet",
+                                      threads=[s["threadId"] for s in extra["subagents"]])]
+        return extra
+
+
+def _text(entry: dict[str, Any]) -> str | None:
+    kind = entry.get("kind")
+    if kind == "goal":
+        return entry.get("objective")
+    if kind == "web_search":
+        return entry.get("query") or entry.get("url") or entry.get("action")
+    if kind == "image_generation":
+        return entry.get("revisedPrompt")
+    if kind == "turn_aborted":
+        return f"turn aborted ({entry.get('reason') or 'no reason recorded'})"
+    if kind == "rolled_back":
+        return f"the last {entry.get('numTurns')} turn(s) were rolled back"
+    if kind in ("tool_call", "tool_result"):
+        return None
+    return entry.get("text") if isinstance(entry.get("text"), str) else None
+
+
+def _quiet_probe(path: Path) -> dict[str, Any]:
+    try:
+        return probe_file(str(path))
+    except OSError:
+        return {}
+
+
+def _find(thread_id: str) -> str | None:
+    try:
+        return CodexSource().locate(thread_id)
+    except BridgeError:
+        return None
+
+
+def ancestry(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The threads this one came from, nearest first: forks' origins and spawning parents, never merged."""
+    chain: list[dict[str, Any]] = []
+    seen = {meta.get("id")}
+    current = meta
+    while len(chain) < ANCESTRY_DEPTH:
+        relation, parent = ("forked-from", current.get("forkedFromId")) if current.get("forkedFromId") \
+            else ("spawned-by", current.get("parentThreadId"))
+        if not isinstance(parent, str) or parent in seen:
+            break
+        seen.add(parent)
+        path = _find(parent) if re.fullmatch(r"[0-9A-Za-z_-]{4,80}", parent) else None
+        chain.append({"threadId": parent, "relation": relation, "transcript": path})
+        current = _quiet_probe(Path(path)) if path else {}
+    return chain
+
+
+def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[str, Any]:
+    """This worktree's Codex threads (newest first), subagents counted under parents, others apart."""
+    source = CodexSource()
+    mine: list[dict[str, Any]] = []
+    siblings: list[dict[str, Any]] = []
+    compressed, unreadable = [], []
+    children: dict[str, int] = {}
+    for path in rollout_files():
+        if path.suffix != ".jsonl":
+            compressed.append(str(path))
+            continue
+        try:
+            meta = probe_file(str(path))
+            size = path.stat().st_size
+        except OSError:
+            unreadable.append(str(path))
+            continue
+        if not meta:
+            unreadable.append(str(path))
+            continue
+        if is_subagent(meta):
+            parent = meta.get("parentThreadId") or "?"
+            children[parent] = children.get(parent, 0) + 1
+            continue
+        scope = project.classify(meta.get("cwd"))
+        row = {"threadId": meta.get("id"), "sessionId": meta.get("sessionId"), "forkedFromId": meta.get("forkedFromId"),
+               "cwd": meta.get("cwd"), "source": meta.get("source"), "createdAt": meta.get("timestamp"),
+               "archived": "archived_sessions" in path.parts, "transcript": str(path), "bytes": size, "scope": scope,
+               "modified": os.stat(path).st_mtime}
+        if scope == THIS_WORKTREE:
+            mine.append(_summary(source, path, size, limits, row))
+        elif scope != "other-project":
+            siblings.append(row)
+    for row in mine:
+        row["subagents"] = children.get(row["threadId"], 0)
+    mine.sort(key=lambda r: (r.get("lastTimestamp") or "", r["modified"]), reverse=True)
+    if latest:
+        mine = mine[:1]
+    for row in mine + siblings:
+        row.pop("modified")
+    gaps = []
+    if compressed:
+        gaps.append(gap("compressed", "zstd-compressed rollouts are not read; decompress them to include them",
+                        paths=compressed))
+    if unreadable:
+        gaps.append(gap("unreadable", "rollouts without a readable session_meta first line", paths=unreadable))
+    return {"trust": TRUST, "from": "codex", "source": "local", "root": str(codex_home()),
+            "project": project.identity(), "sessions": mine, "otherWorktrees": siblings,
+            "coverage": {"gaps": gaps}, "note": "sessions are listed, never chosen: pass --session THREAD_ID "
+                                                "to read, export or import"}
+
+
+def _summary(source: CodexSource, path: Path, size: int, limits: Limits, row: dict[str, Any]) -> dict[str, Any]:
+    if size > limits.max_read_bytes:
+        row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
+        return row
+    answer = intake(str(path), limit=1, max_chars=200)
+    row.update({"lastPrompt": answer.get("lastPrompt"), "firstTimestamp": answer.get("firstTimestamp"),
+                "lastTimestamp": answer.get("lastTimestamp"), "agentVersion": answer["session"].get("cliVersion"),
+                "events": answer["counts"]["entries"], "turn": answer["turn"]["state"]})
+    if answer["diagnostics"]["malformedLines"]:
+        row["malformedLines"] = answer["diagnostics"]["malformedLines"]
+    return row

@@ -1,0 +1,207 @@
+"""What the two local sources share: paging a session, observing it for a packet, pointers and gaps.
+
+:class:`LocalSource` drives a transcript reader (its cached fold and its intake renderer)
+through a capped :func:`~autopilot.sources.window.read_window`, turns the reader's
+entries into the common event shape (the subclass's ``normalize``), and adds what a
+packet needs on top: exact byte pointers, the hash of every byte read, the first saved
+objective even when it is older than the event window, and a gap for each limit that bit.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from autopilot.errors import BridgeError
+from autopilot.project import Project, require_match
+from autopilot.redact import is_secret_path
+from autopilot.sources import Limits, first_objective, gap, graph, hash_range
+from autopilot.sources.window import Span, Window, read_window
+from autopilot.transcripts.evidence import TRUST
+from autopilot.transcripts.jsonl import Index
+
+OLDEST_PAGE = 200  # entries read from the start of a session to find its first objective
+SECRET_OUTPUT = "[omitted: output of a command that reads a secret-bearing file]"
+_EXIT = re.compile(r"^(?:Exit code|Process exited with code)\s*(-?\d+)", re.M)
+
+
+def reads_secret_file(command: Any) -> bool:
+    """Whether a shell command names a secret-bearing file (``cat .env``, ``cp ~/.ssh/id_rsa …``)."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command, comments=False)
+    except ValueError:
+        words = command.split()
+    return any(is_secret_path(w.strip("'\";|&<>()")) for w in words)
+
+
+def exit_code(text: str) -> int | None:
+    """The exit code a tool result reports in its first lines, if it says."""
+    found = _EXIT.search(text[:400])
+    return int(found.group(1)) if found else None
+
+
+class LocalSource:
+    """A session source backed by local transcript files and one of the transcript readers."""
+
+    agent = ""
+
+    # -- supplied by each agent's source ----------------------------------------------------------
+
+    def locate(self, session_id: str) -> str:
+        """The transcript file of ``session_id``."""
+        raise NotImplementedError
+
+    def probe(self, path: str) -> dict[str, Any]:
+        """Identity from the head of a transcript (at least ``cwd``) without reading all of it."""
+        raise NotImplementedError
+
+    def scan(self, span: Span) -> Index:
+        """The reader's (cached) index of a span."""
+        raise NotImplementedError
+
+    def intake(self, span: Span, **kwargs: Any) -> dict[str, Any]:
+        """The reader's answer for a span."""
+        raise NotImplementedError
+
+    def normalize(self, answer: dict[str, Any], index: Index, span: Span) -> list[dict[str, Any]]:
+        """The answer's entries as common events, oldest first."""
+        raise NotImplementedError
+
+    def session(self, answer: dict[str, Any], path: str) -> dict[str, Any]:
+        """Session metadata in the common shape."""
+        raise NotImplementedError
+
+    def extras(self, answer: dict[str, Any], index: Index, span: Span, path: str) -> dict[str, Any]:
+        """Agent-specific facts a packet uses (edits, checkpoints, turn state, subagents, gaps)."""
+        raise NotImplementedError
+
+    # -- shared -------------------------------------------------------------------------------------
+
+    @staticmethod
+    def pointer(index: Index, span: Span, line: int) -> dict[str, int]:
+        """The exact place of a scanned line in the real file: line, byte offset and length."""
+        start, length = index.span(line)
+        return {"line": span.line(line), "offset": span.start + start, "bytes": length}
+
+    def selected(self, project: Project, session_id: str) -> tuple[str, dict[str, Any]]:
+        """The transcript of an explicitly named session, refused unless it belongs to this worktree."""
+        path = self.locate(session_id)
+        probe = self.probe(path)
+        require_match(project, probe.get("cwd"), f"{self.agent} session {session_id}")
+        return path, probe
+
+    def read(self, project: Project, session_id: str, *, before: int | None, limit: int,
+             limits: Limits) -> dict[str, Any]:
+        """One page of a session's events, newest first, with its metadata and coverage."""
+        path, _ = self.selected(project, session_id)
+        with read_window(path, limits.max_read_bytes) as w:
+            span = w.tail
+            index = self.scan(span)
+            bound = index.lines + 1 if before is None else span.scanned(before)
+            if bound < 1:
+                raise BridgeError(f"--before {before} is older than the part of the transcript read "
+                                  f"(the read cap keeps lines from {span.line(1)} on)",
+                                  hint="raise AUTOPILOT_HANDOFF_MAX_READ_BYTES to page further back")
+            answer = self.intake(span, before_line=bound, limit=limit, max_chars=limits.excerpt_chars)
+            events = self.normalize(answer, index, span)
+            nxt = answer.get("nextBeforeLine")
+            coverage = self.coverage(answer, index, w, limits, window=False)
+        events.reverse()
+        return {"trust": TRUST, "from": self.agent, "source": "local", "transcript": path,
+                "session": self.session(answer, path), "beforeLine": before, "limit": limit,
+                "nextBeforeLine": span.line(nxt) if nxt else None, "events": events,
+                "coverage": coverage, "redactions": answer.get("redactions")}
+
+    def observe(self, project: Project, session_id: str, limits: Limits) -> dict[str, Any]:
+        """Everything a packet takes from one session, within the coverage limits."""
+        path, _ = self.selected(project, session_id)
+        with read_window(path, limits.max_read_bytes) as w:
+            span = w.tail
+            index = self.scan(span)
+            answer = self.intake(span, before_line=index.lines + 1, limit=limits.window_events,
+                                 max_chars=limits.excerpt_chars)
+            events = self.normalize(answer, index, span)
+            first = first_objective(events)
+            windowed = len(index.entries) > limits.window_events
+            if w.head is not None or windowed:
+                first = self._oldest_objective(w.head or span, limits) or (first if not windowed else None)
+            ranges = [[0, w.head_end]] if w.head is not None else []
+            ranges.append([span.start, span.start + index.file_size])
+            observed: dict[str, Any] = {
+                "agent": self.agent, "kind": "local", "transcript": path,
+                "session": self.session(answer, path),
+                "hash": {"algorithm": "sha256", "ranges": ranges, "fileBytes": w.size,
+                         "sha256": _hash_ranges(path, ranges)},
+                "events": events, "totalEvents": len(index.entries),
+                "firstObjective": first,
+                "coverage": self.coverage(answer, index, w, limits, window=True),
+                "redactions": answer.get("redactions"), "graph": graph(events),
+            }
+            extras = self.extras(answer, index, span, path)
+            observed["coverage"]["gaps"] += extras.pop("extraGaps", [])  # type: ignore[index]
+            observed.update(extras)
+        return observed
+
+    def _oldest_objective(self, span: Span, limits: Limits) -> dict[str, Any] | None:
+        index = self.scan(span)
+        if not index.entries:
+            return None
+        last = index.entries[min(OLDEST_PAGE, len(index.entries)) - 1]
+        answer = self.intake(span, before_line=last + 1, limit=OLDEST_PAGE, max_chars=limits.excerpt_chars)
+        return first_objective(self.normalize(answer, index, span))
+
+    def coverage(self, answer: dict[str, Any], index: Index, w: Window, limits: Limits,
+                 window: bool) -> dict[str, Any]:
+        """Gaps (what is missing and why) and the deliberate omissions, for one read."""
+        span = w.tail
+        gaps = [w.gap] if w.gap else []
+        malformed = dict(index.malformed)
+        truncated = malformed.pop("truncated", 0)
+        if truncated:
+            gaps.append(gap("truncated", f"line {span.line(index.lines)} is incomplete (a crash mid-write, or a "
+                                         "row still being written); every event before it is intact",
+                            line=span.line(index.lines)))
+        if malformed:
+            gaps.append(gap("malformed_lines", "lines that are not JSON objects were skipped", counts=malformed,
+                            sample=[span.line(n) for n in index.malformed_sample]))
+        if index.oversize:
+            gaps.append(gap("oversize_lines", "rows too large to parse are shown by placeholder only",
+                            lines=[span.line(n) for n in index.oversize[:20]], count=len(index.oversize)))
+        if window and len(index.entries) > limits.window_events:
+            kept = index.entries[len(index.entries) - limits.window_events]
+            gaps.append(gap("event_window", f"only the newest {limits.window_events} events are kept (plus the "
+                                            "first saved objective)",
+                            omittedEvents=len(index.entries) - limits.window_events, keptFromLine=span.line(kept)))
+        diagnostics = answer.get("diagnostics") or {}
+        return {"gaps": gaps, "omitted": diagnostics.get("omitted", {}),
+                "unknown": diagnostics.get("unknownTypes") or diagnostics.get("unknownRowTypes") or {},
+                "lines": span.line(index.lines), "index": diagnostics.get("index")}
+
+
+def _hash_ranges(path: str, ranges: list[list[int]]) -> str:
+    if len(ranges) == 1:
+        return hash_range(path, *ranges[0])
+    import hashlib
+
+    digest = hashlib.sha256()
+    for start, end in ranges:
+        digest.update(hash_range(path, start, end).encode())
+    return digest.hexdigest()
+
+
+def verify_hash(recorded: dict[str, Any], path: str) -> str | None:
+    """Why the bytes a packet was built from no longer match (None when they do)."""
+    import os
+
+    if not os.path.isfile(path):
+        return f"the source transcript {path} no longer exists"
+    ranges = recorded.get("ranges") or []
+    size = os.path.getsize(path)
+    if not ranges or max(end for _, end in ranges) > size:
+        return f"the source transcript {path} is shorter than when the packet was made (truncated or rewritten)"
+    if _hash_ranges(path, ranges) != recorded.get("sha256"):
+        return f"the source transcript {path} changed in the bytes the packet was built from"
+    return None
