@@ -1,0 +1,179 @@
+"""Handover packets on disk: immutable canonical JSON named by its sha256, with its evidence index beside it.
+
+A packet is stored as ``$AUTOPILOT_HOME/handoff/packets/<hex>.json`` holding exactly the
+canonical bytes (sorted keys, compact separators, UTF-8) whose sha256 is ``<hex>``; its id
+is ``sha256:<hex>``. The redacted evidence index sits beside it as ``<hex>.evidence.json``
+and is bound to the packet by the hash the packet records. Both files are written once,
+atomically, and made read-only; :func:`verify` re-derives every hash, so a changed byte,
+a re-serialised file or a swapped evidence index is caught and named. Packets live under
+the autopilot home, never inside a repository.
+
+Import receipts (``imports/<agent>-<session>.jsonl``) record which packet was imported into
+which receiving session; the packet builder uses them to link a later packet to the one
+its session started from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from autopilot.errors import BridgeError
+from autopilot.paths import handoff_dir, sha256_hex
+from autopilot.sources import canonical
+
+SCHEMA = "codex-autopilot/handoff-packet"
+VERSION = 1
+ID = re.compile(r"(?:sha256:)?([0-9a-f]{12,64})")
+MENTION = re.compile(r"sha256:([0-9a-f]{64})")
+
+
+class PacketError(BridgeError):
+    """A packet that cannot be trusted (tampered, re-serialised, foreign); the message says why."""
+
+
+def packets_dir() -> Path:
+    """Where packets live: ``$AUTOPILOT_HOME/handoff/packets``."""
+    return handoff_dir() / "packets"
+
+
+def packet_id(data: bytes) -> str:
+    """The id of a packet's canonical bytes."""
+    return "sha256:" + sha256_hex(data)
+
+
+def _write_once(path: Path, data: bytes) -> None:
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def seal(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, bytes, bytes]:
+    """Bind the evidence index to the packet and return (id, packet bytes, evidence bytes)."""
+    ev_bytes = canonical(evidence)
+    packet = {**packet, "evidenceIndex": {"sha256": "sha256:" + sha256_hex(ev_bytes),
+                                          "entries": len(evidence.get("entries") or []), "bytes": len(ev_bytes)}}
+    data = canonical(packet)
+    return packet_id(data), data, ev_bytes
+
+
+def store(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, Path]:
+    """Write a packet and its evidence index once; writing the same packet again is a no-op."""
+    pid, data, ev_bytes = seal(packet, evidence)
+    folder = packets_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    hexid = pid.removeprefix("sha256:")
+    path, ev_path = folder / f"{hexid}.json", folder / f"{hexid}.evidence.json"
+    if path.exists() and verify(hexid, path.read_bytes()) is None:
+        return pid, path
+    _write_once(ev_path, ev_bytes)  # the index first: a packet on disk always has its evidence
+    _write_once(path, data)
+    return pid, path
+
+
+def verify(hexid: str, data: bytes) -> str | None:
+    """Why ``data`` is not the packet ``hexid`` (None when it is)."""
+    actual = sha256_hex(data)
+    if actual != hexid:
+        return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export"
+    try:
+        packet = json.loads(data)
+    except ValueError:
+        return "it is not valid JSON"
+    if not isinstance(packet, dict) or packet.get("schema") != SCHEMA:
+        return "it is not a codex-autopilot handoff packet"
+    if packet.get("version") != VERSION:
+        return f"it is packet version {packet.get('version')}, this codex-bridge reads version {VERSION}: upgrade"
+    if canonical(packet) != data:
+        return "it is not in canonical form (sorted keys, compact separators): it was rewritten"
+    return None
+
+
+def resolve(ref: str) -> Path:
+    """The packet file for an id (``sha256:<hex>``, or a unique prefix of at least 12 hex digits)."""
+    found = ID.fullmatch(ref.strip().lower()) if isinstance(ref, str) else None
+    if found is None:
+        raise BridgeError(f"{ref!r} is not a packet id",
+                          hint="pass the id export printed (sha256: and 64 hex digits, or its first 12 or more)")
+    hexid = found.group(1)
+    folder = packets_dir()
+    if len(hexid) == 64:
+        path = folder / f"{hexid}.json"
+        if not path.exists():
+            raise BridgeError(f"no packet {ref} in {folder}", hint="list packets with `ls` there, or export again")
+        return path
+    matches = sorted(p for p in folder.glob(f"{hexid}*.json") if not p.name.endswith(".evidence.json"))
+    if not matches:
+        raise BridgeError(f"no packet starting with {hexid} in {folder}", hint="check the id, or export again")
+    if len(matches) > 1:
+        raise BridgeError(f"{hexid} matches {len(matches)} packets", hint="give more digits of the id")
+    return matches[0]
+
+
+def load(ref: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """A verified packet and its verified evidence index, or a PacketError saying why not."""
+    path = resolve(ref)
+    hexid = path.name.removesuffix(".json")
+    reason = verify(hexid, path.read_bytes())
+    if reason:
+        raise PacketError(f"packet sha256:{hexid} is refused: {reason}",
+                          hint="do not use it; export a fresh packet from the source session")
+    packet = json.loads(path.read_bytes())
+    ev_path = path.with_name(f"{hexid}.evidence.json")
+    try:
+        ev_bytes = ev_path.read_bytes()
+    except OSError:
+        raise PacketError(f"packet sha256:{hexid} is refused: its evidence index {ev_path.name} is missing",
+                          hint="export a fresh packet from the source session") from None
+    recorded = (packet.get("evidenceIndex") or {}).get("sha256")
+    if "sha256:" + sha256_hex(ev_bytes) != recorded:
+        raise PacketError(f"packet sha256:{hexid} is refused: its evidence index does not match the hash the "
+                          "packet records (it was changed or swapped)",
+                          hint="export a fresh packet from the source session")
+    return f"sha256:{hexid}", packet, json.loads(ev_bytes)
+
+
+def _receipt_path(agent: str, session: str) -> Path:
+    return handoff_dir() / "imports" / f"{agent}-{session}.jsonl"
+
+
+def record_import(agent: str, session: str, receipt: dict[str, Any]) -> Path:
+    """Append one import receipt for a receiving session."""
+    path = _receipt_path(agent, session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(receipt, sort_keys=True) + "\n")
+    return path
+
+
+def imported_into(agent: str, session: str) -> list[str]:
+    """Ids of the packets imported into a session, oldest first."""
+    try:
+        lines = _receipt_path(agent, session).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            pid = json.loads(line).get("packet")
+        except ValueError:
+            continue
+        if isinstance(pid, str) and pid not in out:
+            out.append(pid)
+    return out
