@@ -105,9 +105,10 @@ def _parser():  # type: ignore[no-untyped-def]
                        description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
                                    "redacted evidence for the other agent.")
     hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
-    from autopilot.commands import handoff_codex, handoff_intake
+    from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
 
     handoff_intake.add_parser(hsub)
+    handoff_packets.add_parser(hsub)
     handoff_codex.add_parser(hsub)
 
     p = sub.add_parser("install", help="install the $handoff hook and the handoff / from-claude skills into Codex",

@@ -1,0 +1,214 @@
+"""codex-bridge handoff list | read | export | inspect | import: sessions as sources, and handover packets.
+
+``list`` and ``read`` show a project's saved sessions and their events; ``export`` turns one
+explicitly named session into an immutable, content-addressed packet (``--preview`` writes
+nothing); ``inspect`` re-verifies and shows a packet; ``import`` verifies it against this
+worktree and prints the bounded context for the receiving session. Nothing here changes a
+transcript, resumes a session or calls a model.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from autopilot.errors import BridgeError
+
+AGENTS = ("claude", "codex")
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 500
+
+
+def _say(message: str) -> None:
+    print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
+
+
+def _project(cwd: str | None):  # type: ignore[no-untyped-def]
+    from autopilot.project import Project
+
+    return Project(cwd)
+
+
+def _source_kind(agent: str, source: str | None) -> str:
+    kind = source or "local"
+    if kind == "app-server" and agent != "codex":
+        raise BridgeError("--source app-server reads Codex threads only", hint="use --from codex, or drop --source")
+    return kind
+
+
+def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = None, latest: bool = False) -> int:
+    """Print this worktree's sessions of one agent, newest first (a listing never selects one)."""
+    from autopilot.commands import emit
+    from autopilot.sources import Limits
+
+    project, limits = _project(cwd), Limits.from_env()
+    if _source_kind(agent, source) == "app-server":
+        from autopilot.sources import appserver
+
+        emit(appserver.sessions(project, limits, latest=latest))
+        return 0
+    if agent == "claude":
+        from autopilot.sources import claude as module
+    else:
+        from autopilot.sources import codex as module  # type: ignore[no-redef]
+    emit(module.sessions(project, limits, latest=latest))
+    return 0
+
+
+def read(agent: str, session: str, *, limit: int = DEFAULT_LIMIT, before: int | None = None,
+         cursor: str | None = None, cwd: str | None = None, source: str | None = None) -> int:
+    """Print one page of a session's events, newest first, with its metadata and coverage."""
+    from autopilot.commands import emit
+    from autopilot.sources import Limits
+
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BridgeError(f"--limit {limit} is out of range; use 1 to {MAX_LIMIT}")
+    if before is not None and before < 1:
+        raise BridgeError(f"--before {before} is not a line number; pass the previous page's nextBeforeLine")
+    project, limits = _project(cwd), Limits.from_env()
+    if _source_kind(agent, source) == "app-server":
+        from autopilot.sources.appserver import AppServerSource
+
+        emit(AppServerSource().read(project, session, cursor=cursor, limit=limit, limits=limits))
+        return 0
+    emit(_local(agent).read(project, session, before=before, limit=limit, limits=limits))
+    return 0
+
+
+def _local(agent: str):  # type: ignore[no-untyped-def]
+    if agent == "claude":
+        from autopilot.sources.claude import ClaudeSource
+
+        return ClaudeSource()
+    from autopilot.sources.codex import CodexSource
+
+    return CodexSource()
+
+
+def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str | None = None,
+           source: str | None = None, budget_tokens: int | None = None) -> int:
+    """Build a packet from one session; print it (``--preview``, nothing written) or store it and print its id."""
+    import os
+
+    from autopilot import packet_build, packets
+    from autopilot.commands import emit
+    from autopilot.sources import Limits
+
+    if budget_tokens is None:
+        raw = os.environ.get("AUTOPILOT_HANDOFF_BUDGET_TOKENS")
+        budget_tokens = int(raw) if raw and raw.isdigit() else packet_build.DEFAULT_BUDGET_TOKENS
+    if budget_tokens < 100:
+        raise BridgeError(f"--budget-tokens {budget_tokens} is too small; use at least 100")
+    project, limits = _project(cwd), Limits.from_env()
+    if _source_kind(agent, source) == "app-server":
+        from autopilot.sources.appserver import AppServerSource
+
+        observed = AppServerSource().observe(project, session, limits)
+    else:
+        observed = _local(agent).observe(project, session, limits)
+    packet, evidence = packet_build.build(observed, project, to, budget_tokens=budget_tokens)
+    if preview:
+        pid, _, _ = packets.seal(packet, evidence)
+        emit({"preview": True, "written": False, "packet": pid, "contents": packet,
+              "evidenceEntries": len(evidence["entries"])})
+        return 0
+    pid, path = packets.store(packet, evidence)
+    _say(f"wrote {pid} ({packet['estimates']['bytes']} bytes, ~{packet['estimates']['tokens']} tokens)")
+    emit({"packet": pid, "path": str(path), "evidenceIndex": str(path.with_name(path.stem + ".evidence.json")),
+          "from": agent, "to": to, "source": packet["source"]["kind"],
+          "session": packet["source"].get("threadId") or packet["source"].get("sessionId"),
+          "objective": packet.get("objective"), "nextAction": packet.get("nextAction"),
+          "gaps": [g["kind"] for g in packet["coverage"]["gaps"]], "estimates": packet["estimates"],
+          "redactions": packet["redactions"],
+          "next": f"codex-bridge handoff import {pid} --to {to} --session RECEIVING_SESSION_ID"})
+    return 0
+
+
+def inspect(packet_id: str) -> int:
+    """Print a packet after re-verifying its hash and its evidence index."""
+    from autopilot import packet_import
+    from autopilot.commands import emit
+
+    emit(packet_import.inspect(packet_id))
+    return 0
+
+
+def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, max_chars: int | None = None) -> int:
+    """Verify a packet against this worktree and print the drift, stale claims and the receiver's context."""
+    from autopilot import packet_import
+    from autopilot.commands import emit
+
+    answer = packet_import.import_packet(packet_id, to=to, session=session, cwd=cwd,
+                                         max_chars=max_chars or packet_import.CONTEXT_CHARS)
+    stale = sum(len(v) for v in answer["staleClaims"].values())
+    if stale:
+        _say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
+    emit(answer)
+    return 0
+
+
+def add_parser(handoff_subparsers: Any) -> None:
+    """Register ``list``, ``read``, ``export``, ``inspect`` and ``import`` under ``handoff``."""
+    def where(p: Any) -> None:
+        p.add_argument("--cwd", dest="project_dir", metavar="DIR",
+                       help="the project directory (default: -C or the current directory)")
+
+    p = handoff_subparsers.add_parser(
+        "list", help="this worktree's saved Claude or Codex sessions, newest first",
+        description="List the sessions recorded in this worktree (by the cwd their rows recorded). Sessions of "
+                    "other worktrees are listed apart; other projects are not read. A listing never selects: "
+                    "pass --session ID to read, export or import.")
+    p.add_argument("--from", dest="agent", choices=AGENTS, required=True)
+    p.add_argument("--source", choices=("local", "app-server"), help="Codex only: local rollouts (default) or "
+                                                                     "`codex app-server` (read-only)")
+    p.add_argument("--latest", action="store_true", help="show only the newest session (a filter, not a choice)")
+    where(p)
+    p.set_defaults(func=lambda a: list_sessions(a.agent, cwd=a.project_dir or a.cwd, source=a.source,
+                                                latest=a.latest))
+
+    p = handoff_subparsers.add_parser(
+        "read", help="one page of a session's events, newest first",
+        description="Print a session's metadata, one page of events newest first (each with its exact pointer "
+                    "and causal parent), and coverage gaps. Evidence, never instructions.")
+    p.add_argument("--from", dest="agent", choices=AGENTS, required=True)
+    p.add_argument("--session", required=True, metavar="ID", help="Claude session id or Codex thread id")
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"events (default {DEFAULT_LIMIT})")
+    p.add_argument("--before", type=int, metavar="LINE", help="older page: the previous page's nextBeforeLine")
+    p.add_argument("--cursor", metavar="C", help="older page through the app server: the previous nextCursor")
+    p.add_argument("--source", choices=("local", "app-server"))
+    where(p)
+    p.set_defaults(func=lambda a: read(a.agent, a.session, limit=a.limit, before=a.before, cursor=a.cursor,
+                                       cwd=a.project_dir or a.cwd, source=a.source))
+
+    p = handoff_subparsers.add_parser(
+        "export", help="make an immutable, evidence-backed handover packet from one session",
+        description="Build a packet (objective, next action, work, tests, unresolved items, latest messages, "
+                    "pointers, gaps, git state) from one explicitly named session, redacted, and store it under "
+                    "$AUTOPILOT_HOME/handoff/packets named by its sha256. --preview prints it and writes nothing.")
+    p.add_argument("--from", dest="agent", choices=AGENTS, required=True)
+    p.add_argument("--session", required=True, metavar="ID")
+    p.add_argument("--to", choices=AGENTS, required=True, help="the agent that will receive it")
+    p.add_argument("--preview", action="store_true", help="print the packet; write nothing")
+    p.add_argument("--source", choices=("local", "app-server"),
+                   help="Codex only; app-server packets can be inspected but not imported")
+    p.add_argument("--budget-tokens", type=int, metavar="N",
+                   help="excerpt budget (default: AUTOPILOT_HANDOFF_BUDGET_TOKENS or 12000; estimate chars/4)")
+    where(p)
+    p.set_defaults(func=lambda a: export(a.agent, a.session, a.to, preview=a.preview, cwd=a.project_dir or a.cwd,
+                                         source=a.source, budget_tokens=a.budget_tokens))
+
+    p = handoff_subparsers.add_parser("inspect", help="re-verify a packet and print it with its evidence index")
+    p.add_argument("packet_id", metavar="PACKET_ID", help="sha256:<hex>, or 12+ leading hex digits")
+    p.set_defaults(func=lambda a: inspect(a.packet_id))
+
+    p = handoff_subparsers.add_parser(
+        "import", help="verify a packet here and print the context for the receiving session",
+        description="Refuse a tampered, foreign-project, other-worktree, app-server-only or source-changed "
+                    "packet; compare git now with the packet's and mark stale claims; print bounded context.")
+    p.add_argument("packet_id", metavar="PACKET_ID")
+    p.add_argument("--to", choices=AGENTS, required=True)
+    p.add_argument("--session", required=True, metavar="RECEIVING_ID", help="the receiving session (explicit)")
+    p.add_argument("--max-chars", type=int, metavar="N", help="bound on the printed context (default 24000)")
+    where(p)
+    p.set_defaults(func=lambda a: import_(a.packet_id, a.to, a.session, cwd=a.project_dir or a.cwd,
+                                          max_chars=a.max_chars))

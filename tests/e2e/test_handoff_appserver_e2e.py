@@ -1,0 +1,139 @@
+"""Handoff sources and packets against the real codex: its app server (read-only) and its rollouts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from autopilot import packets
+from autopilot.project import Project
+from autopilot.scripted.responses_server import reply_text, tool_call
+from autopilot.sources import Limits, appserver
+from autopilot.sources.codex import CodexSource
+from tests.conftest import agent_bin
+from tests.fixtures.make_codex_fixtures import rig
+from tests.unit.handoff_env import claude_session, sources_state
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def r(monkeypatch):
+    """A CODEX_HOME the real codex writes, with a git work dir, and the bridge pointed at both."""
+    codex = agent_bin("codex")
+    with rig() as rg:
+        for args in (["init", "-q", "-b", "main"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+                                                    "--allow-empty", "-m", "init"]):
+            subprocess.run(["git", "-C", str(rg.work), *args], check=True)
+        monkeypatch.setenv("CODEX_HOME", str(rg.home))
+        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(codex))
+        yield rg
+
+
+def exec_thread(rg, prompt: str, *steps, cwd: Path | None = None) -> str:
+    """Run one real `codex exec` turn against scripted answers and return its thread id."""
+    rg.srv.push(*steps)
+    if cwd is None:
+        return rg.thread_id(rg.exec("--json", "--skip-git-repo-check", prompt))
+    saved, rg.work = rg.work, cwd
+    try:
+        return rg.thread_id(rg.exec("--json", "--skip-git-repo-check", prompt))
+    finally:
+        rg.work = saved
+
+
+def test_app_server_lists_only_this_worktrees_threads_and_only_reads(r):
+    """Listing through the real app server finds this worktree's exec thread, sends only reads, calls no model."""
+    here = exec_thread(r, "Work here", reply_text("Here."))
+    other_dir = r.home.parent / "other"
+    other_dir.mkdir()
+    exec_thread(r, "Work elsewhere", reply_text("There."), cwd=other_dir)
+    before, requests = sources_state(), len(r.srv.requests)
+    server = appserver.AppServer()
+    listing = appserver.sessions(Project(str(r.work)), Limits(), server=server)
+    assert [s["threadId"] for s in listing["sessions"]] == [here]
+    assert listing["sessions"][0]["source"] == "exec"
+    assert set(server.sent) <= appserver.READ_METHODS and "thread/list" in server.sent
+    assert len(r.srv.requests) == requests
+    rollouts = {p: v for p, v in before.items() if "/sessions/" in p}
+    assert {p: v for p, v in sources_state().items() if p in rollouts} == rollouts
+
+
+def test_app_server_read_agrees_with_the_local_rollout(r):
+    """The same thread read through the app server and from its rollout gives the same messages and command."""
+    tid = exec_thread(r, "Run a check", tool_call("exec_command", {"cmd": "echo e2e-check"}, call_id="call_chk"),
+                      reply_text("Checked."))
+    requests = len(r.srv.requests)
+    project = Project(str(r.work))
+    server = appserver.AppServer()
+    remote = appserver.AppServerSource(server).read(project, tid, cursor=None, limit=20, limits=Limits())
+    local = CodexSource().read(project, tid, before=None, limit=20, limits=Limits())
+
+    def messages(page):
+        return [(e["kind"], e["text"]) for e in page["events"] if e["kind"] in ("user", "assistant")]
+
+    assert messages(remote) == messages(local) == [("assistant", "Checked."), ("user", "Run a check")]
+    tool = next(e["tool"] for e in remote["events"] if e["kind"] == "tool")
+    assert ("e2e-check" in tool["command"], tool["result"]["exitCode"], tool["status"]) == (True, 0, "completed")
+    assert (remote["session"]["threadId"], remote["session"]["sessionId"]) == (tid, tid)
+    assert set(server.sent) == {"initialize", "thread/read", "thread/turns/list"}
+    assert len(r.srv.requests) == requests
+
+
+def test_app_server_refuses_a_write_method_before_sending_it():
+    """turn/start is refused by the client itself: it never reaches the server."""
+    server = appserver.AppServer(binary="/nonexistent/codex")
+    with pytest.raises(Exception, match="only reads"):
+        server.call("turn/start", {"threadId": "x", "input": []})
+    assert server.sent == []
+
+
+def test_app_server_packet_is_inspectable_but_not_importable(r, bridge):
+    """export --source app-server makes a packet that inspect verifies and import refuses."""
+    tid = exec_thread(r, "Fix the parser", reply_text("Next: add a test."))
+    code, out, err = bridge("handoff", "export", "--from", "codex", "--session", tid, "--to", "claude",
+                            "--source", "app-server", cwd=r.work)
+    assert code == 0, err
+    pid = json.loads(out)["packet"]
+    packet = json.loads(packets.resolve(pid).read_bytes())
+    assert (packet["source"]["kind"], packet["source"]["hash"], packet["objective"]["text"]) == (
+        "app-server", None, "Fix the parser")
+    assert packet["nextAction"]["text"] == "add a test."
+    code, out, _ = bridge("handoff", "inspect", pid, cwd=r.work)
+    assert (code, json.loads(out)["importable"]) == (0, False)
+    code, _, err = bridge("handoff", "import", pid, "--to", "claude", "--session",
+                          "88888888-8888-4888-8888-888888888888", cwd=r.work)
+    assert code == 1 and "app server" in err
+
+
+def test_round_trip_through_a_real_codex_session(r, bridge):
+    """Claude packet -> imported into a real codex thread -> that thread exported back keeps objective and links."""
+    claude_path = claude_session("tools", r.work)
+    code, out, err = bridge("handoff", "export", "--from", "claude", "--session",
+                            "49fa090f-34fe-47da-9cd9-cf59c6a193ff", "--to", "codex", cwd=r.work)
+    assert code == 0, err
+    first = json.loads(out)["packet"]
+    tid = exec_thread(r, "Waiting for a handoff.", reply_text("Ready."))
+    code, out, err = bridge("handoff", "import", first, "--to", "codex", "--session", tid, cwd=r.work)
+    assert code == 0, err
+    context = json.loads(out)["context"]
+    r.srv.push(reply_text("Picked up the handoff."))
+    r.exec("resume", tid, "--json", "--skip-git-repo-check", context)
+    code, out, err = bridge("handoff", "export", "--from", "codex", "--session", tid, "--to", "claude", cwd=r.work)
+    assert code == 0, err
+    second_id = json.loads(out)["packet"]
+    second = json.loads(packets.resolve(second_id).read_bytes())
+    a = json.loads(packets.resolve(first).read_bytes())
+    assert second["objective"]["text"] == a["objective"]["text"]
+    assert second["nextAction"]["text"] == a["nextAction"]["text"]
+    assert second["constraints"] == a["constraints"] == []  # the pasted context is not mined for constraints
+    assert {p["linkedBy"] for p in second["predecessors"]} == {"import-receipt"}
+    linked = [e for e in second["evidence"] if e.get("packetId") == first]
+    assert linked and all(e["transcript"] == str(claude_path) for e in linked)
+    code, out, err = bridge("handoff", "import", second_id, "--to", "claude", "--session",
+                            "99999999-9999-4999-8999-999999999999", cwd=r.work)
+    assert code == 0, err
+    assert a["objective"]["text"] in json.loads(out)["context"]

@@ -1,0 +1,237 @@
+"""Import: identity, source and packet verification, git drift marking claims stale, bounded context, round trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autopilot import packet_build, packets
+from autopilot.project import Project
+from autopilot.sources import appserver
+from autopilot.transcripts.evidence import Evidence
+from tests.unit.claude_transcript_rows import Transcript, text
+from tests.unit.handoff_env import (
+    claude_session,
+    codex_lines,
+    codex_rollout,
+    git,
+    run_json,
+    thread_of,
+    work_session,
+    worktree,
+)
+
+RECEIVER = "01a2ffff-0000-7000-8000-000000000001"
+
+
+@pytest.fixture
+def repo(git_repo):
+    """A repo with parser.py committed and then edited, as the work session left it."""
+    (git_repo / "parser.py").write_text("def parse(s):\n    return s\n")
+    git(git_repo, "add", "parser.py")
+    git(git_repo, "commit", "-qm", "parser")
+    (git_repo / "parser.py").write_text("def parse(s):\n    return s or ''\n")
+    return git_repo
+
+
+@pytest.fixture
+def exported(repo, bridge):
+    """(packet id, transcript path) of the work session exported for Codex."""
+    t = work_session(Transcript())
+    path = claude_session(t, repo)
+    code, out, err = bridge("handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex",
+                            cwd=repo)
+    assert code == 0, err
+    return json.loads(out)["packet"], path
+
+
+def do_import(bridge, where, pid, to="codex", session=RECEIVER):
+    """Run import; return (code, answer, stderr)."""
+    return run_json(bridge, "handoff", "import", pid, "--to", to, "--session", session, cwd=where)
+
+
+def test_import_with_no_drift_hands_over_quoted_context(bridge, repo, exported):
+    """Unchanged git and source: nothing is stale, and transcript text reaches the receiver only quoted."""
+    pid, _ = exported
+    code, answer, err = do_import(bridge, repo, pid)
+    assert code == 0, err
+    assert answer["staleClaims"] == {"filesChanged": [], "validations": [], "pendingCommands": [], "nextAction": []}
+    assert answer["verified"]["sourceGrewBytes"] == 0
+    context = answer["context"]
+    assert "> Make the parser accept empty input." in context
+    assert "add a regression test for empty input. (inference)" in context
+    assert "\n> All tests pass. Reviewer verdict: APPROVED." in context
+    assert Path(answer["receipt"]).exists()
+
+
+def test_dirty_diff_change_marks_file_and_test_claims_stale(bridge, repo, exported):
+    """Editing a file after export makes its change claim and every test result stale, visibly."""
+    pid, _ = exported
+    (repo / "parser.py").write_text("def parse(s):\n    return (s or '').strip()\n")
+    code, answer, err = do_import(bridge, repo, pid)
+    assert code == 0, err
+    stale = answer["staleClaims"]
+    assert [s["path"] for s in stale["filesChanged"]] == ["parser.py"]
+    assert len(stale["validations"]) == 2
+    assert answer["gitDrift"]["dirtyPaths"]["changed"] == ["parser.py"]
+    assert "parser.py (Edit, applied; git now: dirty) [E" in answer["context"]
+    assert "STALE: parser.py changed since the packet was made" in answer["context"]
+    assert "stale" in err
+
+
+def test_commit_after_export_is_drift_too(bridge, repo, exported):
+    """Committing the edited file moves HEAD and the file: its claims are stale, pending work re-checked."""
+    pid, _ = exported
+    git(repo, "commit", "-qam", "work")
+    code, answer, _ = do_import(bridge, repo, pid)
+    d = answer["gitDrift"]
+    assert (code, d["head"]["changed"], d["committedPaths"], d["dirtyPaths"]["removed"]) == (
+        0, True, ["parser.py"], ["parser.py"])
+    assert [s["path"] for s in answer["staleClaims"]["filesChanged"]] == ["parser.py"]
+    assert answer["staleClaims"]["nextAction"]
+
+
+def test_branch_change_marks_claims_stale(bridge, repo, exported):
+    """Switching branches after export says so on every claim that depends on the work tree."""
+    pid, _ = exported
+    git(repo, "checkout", "-q", "-b", "elsewhere")
+    code, answer, _ = do_import(bridge, repo, pid)
+    assert (code, answer["gitDrift"]["branch"]) == (0, {"then": "main", "now": "elsewhere", "changed": True})
+    reasons = answer["staleClaims"]["filesChanged"][0]["reasons"]
+    assert reasons == ["the branch is now elsewhere, the packet was made on main"]
+    assert "Branch main -> elsewhere (CHANGED)" in answer["context"]
+
+
+def test_rewritten_source_is_refused(bridge, repo, exported):
+    """A transcript changed inside the bytes the packet was built from fails the source hash check."""
+    pid, path = exported
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"parser", b"PARSER", 1))
+    code, _, err = do_import(bridge, repo, pid)
+    assert code == 1 and "changed in the bytes the packet was built from" in err
+
+
+def test_deleted_source_is_refused(bridge, repo, exported):
+    """A packet whose source transcript is gone cannot be verified, so it is not imported."""
+    pid, path = exported
+    path.unlink()
+    code, _, err = do_import(bridge, repo, pid)
+    assert code == 1 and "no longer exists" in err
+
+
+def test_source_that_went_on_is_accepted_with_a_note(bridge, repo, exported):
+    """A session that continued after export still verifies; the receiver is told newer events are missing."""
+    pid, path = exported
+    with open(path, "a") as fh:
+        fh.write(json.dumps({"type": "last-prompt", "lastPrompt": "more", "sessionId": "x"}) + "\n")
+    code, answer, _ = do_import(bridge, repo, pid)
+    assert code == 0 and answer["verified"]["sourceGrewBytes"] > 0
+    assert "newer events are not in this packet" in answer["context"]
+
+
+def test_foreign_project_packet_is_refused(bridge, repo, exported, tmp_path):
+    """Importing inside another repository is refused, naming the packet's own."""
+    pid, _ = exported
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    code, _, err = do_import(bridge, other, pid)
+    assert code == 1 and f"belongs to the repository at {repo}" in err
+
+
+def test_other_worktree_import_is_refused(bridge, repo, exported):
+    """A sibling worktree of the same repository is not the worktree the packet describes."""
+    pid, _ = exported
+    code, _, err = do_import(bridge, worktree(repo, "feature"), pid)
+    assert code == 1 and "was made in the worktree" in err
+
+
+def test_wrong_destination_is_refused(bridge, repo, exported):
+    """A packet exported for Codex is not imported into Claude."""
+    pid, _ = exported
+    code, _, err = do_import(bridge, repo, pid, to="claude", session="55555555-5555-4555-8555-555555555555")
+    assert code == 1 and "exported for codex, not claude" in err
+
+
+def test_receiving_session_of_another_worktree_is_refused(bridge, repo, exported):
+    """Naming a receiving session recorded in another worktree is refused."""
+    pid, _ = exported
+    lines = codex_lines("exec_plain")
+    codex_rollout(lines, worktree(repo, "feature"))
+    code, _, err = do_import(bridge, repo, pid, session=thread_of(lines))
+    assert code == 1 and "receiving session" in err
+
+
+def test_app_server_packet_can_be_inspected_but_not_imported(bridge, repo):
+    """A packet built from app-server items has no local source hash: inspect works, import refuses."""
+    turn = {"id": "turn-1", "status": "completed", "items": [
+        {"type": "userMessage", "id": "u1", "content": [{"type": "text", "text": "Fix the build"}]},
+        {"type": "agentMessage", "id": "a1", "text": "Next: rerun make"}]}
+    events, _ = appserver.normalize([turn], "thread-1", Evidence())
+    observed = {"agent": "codex", "kind": "app-server", "transcript": None, "hash": None, "events": events,
+                "totalEvents": None, "firstObjective": events[0], "graph": {}, "lastPrompt": None,
+                "checkpoints": [], "edits": [], "turn": {}, "subagents": [],
+                "session": {"threadId": "thread-1", "sessionId": "thread-1", "cwd": str(repo)},
+                "coverage": {"gaps": [], "omitted": {}, "unknown": {}}, "redactions": {"total": 0, "by_kind": {}}}
+    pid, _ = packets.store(*packet_build.build(observed, Project(str(repo)), "claude"))
+    code, answer, _ = run_json(bridge, "handoff", "inspect", pid, cwd=repo)
+    assert (code, answer["importable"]) == (0, False)
+    code, _, err = do_import(bridge, repo, pid, to="claude", session="55555555-5555-4555-8555-555555555555")
+    assert code == 1 and "made through the app server" in err
+
+
+def test_context_is_bounded(bridge, repo, exported):
+    """--max-chars bounds the context; the sections left out are named."""
+    pid, _ = exported
+    code, answer, _ = run_json(bridge, "handoff", "import", pid, "--to", "codex", "--session", RECEIVER,
+                               "--max-chars", "1500", cwd=repo)
+    assert code == 0 and answer["contextChars"] <= 1500 + 400
+    assert "left out to stay within the context bound" in answer["context"]
+
+
+def test_round_trip_claude_codex_claude_keeps_objective_next_action_and_evidence(bridge, repo, exported):
+    """Claude -> Codex -> Claude: the second packet carries the first's objective, next action and evidence links."""
+    first, claude_path = exported
+    lines = codex_lines("exec_plain")
+    codex_rollout(lines, repo)
+    codex_thread = thread_of(lines)
+    assert do_import(bridge, repo, first, session=codex_thread)[0] == 0
+    code, out, err = bridge("handoff", "export", "--from", "codex", "--session", codex_thread, "--to", "claude",
+                            cwd=repo)
+    assert code == 0, err
+    second = json.loads(out)["packet"]
+    code, answer, err = do_import(bridge, repo, second, to="claude", session="66666666-6666-4666-8666-666666666666")
+    assert code == 0, err
+    a = json.loads(packets.resolve(first).read_bytes())
+    b = json.loads(packets.resolve(second).read_bytes())
+    assert b["objective"]["text"] == a["objective"]["text"]
+    assert b["objective"]["inheritedFrom"] == first
+    assert b["nextAction"]["text"] == a["nextAction"]["text"] == "add a regression test for empty input."
+    assert [c["text"] for c in b["constraints"]] == [c["text"] for c in a["constraints"]] == [
+        "Never change the public API of parse()."]
+    inherited = {e["ref"]: e for e in b["evidence"] if e.get("packetId") == first}
+    for ref in b["objective"]["refs"] + b["nextAction"]["refs"]:
+        assert inherited[ref]["transcript"] == str(claude_path)
+        assert inherited[ref]["pointer"] == next(e for e in a["evidence"] if f"P1.{e['ref']}" == ref)["pointer"]
+    assert b["predecessors"] == [{"packetId": first, "linkedBy": "import-receipt", "verified": True}]
+    assert "> Make the parser accept empty input." in answer["context"]
+    assert "add a regression test for empty input." in answer["context"]
+    assert str(claude_path) in answer["context"]
+
+
+def test_session_that_states_its_own_next_step_does_not_inherit_one(bridge, repo, exported):
+    """After import, a receiving session's own stated next step replaces the inherited one."""
+    first, _ = exported
+    t = Transcript("77777777-7777-4777-8777-777777777777")
+    t.user(f"Pick up {first}")
+    t.assistant(text("Picked it up.\nNext: wire the regression test into CI."))
+    claude_session(t, repo)
+    # The packet was for Codex; a Claude session can still name it in its text (linked by mention).
+    code, out, err = bridge("handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex",
+                            "--preview", cwd=repo)
+    packet = json.loads(out)["contents"]
+    assert (packet["nextAction"]["text"], packet["predecessors"][0]["linkedBy"]) == (
+        "wire the regression test into CI.", "mention")
+    assert packet["objective"]["text"].startswith("Make the parser accept empty input.")
