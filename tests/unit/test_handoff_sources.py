@@ -13,7 +13,7 @@ from autopilot.project import Project
 from autopilot.sources import Limits
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
-from tests.unit.claude_transcript_rows import Transcript, text, tool_use
+from tests.unit.claude_transcript_rows import FIXTURES, Transcript, text, tool_use
 from tests.unit.handoff_env import (
     claude_session,
     codex_lines,
@@ -305,3 +305,41 @@ def test_app_server_is_codex_only(git_repo, bridge):
     """--source app-server with --from claude is refused with what to do."""
     code, _, err = bridge("handoff", "list", "--from", "claude", "--source", "app-server", cwd=git_repo)
     assert (code, "Codex threads only" in err) == (1, True)
+
+
+def test_renamed_session_is_listed_by_its_title(git_repo):
+    """A /rename title recorded in the transcript is the session's title in the listing."""
+    from autopilot.sources import claude
+
+    t = Transcript()
+    turns(t, 1)
+    t.meta("custom-title", customTitle="parser rework")
+    claude_session(t, git_repo)
+    assert [s["title"] for s in claude.sessions(Project(str(git_repo)), Limits())["sessions"]] == ["parser rework"]
+
+
+def test_latest_filters_the_listing_to_the_newest_session(git_repo, bridge):
+    """--latest lists only the newest session; it is still just a listing."""
+    older = Transcript("aaaaaaaa-0000-4000-8000-000000000001")
+    newer = Transcript("aaaaaaaa-0000-4000-8000-000000000002")
+    turns(older, 1)
+    turns(newer, 1)
+    for row in newer.rows:
+        row["timestamp"] = row["timestamp"].replace("2026-07-19", "2026-07-20")
+    claude_session(older, git_repo)
+    claude_session(newer, git_repo)
+    code, answer, _ = run_json(bridge, "handoff", "list", "--from", "claude", "--latest", cwd=git_repo)
+    assert (code, [s["sessionId"] for s in answer["sessions"]]) == (0, [newer.session])
+
+
+def test_subagent_transcripts_are_pointed_to_as_a_gap(git_repo):
+    """A session with a subagent points at the subagent's transcript and says it was not read in."""
+    path = claude_session("subagent", git_repo)
+    sub = path.parent / path.stem / "subagents"
+    sub.mkdir(parents=True)
+    for f in (FIXTURES / "subagent" / path.stem / "subagents").iterdir():
+        (sub / f.name).write_bytes(f.read_bytes())
+    observed = ClaudeSource().observe(Project(str(git_repo)), path.stem, Limits())
+    gap = next(g for g in observed["coverage"]["gaps"] if g["kind"] == "subagents")
+    assert gap["paths"] == [str(sub / "agent-a2c664ce26ff442dc.jsonl")]
+    assert [s["agentId"] for s in observed["subagents"]] == ["a2c664ce26ff442dc"]
