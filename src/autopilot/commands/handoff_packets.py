@@ -95,8 +95,10 @@ def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str
     from autopilot.sources import Limits
 
     if budget_tokens is None:
-        raw = os.environ.get("AUTOPILOT_HANDOFF_BUDGET_TOKENS")
-        budget_tokens = int(raw) if raw and raw.isdigit() else packet_build.DEFAULT_BUDGET_TOKENS
+        raw = os.environ.get("AUTOPILOT_HANDOFF_BUDGET_TOKENS") or str(packet_build.DEFAULT_BUDGET_TOKENS)
+        if not raw.isdigit():
+            raise BridgeError(f"AUTOPILOT_HANDOFF_BUDGET_TOKENS={raw!r} is not a whole number; unset it or give one")
+        budget_tokens = int(raw)
     if budget_tokens < 100:
         raise BridgeError(f"--budget-tokens {budget_tokens} is too small; use at least 100")
     project, limits = _project(cwd), Limits.from_env()
