@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import random
 import shutil
 
 import pytest
@@ -278,6 +280,30 @@ def test_secret_file_contents_are_never_copied(tmp_path):
     t.result("toolu_2", "ok")
     out = dump(everything(t.write(tmp_path / "t.jsonl")))
     assert "hunter2" not in out and "not-a-pattern" not in out and "/w/.env" in out
+
+
+def pem_key(body_bytes: int = 2400) -> str:
+    """A PKCS#8-shaped private key whose body is ``body_bytes`` random bytes in 64-char lines."""
+    body = base64.b64encode(random.Random(body_bytes).randbytes(body_bytes)).decode()
+    lines = "\n".join(body[i:i + 64] for i in range(0, len(body), 64))
+    return f"-----BEGIN PRIVATE KEY-----\n{lines}\n-----END PRIVATE KEY-----\n"
+
+
+@pytest.mark.parametrize("where", ["end", "start"])
+def test_key_cut_by_a_long_result_is_never_shown(tmp_path, where):
+    """A key in a result over 64 KB is removed even when the cut leaves only its end or its start."""
+    key = pem_key()
+    filler = "x" * 70_000
+    output = filler + "\n" + key if where == "end" else "log line\n" + key + filler
+    t = Transcript()
+    t.assistant(tool_use("Bash", {"command": "./dump-config"}, "toolu_1"))
+    t.result("toolu_1", output)
+    answer = intake(t.write(tmp_path / "t.jsonl"))
+    out = dump(answer)
+    for body_line in key.splitlines()[1:-1]:
+        assert body_line not in out
+    assert "PRIVATE KEY-----" not in out and "[REDACTED:private_key]" in out
+    assert answer["redactions"]["by_kind"] == {"private_key": 1}
 
 
 @pytest.mark.parametrize("where", ["thinking", "redacted_thinking", "api-request-blob", "api-request-shape",
