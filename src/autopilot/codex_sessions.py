@@ -4,13 +4,18 @@ Rollouts live under ``$CODEX_HOME/sessions/YYYY/MM/DD/`` and, once archived, fla
 ``$CODEX_HOME/archived_sessions/``; line 1 is ``session_meta``. Child threads (subagents) say so
 with ``agent_path``, ``thread_source: "subagent"`` or a ``source.subagent`` object; user forks carry
 only ``forked_from_id`` and stay eligible. An empty or corrupt rollout is never a root session.
+
+``find_rollout`` and ``newest_root_session`` are the one place rollouts are looked up by thread or by
+directory; the codex-cli backend, the Codex transcript reader and ``copy`` all use them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +25,8 @@ from autopilot import paths
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
 META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
 POINTER = "codex-latest.json"
+SINCE_SLACK = 1.0  # seconds: file times can trail the clock a caller read ``since`` from
+THREAD_ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 
 @dataclass(frozen=True)
@@ -56,17 +63,22 @@ def scan_roots() -> list[Path]:
 
 def scan() -> list[tuple[Path, float]]:
     """Every ``rollout-*.jsonl`` under the session roots, recursively, newest first, with its mtime."""
-    found = []
-    for root in scan_roots():
-        for folder, _dirs, files in os.walk(root):
-            for name in files:
-                if name.startswith("rollout-") and name.endswith(".jsonl"):
-                    path = Path(folder) / name
-                    try:
-                        found.append((path, path.stat().st_mtime))
-                    except OSError:
-                        continue
+    found = [item for root in scan_roots() for item in _walk(root)]
     found.sort(key=lambda item: item[1], reverse=True)
+    return found
+
+
+def _walk(root: Path) -> list[tuple[Path, float]]:
+    """The ``rollout-*.jsonl`` files under ``root``, recursively, with their mtimes (unsorted)."""
+    found = []
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            if name.startswith("rollout-") and name.endswith(".jsonl"):
+                path = Path(folder) / name
+                try:
+                    found.append((path, path.stat().st_mtime))
+                except OSError:
+                    continue
     return found
 
 
@@ -130,16 +142,91 @@ def _child_marker(payload: dict[str, Any]) -> str:
     return ""
 
 
+def find_rollout(thread_id: str) -> Path | None:
+    """The rollout of thread ``thread_id`` in ``$CODEX_HOME/sessions`` (else ``archived_sessions``), or None.
+
+    Matched by the file name's tail (``rollout-<time>-<thread_id>.jsonl``); a candidate whose line 1 is
+    session_meta for another thread is skipped; one whose line 1 names no thread (not written yet, or
+    damaged) is taken on its name. The live copy
+    wins over an archived one; within a folder the newest file does.
+    """
+    if not THREAD_ID.fullmatch(thread_id):
+        return None
+    for root in scan_roots():
+        named = [(path, mtime) for path, mtime in _walk(root) if thread_id_of(path) == thread_id]
+        for path, _ in sorted(named, key=lambda item: item[1], reverse=True):
+            rollout = read(path)
+            if rollout.thread_id in (None, thread_id):
+                return path
+    return None
+
+
+def newest_root_session(cwd: str, since: float | None = None, *, exclude: Collection[str] = ()) -> Rollout | None:
+    """The newest root session (kind ``root``) started in ``cwd``'s git repository (or in ``cwd`` outside git).
+
+    Looks in sessions and archived_sessions, newest file first; with ``since`` (a ``time.time()``),
+    only rollouts written since then (less ``SINCE_SLACK``). Threads in ``exclude`` are passed over.
+    """
+    return _newest(scan(), place(cwd), since, exclude)
+
+
+def _newest(files: list[tuple[Path, float]], here: str, since: float | None,
+            exclude: Collection[str]) -> Rollout | None:
+    for path, mtime in files:
+        if since is not None and mtime < since - SINCE_SLACK:
+            break  # newest first: everything after is older still
+        rollout = read(path, mtime=mtime)
+        if rollout.kind == "root" and rollout.thread_id not in exclude and place(str(rollout.cwd)) == here:
+            return rollout
+    return None
+
+
 def own_threads() -> set[str]:
-    """Threads codex-autopilot's own reviewer started (the runs' conversation ids): never a user's session."""
-    ids = set()
-    for state in (paths.autopilot_home() / "runs").glob("*/state.json"):
+    """Every Codex thread codex-autopilot's reviewer used, in any run, now or before: never a user's session.
+
+    A run's current ``conversation_id`` (state.json), every thread the codex-cli backend charged
+    (the keys of ``codex-thread-usage.json``) and every codex-cli call's ``conversation_id`` in
+    ``events.jsonl``: reviewer threads from earlier plans are ordinary root ``codex exec`` sessions.
+    """
+    ids: set[str] = set()
+    try:
+        runs = [run for run in (paths.autopilot_home() / "runs").iterdir() if run.is_dir()]
+    except OSError:
+        return ids
+    for run in runs:
+        state = _json(run / "state.json")
+        if isinstance(state, dict) and isinstance(state.get("conversation_id"), str):
+            ids.add(state["conversation_id"])
+        totals = _json(run / "codex-thread-usage.json")
+        if isinstance(totals, dict):
+            ids.update(key for key in totals if isinstance(key, str))
+        ids.update(_event_threads(run / "events.jsonl"))
+    return ids
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _event_threads(path: Path) -> set[str]:
+    """The conversation ids of codex-cli calls in one run's events.jsonl."""
+    ids: set[str] = set()
+    try:
+        with open(path, "rb") as fh:
+            lines = [line for line in fh if b"codex-cli" in line]  # the rest are another backend's
+    except OSError:
+        return ids
+    for line in lines:
         try:
-            conversation = json.loads(state.read_text(encoding="utf-8")).get("conversation_id")
-        except (OSError, ValueError, AttributeError):
+            event = json.loads(line)
+        except ValueError:
             continue
-        if isinstance(conversation, str):
-            ids.add(conversation)
+        thread = event.get("conversation_id") if isinstance(event, dict) else None
+        if isinstance(thread, str) and event.get("backend") == "codex-cli":  # a str thread means a dict event
+            ids.add(thread)
     return ids
 
 
@@ -207,12 +294,10 @@ def latest(cwd: str) -> Choice:
                 return Choice(rollout, "pointer", notes)
             reason = rollout.why if rollout.kind != "root" else f"a session in {rollout.cwd}, not {cwd}"
             notes.append(f"the saved handoff's rollout {path} is {reason}")
-    own = own_threads()
-    for path, mtime in files:
-        rollout = read(path, mtime=mtime)
-        if rollout.kind == "root" and rollout.thread_id not in own and place(str(rollout.cwd)) == here:
-            notes.append(f"using the newest Codex session in {here} instead")
-            return Choice(rollout, "scan", notes)
+    newest = _newest(files, here, None, own_threads())
+    if newest is not None:
+        notes.append(f"using the newest Codex session in {here} instead")
+        return Choice(newest, "scan", notes)
     raise BridgeError(f"found no Codex session to hand over for {cwd}: {'; '.join(notes)}, and no root session in "
                       f"{scan_roots()[0]} was started there",
                       hint=f"type $handoff in the Codex session you want (in {cwd}), or pass --cwd with its directory")

@@ -155,13 +155,39 @@ def test_archived_pointer_is_found_by_thread_id(bridge, work):
     assert (answer["rollout"], answer["source"]) == (str(moved), "pointer")
 
 
+def run_dir(name: str = "work-0123456789ab") -> Path:
+    """A run directory under $AUTOPILOT_HOME/runs."""
+    run = paths.autopilot_home() / "runs" / name
+    run.mkdir(parents=True, exist_ok=True)
+    return run
+
+
 def test_autopilot_reviewer_threads_are_not_handed_over(bridge, work):
     """Codex threads the autopilot's own reviewer started (a run's conversation_id) are skipped by the scan."""
     user = rollout(thread(1), work, age=50)
     rollout(thread(2), work, age=0)
-    run = paths.autopilot_home() / "runs" / "work-0123456789ab"
-    run.mkdir(parents=True)
-    (run / "state.json").write_text(json.dumps({"conversation_id": thread(2)}))
+    (run_dir() / "state.json").write_text(json.dumps({"conversation_id": thread(2)}))
+    assert copy(bridge, work)[1]["rollout"] == str(user)
+
+
+def test_reviewer_threads_of_earlier_plans_are_not_handed_over(bridge, work):
+    """A thread the codex-cli backend charged (a codex-thread-usage.json key) is skipped though no run uses it now."""
+    user = rollout(thread(1), work, age=50)
+    rollout(thread(2), work, age=0)
+    run = run_dir()
+    (run / "state.json").write_text(json.dumps({"conversation_id": thread(3)}))
+    (run / "codex-thread-usage.json").write_text(json.dumps({thread(2): {"input": 1}, thread(3): {"input": 2}}))
+    assert copy(bridge, work)[1]["rollout"] == str(user)
+
+
+def test_reviewer_threads_in_events_are_not_handed_over(bridge, work):
+    """A codex-cli call's conversation_id in any run's events.jsonl is skipped; other backends' ids do not count."""
+    user = rollout(thread(1), work, age=50)
+    rollout(thread(2), work, age=0)
+    events = [{"backend": "codex-cli", "conversation_id": thread(2), "outcome": "error:timeout"},
+              {"backend": "openai", "conversation_id": thread(1)}, {"backend": "codex-cli", "conversation_id": None}]
+    damaged = '{not json\n["codex-cli"]\n'
+    (run_dir("old-run") / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events) + damaged)
     assert copy(bridge, work)[1]["rollout"] == str(user)
 
 
