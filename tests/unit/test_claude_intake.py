@@ -489,6 +489,25 @@ def test_raw_read_masks_private_parts(capsys):
         assert "MARKER" not in out and "[omitted" in out and "input_tokens" not in out
 
 
+def test_raw_read_shows_no_text_of_a_line_it_cannot_parse(tmp_path, capsys):
+    """A cut-off or oversize line is shown only by its size, reason and row type, never its text."""
+    marker = "PRIVATE-MARKER-5150"
+    t = Transcript()
+    t.user("hi")
+    t.assistant(thinking(marker + " plan"), text("answer"))
+    cut = json.dumps(t.rows.pop(), separators=(",", ":")).encode()
+    t.raw(cut[: cut.index(marker.encode()) + 40])
+    t.meta("api-request-blob", hash="h", message={"role": "system", "content": [text(marker + "s" * (9 << 20))]})
+    path = t.write(tmp_path / "t.jsonl")
+    sizes = [len(line) for line in path.read_bytes().split(b"\n")]
+    handoff_intake.raw_read(str(path), line=2, count=2)
+    out = capsys.readouterr().out
+    assert marker not in out
+    assert json.loads(out)["rows"] == [
+        {"line": 2, "bytes": sizes[1], "parsed": False, "reason": "malformed", "rowType": "assistant"},
+        {"line": 3, "bytes": sizes[2], "parsed": False, "reason": "oversize", "rowType": "api-request-blob"}]
+
+
 def test_raw_read_past_the_end_says_how_long_the_file_is():
     """Asking for a line past the end is an error naming the line count."""
     with pytest.raises(BridgeError, match="has 50 lines"):

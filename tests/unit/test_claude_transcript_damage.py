@@ -92,14 +92,16 @@ def test_twenty_megabyte_tool_result_is_not_parsed(tmp_path):
 
 
 def test_twenty_megabyte_prompt_is_an_oversize_entry(tmp_path):
-    """A pasted 20 MB prompt is still a user entry, shown as a pointer to the raw reader."""
+    """A pasted 20 MB prompt is still a user entry, shown as a placeholder with its size."""
     t = Transcript()
     t.user("P" * (20 << 20))
     t.assistant(text("that was a lot"))
-    answer = intake(t.write(tmp_path / "t.jsonl"))
+    path = t.write(tmp_path / "t.jsonl")
+    answer = intake(path)
     entry = answer["entries"][1]
     assert (entry["line"], entry["role"], entry["oversize"]) == (1, "user", True)
-    assert "handoff raw read" in entry["content"][0]["text"]
+    size = len(path.read_bytes().split(b"\n", 1)[0])
+    assert entry["content"][0]["text"] == f"[line 1 is {size} bytes, too large to show]"
     assert answer["entries"][0]["branch"] == "active"
 
 

@@ -113,8 +113,7 @@ class _View:
 
     def _oversize(self, line: int) -> str:
         size = self.reader.size(line)
-        return (f"[line {line} is {size} bytes, too large to show; "
-                f"`codex-bridge handoff raw read FILE --line {line}` shows its start]")
+        return f"[line {line} is {size} bytes, too large to show]"
 
     def session(self) -> dict[str, Any]:
         s = self.st["session"]

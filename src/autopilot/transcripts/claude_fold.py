@@ -76,6 +76,12 @@ def safe_name(value: Any) -> str:
     return "<missing>" if value is None else "<invalid>"
 
 
+def sniff_type(head: bytes, tail: bytes = b"") -> str | None:
+    """The type of a row that cannot be parsed, guessed from its raw head and tail (a safe name or None)."""
+    found = _BIG_TYPE.search(head + b"\n" + tail) or _BIG_START.search(head)
+    return safe_name(found.group(1).decode("utf-8", "replace")) if found else None
+
+
 def _bump(counts: dict[str, int], key: str) -> None:
     counts[key] = counts.get(key, 0) + 1
 
@@ -336,8 +342,7 @@ class ClaudeFold:
                  marks: list[bytes] | tuple[bytes, ...] = ()) -> bool:
         """Fold a row too large to parse from the envelope fields found in its head, tail and marks."""
         both = head + b"\n" + tail
-        found = _BIG_TYPE.search(both) or _BIG_START.search(head)
-        kind = found.group(1).decode() if found else None
+        kind = sniff_type(head, tail)
         if kind not in KNOWN_TYPES:
             _bump(st["unknownTypes"], "<oversize>")
             return False

@@ -3,7 +3,8 @@
 These back ``codex-bridge handoff raw inspect|read``. Unlike the intake they show rows as
 parsed, field by field, so a human can see why a row was or was not an entry; the parts
 the intake never emits are still masked here (replaced by what they were and how big),
-and every string is redacted and cut.
+and every string is redacted and cut. A line that cannot be parsed (malformed, cut off
+or oversize) cannot be masked, so only its size, the reason and its row type are shown.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from autopilot.transcripts.claude_fold import (
     TELEMETRY_ROWS,
     ClaudeFold,
     safe_name,
+    sniff_type,
     update_lineage,
 )
 from autopilot.transcripts.evidence import TRUST, Evidence
@@ -74,11 +76,10 @@ def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> dict[
             size = reader.size(n)
             obj = reader.load(n)
             out: dict[str, Any] = {"line": n, "bytes": size}
-            if obj is None:
-                head, _ = reader.head_tail(n, max_chars * 4)
+            if obj is None:  # its text could hold anything mask() would hide: say only what it is
                 out["parsed"] = False
                 out["reason"] = "oversize" if size > jsonl.MAX_LINE_BYTES else "malformed"
-                out["text"] = ev.text(head.decode("utf-8", "replace"))
+                out["rowType"] = sniff_type(*reader.head_tail(n, 4096))
             else:
                 out.update(parsed=True, entry=n in entries, active=bool(st["active"][n]), row=mask(obj, ev))
             rows.append(out)
