@@ -1,4 +1,4 @@
-"""`codex-bridge handoff from-codex copy --latest`: which rollout it hands over, and the line it prints and copies."""
+"""`codex-bridge handoff from-codex copy`: which rollout it hands over, and the line it prints and copies."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def work(tmp_path):
 
 
 def copy(bridge, cwd, *extra: str) -> tuple[int, dict | str, str]:
-    """Run `handoff from-codex copy --latest --cwd CWD --json`; (code, parsed JSON or stdout, stderr)."""
-    code, out, err = bridge("handoff", "from-codex", "copy", "--latest", "--cwd", str(cwd), "--json", *extra)
+    """Run `handoff from-codex copy --cwd CWD --json`; (code, parsed JSON or stdout, stderr)."""
+    code, out, err = bridge("handoff", "from-codex", "copy", "--cwd", str(cwd), "--json", *extra)
     return code, (json.loads(out) if code == 0 else out), err
 
 
@@ -52,7 +52,7 @@ def test_text_is_the_from_codex_skill_on_the_rollout(bridge, work):
     """The printed line runs the plugin's from-codex skill on the rollout, quoted for its argument parser."""
     mine = rollout(thread(1), work)
     pointer(mine, work, thread(1))
-    code, out, _ = bridge("handoff", "from-codex", "copy", "--latest", "--cwd", str(work))
+    code, out, _ = bridge("handoff", "from-codex", "copy", "--cwd", str(work))
     assert code == 0 and out == f"{LINE} {shlex.quote(str(mine))}\n"
 
 
@@ -276,7 +276,7 @@ def test_prefers_wl_copy_and_skips_a_failing_tool(bridge, work, tmp_path, monkey
 def test_no_clipboard_tool_says_so_and_still_prints(bridge, work):
     """Without any clipboard tool, stderr says so and stdout still has the line."""
     pointer(rollout(thread(1), work), work, thread(1))
-    code, out, err = bridge("handoff", "from-codex", "copy", "--latest", "--cwd", str(work))
+    code, out, err = bridge("handoff", "from-codex", "copy", "--cwd", str(work))
     assert code == 0 and out.startswith(LINE) and "no clipboard tool worked" in err
 
 
@@ -289,9 +289,29 @@ def test_json_answer_shape(bridge, work):
                                      "notes": []}
 
 
-def test_latest_is_required(bridge, work):
-    """Without --latest the command line is incomplete."""
-    assert bridge("handoff", "from-codex", "copy", "--cwd", str(work))[0] == 2
+def test_latest_is_the_default(bridge, work):
+    """Without --latest the saved handoff (else the newest session) is chosen, exactly as with it."""
+    mine = rollout(thread(1), work)
+    pointer(mine, work, thread(1))
+    with_flag = bridge("handoff", "from-codex", "copy", "--latest", "--cwd", str(work), "--json")
+    assert bridge("handoff", "from-codex", "copy", "--cwd", str(work), "--json") == with_flag
+    assert with_flag[0] == 0 and json.loads(with_flag[1])["rollout"] == str(mine)
+
+
+def test_cwd_defaults_to_the_current_directory(bridge, work):
+    """Without --cwd the session is looked for in the directory the command runs in."""
+    mine = rollout(thread(1), work)
+    code, out, _ = bridge("handoff", "from-codex", "copy", "--json", cwd=work)
+    assert code == 0 and json.loads(out)["rollout"] == str(mine)
+
+
+def test_copy_cwd_does_not_clobber_the_global_dash_c():
+    """`-C DIR` survives parsing `copy` (its --cwd has a destination of its own)."""
+    from autopilot.cli import _parser
+
+    args = _parser().parse_args(["-C", "/somewhere", "handoff", "from-codex", "copy", "--cwd", "/elsewhere"])
+    assert (args.cwd, args.copy_cwd) == ("/somewhere", "/elsewhere")
+    assert _parser().parse_args(["-C", "/somewhere", "handoff", "from-codex", "copy"]).cwd == "/somewhere"
 
 
 def test_scan_reads_nested_date_folders(work):

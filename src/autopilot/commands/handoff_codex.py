@@ -56,16 +56,14 @@ def handoff_text(rollout: str) -> str:
     return f"{CLAUDE_COMMAND} {shlex.quote(rollout)}"
 
 
-def copy(*, latest: bool, cwd: str | None, as_json: bool = False) -> int:
+def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
     """Print the handoff line for the session ``$handoff`` saved (or the newest root one in ``cwd``) and copy it."""
     import sys
 
     from autopilot import clipboard, codex_sessions
     from autopilot.commands import emit
 
-    if not latest:
-        raise BridgeError("say which session to hand over: --latest (the one $handoff saved, else the newest in --cwd)")
-    where = os.path.abspath(cwd or os.getcwd())
+    where = os.path.abspath(cwd or os.getcwd())  # read at run time: `-C DIR` has changed directory by now
     if not os.path.isdir(where):
         raise BridgeError(f"--cwd {where} is not a directory; pass the directory you work in with Codex")
     choice = codex_sessions.latest(where)
@@ -116,8 +114,10 @@ def add_parser(handoff_subparsers: Any) -> None:
                     "archived_sessions, else the newest root session started in --cwd; subagent rollouts and "
                     "empty or corrupt ones are never picked. Prints the line to paste into Claude Code and copies "
                     "it with wl-copy, xclip, xsel or pbcopy when one is there.")
-    c.add_argument("--latest", action="store_true", required=True,
-                   help="the saved handoff, else the newest root session in --cwd")
-    c.add_argument("--cwd", metavar="DIR", help="the directory (repository) the session worked in (default: here)")
+    c.add_argument("--latest", action="store_true",
+                   help="the saved handoff, else the newest root session in --cwd (the default; kept for old scripts)")
+    # Not dest="cwd": that is the global -C, which this option's default would overwrite.
+    c.add_argument("--cwd", dest="copy_cwd", metavar="DIR",
+                   help="the directory (repository) the session worked in (default: the current directory)")
     c.add_argument("--json", action="store_true", help="print JSON (text, rollout, threadId, source, clipboard)")
-    c.set_defaults(func=lambda a: copy(latest=a.latest, cwd=a.cwd, as_json=a.json))
+    c.set_defaults(func=lambda a: copy(cwd=a.copy_cwd, as_json=a.json))
