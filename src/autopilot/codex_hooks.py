@@ -138,7 +138,11 @@ def dump(doc: Doc) -> str:
 
 
 def backup(path: Path) -> Path | None:
-    """Copy ``path`` aside before it changes; the copy's path (None when there was no file)."""
+    """Copy ``path`` aside before it changes; the copy's path (None when there was no file).
+
+    The copy sits beside ``path`` (in ``$CODEX_HOME``, not in a dotfiles folder a symlink points
+    into) and holds the content: a symlink's target is copied, not the link.
+    """
     if not path.exists():
         return None
     stamp = time.strftime("%Y%m%dT%H%M%S")
@@ -152,22 +156,34 @@ def backup(path: Path) -> Path | None:
 
 
 def replace_text(path: Path, text: str) -> None:
-    """Replace a user's file atomically, keeping its permissions (a new one gets 0666 less the umask)."""
+    """Replace a user's file atomically, keeping its permissions (a new one gets 0666 less the umask).
+
+    A symlink is written through: its target is replaced and the link stays, so a file a dotfiles
+    manager links into ``$CODEX_HOME`` stays managed (``os.replace`` on the link would swap the link
+    itself for a regular file).
+    """
     from autopilot.state import atomic_write_text
 
+    target = Path(os.path.realpath(path))
     try:
-        mode = path.stat().st_mode & 0o7777
+        mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    atomic_write_text(path, text)
-    os.chmod(path, mode)
+    atomic_write_text(target, text)
+    os.chmod(target, mode)
 
 
 def write(path: Path, doc: Doc | None) -> Path | None:
-    """Back the file up, then replace it atomically with ``doc`` (or remove it, for None); the backup."""
+    """Back the file up, then replace it atomically with ``doc`` (or remove it, for None); the backup.
+
+    A symlinked file is never removed (that would drop the link and leave the hook in its target):
+    for None its target gets an empty ``{"hooks": {}}``.
+    """
     saved = backup(path)
+    if doc is None and path.is_symlink():
+        doc = {"hooks": {}}
     if doc is None:
         os.unlink(path)
     else:

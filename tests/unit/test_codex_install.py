@@ -351,3 +351,36 @@ def test_rewritten_hooks_json_keeps_its_permissions(bridge):
     os.chmod(hooks_json(UNRELATED), 0o640)
     install(bridge)
     assert stat.S_IMODE(os.stat(home() / "hooks.json").st_mode) == 0o640
+
+
+def dotfile_link(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
+    """``$CODEX_HOME/<name>`` as a relative symlink to a file in a dotfiles folder holding ``text``; (link, target)."""
+    target = tmp_path / "dotfiles" / "codex" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    link = home() / name
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(os.path.relpath(target, link.parent))
+    return link, target
+
+
+def test_install_writes_through_a_symlinked_hooks_json(bridge, tmp_path):
+    """A symlinked hooks.json stays a link: its target gets the hook, and the backup holds the target's old text."""
+    before = json.dumps(UNRELATED, indent=2) + "\n"
+    link, target = dotfile_link(tmp_path, "hooks.json", before)
+    summary = install(bridge)
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert load_json(target)["hooks"]["UserPromptSubmit"][-1] == {"hooks": [
+        {"type": "command", "command": hook_command(), "timeout": 10}]}
+    assert Path(summary["hook"]["backup"]).read_text() == before and not Path(summary["hook"]["backup"]).is_symlink()
+
+
+def test_uninstall_keeps_a_symlinked_hooks_json(bridge, tmp_path):
+    """Uninstall never unlinks a symlinked hooks.json install created: the target is emptied of the hook instead."""
+    install(bridge)
+    created = (home() / "hooks.json").read_text()
+    (home() / "hooks.json").unlink()
+    link, target = dotfile_link(tmp_path, "hooks.json", created)
+    code, _, err = bridge("install", "codex", "--uninstall")
+    assert code == 0, err
+    assert link.is_symlink() and load_json(target) == {"hooks": {}}

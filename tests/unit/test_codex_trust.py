@@ -163,3 +163,29 @@ def test_trust_and_uninstall_do_not_mix(bridge):
     """--trust with --uninstall is refused before anything happens."""
     code, _, err = bridge("install", "codex", "--uninstall", "--trust")
     assert code == 1 and "do not go together" in err
+
+
+def test_record_writes_through_a_symlinked_config_toml(tmp_path):
+    """A symlinked config.toml stays a link: the trust goes into its target, backed up first."""
+    target = tmp_path / "dotfiles" / "config.toml"
+    target.parent.mkdir()
+    target.write_text('model = "m"\n')
+    link = config()
+    link.symlink_to(target)
+    codex_trust.record(link, KEY, HASH)
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert tomllib.loads(target.read_text())["hooks"]["state"][KEY]["trusted_hash"] == HASH
+    saved = list(paths.codex_home().glob("config.toml.codex-autopilot-*.bak"))
+    assert [p.read_text() for p in saved] == ['model = "m"\n']
+
+
+def test_forget_writes_through_a_symlinked_config_toml(tmp_path):
+    """Taking the trust out of a symlinked config.toml edits the target and keeps the link."""
+    target = tmp_path / "dotfiles" / "config.toml"
+    target.parent.mkdir()
+    target.write_text('model = "m"\n')
+    link = config()
+    link.symlink_to(target)
+    codex_trust.record(link, KEY, HASH)
+    assert codex_trust.forget(link, KEY, HASH) == "removed"
+    assert link.is_symlink() and target.read_text() == 'model = "m"\n'
