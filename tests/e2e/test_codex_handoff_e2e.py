@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autopilot import paths
-from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
+from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
 from tests.conftest import agent_bin, write_codex_config
 
 pytestmark = pytest.mark.e2e
@@ -122,6 +122,26 @@ def test_copy_names_the_handed_over_rollout(srv, bridge, git_repo):
     assert code == 0, err
     assert (answer["source"], answer["threadId"], answer["rollout"]) == ("pointer", thread, str(rollout_of(thread)))
     assert answer["text"] == f"/codex-autopilot:from-codex {shlex.quote(str(rollout_of(thread)))}"
+
+
+def test_copy_never_hands_over_an_earlier_plans_reviewer_thread(srv, bridge, git_repo, monkeypatch):
+    """After two plans on the codex-cli backend, copy picks the user's older session, not the first plan's thread."""
+    from tests.integration.conftest import PLAN, state_of
+
+    srv.push(reply_text("done"))
+    user = thread_of(codex_exec(git_repo, "--", "look around"))
+    os.utime(rollout_of(user), (1, 1))  # older than both plans' threads
+    monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
+    plan_threads = []
+    for goal in ("First goal", "Second goal"):
+        srv.push(reply_json(PLAN))
+        code, _, err = bridge("-C", str(git_repo), "plan", "--goal", goal)
+        assert code == 0, err
+        plan_threads.append(state_of(bridge, git_repo)["conversation_id"])
+    assert len(set(plan_threads)) == 2 and user not in plan_threads
+    code, out, err = bridge("handoff", "from-codex", "copy", "--cwd", str(git_repo), "--json")
+    assert code == 0, err
+    assert (json.loads(out)["source"], json.loads(out)["threadId"]) == ("scan", user)
 
 
 def test_from_claude_skill_runs_the_intake_inside_codex(srv, bridge, git_repo):
