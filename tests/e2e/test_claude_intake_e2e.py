@@ -24,7 +24,7 @@ def fresh(name: str, tmp_path, claude) -> dict:
     """Run one fixture scenario with the real binary now and return its intake, uncut."""
     entry = make.generate(name, tmp_path, claude)
     assert entry["unscripted"] == 0
-    return intake(tmp_path / entry["transcript"], limit=500, full=True)
+    return intake(tmp_path / entry["transcript"], limit=500, max_chars=None)
 
 
 def test_live_tool_session_reads_cleanly(tmp_path, claude):

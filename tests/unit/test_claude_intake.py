@@ -24,7 +24,7 @@ TOP_LEVEL = ["trust", "format", "transcript", "session", "title", "firstTimestam
 
 def everything(path, **kw) -> dict:
     """One page holding every entry, strings uncut."""
-    return intake(path, limit=500, full=True, **kw)
+    return intake(path, limit=500, max_chars=None, **kw)
 
 
 def dump(answer: dict) -> str:
@@ -167,8 +167,8 @@ def test_newest_active_checkpoint_keeps_its_beginning_and_end():
 
 
 def test_full_checkpoint_is_whole():
-    """With --full the checkpoint is not cut."""
-    checkpoint = intake(fixture("compact"), full=True)["checkpoint"]
+    """Uncut (max_chars None, --full) the checkpoint is whole."""
+    checkpoint = intake(fixture("compact"), max_chars=None)["checkpoint"]
     assert "detail-750 " in checkpoint["text"] and checkpoint["truncated"] is False
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.commands import handoff_codex
+from autopilot.commands import handoff_codex, handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.transcripts.codex import intake
+from tests.unit.claude_transcript_rows import fixture as claude_fixture
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "codex"
 
@@ -464,6 +465,19 @@ def test_cli_refuses_a_missing_rollout(tmp_path):
     """A missing path is a BridgeError that says what to pass instead."""
     with pytest.raises(BridgeError, match="does not exist; pass a rollout path"):
         cli("from-codex", "intake", str(tmp_path / "nope.jsonl"))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"limit": 0}, "--limit 0 is out of range; use 1 to 500"),
+    ({"limit": 501}, "--limit 501 is out of range"),
+    ({"before_line": 0}, "--before-line 0 is not a raw line number"),
+    ({"max_chars": 79}, "--max-chars 79 is too small")])
+def test_both_intake_commands_refuse_the_same_bad_bounds(kwargs, message):
+    """The rollout and the Claude transcript intake commands check page bounds alike, with the same messages."""
+    commands = ((handoff_codex.intake, fixture("exec_plain")), (handoff_intake.intake, claude_fixture("tools")))
+    for command, path in commands:
+        with pytest.raises(BridgeError, match=message):
+            command(str(path), **kwargs)
 
 
 def test_cli_refuses_a_bad_limit():

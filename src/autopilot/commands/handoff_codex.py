@@ -6,11 +6,8 @@ import os
 from typing import Any
 
 from autopilot.errors import BridgeError
-
-DEFAULT_LIMIT = 12  # the same defaults as the Claude intake
-DEFAULT_MAX_CHARS = 2000
-MAX_LIMIT = 500
-MIN_MAX_CHARS = 80
+from autopilot.transcripts import paging
+from autopilot.transcripts.paging import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
 
 
 def intake(rollout: str, *, before_line: int | None = None, limit: int = DEFAULT_LIMIT,
@@ -20,14 +17,10 @@ def intake(rollout: str, *, before_line: int | None = None, limit: int = DEFAULT
     from autopilot.transcripts import codex
 
     path = _check_rollout(rollout)
-    if before_line is not None and before_line < 1:
-        raise BridgeError(f"--before {before_line} is not a raw line number; pass the previous page's nextBeforeLine")
-    if not 1 <= limit <= MAX_LIMIT:
-        raise BridgeError(f"--limit {limit} is out of range; use 1 to {MAX_LIMIT}")
-    if not full and max_chars < MIN_MAX_CHARS:
-        raise BridgeError(f"--max-chars {max_chars} is too small; use at least {MIN_MAX_CHARS}, or --full")
+    bound = None if full else max_chars
+    paging.check(before_line=before_line, limit=limit, max_chars=bound)
     try:
-        answer = codex.intake(path, before_line=before_line, limit=limit, max_chars=None if full else max_chars)
+        answer = codex.intake(path, before_line=before_line, limit=limit, max_chars=bound)
     except OSError as exc:
         raise BridgeError(f"cannot read {rollout}: {exc.strerror}; check the path and its permissions") from None
     emit(answer)

@@ -13,11 +13,9 @@ import os
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.transcripts import paging
+from autopilot.transcripts.paging import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
 
-DEFAULT_LIMIT = 12
-DEFAULT_MAX_CHARS = 2000
-MAX_LIMIT = 500
-MIN_MAX_CHARS = 80
 RAW_MAX_CHARS = 500
 RAW_MAX_ROWS = 50
 
@@ -29,15 +27,10 @@ def intake(transcript: str, *, before_line: int | None = None, limit: int = DEFA
     from autopilot.transcripts.claude import intake as build
 
     path = _check(transcript)
-    if before_line is not None and before_line < 1:
-        raise BridgeError(f"--before-line {before_line} is not a line number; "
-                          "pass the nextBeforeLine of the previous page")
-    if not 1 <= limit <= MAX_LIMIT:
-        raise BridgeError(f"--limit {limit} is out of range; use 1 to {MAX_LIMIT}")
-    if not full and max_chars < MIN_MAX_CHARS:
-        raise BridgeError(f"--max-chars {max_chars} is too small; use at least {MIN_MAX_CHARS}, or --full")
+    bound = None if full else max_chars
+    paging.check(before_line=before_line, limit=limit, max_chars=bound)
     try:
-        answer = build(path, before_line=before_line, limit=limit, max_chars=max_chars, full=full)
+        answer = build(path, before_line=before_line, limit=limit, max_chars=bound)
     except OSError as exc:
         raise BridgeError(f"cannot read {transcript}: {exc.strerror}; check the path and its permissions") from None
     emit(answer)

@@ -19,13 +19,10 @@ from typing import Any
 
 import orjson
 
-from autopilot.errors import BridgeError
-from autopilot.transcripts import jsonl
+from autopilot.transcripts import jsonl, paging
 from autopilot.transcripts.claude_fold import ClaudeFold, safe_name, update_lineage
 from autopilot.transcripts.evidence import TRUST, Evidence, secret_path
 
-DEFAULT_LIMIT = 12
-DEFAULT_MAX_CHARS = 2000
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times --max-chars: it is the baseline
 EDITED_FILES_SHOWN = 50
 SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits", "new_source"})
@@ -34,21 +31,14 @@ _OMITTED_SECRET = "[omitted: contents of a secret-bearing file]"
 _USAGE_BLOCK = re.compile(r"<usage>.*?</usage>\s*", re.DOTALL)
 
 
-def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = DEFAULT_LIMIT,
-           max_chars: int | None = DEFAULT_MAX_CHARS, full: bool = False, cache: bool = True) -> dict[str, Any]:
-    """The intake answer for one page of a Claude Code transcript."""
+def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = paging.DEFAULT_LIMIT,
+           max_chars: int | None = paging.DEFAULT_MAX_CHARS, cache: bool = True) -> dict[str, Any]:
+    """The intake answer for one page of a Claude Code transcript (``max_chars`` None: strings uncut)."""
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise BridgeError(f"no transcript at {path}",
-                          hint="pass the .jsonl path from the handoff pointer or ~/.claude/projects/")
-    if limit < 1:
-        raise BridgeError(f"--limit must be at least 1, not {limit}")
-    if before_line is not None and before_line < 1:
-        raise BridgeError(f"--before-line must be a raw line number of 1 or more, not {before_line}")
     index = jsonl.scan(path, ClaudeFold(), cache=cache)
     st = index.state
     update_lineage(st, index.lines)  # a partial last row may have moved the leaf
-    ev = Evidence(None if full else max_chars)
+    ev = Evidence(max_chars)
     lines, next_before = index.page(before_line, limit)
     with index.reader() as reader:
         view = _View(index, reader, ev)

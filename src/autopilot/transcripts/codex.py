@@ -20,11 +20,10 @@ from typing import Any
 import orjson
 
 from autopilot.transcripts import codex_fold as codex
+from autopilot.transcripts import paging
 from autopilot.transcripts.evidence import TRUST, Evidence
 from autopilot.transcripts.jsonl import Index, LineReader
 
-DEFAULT_LIMIT = 12
-DEFAULT_MAX_CHARS = 2000
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times max_chars: it is the baseline
 EDITED_FILES_SHOWN = 50
 UNFINISHED_SHOWN = 20
@@ -357,9 +356,9 @@ def _summary(index: Index, path: str, page: _Page) -> dict[str, Any]:
     }
 
 
-def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = DEFAULT_LIMIT,
-           max_chars: int | None = DEFAULT_MAX_CHARS, cache: bool = True) -> dict[str, Any]:
-    """The intake answer for one rollout: summary, one newest-first page and the next cursor."""
+def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = paging.DEFAULT_LIMIT,
+           max_chars: int | None = paging.DEFAULT_MAX_CHARS, cache: bool = True) -> dict[str, Any]:
+    """The intake answer for one rollout: summary, one newest-first page and its cursor (max_chars None: uncut)."""
     path = os.fspath(path)
     index = codex.scan(path, cache=cache)
     ev = Evidence(max_chars)
