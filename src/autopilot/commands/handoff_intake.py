@@ -123,22 +123,3 @@ def add_parser(handoff_subparsers: Any) -> None:
     d.add_argument("--max-chars", type=int, default=RAW_MAX_CHARS, metavar="N",
                    help=f"characters kept per string (default {RAW_MAX_CHARS})")
     d.set_defaults(func=lambda a: raw_read(a.transcript, line=a.line, count=a.count, max_chars=a.max_chars))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run these commands alone (``python -m autopilot.commands.handoff_intake``), before cli.py wires them."""
-    import argparse
-    import sys
-
-    parser = argparse.ArgumentParser(prog="python -m autopilot.commands.handoff_intake")
-    add_parser(parser.add_subparsers(dest="command", metavar="COMMAND", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args))
-    except BridgeError as exc:
-        print(f"codex-bridge: {exc}", file=sys.stderr)
-        return exc.exit_code
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
