@@ -187,14 +187,30 @@ def main(argv: list[str] | None = None) -> int:
     # Hooks run on every Claude Code event, and `state` is what scripts poll: both skip argparse.
     if len(argv) == 2 and argv[0] == "hook":
         return _guarded(lambda: _hook(argv[1]))
-    if argv in (["state"], ["-C", *argv[1:2], "state"]) and not argv[-1].startswith("-"):
+    if argv in (["state"], ["-C", *argv[1:2], "state"]):
         cwd = argv[1] if argv[0] == "-C" else None
         return _guarded(lambda: _run_state().show_state(cwd=cwd))
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a malformed command line
         return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
-    return _guarded(lambda: args.func(args))
+    return _guarded(lambda: _in_dir(args))
+
+
+def _in_dir(args) -> int:  # type: ignore[no-untyped-def]
+    """Run the command from -C DIR, so every path it reads is relative to DIR, as with git -C."""
+    if not args.cwd:
+        return int(args.func(args))
+    before = os.getcwd()
+    try:
+        os.chdir(args.cwd)
+    except OSError as exc:
+        raise BridgeError(f"-C {args.cwd}: {exc.strerror}", hint="give a directory that exists") from None
+    args.cwd = os.getcwd()  # commands that take cwd= get it absolute
+    try:
+        return int(args.func(args))
+    finally:
+        os.chdir(before)
 
 
 def _guarded(call) -> int:  # type: ignore[no-untyped-def]

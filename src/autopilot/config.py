@@ -90,6 +90,10 @@ def positive_number(name: str, value: Any, *, integer: bool = False) -> float | 
     except (TypeError, ValueError):
         kind = "a whole number" if integer else "a number"
         raise BridgeError(f"{name} must be {kind}, not {value!r}") from None
+    import math
+
+    if not math.isfinite(number):  # nan would switch the budget off; inf is not valid JSON for jq
+        raise BridgeError(f"{name} must be a finite number, not {value!r}")
     if number <= 0:
         raise BridgeError(f"{name} must be greater than zero, not {value!r}")
     return number

@@ -65,11 +65,12 @@ def branch(repo: str) -> str | None:
 class Snapshot:
     """The work since a base commit: the patch, its stat, and a fingerprint of the work tree."""
 
-    __slots__ = ("base", "head", "tree", "patch", "stat", "files")
+    __slots__ = ("base", "head", "tree", "patch", "stat", "files", "secret_files")
 
     def __init__(self, *, base: str | None, head: str | None, tree: str, patch: str, stat: str,
-                 files: list[str]) -> None:
+                 files: list[str], secret_files: list[str] | None = None) -> None:
         self.base, self.head, self.tree, self.patch, self.stat, self.files = base, head, tree, patch, stat, files
+        self.secret_files = secret_files or []
 
     @property
     def empty(self) -> bool:
@@ -77,10 +78,12 @@ class Snapshot:
         return not self.files
 
 
-def work_tree(repo: str) -> str:
+def work_tree(repo: str, cache: str | None = None) -> str:
     """A tree object of the work tree as it is now (tracked and untracked, ignoring .gitignore'd files).
 
     The user's index is never touched: a copy of it is used, so staged/unstaged state stays as it was.
+    With ``cache`` (a file path) the copy is kept between calls, so git's stat cache survives and only
+    files that changed are hashed again; it is refreshed whenever the user's own index is newer.
     """
     import shutil
     import tempfile
@@ -89,33 +92,55 @@ def work_tree(repo: str) -> str:
     if not os.path.isdir(os.path.join(repo, ".git")):  # a worktree or submodule: ask git where its index is
         index = run_git(repo, "rev-parse", "--git-path", "index").strip()
         index = index if os.path.isabs(index) else os.path.join(repo, index)
-    with tempfile.TemporaryDirectory(prefix="autopilot-index-") as tmp:
+    source = index
+    if cache and os.path.exists(cache) and (not os.path.exists(index)
+                                            or os.path.getmtime(cache) >= os.path.getmtime(index)):
+        source = cache
+    where = os.path.dirname(cache) if cache else None
+    if where:
+        os.makedirs(where, exist_ok=True)
+    # A private copy per call: concurrent callers (a hook and a review worker) never share an index.lock.
+    with tempfile.TemporaryDirectory(prefix="autopilot-index-", dir=where) as tmp:
         temp_index = os.path.join(tmp, "index")
-        if os.path.exists(index):
-            shutil.copyfile(index, temp_index)
+        if os.path.exists(source):
+            shutil.copyfile(source, temp_index)
         env = {"GIT_INDEX_FILE": temp_index}
         run_git(repo, "add", "--all", "--", ".", env=env)
-        return run_git(repo, "write-tree", env=env).strip()
+        tree = run_git(repo, "write-tree", env=env).strip()
+        if cache:
+            os.replace(temp_index, cache)
+        return tree
 
 
-def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = ()) -> Snapshot:
-    """Everything that changed since ``base`` (committed, staged, unstaged and untracked), minus ``exclude``."""
-    tree = work_tree(repo)
-    spec = ["--", ".", *(f":(exclude){p}" for p in exclude)] if exclude else []
+def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: str | None = None) -> Snapshot:
+    """Everything that changed since ``base`` (committed, staged, unstaged and untracked), minus ``exclude``.
+
+    Secret-bearing files (``.env``, keys, credential stores) are listed in ``secret_files`` and their
+    contents left out of the patch, so they never reach a prompt.
+    """
+    from autopilot.redact import is_secret_path
+
+    tree = work_tree(repo, cache)
     since = base or EMPTY_TREE
-    try:  # one git call: the stat block, a blank line, then the patch
-        out = run_git(repo, "diff", "--no-color", "--no-ext-diff", "--patch-with-stat", "--stat=120", since, tree,
-                      *spec)
+    excludes = [f":(exclude){p}" for p in exclude]
+    try:
+        names = run_git(repo, "diff", "--name-only", "-z", since, tree, "--", ".", *excludes)
     except BridgeError:
         if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
             raise BridgeError(f"the run's base commit {base[:12]} no longer exists in {repo}",
                               hint="re-plan with `codex-bridge plan --goal ...`") from None
         raise
+    files = [n for n in names.split("\0") if n]
+    secret_files = [f for f in files if is_secret_path(f)]
+    excludes += [f":(exclude,literal){f}" for f in secret_files]
+    # One git call for the rest: the stat block, a blank line, then the patch.
+    out = run_git(repo, "diff", "--no-color", "--no-ext-diff", "--patch-with-stat", "--stat=120", since, tree,
+                  "--", ".", *excludes) if len(secret_files) < len(files) else ""
     stat, _, patch = out.partition("\n\ndiff --git ")
     patch = f"diff --git {patch}" if patch else ""
-    files = [line.split(" b/", 1)[-1] for line in patch.splitlines() if line.startswith("diff --git a/")]
     stat = stat.strip("\n") + "\n" if stat else ""
-    return Snapshot(base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files)
+    return Snapshot(base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files,
+                    secret_files=secret_files)
 
 
 def bound(text: str, limit: int) -> tuple[str, bool]:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 State = dict  # dict[str, Any]
 RUNNING = "running"
 PAUSED = ("paused_reviewer_unavailable", "paused_block_cap")
-FINISHED = ("done", "aborted", "stopped_budget", "stopped_iteration_limit", "idle")
 
 
 def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> None:
@@ -46,9 +45,9 @@ def note_unknown_model(state: State, model: str | None) -> None:
 
 
 def apply_plan(state: State, *, goal: str, plan: dict[str, Any], plan_path: str, conversation_id: str | None,
-               base_sha: str | None, budget_usd: float, max_iterations: int, no_progress_threshold: int,
-               backend: str, model: str | None, owner_session_id: str | None, usage: Usage, usd: float,
-               calls: int) -> None:
+               base_sha: str | None, plan_tree: str | None, budget_usd: float, max_iterations: int,
+               no_progress_threshold: int, backend: str, model: str | None, owner_session_id: str | None,
+               usage: Usage, usd: float, calls: int) -> None:
     """cmdPlan: reset the whole run around a new plan; the first task becomes current."""
     import uuid
 
@@ -60,6 +59,7 @@ def apply_plan(state: State, *, goal: str, plan: dict[str, Any], plan_path: str,
         "conversation_id": conversation_id,
         "current_task": plan["tasks"][0],
         "base_sha": base_sha,
+        "plan_tree": plan_tree,
         "iteration": 0,
         "no_progress_streak": 0,
         "status": RUNNING,
@@ -75,6 +75,7 @@ def apply_plan(state: State, *, goal: str, plan: dict[str, Any], plan_path: str,
         "stop_reason": None,
         "last_error": None,
         "consecutive_errors": 0,
+        "verdict_errors": 0,
         "consecutive_blocks": 0,
         "notices": [],
         "plan_usd": usd,
@@ -176,7 +177,11 @@ def check_plan(plan: dict[str, Any]) -> str | None:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
+    import re
+
+    # Codex may copy a criterion with the numbering or bullet the prompt showed it with.
+    text = re.sub(r"^\s*(?:\d+[.)]|[-*•])\s+", "", text)
+    return " ".join(text.lower().split()).rstrip(".")
 
 
 def verdict_check(state: State):  # type: ignore[no-untyped-def]
@@ -221,3 +226,5 @@ def record_error(state: State, phase: str, kind: str, message: str) -> None:
     """Remember an infrastructure failure and count it (reviewer unavailable, not a "no")."""
     state["last_error"] = {"phase": phase, "kind": kind, "message": message[:500], "timestamp": now_iso()}
     state["consecutive_errors"] = int(state.get("consecutive_errors") or 0) + 1
+    if phase == "verdict":
+        state["verdict_errors"] = int(state.get("verdict_errors") or 0) + 1

@@ -77,7 +77,14 @@ def m002_bridge_fields(state: State) -> State:
     return state
 
 
-MIGRATIONS: list[Callable[[State], State]] = [m001_budget_fields, m002_bridge_fields]
+def m003_plan_tree_and_verdict_errors(state: State) -> State:
+    """Remember the work tree at plan time, and count failed verdicts apart from failed reviews."""
+    state.setdefault("plan_tree", None)
+    state.setdefault("verdict_errors", 0)
+    return state
+
+
+MIGRATIONS: list[Callable[[State], State]] = [m001_budget_fields, m002_bridge_fields, m003_plan_tree_and_verdict_errors]
 CURRENT_VERSION = len(MIGRATIONS)
 
 

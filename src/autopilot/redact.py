@@ -25,6 +25,16 @@ _SECRET_WORDS = (
     r"|client[_-]?secret|auth[_-]?key|credentials?|session[_-]?key|signing[_-]?key)"
 )
 
+def _name(chars: str, words: str) -> str:
+    """A whole name made of ``chars`` that contains one of ``words``, matched without backtracking.
+
+    ``(?=(X+))\\2`` is an atomic group that works on every Python: once the name is taken it is
+    never given back, so a long run of name characters costs one scan, not one per position.
+    Use it inside the pattern's first group: the name becomes group 2 and later groups shift.
+    """
+    return rf"(?={chars}*?(?:{words}))(?=({chars}+))\2"
+
+
 # (kind, pattern, group to replace or 0 for the whole match). Order matters: specific
 # token shapes first, so an Anthropic key is not reported as an OpenAI one.
 _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
@@ -82,12 +92,25 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
         re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|basic)\s+)([A-Za-z0-9._~+/=\-]{12,})"),
         2,
     ),
-    # KEY=value lines of .env files and shell exports whose name says it holds a secret.
+    # KEY=value lines of .env files and shell exports whose name says it holds a secret; the
+    # optional leading +, - or space is a unified diff's, which is how most of them reach Codex.
     (
         "env_secret",
         re.compile(
-            r"(?m)^(\s*(?:export\s+)?[A-Z0-9_]*" + _SECRET_WORDS.upper() + r"[A-Z0-9_]*\s*=\s*)"
-            r"(?![\"']?\s*$)([\"']?)([^\s\"'#]{4,}[^\"'\n#]*?)\2(?=\s*(?:#.*)?$)"
+            r"(?m)^([+\- ]?\s*(?:export\s+)?" + _name(r"[A-Z0-9_]", _SECRET_WORDS.upper() + "|PASS") + r"\s*=\s*)"
+            r"(?![\"']?\s*$)([\"']?)([^\s\"'#]{4,}[^\"'\n#]*?)\3(?=\s*(?:#.*)?$)"
+        ),
+        4,
+    ),
+    # Unquoted `db_password: s3cr3t` / `api_key = abc123` lines of YAML, TOML and INI files
+    # (any case). Values that look like code (calls, indexing, references) are left alone.
+    (
+        "config_secret",
+        re.compile(
+            r"(?im)^([+\- ]?\s*" + _name(r"[\w.\-]", _SECRET_WORDS) + r"\s*[:=]\s*)"
+            # not a quote or reference, not a number, not `obj.attr` code
+            r"(?![\"'$<{\[])(?!\d+\s*(?:#.*)?$)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*(?:#.*)?$)"
+            r"([^\s\"'#()\[\]{}<>,;]{6,})(?=\s*(?:#.*)?$)"
         ),
         3,
     ),
@@ -97,9 +120,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
         re.compile(
             # Start only at a token boundary: trying every offset inside a long word-like
             # run (base64, minified code) made this quadratic in the run's length.
-            r"(?i)(?<![\w.\-])([\"']?[\w.\-]*" + _SECRET_WORDS + r"[\w.\-]*[\"']?\s*[:=]\s*)([\"'])([^\"'\s]{8,})\2"
+            r"(?i)(?<![\w.\-])([\"']?" + _name(r"[\w.\-]", _SECRET_WORDS) + r"[\"']?\s*[:=]\s*)([\"'])([^\"'\s]{8,})\3"
         ),
-        3,
+        4,
     ),
 ]
 

@@ -110,7 +110,7 @@ class Store:
         return data
 
     def load(self) -> State:
-        """The current state (migrated in memory), or a fresh idle one when there is no run."""
+        """The current state, or a fresh idle one when there is no run; an older file is migrated and saved once."""
         try:
             data = self._parse()
         except _Corrupt:
@@ -119,6 +119,10 @@ class Store:
             data = None
         if data is None:
             return new_state(self.workspace)
+        if data.get("schema_version") != CURRENT_VERSION:
+            self._upgrade(dict(data))  # refuses a newer file before anything is written
+            with self.transaction() as state:  # saves the migration, so hooks stop redoing it
+                return dict(state)
         return self._upgrade(data)
 
     def _upgrade(self, data: State) -> State:
@@ -171,10 +175,13 @@ class Store:
             except _Corrupt:
                 self._move_aside_if_corrupt()
                 data = None
+            # Read the version before _upgrade migrates ``data`` in place: an old file is written back
+            # once, so later readers stop migrating (and re-deriving env defaults) on every load.
+            stored_version = data.get("schema_version") if data is not None else None
             state = new_state(self.workspace) if data is None else self._upgrade(data)
             before = json.dumps(state, sort_keys=True)
             yield state
-            if json.dumps(state, sort_keys=True) == before and data is not None and not _needs_write(data):
+            if json.dumps(state, sort_keys=True) == before and stored_version == CURRENT_VERSION:
                 return
             state["schema_version"] = CURRENT_VERSION
             state["updated_at"] = now_iso()
@@ -195,10 +202,6 @@ class Store:
         line = json.dumps({"ts": now_iso(), **event}, sort_keys=True) + "\n"
         with open(self.dir / "events.jsonl", "a", encoding="utf-8") as fh:
             fh.write(line)
-
-
-def _needs_write(data: State) -> bool:
-    return data.get("schema_version") != CURRENT_VERSION
 
 
 class _Corrupt(Exception):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from functools import cached_property
 
@@ -71,14 +70,16 @@ class Workspace:
             hint="raise it with `codex-bridge budget set USD` then `codex-bridge resume`, or re-plan",
         )
 
-    def record_failure(self, phase: str, exc: BridgeError) -> None:
-        """Charge what a failed exchange consumed (once) and record why it failed."""
+    def record_failure(self, phase: str, exc: BridgeError, run_id: str | None) -> None:
+        """Charge what a failed exchange of run ``run_id`` consumed (once) and record why it failed."""
         from autopilot.budget import Usage
 
         usage = exc.usage if isinstance(exc.usage, Usage) else Usage()
         if not self.store.exists():
             return
         with self.store.transaction() as s:
+            if s.get("run_id") != run_id:  # re-planned meanwhile: the failure belongs to the old run
+                return
             if exc.calls or usage.input or usage.output:
                 loop.charge(s, phase, usage, exc.usd, exc.calls)
             if isinstance(exc, InfraError):
@@ -88,7 +89,12 @@ class Workspace:
 
     def snapshot(self, base: str | None) -> git.Snapshot:
         """The work since ``base``, without the run's own plan files."""
-        return git.snapshot(self.root, base, exclude=(PLAN_DIR,))
+        return git.snapshot(self.root, base, exclude=(PLAN_DIR,), cache=self.index_cache)
+
+    @property
+    def index_cache(self) -> str:
+        """Where the work-tree index copy is kept between calls (see git.work_tree)."""
+        return str(self.store.dir / "work-index")
 
     def snapshot_while_loading(self, base: str | None) -> git.Snapshot:
         """The snapshot, taken while the libraries a Codex call needs are imported.
@@ -122,7 +128,3 @@ class Workspace:
         from autopilot import config
 
         return config.timeout_seconds(self.config)
-
-    def relpath(self, path: str) -> str:
-        """``path`` relative to the workspace root."""
-        return os.path.relpath(path, self.root)

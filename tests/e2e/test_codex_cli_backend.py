@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.backends.codex_cli import TOTALS_FILE, newest_rollout
+from autopilot.backends.codex_cli import TOTALS_FILE
+from autopilot.codex_sessions import newest_root_session
 from autopilot.errors import EXIT_INFRA
 from autopilot.scripted.responses_server import ResponsesServer, delay, http_error, reply_json
 from tests.conftest import agent_bin, write_codex_config
@@ -104,8 +105,22 @@ def test_codex_timeout_kills_it_and_is_recorded(codex, git_repo, bridge, monkeyp
     assert code == EXIT_INFRA and "did not answer within 3s" in err
     assert time.monotonic() - started < 15
     assert state_of(bridge, git_repo)["last_error"]["kind"] == "timeout"
-    left = subprocess.run(["pgrep", "-f", str(agent_bin("codex"))], capture_output=True, text=True).stdout
-    assert left.strip() == ""
+    assert codex_processes_using(os.environ["CODEX_HOME"]) == []
+
+
+def codex_processes_using(codex_home: str) -> list[int]:
+    """Pids of live codex processes started with this CODEX_HOME (other tests' processes don't count)."""
+    mine = f"CODEX_HOME={codex_home}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if b"codex" in (entry / "cmdline").read_bytes() and mine in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def test_missing_codex_binary_is_an_infra_error(codex, git_repo, bridge, monkeypatch):
@@ -127,5 +142,5 @@ def test_thread_id_is_recoverable_from_the_rollout(codex, git_repo):
                            "--skip-git-repo-check", "-C", str(git_repo), "--", "hello"],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
     thread = json.loads(proc.stdout.splitlines()[0])["thread_id"]
-    found = newest_rollout(os.path.realpath(git_repo), started)
-    assert found is not None and found[0] == thread
+    found = newest_root_session(os.path.realpath(git_repo), started)
+    assert found is not None and found.thread_id == thread

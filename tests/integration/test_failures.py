@@ -215,3 +215,23 @@ def test_internal_bug_writes_a_crash_log(planned, bridge, monkeypatch, isolated_
     code, _, err = bridge("-C", str(planned), "status")
     log = (isolated_homes / "autopilot" / "crash.log").read_text()
     assert code == 70 and "crash.log" in err and "ZeroDivisionError" in log and "codex-autopilot 0.1.0" in log
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_non_finite_budget_is_refused(planned, openai_env, bridge, value):
+    """A budget of nan or inf would disable the cap or break jq: it is refused and nothing changes."""
+    before = run_files(bridge, planned)
+    code, _, err = bridge("-C", str(planned), "plan", "--goal", "again", f"--budget={value}")
+    assert code == EXIT_ERROR and "finite" in err and run_files(bridge, planned) == before
+
+
+def test_crash_log_is_redacted(planned, bridge, monkeypatch, isolated_homes):
+    """A credential in the command line of a crashing command is redacted in crash.log."""
+    from autopilot.commands import run_state
+
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    monkeypatch.setattr(run_state, "describe", lambda s: 1 / 0)
+    monkeypatch.setattr("sys.argv", ["codex-bridge", "status", key])
+    bridge("-C", str(planned), "status")
+    log = (isolated_homes / "autopilot" / "crash.log").read_text()
+    assert key not in log and "[REDACTED:github_token]" in log

@@ -19,7 +19,7 @@ TASKS = [
 def planned(**overrides):
     s = new_state("/w")
     loop.apply_plan(s, goal="g", plan={"summary": "s", "tasks": copy.deepcopy(TASKS)}, plan_path="p.md",
-                    conversation_id="c1", base_sha="base0", budget_usd=2.0, max_iterations=5,
+                    conversation_id="c1", base_sha="base0", plan_tree="tree0", budget_usd=2.0, max_iterations=5,
                     no_progress_threshold=2, backend="openai", model="m", owner_session_id=None,
                     usage=Usage(100, 10, 20), usd=0.01, calls=1)
     s.update(overrides)
@@ -39,8 +39,8 @@ def test_plan_resets_every_field_the_seed_lists():
              last_review={"task_id": "T9"}, last_verdict={"decision": "abort"})
     s["token_usage"]["review"]["calls"] = 9
     loop.apply_plan(s, goal="g", plan={"summary": "s", "tasks": TASKS}, plan_path="p.md", conversation_id="c1",
-                    base_sha="base0", budget_usd=2.0, max_iterations=5, no_progress_threshold=2, backend="openai",
-                    model="m", owner_session_id="sess", usage=Usage(100, 10, 20), usd=0.01, calls=1)
+                    base_sha="base0", plan_tree="tree0", budget_usd=2.0, max_iterations=5, no_progress_threshold=2,
+                    backend="openai", model="m", owner_session_id="sess", usage=Usage(100, 10, 20), usd=0.01, calls=1)
     assert {k: s[k] for k in ("goal", "plan_path", "conversation_id", "base_sha", "iteration", "no_progress_streak",
                               "status", "budget_used_usd", "budget_usd", "stop_reason", "last_review",
                               "last_verdict", "owner_session_id")} == {
@@ -176,3 +176,11 @@ def test_charge_sums_tokens_calls_and_usd():
     loop.charge(s, "review", Usage(5, 0, 1), 0.125, 2)
     assert s["token_usage"]["review"] == {"input": 15, "cached": 3, "output": 3, "calls": 3}
     assert s["budget_used_usd"] == 0.375
+
+
+def test_done_accepts_criteria_copied_with_their_numbering():
+    """Criteria quoted with the prompt's "1." numbering or a trailing period still count as quoted exactly."""
+    check = loop.verdict_check(planned())
+    numbered = verdict("done", None, criteria=[{"criterion": "1. A1.", "met": True, "evidence": "x.py:3"},
+                                               {"criterion": "- a2", "met": True, "evidence": "test_x"}])
+    assert check(numbered) is None

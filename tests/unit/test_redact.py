@@ -44,6 +44,10 @@ SECRETS = [
     ("env_secret", "DATABASE_PASSWORD=correct-horse-battery"),
     ("env_secret", 'export STRIPE_SECRET="not-a-known-shape-1234"'),
     ("env_secret", "MY_SERVICE_API_KEY=abcdef123456"),
+    ("env_secret", "+API_KEY=abcd1234efgh5678"),  # an added .env line in a unified diff
+    ("env_secret", " DB_PASS=hunter2hunter2"),  # a context line
+    ("config_secret", "+db_password: s3cr3t-pass"),
+    ("config_secret", "client_secret = 8f9a7b6c5d4e"),
     ("secret_assignment", '{"client_secret": "abcdefgh12345678"}'),
     ("secret_assignment", "password: 'swordfish-1234'"),
     ("pypi_token", "pypi-AgEIcHlwaS5vcmc" + A + A),
@@ -64,6 +68,11 @@ NOT_SECRETS = [
     "AKIA is the prefix of AWS access key ids",
     "sk-short",
     "SECRET_KEY=<your-secret-here>",
+    "+    password = self.config.password",
+    "token_count = 12345678",
+    "max_tokens: 4096",
+    "secret_key = settings.SECRET",
+    "tokenizer = Tokenizer()",
 ]
 
 

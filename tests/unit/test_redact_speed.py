@@ -18,3 +18,11 @@ def test_assignment_after_a_long_run_is_still_redacted():
     """Starting matches only at token boundaries still finds a key right after a long token."""
     text, counts = redact("x" * 5000 + ' token: "s3cr3t-value-123"')
     assert text.endswith('token: "[REDACTED:secret_assignment]"') and counts["secret_assignment"] == 1
+
+
+def test_names_repeating_a_secret_word_stay_linear():
+    """A 100 KB line made of secret words ("tokentoken…", "A_TOKEN_B…") is scanned in linear time."""
+    for text in ("token" * 20_000, "TOKEN" * 20_000, "x_token_y" * 11_000, "+" + "API_TOKEN" * 11_000):
+        start = time.perf_counter()
+        redact(text)
+        assert time.perf_counter() - start < 1.0, text[:20]

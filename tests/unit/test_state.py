@@ -168,3 +168,16 @@ def test_unchanged_transaction_does_not_rewrite(git_repo):
     with store.transaction():
         pass
     assert os.stat(store.path).st_mtime_ns == stamp
+
+
+def test_old_file_is_written_back_by_the_first_transaction_even_without_changes(git_repo, monkeypatch):
+    """A transaction that changes nothing still saves a migrated file, so its budget stops depending on env."""
+    store = Store(git_repo)
+    write(store, SEED_PRE_BUDGET)
+    monkeypatch.setenv("AUTOPILOT_BUDGET_USD", "7")
+    with store.transaction():
+        pass
+    on_disk = json.loads(store.path.read_text())
+    assert (on_disk["schema_version"], on_disk["budget_usd"]) == (CURRENT_VERSION, 7.0)
+    monkeypatch.setenv("AUTOPILOT_BUDGET_USD", "2")
+    assert store.load()["budget_usd"] == 7.0

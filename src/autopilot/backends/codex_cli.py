@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,23 +14,39 @@ from typing import Any
 from autopilot import paths
 from autopilot.backends import Reply
 from autopilot.budget import Usage
+from autopilot.codex_sessions import find_rollout, newest_root_session
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import InfraError
 
 TOTALS_FILE = "codex-thread-usage.json"
+LOCK_WAIT_S = 120.0
+ROLLOUT_TAIL = 512 * 1024
 
 
 def _classify(text: str) -> str:
+    import re
+
     low = text.lower()
-    if "401" in low or "unauthorized" in low or "authentication" in low or "not logged in" in low:
+    if "no rollout found" in low:
+        return "thread_missing"
+    if re.search(r"\b401\b|unauthori[sz]ed|authentication|not logged in", low):
         return "auth"
-    if "429" in low or "rate limit" in low or "quota" in low or "usage limit" in low:
+    if re.search(r"\b429\b|rate limit|quota|usage limit", low):
         return "rate_limit"
     if "timed out" in low or "timeout" in low:
         return "timeout"
-    if "high demand" in low or " 50" in low or "server error" in low:
+    if re.search(r"\b5\d\d\b|high demand|server error", low):
         return "server"
     return "exit_status"
+
+
+def _stderr_reason(stderr: str) -> str:
+    """The line of codex's stderr that says what went wrong (it may end in a stack backtrace)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("Error") or "error:" in line.lower():
+            return line
+    return lines[-1] if lines else "no output"
 
 
 def usage_from_event(raw: dict[str, Any]) -> Usage:
@@ -37,39 +54,6 @@ def usage_from_event(raw: dict[str, Any]) -> Usage:
     return Usage(input=int(raw.get("input_tokens") or 0), cached=int(raw.get("cached_input_tokens") or 0),
                  output=int(raw.get("output_tokens") or 0),
                  cache_write=int(raw.get("cache_write_input_tokens") or 0))
-
-
-def find_rollout(thread_id: str) -> Path | None:
-    """The rollout file of a thread under ``$CODEX_HOME/sessions`` (or archived_sessions)."""
-    home = paths.codex_home()
-    for root in (home / "sessions", home / "archived_sessions"):
-        if root.is_dir():
-            for path in root.rglob(f"rollout-*{thread_id}.jsonl"):
-                return path
-    return None
-
-
-def newest_rollout(cwd: str, since: float) -> tuple[str, Path] | None:
-    """The thread id and path of the newest exec rollout for ``cwd`` started after ``since``."""
-    root = paths.codex_home() / "sessions"
-    if not root.is_dir():
-        return None
-    best: tuple[float, str, Path] | None = None
-    for path in root.rglob("rollout-*.jsonl"):
-        try:
-            mtime = path.stat().st_mtime
-            if mtime < since - 1:
-                continue
-            with open(path, "rb") as fh:
-                meta = json.loads(fh.readline())
-        except (OSError, ValueError):
-            continue
-        payload = meta.get("payload") or {}
-        if meta.get("type") != "session_meta" or os.path.realpath(str(payload.get("cwd", ""))) != cwd:
-            continue
-        if best is None or mtime > best[0]:
-            best = (mtime, str(payload.get("id")), path)
-    return (best[1], best[2]) if best else None
 
 
 def rollout_total(thread_id: str) -> Usage | None:
@@ -89,6 +73,39 @@ def rollout_total(thread_id: str) -> Usage | None:
             if info.get("total_token_usage"):
                 total = usage_from_event(info["total_token_usage"])
     return total
+
+
+def rollout_model(thread_id: str) -> str | None:
+    """The model the thread's latest turn ran on, from the tail of its rollout (``turn_context.model``)."""
+    path = find_rollout(thread_id)
+    if path is None:
+        return None
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - ROLLOUT_TAIL))
+        tail = fh.read()
+    for line in reversed(tail.splitlines()):
+        if b'"turn_context"' in line:
+            try:
+                model = (json.loads(line).get("payload") or {}).get("model")
+            except ValueError:
+                continue
+            if model:
+                return str(model)
+    return None
+
+
+def configured_model() -> str | None:
+    """The ``model`` in ``$CODEX_HOME/config.toml``, if it names one."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        return None
+    try:
+        with open(paths.codex_home() / "config.toml", "rb") as fh:
+            model = tomllib.load(fh).get("model")
+    except (OSError, ValueError):
+        return None
+    return str(model) if isinstance(model, str) else None
 
 
 class CodexCLI:
@@ -140,14 +157,32 @@ class CodexCLI:
         if not self.binary or not (os.path.isfile(self.binary) or os.sep not in self.binary):
             raise InfraError(f"the Codex CLI was not found ({self.binary or 'codex not on PATH'})",
                              kind="binary_missing", hint=SETUP_HINT + "; AUTOPILOT_CODEX_BIN names a binary")
+        try:
+            return self._turn(prompt, schema_path, conversation_id, model, cwd, timeout)
+        except InfraError as exc:
+            if exc.kind != "thread_missing" or not conversation_id:
+                raise
+        # The run's thread is gone (sessions pruned or archived): carry on in a new one.
+        print(f"codex-bridge: Codex no longer has thread {conversation_id}; starting a new one", file=sys.stderr)
+        return self._turn(prompt, schema_path, None, model, cwd, timeout)
+
+    def _turn(self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str,
+              timeout: float) -> Reply:
         import filelock
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
         # One turn at a time per run: the thread's running total must be read, grown and saved in order.
-        with filelock.FileLock(str(self.run_dir / "codex-thread.lock"), timeout=timeout + 60):
+        # A review and a verdict can meet here; the later one waits a bounded time, then counts as busy.
+        lock = filelock.FileLock(str(self.run_dir / "codex-thread.lock"), timeout=min(timeout, LOCK_WAIT_S))
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise InfraError(f"another call of this run has been talking to Codex for over {LOCK_WAIT_S:.0f}s",
+                             kind="busy", hint="try again when it finishes (`codex-bridge status`)") from None
+        try:
             baseline = self._baseline(conversation_id)
             started = time.time()
-            events, stderr = self._run(self._argv(prompt, schema_path, conversation_id, model, cwd), cwd, timeout)
+            events = self._run(self._argv(prompt, schema_path, conversation_id, model, cwd), cwd, timeout)
             thread_id, text, total, failure = conversation_id, None, None, None
             for event in events:
                 kind = event.get("type")
@@ -160,18 +195,24 @@ class CodexCLI:
                 elif kind in ("turn.failed", "error"):
                     failure = str((event.get("error") or {}).get("message") or event.get("message") or event)
             if not thread_id:
-                found = newest_rollout(os.path.realpath(cwd), started)
-                thread_id = found[0] if found else None
+                found = newest_root_session(os.path.realpath(cwd), started)
+                thread_id = found.thread_id if found else None
             used = (total - baseline) if total is not None else Usage()
-            if thread_id and total is not None:
-                self._save_total(thread_id, total)
+            if thread_id and (total is not None or thread_id not in self._totals()):
+                # Every thread the run ever opened is recorded, failed ones too, so `handoff from-codex copy`
+                # never mistakes a reviewer thread for the user's own session.
+                self._save_total(thread_id, total if total is not None else baseline)
+        finally:
+            lock.release()
         if failure or text is None:
             message = failure or "Codex ended the turn without an answer"
             raise InfraError(f"codex failed: {message[:500]}", kind=_classify(message),
                              hint="see `codex-bridge status`; the run pauses after repeated failures").with_usage(used)
-        return Reply(text=text, usage=used, conversation_id=thread_id, model=model)
+        # With no model configured Codex picks one; price the call by the model the rollout names.
+        return Reply(text=text, usage=used, conversation_id=thread_id,
+                     model=model or (rollout_model(thread_id) if thread_id else None) or configured_model())
 
-    def _run(self, argv: list[str], cwd: str, timeout: float) -> tuple[list[dict[str, Any]], str]:
+    def _run(self, argv: list[str], cwd: str, timeout: float) -> list[dict[str, Any]]:
         try:
             proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, start_new_session=True)
@@ -183,7 +224,6 @@ class CodexCLI:
             _kill_group(proc)
             raise InfraError(f"codex did not answer within {timeout:.0f}s", kind="timeout",
                              hint="raise AUTOPILOT_TIMEOUT or timeout_seconds in the config") from None
-        stderr = err.decode("utf-8", "replace")
         events = []
         for line in out.decode("utf-8", "replace").splitlines():
             try:
@@ -195,10 +235,9 @@ class CodexCLI:
         if proc.returncode != 0:
             detail = next((str((e.get("error") or {}).get("message") or e.get("message"))
                            for e in reversed(events) if e.get("type") in ("turn.failed", "error")), "")
-            message = detail if detail else (detail or stderr.strip().splitlines()[-1:] or ["no output"])[0]
-            raise InfraError(f"codex exited with status {proc.returncode}: {message[:500]}",
-                             kind=_classify(detail + stderr) if (detail + stderr) else "exit_status")
-        return events, stderr
+            message = detail or _stderr_reason(err.decode("utf-8", "replace"))
+            raise InfraError(f"codex exited with status {proc.returncode}: {message[:500]}", kind=_classify(message))
+        return events
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

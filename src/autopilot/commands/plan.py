@@ -74,14 +74,9 @@ def run(goal: str, *, budget: float | None = None, max_iterations: int | None = 
     redactor = Redactor()
     text = reviewer.prompt("plan", goal=redactor(goal), repo=_repo_facts(ws.root, redactor))
     say(f"asking Codex ({chosen.name}) to plan: {goal[:80]}")
-    try:
-        answer = reviewer.ask(ws.store, "plan", text, backend=chosen, model=chosen_model, conversation_id=None,
-                              cwd=ws.root, timeout=ws.timeout(), remaining_usd=budget_usd, check=loop.check_plan)
-    except BridgeError as exc:
-        if ws.store.exists():
-            with ws.store.transaction() as s:
-                loop.record_error(s, "plan", getattr(exc, "kind", "budget"), str(exc))
-        raise
+    # A failed plan is in events.jsonl; the run that is there now is not touched by it.
+    answer = reviewer.ask(ws.store, "plan", text, backend=chosen, model=chosen_model, conversation_id=None,
+                          cwd=ws.root, timeout=ws.timeout(), remaining_usd=budget_usd, check=loop.check_plan)
     plan = answer.data
     created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rel = _plan_file(ws.root, goal)
@@ -90,11 +85,14 @@ def run(goal: str, *, budget: float | None = None, max_iterations: int | None = 
     target.write_text(_plan_markdown(goal, plan, created), encoding="utf-8")
     artifact = ws.store.artifact("plan", {"goal": goal, "plan": plan, "plan_path": str(rel)})
     owner = session_id if session_id is not None else os.environ.get("CLAUDE_CODE_SESSION_ID") or None
+    # Work already in the tree (uncommitted edits, the plan file itself) is not the first task's work.
+    plan_tree = git.work_tree(ws.root)
     with ws.store.transaction() as s:
         loop.apply_plan(s, goal=goal, plan=plan, plan_path=str(rel), conversation_id=answer.conversation_id,
-                        base_sha=git.head_sha(ws.root), budget_usd=budget_usd, max_iterations=max_iter,
-                        no_progress_threshold=threshold, backend=chosen.name, model=chosen_model,
-                        owner_session_id=owner, usage=answer.usage, usd=answer.usd, calls=answer.calls)
+                        base_sha=git.head_sha(ws.root), plan_tree=plan_tree, budget_usd=budget_usd,
+                        max_iterations=max_iter, no_progress_threshold=threshold, backend=chosen.name,
+                        model=chosen_model, owner_session_id=owner, usage=answer.usage, usd=answer.usd,
+                        calls=answer.calls)
         loop.note_unknown_model(s, answer.unknown_model)
         state = dict(s)
     say(f"planned {len(plan['tasks'])} tasks; wrote {rel}")

@@ -22,10 +22,13 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
     limit = config.max_diff_chars(ws.config)
     patch = redactor(snap.patch)
     bounded, cut = git.bound(patch, limit)
-    facts = {"files": len(snap.files), "diff_chars": len(patch), "cut": cut, "limit": limit}
+    facts = {"files": len(snap.files), "diff_chars": len(patch), "cut": cut, "limit": limit,
+             "secret_files": snap.secret_files}
+    withheld = (f"{len(snap.secret_files)} secret-bearing files changed; their contents are withheld: "
+                f"{', '.join(snap.secret_files)}\n" if snap.secret_files else "")
     header = (f"base {snap.base or '(empty tree)'} -> work tree {snap.tree} (HEAD {snap.head})\n"
               f"{len(snap.files)} files changed; diff is {len(patch)} characters"
-              f"{f', middle cut to {limit}' if cut else ''}\n{redactor(snap.stat)}\n")
+              f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(snap.stat)}\n")
     return reviewer.evidence("git diff since base", header + bounded), facts
 
 
@@ -40,6 +43,7 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
     ws = Workspace(cwd)
     state = ws.store.load()
     ws.require_run(state)
+    ws.config  # noqa: B018 - a broken config file fails here, before any work
     task = state["current_task"]
     snap = ws.snapshot_while_loading(state.get("base_sha"))
     if snap.empty:
@@ -58,16 +62,16 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
                               conversation_id=ws.conversation_for(chosen, state), cwd=ws.root,
                               timeout=ws.timeout(), remaining_usd=state["budget_usd"] - state["budget_used_usd"])
     except BridgeError as exc:
-        ws.record_failure("review", exc)
+        ws.record_failure("review", exc, state.get("run_id"))
         raise
     found = answer.data
     record = {"task_id": task["id"], "base_sha": snap.base, "head_sha": snap.head, "fingerprint": snap.tree,
               **found, "diff": facts, "redactions": redactor.summary(), "usd": answer.usd}
     with ws.store.transaction() as s:
-        loop.charge(s, "review", answer.usage, answer.usd, answer.calls)
-        loop.note_unknown_model(s, answer.unknown_model)
-        s["consecutive_errors"] = 0
-        if s.get("run_id") == state.get("run_id"):
+        if s.get("run_id") == state.get("run_id"):  # a replaced run's calls stay in events.jsonl only
+            loop.charge(s, "review", answer.usage, answer.usd, answer.calls)
+            loop.note_unknown_model(s, answer.unknown_model)
+            s["consecutive_errors"] = 0
             path = ws.store.artifact("review", record)
             loop.apply_review(s, found, task_id=task["id"], base_sha=snap.base, head_sha=snap.head,
                               fingerprint=snap.tree, review_path=str(path))
@@ -75,5 +79,5 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
             if state.get("backend") == chosen.name and answer.conversation_id:
                 s["conversation_id"] = answer.conversation_id
         else:
-            say("the run was re-planned while Codex reviewed; this review was charged but not recorded")
+            say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
     return record

@@ -28,12 +28,18 @@ def decide(*, last_message: str | None = None, backend: str | None = None, model
     ws = Workspace(cwd)
     state = ws.store.load()
     ws.require_run(state)
+    ws.config  # noqa: B018 - a broken config file fails here, before any work
     if state["status"] != loop.RUNNING:
         raise BridgeError(f"the run is {state['status']}, not running; there is nothing to decide",
                           hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run")
-    ws.guard_budget("verdict")
     task = state["current_task"]
     snap = ws.snapshot_while_loading(state.get("base_sha"))
+    if state["iteration"] == 0 and state.get("plan_tree") and snap.tree == state["plan_tree"]:
+        # Nothing was done since the plan (e.g. /codex-plan, which only plans): nothing to judge, nothing spent.
+        say("nothing has changed since the plan; no verdict was asked for")
+        return {"applied": False, "skipped": True, "reason": "nothing has changed since the plan",
+                "status": state["status"], "iteration": 0, "current_task": task}
+    ws.guard_budget("verdict")
     redactor = Redactor()
     evidence, _facts = diff_evidence(ws, snap, redactor)
     review = state.get("last_review")
@@ -56,21 +62,23 @@ def decide(*, last_message: str | None = None, backend: str | None = None, model
                               timeout=ws.timeout(), remaining_usd=state["budget_usd"] - state["budget_used_usd"],
                               check=loop.verdict_check(state))
     except BridgeError as exc:
-        ws.record_failure("verdict", exc)
+        ws.record_failure("verdict", exc, state.get("run_id"))
         raise
     verdict = answer.data
     fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
     with ws.store.transaction() as s:
-        loop.charge(s, "verdict", answer.usage, answer.usd, answer.calls)
-        loop.note_unknown_model(s, answer.unknown_model)
-        s["consecutive_errors"] = 0
-        if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
-            say(f"the run changed while Codex decided (now {s['status']}); the verdict was charged, not applied")
+        same_run = s.get("run_id") == state.get("run_id")
+        if same_run:  # a replaced run's calls stay in events.jsonl, not in the new run's budget
+            loop.charge(s, "verdict", answer.usage, answer.usd, answer.calls)
+            loop.note_unknown_model(s, answer.unknown_model)
+            s["consecutive_errors"] = s["verdict_errors"] = 0
+        if not same_run or s["status"] != loop.RUNNING:
+            say(f"the run changed while Codex decided (now {s['status']}); the verdict was not applied")
             return {"applied": False, **verdict, "status": s["status"]}
         path = ws.store.artifact("verdict", {"task_id": task["id"], "base_sha": snap.base, "head_sha": snap.head,
                                              "fingerprint": fingerprint, **verdict, "usd": answer.usd,
                                              "redactions": redactor.summary()})
-        loop.apply_verdict(s, verdict, head_sha=git.head_sha(ws.root), fingerprint=fingerprint,
+        loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint,
                            verdict_path=str(path))
         if answer.conversation_id and s.get("backend") == chosen.name:
             s["conversation_id"] = answer.conversation_id
