@@ -144,3 +144,44 @@ def test_thread_id_is_recoverable_from_the_rollout(codex, git_repo):
     thread = json.loads(proc.stdout.splitlines()[0])["thread_id"]
     found = newest_root_session(os.path.realpath(git_repo), started)
     assert found is not None and found.thread_id == thread
+
+
+def test_a_vanished_thread_is_replaced_by_a_new_one(codex, git_repo, bridge):
+    """When Codex no longer has the run's thread (sessions pruned), the call continues in a new thread."""
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    old = state_of(bridge, git_repo)["conversation_id"]
+    for rollout in (Path(os.environ["CODEX_HOME"]) / "sessions").rglob("rollout-*.jsonl"):
+        rollout.unlink()
+    (git_repo / "feature.py").write_text("x = 1\n")
+    codex.push(reply_json(APPROVE))
+    code, _, err = bridge("-C", str(git_repo), "review")
+    s = state_of(bridge, git_repo)
+    assert code == 0 and "starting a new one" in err
+    assert s["conversation_id"] not in (None, old) and s["last_review"]["decision"] == "approve"
+
+
+def test_a_call_waiting_too_long_for_the_thread_is_busy(codex, git_repo, bridge, monkeypatch):
+    """While another call of the run holds the Codex thread, a second one gives up as busy, not a crash."""
+    import filelock
+
+    from autopilot.backends import codex_cli
+
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    (git_repo / "feature.py").write_text("x = 1\n")
+    monkeypatch.setattr(codex_cli, "LOCK_WAIT_S", 0.3)
+    with filelock.FileLock(str(Path(state_of(bridge, git_repo)["run_dir"]) / "codex-thread.lock")):
+        code, _, err = bridge("-C", str(git_repo), "review")
+    assert code == EXIT_INFRA and "talking to Codex" in err
+    assert state_of(bridge, git_repo)["last_error"]["kind"] == "busy"
+
+
+def test_calls_are_priced_by_the_model_codex_ran(codex, git_repo, bridge):
+    """With no model configured for the bridge, each call is priced by the model Codex used, not the default."""
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    s = state_of(bridge, git_repo)
+    events = [json.loads(line) for line in (Path(s["run_dir"]) / "events.jsonl").read_text().splitlines()]
+    assert s["model"] is None and s["unknown_models"] == []
+    assert events[-1]["model"] == "gpt-6.2-sol"
