@@ -12,7 +12,7 @@ import tempfile
 from contextlib import redirect_stdout
 from typing import Any
 
-from autopilot import config
+from autopilot import config, paths
 from autopilot.errors import BridgeError
 
 GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a test"
@@ -117,7 +117,8 @@ def run(*, offline: bool = False, as_json: bool = False, keep: bool = False, bac
     show = _Printer(as_json)
     root = tempfile.mkdtemp(prefix="codex-autopilot-demo-")
     saved = {k: os.environ.get(k) for k in ("AUTOPILOT_HOME", "OPENAI_BASE_URL", "OPENAI_API_KEY",
-                                            "AUTOPILOT_BACKEND", "AUTOPILOT_MODEL")}
+                                            "AUTOPILOT_BACKEND", "AUTOPILOT_MODEL", "AUTOPILOT_CONFIG",
+                                            "AUTOPILOT_PRICES")}
     server = None
     try:
         real = None
@@ -126,7 +127,13 @@ def run(*, offline: bool = False, as_json: bool = False, keep: bool = False, bac
                 real = config.resolve_backend(backend, None, config.load_config())
             except BridgeError:
                 real = None
+        # The demo's run lives in a throwaway home, but a real backend keeps the user's settings and prices.
+        user_files = {"AUTOPILOT_CONFIG": config.config_path(),
+                      "AUTOPILOT_PRICES": paths.autopilot_home() / "prices.yaml"}
         os.environ["AUTOPILOT_HOME"] = os.path.join(root, "home")  # the demo never touches your runs
+        if real is not None:
+            os.environ["AUTOPILOT_BACKEND"] = real
+            os.environ.update({k: str(v) for k, v in user_files.items() if not os.environ.get(k) and v.exists()})
         if real is None:
             server = ResponsesServer(responder=scripted_answer).start()
             os.environ.update(OPENAI_BASE_URL=server.url, OPENAI_API_KEY="offline-demo",
