@@ -36,9 +36,7 @@ import contextlib
 import itertools
 import json
 import socket
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -228,17 +226,15 @@ class MessagesServer(BackgroundServer):
     def __init__(self, steps: list[Step] | None = None, *, responder: Responder | None = None,
                  background: Step | Responder | None = None, default: Step | None = None,
                  route: Callable[[dict[str, Any]], bool] = is_background, port: int = 0) -> None:
-        self._steps: deque[Step] = deque(steps or [])
         self.responder = responder
         self.background = background if background is not None else text("Scripted session")
         self.default = default if default is not None else text("(the script has no more steps)")
         self.route = route
         self.unscripted = 0  # main requests answered by ``default``
         self._log: list[Request] = []
-        self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._request_ids = itertools.count(1)
-        super().__init__(_Handler, port)
+        super().__init__(_Handler, port, steps)
 
     @classmethod
     def from_script(cls, script: list[Step] | dict[str, Any], port: int = 0) -> MessagesServer:
@@ -247,7 +243,6 @@ class MessagesServer(BackgroundServer):
             script = {"steps": script}
         return cls(script.get("steps"), background=script.get("background"),
                    default=script.get("default"), port=port)
-
 
     @property
     def url(self) -> str:
@@ -275,16 +270,6 @@ class MessagesServer(BackgroundServer):
             env["CLAUDE_CONFIG_DIR"] = f"{home}/.claude"
         env.update(extra)
         return env
-
-    def push(self, *steps: Step) -> None:
-        """Queue steps to answer the next main requests, in order."""
-        with self._lock:
-            self._steps.extend(steps)
-
-    def pending(self) -> int:
-        """How many queued steps have not been used yet."""
-        with self._lock:
-            return len(self._steps)
 
     @property
     def log(self) -> list[Request]:

@@ -23,9 +23,7 @@ import contextlib
 import itertools
 import json
 import socket
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -154,29 +152,17 @@ class ResponsesServer(BackgroundServer):
 
     def __init__(self, steps: list[Step] | None = None, responder: Responder | None = None,
                  port: int = 0, model: str = "scripted-model") -> None:
-        self._steps: deque[Step] = deque(steps or [])
         self.responder = responder
         self.model = model
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
-        self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        super().__init__(_Handler, port)
+        super().__init__(_Handler, port, steps)
 
     @property
     def url(self) -> str:
         """The base URL clients use (``.../v1``)."""
         return f"http://127.0.0.1:{self.port}/v1"
-
-    def push(self, *steps: Step) -> None:
-        """Queue steps to answer the next requests, in order."""
-        with self._lock:
-            self._steps.extend(steps)
-
-    def pending(self) -> int:
-        """How many queued steps have not been used yet."""
-        with self._lock:
-            return len(self._steps)
 
     def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Step, str]:
         with self._lock:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -17,14 +18,26 @@ class _HTTPServer(ThreadingHTTPServer):
 
 
 class BackgroundServer:
-    """Serves one handler class on 127.0.0.1 in a daemon thread; usable as a context manager."""
+    """Serves one handler class on 127.0.0.1 in a daemon thread, answering from a queue of scripted steps."""
 
     thread_name = "scripted-server"
 
-    def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
+    def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0, steps: list[Any] | None = None) -> None:
+        self._steps: deque[Any] = deque(steps or [])
+        self._lock = threading.Lock()
         self._httpd = _HTTPServer(("127.0.0.1", port), handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
+
+    def push(self, *steps: Any) -> None:
+        """Queue steps to answer the next requests, in order."""
+        with self._lock:
+            self._steps.extend(steps)
+
+    def pending(self) -> int:
+        """How many queued steps have not been used yet."""
+        with self._lock:
+            return len(self._steps)
 
     @property
     def port(self) -> int:
