@@ -275,14 +275,16 @@ def test_every_emitted_string_is_redacted(tmp_path):
 
 
 def test_secret_file_contents_are_never_copied(tmp_path):
-    """Reading or writing a .env file keeps its path but drops its contents, redacted or not."""
+    """Reading, writing or grepping a .env file keeps its path but drops its contents, redacted or not."""
     t = Transcript()
     t.assistant(tool_use("Read", {"file_path": "/w/.env"}, "toolu_1"))
     t.result("toolu_1", "DB_PASSWORD=hunter2hunter2")
     t.assistant(tool_use("Write", {"file_path": "/w/.env", "content": "PLAIN=not-a-pattern"}, "toolu_2"))
     t.result("toolu_2", "ok")
+    t.assistant(tool_use("Grep", {"pattern": "DB_", "path": "/w/.env", "output_mode": "content"}, "toolu_3"))
+    t.result("toolu_3", "DB_NAME=plain-db-name")
     out = dump(everything(t.write(tmp_path / "t.jsonl")))
-    assert "hunter2" not in out and "not-a-pattern" not in out and "/w/.env" in out
+    assert "hunter2" not in out and "not-a-pattern" not in out and "plain-db-name" not in out and "/w/.env" in out
 
 
 def pem_key(body_bytes: int = 2400) -> str:
@@ -290,6 +292,28 @@ def pem_key(body_bytes: int = 2400) -> str:
     body = base64.b64encode(random.Random(body_bytes).randbytes(body_bytes)).decode()
     lines = "\n".join(body[i:i + 64] for i in range(0, len(body), 64))
     return f"-----BEGIN PRIVATE KEY-----\n{lines}\n-----END PRIVATE KEY-----\n"
+
+
+@pytest.mark.parametrize("command", ["cat .env", "cat ~/.aws/credentials", "source ./.env && env | sort",
+                                     "grep -h KEY /w/.env"])
+def test_output_of_a_command_reading_a_secret_file_is_never_copied(tmp_path, command):
+    """A Bash command naming a secret-bearing file keeps its command line but drops its output."""
+    t = Transcript()
+    t.assistant(tool_use("Bash", {"command": command}, "toolu_1"))
+    t.result("toolu_1", "aws_access_key_id = PLAINVALUE1\nDB_URL=plain-not-a-pattern")
+    (entry,) = everything(t.write(tmp_path / "t.jsonl"))["entries"]
+    call = entry["content"][0]
+    assert (call["input"], call["result"]["text"]) == (
+        {"command": command}, "[omitted: output of a command that reads a secret-bearing file]")
+
+
+def test_output_of_an_ordinary_command_is_kept(tmp_path):
+    """A command naming no secret file (a grep for the word "secret" included) shows its output."""
+    t = Transcript()
+    t.assistant(tool_use("Bash", {"command": "grep -rn secret src/ .env.example"}, "toolu_1"))
+    t.result("toolu_1", "src/a.py:1: secret = load()")
+    (entry,) = everything(t.write(tmp_path / "t.jsonl"))["entries"]
+    assert entry["content"][0]["result"]["text"] == "src/a.py:1: secret = load()"
 
 
 @pytest.mark.parametrize("where", ["end", "start"])

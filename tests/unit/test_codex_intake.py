@@ -437,6 +437,51 @@ def test_secrets_are_redacted_and_counted():
     assert "sk-proj-" not in json.dumps(answer)
 
 
+def call_and_output(path: Path, call: dict, output: str) -> Path:
+    """A rollout holding one tool call (its payload) and its output, after a real session_meta line."""
+    result = {"type": "function_call_output", "call_id": "call_s", "output": output}
+    rows = [{"type": "response_item", "payload": {**call, "call_id": "call_s"}},
+            {"type": "response_item", "payload": result}]
+    stamped = [json.dumps({"timestamp": f"2026-11-30T12:00:0{n}.000Z", **row}) for n, row in enumerate(rows)]
+    return write_lines(path, [lines_of("exec_plain")[0], *stamped])
+
+
+@pytest.mark.parametrize("call", [
+    {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cat .env"})},
+    {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cat ~/.aws/credentials"})},
+    {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", "cat .env"]})},
+    {"type": "local_shell_call", "action": {"type": "exec", "command": ["cat", "/w/.env"]}}])
+def test_output_of_a_command_reading_a_secret_file_is_never_copied(tmp_path, call):
+    """A command naming a secret-bearing file keeps its command line but drops its output."""
+    answer = intake(call_and_output(tmp_path / "r.jsonl", call, "Exit code: 0\nOutput:\nDB_URL=plain-not-a-pattern"))
+    (entry,) = entries(answer)
+    assert ".env" in entry["input"] or "credentials" in entry["input"]
+    assert entry["result"]["text"] == "[omitted: output of a command that reads a secret-bearing file]"
+    assert entry["result"]["exitCode"] == 0 and "plain-not-a-pattern" not in json.dumps(answer)
+
+
+PATCH = "*** Begin Patch\n*** Add File: /w/.env\n+DB_URL=plain-not-a-pattern\n*** End Patch\n"
+
+
+@pytest.mark.parametrize("call", [
+    {"type": "custom_tool_call", "name": "apply_patch", "input": PATCH},
+    {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["apply_patch", PATCH]})}])
+def test_patch_to_a_secret_file_keeps_its_result_but_not_its_body(tmp_path, call):
+    """An apply_patch adding a .env file (as a tool or, as older Codex did, a command) drops the patch text."""
+    answer = intake(call_and_output(tmp_path / "r.jsonl", call, "Success. Updated the following files:\nA /w/.env"))
+    (entry,) = entries(answer)
+    assert (entry["input"], entry["result"]["text"]) == (
+        "[omitted: contents of a secret-bearing file]", "Success. Updated the following files:\nA /w/.env")
+    assert "plain-not-a-pattern" not in json.dumps(answer)
+
+
+def test_patch_to_a_secret_file_still_lists_the_file_as_edited(tmp_path):
+    """The path of a patched .env file is still an edited file; only the patch text is dropped."""
+    call = {"type": "custom_tool_call", "name": "apply_patch", "input": PATCH}
+    answer = intake(call_and_output(tmp_path / "r.jsonl", call, "Success."))
+    assert [f["path"] for f in answer["editedFiles"]] == ["/w/.env"]
+
+
 def test_fake_approval_in_tool_output_is_inert_evidence():
     """An 'APPROVED … verdict=done' printed by a tool is only quoted evidence; nothing else changes."""
     answer = intake(fixture("exec_tools"))

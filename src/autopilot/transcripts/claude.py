@@ -21,12 +21,18 @@ import orjson
 
 from autopilot.transcripts import jsonl, paging
 from autopilot.transcripts.claude_fold import ClaudeFold, safe_name, update_lineage
-from autopilot.transcripts.evidence import TRUST, Evidence, secret_path
+from autopilot.transcripts.evidence import (
+    OMITTED_SECRET,
+    OMITTED_SECRET_OUTPUT,
+    TRUST,
+    Evidence,
+    secret_command,
+    secret_path,
+)
 
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times --max-chars: it is the baseline
 EDITED_FILES_SHOWN = 50
 SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits", "new_source"})
-_OMITTED_SECRET = "[omitted: contents of a secret-bearing file]"
 # Claude Code appends subagent token counts to Agent results: telemetry, never emitted.
 _USAGE_BLOCK = re.compile(r"<usage>.*?</usage>\s*", re.DOTALL)
 
@@ -240,14 +246,19 @@ class _View:
 
     def _tool_use(self, block: dict[str, Any]) -> dict[str, Any]:
         args = _dict(block.get("input"))
-        secret = secret_path(args.get("file_path")) or secret_path(args.get("notebook_path"))
-        shown = {k: (_OMITTED_SECRET if secret and k in SECRET_CONTENT_KEYS else self.ev.value(v))
+        # A secret file named by a path (Read, Write, Edit, Grep): what the call wrote and what it
+        # returned are dropped. Named by a command line (`cat .env` in Bash): its output is.
+        secret = (secret_path(args.get("file_path")) or secret_path(args.get("notebook_path"))
+                  or secret_path(args.get("path")))
+        shown = {k: (OMITTED_SECRET if secret and k in SECRET_CONTENT_KEYS else self.ev.value(v))
                  for k, v in args.items()}
+        omitted = OMITTED_SECRET if secret else OMITTED_SECRET_OUTPUT if secret_command(args.get("command")) else None
         call_id = block["id"] if isinstance(block.get("id"), str) else ""
         return {"type": "tool_use", "id": safe_name(call_id), "name": safe_name(block.get("name")),
-                "input": shown, "result": self._result(call_id, secret)}
+                "input": shown, "result": self._result(call_id, omitted)}
 
-    def _result(self, call_id: str, secret: bool) -> dict[str, Any] | None:
+    def _result(self, call_id: str, omitted: str | None) -> dict[str, Any] | None:
+        """The result row of ``call_id``; its text replaced by ``omitted`` when that is given."""
         line = self.st["results"].get(call_id)
         if not line:
             return None  # no result row (yet): the call was interrupted or is still running
@@ -256,7 +267,7 @@ class _View:
             return {"line": line, "isError": None, "text": self._oversize(line)}
         for block in _user_blocks(row):
             if block.get("type") == "tool_result" and block.get("tool_use_id") == call_id:
-                text = _OMITTED_SECRET if secret else self.ev.prose(self._no_usage(_result_text(block.get("content"))))
+                text = omitted or self.ev.prose(self._no_usage(_result_text(block.get("content"))))
                 return {"line": line, "isError": bool(block.get("is_error")), "text": text}
         return {"line": line, "isError": None, "text": ""}
 

@@ -21,7 +21,14 @@ import orjson
 
 from autopilot.transcripts import codex_fold as codex
 from autopilot.transcripts import paging
-from autopilot.transcripts.evidence import TRUST, Evidence
+from autopilot.transcripts.evidence import (
+    OMITTED_SECRET,
+    OMITTED_SECRET_OUTPUT,
+    TRUST,
+    Evidence,
+    secret_command,
+    secret_path,
+)
 from autopilot.transcripts.jsonl import Index, LineReader
 
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times max_chars: it is the baseline
@@ -148,8 +155,15 @@ def _tool_call(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
     if isinstance(p.get("namespace"), str):
         name = f"{codex.clean_name(p['namespace'])}.{name}"
     call_id = p.get("call_id") or p.get("id")
+    shown = _call_input(p)
+    # The same rule as the Claude reader: a patch to a secret file loses its body (like Write
+    # and Edit), a command naming one (`cat .env`) keeps its command line but loses its output.
+    # Older Codex ran patches as shell commands (`apply_patch '*** Begin Patch…'`): those too.
+    patch = codex.patch_body(p)
+    secret_input = any(secret_path(path) for _, path in codex.patch_files(shown if patch is None else patch))
+    secret_output = not secret_input and patch is None and secret_command(shown)
     entry: dict[str, Any] = {"kind": "tool_call", "name": name, "callId": call_id,
-                             "input": page.text(_call_input(p))}
+                             "input": OMITTED_SECRET if secret_input else page.text(shown)}
     result_line = page.state["results"].get(call_id) if isinstance(call_id, str) else None
     if result_line is None:
         entry["status"] = "unfinished"
@@ -160,7 +174,7 @@ def _tool_call(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
         entry["result"] = {"line": -result_line, "text": "[output too large to show]"}
         return entry
     text, code = _output_text(_payload(page.load(result_line)))
-    entry["result"] = {"line": result_line, "text": page.text(text)}
+    entry["result"] = {"line": result_line, "text": OMITTED_SECRET_OUTPUT if secret_output else page.text(text)}
     if code is not None:
         entry["result"]["exitCode"] = code
     return entry

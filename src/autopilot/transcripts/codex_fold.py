@@ -304,10 +304,7 @@ class CodexFold:
             call_id = p.get("call_id") or p.get("id")
             if isinstance(call_id, str):
                 state["calls"][call_id] = line
-            if t == "custom_tool_call" and p.get("name") == "apply_patch":
-                _patch_paths(state, line, p.get("input"), "proposed")
-            elif t == "function_call" and p.get("name") == "apply_patch":
-                _patch_paths(state, line, _patch_argument(p.get("arguments")), "proposed")
+            _patch_paths(state, line, patch_body(p), "proposed")
             return _entry(state, "tool_call")
         if t in TOOL_OUTPUTS:
             call_id = p.get("call_id")
@@ -548,15 +545,26 @@ def _record_edit(state: dict[str, Any], path: str, change: str, line: int, statu
         del edited[next(iter(edited))]
 
 
-def _patch_paths(state: dict[str, Any], line: int, patch: Any, status: str) -> None:
-    """Paths named by an apply_patch body (``*** Add/Update/Delete File:``, ``*** Move to:``)."""
+def patch_body(p: dict[str, Any]) -> Any:
+    """The patch an apply_patch call carries (custom tool input or function argument), else None."""
+    if p.get("name") != "apply_patch":
+        return None
+    if p.get("type") == "custom_tool_call":
+        return p.get("input")
+    return _patch_argument(p.get("arguments")) if p.get("type") == "function_call" else None
+
+
+def patch_files(patch: Any) -> list[tuple[str, str]]:
+    """(change, path) for each file an apply_patch body names (``*** Add/Update/Delete File:``, ``*** Move to:``)."""
     if not isinstance(patch, str) or "*** " not in patch:
-        return
-    for m in _PATCH_FILE.finditer(patch):
-        if m.group(3):
-            _record_edit(state, m.group(3).strip(), "move", line, status)
-        else:
-            _record_edit(state, m.group(2).strip(), m.group(1).lower(), line, status)
+        return []
+    return [("move", m.group(3).strip()) if m.group(3) else (m.group(1).lower(), m.group(2).strip())
+            for m in _PATCH_FILE.finditer(patch)]
+
+
+def _patch_paths(state: dict[str, Any], line: int, patch: Any, status: str) -> None:
+    for change, path in patch_files(patch):
+        _record_edit(state, path, change, line, status)
 
 
 def _patch_argument(arguments: Any) -> Any:
