@@ -9,7 +9,7 @@ import pytest
 
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import http_error, reply_json
-from tests.integration.conftest import continue_to, done, state_of
+from tests.integration.conftest import APPROVE, continue_to, done, state_of
 from tests.integration.hooktools import OTHER_SESSION, run_hook
 
 REQUEST_CHANGES = {"decision": "request_changes", "summary": "half there",
@@ -110,6 +110,22 @@ def test_codex_unavailable_holds_claude_at_most_twice(worked, openai_env, bridge
     state = state_of(bridge, worked)
     assert state["status"] == "paused_reviewer_unavailable" and state["consecutive_errors"] == 3
     assert "/autopilot resume" in answers[2]["systemMessage"] and "/codex-stop" in answers[2]["systemMessage"]
+
+
+def test_successful_reviews_between_failed_verdicts_do_not_extend_the_hold(worked, openai_env, bridge):
+    """Failed verdicts count in a row across successful reviews: block, block, then the run pauses."""
+    answers = []
+    for n in range(3):
+        if n:  # a review that succeeds resets consecutive_errors
+            openai_env.push(reply_json(APPROVE))
+            (Path(worked) / "feature.py").write_text(f"x = {n + 2}\n")
+            run_hook(bridge, "PostToolUse", worked, tool_name="Write", tool_input={"file_path": "feature.py"})
+            assert state_of(bridge, worked)["consecutive_errors"] == 0
+        openai_env.push(http_error(400, "bad request"))
+        answers.append(stop(bridge, worked, stop_hook_active=n > 0))
+    assert [a.get("decision") for a in answers] == ["block", "block", None]
+    assert "failure 2 of 3" in answers[1]["reason"] and "3 times in a row" in answers[2]["systemMessage"]
+    assert state_of(bridge, worked)["status"] == "paused_reviewer_unavailable"
 
 
 def test_paused_run_is_left_alone(worked, openai_env, bridge):

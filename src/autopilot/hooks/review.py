@@ -124,10 +124,11 @@ def worker() -> int:
         review(cwd=root)
     except InfraError as exc:  # already recorded in state, with consecutive_errors counted
         state = store.load()
-        if state["status"] == loop.RUNNING and int(state.get("consecutive_errors") or 0) >= INFRA_PAUSE_AFTER:
+        failures = int(state.get("consecutive_errors") or 0)
+        if state["status"] == loop.RUNNING and failures >= INFRA_PAUSE_AFTER:
             from autopilot.hooks.stop import pause_unavailable
 
-            pause_unavailable(store, state, exc.kind, str(exc))
+            pause_unavailable(store, state, exc.kind, str(exc), failures)
     except BridgeError as exc:  # budget spent (the run is already stopped) or nothing to review
         print(f"codex-bridge: review worker: {exc}", file=sys.stderr)
     except Exception as exc:

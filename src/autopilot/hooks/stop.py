@@ -95,21 +95,23 @@ def _block(hook: Hook, state: State, lead: str) -> Output | None:
 
 
 def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
-    """Hold Claude at most twice while Codex is unavailable, then pause the run with the way out."""
+    """Hold Claude at most twice while Codex gives no verdict, then pause the run with the way out."""
     state = hook.store.load()
     if state["status"] != loop.RUNNING:
         return _ended(state) if state["status"] in ENDED else None
-    errors = int(state.get("consecutive_errors") or 0)
-    if errors >= INFRA_PAUSE_AFTER:
-        return pause_unavailable(hook.store, state, exc.kind, str(exc))
-    return _block(hook, state, f"Codex could not give a verdict this time ({exc.kind}; failure {errors} of "
+    # Failed verdicts in a row: a review that succeeds in between resets consecutive_errors but not this,
+    # so it cannot make Claude wait at every stop. Three failed calls of any kind in a row pause too.
+    failures = max(int(state.get("verdict_errors") or 0), int(state.get("consecutive_errors") or 0))
+    if failures >= INFRA_PAUSE_AFTER:
+        return pause_unavailable(hook.store, state, exc.kind, str(exc), failures)
+    return _block(hook, state, f"Codex could not give a verdict this time ({exc.kind}; failure {failures} of "
                                f"{INFRA_PAUSE_AFTER} before the run pauses). If the current task is finished, say "
                                "so in one line and end your turn; Codex will be asked again.")
 
 
-def pause_unavailable(store: Store, state: State, kind: str, detail: str) -> Output | None:
+def pause_unavailable(store: Store, state: State, kind: str, detail: str, failures: int) -> Output | None:
     """Pause the run as paused_reviewer_unavailable and tell the user how to resume or turn it off."""
-    reason = f"Codex was unavailable {state.get('consecutive_errors')} times in a row (last: {kind})"
+    reason = f"Codex was unavailable {failures} times in a row (last: {kind})"
     if pause(store, state.get("run_id"), "paused_reviewer_unavailable", reason) is None:
         return None
     return paused_message(reason, detail)
