@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import http_error, reply_json
-from tests.integration.conftest import APPROVE, continue_to, done, state_of
+from tests.integration.conftest import APPROVE, PLAN, continue_to, done, state_of
 from tests.integration.hooktools import OTHER_SESSION, run_hook
 
 REQUEST_CHANGES = {"decision": "request_changes", "summary": "half there",
@@ -93,12 +94,32 @@ def test_spent_budget_stops_without_asking_codex(worked, openai_env, bridge):
     assert "budget spent" in answer["systemMessage"] and state_of(bridge, worked)["status"] == "stopped_budget"
 
 
+def test_skipped_verdict_lets_claude_stop(worked, bridge, monkeypatch):
+    """A verdict that was skipped (nothing to judge) lets Claude stop with a short message, not a block."""
+    from autopilot.commands import verdict
+
+    monkeypatch.setattr(verdict, "decide", lambda **_: {"applied": False, "skipped": True, "reason": "as planned"})
+    answer = stop(bridge, worked)
+    assert answer == {"systemMessage": "codex-autopilot: Codex planned 2 tasks; nothing has changed yet, so no "
+                                       "verdict was asked for. The run waits on task T1: Add feature."}
+
+
 def test_nothing_to_judge_right_after_the_plan(planned, openai_env, bridge):
     """Stopping before any change (e.g. after /codex-plan) asks Codex nothing and does not block."""
     calls = len(openai_env.requests)
     answer = stop(bridge, planned)
     assert len(openai_env.requests) == calls and "nothing has changed yet" in answer["systemMessage"]
     assert state_of(bridge, planned)["iteration"] == 0
+
+
+def test_edits_made_before_the_plan_are_not_work_to_judge(git_repo, openai_env, bridge):
+    """Uncommitted edits already there when Codex planned are not the task's work: stopping asks Codex nothing."""
+    (Path(git_repo) / "notes.txt").write_text("mine, from before the plan\n")
+    openai_env.push(reply_json(copy.deepcopy(PLAN)))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test")[0] == 0
+    calls = len(openai_env.requests)
+    answer = stop(bridge, git_repo)
+    assert len(openai_env.requests) == calls and "nothing has changed yet" in answer["systemMessage"]
 
 
 def test_codex_unavailable_holds_claude_at_most_twice(worked, openai_env, bridge):

@@ -35,10 +35,6 @@ def stop(hook: Hook) -> Output | None:
         return notice
     if not hook.data.get("stop_hook_active") and state.get("consecutive_blocks"):
         state = _reset_blocks(hook, state)  # a fresh stop: Claude Code's own count starts again too
-    if state["iteration"] == 0 and not state.get("last_review") and hook.workspace.snapshot(state["base_sha"]).empty:
-        task = state.get("current_task") or {}
-        return say(f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
-                   f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}.")
     message = hook.data.get("last_assistant_message")
     try:
         result = _decide(message if isinstance(message, str) else None, hook.workspace.root)
@@ -48,6 +44,10 @@ def stop(hook: Hook) -> Output | None:
         return _ended(hook.store.load())
     except BridgeError as exc:
         return say(f"no verdict ({exc}); Claude stops here.")
+    if result.get("skipped"):  # nothing to judge yet: the work tree is as it was when Codex planned
+        task = state.get("current_task") or {}
+        return say(f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
+                   f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}.")
     after = hook.store.load()
     if not result.get("applied"):
         return say(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
