@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from autopilot.hooks.review import LOCK, in_flight
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import delay, http_error, reply_json
 from autopilot.state import Store
-from tests.integration.conftest import APPROVE, state_of
+from tests.integration.conftest import APPROVE, PLAN, state_of
 from tests.integration.hooktools import OTHER_SESSION, context_of, run_hook
 
 REQUEST_CHANGES = {"decision": "request_changes", "summary": "feature.py sets x but the task wants a function",
@@ -65,6 +66,26 @@ def test_no_change_since_base_is_not_reviewed(planned, openai_env, bridge):
     """A Bash call in a clean work tree asks Codex nothing."""
     assert run_hook(bridge, "PostToolUse", planned, tool_name="Bash", tool_input={"command": "ls"}) is None
     assert reviews(openai_env) == 0
+
+
+def test_edits_made_before_the_plan_are_not_reviewed(git_repo, openai_env, bridge):
+    """Uncommitted edits already there when Codex planned are not the task's work: a tool call reviews nothing."""
+    (Path(git_repo) / "notes.txt").write_text("mine, from before the plan\n")
+    openai_env.push(reply_json(copy.deepcopy(PLAN)))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    assert run_hook(bridge, "PostToolUse", git_repo, tool_name="Bash", tool_input={"command": "ls"}) is None
+    assert reviews(openai_env) == 0
+
+
+def test_hook_compares_only_the_tree_id(planned, openai_env, bridge, monkeypatch):
+    """Deciding whether to review computes the work tree's id and never takes the diff (the worker does)."""
+    from autopilot import git
+
+    openai_env.push(reply_json(APPROVE))
+    edit(bridge, planned)
+    diffs = []
+    monkeypatch.setattr(git, "snapshot", lambda *a, **k: diffs.append(a))
+    assert edit(bridge, planned, tool="Bash") is None and diffs == []
 
 
 def test_other_tools_are_ignored(planned, openai_env, bridge):

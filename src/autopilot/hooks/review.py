@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-from autopilot import loop
+from autopilot import git, loop
 from autopilot.errors import BridgeError, InfraError
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
@@ -41,8 +41,9 @@ def post_tool_use(hook: Hook) -> Output | None:
     state, notice = hook.engage()
     if state is None:
         return notice
-    snap = hook.workspace.snapshot(state.get("base_sha"))
-    if snap.empty or snap.tree == (state.get("last_review") or {}).get("fingerprint") or in_flight(hook.store):
+    # Only the tree id decides (the worker takes the diff): as planned, or as last reviewed, is nothing new.
+    tree = git.work_tree(hook.workspace.root, hook.workspace.index_cache)
+    if tree in (state.get("plan_tree"), (state.get("last_review") or {}).get("fingerprint")) or in_flight(hook.store):
         return deliver(hook, state)
     errors_before = (state.get("last_error") or {}).get("timestamp")
     worker = start_worker(hook.store, hook.workspace.root)
