@@ -41,6 +41,15 @@ def test_fast_path_ignores_other_runs(planned, tmp_path):
     assert not hooks.has_run(str(other))
 
 
+def test_fast_path_asks_git_where_the_commands_do(planned, tmp_path, monkeypatch):
+    """Under GIT_DIR/GIT_WORK_TREE the run lookup finds the repository every codex-bridge command acts on."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    monkeypatch.setenv("GIT_DIR", str(planned / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(planned))
+    assert hooks.has_run(str(outside))
+
+
 def test_unknown_event_is_ignored(planned, bridge):
     """An event the plugin has no handler for answers nothing."""
     assert run_hook(bridge, "PreCompact", planned) is None
@@ -100,7 +109,8 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
     proc = subprocess.run([sys.executable, "-I", "-c", probe], input=json.dumps(payload("Stop", git_repo)),
                           capture_output=True, text=True, env={**os.environ, "AUTOPILOT_HOME": str(home)})
     assert proc.returncode == 0 and proc.stdout == ""
-    assert proc.stderr.split() == ["autopilot", "autopilot.cli", "autopilot.errors", "autopilot.hooks"]
+    assert proc.stderr.split() == ["autopilot", "autopilot.cli", "autopilot.errors", "autopilot.git",
+                                     "autopilot.hooks"]
 
 
 def test_no_run_path_imports_neither_json_nor_typing(git_repo, tmp_path):
