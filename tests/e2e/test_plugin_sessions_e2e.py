@@ -124,7 +124,8 @@ def test_first_session_builds_the_venv_and_hooks_use_it(claude, git_repo, tmp_pa
                      AUTOPILOT_PYTHON="")
     data = home / ".claude" / "plugins" / "data" / "codex-autopilot-inline"
     version = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text())["version"]
-    assert (data / "venv" / "codex-autopilot.stamp").read_text().strip() == version, (data / "bootstrap.log")
+    stamp = (data / "venv" / "codex-autopilot.stamp").read_text().splitlines()
+    assert stamp[0] == version and "src/autopilot/hooks/stop.py" in stamp, (data / "bootstrap.log")
     assert run.hook_outputs("SessionStart") == [{}]  # built, then answered: no run here, nothing to say
     (answer,) = run.hook_outputs("UserPromptSubmit")
     assert answer["decision"] == "block" and (isolated_homes / "autopilot" / "handoff" / "claude-latest.json").exists()

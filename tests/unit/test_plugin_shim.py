@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 VERSION = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())["version"]
+HOUR_AGO = time.time() - 3600
+MINUTE_AGO = time.time() - 60
 
 
 def executable(path: Path, text: str) -> Path:
@@ -28,12 +32,43 @@ def fake_python(path: Path) -> Path:
 
 @pytest.fixture
 def plugin(tmp_path):
-    """A copy of the plugin's scripts and manifest, as Claude Code's plugin cache holds it (no .venv)."""
+    """A copy of the plugin's scripts, manifest and sources, as Claude Code's plugin cache holds it (no .venv).
+
+    Every copied path is dated an hour ago, so what a test changes is newer than a venv made before it.
+    """
     root = tmp_path / "plugin"
     shutil.copytree(REPO / "scripts", root / "scripts")
     shutil.copytree(REPO / ".claude-plugin", root / ".claude-plugin")
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    shutil.copytree(REPO / "src" / "autopilot", root / "src" / "autopilot",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (HOUR_AGO, HOUR_AGO))
     return root
+
+
+def bootstrap(plugin: Path):
+    """The plugin copy's scripts/bootstrap.py as a module."""
+    spec = importlib.util.spec_from_file_location("bootstrap_under_test", plugin / "scripts" / "bootstrap.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def built_venv(plugin: Path, env, version: str = VERSION) -> Path:
+    """A venv (a stand-in python) created a minute ago, stamped by bootstrap.py as built for ``version``."""
+    venv = Path(env["CLAUDE_PLUGIN_DATA"]) / "venv"
+    fake_python(venv / "bin" / "python")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    os.utime(venv / "pyvenv.cfg", (MINUTE_AGO, MINUTE_AGO))
+    bootstrap(plugin).write_stamp(str(plugin), str(venv), version)
+    return venv
+
+
+def interpreter(plugin, env) -> str:
+    """The program the shim exec'd for `status` (the first line a stand-in python prints), or its stderr."""
+    proc = shim(plugin, env, "status")
+    return proc.stdout.split("\n")[0] if proc.returncode == 0 else proc.stderr
 
 
 @pytest.fixture
@@ -57,21 +92,53 @@ def test_autopilot_python_wins(plugin, env, tmp_path):
     assert out[:6] == [str(py), "-I", "-m", "autopilot", "hook", "Stop"]
 
 
-def test_venv_with_matching_stamp_is_used(plugin, env):
-    """The venv in CLAUDE_PLUGIN_DATA is used when its stamp names this plugin version."""
-    venv = Path(env["CLAUDE_PLUGIN_DATA"]) / "venv"
-    fake_python(venv / "bin" / "python")
-    (venv / "codex-autopilot.stamp").write_text(VERSION + "\n")
-    assert shim(plugin, env, "status").stdout.split("\n")[0] == str(venv / "bin" / "python")
+def test_venv_built_from_these_files_is_used(plugin, env):
+    """The venv in CLAUDE_PLUGIN_DATA is used when its stamp names this version and no source changed since."""
+    venv = built_venv(plugin, env)
+    assert interpreter(plugin, env) == str(venv / "bin" / "python")
+    assert bootstrap(plugin).fresh(str(plugin), str(venv), VERSION)
 
 
 def test_venv_from_another_version_is_not_used(plugin, env):
-    """A venv stamped for another version is ignored (SessionStart rebuilds it)."""
+    """A venv stamped for another version is ignored; a hook says it is out of date (SessionStart rebuilds it)."""
+    venv = built_venv(plugin, env, version="0.0.1")
+    proc = shim(plugin, env, "hook", "Stop")
+    assert proc.returncode == 0 and "out of date" in json.loads(proc.stdout)["systemMessage"]
+    assert not bootstrap(plugin).fresh(str(plugin), str(venv), VERSION)
+
+
+@pytest.mark.parametrize("change", ["edit a module", "edit pyproject.toml", "add a module", "remove a module"])
+def test_venv_is_out_of_date_when_the_plugin_changes_without_a_new_version(plugin, env, change):
+    """An update that keeps the version number (edited, added or removed sources) makes the venv out of date."""
+    venv = built_venv(plugin, env)
+    package = plugin / "src" / "autopilot"
+    if change == "edit a module":
+        (package / "git.py").write_text((package / "git.py").read_text() + "\n# changed\n")
+    elif change == "edit pyproject.toml":
+        (plugin / "pyproject.toml").write_text((plugin / "pyproject.toml").read_text() + "\n")
+    elif change == "add a module":
+        (package / "hooks" / "extra.py").write_text("")
+    else:
+        (package / "budget.py").unlink()
+        os.utime(package, (HOUR_AGO, HOUR_AGO))  # only the missing file can tell
+    assert interpreter(plugin, env) != str(venv / "bin" / "python")
+    assert not bootstrap(plugin).fresh(str(plugin), str(venv), VERSION)
+
+
+def test_stamp_from_an_older_plugin_is_out_of_date(plugin, env):
+    """A stamp that names only the version (what earlier releases wrote) does not vouch for the sources."""
+    venv = built_venv(plugin, env)
+    (venv / "codex-autopilot.stamp").write_text(VERSION + "\n")
+    assert interpreter(plugin, env) != str(venv / "bin" / "python")
+
+
+def test_stamp_command_marks_a_venv_built_by_hand(plugin, env):
+    """`bootstrap.py --stamp VENV`, the last of the by-hand commands, makes the shim use that venv."""
     venv = Path(env["CLAUDE_PLUGIN_DATA"]) / "venv"
     fake_python(venv / "bin" / "python")
-    (venv / "codex-autopilot.stamp").write_text("0.0.1\n")
-    proc = shim(plugin, env, "hook", "Stop")
-    assert proc.returncode == 0 and "not built yet" in json.loads(proc.stdout)["systemMessage"]
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    proc = subprocess.run(["python3", str(plugin / "scripts" / "bootstrap.py"), "--stamp", str(venv)], env=env)
+    assert proc.returncode == 0 and interpreter(plugin, env) == str(venv / "bin" / "python")
 
 
 def test_developer_venv_is_used(plugin, env):
@@ -102,7 +169,7 @@ def test_no_interpreter_hook_says_exactly_what_to_run(plugin, env):
     data = env["CLAUDE_PLUGIN_DATA"]
     assert proc.returncode == 0 and message.startswith("codex-autopilot is not active")
     assert f"-m venv {data}/venv && {data}/venv/bin/python -m pip install {plugin} &&" in message
-    assert f"> {data}/venv/codex-autopilot.stamp" in message and "AUTOPILOT_PYTHON" in message
+    assert f"{plugin}/scripts/bootstrap.py --stamp {data}/venv." in message and "AUTOPILOT_PYTHON" in message
 
 
 def test_no_interpreter_command_fails_with_the_reason(plugin, env):
