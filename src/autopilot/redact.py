@@ -182,7 +182,37 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
             if "secret" not in lowered:
                 continue
         text = pattern.sub(_replacer(kind, group, counts), text)
+    if "PRIVATE KEY" in text:
+        text = _key_tails(text, counts)
     return text, counts
+
+
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]+")
+
+
+def _key_tails(text: str, counts: Counter[str]) -> str:
+    """Redact the end of a private key whose BEGIN line is not in ``text`` (``tail key.pem``, a cut string).
+
+    Walks back from each END line over whole lines of base64, so it costs one pass, never a regex backtrack.
+    """
+    out, pos = [], 0
+    for end in _KEY_END.finditer(text):
+        start = end.start()
+        while True:  # extend backwards over lines that are only base64
+            line_start = text.rfind("\n", pos, max(pos, start - 1)) + 1
+            line = text[max(line_start, pos):start].strip()
+            if start <= pos or not line or not _BASE64_LINE.fullmatch(line):
+                break
+            start = max(line_start, pos)
+            if start == pos:
+                break
+        out.append(text[pos:start])
+        out.append(PLACEHOLDER.format(kind="private_key"))
+        counts["private_key"] += 1
+        pos = end.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 class Redactor:

@@ -126,3 +126,10 @@ def test_redactor_accumulates_counts_across_strings_and_structures():
 def test_secret_bearing_paths(path, secret):
     """Secret-bearing files are recognised by name and directory; templates and public keys are not."""
     assert is_secret_path(path) is secret
+
+
+def test_the_end_of_a_key_without_its_begin_line_is_redacted():
+    """`tail key.pem` output (base64 lines and the END line, no BEGIN) is still a private key."""
+    body = "\n".join(["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"] * 5)
+    text, counts = redact(f"$ tail -6 server.pem\n{body}\n-----END PRIVATE KEY-----\n$ ls")
+    assert text == "$ tail -6 server.pem\n[REDACTED:private_key]\n$ ls" and counts == {"private_key": 1}

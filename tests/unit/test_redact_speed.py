@@ -26,3 +26,11 @@ def test_names_repeating_a_secret_word_stay_linear():
         start = time.perf_counter()
         redact(text)
         assert time.perf_counter() - start < 1.0, text[:20]
+
+
+def test_a_long_key_tail_is_found_in_linear_time():
+    """Walking back from an END line over thousands of base64 lines is one pass."""
+    text = "\n".join(["QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="] * 20_000) + "\n-----END PRIVATE KEY-----"
+    start = time.perf_counter()
+    out, _ = redact(text)
+    assert out == "[REDACTED:private_key]" and time.perf_counter() - start < 2.0
