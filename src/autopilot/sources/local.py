@@ -10,12 +10,10 @@ objective even when it is older than the event window, and a gap for each limit 
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.project import Project, require_match
-from autopilot.redact import is_secret_path
 from autopilot.sources import Limits, first_objective, gap, graph, hash_range
 from autopilot.sources.window import Span, Window, read_window
 from autopilot.transcripts.evidence import TRUST
@@ -27,14 +25,10 @@ _EXIT = re.compile(r"^(?:Exit code|Process exited with code)\s*(-?\d+)", re.M)
 
 
 def reads_secret_file(command: Any) -> bool:
-    """Whether a shell command names a secret-bearing file (``cat .env``, ``cp ~/.ssh/id_rsa …``)."""
-    if not isinstance(command, str):
-        return False
-    try:
-        words = shlex.split(command, comments=False)
-    except ValueError:
-        words = command.split()
-    return any(is_secret_path(w.strip("'\";|&<>()")) for w in words)
+    """Whether a shell command names a secret-bearing file (``cat .env``): the intake's own rule."""
+    from autopilot.transcripts.evidence import secret_command
+
+    return secret_command(command)
 
 
 def exit_code(text: str) -> int | None:
