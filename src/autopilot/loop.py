@@ -218,7 +218,7 @@ def apply_stop(state: State, reason: str) -> None:
     """stop: return the run to idle; token_usage and spend are kept."""
     state["status"] = "idle"
     state["stop_reason"] = reason
-    state["consecutive_errors"] = 0
+    state["consecutive_errors"] = state["verdict_errors"] = 0
     state["consecutive_blocks"] = 0
 
 

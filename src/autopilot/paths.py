@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from autopilot.digest import sha256_hex  # re-exported: callers use paths.sha256_hex
+
 
 def autopilot_home() -> Path:
     """The per-user home: ``$AUTOPILOT_HOME``, default ``~/.codex-autopilot``."""
@@ -22,18 +24,6 @@ def claude_config_dir() -> Path:
     """Claude Code's config and transcript root: ``$CLAUDE_CONFIG_DIR``, default ``~/.claude``."""
     env = os.environ.get("CLAUDE_CONFIG_DIR")
     return Path(env) if env else Path.home() / ".claude"
-
-
-def sha256_hex(data: bytes) -> str:
-    """The SHA-256 of ``data`` in hex, without importing OpenSSL on the hook hot path."""
-    try:  # the builtin module is ~2 ms cheaper to import than hashlib's OpenSSL binding
-        from _sha2 import sha256  # type: ignore[import-not-found]  # Python >= 3.12
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # Python 3.10, 3.11
-        except ImportError:
-            from hashlib import sha256  # type: ignore[assignment]
-    return str(sha256(data).hexdigest())
 
 
 def slugify(text: str, limit: int = 40) -> str:

@@ -235,3 +235,14 @@ def test_crash_log_is_redacted(planned, bridge, monkeypatch, isolated_homes):
     bridge("-C", str(planned), "status")
     log = (isolated_homes / "autopilot" / "crash.log").read_text()
     assert key not in log and "[REDACTED:github_token]" in log
+
+
+def test_resume_clears_the_failed_verdict_count(planned, bridge):
+    """After a reviewer-unavailable pause, resume starts the failure count again (Claude is held again first)."""
+    from autopilot.state import Store
+
+    with Store(planned).transaction() as s:
+        s.update(status="paused_reviewer_unavailable", verdict_errors=3, consecutive_errors=3)
+    assert bridge("-C", str(planned), "resume")[0] == 0
+    s = state_of(bridge, planned)
+    assert (s["status"], s["verdict_errors"], s["consecutive_errors"]) == ("running", 0, 0)

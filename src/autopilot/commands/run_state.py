@@ -115,7 +115,7 @@ def resume(*, cwd: str | None = None) -> int:
                               hint="raise it first: codex-bridge budget set USD")
         if s["status"] == "stopped_iteration_limit":
             s["max_iterations"] = s["iteration"] + max(1, s["max_iterations"] // 2)
-        s.update(status=loop.RUNNING, stop_reason=None, consecutive_errors=0, consecutive_blocks=0)
+        s.update(status=loop.RUNNING, stop_reason=None, consecutive_errors=0, verdict_errors=0, consecutive_blocks=0)
         after = dict(s)
     emit({"status": after["status"], "resumed": True, "max_iterations": after["max_iterations"]})
     return 0

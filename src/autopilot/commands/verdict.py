@@ -33,12 +33,13 @@ def decide(*, last_message: str | None = None, backend: str | None = None, model
         raise BridgeError(f"the run is {state['status']}, not running; there is nothing to decide",
                           hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run")
     task = state["current_task"]
-    snap = ws.snapshot_while_loading(state.get("base_sha"))
-    if state["iteration"] == 0 and state.get("plan_tree") and snap.tree == state["plan_tree"]:
-        # Nothing was done since the plan (e.g. /codex-plan, which only plans): nothing to judge, nothing spent.
+    # Nothing done since the plan (e.g. /codex-plan, which only plans): nothing to judge, nothing spent.
+    if state["iteration"] == 0 and state.get("plan_tree") and \
+            git.work_tree(ws.root, ws.index_cache) == state["plan_tree"]:
         say("nothing has changed since the plan; no verdict was asked for")
         return {"applied": False, "skipped": True, "reason": "nothing has changed since the plan",
                 "status": state["status"], "iteration": 0, "current_task": task}
+    snap = ws.snapshot_while_loading(state.get("base_sha"))
     ws.guard_budget("verdict")
     redactor = Redactor()
     evidence, _facts = diff_evidence(ws, snap, redactor)

@@ -128,20 +128,10 @@ def has_run(cwd: str) -> bool:
         top = toplevel(cwd)
     except BridgeError:  # not in a git repository
         return False
-    suffix = "-" + _sha256_hex(top)[:12]  # paths.run_dir: runs/<slug>-<sha256(realpath)[:12]>
+    from autopilot.digest import sha256_hex
+
+    suffix = "-" + sha256_hex(top.encode("utf-8"))[:12]  # paths.run_dir: runs/<slug>-<sha256(realpath)[:12]>
     return any(name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json")) for name in names)
-
-
-def _sha256_hex(text: str) -> str:
-    # paths.sha256_hex without importing autopilot.paths, which imports pathlib: +6 ms on a 16 ms no-run
-    # hook (1.5x -> 2.1x bare python in bench/bench_hooks.py), for functions this path never calls.
-    for name in ("_sha256", "_sha2", "hashlib"):
-        try:
-            module = __import__(name)
-        except ImportError:
-            continue
-        return str(module.sha256(text.encode("utf-8")).hexdigest())
-    raise ImportError("no sha256 implementation")
 
 
 def failed(event: str, exc: BaseException) -> dict:
