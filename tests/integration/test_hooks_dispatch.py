@@ -109,8 +109,8 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
     proc = subprocess.run([sys.executable, "-I", "-c", probe], input=json.dumps(payload("Stop", git_repo)),
                           capture_output=True, text=True, env={**os.environ, "AUTOPILOT_HOME": str(home)})
     assert proc.returncode == 0 and proc.stdout == ""
-    assert proc.stderr.split() == ["autopilot", "autopilot.cli", "autopilot.errors", "autopilot.git",
-                                     "autopilot.hooks"]
+    assert proc.stderr.split() == ["autopilot", "autopilot.cli", "autopilot.digest", "autopilot.errors",
+                                     "autopilot.git", "autopilot.hooks"]
 
 
 def test_no_run_path_imports_neither_json_nor_typing(git_repo, tmp_path):
