@@ -24,7 +24,13 @@ typical loop:
 try it offline first:  codex-bridge demo"""
 
 
-def _parser():  # type: ignore[no-untyped-def]
+def _command_of(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names (after an optional ``-C DIR``), without parsing anything else."""
+    rest = argv[2:] if argv[:1] == ["-C"] else argv
+    return rest[0] if rest and not rest[0].startswith("-") else None
+
+
+def _parser(command: str | None = None):  # type: ignore[no-untyped-def]
     import argparse
 
     from autopilot import __version__
@@ -105,11 +111,12 @@ def _parser():  # type: ignore[no-untyped-def]
                        description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
                                    "redacted evidence for the other agent.")
     hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
-    from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
+    if command in (None, "handoff"):  # its ten actions cost ~10 ms to build; other commands skip them
+        from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
 
-    handoff_intake.add_parser(hsub)
-    handoff_packets.add_parser(hsub)
-    handoff_codex.add_parser(hsub)
+        handoff_intake.add_parser(hsub)
+        handoff_packets.add_parser(hsub)
+        handoff_codex.add_parser(hsub)
 
     p = sub.add_parser("install", help="install the $handoff hook and the handoff / from-claude skills into Codex",
                        description="Merge codex-autopilot's UserPromptSubmit hook into $CODEX_HOME/hooks.json (backed "
@@ -191,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         cwd = argv[1] if argv[0] == "-C" else None
         return _guarded(lambda: _run_state().show_state(cwd=cwd))
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(_command_of(argv)).parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a malformed command line
         return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
     return _guarded(lambda: _in_dir(args))
