@@ -20,7 +20,6 @@ import copy
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -207,56 +206,12 @@ def forget(config: Path, trust_key: str, value: str) -> str:
 
 def ask_codex(binary: str, cwd: str) -> list[dict[str, Any]] | None:
     """The hooks ``codex app-server`` lists for ``cwd`` (with key, currentHash, trustStatus); None if it cannot say."""
-    import queue
-    import threading
+    from autopilot.app_server import AppServerClient
 
     try:
-        proc = subprocess.Popen([binary, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True, cwd=cwd)
-    except OSError:
-        return None
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def pump() -> None:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            lines.put(raw)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
-
-    def call(rid: int, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps({"id": rid, "method": method, "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            raw = lines.get(timeout=ASK_TIMEOUT)
-            if raw is None:
-                return None
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(message, dict) and message.get("id") == rid:
-                return message.get("result") if isinstance(message.get("result"), dict) else None
-
-    try:
-        if call(1, "initialize", {"clientInfo": {"name": "codex_autopilot_installer", "version": "1"},
-                                  "capabilities": {"experimentalApi": False}}) is None:
-            return None
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps({"method": "initialized"}) + "\n")
-        result = call(2, "hooks/list", {"cwds": [cwd]})
-    except (OSError, queue.Empty):
-        result = None
-    finally:
-        try:
-            if proc.stdin:
-                proc.stdin.close()
-            proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
-    if result is None:
+        with AppServerClient(binary, methods={"hooks/list"}, timeout=ASK_TIMEOUT, cwd=cwd,
+                             client="codex_autopilot_installer", purpose="codex-autopilot installer") as server:
+            result = server.call("hooks/list", {"cwds": [cwd]})
+    except BridgeError:
         return None
     return [hook for entry in result.get("data") or [] for hook in entry.get("hooks") or [] if isinstance(hook, dict)]

@@ -86,7 +86,7 @@ def test_app_server_read_agrees_with_the_local_rollout(r):
 def test_app_server_refuses_a_write_method_before_sending_it():
     """turn/start is refused by the client itself: it never reaches the server."""
     server = appserver.AppServer(binary="/nonexistent/codex")
-    with pytest.raises(Exception, match="only reads"):
+    with pytest.raises(Exception, match="refused to call turn/start"):
         server.call("turn/start", {"threadId": "x", "input": []})
     assert server.sent == []
 

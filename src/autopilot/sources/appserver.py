@@ -12,13 +12,9 @@ but not imported.
 
 from __future__ import annotations
 
-import json
-import queue
-import subprocess
-import threading
 from typing import Any
 
-from autopilot.errors import BridgeError
+from autopilot.app_server import AppServerClient
 from autopilot.project import THIS_WORKTREE, Project, require_match
 from autopilot.sources import Limits, check_session_id, first_objective, gap, graph
 from autopilot.transcripts.evidence import TRUST, Evidence
@@ -30,97 +26,12 @@ TURN_PAGE = 20
 TIMEOUT = 30.0
 
 
-class AppServer:
+class AppServer(AppServerClient):
     """A ``codex app-server`` child process that only ever receives read methods."""
 
     def __init__(self, binary: str | None = None, timeout: float = TIMEOUT) -> None:
-        from autopilot.config import codex_binary
-
-        found = binary or codex_binary()
-        if not found:
-            raise BridgeError("the codex binary was not found, so --source app-server cannot run",
-                              hint="install the Codex CLI (npm install -g @openai/codex) or name it with "
-                                   "AUTOPILOT_CODEX_BIN; or use --source local")
-        self.binary: str = found
-        self.timeout = timeout
-        self.sent: list[str] = []  # every method sent, in order (tests check it)
-        self._ids = 0
-        self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self.proc: subprocess.Popen[str] | None = None
-
-    def __enter__(self) -> AppServer:
-        try:
-            self.proc = subprocess.Popen([self.binary, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        except OSError as exc:
-            raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}",
-                              hint="check AUTOPILOT_CODEX_BIN, or use --source local") from None
-        threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
-        from autopilot import __version__
-
-        self.call("initialize", {"clientInfo": {"name": "codex_autopilot", "title": "codex-autopilot handoff reader",
-                                                "version": __version__},
-                                 "capabilities": {"experimentalApi": True}})
-        self._send({"method": "initialized"})
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        proc = self.proc
-        if proc is None:
-            return
-        try:
-            if proc.stdin:
-                proc.stdin.close()
-            proc.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
-
-    def _pump(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(message, dict):
-                self._inbox.put(message)
-        self._inbox.put(None)
-
-    def _send(self, message: dict[str, Any]) -> None:
-        assert self.proc is not None and self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(message) + "\n")
-            self.proc.stdin.flush()
-        except OSError:
-            raise BridgeError("codex app-server closed its input", hint="use --source local") from None
-
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send one read request and return its result; anything but a read method is refused."""
-        if method not in READ_METHODS:
-            raise BridgeError(f"refused to call {method}: the app-server reader only reads",
-                              hint="resuming threads and starting turns is never part of a handoff read")
-        self._ids += 1
-        rid = self._ids
-        self.sent.append(method)
-        self._send({"id": rid, "method": method, "params": params})
-        while True:
-            try:
-                message = self._inbox.get(timeout=self.timeout)
-            except queue.Empty:
-                raise BridgeError(f"codex app-server did not answer {method} within {self.timeout:.0f}s",
-                                  hint="use --source local") from None
-            if message is None:
-                raise BridgeError(f"codex app-server exited while answering {method}", hint="use --source local")
-            if "method" in message and "id" in message:  # the server asks the client: never granted
-                self._send({"id": message["id"], "error": {"code": -32601, "message": "read-only client"}})
-                continue
-            if message.get("id") != rid:
-                continue  # a notification
-            if "error" in message:
-                error = message["error"] if isinstance(message["error"], dict) else {}
-                raise BridgeError(f"codex app-server refused {method}: {error.get('message', error)}")
-            return message.get("result") or {}
+        super().__init__(binary, methods=READ_METHODS, timeout=timeout, purpose="codex-autopilot handoff reader",
+                         hint="use --source local")
 
 
 def _thread_row(t: dict[str, Any], scope: str) -> dict[str, Any]:
