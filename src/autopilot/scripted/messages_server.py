@@ -32,17 +32,15 @@ Which step answers a request:
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from autopilot.scripted.serving import BackgroundServer, serve_until_interrupted
+from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted
 
 Step = dict[str, Any]
 Responder = Callable[[dict[str, Any]], "Step | None"]
@@ -148,12 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found()
             return
         step = owner._answer(self.path, dict(self.headers), body)
-        if step.get("delay"):
-            time.sleep(float(step["delay"]))
-        if step.get("drop"):
-            self.close_connection = True
-            with contextlib.suppress(OSError):
-                self.connection.shutdown(socket.SHUT_RDWR)
+        if delay_or_drop(self, step):
             return
         if "status" in step:
             error = step.get("error") or {}

@@ -19,16 +19,14 @@ A step is a plain dict (so scripts can be JSON files):
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
-import socket
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from autopilot.scripted.serving import BackgroundServer, serve_until_interrupted
+from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted
 
 Step = dict[str, Any]
 Responder = Callable[[dict[str, Any]], Step]
@@ -110,12 +108,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, b'{"error":{"message":"invalid JSON"}}')
             return
         step, rid = self.server.owner._next(body, dict(self.headers))
-        if step.get("delay"):
-            time.sleep(float(step["delay"]))
-        if step.get("drop"):
-            self.close_connection = True
-            with contextlib.suppress(OSError):
-                self.connection.shutdown(socket.SHUT_RDWR)
+        if delay_or_drop(self, step):
             return
         if "status" in step:
             self._send(int(step["status"]), json.dumps({"error": step.get("error", {})}).encode())

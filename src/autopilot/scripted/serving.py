@@ -64,6 +64,21 @@ class BackgroundServer:
         self.stop()
 
 
+def delay_or_drop(handler: BaseHTTPRequestHandler, step: dict[str, Any]) -> bool:
+    """Apply a step's ``delay``; with ``drop``, close the connection unanswered and return True."""
+    import contextlib
+    import socket
+
+    if step.get("delay"):
+        time.sleep(float(step["delay"]))
+    if not step.get("drop"):
+        return False
+    handler.close_connection = True
+    with contextlib.suppress(OSError):
+        handler.connection.shutdown(socket.SHUT_RDWR)
+    return True
+
+
 def serve_until_interrupted(server: BackgroundServer) -> int:
     """Print the server's URL and serve until Ctrl-C (for manual runs against real clients)."""
     server.start()
