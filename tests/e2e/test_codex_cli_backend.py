@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autopilot.backends.codex_cli import TOTALS_FILE
-from autopilot.codex_sessions import newest_root_session
+from autopilot.codex.sessions import newest_root_session
 from autopilot.errors import EXIT_INFRA
 from autopilot.scripted.responses_server import ResponsesServer, delay, http_error, reply_json
 from tests.conftest import agent_bin, write_codex_config

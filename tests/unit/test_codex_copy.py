@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from autopilot import codex_sessions, paths
+from autopilot import paths
+from autopilot.codex import sessions as codex_sessions
 from tests.unit.codex_home_files import meta_line, pointer, rollout, thread
 
 LINE = "/codex-autopilot:from-codex"

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from autopilot import codex_hooks, paths
+from autopilot import paths
+from autopilot.codex import hooks_file as codex_hooks
 from autopilot.errors import BridgeError
 from tests.unit.codex_home_files import hooks_json, load_json
 
@@ -287,7 +288,7 @@ def test_reinstall_removes_a_file_an_older_version_owned(bridge):
     folder = home() / "skills" / "handoff"
     marker = load_json(folder / ".codex-autopilot.json")
     (folder / "old.txt").write_text("old\n")
-    from autopilot.codex_skills import _digest
+    from autopilot.codex.skills import _digest
 
     marker["files"]["old.txt"] = _digest(b"old\n")
     (folder / ".codex-autopilot.json").write_text(json.dumps(marker))

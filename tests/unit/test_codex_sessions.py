@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from autopilot import codex_sessions, paths
+from autopilot import paths
+from autopilot.codex import sessions as codex_sessions
 from tests.unit.codex_home_files import meta_line, rollout, thread
 
 

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from autopilot import codex_trust, paths
+from autopilot import paths
+from autopilot.codex import trust as codex_trust
 from autopilot.errors import BridgeError
 
 tomllib = codex_trust.toml_reader()

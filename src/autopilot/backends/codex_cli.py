@@ -14,7 +14,7 @@ from typing import Any
 from autopilot import paths
 from autopilot.backends import Reply
 from autopilot.budget import Usage
-from autopilot.codex_sessions import find_rollout, newest_root_session
+from autopilot.codex.sessions import find_rollout, newest_root_session
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import InfraError
 

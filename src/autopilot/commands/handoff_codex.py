@@ -53,7 +53,8 @@ def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
     """Print the handoff line for the session ``$handoff`` saved (or the newest root one in ``cwd``) and copy it."""
     import sys
 
-    from autopilot import clipboard, codex_sessions
+    from autopilot import clipboard
+    from autopilot.codex import sessions as codex_sessions
     from autopilot.commands import emit
 
     where = os.path.abspath(cwd or os.getcwd())  # read at run time: `-C DIR` has changed directory by now

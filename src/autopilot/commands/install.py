@@ -17,7 +17,7 @@ from typing import Any
 
 from autopilot.errors import BridgeError
 
-ASSETS = Path(__file__).resolve().parent.parent / "codex_assets"
+ASSETS = Path(__file__).resolve().parent.parent / "codex" / "assets"
 HOOK_SCRIPT = "scripts/handoff_hook.py"
 HOOK_WRAPPER = "scripts/handoff-hook"
 INTAKE_SCRIPT = "scripts/from_claude.py"
@@ -51,7 +51,7 @@ def installed_bridge() -> tuple[str, str | None]:
 
 def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
     """Every file of both skills, by skill and path inside it."""
-    from autopilot.codex_skills import File, skill_dir
+    from autopilot.codex.skills import File, skill_dir
 
     handoff, intake = skill_dir("handoff"), skill_dir("from-claude")
     command = shlex.quote(str(intake / INTAKE_WRAPPER))
@@ -76,7 +76,7 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
 
 def hook_command() -> str:
     """The command hooks.json runs: the handoff skill's launcher, shell-quoted (Codex runs it with $SHELL -lc)."""
-    from autopilot.codex_skills import skill_dir
+    from autopilot.codex.skills import skill_dir
 
     return shlex.quote(str(skill_dir("handoff") / HOOK_WRAPPER))
 
@@ -95,7 +95,10 @@ def run(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
 
 
 def _install(trust: bool) -> dict[str, Any]:
-    from autopilot import codex_hooks, codex_skills, codex_trust, paths
+    from autopilot import paths
+    from autopilot.codex import hooks_file as codex_hooks
+    from autopilot.codex import skills as codex_skills
+    from autopilot.codex import trust as codex_trust
 
     home = paths.codex_home().absolute()
     python, bridge = installed_bridge()
@@ -153,7 +156,7 @@ def _status(recorded: str | None, digest: str) -> str:
 
 def _record_trust(config: Path, key: str, digest: str, home: Path) -> dict[str, Any]:
     """Record the trust in config.toml, and let Codex itself confirm it when a codex binary is at hand."""
-    from autopilot import codex_trust
+    from autopilot.codex import trust as codex_trust
     from autopilot.config import codex_binary
 
     recorded = codex_trust.record(config, key, digest)
@@ -196,7 +199,10 @@ def _tell_install(status: str, trust: dict[str, Any], command: str, config: Path
 
 
 def _uninstall() -> dict[str, Any]:
-    from autopilot import codex_hooks, codex_skills, codex_trust, paths
+    from autopilot import paths
+    from autopilot.codex import hooks_file as codex_hooks
+    from autopilot.codex import skills as codex_skills
+    from autopilot.codex import trust as codex_trust
 
     home = paths.codex_home().absolute()
     hooks_file, config = home / "hooks.json", home / "config.toml"

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from autopilot.codex_hooks import EVENT_LABEL
+from autopilot.codex.hooks_file import EVENT_LABEL
 from autopilot.errors import BridgeError
 
 HEADER = re.compile(r"""^[ \t]*\[[ \t]*hooks[ \t]*\.[ \t]*state[ \t]*\.[ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*\]"""
@@ -136,7 +136,7 @@ def _pruned(data: dict[str, Any], trust_key: str) -> dict[str, Any]:
 
 def _save(config: Path, old_text: str, new_text: str, expected: dict[str, Any], trust_key: str) -> Path | None:
     """Write ``new_text`` after checking it parses to ``expected``; back the old file up; the backup."""
-    from autopilot.codex_hooks import backup, replace_text
+    from autopilot.codex.hooks_file import backup, replace_text
 
     try:
         got = _pruned(dict(toml_reader().loads(new_text)), trust_key)
@@ -206,7 +206,7 @@ def forget(config: Path, trust_key: str, value: str) -> str:
 
 def ask_codex(binary: str, cwd: str) -> list[dict[str, Any]] | None:
     """The hooks ``codex app-server`` lists for ``cwd`` (with key, currentHash, trustStatus); None if it cannot say."""
-    from autopilot.app_server import AppServerClient
+    from autopilot.codex.app_server import AppServerClient
 
     try:
         with AppServerClient(binary, methods={"hooks/list"}, timeout=ASK_TIMEOUT, cwd=cwd,
