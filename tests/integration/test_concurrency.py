@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.budget import Usage, add_usd, charge_budget
+from autopilot.run.budget import Usage, add_usd, charge_budget
 from autopilot.scripted.responses_server import reply_json
 from tests.integration.conftest import APPROVE, state_of
 

@@ -133,7 +133,7 @@ def test_budget_check_flips_an_over_budget_run(planned, bridge):
     """budget check is the seed's budget-guard: over the cap it stops the run and exits 4."""
     code, out, _ = bridge("-C", str(planned), "budget", "check")
     assert code == 0 and json.loads(out)["over_budget"] is False
-    from autopilot.state import Store
+    from autopilot.run.state import Store
 
     with Store(planned).transaction() as s:
         s["budget_used_usd"] = 5.0
@@ -144,7 +144,7 @@ def test_budget_check_flips_an_over_budget_run(planned, bridge):
 
 def test_resume_after_raising_the_budget(planned, bridge):
     """A budget-stopped run resumes once the cap is raised, and not before."""
-    from autopilot.state import Store
+    from autopilot.run.state import Store
 
     with Store(planned).transaction() as s:
         s.update(budget_used_usd=5.0, status="stopped_budget")
@@ -239,7 +239,7 @@ def test_crash_log_is_redacted(planned, bridge, monkeypatch, isolated_homes):
 
 def test_resume_clears_the_failed_verdict_count(planned, bridge):
     """After a reviewer-unavailable pause, resume starts the failure count again (Claude is held again first)."""
-    from autopilot.state import Store
+    from autopilot.run.state import Store
 
     with Store(planned).transaction() as s:
         s.update(status="paused_reviewer_unavailable", verdict_errors=3, consecutive_errors=3)

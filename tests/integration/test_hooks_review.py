@@ -12,7 +12,7 @@ import filelock
 from autopilot.hooks.review import LOCK, in_flight
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import delay, http_error, reply_json
-from autopilot.state import Store
+from autopilot.run.state import Store
 from tests.integration.conftest import APPROVE, PLAN, state_of
 from tests.integration.hooktools import OTHER_SESSION, context_of, run_hook
 

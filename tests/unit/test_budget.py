@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autopilot.budget import Usage, charge_budget, price_table
+from autopilot.run.budget import Usage, charge_budget, price_table
 from autopilot.errors import BridgeError
 
 

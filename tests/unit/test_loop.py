@@ -6,9 +6,9 @@ import copy
 
 from freezegun import freeze_time
 
-from autopilot import loop
-from autopilot.budget import Usage
-from autopilot.state import new_state
+from autopilot.run import loop
+from autopilot.run.budget import Usage
+from autopilot.run.state import new_state
 
 TASKS = [
     {"id": "T1", "title": "one", "description": "d1", "acceptance": ["a1", "a2"]},

@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-from autopilot import state as state_mod
+from autopilot.run import state as state_mod
 from autopilot.errors import StateError
-from autopilot.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
-from autopilot.state import Store
+from autopilot.run.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
+from autopilot.run.state import Store
 
 # A state.json as the seed's Node bridge wrote it before budgets existed.
 SEED_PRE_BUDGET = """{

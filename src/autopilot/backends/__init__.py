@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from autopilot.budget import Usage
+from autopilot.run.budget import Usage
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from autopilot import paths
 from autopilot.backends import Reply
-from autopilot.budget import Usage
+from autopilot.run.budget import Usage
 from autopilot.codex.sessions import find_rollout, newest_root_session
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import InfraError
@@ -137,7 +137,7 @@ class CodexCLI:
             return {}
 
     def _save_total(self, thread_id: str, total: Usage) -> None:
-        from autopilot.state import atomic_write_text
+        from autopilot.run.state import atomic_write_text
 
         totals = self._totals()
         totals[thread_id] = total.as_dict()

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from autopilot.backends import Reply
-from autopilot.budget import Usage
+from autopilot.run.budget import Usage
 from autopilot.errors import InfraError
 
 DEFAULT_MODEL = "gpt-6.2-sol"

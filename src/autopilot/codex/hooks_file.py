@@ -162,7 +162,7 @@ def replace_text(path: Path, text: str) -> None:
     manager links into ``$CODEX_HOME`` stays managed (``os.replace`` on the link would swap the link
     itself for a regular file).
     """
-    from autopilot.state import atomic_write_text
+    from autopilot.run.state import atomic_write_text
 
     target = Path(os.path.realpath(path))
     try:

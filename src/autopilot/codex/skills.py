@@ -70,7 +70,7 @@ def read_marker(name: str) -> dict[str, Any] | None:
 
 def write_marker(name: str, marker: dict[str, Any]) -> bool:
     """Write the marker if it differs from what is there; whether it changed."""
-    from autopilot.state import atomic_write_text
+    from autopilot.run.state import atomic_write_text
 
     target = skill_dir(name) / MARKER
     text = json.dumps(marker, indent=2, sort_keys=True) + "\n"
@@ -105,7 +105,7 @@ def check(name: str, files: dict[str, File]) -> None:
 
 def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = None) -> Outcome:
     """Write the skill's files (only those that differ) and its marker; call ``check`` first."""
-    from autopilot.state import atomic_write_text
+    from autopilot.run.state import atomic_write_text
 
     folder = skill_dir(name)
     old = read_marker(name) or {"files": {}}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from autopilot import config, git, loop, reviewer
+from autopilot import config, git
+from autopilot.run import loop
+from autopilot.run import reviewer
 from autopilot.commands import emit
 from autopilot.errors import BridgeError
 from autopilot.redact import Redactor
-from autopilot.workspace import Workspace, say
+from autopilot.run.workspace import Workspace, say
 
 
 def task_text(task: dict[str, Any]) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from autopilot import loop
+from autopilot.run import loop
 from autopilot.commands import emit
 from autopilot.errors import EXIT_BUDGET, BridgeError
-from autopilot.state import State, all_runs
-from autopilot.workspace import Workspace
+from autopilot.run.state import State, all_runs
+from autopilot.run.workspace import Workspace
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ import os
 from functools import cached_property
 from typing import Any
 
-from autopilot import loop
-from autopilot.state import State, Store
-from autopilot.workspace import Workspace
+from autopilot.run import loop
+from autopilot.run.state import State, Store
+from autopilot.run.workspace import Workspace
 
 Output = dict[str, Any]
 PREFIX = "codex-autopilot: "

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from autopilot import paths
-from autopilot.state import atomic_write_text, now_iso
+from autopilot.run.state import atomic_write_text, now_iso
 
 POINTER = "claude-latest.json"
 # What the user types in Codex to pick the session up (the from-claude skill `codex-bridge install codex` adds).

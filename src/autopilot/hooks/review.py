@@ -14,7 +14,8 @@ import os
 import subprocess
 import sys
 
-from autopilot import git, loop
+from autopilot import git
+from autopilot.run import loop
 from autopilot.errors import BridgeError, InfraError
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
@@ -24,7 +25,7 @@ from autopilot.hooks.context import (
     findings_text,
     say,
 )
-from autopilot.state import State, Store
+from autopilot.run.state import State, Store
 
 TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 LOCK = "review.lock"

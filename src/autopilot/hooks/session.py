@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autopilot import loop
+from autopilot.run import loop
 from autopilot.hooks.context import Hook, Output, context, cost_text, say, task_text
 
 

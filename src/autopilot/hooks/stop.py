@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autopilot import loop
+from autopilot.run import loop
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
@@ -17,7 +17,7 @@ from autopilot.hooks.context import (
     say,
     task_text,
 )
-from autopilot.state import State, Store
+from autopilot.run.state import State, Store
 
 ENDED = {
     "done": "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from autopilot import paths
 from autopilot.errors import BridgeError, StateError
-from autopilot.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
+from autopilot.run.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:

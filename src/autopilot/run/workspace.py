@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 from functools import cached_property
 
-from autopilot import git, loop
+from autopilot import git
+from autopilot.run import loop
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
-from autopilot.state import State, Store
+from autopilot.run.state import State, Store
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class Workspace:
 
     def record_failure(self, phase: str, exc: BridgeError, run_id: str | None) -> None:
         """Charge what a failed exchange of run ``run_id`` consumed (once) and record why it failed."""
-        from autopilot.budget import Usage
+        from autopilot.run.budget import Usage
 
         usage = exc.usage if isinstance(exc.usage, Usage) else Usage()
         if not self.store.exists():

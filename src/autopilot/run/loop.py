@@ -7,14 +7,14 @@ bridge's own counters (errors, ownership, cost of the plan).
 
 from __future__ import annotations
 
-from autopilot.migrations import PHASES, empty_usage
-from autopilot.state import now_iso
+from autopilot.run.migrations import PHASES, empty_usage
+from autopilot.run.state import now_iso
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from typing import Any
 
-    from autopilot.budget import Usage
+    from autopilot.run.budget import Usage
 
 State = dict  # dict[str, Any]
 RUNNING = "running"
@@ -23,7 +23,7 @@ PAUSED = ("paused_reviewer_unavailable", "paused_block_cap")
 
 def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> None:
     """Add one exchange's tokens and cost to the run (token_usage[phase] and budget_used_usd)."""
-    from autopilot.budget import add_usd
+    from autopilot.run.budget import add_usd
 
     bucket = state["token_usage"].setdefault(phase, empty_usage())
     bucket["input"] += usage.input
