@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autopilot import packets
-from autopilot.project import Project
+from autopilot.packets import store as packets
+from autopilot.sources.project import Project
 from autopilot.scripted.responses_server import reply_text, tool_call
 from autopilot.sources import Limits, appserver
 from autopilot.sources.codex import CodexSource

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from autopilot.errors import BridgeError
-from autopilot.project import Project
+from autopilot.sources.project import Project
 from autopilot.sources import Limits
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from autopilot import packet_build, packets
-from autopilot.project import Project
+from autopilot.packets import build as packet_build
+from autopilot.packets import store as packets
+from autopilot.sources.project import Project
 from autopilot.sources import appserver
 from autopilot.transcripts.evidence import Evidence
 from tests.unit.claude_transcript_rows import Transcript, text

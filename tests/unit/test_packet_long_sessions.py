@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autopilot import packets
+from autopilot.packets import store as packets
 from tests.unit.claude_transcript_rows import Transcript, text, tool_use
 from tests.unit.handoff_env import CLAUDE_CWD, claude_session, codex_lines, codex_rollout, run_json, thread_of
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 
-from autopilot import packets
+from autopilot.packets import store as packets
 from autopilot.sources import canonical
 from tests.unit.claude_transcript_rows import Transcript, text, tool_use
 from tests.unit.handoff_env import (

@@ -24,7 +24,7 @@ def _say(message: str) -> None:
 
 
 def _project(cwd: str | None):  # type: ignore[no-untyped-def]
-    from autopilot.project import Project
+    from autopilot.sources.project import Project
 
     return Project(cwd)
 
@@ -90,7 +90,8 @@ def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str
     """Build a packet from one session; print it (``--preview``, nothing written) or store it and print its id."""
     import os
 
-    from autopilot import packet_build, packets
+    from autopilot.packets import build as packet_build
+    from autopilot.packets import store as packets
     from autopilot.commands import emit
     from autopilot.sources import Limits
 
@@ -128,7 +129,7 @@ def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str
 
 def inspect(packet_id: str) -> int:
     """Print a packet after re-verifying its hash and its evidence index."""
-    from autopilot import packet_import
+    from autopilot.packets import receive as packet_import
     from autopilot.commands import emit
 
     emit(packet_import.inspect(packet_id))
@@ -137,7 +138,7 @@ def inspect(packet_id: str) -> int:
 
 def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, max_chars: int | None = None) -> int:
     """Verify a packet against this worktree and print the drift, stale claims and the receiver's context."""
-    from autopilot import packet_import
+    from autopilot.packets import receive as packet_import
     from autopilot.commands import emit
 
     answer = packet_import.import_packet(packet_id, to=to, session=session, cwd=cwd,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from autopilot.codex.app_server import AppServerClient
-from autopilot.project import THIS_WORKTREE, Project, require_match
+from autopilot.sources.project import THIS_WORKTREE, Project, require_match
 from autopilot.sources import Limits, check_session_id, first_objective, gap, graph
 from autopilot.transcripts.evidence import TRUST, Evidence
 

@@ -3,7 +3,7 @@
 Discovery never reverses a project directory's name (the encoding replaces every
 non-alphanumeric character with ``-``, so it is lossy): it only uses the names to skip
 directories that cannot belong to this repository's worktrees, then reads the ``cwd``
-the session's own rows recorded and classifies it with :class:`~autopilot.project.Project`.
+the session's own rows recorded and classifies it with :class:`~autopilot.sources.project.Project`.
 Sessions of Claude Code worktrees (``.claude/worktrees/<name>``, registered or deleted)
 are another worktree, never this one. Events come from the Claude intake, in parentUuid
 order: each event's ``parent`` is its nearest ancestor on the chain, so a rewind's new
@@ -21,7 +21,7 @@ import orjson
 
 from autopilot.errors import BridgeError
 from autopilot.paths import claude_config_dir
-from autopilot.project import THIS_WORKTREE, Project
+from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources import Limits, check_session_id, gap
 from autopilot.sources.local import SECRET_OUTPUT, LocalSource, exit_code, reads_secret_file
 from autopilot.sources.window import Span

@@ -21,7 +21,7 @@ import orjson
 
 from autopilot.errors import BridgeError
 from autopilot.paths import codex_home
-from autopilot.project import THIS_WORKTREE, Project
+from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources import Limits, check_session_id, gap
 from autopilot.sources.local import SECRET_OUTPUT, LocalSource, reads_secret_file
 from autopilot.sources.window import Span

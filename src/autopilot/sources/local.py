@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from autopilot.errors import BridgeError
-from autopilot.project import Project, require_match
+from autopilot.sources.project import Project, require_match
 from autopilot.sources import Limits, first_objective, gap, graph, hash_range
 from autopilot.sources.window import Span, Window, read_window
 from autopilot.transcripts.evidence import TRUST

@@ -16,9 +16,9 @@ import os
 from datetime import datetime, timezone
 from typing import Any
 
-from autopilot import packets
+from autopilot.packets import store as packets
 from autopilot.errors import BridgeError
-from autopilot.project import Project, changed_between, git_state
+from autopilot.sources.project import Project, changed_between, git_state
 from autopilot.sources import check_session_id
 from autopilot.sources.local import verify_hash
 
@@ -119,7 +119,7 @@ def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[di
 def import_packet(ref: str, *, to: str, session: str, cwd: str | None = None,
                   max_chars: int = CONTEXT_CHARS) -> dict[str, Any]:
     """Verify a packet for this worktree and return the drift, the stale claims and the bounded context."""
-    from autopilot.packet_context import render
+    from autopilot.packets.context import render
 
     check_session_id(session)
     pid, packet, _ = packets.load(ref)

@@ -19,9 +19,9 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from autopilot import packets
+from autopilot.packets import store as packets
 from autopilot.errors import BridgeError
-from autopilot.project import Project, git_state
+from autopilot.sources.project import Project, git_state
 from autopilot.redact import Redactor
 from autopilot.sources import canonical, gap
 from autopilot.transcripts.evidence import TRUST, clip
