@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autopilot.transcripts.claude import intake
+from autopilot.transcripts.claude_intake import intake
 from tests.conftest import agent_bin
 from tests.fixtures import make_claude_fixtures as make
 from tests.unit.claude_transcript_rows import fixture

@@ -16,7 +16,7 @@ from autopilot import commands
 from autopilot.commands import handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.transcripts import jsonl
-from autopilot.transcripts.claude import intake
+from autopilot.transcripts.claude_intake import intake
 from autopilot.transcripts.claude_fold import ClaudeFold
 from tests.unit.claude_transcript_rows import FIXTURES, Transcript, fixture, text, thinking, tool_use
 

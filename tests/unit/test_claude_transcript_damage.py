@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from autopilot.transcripts.claude import intake
+from autopilot.transcripts.claude_intake import intake
 from tests.unit.claude_transcript_rows import Transcript, fixture, text, tool_use
 
 VOLATILE = ("index", "scannedBytes")

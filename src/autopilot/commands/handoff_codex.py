@@ -14,7 +14,7 @@ def intake(rollout: str, *, before_line: int | None = None, limit: int = DEFAULT
            max_chars: int = DEFAULT_MAX_CHARS, full: bool = False) -> int:
     """Print the intake of one rollout as JSON: summary, one page of entries and the next cursor."""
     from autopilot.commands import emit
-    from autopilot.transcripts import codex
+    from autopilot.transcripts import codex_intake as codex
 
     path = _check_rollout(rollout)
     bound = None if full else max_chars

@@ -24,7 +24,7 @@ def intake(transcript: str, *, before_line: int | None = None, limit: int = DEFA
            max_chars: int = DEFAULT_MAX_CHARS, full: bool = False) -> int:
     """Print the intake of one Claude Code transcript: summary, checkpoint, one page and the cursor."""
     from autopilot.commands import emit
-    from autopilot.transcripts.claude import intake as build
+    from autopilot.transcripts.claude_intake import intake as build
 
     path = _check(transcript)
     bound = None if full else max_chars

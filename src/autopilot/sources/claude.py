@@ -26,7 +26,7 @@ from autopilot.sources import Limits, check_session_id, gap
 from autopilot.sources.local import SECRET_OUTPUT, LocalSource, exit_code, reads_secret_file
 from autopilot.sources.window import Span
 from autopilot.transcripts import jsonl
-from autopilot.transcripts.claude import intake
+from autopilot.transcripts.claude_intake import intake
 from autopilot.transcripts.claude_fold import ClaudeFold
 from autopilot.transcripts.evidence import TRUST
 

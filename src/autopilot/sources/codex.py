@@ -26,7 +26,7 @@ from autopilot.sources import Limits, check_session_id, gap
 from autopilot.sources.local import SECRET_OUTPUT, LocalSource, reads_secret_file
 from autopilot.sources.window import Span
 from autopilot.transcripts import codex_fold
-from autopilot.transcripts.codex import intake
+from autopilot.transcripts.codex_intake import intake
 from autopilot.transcripts.evidence import TRUST
 from autopilot.transcripts.jsonl import Index
 

@@ -13,7 +13,7 @@ Never read into the answer: reasoning (summaries too), encrypted content, develo
 system prompts, ``base_instructions``, tool definitions, ``world_state``, token usage,
 rate limits and other telemetry, and the contents of unknown line types. A fork that
 replays its parent's history is recognised by ids and the replayed lines are not entries.
-The answer is rendered by :mod:`autopilot.transcripts.codex`.
+The answer is rendered by :mod:`autopilot.transcripts.codex_intake`.
 """
 
 from __future__ import annotations
