@@ -11,19 +11,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-AGENTS = REPO / "tests" / "agents" / "node_modules" / ".bin"
-
-
-def agent_bin(name: str) -> Path:
-    """The pinned real ``claude`` or ``codex`` binary from tests/agents (see .ci/run)."""
-    override = os.environ.get(f"AUTOPILOT_TEST_{name.upper()}_BIN")
-    path = Path(override) if override else AGENTS / name
-    if not path.exists():
-        if os.environ.get("AUTOPILOT_REQUIRE_E2E"):
-            pytest.fail(f"{path} is missing: run `npm ci --prefix tests/agents` (.ci/run does)")
-        pytest.skip(f"{path} is missing: run `npm ci --prefix tests/agents`")
-    return path
+from tests.support.agents import agent_bin, have, write_codex_config  # noqa: F401 - re-exported for old imports
+from tests.support.bridge import run_bridge
 
 
 @pytest.fixture(autouse=True)
@@ -69,41 +58,7 @@ def git_repo(tmp_path):
     return repo
 
 
-def run_bridge(*args: str, stdin: str = "", cwd: str | os.PathLike[str] | None = None) -> tuple[int, str, str]:
-    """Run the CLI in-process and return (exit code, stdout, stderr)."""
-    from autopilot.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    old_cwd = os.getcwd()
-    old_stdin = os.sys.stdin
-    try:
-        if cwd is not None:
-            os.chdir(cwd)
-        os.sys.stdin = io.StringIO(stdin)
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.sys.stdin = old_stdin
-        os.chdir(old_cwd)
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture
 def bridge():
     """The in-process CLI runner."""
     return run_bridge
-
-
-def have(binary: str) -> bool:
-    """Whether a program is on PATH."""
-    return shutil.which(binary) is not None
-
-
-def write_codex_config(codex_home: Path, base_url: str) -> None:
-    """Point the real codex at a scripted Responses server (reference/real-clients.md), with no retries."""
-    codex_home.mkdir(parents=True, exist_ok=True)
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-6.2-sol"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
-        f'base_url = "{base_url}"\nenv_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n'
-        "request_max_retries = 0\nstream_max_retries = 0\n\n[analytics]\nenabled = false\n"
-    )

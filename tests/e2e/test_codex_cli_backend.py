@@ -14,8 +14,8 @@ from autopilot.backends.codex_cli import TOTALS_FILE
 from autopilot.codex.sessions import newest_root_session
 from autopilot.errors import EXIT_INFRA
 from autopilot.scripted.responses_server import ResponsesServer, delay, http_error, reply_json
-from tests.conftest import agent_bin, write_codex_config
-from tests.integration.conftest import APPROVE, PLAN, continue_to, state_of
+from tests.support.agents import agent_bin, write_codex_config
+from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ import pytest
 
 from autopilot import paths
 from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
-from tests.conftest import agent_bin, write_codex_config
+from tests.support.agents import agent_bin, write_codex_config
 
 pytestmark = pytest.mark.e2e
 
@@ -126,7 +126,7 @@ def test_copy_names_the_handed_over_rollout(srv, bridge, git_repo):
 
 def test_copy_never_hands_over_an_earlier_plans_reviewer_thread(srv, bridge, git_repo, monkeypatch):
     """After two plans on the codex-cli backend, copy picks the user's older session, not the first plan's thread."""
-    from tests.integration.conftest import PLAN, state_of
+    from tests.support.loop import PLAN, state_of
 
     srv.push(reply_text("done"))
     user = thread_of(codex_exec(git_repo, "--", "look around"))

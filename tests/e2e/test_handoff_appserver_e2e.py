@@ -13,9 +13,9 @@ from autopilot.sources.project import Project
 from autopilot.scripted.responses_server import reply_text, tool_call
 from autopilot.sources import Limits, appserver
 from autopilot.sources.codex import CodexSource
-from tests.conftest import agent_bin
+from tests.support.agents import agent_bin
 from tests.fixtures.make_codex_fixtures import rig
-from tests.unit.handoff_env import claude_session, sources_state
+from tests.support.handoff_env import claude_session, sources_state
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ import pytest
 
 from autopilot.run.budget import Usage, add_usd, charge_budget
 from autopilot.scripted.responses_server import reply_json
-from tests.integration.conftest import APPROVE, state_of
+from tests.support.loop import APPROVE, state_of
 
 N = 32
 

@@ -9,7 +9,7 @@ import pytest
 
 from autopilot.errors import EXIT_BUDGET, EXIT_ERROR, EXIT_INFRA, EXIT_USAGE
 from autopilot.scripted.responses_server import delay, http_error, reply_json
-from tests.integration.conftest import APPROVE, state_of
+from tests.support.loop import APPROVE, state_of
 
 
 def change(repo) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from autopilot import hooks
 from autopilot.paths import run_dir
-from tests.integration.hooktools import payload, run_hook
+from tests.support.hooks import payload, run_hook
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "StopFailure", "SessionEnd"]
 

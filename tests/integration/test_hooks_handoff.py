@@ -7,7 +7,7 @@ import json
 import pytest
 from freezegun import freeze_time
 
-from tests.integration.hooktools import SESSION, run_hook
+from tests.support.hooks import SESSION, run_hook
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 from freezegun import freeze_time
 
 from autopilot.scripted.responses_server import reply_json
-from tests.integration.conftest import APPROVE, PLAN, commit_all, continue_to, done, state_of
+from tests.support.loop import APPROVE, PLAN, commit_all, continue_to, done, state_of
 
 # The HTTP stack must keep real time under freezegun, or its timeouts and the server thread misbehave.
 REAL_TIME = ["httpx", "httpcore", "openai", "anyio", "socketserver", "http.server", "threading", "h11", "httpx2"]

@@ -18,7 +18,7 @@ from autopilot.errors import BridgeError
 from autopilot.transcripts import jsonl
 from autopilot.transcripts.claude_intake import intake
 from autopilot.transcripts.claude_fold import ClaudeFold
-from tests.unit.claude_transcript_rows import FIXTURES, Transcript, fixture, text, thinking, tool_use
+from tests.support.claude_rows import FIXTURES, Transcript, fixture, text, thinking, tool_use
 
 TOP_LEVEL = ["trust", "format", "transcript", "session", "title", "firstTimestamp", "lastTimestamp", "models",
              "counts", "checkpoint", "lastPrompt", "editedFiles", "editedFilesTotal", "subagents", "beforeLine",

@@ -6,7 +6,7 @@ import json
 import os
 
 from autopilot.transcripts.claude_intake import intake
-from tests.unit.claude_transcript_rows import Transcript, fixture, text, tool_use
+from tests.support.claude_rows import Transcript, fixture, text, tool_use
 
 VOLATILE = ("index", "scannedBytes")
 

@@ -13,7 +13,7 @@ import pytest
 
 from autopilot import paths
 from autopilot.codex import sessions as codex_sessions
-from tests.unit.codex_home_files import meta_line, pointer, rollout, thread
+from tests.support.codex_home import meta_line, pointer, rollout, thread
 
 LINE = "/codex-autopilot:from-codex"
 

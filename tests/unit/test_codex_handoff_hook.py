@@ -14,7 +14,7 @@ import pytest
 
 from autopilot import paths
 from autopilot.commands.install import ASSETS
-from tests.unit.codex_home_files import rollout, thread
+from tests.support.codex_home import rollout, thread
 
 SCRIPT = ASSETS / "handoff" / "scripts" / "handoff_hook.py"
 POINTER = "codex-latest.json"

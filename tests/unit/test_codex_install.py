@@ -14,7 +14,7 @@ import pytest
 from autopilot import paths
 from autopilot.codex import hooks_file as codex_hooks
 from autopilot.errors import BridgeError
-from tests.unit.codex_home_files import hooks_json, load_json
+from tests.support.codex_home import hooks_json, load_json
 
 UNRELATED = {
     "description": "my hooks",

@@ -15,7 +15,7 @@ import pytest
 from autopilot.commands import handoff_codex, handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.transcripts.codex_intake import intake
-from tests.unit.claude_transcript_rows import fixture as claude_fixture
+from tests.support.claude_rows import fixture as claude_fixture
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "codex"
 

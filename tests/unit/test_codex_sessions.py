@@ -10,7 +10,7 @@ import pytest
 
 from autopilot import paths
 from autopilot.codex import sessions as codex_sessions
-from tests.unit.codex_home_files import meta_line, rollout, thread
+from tests.support.codex_home import meta_line, rollout, thread
 
 
 @pytest.fixture

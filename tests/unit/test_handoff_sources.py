@@ -13,8 +13,8 @@ from autopilot.sources.project import Project
 from autopilot.sources import Limits
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
-from tests.unit.claude_transcript_rows import FIXTURES, Transcript, text, tool_use
-from tests.unit.handoff_env import (
+from tests.support.claude_rows import FIXTURES, Transcript, text, tool_use
+from tests.support.handoff_env import (
     claude_session,
     codex_lines,
     codex_rollout,

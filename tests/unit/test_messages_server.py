@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from autopilot.scripted import messages_server as ms
-from autopilot.scripted.messages_server import MessagesServer
+from tests.support import messages_server as ms
+from tests.support.messages_server import MessagesServer
 
 
 def post(srv: MessagesServer, path: str, body: dict | bytes) -> tuple[int, dict[str, str], bytes]:

@@ -12,8 +12,8 @@ from autopilot.packets import store as packets
 from autopilot.sources.project import Project
 from autopilot.sources import appserver
 from autopilot.transcripts.evidence import Evidence
-from tests.unit.claude_transcript_rows import Transcript, text
-from tests.unit.handoff_env import (
+from tests.support.claude_rows import Transcript, text
+from tests.support.handoff_env import (
     claude_session,
     codex_lines,
     codex_rollout,

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from autopilot.packets import store as packets
-from tests.unit.claude_transcript_rows import Transcript, text, tool_use
-from tests.unit.handoff_env import CLAUDE_CWD, claude_session, codex_lines, codex_rollout, run_json, thread_of
+from tests.support.claude_rows import Transcript, text, tool_use
+from tests.support.handoff_env import CLAUDE_CWD, claude_session, codex_lines, codex_rollout, run_json, thread_of
 
 OBJECTIVE = "Port the CLI to click. Keep the --json flag working."
 TURNS = 120

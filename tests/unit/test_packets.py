@@ -13,8 +13,8 @@ from freezegun import freeze_time
 
 from autopilot.packets import store as packets
 from autopilot.sources import canonical
-from tests.unit.claude_transcript_rows import Transcript, text, tool_use
-from tests.unit.handoff_env import (
+from tests.support.claude_rows import Transcript, text, tool_use
+from tests.support.handoff_env import (
     FAKE_APPROVAL,
     SECRET_FILE_TEXT,
     TOKEN,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autopilot.scripted.messages_server import MessagesServer
+from tests.support.messages_server import MessagesServer
 from autopilot.scripted.responses_server import ResponsesServer, reply_json
 
 REPO = Path(__file__).resolve().parents[2]

@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m autopilot.scripted.messages_server",
+        prog="python -m tests.support.messages_server",
         description="Serve scripted Messages-API answers on 127.0.0.1.")
     parser.add_argument("--script",
                         help="JSON file: a list of steps, or {steps, background, default}")

@@ -1,0 +1,1 @@
+"""Helpers the tests share: real agents, the in-process CLI, scripted servers, fixture builders."""

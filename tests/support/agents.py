@@ -1,0 +1,38 @@
+"""The pinned real agents the end-to-end tests drive, and how to point them at scripted servers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+AGENTS = REPO / "tests" / "agents" / "node_modules" / ".bin"
+
+
+def agent_bin(name: str) -> Path:
+    """The pinned real ``claude`` or ``codex`` binary from tests/agents (see .ci/run)."""
+    override = os.environ.get(f"AUTOPILOT_TEST_{name.upper()}_BIN")
+    path = Path(override) if override else AGENTS / name
+    if not path.exists():
+        if os.environ.get("AUTOPILOT_REQUIRE_E2E"):
+            pytest.fail(f"{path} is missing: run `npm ci --prefix tests/agents` (.ci/run does)")
+        pytest.skip(f"{path} is missing: run `npm ci --prefix tests/agents`")
+    return path
+
+
+def have(binary: str) -> bool:
+    """Whether a program is on PATH."""
+    return shutil.which(binary) is not None
+
+
+def write_codex_config(codex_home: Path, base_url: str) -> None:
+    """Point the real codex at a scripted Responses server (reference/real-clients.md), with no retries."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-6.2-sol"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+        f'base_url = "{base_url}"\nenv_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n'
+        "request_max_retries = 0\nstream_max_retries = 0\n\n[analytics]\nenabled = false\n"
+    )

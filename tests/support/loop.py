@@ -1,0 +1,37 @@
+"""The scripted Codex answers and state helpers the loop tests share."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+PLAN = {
+    "summary": "two steps",
+    "tasks": [
+        {"id": "T1", "title": "Add feature", "description": "add feature.py", "acceptance": ["feature.py exists"]},
+        {"id": "T2", "title": "Test it", "description": "add test_feature.py", "acceptance": ["test passes"]},
+    ],
+}
+APPROVE = {"decision": "approve", "summary": "looks right", "issues": []}
+
+
+def continue_to(task_id: str, progressed: bool = True) -> dict:
+    return {"decision": "continue", "reason": f"now do {task_id}", "next_task_id": task_id,
+            "progressed": progressed, "criteria": []}
+
+
+def done(*criteria: str) -> dict:
+    return {"decision": "done", "reason": "all met", "next_task_id": None, "progressed": True,
+            "criteria": [{"criterion": c, "met": True, "evidence": f"evidence for {c}"} for c in criteria]}
+
+
+def state_of(bridge, repo) -> dict:
+    code, out, err = bridge("-C", str(repo), "state")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def commit_all(repo, message="work") -> None:
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message],
+                   check=True)
