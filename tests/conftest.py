@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import os
-import shutil
 import subprocess
-from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 
 import pytest
 

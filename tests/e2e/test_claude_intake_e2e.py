@@ -7,8 +7,8 @@ import json
 import pytest
 
 from autopilot.transcripts.claude_intake import intake
-from tests.support.agents import agent_bin
 from tests.fixtures import make_claude_fixtures as make
+from tests.support.agents import agent_bin
 from tests.support.claude_rows import fixture
 
 pytestmark = pytest.mark.e2e

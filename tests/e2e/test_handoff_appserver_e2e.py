@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from autopilot.packets import store as packets
-from autopilot.sources.project import Project
 from autopilot.scripted.responses_server import reply_text, tool_call
 from autopilot.sources import Limits, appserver
 from autopilot.sources.codex import CodexSource
-from tests.support.agents import agent_bin
+from autopilot.sources.project import Project
 from tests.fixtures.make_codex_fixtures import rig
+from tests.support.agents import agent_bin
 from tests.support.handoff_env import claude_session, sources_state
 
 pytestmark = pytest.mark.e2e

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.messages_server import text, tool_use
 from autopilot.scripted.responses_server import delay, http_error, reply_json
 from tests.support.agents import agent_bin, write_codex_config
-from tests.support.plugin_harness import ScriptedCodex, run_claude
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
+from tests.support.messages_server import text, tool_use
+from tests.support.plugin_harness import ScriptedCodex, run_claude
 
 pytestmark = pytest.mark.e2e
 

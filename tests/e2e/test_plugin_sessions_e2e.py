@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from autopilot.paths import run_dir
-from tests.support.messages_server import MessagesServer, text, tool_use
 from autopilot.scripted.responses_server import ResponsesServer, reply_json
 from tests.support.agents import agent_bin
-from tests.support.plugin_harness import REPO, claude_env, plugin_copy, run_claude
 from tests.support.loop import PLAN, state_of
+from tests.support.messages_server import MessagesServer, text, tool_use
+from tests.support.plugin_harness import REPO, claude_env, plugin_copy, run_claude
 
 pytestmark = pytest.mark.e2e
 OWNER = "0aaaaaaa-1111-4222-8333-444444444444"

@@ -11,10 +11,10 @@ import filelock
 
 from autopilot.hooks.review import LOCK, in_flight
 from autopilot.paths import run_dir
-from autopilot.scripted.responses_server import delay, http_error, reply_json
 from autopilot.run.state import Store
-from tests.support.loop import APPROVE, PLAN, state_of
+from autopilot.scripted.responses_server import delay, http_error, reply_json
 from tests.support.hooks import OTHER_SESSION, context_of, run_hook
+from tests.support.loop import APPROVE, PLAN, state_of
 
 REQUEST_CHANGES = {"decision": "request_changes", "summary": "feature.py sets x but the task wants a function",
                    "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "define feature()"}]}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from autopilot.paths import run_dir
-from tests.support.loop import state_of
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, run_hook
+from tests.support.loop import state_of
 
 
 def edit_state(repo, **changes) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import http_error, reply_json
-from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 from tests.support.hooks import OTHER_SESSION, run_hook
+from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 
 REQUEST_CHANGES = {"decision": "request_changes", "summary": "half there",
                    "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "add a docstring"}]}

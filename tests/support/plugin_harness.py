@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.support.messages_server import MessagesServer
 from autopilot.scripted.responses_server import ResponsesServer, reply_json
+from tests.support.messages_server import MessagesServer
 
 REPO = Path(__file__).resolve().parents[2]
 PHASES = {"tasks": "plan", "issues": "review", "criteria": "verdict"}

@@ -16,8 +16,8 @@ from autopilot import commands
 from autopilot.commands import handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.transcripts import jsonl
-from autopilot.transcripts.claude_intake import intake
 from autopilot.transcripts.claude_fold import ClaudeFold
+from autopilot.transcripts.claude_intake import intake
 from tests.support.claude_rows import FIXTURES, Transcript, fixture, text, thinking, tool_use
 
 TOP_LEVEL = ["trust", "format", "transcript", "session", "title", "firstTimestamp", "lastTimestamp", "models",

@@ -9,10 +9,10 @@ import shutil
 import pytest
 
 from autopilot.errors import BridgeError
-from autopilot.sources.project import Project
 from autopilot.sources import Limits
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
+from autopilot.sources.project import Project
 from tests.support.claude_rows import FIXTURES, Transcript, text, tool_use
 from tests.support.handoff_env import (
     claude_session,

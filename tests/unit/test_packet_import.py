@@ -9,8 +9,8 @@ import pytest
 
 from autopilot.packets import build as packet_build
 from autopilot.packets import store as packets
-from autopilot.sources.project import Project
 from autopilot.sources import appserver
+from autopilot.sources.project import Project
 from autopilot.transcripts.evidence import Evidence
 from tests.support.claude_rows import Transcript, text
 from tests.support.handoff_env import (

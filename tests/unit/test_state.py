@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from autopilot.run import state as state_mod
 from autopilot.errors import StateError
+from autopilot.run import state as state_mod
 from autopilot.run.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
 from autopilot.run.state import Store
 

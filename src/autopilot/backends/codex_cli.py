@@ -13,10 +13,10 @@ from typing import Any
 
 from autopilot import paths
 from autopilot.backends import Reply
-from autopilot.run.budget import Usage
 from autopilot.codex.sessions import find_rollout, newest_root_session
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import InfraError
+from autopilot.run.budget import Usage
 
 TOTALS_FILE = "codex-thread-usage.json"
 LOCK_WAIT_S = 120.0

@@ -6,8 +6,8 @@ import os
 from typing import Any
 
 from autopilot.backends import Reply
-from autopilot.run.budget import Usage
 from autopilot.errors import InfraError
+from autopilot.run.budget import Usage
 
 DEFAULT_MODEL = "gpt-6.2-sol"
 

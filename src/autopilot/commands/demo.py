@@ -111,8 +111,8 @@ def run(*, offline: bool = False, as_json: bool = False, keep: bool = False, bac
         model: str | None = None) -> int:
     """Run the demo loop and print each state change; returns 0 when the run ends done."""
     from autopilot.commands import plan, review, verdict
-    from autopilot.scripted.responses_server import ResponsesServer
     from autopilot.run.state import Store
+    from autopilot.scripted.responses_server import ResponsesServer
 
     show = _Printer(as_json)
     root = tempfile.mkdtemp(prefix="codex-autopilot-demo-")

@@ -90,9 +90,9 @@ def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str
     """Build a packet from one session; print it (``--preview``, nothing written) or store it and print its id."""
     import os
 
+    from autopilot.commands import emit
     from autopilot.packets import build as packet_build
     from autopilot.packets import store as packets
-    from autopilot.commands import emit
     from autopilot.sources import Limits
 
     if budget_tokens is None:
@@ -129,8 +129,8 @@ def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str
 
 def inspect(packet_id: str) -> int:
     """Print a packet after re-verifying its hash and its evidence index."""
-    from autopilot.packets import receive as packet_import
     from autopilot.commands import emit
+    from autopilot.packets import receive as packet_import
 
     emit(packet_import.inspect(packet_id))
     return 0
@@ -138,8 +138,8 @@ def inspect(packet_id: str) -> int:
 
 def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, max_chars: int | None = None) -> int:
     """Verify a packet against this worktree and print the drift, stale claims and the receiver's context."""
-    from autopilot.packets import receive as packet_import
     from autopilot.commands import emit
+    from autopilot.packets import receive as packet_import
 
     answer = packet_import.import_packet(packet_id, to=to, session=session, cwd=cwd,
                                          max_chars=max_chars or packet_import.CONTEXT_CHARS)

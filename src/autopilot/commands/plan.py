@@ -8,17 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import config, git
-from autopilot.run import loop
-from autopilot.run import reviewer
 from autopilot.commands import emit
 from autopilot.errors import BridgeError
+from autopilot.paths import slugify
+from autopilot.redact import Redactor
+from autopilot.run import loop, reviewer
 from autopilot.run.migrations import (
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_NO_PROGRESS_THRESHOLD,
     env_budget_usd,
 )
-from autopilot.paths import slugify
-from autopilot.redact import Redactor
 from autopilot.run.workspace import PLAN_DIR, Workspace, say
 
 MAX_FILE_LIST_CHARS = 6000

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from autopilot import config, git
-from autopilot.run import loop
-from autopilot.run import reviewer
 from autopilot.commands import emit
 from autopilot.errors import BridgeError
 from autopilot.redact import Redactor
+from autopilot.run import loop, reviewer
 from autopilot.run.workspace import Workspace, say
 
 

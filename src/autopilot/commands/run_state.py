@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from autopilot.run import loop
 from autopilot.commands import emit
 from autopilot.errors import EXIT_BUDGET, BridgeError
+from autopilot.run import loop
 from autopilot.run.state import State, all_runs
 from autopilot.run.workspace import Workspace
 

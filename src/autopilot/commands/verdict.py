@@ -6,12 +6,11 @@ import json
 from typing import Any
 
 from autopilot import config, git
-from autopilot.run import loop
-from autopilot.run import reviewer
 from autopilot.commands import emit
 from autopilot.commands.review import diff_evidence, task_text
 from autopilot.errors import BridgeError
 from autopilot.redact import Redactor
+from autopilot.run import loop, reviewer
 from autopilot.run.workspace import Workspace, say
 
 MAX_MESSAGE_CHARS = 8000

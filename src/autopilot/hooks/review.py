@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 from autopilot import git
-from autopilot.run import loop
 from autopilot.errors import BridgeError, InfraError
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
@@ -25,6 +24,7 @@ from autopilot.hooks.context import (
     findings_text,
     say,
 )
+from autopilot.run import loop
 from autopilot.run.state import State, Store
 
 TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})

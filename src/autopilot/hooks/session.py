@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from autopilot.run import loop
 from autopilot.hooks.context import Hook, Output, context, cost_text, say, task_text
+from autopilot.run import loop
 
 
 def session_start(hook: Hook) -> Output | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from autopilot.run import loop
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
@@ -17,6 +16,7 @@ from autopilot.hooks.context import (
     say,
     task_text,
 )
+from autopilot.run import loop
 from autopilot.run.state import State, Store
 
 ENDED = {

@@ -19,11 +19,11 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from autopilot.packets import store as packets
 from autopilot.errors import BridgeError
-from autopilot.sources.project import Project, git_state
+from autopilot.packets import store as packets
 from autopilot.redact import Redactor
 from autopilot.sources import canonical, gap
+from autopilot.sources.project import Project, git_state
 from autopilot.transcripts.evidence import TRUST, clip
 
 DEFAULT_BUDGET_TOKENS = 12_000

@@ -16,11 +16,11 @@ import os
 from datetime import datetime, timezone
 from typing import Any
 
-from autopilot.packets import store as packets
 from autopilot.errors import BridgeError
-from autopilot.sources.project import Project, changed_between, git_state
+from autopilot.packets import store as packets
 from autopilot.sources import check_session_id
 from autopilot.sources.local import verify_hash
+from autopilot.sources.project import Project, changed_between, git_state
 
 CONTEXT_CHARS = 24_000  # the receiving agent's context, bounded (about 6,000 tokens)
 

@@ -6,8 +6,8 @@ import sys
 from functools import cached_property
 
 from autopilot import git
-from autopilot.run import loop
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.run import loop
 from autopilot.run.state import State, Store
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from autopilot.codex.app_server import AppServerClient
-from autopilot.sources.project import THIS_WORKTREE, Project, require_match
 from autopilot.sources import Limits, check_session_id, first_objective, gap, graph
+from autopilot.sources.project import THIS_WORKTREE, Project, require_match
 from autopilot.transcripts.evidence import TRUST, Evidence
 
 READ_METHODS = frozenset({"initialize", "thread/list", "thread/read", "thread/turns/list"})

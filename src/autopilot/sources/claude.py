@@ -21,13 +21,13 @@ import orjson
 
 from autopilot.errors import BridgeError
 from autopilot.paths import claude_config_dir
-from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources import Limits, check_session_id, gap
 from autopilot.sources.local import SECRET_OUTPUT, LocalSource, exit_code, reads_secret_file
+from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources.window import Span
 from autopilot.transcripts import jsonl
-from autopilot.transcripts.claude_intake import intake
 from autopilot.transcripts.claude_fold import ClaudeFold
+from autopilot.transcripts.claude_intake import intake
 from autopilot.transcripts.evidence import TRUST
 
 PROBE_BYTES = 256 << 10

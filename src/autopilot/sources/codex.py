@@ -21,9 +21,9 @@ import orjson
 
 from autopilot.errors import BridgeError
 from autopilot.paths import codex_home
-from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources import Limits, check_session_id, gap
 from autopilot.sources.local import SECRET_OUTPUT, LocalSource, reads_secret_file
+from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources.window import Span
 from autopilot.transcripts import codex_fold
 from autopilot.transcripts.codex_intake import intake

@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from autopilot.errors import BridgeError
-from autopilot.sources.project import Project, require_match
 from autopilot.sources import Limits, first_objective, gap, graph, hash_range
+from autopilot.sources.project import Project, require_match
 from autopilot.sources.window import Span, Window, read_window
 from autopilot.transcripts.evidence import TRUST
 from autopilot.transcripts.jsonl import Index
