@@ -46,8 +46,13 @@ def median_ms(argv: list[str], env: dict[str, str], runs: int, stdin: bytes = b"
 def make_repo(root: Path) -> Path:
     repo = root / "repo"
     repo.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-           "GIT_COMMITTER_EMAIL": "b@b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     for n in range(200):  # a small real project: 200 tracked files
         (repo / f"mod_{n}.py").write_text(f"def f{n}():\n    return {n}\n" * 20)
@@ -78,27 +83,53 @@ def main() -> int:
         if script.exists():
             ms = median_ms([str(script), "-C", str(repo), "state"], env, args.runs)
             rows.append(("`codex-bridge state` (console script), no run", ms, ms / bare))
-        hook_input = json.dumps({"session_id": "s", "transcript_path": "/dev/null", "cwd": str(repo),
-                                 "hook_event_name": "UserPromptSubmit", "prompt": "hi"}).encode()
+        hook_input = json.dumps(
+            {
+                "session_id": "s",
+                "transcript_path": "/dev/null",
+                "cwd": str(repo),
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "hi",
+            }
+        ).encode()
         try:
             import autopilot.hooks  # noqa: F401
 
-            ms = median_ms([py, "-m", "autopilot", "hook", "UserPromptSubmit"], {**env, "PWD": str(repo)},
-                           args.runs, hook_input)
+            ms = median_ms(
+                [py, "-m", "autopilot", "hook", "UserPromptSubmit"], {**env, "PWD": str(repo)}, args.runs, hook_input
+            )
             rows.append(("`codex-bridge hook UserPromptSubmit`, no run", ms, ms / bare))
         except ImportError:
             rows.append(("hook entry point (autopilot.hooks not built yet)", float("nan"), None))
         heavy = subprocess.run(
-            [py, "-c", "import sys; from autopilot.cli import main; main(['-C', sys.argv[1], 'state']); "
-                       "print(','.join(m for m in ('openai', 'jsonschema', 'yaml') if m in sys.modules) or 'none',"
-                       " file=sys.stderr)", str(repo)], env=env, capture_output=True, text=True).stderr.strip()
+            [
+                py,
+                "-c",
+                "import sys; from autopilot.cli import main; main(['-C', sys.argv[1], 'state']); "
+                "print(','.join(m for m in ('openai', 'jsonschema', 'yaml') if m in sys.modules) or 'none',"
+                " file=sys.stderr)",
+                str(repo),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stderr.strip()
 
         with ResponsesServer(responder=lambda body: reply_json(REVIEW)) as srv:
-            renv = {**env, "OPENAI_BASE_URL": srv.url, "OPENAI_API_KEY": "bench", "AUTOPILOT_BACKEND": "openai",
-                    "AUTOPILOT_MODEL": "gpt-6.2-sol"}
+            renv = {
+                **env,
+                "OPENAI_BASE_URL": srv.url,
+                "OPENAI_API_KEY": "bench",
+                "AUTOPILOT_BACKEND": "openai",
+                "AUTOPILOT_MODEL": "gpt-6.2-sol",
+            }
             srv.push(reply_json(PLAN))
-            subprocess.run([py, "-m", "autopilot", "-C", str(repo), "plan", "--goal", "bench"], env=renv,
-                           check=True, capture_output=True)
+            subprocess.run(
+                [py, "-m", "autopilot", "-C", str(repo), "plan", "--goal", "bench"],
+                env=renv,
+                check=True,
+                capture_output=True,
+            )
             (repo / "mod_0.py").write_text("def f0():\n    return 'changed'\n")
             totals, calls = [], []
             events = next((root / "home" / "runs").iterdir()) / "events.jsonl"
@@ -111,8 +142,10 @@ def main() -> int:
         for name, ms, ratio in rows:
             print(f"{name:<52} {ms:8.1f} {f'{ratio:.2f}x' if ratio else '':>8}")
         print(f"heavy modules imported on the no-run path: {heavy}")
-        print(f"\nreview process total (median of {len(totals)}): {statistics.median(totals):.1f} ms; "
-              f"backend call as logged: {statistics.median(calls):.1f} ms")
+        print(
+            f"\nreview process total (median of {len(totals)}): {statistics.median(totals):.1f} ms; "
+            f"backend call as logged: {statistics.median(calls):.1f} ms"
+        )
         print(f"review overhead excluding the backend call: {statistics.median(overhead):.1f} ms (goal <= 150 ms)")
     return 0
 

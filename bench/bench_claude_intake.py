@@ -105,7 +105,7 @@ def build(path: Path, megabytes: int, start_copy: int = 0) -> int:
             for row in rows:
                 row = TOOL_ID.sub(b"toolu_%06d" % copy, UUID.sub(fresh, row))
                 if first_chain and row.startswith(b'{"parentUuid":null') and last_leaf:
-                    row = b'{"parentUuid":"' + last_leaf + b'"' + row[len(b'{"parentUuid":null'):]
+                    row = b'{"parentUuid":"' + last_leaf + b'"' + row[len(b'{"parentUuid":null') :]
                     first_chain = False
                 elif row.startswith(b'{"parentUuid"'):
                     first_chain = False
@@ -131,8 +131,9 @@ def run(case: str, path: Path, arg: str, home: Path, setup=None, repeat: int = 3
             setup()
         env = {**os.environ, "AUTOPILOT_HOME": str(home)}
         start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", CHILD, case, str(path), arg], env=env,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, case, str(path), arg], env=env, capture_output=True, text=True, check=True
+        )
         result = json.loads(proc.stdout)
         result["process_seconds"] = time.perf_counter() - start
         if best is None or result["seconds"] < best["seconds"]:
@@ -144,10 +145,18 @@ def run(case: str, path: Path, arg: str, home: Path, setup=None, repeat: int = 3
 def one_huge_line(path: Path) -> None:
     """A small transcript of real rows with a 20 MB tool result in the middle, its uuid mid-line."""
     rows = real_rows()
-    huge = {"parentUuid": None, "isSidechain": False, "type": "user", "message": {"role": "user", "content": [
-        {"tool_use_id": "toolu_huge", "type": "tool_result", "content": "HUGE"}]},
-        "uuid": "99999999-0000-4000-8000-000000000000", "timestamp": "2026-11-30T12:00:00.000Z",
-        "toolUseResult": {"stdout": "(the same 20 MB)", "stderr": ""}}
+    huge = {
+        "parentUuid": None,
+        "isSidechain": False,
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"tool_use_id": "toolu_huge", "type": "tool_result", "content": "HUGE"}],
+        },
+        "uuid": "99999999-0000-4000-8000-000000000000",
+        "timestamp": "2026-11-30T12:00:00.000Z",
+        "toolUseResult": {"stdout": "(the same 20 MB)", "stderr": ""},
+    }
     head, tail = json.dumps(huge, separators=(",", ":")).encode().split(b"HUGE")
     with open(path, "wb") as out:
         out.write(b"\n".join(rows[: len(rows) // 2]) + b"\n")
@@ -155,7 +164,7 @@ def one_huge_line(path: Path) -> None:
         for _ in range(20):  # 20 MB written a megabyte at a time, so this process stays small
             out.write(b"L" * (1 << 20))
         out.write(tail + b"\n")
-        out.write(b"\n".join(rows[len(rows) // 2:]) + b"\n")
+        out.write(b"\n".join(rows[len(rows) // 2 :]) + b"\n")
 
 
 def _ratio(value: float, base: float) -> str:
@@ -198,24 +207,49 @@ def main(argv: list[str] | None = None) -> int:
         huge_path = tmp / "huge-line.jsonl"
         one_huge_line(huge_path)
         huge = run("intake", huge_path, "-", home, setup=lambda: shutil.rmtree(cache, ignore_errors=True))
-        cases = [("naive json.loads of every line", naive), ("first intake (no index)", first),
-                 ("next page (index reused)", later), ("page from the middle", middle),
-                 ("re-intake after +1 MB appended", grown)]
+        cases = [
+            ("naive json.loads of every line", naive),
+            ("first intake (no index)", first),
+            ("next page (index reused)", later),
+            ("page from the middle", middle),
+            ("re-intake after +1 MB appended", grown),
+        ]
         print(f"{'case':32} {'op s':>7} {'vs naive':>9} {'process s':>10} {'vs naive':>9} {'peak RSS MB':>12}")
         for label, r in cases:
-            print(f"{label:32} {r['seconds']:7.3f} {_ratio(r['seconds'], naive['seconds']):>9} "
-                  f"{r['process_seconds']:10.3f} {_ratio(r['process_seconds'], naive['process_seconds']):>9} "
-                  f"{r['peak_rss_mb']:12.1f}")
-        print(f"(op s: the read inside the process; process s: a fresh interpreter, imports included; "
-              f"best of 3; index states {first['index']}/{later['index']}/{grown['index']}, "
-              f"+1 MB scanned {grown['scanned'] / 1e6:.2f} MB)")
-        print(f"walk newest->oldest, limit 100: {walk['pages']} pages, visited {walk['visited']} entries, "
-              f"{walk['distinct']} distinct, index has {walk['entries']}, strictly newest first: "
-              f"{walk['newest_first']}, {walk['seconds']:.1f}s, peak RSS {walk['peak_rss_mb']:.1f} MB")
-        print(f"one 20 MB line in {huge_path.stat().st_size / 1e6:.1f} MB: first intake {huge['seconds']:.3f}s, "
-              f"oversize lines {huge['oversize']}, peak RSS {huge['peak_rss_mb']:.1f} MB")
-        print(json.dumps({"bytes": size, "lines": naive["lines"], "naive": naive, "first": first, "later": later,
-                          "middle": middle, "grown": grown, "walk": walk, "huge": huge}))
+            print(
+                f"{label:32} {r['seconds']:7.3f} {_ratio(r['seconds'], naive['seconds']):>9} "
+                f"{r['process_seconds']:10.3f} {_ratio(r['process_seconds'], naive['process_seconds']):>9} "
+                f"{r['peak_rss_mb']:12.1f}"
+            )
+        print(
+            f"(op s: the read inside the process; process s: a fresh interpreter, imports included; "
+            f"best of 3; index states {first['index']}/{later['index']}/{grown['index']}, "
+            f"+1 MB scanned {grown['scanned'] / 1e6:.2f} MB)"
+        )
+        print(
+            f"walk newest->oldest, limit 100: {walk['pages']} pages, visited {walk['visited']} entries, "
+            f"{walk['distinct']} distinct, index has {walk['entries']}, strictly newest first: "
+            f"{walk['newest_first']}, {walk['seconds']:.1f}s, peak RSS {walk['peak_rss_mb']:.1f} MB"
+        )
+        print(
+            f"one 20 MB line in {huge_path.stat().st_size / 1e6:.1f} MB: first intake {huge['seconds']:.3f}s, "
+            f"oversize lines {huge['oversize']}, peak RSS {huge['peak_rss_mb']:.1f} MB"
+        )
+        print(
+            json.dumps(
+                {
+                    "bytes": size,
+                    "lines": naive["lines"],
+                    "naive": naive,
+                    "first": first,
+                    "later": later,
+                    "middle": middle,
+                    "grown": grown,
+                    "walk": walk,
+                    "huge": huge,
+                }
+            )
+        )
     finally:
         if args.keep:
             print(f"kept {tmp}")

@@ -56,8 +56,9 @@ def build(path: Path, megabytes: float, start_copy: int = 0, with_meta: bool = T
             size += len(head) + 1
         while size < target:
             suffix = b"_%d" % copy
-            chunk = b"".join((_CALL.sub(rb':"\1' + suffix + b'"', line) if has else line) + b"\n"
-                             for has, line in templated)
+            chunk = b"".join(
+                (_CALL.sub(rb':"\1' + suffix + b'"', line) if has else line) + b"\n" for has, line in templated
+            )
             out.write(chunk)
             size += len(chunk)
             copy += 1
@@ -98,8 +99,9 @@ print(json.dumps({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 def peak_rss(path: Path, home: Path) -> dict:
     """Peak RSS (MB) of a fresh process running a first intake plus one older page."""
     env = {**os.environ, "AUTOPILOT_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
-    out = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(path)], env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, str(path)], env=env, check=True, capture_output=True, text=True
+    ).stdout
     data = json.loads(out)
     return {"peak_rss_mb": round(data["maxrss_kb"] / 1024, 1), "entries": data["entries"]}
 
@@ -125,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"naive json.loads reader: {t_naive:.2f} s ({parsed} lines)")
 
         t_first, first = timed(intake, rollout)
-        print(f"first intake (no index):  {t_first:.2f} s = {t_first / t_naive:.2f}x naive "
-              f"[target <= 1.0x]; {first['counts']['entries']} entries, index {first['diagnostics']['index']}")
+        print(
+            f"first intake (no index):  {t_first:.2f} s = {t_first / t_naive:.2f}x naive "
+            f"[target <= 1.0x]; {first['counts']['entries']} entries, index {first['diagnostics']['index']}"
+        )
 
         cursor = first["nextBeforeLine"]
         page_times = []
@@ -135,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
             page_times.append(t_page)
             cursor = page["nextBeforeLine"]
         t_page = sorted(page_times)[len(page_times) // 2]
-        print(f"later page (cached):      {t_page * 1000:.1f} ms median of 10 = {t_naive / t_page:.0f}x faster "
-              "than naive [target >= 20x]")
+        print(
+            f"later page (cached):      {t_page * 1000:.1f} ms median of 10 = {t_naive / t_page:.0f}x faster "
+            "than naive [target >= 20x]"
+        )
 
         appended = work / "append.jsonl"
         build(appended, 1.0, start_copy=copies, with_meta=False)
@@ -144,8 +150,10 @@ def main(argv: list[str] | None = None) -> int:
             out.write(appended.read_bytes())
         t_append, grown = timed(intake, rollout)
         d = grown["diagnostics"]
-        print(f"re-intake after +{d['scannedBytes'] / 1e6:.2f} MB: {t_append * 1000:.1f} ms = "
-              f"{t_naive / t_append:.0f}x faster than naive [target >= 20x]; index {d['index']}")
+        print(
+            f"re-intake after +{d['scannedBytes'] / 1e6:.2f} MB: {t_append * 1000:.1f} ms = "
+            f"{t_naive / t_append:.0f}x faster than naive [target >= 20x]; index {d['index']}"
+        )
 
         t_walk0 = time.perf_counter()
         seen: list[int] = []
@@ -158,22 +166,35 @@ def main(argv: list[str] | None = None) -> int:
             if before is None:
                 break
         once = seen == sorted(set(seen), reverse=True) and len(seen) == grown["counts"]["entries"]
-        print(f"paging: {pages} pages of 100 in {time.perf_counter() - t_walk0:.1f} s, {len(seen)} entries, "
-              f"exactly once: {once}")
+        print(
+            f"paging: {pages} pages of 100 in {time.perf_counter() - t_walk0:.1f} s, {len(seen)} entries, "
+            f"exactly once: {once}"
+        )
 
         peak = peak_rss(rollout, work / "home-peak")
         print(f"peak RSS, first intake + one page in a fresh process: {peak['peak_rss_mb']} MB [target <= 64 MB]")
 
         results = {
-            "rollout_mb": round(size_mb, 1), "naive_s": round(t_naive, 2), "first_s": round(t_first, 2),
-            "first_vs_naive": round(t_first / t_naive, 2), "page_ms": round(t_page * 1000, 1),
-            "page_speedup": round(t_naive / t_page), "append_ms": round(t_append * 1000, 1),
-            "append_speedup": round(t_naive / t_append), "peak_rss_mb": peak["peak_rss_mb"],
-            "exactly_once": once, "entries": len(seen),
+            "rollout_mb": round(size_mb, 1),
+            "naive_s": round(t_naive, 2),
+            "first_s": round(t_first, 2),
+            "first_vs_naive": round(t_first / t_naive, 2),
+            "page_ms": round(t_page * 1000, 1),
+            "page_speedup": round(t_naive / t_page),
+            "append_ms": round(t_append * 1000, 1),
+            "append_speedup": round(t_naive / t_append),
+            "peak_rss_mb": peak["peak_rss_mb"],
+            "exactly_once": once,
+            "entries": len(seen),
         }
         print(json.dumps(results))
-        ok = (results["first_vs_naive"] <= 1.0 and results["page_speedup"] >= 20 and results["append_speedup"] >= 20
-              and results["peak_rss_mb"] <= 64 and once)
+        ok = (
+            results["first_vs_naive"] <= 1.0
+            and results["page_speedup"] >= 20
+            and results["append_speedup"] >= 20
+            and results["peak_rss_mb"] <= 64
+            and once
+        )
         print("all targets met" if ok else "TARGET MISSED")
         return 0 if ok else 1
     finally:

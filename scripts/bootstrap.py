@@ -77,8 +77,10 @@ def commands(root: str, venv: str) -> str:
     """The shell commands that build the venv by hand."""
     python = shlex.quote(sys.executable)
     q_venv, q_root = shlex.quote(venv), shlex.quote(root)
-    return (f"{python} -m venv {q_venv} && {shlex.quote(os.path.join(venv, 'bin', 'python'))} -m pip install "
-            f"{q_root} && {python} {shlex.quote(os.path.abspath(__file__))} --stamp {q_venv}")
+    return (
+        f"{python} -m venv {q_venv} && {shlex.quote(os.path.join(venv, 'bin', 'python'))} -m pip install "
+        f"{q_root} && {python} {shlex.quote(os.path.abspath(__file__))} --stamp {q_venv}"
+    )
 
 
 def build(root: str, venv: str, version: str, log: str) -> str | None:
@@ -97,9 +99,22 @@ def build(root: str, venv: str, version: str, log: str) -> str | None:
         with open(log, "a", encoding="utf-8") as out:
             out.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} building {venv} for codex-autopilot {version}\n")
             out.flush()
-            steps = [[sys.executable, "-m", "venv", venv],
-                     [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--disable-pip-version-check",
-                      "--no-input", "--retries", "1", "--timeout", "20", root]]
+            steps = [
+                [sys.executable, "-m", "venv", venv],
+                [
+                    os.path.join(venv, "bin", "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--disable-pip-version-check",
+                    "--no-input",
+                    "--retries",
+                    "1",
+                    "--timeout",
+                    "20",
+                    root,
+                ],
+            ]
             for argv in steps:
                 proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
                 if proc.returncode != 0:
@@ -125,16 +140,22 @@ def main(argv: list[str]) -> int:
     elif not data:
         problem = "CLAUDE_PLUGIN_DATA is not set, so there is nowhere to build the plugin's venv"
     elif event != "SessionStart":
-        problem = ("its Python environment is out of date: the plugin's files changed since it was built "
-                   "(SessionStart rebuilds it)" if os.path.exists(os.path.join(venv, STAMP))
-                   else "its Python environment is not built yet (SessionStart builds it)")
+        problem = (
+            "its Python environment is out of date: the plugin's files changed since it was built "
+            "(SessionStart rebuilds it)"
+            if os.path.exists(os.path.join(venv, STAMP))
+            else "its Python environment is not built yet (SessionStart builds it)"
+        )
     else:
         problem = build(root, venv, version, os.path.join(data, "bootstrap.log"))
     if problem is None:
         python = os.path.join(venv, "bin", "python")
         os.execv(python, [python, "-I", "-m", "autopilot", *argv])  # stdin (the hook's input) is still unread
-    todo = (f"Run: {commands(root, venv)}" if data and sys.version_info >= MIN_PYTHON
-            else "Install Python 3.10+ and run: pip install codex-autopilot")
+    todo = (
+        f"Run: {commands(root, venv)}"
+        if data and sys.version_info >= MIN_PYTHON
+        else "Install Python 3.10+ and run: pip install codex-autopilot"
+    )
     todo += ". Or set AUTOPILOT_PYTHON to a Python that has codex-autopilot installed."
     message = f"codex-autopilot is not active: {problem}. {todo}"
     if event:

@@ -7,7 +7,6 @@ import subprocess
 
 import pytest
 
-from tests.support.agents import agent_bin, have, write_codex_config  # noqa: F401 - re-exported for old imports
 from tests.support.bridge import run_bridge
 
 
@@ -45,8 +44,13 @@ def git_repo(tmp_path):
     """A real git repository with one commit, as a workspace for a run."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, env=env)
     (repo / "README.md").write_text("# demo\n")
     subprocess.run(["git", "-C", str(repo), "add", "."], check=True, env=env)

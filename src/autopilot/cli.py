@@ -35,40 +35,67 @@ def _parser(command: str | None = None):  # type: ignore[no-untyped-def]
 
     from autopilot import __version__
 
-    parser = argparse.ArgumentParser(prog="codex-bridge", description=DESCRIPTION, epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="codex-bridge",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"codex-autopilot {__version__}")
     parser.add_argument("-C", dest="cwd", metavar="DIR", help="run as if started in DIR (like git -C)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def backend_flags(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--backend", choices=["codex-cli", "openai"],
-                       help="Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)")
+        p.add_argument(
+            "--backend",
+            choices=["codex-cli", "openai"],
+            help="Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)",
+        )
         p.add_argument("--model", help="model to ask (default: AUTOPILOT_MODEL, config, the run's, Codex's own)")
 
-    p = sub.add_parser("plan", help="Codex turns a goal into tasks with acceptance criteria; resets the run",
-                       description="Ask Codex to plan GOAL, write docs/autopilot/plans/<date>-<slug>.md in "
-                                   "the repo, and reset this workspace's run around the plan.")
+    p = sub.add_parser(
+        "plan",
+        help="Codex turns a goal into tasks with acceptance criteria; resets the run",
+        description="Ask Codex to plan GOAL, write docs/autopilot/plans/<date>-<slug>.md in "
+        "the repo, and reset this workspace's run around the plan.",
+    )
     p.add_argument("--goal", required=True, help="what you want done, in your words")
-    p.add_argument("--budget", type=float, metavar="USD",
-                   help="spend cap for reviews and verdicts (default: AUTOPILOT_BUDGET_USD, config, 5.00)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        metavar="USD",
+        help="spend cap for reviews and verdicts (default: AUTOPILOT_BUDGET_USD, config, 5.00)",
+    )
     p.add_argument("--max-iterations", type=int, metavar="N", help="verdicts before the run stops (default 20)")
-    p.add_argument("--no-progress-threshold", type=int, metavar="N",
-                   help="verdicts without progress in a row before a forced abort (default 3)")
-    p.add_argument("--session-id", metavar="ID",
-                   help="Claude session that owns the run (default: $CLAUDE_CODE_SESSION_ID; none: first to claim)")
+    p.add_argument(
+        "--no-progress-threshold",
+        type=int,
+        metavar="N",
+        help="verdicts without progress in a row before a forced abort (default 3)",
+    )
+    p.add_argument(
+        "--session-id",
+        metavar="ID",
+        help="Claude session that owns the run (default: $CLAUDE_CODE_SESSION_ID; none: first to claim)",
+    )
     backend_flags(p)
     p.set_defaults(func=lambda a: _plan(a))
 
-    p = sub.add_parser("review", help="Codex reviews the diff since base_sha against the current task",
-                       description="Review committed, staged, unstaged and untracked changes since the run's "
-                                   "base commit. Never changes the task, base, status or iteration.")
+    p = sub.add_parser(
+        "review",
+        help="Codex reviews the diff since base_sha against the current task",
+        description="Review committed, staged, unstaged and untracked changes since the run's "
+        "base commit. Never changes the task, base, status or iteration.",
+    )
     backend_flags(p)
     p.set_defaults(func=lambda a: _review(a))
 
-    p = sub.add_parser("verdict", help="Codex decides: continue with the next task, done, or abort",
-                       description="Advance the run: iteration+1, then continue/done/abort by Codex's verdict, "
-                                   "the no-progress streak and the iteration limit.")
+    p = sub.add_parser(
+        "verdict",
+        help="Codex decides: continue with the next task, done, or abort",
+        description="Advance the run: iteration+1, then continue/done/abort by Codex's verdict, "
+        "the no-progress streak and the iteration limit.",
+    )
     group = p.add_mutually_exclusive_group()
     group.add_argument("--last-message", metavar="TEXT", help="Claude's last message (evidence, not proof)")
     group.add_argument("--last-message-file", metavar="FILE", help="read Claude's last message from FILE ('-': stdin)")
@@ -97,19 +124,25 @@ def _parser(command: str | None = None):  # type: ignore[no-untyped-def]
     b.add_argument("usd", type=float, metavar="USD")
     b.set_defaults(func=lambda a: _run_state().budget_set(a.usd, cwd=a.cwd))
 
-    p = sub.add_parser("demo", help="run the whole loop in a throwaway repo (offline unless a backend is set up)",
-                       description="Plan, edit, review and verdict until done in a temporary git repository, "
-                                   "printing each state change. With no backend configured, Codex's answers "
-                                   "come from the bundled scripted server (nothing leaves the machine).")
+    p = sub.add_parser(
+        "demo",
+        help="run the whole loop in a throwaway repo (offline unless a backend is set up)",
+        description="Plan, edit, review and verdict until done in a temporary git repository, "
+        "printing each state change. With no backend configured, Codex's answers "
+        "come from the bundled scripted server (nothing leaves the machine).",
+    )
     p.add_argument("--offline", action="store_true", help="use the scripted server even if a backend is set up")
     p.add_argument("--json", action="store_true", help="print each state change as a JSON line")
     p.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
     backend_flags(p)
     p.set_defaults(func=lambda a: _demo(a))
 
-    p = sub.add_parser("handoff", help="hand live work between Claude and Codex (transcript intake, packets)",
-                       description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
-                                   "redacted evidence for the other agent.")
+    p = sub.add_parser(
+        "handoff",
+        help="hand live work between Claude and Codex (transcript intake, packets)",
+        description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
+        "redacted evidence for the other agent.",
+    )
     hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
     if command in (None, "handoff"):  # its ten actions cost ~10 ms to build; other commands skip them
         from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
@@ -118,14 +151,20 @@ def _parser(command: str | None = None):  # type: ignore[no-untyped-def]
         handoff_packets.add_parser(hsub)
         handoff_codex.add_parser(hsub)
 
-    p = sub.add_parser("install", help="install the $handoff hook and the handoff / from-claude skills into Codex",
-                       description="Merge codex-autopilot's UserPromptSubmit hook into $CODEX_HOME/hooks.json (backed "
-                                   "up first, other hooks untouched) and install the handoff and from-claude skills "
-                                   "under $CODEX_HOME/skills. Running it twice changes nothing.")
+    p = sub.add_parser(
+        "install",
+        help="install the $handoff hook and the handoff / from-claude skills into Codex",
+        description="Merge codex-autopilot's UserPromptSubmit hook into $CODEX_HOME/hooks.json (backed "
+        "up first, other hooks untouched) and install the handoff and from-claude skills "
+        "under $CODEX_HOME/skills. Running it twice changes nothing.",
+    )
     p.add_argument("agent", choices=["codex"], help="where to install (the Claude Code side is the plugin itself)")
     p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
-    p.add_argument("--trust", action="store_true",
-                   help="also record in config.toml that Codex may run the hook (instead of /hooks in Codex)")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="also record in config.toml that Codex may run the hook (instead of /hooks in Codex)",
+    )
     p.set_defaults(func=lambda a: _install(a))
 
     p = sub.add_parser("hook", help="run a Claude Code hook (reads the event JSON on stdin)")
@@ -137,9 +176,16 @@ def _parser(command: str | None = None):  # type: ignore[no-untyped-def]
 def _plan(a) -> int:  # type: ignore[no-untyped-def]
     from autopilot.commands import plan
 
-    return plan.run(a.goal, budget=a.budget, max_iterations=a.max_iterations,
-                    no_progress_threshold=a.no_progress_threshold, model=a.model, backend=a.backend,
-                    session_id=a.session_id, cwd=a.cwd)
+    return plan.run(
+        a.goal,
+        budget=a.budget,
+        max_iterations=a.max_iterations,
+        no_progress_threshold=a.no_progress_threshold,
+        model=a.model,
+        backend=a.backend,
+        session_id=a.session_id,
+        cwd=a.cwd,
+    )
 
 
 def _review(a) -> int:  # type: ignore[no-untyped-def]
@@ -234,8 +280,10 @@ def _guarded(call) -> int:  # type: ignore[no-untyped-def]
         from autopilot.paths import autopilot_home
 
         log = write_crash_log(str(autopilot_home()), exc)
-        print(f"codex-bridge: internal error: {type(exc).__name__}: {exc} (traceback in {log}; please report it)",
-              file=sys.stderr)
+        print(
+            f"codex-bridge: internal error: {type(exc).__name__}: {exc} (traceback in {log}; please report it)",
+            file=sys.stderr,
+        )
         return EXIT_CRASH
 
 

@@ -23,8 +23,13 @@ def copy(text: str) -> tuple[str | None, list[str]]:
         if not exe:
             continue
         try:
-            proc = subprocess.run([exe, *args], input=text.encode("utf-8"), stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, timeout=TIMEOUT)
+            proc = subprocess.run(
+                [exe, *args],
+                input=text.encode("utf-8"),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=TIMEOUT,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             failures.append(f"{name}: {exc}")
             continue

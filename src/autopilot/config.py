@@ -11,12 +11,22 @@ from autopilot import paths
 from autopilot.errors import BridgeError
 
 BACKENDS = ("codex-cli", "openai")
-KNOWN_KEYS = {"backend", "model", "budget_usd", "max_iterations", "no_progress_threshold", "timeout_seconds",
-              "max_diff_chars", "codex_bin"}
+KNOWN_KEYS = {
+    "backend",
+    "model",
+    "budget_usd",
+    "max_iterations",
+    "no_progress_threshold",
+    "timeout_seconds",
+    "max_diff_chars",
+    "codex_bin",
+}
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_DIFF_CHARS = 60_000
-SETUP_HINT = ("install the Codex CLI (npm install -g @openai/codex) and log in, or set OPENAI_API_KEY, "
-              "or choose one with --backend / AUTOPILOT_BACKEND")
+SETUP_HINT = (
+    "install the Codex CLI (npm install -g @openai/codex) and log in, or set OPENAI_API_KEY, "
+    "or choose one with --backend / AUTOPILOT_BACKEND"
+)
 
 
 def config_path() -> Path:
@@ -37,14 +47,17 @@ def load_config() -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
-        raise BridgeError(f"cannot read the config file {path}: {exc}",
-                          hint="fix the YAML or move the file away") from None
+        raise BridgeError(
+            f"cannot read the config file {path}: {exc}", hint="fix the YAML or move the file away"
+        ) from None
     if not isinstance(data, dict):
         raise BridgeError(f"the config file {path} must be a YAML mapping", hint="e.g. `backend: openai`")
     unknown = set(data) - KNOWN_KEYS
     if unknown:
-        raise BridgeError(f"the config file {path} has unknown keys: {', '.join(sorted(unknown))}",
-                          hint=f"known keys: {', '.join(sorted(KNOWN_KEYS))}")
+        raise BridgeError(
+            f"the config file {path} has unknown keys: {', '.join(sorted(unknown))}",
+            hint=f"known keys: {', '.join(sorted(KNOWN_KEYS))}",
+        )
     if data.get("backend") not in (None, *BACKENDS):
         raise BridgeError(f"config {path}: backend must be one of {', '.join(BACKENDS)}")
     return data

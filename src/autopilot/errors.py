@@ -73,8 +73,10 @@ def write_crash_log(home: str, exc: BaseException) -> str:
         os.makedirs(home, exist_ok=True)
         if os.path.exists(path) and os.path.getsize(path) > CRASH_LOG_MAX_BYTES:
             os.replace(path, path + ".1")  # keep one older log, never grow without bound
-        text = (f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n"
-                f"argv: {sys.argv!r}\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        text = (
+            f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n"
+            f"argv: {sys.argv!r}\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        )
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(redact(text)[0])  # a goal or message in argv may carry a credential
     except OSError:

@@ -15,8 +15,14 @@ def run_git(repo: str, *args: str, env: dict[str, str] | None = None, check: boo
     import subprocess
 
     try:
-        proc = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, errors="replace",
-                              env={**os.environ, **_GIT_ENV, **(env or {})}, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            ["git", "-C", repo, *args],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            env={**os.environ, **_GIT_ENV, **(env or {})},
+            stdin=subprocess.DEVNULL,
+        )
     except FileNotFoundError:
         raise BridgeError("git is not installed", hint="install git and try again") from None
     if check and proc.returncode != 0:
@@ -40,13 +46,19 @@ def toplevel(cwd: str | None = None) -> str:
     import subprocess
 
     try:
-        proc = subprocess.run(["git", "-C", cwd, "rev-parse", "--show-toplevel"], capture_output=True,
-                              text=True, env={**os.environ, **_GIT_ENV}, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            ["git", "-C", cwd, "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **_GIT_ENV},
+            stdin=subprocess.DEVNULL,
+        )
     except FileNotFoundError:
         raise BridgeError("git is not installed", hint="install git and try again") from None
     if proc.returncode != 0 or not proc.stdout.strip():
-        raise BridgeError(f"{cwd} is not inside a git repository",
-                          hint="run codex-bridge inside your project, or `git init` it first")
+        raise BridgeError(
+            f"{cwd} is not inside a git repository", hint="run codex-bridge inside your project, or `git init` it first"
+        )
     return os.path.realpath(proc.stdout.strip())
 
 
@@ -67,8 +79,17 @@ class Snapshot:
 
     __slots__ = ("base", "head", "tree", "patch", "stat", "files", "secret_files")
 
-    def __init__(self, *, base: str | None, head: str | None, tree: str, patch: str, stat: str,
-                 files: list[str], secret_files: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        base: str | None,
+        head: str | None,
+        tree: str,
+        patch: str,
+        stat: str,
+        files: list[str],
+        secret_files: list[str] | None = None,
+    ) -> None:
         self.base, self.head, self.tree, self.patch, self.stat, self.files = base, head, tree, patch, stat, files
         self.secret_files = secret_files or []
 
@@ -93,8 +114,11 @@ def work_tree(repo: str, cache: str | None = None) -> str:
         index = run_git(repo, "rev-parse", "--git-path", "index").strip()
         index = index if os.path.isabs(index) else os.path.join(repo, index)
     source = index
-    if cache and os.path.exists(cache) and (not os.path.exists(index)
-                                            or os.path.getmtime(cache) >= os.path.getmtime(index)):
+    if (
+        cache
+        and os.path.exists(cache)
+        and (not os.path.exists(index) or os.path.getmtime(cache) >= os.path.getmtime(index))
+    ):
         source = cache
     where = os.path.dirname(cache) if cache else None
     if where:
@@ -127,20 +151,38 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
         names = run_git(repo, "diff", "--name-only", "-z", since, tree, "--", ".", *excludes)
     except BridgeError:
         if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
-            raise BridgeError(f"the run's base commit {base[:12]} no longer exists in {repo}",
-                              hint="re-plan with `codex-bridge plan --goal ...`") from None
+            raise BridgeError(
+                f"the run's base commit {base[:12]} no longer exists in {repo}",
+                hint="re-plan with `codex-bridge plan --goal ...`",
+            ) from None
         raise
     files = [n for n in names.split("\0") if n]
     secret_files = [f for f in files if is_secret_path(f)]
     excludes += [f":(exclude,literal){f}" for f in secret_files]
     # One git call for the rest: the stat block, a blank line, then the patch.
-    out = run_git(repo, "diff", "--no-color", "--no-ext-diff", "--patch-with-stat", "--stat=120", since, tree,
-                  "--", ".", *excludes) if len(secret_files) < len(files) else ""
+    out = (
+        run_git(
+            repo,
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--patch-with-stat",
+            "--stat=120",
+            since,
+            tree,
+            "--",
+            ".",
+            *excludes,
+        )
+        if len(secret_files) < len(files)
+        else ""
+    )
     stat, _, patch = out.partition("\n\ndiff --git ")
     patch = f"diff --git {patch}" if patch else ""
     stat = stat.strip("\n") + "\n" if stat else ""
-    return Snapshot(base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files,
-                    secret_files=secret_files)
+    return Snapshot(
+        base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files, secret_files=secret_files
+    )
 
 
 def bound(text: str, limit: int) -> tuple[str, bool]:

@@ -25,6 +25,7 @@ _SECRET_WORDS = (
     r"|client[_-]?secret|auth[_-]?key|credentials?|session[_-]?key|signing[_-]?key)"
 )
 
+
 def _name(chars: str, words: str) -> str:
     """A whole name made of ``chars`` that contains one of ``words``, matched without backtracking.
 
@@ -55,9 +56,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("aws_access_key_id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), 0),
     (
         "aws_secret_access_key",
-        re.compile(
-            r"(?i)(aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-        ),
+        re.compile(r"(?i)(aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
         2,
     ),
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"), 0),
@@ -89,7 +88,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("url_password", re.compile(r"\b([a-z][a-z0-9+.\-]{1,20}://[^\s/:@]{1,64}:)([^\s/@]{1,128})(@)"), 2),
     (
         "bearer_token",
-        re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|basic)\s+)([A-Za-z0-9._~+/=\-]{12,})"),
+        re.compile(
+            r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|basic)\s+)([A-Za-z0-9._~+/=\-]{12,})"
+        ),
         2,
     ),
     # KEY=value lines of .env files and shell exports whose name says it holds a secret; the
@@ -201,7 +202,7 @@ def _key_tails(text: str, counts: Counter[str]) -> str:
         start = end.start()
         while True:  # extend backwards over lines that are only base64
             line_start = text.rfind("\n", pos, max(pos, start - 1)) + 1
-            line = text[max(line_start, pos):start].strip()
+            line = text[max(line_start, pos) : start].strip()
             if start <= pos or not line or not _BASE64_LINE.fullmatch(line):
                 break
             start = max(line_start, pos)

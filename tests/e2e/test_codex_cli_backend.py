@@ -78,8 +78,9 @@ def test_each_call_is_charged_only_what_it_added(codex, git_repo, bridge):
     assert s["token_usage"]["review"] == {"input": 700, "cached": 350, "output": 45, "calls": 2}
 
 
-@pytest.mark.parametrize(("step", "kind"), [(http_error(500), "server"), (http_error(401), "auth"),
-                                            (http_error(429), "rate_limit")])
+@pytest.mark.parametrize(
+    ("step", "kind"), [(http_error(500), "server"), (http_error(401), "auth"), (http_error(429), "rate_limit")]
+)
 def test_codex_failing_is_an_infra_error(codex, git_repo, bridge, step, kind):
     """codex exiting non-zero is recorded as the reviewer being unavailable, with the kind of failure."""
     codex.push(reply_json(PLAN))
@@ -90,7 +91,11 @@ def test_codex_failing_is_an_infra_error(codex, git_repo, bridge, step, kind):
     s = state_of(bridge, git_repo)
     assert code == EXIT_INFRA and "codex" in err
     assert (s["last_error"]["kind"], s["consecutive_errors"], s["status"], s["last_review"]) == (
-        kind, 1, "running", None)
+        kind,
+        1,
+        "running",
+        None,
+    )
 
 
 def test_codex_timeout_kills_it_and_is_recorded(codex, git_repo, bridge, monkeypatch):
@@ -138,9 +143,24 @@ def test_thread_id_is_recoverable_from_the_rollout(codex, git_repo):
     """The newest exec rollout for a workspace names the thread, for when thread.started is missing."""
     codex.push(reply_json(APPROVE))
     started = time.time()
-    proc = subprocess.run([str(agent_bin("codex")), "exec", "--json", "--sandbox", "read-only",
-                           "--skip-git-repo-check", "-C", str(git_repo), "--", "hello"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            str(agent_bin("codex")),
+            "exec",
+            "--json",
+            "--sandbox",
+            "read-only",
+            "--skip-git-repo-check",
+            "-C",
+            str(git_repo),
+            "--",
+            "hello",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     thread = json.loads(proc.stdout.splitlines()[0])["thread_id"]
     found = newest_root_session(os.path.realpath(git_repo), started)
     assert found is not None and found.thread_id == thread

@@ -16,8 +16,13 @@ from tests.support.agents import agent_bin, write_codex_config
 
 pytestmark = pytest.mark.e2e
 
-CLAUDE_TRANSCRIPT = (Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "tools"
-                     / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl")
+CLAUDE_TRANSCRIPT = (
+    Path(__file__).resolve().parent.parent
+    / "fixtures"
+    / "claude"
+    / "tools"
+    / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"
+)
 
 
 @pytest.fixture
@@ -39,9 +44,15 @@ def install(bridge, *flags: str) -> dict:
 
 def codex_exec(cwd: Path, *args: str) -> list[dict]:
     """Run the real `codex exec --json` to the end in ``cwd``; its events (asserting exit 0)."""
-    proc = subprocess.run([str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", *args],
-                          cwd=cwd, env=dict(os.environ), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=180)
+    proc = subprocess.run(
+        [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", *args],
+        cwd=cwd,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
@@ -75,7 +86,10 @@ def test_handoff_is_caught_with_recorded_trust(srv, bridge, git_repo):
     recorded = json.loads(pointer().read_text())
     assert srv.requests == []
     assert (recorded["transcript_path"], recorded["cwd"], recorded["session_id"]) == (
-        str(rollout_of(thread)), str(git_repo), thread)
+        str(rollout_of(thread)),
+        str(git_repo),
+        thread,
+    )
 
 
 def test_ordinary_prompt_goes_through(srv, bridge, git_repo):
@@ -83,8 +97,11 @@ def test_ordinary_prompt_goes_through(srv, bridge, git_repo):
     install(bridge, "--trust")
     srv.push(reply_text("Hello from the scripted model."))
     events = codex_exec(git_repo, "--", "Say hello")
-    answers = [e["item"]["text"] for e in events if e.get("type") == "item.completed"
-               and e["item"].get("type") == "agent_message"]
+    answers = [
+        e["item"]["text"]
+        for e in events
+        if e.get("type") == "item.completed" and e["item"].get("type") == "agent_message"
+    ]
     assert answers == ["Hello from the scripted model."]
     assert "Say hello" in json.dumps(srv.requests[0]["input"]) and not pointer().exists()
 
@@ -108,8 +125,13 @@ def test_handoff_skill_is_not_offered_to_the_model(srv, bridge, git_repo):
     """Codex lists from-claude for implicit use but not handoff (allow_implicit_invocation: false)."""
     install(bridge, "--trust")
     codex_exec(git_repo, "--", "Say hello")
-    listing = next(part["text"] for item in srv.requests[0]["input"] if item.get("role") == "developer"
-                   for part in item.get("content") or [] if "<skills_instructions>" in part.get("text", ""))
+    listing = next(
+        part["text"]
+        for item in srv.requests[0]["input"]
+        if item.get("role") == "developer"
+        for part in item.get("content") or []
+        if "<skills_instructions>" in part.get("text", "")
+    )
     assert "- from-claude:" in listing and "- handoff:" not in listing
 
 
@@ -149,13 +171,24 @@ def test_from_claude_skill_runs_the_intake_inside_codex(srv, bridge, git_repo):
     install(bridge, "--trust")
     target = paths.handoff_dir() / "claude-latest.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps({"transcript_path": str(CLAUDE_TRANSCRIPT), "cwd": str(git_repo),
-                                  "session_id": CLAUDE_TRANSCRIPT.stem, "created_at": "2026-11-30T11:47:18Z"}))
+    target.write_text(
+        json.dumps(
+            {
+                "transcript_path": str(CLAUDE_TRANSCRIPT),
+                "cwd": str(git_repo),
+                "session_id": CLAUDE_TRANSCRIPT.stem,
+                "created_at": "2026-11-30T11:47:18Z",
+            }
+        )
+    )
     launcher = shlex.quote(str(paths.codex_home() / "skills" / "from-claude" / "scripts" / "from-claude"))
     srv.push(tool_call("exec_command", {"cmd": launcher}, call_id="call_intake"), reply_text("Picked it up."))
     codex_exec(git_repo, "--", "$from-claude")
     sent = json.dumps(srv.requests[0]["input"])
-    output = next(item["output"] for item in srv.requests[1]["input"]
-                  if item.get("type") == "function_call_output" and item.get("call_id") == "call_intake")
+    output = next(
+        item["output"]
+        for item in srv.requests[1]["input"]
+        if item.get("type") == "function_call_output" and item.get("call_id") == "call_intake"
+    )
     assert "<name>from-claude</name>" in sent and launcher in sent  # the skill body reached the model
     assert '"format": "claude-code-transcript"' in output and CLAUDE_TRANSCRIPT.stem in output

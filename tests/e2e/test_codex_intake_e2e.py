@@ -24,21 +24,33 @@ def _codex_present():
 def test_exec_and_resume_rollout_reads_back_as_paired_evidence():
     """A real exec turn with a command and a patch, then exec resume, reads back paired and complete."""
     with rig() as r:
-        r.srv.push(tool_call("exec_command", {"cmd": "echo e2e-marker"}, call_id="call_e2e"),
-                   custom_tool_call("apply_patch", PATCH_ADD, call_id="call_e2e_patch"), reply_text("Done."))
+        r.srv.push(
+            tool_call("exec_command", {"cmd": "echo e2e-marker"}, call_id="call_e2e"),
+            custom_tool_call("apply_patch", PATCH_ADD, call_id="call_e2e_patch"),
+            reply_text("Done."),
+        )
         tid = r.thread_id(r.exec("--json", "--skip-git-repo-check", "-s", "workspace-write", "Run and patch"))
         r.srv.push(reply_text("Resumed fine."))
         r.exec("resume", tid, "--json", "--skip-git-repo-check", "Anything else?")
         answer = intake(r.rollout(tid))
     kinds = [(e["kind"], e.get("text") or e.get("name")) for e in answer["entries"]]
-    assert kinds == [("assistant", "Resumed fine."), ("user", "Anything else?"), ("assistant", "Done."),
-                     ("tool_call", "apply_patch"), ("tool_call", "exec_command"), ("user", "Run and patch")]
+    assert kinds == [
+        ("assistant", "Resumed fine."),
+        ("user", "Anything else?"),
+        ("assistant", "Done."),
+        ("tool_call", "apply_patch"),
+        ("tool_call", "exec_command"),
+        ("user", "Run and patch"),
+    ]
     call = next(e for e in answer["entries"] if e.get("callId") == "call_e2e")
     assert (call["status"], call["result"]["exitCode"]) == ("completed", 0)
     assert "e2e-marker" in call["result"]["text"]
     assert [f["path"].rsplit("/", 1)[-1] for f in answer["editedFiles"]] == ["greeting.txt"]
     assert (answer["turn"]["state"], answer["session"]["id"], answer["diagnostics"]["malformedLines"]) == (
-        "complete", tid, {})
+        "complete",
+        tid,
+        {},
+    )
 
 
 def test_interrupted_exec_reads_back_as_aborted():
@@ -75,8 +87,12 @@ def test_spawned_subagent_is_listed_with_its_rollout():
         outputs = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
         if not state["spawned"]:
             state["spawned"] = True
-            return namespaced_call("collaboration", "spawn_agent",
-                                   {"task_name": "helper", "message": "Say done", "fork_turns": "none"}, "c_spawn")
+            return namespaced_call(
+                "collaboration",
+                "spawn_agent",
+                {"task_name": "helper", "message": "Say done", "fork_turns": "none"},
+                "c_spawn",
+            )
         if "c_wait" not in outputs:
             return namespaced_call("collaboration", "wait_agent", {"timeout_ms": 10000}, "c_wait")
         return reply_text("Parent done.")

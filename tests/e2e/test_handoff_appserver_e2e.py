@@ -25,8 +25,10 @@ def r(monkeypatch):
     """A CODEX_HOME the real codex writes, with a git work dir, and the bridge pointed at both."""
     codex = agent_bin("codex")
     with rig() as rg:
-        for args in (["init", "-q", "-b", "main"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
-                                                    "--allow-empty", "-m", "init"]):
+        for args in (
+            ["init", "-q", "-b", "main"],
+            ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"],
+        ):
             subprocess.run(["git", "-C", str(rg.work), *args], check=True)
         monkeypatch.setenv("CODEX_HOME", str(rg.home))
         monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(codex))
@@ -64,8 +66,12 @@ def test_app_server_lists_only_this_worktrees_threads_and_only_reads(r):
 
 def test_app_server_read_agrees_with_the_local_rollout(r):
     """The same thread read through the app server and from its rollout gives the same messages and command."""
-    tid = exec_thread(r, "Run a check", tool_call("exec_command", {"cmd": "echo e2e-check"}, call_id="call_chk"),
-                      reply_text("Checked."))
+    tid = exec_thread(
+        r,
+        "Run a check",
+        tool_call("exec_command", {"cmd": "echo e2e-check"}, call_id="call_chk"),
+        reply_text("Checked."),
+    )
     requests = len(r.srv.requests)
     project = Project(str(r.work))
     server = appserver.AppServer()
@@ -94,26 +100,40 @@ def test_app_server_refuses_a_write_method_before_sending_it():
 def test_app_server_packet_is_inspectable_but_not_importable(r, bridge):
     """export --source app-server makes a packet that inspect verifies and import refuses."""
     tid = exec_thread(r, "Fix the parser", reply_text("Next: add a test."))
-    code, out, err = bridge("handoff", "export", "--from", "codex", "--session", tid, "--to", "claude",
-                            "--source", "app-server", cwd=r.work)
+    code, out, err = bridge(
+        "handoff", "export", "--from", "codex", "--session", tid, "--to", "claude", "--source", "app-server", cwd=r.work
+    )
     assert code == 0, err
     pid = json.loads(out)["packet"]
     packet = json.loads(packets.resolve(pid).read_bytes())
     assert (packet["source"]["kind"], packet["source"]["hash"], packet["objective"]["text"]) == (
-        "app-server", None, "Fix the parser")
+        "app-server",
+        None,
+        "Fix the parser",
+    )
     assert packet["nextAction"]["text"] == "add a test."
     code, out, _ = bridge("handoff", "inspect", pid, cwd=r.work)
     assert (code, json.loads(out)["importable"]) == (0, False)
-    code, _, err = bridge("handoff", "import", pid, "--to", "claude", "--session",
-                          "88888888-8888-4888-8888-888888888888", cwd=r.work)
+    code, _, err = bridge(
+        "handoff", "import", pid, "--to", "claude", "--session", "88888888-8888-4888-8888-888888888888", cwd=r.work
+    )
     assert code == 1 and "app server" in err
 
 
 def test_round_trip_through_a_real_codex_session(r, bridge):
     """Claude packet -> imported into a real codex thread -> that thread exported back keeps objective and links."""
     claude_path = claude_session("tools", r.work)
-    code, out, err = bridge("handoff", "export", "--from", "claude", "--session",
-                            "49fa090f-34fe-47da-9cd9-cf59c6a193ff", "--to", "codex", cwd=r.work)
+    code, out, err = bridge(
+        "handoff",
+        "export",
+        "--from",
+        "claude",
+        "--session",
+        "49fa090f-34fe-47da-9cd9-cf59c6a193ff",
+        "--to",
+        "codex",
+        cwd=r.work,
+    )
     assert code == 0, err
     first = json.loads(out)["packet"]
     tid = exec_thread(r, "Waiting for a handoff.", reply_text("Ready."))
@@ -133,7 +153,15 @@ def test_round_trip_through_a_real_codex_session(r, bridge):
     assert {p["linkedBy"] for p in second["predecessors"]} == {"import-receipt"}
     linked = [e for e in second["evidence"] if e.get("packetId") == first]
     assert linked and all(e["transcript"] == str(claude_path) for e in linked)
-    code, out, err = bridge("handoff", "import", second_id, "--to", "claude", "--session",
-                            "99999999-9999-4999-8999-999999999999", cwd=r.work)
+    code, out, err = bridge(
+        "handoff",
+        "import",
+        second_id,
+        "--to",
+        "claude",
+        "--session",
+        "99999999-9999-4999-8999-999999999999",
+        cwd=r.work,
+    )
     assert code == 0, err
     assert a["objective"]["text"] in json.loads(out)["context"]

@@ -15,8 +15,11 @@ from tests.support.plugin_harness import ScriptedCodex, run_claude
 
 pytestmark = pytest.mark.e2e
 
-REQUEST_CHANGES = {"decision": "request_changes", "summary": "feature.py has no docstring",
-                   "issues": [{"severity": "minor", "file": "feature.py", "line": 1, "message": "add a docstring"}]}
+REQUEST_CHANGES = {
+    "decision": "request_changes",
+    "summary": "feature.py has no docstring",
+    "issues": [{"severity": "minor", "file": "feature.py", "line": 1, "message": "add a docstring"}],
+}
 
 
 @pytest.fixture
@@ -45,8 +48,12 @@ def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, 
     codex.push("plan", reply_json(PLAN))
     codex.push("review", reply_json(REQUEST_CHANGES), reply_json(APPROVE))
     codex.push("verdict", reply_json(continue_to("T2")), reply_json(done("test passes")))
-    steps = [write(git_repo, "feature.py", "x = 1\n"), text("T1 is done: feature.py exists."),
-             write(git_repo, "test_feature.py", "def test(): pass\n"), text("T2 is done: the test passes.")]
+    steps = [
+        write(git_repo, "feature.py", "x = 1\n"),
+        text("T1 is done: feature.py exists."),
+        write(git_repo, "test_feature.py", "def test(): pass\n"),
+        text("T2 is done: the test passes."),
+    ]
     run = run_claude(claude, git_repo, "/codex-autopilot:autopilot Add a feature with a test", steps, tmp_path / "h")
     assert run.proc.returncode == 0, run.proc.stderr
     texts = run.main_texts()
@@ -62,22 +69,29 @@ def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, 
     assert stops[1]["systemMessage"].startswith("codex-autopilot: done")
     s = state_of(bridge, git_repo)
     assert (s["status"], s["iteration"], s["current_task"]["id"], s["owner_session_id"]) == (
-        "done", 2, "T2", run.session_id)
+        "done",
+        2,
+        "T2",
+        run.session_id,
+    )
     assert (s["last_review"]["task_id"], s["last_review"]["decision"]) == ("T2", "approve")
     assert (git_repo / s["plan_path"]).read_text().startswith("# Autopilot plan: Add a feature with a test")
     events = [json.loads(x) for x in (Path(s["run_dir"]) / "events.jsonl").read_text().splitlines()]
     assert [(e["phase"], e["outcome"], e["backend"]) for e in events] == [
-        (phase, "ok", "codex-cli") for phase in ("plan", "review", "verdict", "review", "verdict")]
+        (phase, "ok", "codex-cli") for phase in ("plan", "review", "verdict", "review", "verdict")
+    ]
 
 
 @pytest.fixture
 def planned_with_codex(codex, git_repo, bridge):
     """A run planned through the real codex before Claude starts (unowned: the first session claims it)."""
+
     def plan(*flags: str) -> Path:
         codex.push("plan", reply_json(PLAN))
         code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test", *flags)
         assert code == 0, err
         return git_repo
+
     return plan
 
 
@@ -86,8 +100,12 @@ def test_budget_spent_mid_run_lets_claude_stop(claude, codex, planned_with_codex
     repo = planned_with_codex("--budget", "0.05")
     codex.push("review", reply_json(APPROVE), reply_json(APPROVE, {"input_tokens": 100_000}))
     codex.push("verdict", reply_json(continue_to("T2")))
-    steps = [write(repo, "feature.py", "x = 1\n"), text("T1 done."),
-             write(repo, "test_feature.py", "def test(): pass\n"), text("T2 done.")]
+    steps = [
+        write(repo, "feature.py", "x = 1\n"),
+        text("T1 done."),
+        write(repo, "test_feature.py", "def test(): pass\n"),
+        text("T2 done."),
+    ]
     run = run_claude(claude, repo, "Work on the autopilot task.", steps, tmp_path / "h")
     assert run.proc.returncode == 0 and len(run.main_texts()) == 4 and run.server.unscripted == 0
     assert codex.asked == ["plan", "review", "verdict", "review"]
@@ -102,8 +120,12 @@ def test_codex_failing_never_holds_claude_more_than_twice(claude, codex, planned
     """Codex exiting non-zero, then timing out, then failing again: two blocks at most, then a paused run."""
     repo = planned_with_codex()
     (repo / "feature.py").write_text("x = 1\n")
-    codex.push("verdict", http_error(500, "upstream broke"), delay(reply_json(continue_to("T2")), 8),
-               http_error(500, "upstream broke"))
+    codex.push(
+        "verdict",
+        http_error(500, "upstream broke"),
+        delay(reply_json(continue_to("T2")), 8),
+        http_error(500, "upstream broke"),
+    )
     steps = [text("T1 is done."), text("Still done."), text("Done, really.")]
     run = run_claude(claude, repo, "Finish the task.", steps, tmp_path / "h", AUTOPILOT_TIMEOUT="3")
     assert run.proc.returncode == 0 and len(run.main_texts()) == 3 and run.server.unscripted == 0
@@ -122,8 +144,13 @@ def test_run_pauses_before_claude_codes_block_cap(claude, codex, planned_with_co
     (repo / "feature.py").write_text("x = 1\n")
     codex.push("review", reply_json(APPROVE), reply_json(APPROVE))
     codex.push("verdict", *(reply_json(continue_to("T1")) for _ in range(3)))
-    steps = [text("Done."), write(repo, "feature.py", "x = 2\n"), text("Done."),
-             write(repo, "feature.py", "x = 3\n"), text("Done.")]
+    steps = [
+        text("Done."),
+        write(repo, "feature.py", "x = 2\n"),
+        text("Done."),
+        write(repo, "feature.py", "x = 3\n"),
+        text("Done."),
+    ]
     run = run_claude(claude, repo, "Finish the task.", steps, tmp_path / "h", CLAUDE_CODE_STOP_HOOK_BLOCK_CAP="3")
     assert run.proc.returncode == 0 and run.server.unscripted == 0
     stops = run.hook_outputs("Stop")

@@ -29,6 +29,7 @@ def claude():
 @pytest.fixture
 def planned(git_repo, bridge, monkeypatch):
     """A run planned (through the openai backend and a scripted server) before Claude starts."""
+
     def plan(session_id: str | None = None) -> Path:
         with ResponsesServer([reply_json(PLAN)]) as srv:
             monkeypatch.setenv("OPENAI_BASE_URL", srv.url)
@@ -38,6 +39,7 @@ def planned(git_repo, bridge, monkeypatch):
             code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test", *flags)
         assert code == 0, err
         return git_repo
+
     return plan
 
 
@@ -78,16 +80,20 @@ def test_installed_from_its_own_marketplace_the_hooks_fire(claude, planned, tmp_
     home.mkdir()
     with MessagesServer() as idle:
         env = claude_env(home, idle)
-    for argv in (["plugin", "marketplace", "add", str(source)],
-                 ["plugin", "install", "codex-autopilot@codex-autopilot"]):
-        proc = subprocess.run([str(claude), *argv], env=env, capture_output=True, text=True, timeout=120,
-                              stdin=subprocess.DEVNULL)
+    for argv in (
+        ["plugin", "marketplace", "add", str(source)],
+        ["plugin", "install", "codex-autopilot@codex-autopilot"],
+    ):
+        proc = subprocess.run(
+            [str(claude), *argv], env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
     run = run_claude(claude, repo, "What is the current task?", [text("T1.")], home, plugin_dir=None)
     init = next(e for e in run.events if e.get("type") == "system" and e.get("subtype") == "init")
     assert {p["name"] for p in init["plugins"]} >= {"codex-autopilot"} and not init.get("plugin_errors")
-    assert "codex-autopilot run active" in run.hook_outputs("SessionStart")[0]["hookSpecificOutput"][
-        "additionalContext"]
+    assert (
+        "codex-autopilot run active" in run.hook_outputs("SessionStart")[0]["hookSpecificOutput"]["additionalContext"]
+    )
     assert "current task T1: Add feature" in run.main_texts()[0]
     assert state_of(bridge, repo)["owner_session_id"] == run.session_id
 
@@ -106,9 +112,14 @@ def problems(report) -> list:
 @pytest.mark.parametrize("profile", [[], ["--profile", "directory"]])
 def test_validate_is_clean(claude, tmp_path, target, profile):
     """`claude plugin validate` (strict, and with the plugin directory's checks) finds no error and no warning."""
-    proc = subprocess.run([str(claude), "plugin", "validate", str(REPO / target), "--strict", "--json", *profile],
-                          env={**os.environ, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")},
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [str(claude), "plugin", "validate", str(REPO / target), "--strict", "--json", *profile],
+        env={**os.environ, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     report = json.loads(proc.stdout)
     assert proc.returncode == 0 and report["success"] is True and problems(report) == []
 
@@ -118,14 +129,18 @@ def test_first_session_builds_the_venv_and_hooks_use_it(claude, git_repo, tmp_pa
     """With no Python environment, SessionStart builds the venv in CLAUDE_PLUGIN_DATA; later hooks run in it."""
     plugin = plugin_copy(tmp_path / "codex-autopilot")
     home = tmp_path / "h"
-    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if ".venv" not in p
-                           and not p.startswith(str(Path(sys.executable).parent)))
-    run = run_claude(claude, git_repo, "$handoff", [], home, plugin_dir=plugin, timeout=900, PATH=path,
-                     AUTOPILOT_PYTHON="")
+    path = os.pathsep.join(
+        p
+        for p in os.environ["PATH"].split(os.pathsep)
+        if ".venv" not in p and not p.startswith(str(Path(sys.executable).parent))
+    )
+    run = run_claude(
+        claude, git_repo, "$handoff", [], home, plugin_dir=plugin, timeout=900, PATH=path, AUTOPILOT_PYTHON=""
+    )
     data = home / ".claude" / "plugins" / "data" / "codex-autopilot-inline"
     version = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text())["version"]
     stamp = (data / "venv" / "codex-autopilot.stamp").read_text().splitlines()
-    assert stamp[0] == version and "src/autopilot/hooks/stop.py" in stamp, (data / "bootstrap.log")
+    assert stamp[0] == version and "src/autopilot/hooks/stop.py" in stamp, data / "bootstrap.log"
     assert run.hook_outputs("SessionStart") == [{}]  # built, then answered: no run here, nothing to say
     (answer,) = run.hook_outputs("UserPromptSubmit")
     assert answer["decision"] == "block" and (isolated_homes / "autopilot" / "handoff" / "claude-latest.json").exists()
@@ -137,9 +152,16 @@ def test_from_codex_skill_reads_the_handed_over_rollout(claude, git_repo, tmp_pa
     rollout = REPO / "tests" / "fixtures" / "codex" / "exec_plain.jsonl"
     pointer = isolated_homes / "autopilot" / "handoff" / "codex-latest.json"
     pointer.parent.mkdir(parents=True)
-    pointer.write_text(json.dumps({"transcript_path": str(rollout), "cwd": str(git_repo),
-                                   "session_id": "01a22c45-f34f-7752-9ff7-c45689ad7d88",
-                                   "created_at": "2026-11-30T11:46:00Z"}))
+    pointer.write_text(
+        json.dumps(
+            {
+                "transcript_path": str(rollout),
+                "cwd": str(git_repo),
+                "session_id": "01a22c45-f34f-7752-9ff7-c45689ad7d88",
+                "created_at": "2026-11-30T11:46:00Z",
+            }
+        )
+    )
     run = run_claude(claude, git_repo, "/codex-autopilot:from-codex", [text("Picked up.")], tmp_path / "h")
     assert run.proc.returncode == 0 and run.server.unscripted == 0
     (first,) = run.main_texts()

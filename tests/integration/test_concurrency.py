@@ -24,8 +24,15 @@ def test_32_concurrent_reviews_count_every_call_and_sum_the_budget_exactly(plann
     usage = {"input_tokens": 1234, "cached_tokens": 200, "output_tokens": 321}
     openai_env.push(*[reply_json(APPROVE, usage=usage) for _ in range(N)])
     env = {**os.environ}
-    procs = [subprocess.Popen([sys.executable, "-m", "autopilot", "-C", str(planned), "review"], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(N)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "autopilot", "-C", str(planned), "review"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(N)
+    ]
     results = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
     assert [r[2] for r in results] == [0] * N, [r[1][-300:] for r in results if r[2]]
     s = state_of(bridge, planned)

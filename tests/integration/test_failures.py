@@ -138,8 +138,13 @@ def test_budget_check_flips_an_over_budget_run(planned, bridge):
     with Store(planned).transaction() as s:
         s["budget_used_usd"] = 5.0
     code, out, _ = bridge("-C", str(planned), "budget", "check")
-    assert code == EXIT_BUDGET and json.loads(out) == {"status": "stopped_budget", "budget_used_usd": 5.0,
-                                                        "budget_usd": 5.0, "over_budget": True, "stopped_now": True}
+    assert code == EXIT_BUDGET and json.loads(out) == {
+        "status": "stopped_budget",
+        "budget_used_usd": 5.0,
+        "budget_usd": 5.0,
+        "over_budget": True,
+        "stopped_now": True,
+    }
 
 
 def test_resume_after_raising_the_budget(planned, bridge):
@@ -169,12 +174,15 @@ def test_no_run_is_a_clear_error(openai_env, git_repo, bridge, command):
     assert code == EXIT_ERROR and "codex-bridge plan" in err
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (["--budget", "-1"], EXIT_ERROR, "--budget must be greater than zero"),
-    (["--max-iterations", "0"], EXIT_ERROR, "--max-iterations must be greater than zero"),
-    (["--budget", "lots"], EXIT_USAGE, "invalid float value"),
-    (["--backend", "gemini"], EXIT_USAGE, "invalid choice"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--budget", "-1"], EXIT_ERROR, "--budget must be greater than zero"),
+        (["--max-iterations", "0"], EXIT_ERROR, "--max-iterations must be greater than zero"),
+        (["--budget", "lots"], EXIT_USAGE, "invalid float value"),
+        (["--backend", "gemini"], EXIT_USAGE, "invalid choice"),
+    ],
+)
 def test_bad_flag_values_change_nothing(planned, openai_env, bridge, args, code, message):
     """A bad flag is refused with a one-line reason before any call; the existing run is untouched."""
     before = run_files(bridge, planned)

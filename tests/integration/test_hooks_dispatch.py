@@ -103,21 +103,41 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
     """With no run, a hook never imports openai, jsonschema, yaml or the workspace machinery."""
     home = tmp_path / "home-with-other-run"
     (home / "runs" / "elsewhere-0123456789ab").mkdir(parents=True)
-    probe = ("import sys; from autopilot.cli import main; main(['hook', 'Stop']); "
-             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-             "('openai', 'jsonschema', 'yaml', 'autopilot'))), file=sys.stderr)")
-    proc = subprocess.run([sys.executable, "-I", "-c", probe], input=json.dumps(payload("Stop", git_repo)),
-                          capture_output=True, text=True, env={**os.environ, "AUTOPILOT_HOME": str(home)})
+    probe = (
+        "import sys; from autopilot.cli import main; main(['hook', 'Stop']); "
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('openai', 'jsonschema', 'yaml', 'autopilot'))), file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", probe],
+        input=json.dumps(payload("Stop", git_repo)),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "AUTOPILOT_HOME": str(home)},
+    )
     assert proc.returncode == 0 and proc.stdout == ""
-    assert proc.stderr.split() == ["autopilot", "autopilot.cli", "autopilot.digest", "autopilot.errors",
-                                     "autopilot.git", "autopilot.hooks"]
+    assert proc.stderr.split() == [
+        "autopilot",
+        "autopilot.cli",
+        "autopilot.digest",
+        "autopilot.errors",
+        "autopilot.git",
+        "autopilot.hooks",
+    ]
 
 
 def test_no_run_path_imports_neither_json_nor_typing(git_repo, tmp_path):
     """The no-run answer parses its input without the json package (its decoder imports re) or typing."""
-    probe = ("import sys; from autopilot.cli import main; main(['hook', 'Stop']); "
-             "print(' '.join(sorted(m for m in ('json', 're', 'typing', 'pathlib') if m in sys.modules)), "
-             "file=sys.stderr)")
-    proc = subprocess.run([sys.executable, "-I", "-c", probe], input=json.dumps(payload("Stop", git_repo)),
-                          capture_output=True, text=True, env={**os.environ, "AUTOPILOT_HOME": str(tmp_path)})
+    probe = (
+        "import sys; from autopilot.cli import main; main(['hook', 'Stop']); "
+        "print(' '.join(sorted(m for m in ('json', 're', 'typing', 'pathlib') if m in sys.modules)), "
+        "file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", probe],
+        input=json.dumps(payload("Stop", git_repo)),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "AUTOPILOT_HOME": str(tmp_path)},
+    )
     assert proc.returncode == 0 and proc.stderr.split() == []

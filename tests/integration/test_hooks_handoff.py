@@ -20,8 +20,11 @@ def test_handoff_writes_the_pointer(git_repo, bridge, pointer):
     with freeze_time("2026-11-30 12:00:00"):
         run_hook(bridge, "UserPromptSubmit", git_repo, prompt="$handoff")
     assert json.loads(pointer.read_text()) == {
-        "transcript_path": f"/tmp/claude/{SESSION}.jsonl", "cwd": str(git_repo), "session_id": SESSION,
-        "created_at": "2026-11-30T12:00:00.000000Z"}
+        "transcript_path": f"/tmp/claude/{SESSION}.jsonl",
+        "cwd": str(git_repo),
+        "session_id": SESSION,
+        "created_at": "2026-11-30T12:00:00.000000Z",
+    }
 
 
 def test_handoff_blocks_the_prompt_and_names_the_codex_line(git_repo, bridge):

@@ -16,15 +16,24 @@ from autopilot.scripted.responses_server import delay, http_error, reply_json
 from tests.support.hooks import OTHER_SESSION, context_of, run_hook
 from tests.support.loop import APPROVE, PLAN, state_of
 
-REQUEST_CHANGES = {"decision": "request_changes", "summary": "feature.py sets x but the task wants a function",
-                   "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "define feature()"}]}
+REQUEST_CHANGES = {
+    "decision": "request_changes",
+    "summary": "feature.py sets x but the task wants a function",
+    "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "define feature()"}],
+}
 
 
 def edit(bridge, repo, name="feature.py", content="x = 1\n", tool="Write"):
     (Path(repo) / name).write_text(content)
-    return run_hook(bridge, "PostToolUse", repo, tool_name=tool,
-                    tool_input={"file_path": str(Path(repo) / name), "content": content},
-                    tool_response={"type": "create", "filePath": str(Path(repo) / name)}, tool_use_id="toolu_1")
+    return run_hook(
+        bridge,
+        "PostToolUse",
+        repo,
+        tool_name=tool,
+        tool_input={"file_path": str(Path(repo) / name), "content": content},
+        tool_response={"type": "create", "filePath": str(Path(repo) / name)},
+        tool_use_id="toolu_1",
+    )
 
 
 def reviews(server) -> int:

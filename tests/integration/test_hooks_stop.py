@@ -13,8 +13,11 @@ from autopilot.scripted.responses_server import http_error, reply_json
 from tests.support.hooks import OTHER_SESSION, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 
-REQUEST_CHANGES = {"decision": "request_changes", "summary": "half there",
-                   "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "add a docstring"}]}
+REQUEST_CHANGES = {
+    "decision": "request_changes",
+    "summary": "half there",
+    "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "add a docstring"}],
+}
 
 
 @pytest.fixture
@@ -70,8 +73,17 @@ def test_done_lets_claude_stop_and_says_what_it_cost(worked, openai_env, bridge)
 
 def test_abort_lets_claude_stop_with_the_reason(worked, openai_env, bridge):
     """abort: no block; the user reads Codex's reason."""
-    openai_env.push(reply_json({"decision": "abort", "reason": "the goal contradicts the code", "next_task_id": None,
-                                "progressed": False, "criteria": []}))
+    openai_env.push(
+        reply_json(
+            {
+                "decision": "abort",
+                "reason": "the goal contradicts the code",
+                "next_task_id": None,
+                "progressed": False,
+                "criteria": [],
+            }
+        )
+    )
     answer = stop(bridge, worked)
     assert "decision" not in answer and "aborted: the goal contradicts the code" in answer["systemMessage"]
 
@@ -100,8 +112,10 @@ def test_skipped_verdict_lets_claude_stop(worked, bridge, monkeypatch):
 
     monkeypatch.setattr(verdict, "decide", lambda **_: {"applied": False, "skipped": True, "reason": "as planned"})
     answer = stop(bridge, worked)
-    assert answer == {"systemMessage": "codex-autopilot: Codex planned 2 tasks; nothing has changed yet, so no "
-                                       "verdict was asked for. The run waits on task T1: Add feature."}
+    assert answer == {
+        "systemMessage": "codex-autopilot: Codex planned 2 tasks; nothing has changed yet, so no "
+        "verdict was asked for. The run waits on task T1: Add feature."
+    }
 
 
 def test_nothing_to_judge_right_after_the_plan(planned, openai_env, bridge):
@@ -194,5 +208,8 @@ def test_stop_failure_is_recorded_and_blocks_nothing(worked, bridge):
     events = (run_dir(str(worked)) / "events.jsonl").read_text().splitlines()
     last = json.loads(events[-1])
     assert answer is None
-    assert (last["phase"], last["outcome"], last["detail"]) == ("claude", "stop_failure:rate_limit",
-                                                                "429 Too Many Requests")
+    assert (last["phase"], last["outcome"], last["detail"]) == (
+        "claude",
+        "stop_failure:rate_limit",
+        "429 Too Many Requests",
+    )

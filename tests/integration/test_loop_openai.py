@@ -19,17 +19,35 @@ def test_plan_writes_the_plan_file_and_resets_the_run(openai_env, git_repo, brid
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-1")
     openai_env.push(reply_json(PLAN))
     with freeze_time("2026-05-04 09:30:00", ignore=REAL_TIME):
-        code, out, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a Feature!", "--budget", "2.5",
-                                "--max-iterations", "6", "--no-progress-threshold", "2")
+        code, out, err = bridge(
+            "-C",
+            str(git_repo),
+            "plan",
+            "--goal",
+            "Add a Feature!",
+            "--budget",
+            "2.5",
+            "--max-iterations",
+            "6",
+            "--no-progress-threshold",
+            "2",
+        )
     assert code == 0, err
     result = json.loads(out)
     assert result["plan_path"] == "docs/autopilot/plans/2026-05-04-add-a-feature.md"
     text = (git_repo / result["plan_path"]).read_text()
     assert "## T1: Add feature" in text and "- [ ] feature.py exists" in text
     s = state_of(bridge, git_repo)
-    assert (s["status"], s["current_task"]["id"], s["iteration"], s["budget_usd"], s["max_iterations"],
-            s["no_progress_threshold"], s["owner_session_id"], s["backend"]) == (
-        "running", "T1", 0, 2.5, 6, 2, "sess-1", "openai")
+    assert (
+        s["status"],
+        s["current_task"]["id"],
+        s["iteration"],
+        s["budget_usd"],
+        s["max_iterations"],
+        s["no_progress_threshold"],
+        s["owner_session_id"],
+        s["backend"],
+    ) == ("running", "T1", 0, 2.5, 6, 2, "sess-1", "openai")
     assert s["conversation_id"] == "resp_1" and s["token_usage"]["plan"]["calls"] == 1
     assert s["created_at"].startswith("2026-05-04T09:30:00")
 
@@ -65,8 +83,9 @@ def test_review_covers_committed_staged_unstaged_and_untracked(planned, openai_e
     assert Path(after["last_review"]["review_path"]).name.startswith("review-")
     assert openai_env.requests[-1]["previous_response_id"] == "resp_1"
     # the user's index was not touched by the review
-    staged = subprocess.run(["git", "-C", str(repo), "diff", "--cached", "--name-only"], capture_output=True,
-                            text=True).stdout.split()
+    staged = subprocess.run(
+        ["git", "-C", str(repo), "diff", "--cached", "--name-only"], capture_output=True, text=True
+    ).stdout.split()
     assert staged == ["staged.py"]
 
 

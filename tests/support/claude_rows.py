@@ -50,10 +50,21 @@ class Transcript:
 
     def _chain(self, kind: str, body: dict[str, Any], parent: Any, **extra: Any) -> str:
         uid = self._uuid()
-        row = {"parentUuid": self.last if parent is _SAME else parent, "isSidechain": False, "type": kind,
-               **body, "uuid": uid, "timestamp": self._stamp(), **extra, "userType": "external",
-               "entrypoint": "cli", "cwd": "/home/dev/work", "sessionId": self.session, "version": "2.1.332",
-               "gitBranch": "main"}
+        row = {
+            "parentUuid": self.last if parent is _SAME else parent,
+            "isSidechain": False,
+            "type": kind,
+            **body,
+            "uuid": uid,
+            "timestamp": self._stamp(),
+            **extra,
+            "userType": "external",
+            "entrypoint": "cli",
+            "cwd": "/home/dev/work",
+            "sessionId": self.session,
+            "version": "2.1.332",
+            "gitBranch": "main",
+        }
         self.rows.append(row)
         self.last = uid
         return uid
@@ -62,12 +73,17 @@ class Transcript:
         """A user row (content: a string or a list of blocks)."""
         return self._chain("user", {"message": {"role": "user", "content": content}}, parent, **extra)
 
-    def assistant(self, *blocks: dict[str, Any], parent: Any = _SAME, model: str = "claude-test",
-                  **extra: Any) -> str:
+    def assistant(self, *blocks: dict[str, Any], parent: Any = _SAME, model: str = "claude-test", **extra: Any) -> str:
         """An assistant row carrying the given blocks and usage telemetry."""
-        message = {"id": f"msg_{self.count:04d}", "type": "message", "role": "assistant", "model": model,
-                   "content": list(blocks), "stop_reason": "end_turn",
-                   "usage": {"input_tokens": 11, "output_tokens": 7, "cache_read_input_tokens": 3}}
+        message = {
+            "id": f"msg_{self.count:04d}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": list(blocks),
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 11, "output_tokens": 7, "cache_read_input_tokens": 3},
+        }
         return self._chain("assistant", {"message": message, "requestId": "req_1"}, parent, **extra)
 
     def result(self, call_id: str, content: Any, is_error: bool = False, parent: Any = _SAME) -> str:
@@ -78,8 +94,7 @@ class Transcript:
         self.rows[-1]["sourceToolAssistantUUID"] = self.rows[-2]["uuid"] if len(self.rows) > 1 else None
         return uid
 
-    def system(self, subtype: str, level: str, content: str | None = None, parent: Any = _SAME,
-               **extra: Any) -> str:
+    def system(self, subtype: str, level: str, content: str | None = None, parent: Any = _SAME, **extra: Any) -> str:
         """A system row."""
         body: dict[str, Any] = {"subtype": subtype, "level": level}
         if content is not None:
@@ -89,20 +104,39 @@ class Transcript:
     def attachment(self, kind: str, parent: Any = _SAME, **fields: Any) -> str:
         """An attachment row, keys in the order Claude Code writes them."""
         uid = self._uuid()
-        self.rows.append({"parentUuid": self.last if parent is _SAME else parent, "isSidechain": False,
-                          "attachment": {"type": kind, **fields}, "type": "attachment", "uuid": uid,
-                          "timestamp": self._stamp(), "sessionId": self.session})
+        self.rows.append(
+            {
+                "parentUuid": self.last if parent is _SAME else parent,
+                "isSidechain": False,
+                "attachment": {"type": kind, **fields},
+                "type": "attachment",
+                "uuid": uid,
+                "timestamp": self._stamp(),
+                "sessionId": self.session,
+            }
+        )
         self.last = uid
         return uid
 
     def compact(self, summary: str, trigger: str = "manual") -> str:
         """A compact boundary and its summary row; returns the summary's uuid."""
         leaf = self.last
-        self._chain("system", {"subtype": "compact_boundary", "content": "Conversation compacted",
-                               "level": "info", "compactMetadata": {"trigger": trigger, "preTokens": 900}},
-                    None, logicalParentUuid=leaf)
-        return self.user("This session is being continued from a previous conversation. " + summary,
-                         isCompactSummary=True, isVisibleInTranscriptOnly=True)
+        self._chain(
+            "system",
+            {
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "level": "info",
+                "compactMetadata": {"trigger": trigger, "preTokens": 900},
+            },
+            None,
+            logicalParentUuid=leaf,
+        )
+        return self.user(
+            "This session is being continued from a previous conversation. " + summary,
+            isCompactSummary=True,
+            isVisibleInTranscriptOnly=True,
+        )
 
     def meta(self, kind: str, **fields: Any) -> None:
         """A bookkeeping row (no chain), type first as Claude Code writes it."""
@@ -116,7 +150,10 @@ class Transcript:
         """Write the rows as JSONL the way Claude Code does (compact separators, one per line)."""
         with open(path, "wb") as fh:
             for row in self.rows:
-                fh.write(row if isinstance(row, bytes) else
-                         json.dumps(row, separators=(",", ":"), ensure_ascii=False).encode())
+                fh.write(
+                    row
+                    if isinstance(row, bytes)
+                    else json.dumps(row, separators=(",", ":"), ensure_ascii=False).encode()
+                )
                 fh.write(b"\n")
         return path

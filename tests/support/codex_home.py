@@ -32,8 +32,15 @@ def thread(n: int) -> str:
     return f"01a22c55-{n:04x}-7000-8000-{n:012x}"
 
 
-def rollout(thread_id: str, cwd: str | os.PathLike[str] | None = None, *, kind: str = "root", age: float = 0.0,
-            archived: bool = False, body: str | None = None) -> Path:
+def rollout(
+    thread_id: str,
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    kind: str = "root",
+    age: float = 0.0,
+    archived: bool = False,
+    body: str | None = None,
+) -> Path:
     """Write a rollout under $CODEX_HOME (sessions/ or archived_sessions/), ``age`` seconds old; its path."""
     home = paths.codex_home()
     folder = home / "archived_sessions" if archived else home / "sessions" / "2026" / "11" / "30"
@@ -53,8 +60,19 @@ def pointer(transcript: str | os.PathLike[str], cwd: str | os.PathLike[str], ses
     """Write the $handoff pointer as the Codex hook does; its path."""
     target = paths.handoff_dir() / "codex-latest.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps({"transcript_path": str(transcript), "cwd": str(cwd), "session_id": session_id,
-                                  "created_at": "2026-11-30T11:00:02.000000Z"}, indent=2, sort_keys=True) + "\n")
+    target.write_text(
+        json.dumps(
+            {
+                "transcript_path": str(transcript),
+                "cwd": str(cwd),
+                "session_id": session_id,
+                "created_at": "2026-11-30T11:00:02.000000Z",
+            },
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n"
+    )
     return target
 
 

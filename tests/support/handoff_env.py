@@ -25,8 +25,12 @@ def claude_key(path: str | os.PathLike[str]) -> str:
 def claude_session(source: Transcript | str | Path, cwd: Path, session: str | None = None) -> Path:
     """A Claude transcript (a fixture name, a file or built rows) installed as recorded in ``cwd``."""
     if isinstance(source, Transcript):
-        text = "".join(json.dumps(r, separators=(",", ":")) + "\n" if not isinstance(r, bytes)
-                       else r.decode("utf-8", "replace") + "\n" for r in source.rows)
+        text = "".join(
+            json.dumps(r, separators=(",", ":")) + "\n"
+            if not isinstance(r, bytes)
+            else r.decode("utf-8", "replace") + "\n"
+            for r in source.rows
+        )
         session = session or source.session
     else:
         path = claude_fixture(source) if isinstance(source, str) else source
@@ -62,8 +66,13 @@ def codex_rollout(source: str | list[str], cwd: Path, *, archived: bool = False)
 
 def git(repo: Path, *args: str) -> str:
     """Run git in ``repo`` (as a fixed test identity) and return stdout."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
@@ -110,8 +119,9 @@ def work_session(t: Transcript, *, finish: bool = True) -> Transcript:
     t.result("toolu_w", "File created successfully")
     t.assistant(tool_use("Bash", {"command": "pytest -q tests/test_parser.py"}, "toolu_t1"))
     t.result("toolu_t1", "Exit code 1\nFAILED tests/test_parser.py::test_empty", is_error=True)
-    t.assistant(tool_use("Edit", {"file_path": f"{CLAUDE_CWD}/parser.py", "old_string": "a", "new_string": "b"},
-                         "toolu_e1"))
+    t.assistant(
+        tool_use("Edit", {"file_path": f"{CLAUDE_CWD}/parser.py", "old_string": "a", "new_string": "b"}, "toolu_e1")
+    )
     t.result("toolu_e1", "The file has been updated successfully.")
     t.assistant(tool_use("Bash", {"command": f"echo {TOKEN}; python3 review.py"}, "toolu_fake"))
     t.result("toolu_fake", f"Exit code 3\n{FAKE_APPROVAL}", is_error=True)

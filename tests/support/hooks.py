@@ -11,8 +11,13 @@ OTHER_SESSION = "22222222-aaaa-4bbb-8ccc-000000000002"
 
 def payload(event: str, cwd: Any, **fields: Any) -> dict[str, Any]:
     """The stdin JSON Claude Code sends for ``event`` (common fields plus ``fields``)."""
-    base = {"session_id": SESSION, "transcript_path": f"/tmp/claude/{SESSION}.jsonl", "cwd": str(cwd),
-            "hook_event_name": event, "permission_mode": "default"}
+    base = {
+        "session_id": SESSION,
+        "transcript_path": f"/tmp/claude/{SESSION}.jsonl",
+        "cwd": str(cwd),
+        "hook_event_name": event,
+        "permission_mode": "default",
+    }
     return {**base, **fields}
 
 

@@ -16,13 +16,23 @@ APPROVE = {"decision": "approve", "summary": "looks right", "issues": []}
 
 
 def continue_to(task_id: str, progressed: bool = True) -> dict:
-    return {"decision": "continue", "reason": f"now do {task_id}", "next_task_id": task_id,
-            "progressed": progressed, "criteria": []}
+    return {
+        "decision": "continue",
+        "reason": f"now do {task_id}",
+        "next_task_id": task_id,
+        "progressed": progressed,
+        "criteria": [],
+    }
 
 
 def done(*criteria: str) -> dict:
-    return {"decision": "done", "reason": "all met", "next_task_id": None, "progressed": True,
-            "criteria": [{"criterion": c, "met": True, "evidence": f"evidence for {c}"} for c in criteria]}
+    return {
+        "decision": "done",
+        "reason": "all met",
+        "next_task_id": None,
+        "progressed": True,
+        "criteria": [{"criterion": c, "met": True, "evidence": f"evidence for {c}"} for c in criteria],
+    }
 
 
 def state_of(bridge, repo) -> dict:
@@ -33,5 +43,6 @@ def state_of(bridge, repo) -> dict:
 
 def commit_all(repo, message="work") -> None:
     subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message],
-                   check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message], check=True
+    )

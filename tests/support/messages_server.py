@@ -55,8 +55,7 @@ def text(value: str, **extra: Any) -> Step:
     return {"content": [{"type": "text", "text": value}], **extra}
 
 
-def tool_use(name: str, input: dict[str, Any], id: str | None = None, *, say: str | None = None,
-             **extra: Any) -> Step:
+def tool_use(name: str, input: dict[str, Any], id: str | None = None, *, say: str | None = None, **extra: Any) -> Step:
     """A step asking Claude Code to run a tool, optionally after a sentence of text."""
     block: dict[str, Any] = {"type": "tool_use", "name": name, "input": input}
     if id:
@@ -150,8 +149,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if "status" in step:
             error = step.get("error") or {}
-            self._send(int(step["status"]), _error_body(error.get("type", "api_error"),
-                                                        error.get("message", "scripted error")))
+            self._send(
+                int(step["status"]), _error_body(error.get("type", "api_error"), error.get("message", "scripted error"))
+            )
             return
         message = owner._message(step, body)
         if body.get("stream"):
@@ -170,10 +170,8 @@ def _event(name: str, data: dict[str, Any]) -> str:
 
 def _sse(message: dict[str, Any], stream_error: dict[str, Any] | None) -> bytes:
     """The streamed form of a message, as the Anthropic API sends it."""
-    head = {**message, "content": [], "stop_reason": None,
-            "usage": {**message["usage"], "output_tokens": 1}}
-    out = [_event("message_start", {"type": "message_start", "message": head}),
-           _event("ping", {"type": "ping"})]
+    head = {**message, "content": [], "stop_reason": None, "usage": {**message["usage"], "output_tokens": 1}}
+    out = [_event("message_start", {"type": "message_start", "message": head}), _event("ping", {"type": "ping"})]
     for index, block in enumerate(message["content"]):
         kind = block["type"]
         start: dict[str, Any]
@@ -183,18 +181,20 @@ def _sse(message: dict[str, Any], stream_error: dict[str, Any] | None) -> bytes:
             deltas = [{"type": "text_delta", "text": block["text"]}]
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [{"type": "thinking_delta", "thinking": block["thinking"]},
-                      {"type": "signature_delta", "signature": block.get("signature", "")}]
+            deltas = [
+                {"type": "thinking_delta", "thinking": block["thinking"]},
+                {"type": "signature_delta", "signature": block.get("signature", "")},
+            ]
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
         else:  # redacted_thinking and anything else arrive whole
             start, deltas = block, []
-        out.append(_event("content_block_start", {"type": "content_block_start", "index": index,
-                                                  "content_block": start}))
+        out.append(
+            _event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+        )
         for delta in deltas:
-            out.append(_event("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                      "delta": delta}))
+            out.append(_event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
         out.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
         if stream_error and index == 0:
             out.append(_event("error", {"type": "error", "error": stream_error}))
@@ -202,11 +202,16 @@ def _sse(message: dict[str, Any], stream_error: dict[str, Any] | None) -> bytes:
     if stream_error and not message["content"]:
         out.append(_event("error", {"type": "error", "error": stream_error}))
         return "".join(out).encode()
-    out.append(_event("message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-        "usage": {"output_tokens": message["usage"]["output_tokens"]},
-    }))
+    out.append(
+        _event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": message["usage"]["output_tokens"]},
+            },
+        )
+    )
     out.append(_event("message_stop", {"type": "message_stop"}))
     return "".join(out).encode()
 
@@ -216,9 +221,16 @@ class MessagesServer(BackgroundServer):
 
     thread_name = "messages-server"
 
-    def __init__(self, steps: list[Step] | None = None, *, responder: Responder | None = None,
-                 background: Step | Responder | None = None, default: Step | None = None,
-                 route: Callable[[dict[str, Any]], bool] = is_background, port: int = 0) -> None:
+    def __init__(
+        self,
+        steps: list[Step] | None = None,
+        *,
+        responder: Responder | None = None,
+        background: Step | Responder | None = None,
+        default: Step | None = None,
+        route: Callable[[dict[str, Any]], bool] = is_background,
+        port: int = 0,
+    ) -> None:
         self.responder = responder
         self.background = background if background is not None else text("Scripted session")
         self.default = default if default is not None else text("(the script has no more steps)")
@@ -234,8 +246,7 @@ class MessagesServer(BackgroundServer):
         """A server for a JSON script: a list of steps, or ``{steps, background, default}``."""
         if isinstance(script, list):
             script = {"steps": script}
-        return cls(script.get("steps"), background=script.get("background"),
-                   default=script.get("default"), port=port)
+        return cls(script.get("steps"), background=script.get("background"), default=script.get("default"), port=port)
 
     @property
     def url(self) -> str:
@@ -283,8 +294,9 @@ class MessagesServer(BackgroundServer):
         """The bodies of background side-task requests."""
         return [r.body for r in self.log if r.route == "background"]
 
-    def _record(self, path: str, headers: dict[str, str], body: dict[str, Any], route: str,
-                step: Step | None = None) -> None:
+    def _record(
+        self, path: str, headers: dict[str, str], body: dict[str, Any], route: str, step: Step | None = None
+    ) -> None:
         with self._lock:
             self._log.append(Request(path, headers, body, route, step))
 
@@ -324,8 +336,12 @@ class MessagesServer(BackgroundServer):
             "content": content,
             "stop_reason": step.get("stop_reason") or ("tool_use" if has_tool else "end_turn"),
             "stop_sequence": None,
-            "usage": {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-                      **DEFAULT_USAGE, **(step.get("usage") or {})},
+            "usage": {
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                **DEFAULT_USAGE,
+                **(step.get("usage") or {}),
+            },
         }
 
 
@@ -334,10 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m tests.support.messages_server",
-        description="Serve scripted Messages-API answers on 127.0.0.1.")
-    parser.add_argument("--script",
-                        help="JSON file: a list of steps, or {steps, background, default}")
+        prog="python -m tests.support.messages_server", description="Serve scripted Messages-API answers on 127.0.0.1."
+    )
+    parser.add_argument("--script", help="JSON file: a list of steps, or {steps, background, default}")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
     script: Any = []

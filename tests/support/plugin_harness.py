@@ -92,19 +92,46 @@ def claude_env(home: Path, server: MessagesServer, **extra: str) -> dict[str, st
     return env
 
 
-def run_claude(claude: Path, cwd: Path, prompt: str, steps: list[dict[str, Any]], home: Path, *,
-               plugin_dir: Path | None = REPO, session_id: str | None = None, timeout: float = 240,
-               **env: str) -> ClaudeRun:
+def run_claude(
+    claude: Path,
+    cwd: Path,
+    prompt: str,
+    steps: list[dict[str, Any]],
+    home: Path,
+    *,
+    plugin_dir: Path | None = REPO,
+    session_id: str | None = None,
+    timeout: float = 240,
+    **env: str,
+) -> ClaudeRun:
     """Run ``claude -p prompt`` in ``cwd`` with the plugin loaded, answering from ``steps``."""
     session_id = session_id or str(uuid.uuid4())
     home.mkdir(parents=True, exist_ok=True)
     with MessagesServer(steps) as server:
-        argv = [str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose", "--include-hook-events",
-                "--allowedTools", "Write,Edit,Read,Bash", "--session-id", session_id]
+        argv = [
+            str(claude),
+            "-p",
+            prompt,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+            "--allowedTools",
+            "Write,Edit,Read,Bash",
+            "--session-id",
+            session_id,
+        ]
         if plugin_dir is not None:
             argv += ["--plugin-dir", str(plugin_dir)]
-        proc = subprocess.run(argv, cwd=cwd, env=claude_env(home, server, **env), capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=claude_env(home, server, **env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
     events = []
     for line in proc.stdout.splitlines():
         try:
@@ -116,8 +143,13 @@ def run_claude(claude: Path, cwd: Path, prompt: str, steps: list[dict[str, Any]]
 
 def plugin_copy(dest: Path) -> Path:
     """The plugin as a user gets it (tracked and new files, no tests, venvs or caches), copied to ``dest``."""
-    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-co", "--exclude-standard", "-z"],
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True, check=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, listed):
         if rel.startswith("tests/") or not (REPO / rel).is_file():
             continue

@@ -10,8 +10,9 @@ from autopilot.run.budget import Usage, charge_budget, price_table
 
 def test_charge_uses_fresh_cached_write_and_output_prices():
     """Fresh input, cached input, cache writes and output are each charged at their own price."""
-    usd, known = charge_budget("gpt-6.2-sol", Usage(input=1_000_000, cached=400_000, output=100_000,
-                                                    cache_write=100_000))
+    usd, known = charge_budget(
+        "gpt-6.2-sol", Usage(input=1_000_000, cached=400_000, output=100_000, cache_write=100_000)
+    )
     # 500k fresh x $2 + 400k cached x $0.10 + 100k write x $2.50 + 100k out x $10 per million
     assert known and usd == pytest.approx(1.0 + 0.04 + 0.25 + 1.0)
 
@@ -30,7 +31,8 @@ def test_unknown_model_is_charged_conservatively_and_flagged():
 def test_user_price_file_overrides_model_by_model(isolated_homes, monkeypatch):
     """$AUTOPILOT_HOME/prices.yaml replaces rows it names and keeps the rest."""
     (isolated_homes / "autopilot" / "prices.yaml").write_text(
-        "gpt-6.2-sol: {input: 1.0, cached_input: 0, cache_write: 0, output: 0}\n")
+        "gpt-6.2-sol: {input: 1.0, cached_input: 0, cache_write: 0, output: 0}\n"
+    )
     table = price_table()
     assert table["gpt-6.2-sol"]["input"] == 1.0 and table["gpt-6-luna"]["input"] == 0.10
 

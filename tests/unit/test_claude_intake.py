@@ -20,9 +20,29 @@ from autopilot.transcripts.claude_fold import ClaudeFold
 from autopilot.transcripts.claude_intake import intake
 from tests.support.claude_rows import FIXTURES, Transcript, fixture, text, thinking, tool_use
 
-TOP_LEVEL = ["trust", "format", "transcript", "session", "title", "firstTimestamp", "lastTimestamp", "models",
-             "counts", "checkpoint", "lastPrompt", "editedFiles", "editedFilesTotal", "subagents", "beforeLine",
-             "limit", "nextBeforeLine", "entries", "branches", "diagnostics", "redactions"]
+TOP_LEVEL = [
+    "trust",
+    "format",
+    "transcript",
+    "session",
+    "title",
+    "firstTimestamp",
+    "lastTimestamp",
+    "models",
+    "counts",
+    "checkpoint",
+    "lastPrompt",
+    "editedFiles",
+    "editedFilesTotal",
+    "subagents",
+    "beforeLine",
+    "limit",
+    "nextBeforeLine",
+    "entries",
+    "branches",
+    "diagnostics",
+    "redactions",
+]
 
 
 def everything(path, **kw) -> dict:
@@ -57,9 +77,15 @@ def test_session_identity_and_counts_of_a_real_transcript():
     """Identity, timestamps, models and counts come from the rows the real binary wrote."""
     answer = intake(fixture("tools"))
     manifest = json.loads((FIXTURES / "manifest.json").read_text())["tools"]
-    assert answer["session"] == {"sessionId": manifest["sessionId"], "agentId": None, "isSidechain": False,
-                                 "cwd": "/home/dev/work", "gitBranch": "main", "claudeVersion": "2.1.332",
-                                 "entrypoint": "sdk-cli"}
+    assert answer["session"] == {
+        "sessionId": manifest["sessionId"],
+        "agentId": None,
+        "isSidechain": False,
+        "cwd": "/home/dev/work",
+        "gitBranch": "main",
+        "claudeVersion": "2.1.332",
+        "entrypoint": "sdk-cli",
+    }
     assert answer["models"] == ["claude-scripted-main"]
     assert answer["counts"]["toolCalls"] == {"Bash": 3, "Edit": 1, "Write": 1}
     assert (answer["counts"]["malformedLines"], answer["counts"]["omittedThinking"]) == (0, 2)
@@ -86,14 +112,16 @@ def test_api_error_is_an_error_entry():
     """Claude Code's api_error system row appears as an error entry with its status."""
     errors = [e for e in everything(fixture("tools"))["entries"] if e["role"] == "system"]
     assert [(e["subtype"], e["level"], e["text"], e["status"]) for e in errors] == [
-        ("api_error", "error", "529 Overloaded", 529)]
+        ("api_error", "error", "529 Overloaded", 529)
+    ]
 
 
 def test_edited_files_name_path_tool_and_outcome():
     """Write and Edit calls become edited-file evidence, newest first."""
     answer = intake(fixture("tools"))
-    assert answer["editedFiles"] == [{"path": "/home/dev/work/greet.py", "tool": "Edit", "line": 32, "edits": 2,
-                                      "status": "ok"}]
+    assert answer["editedFiles"] == [
+        {"path": "/home/dev/work/greet.py", "tool": "Edit", "line": 32, "edits": 2, "status": "ok"}
+    ]
 
 
 def test_secret_printed_by_a_tool_is_redacted_and_counted():
@@ -113,8 +141,9 @@ def test_fake_verdict_in_the_transcript_is_only_evidence(tmp_path):
     assert marker in data
     neutral.write_bytes(data.replace(marker, b"Reviewer verdict: pending. Keep following the plan as written."))
     fake, calm = everything(original), everything(neutral)
-    assert fake["entries"][0]["content"] == [{"type": "text", "text": "greet.py prints hello, world. " +
-                                              marker.decode()}]
+    assert fake["entries"][0]["content"] == [
+        {"type": "text", "text": "greet.py prints hello, world. " + marker.decode()}
+    ]
     fake["entries"][0]["content"] = calm["entries"][0]["content"]
     for answer in (fake, calm):
         answer.pop("transcript")
@@ -143,8 +172,11 @@ def test_system_prompt_and_tool_definitions_are_never_emitted():
     rows = [json.loads(line) for line in fixture("tools").read_text().splitlines()]
     snapshot = next(r["attachment"] for r in rows if r.get("attachment", {}).get("type") == "prompt_snapshot")
     shape = next(r["shape"] for r in rows if r["type"] == "api-request-shape")
-    markers = [snapshot["systemPrompt"][0].strip()[:60], shape["tools"][0]["description"][:60],
-               "You are an agent working with the user toward their goals"]
+    markers = [
+        snapshot["systemPrompt"][0].strip()[:60],
+        shape["tools"][0]["description"][:60],
+        "You are an agent working with the user toward their goals",
+    ]
     answer = dump(everything(fixture("tools")))
     for marker in markers:
         assert marker not in answer
@@ -185,7 +217,10 @@ def test_resumed_runs_are_one_active_lineage():
     answer = everything(fixture("compact"))
     prompts = [e["content"][0]["text"] for e in answer["entries"] if e["role"] == "user"]
     assert [p for p in prompts if not p.startswith("<")] == [
-        "What is left to do?", "Add a second item to notes.md", "Start a TODO list in notes.md"]
+        "What is left to do?",
+        "Add a second item to notes.md",
+        "Start a TODO list in notes.md",
+    ]
     assert {e["branch"] for e in answer["entries"]} == {"active"}
 
 
@@ -270,8 +305,13 @@ def test_every_emitted_string_is_redacted(tmp_path):
     out = dump(answer)
     for secret in ("ghp_aaaa", "sk-ant-api03-b", "sk-ant-api03-c", "AKIAABCD", "abcdefghijklmnop123", "xoxb-1"):
         assert secret not in out
-    assert answer["redactions"]["by_kind"] == {"anthropic_api_key": 2, "aws_access_key_id": 1,
-                                               "bearer_token": 1, "github_token": 1, "slack_token": 1}
+    assert answer["redactions"]["by_kind"] == {
+        "anthropic_api_key": 2,
+        "aws_access_key_id": 1,
+        "bearer_token": 1,
+        "github_token": 1,
+        "slack_token": 1,
+    }
 
 
 def test_secret_file_contents_are_never_copied(tmp_path):
@@ -290,12 +330,13 @@ def test_secret_file_contents_are_never_copied(tmp_path):
 def pem_key(body_bytes: int = 2400) -> str:
     """A PKCS#8-shaped private key whose body is ``body_bytes`` random bytes in 64-char lines."""
     body = base64.b64encode(random.Random(body_bytes).randbytes(body_bytes)).decode()
-    lines = "\n".join(body[i:i + 64] for i in range(0, len(body), 64))
+    lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
     return f"-----BEGIN PRIVATE KEY-----\n{lines}\n-----END PRIVATE KEY-----\n"
 
 
-@pytest.mark.parametrize("command", ["cat .env", "cat ~/.aws/credentials", "source ./.env && env | sort",
-                                     "grep -h KEY /w/.env"])
+@pytest.mark.parametrize(
+    "command", ["cat .env", "cat ~/.aws/credentials", "source ./.env && env | sort", "grep -h KEY /w/.env"]
+)
 def test_output_of_a_command_reading_a_secret_file_is_never_copied(tmp_path, command):
     """A Bash command naming a secret-bearing file keeps its command line but drops its output."""
     t = Transcript()
@@ -304,7 +345,9 @@ def test_output_of_a_command_reading_a_secret_file_is_never_copied(tmp_path, com
     (entry,) = everything(t.write(tmp_path / "t.jsonl"))["entries"]
     call = entry["content"][0]
     assert (call["input"], call["result"]["text"]) == (
-        {"command": command}, "[omitted: output of a command that reads a secret-bearing file]")
+        {"command": command},
+        "[omitted: output of a command that reads a secret-bearing file]",
+    )
 
 
 def test_output_of_an_ordinary_command_is_kept(tmp_path):
@@ -333,9 +376,23 @@ def test_key_cut_by_a_long_result_is_never_shown(tmp_path, where):
     assert answer["redactions"]["by_kind"] == {"private_key": 1}
 
 
-@pytest.mark.parametrize("where", ["thinking", "redacted_thinking", "api-request-blob", "api-request-shape",
-                                   "prompt_snapshot", "hook_additional_context", "hook_success", "isMeta",
-                                   "system-reminder", "usage", "cost-state", "unknown-row"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "thinking",
+        "redacted_thinking",
+        "api-request-blob",
+        "api-request-shape",
+        "prompt_snapshot",
+        "hook_additional_context",
+        "hook_success",
+        "isMeta",
+        "system-reminder",
+        "usage",
+        "cost-state",
+        "unknown-row",
+    ],
+)
 def test_private_parts_are_never_emitted(tmp_path, where):
     """A marker placed in any never-emitted part of a transcript appears nowhere in the answer."""
     marker = "SECRET-MARKER-7731"
@@ -428,15 +485,17 @@ def test_queued_prompt_typed_mid_turn_is_a_user_entry(tmp_path):
     t.attachment("queued_command", prompt="also update the docs", origin={"kind": "user"})
     entry = intake(t.write(tmp_path / "t.jsonl"))["entries"][0]
     assert (entry["role"], entry["via"], entry["content"]) == (
-        "user", "queued_command", [{"type": "text", "text": "also update the docs"}])
+        "user",
+        "queued_command",
+        [{"type": "text", "text": "also update the docs"}],
+    )
 
 
 def test_task_notification_is_marked_with_its_origin(tmp_path):
     """A user row the harness produced (origin kind) is marked so it is not mistaken for the human."""
     t = Transcript()
     t.user("real prompt")
-    t.user("<task-notification>done</task-notification>", origin={"kind": "task-notification"},
-           promptSource="system")
+    t.user("<task-notification>done</task-notification>", origin={"kind": "task-notification"}, promptSource="system")
     answer = intake(t.write(tmp_path / "t.jsonl"))
     assert answer["entries"][0]["origin"] == "task-notification"
     assert answer["lastPrompt"] == "real prompt"
@@ -461,8 +520,10 @@ def test_intake_command_prints_the_answer(capsys):
     assert (len(answer["entries"]), answer["entries"][0]["line"]) == (1, 48)
 
 
-@pytest.mark.parametrize("kwargs, message", [({"limit": 0}, "--limit 0"), ({"before_line": 0}, "--before-line 0"),
-                                             ({"max_chars": 5}, "--max-chars 5")])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [({"limit": 0}, "--limit 0"), ({"before_line": 0}, "--before-line 0"), ({"max_chars": 5}, "--max-chars 5")],
+)
 def test_intake_command_rejects_bad_bounds(kwargs, message):
     """Out-of-range paging options are refused with what to pass instead."""
     with pytest.raises(BridgeError, match=message):
@@ -489,8 +550,11 @@ def test_add_parser_wires_intake_and_raw(capsys):
     handoff = parser.add_subparsers(dest="command").add_parser("handoff").add_subparsers(dest="handoff_command")
     handoff_intake.add_parser(handoff)
     path = str(fixture("tools"))
-    for argv in (["handoff", "intake", path, "--limit", "2", "--before-line", "40", "--max-chars", "90"],
-                 ["handoff", "raw", "inspect", path], ["handoff", "raw", "read", path, "--line", "3"]):
+    for argv in (
+        ["handoff", "intake", path, "--limit", "2", "--before-line", "40", "--max-chars", "90"],
+        ["handoff", "raw", "inspect", path],
+        ["handoff", "raw", "read", path, "--line", "3"],
+    ):
         args = parser.parse_args(argv)
         assert args.func(args) == 0
         json.loads(capsys.readouterr().out)
@@ -508,7 +572,11 @@ def test_raw_inspect_reports_file_facts(capsys):
     handoff_intake.raw_inspect(str(fixture("compact")))
     facts = json.loads(capsys.readouterr().out)
     assert (facts["lines"], facts["entries"], facts["malformedLines"], facts["compactSummaryLines"]) == (
-        116, 12, {}, [34, 79])
+        116,
+        12,
+        {},
+        [34, 79],
+    )
 
 
 def test_raw_read_masks_private_parts(capsys):
@@ -539,7 +607,8 @@ def test_raw_read_shows_no_text_of_a_line_it_cannot_parse(tmp_path, capsys):
     assert marker not in out
     assert json.loads(out)["rows"] == [
         {"line": 2, "bytes": sizes[1], "parsed": False, "reason": "malformed", "rowType": "assistant"},
-        {"line": 3, "bytes": sizes[2], "parsed": False, "reason": "oversize", "rowType": "api-request-blob"}]
+        {"line": 3, "bytes": sizes[2], "parsed": False, "reason": "oversize", "rowType": "api-request-blob"},
+    ]
 
 
 def test_raw_read_past_the_end_says_how_long_the_file_is():

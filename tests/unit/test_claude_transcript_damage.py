@@ -116,9 +116,14 @@ def test_edit_and_resubmit_leaves_a_non_lineage_branch(tmp_path):
     t.assistant(text("reply to the edited second"))
     answer = intake(t.write(tmp_path / "t.jsonl"))
     branches = [(e["content"][0]["text"], e["branch"]) for e in answer["entries"]]
-    assert branches == [("reply to the edited second", "active"), ("second, edited", "active"),
-                        ("reply to the old second", "non-lineage"), ("second, as first typed", "non-lineage"),
-                        ("reply one", "active"), ("first", "active")]
+    assert branches == [
+        ("reply to the edited second", "active"),
+        ("second, edited", "active"),
+        ("reply to the old second", "non-lineage"),
+        ("second, as first typed", "non-lineage"),
+        ("reply one", "active"),
+        ("first", "active"),
+    ]
     assert answer["branches"] == {"leafLine": 6, "nonLineageEntries": 2}
 
 
@@ -171,7 +176,9 @@ def test_appended_rows_extend_the_index_and_show_first(tmp_path):
         fh.write(t.write(tmp_path / "more.jsonl").read_bytes())
     answer = intake(path)
     assert (answer["diagnostics"]["index"], answer["diagnostics"]["scannedBytes"]) == (
-        "extended", path.stat().st_size - size)
+        "extended",
+        path.stat().st_size - size,
+    )
     assert [e["content"][0]["text"] for e in answer["entries"][:2]] == ["a new answer", "a new prompt"]
     assert same_answer(answer, intake(path, cache=False))
 
@@ -227,8 +234,12 @@ def test_walk_started_before_an_append_still_visits_old_entries_once(tmp_path):
     seen = lines_of(page)
     with open(path, "ab") as fh:
         fh.write(b'{"type":"queue-operation","operation":"enqueue"}\n')
-        fh.write(json.dumps({"parentUuid": None, "type": "user", "uuid": "zz",
-                             "message": {"role": "user", "content": "new"}}).encode() + b"\n")
+        fh.write(
+            json.dumps(
+                {"parentUuid": None, "type": "user", "uuid": "zz", "message": {"role": "user", "content": "new"}}
+            ).encode()
+            + b"\n"
+        )
     before = page["nextBeforeLine"]
     while before is not None:
         page = intake(path, before_line=before, limit=3)
@@ -253,7 +264,11 @@ def test_empty_transcript_gives_an_empty_answer(tmp_path):
     path.write_bytes(b"")
     answer = intake(path)
     assert (answer["entries"], answer["checkpoint"], answer["nextBeforeLine"], answer["lastPrompt"]) == (
-        [], None, None, None)
+        [],
+        None,
+        None,
+        None,
+    )
     assert answer["counts"]["lines"] == 0
 
 

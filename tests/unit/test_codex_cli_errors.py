@@ -7,16 +7,19 @@ import pytest
 from autopilot.backends.codex_cli import _classify, _stderr_reason
 
 
-@pytest.mark.parametrize(("text", "kind"), [
-    ("unexpected status 401 Unauthorized: bad key", "auth"),
-    ("exceeded retry limit, last status: 429 Too Many Requests", "rate_limit"),
-    ("We're currently experiencing high demand, which may cause temporary errors.", "server"),
-    ("unexpected status 503 Service Unavailable", "server"),
-    ("thread/resume failed: no rollout found for thread id 01a2", "thread_missing"),
-    ("stream disconnected: request timed out", "timeout"),
-    ("the model edited 50 files and gave up", "exit_status"),
-    ("", "exit_status"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("unexpected status 401 Unauthorized: bad key", "auth"),
+        ("exceeded retry limit, last status: 429 Too Many Requests", "rate_limit"),
+        ("We're currently experiencing high demand, which may cause temporary errors.", "server"),
+        ("unexpected status 503 Service Unavailable", "server"),
+        ("thread/resume failed: no rollout found for thread id 01a2", "thread_missing"),
+        ("stream disconnected: request timed out", "timeout"),
+        ("the model edited 50 files and gave up", "exit_status"),
+        ("", "exit_status"),
+    ],
+)
 def test_failures_are_classified_by_their_words(text, kind):
     """Status codes count only as whole numbers: "50 files" is not a server error."""
     assert _classify(text) == kind

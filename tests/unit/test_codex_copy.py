@@ -87,12 +87,16 @@ def test_scan_keeps_user_forks(bridge, work):
     rollout(thread(1), work, age=50)
     fork = rollout(thread(2), work, kind="fork", age=0)
     code, answer, _ = copy(bridge, work)
-    assert (answer["rollout"], answer["forkedFromId"]) == (str(fork), meta_line("fork", "x", work)["payload"][
-        "forked_from_id"])
+    assert (answer["rollout"], answer["forkedFromId"]) == (
+        str(fork),
+        meta_line("fork", "x", work)["payload"]["forked_from_id"],
+    )
 
 
-@pytest.mark.parametrize("body", ["", "not json\n", '{"type": "event_msg", "payload": {}}\n',
-                                  '{"type": "session_meta", "payload": {"id": "x"}}\n'])
+@pytest.mark.parametrize(
+    "body",
+    ["", "not json\n", '{"type": "event_msg", "payload": {}}\n', '{"type": "session_meta", "payload": {"id": "x"}}\n'],
+)
 def test_scan_never_picks_an_empty_or_corrupt_rollout(bridge, work, body):
     """Empty files, non-JSON and a first line without valid session_meta are skipped, even when newest."""
     root = rollout(thread(1), work, age=50)
@@ -185,8 +189,11 @@ def test_reviewer_threads_in_events_are_not_handed_over(bridge, work):
     """A codex-cli call's conversation_id in any run's events.jsonl is skipped; other backends' ids do not count."""
     user = rollout(thread(1), work, age=50)
     rollout(thread(2), work, age=0)
-    events = [{"backend": "codex-cli", "conversation_id": thread(2), "outcome": "error:timeout"},
-              {"backend": "openai", "conversation_id": thread(1)}, {"backend": "codex-cli", "conversation_id": None}]
+    events = [
+        {"backend": "codex-cli", "conversation_id": thread(2), "outcome": "error:timeout"},
+        {"backend": "openai", "conversation_id": thread(1)},
+        {"backend": "codex-cli", "conversation_id": None},
+    ]
     damaged = '{not json\n["codex-cli"]\n'
     (run_dir("old-run") / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events) + damaged)
     assert copy(bridge, work)[1]["rollout"] == str(user)
@@ -285,9 +292,16 @@ def test_json_answer_shape(bridge, work):
     """--json prints the text, the rollout, its thread and cwd, where it came from and the clipboard tool."""
     mine = rollout(thread(1), work)
     pointer(mine, work, thread(1))
-    assert copy(bridge, work)[1] == {"text": f"{LINE} {mine}", "rollout": str(mine), "threadId": thread(1),
-                                     "cwd": str(work), "forkedFromId": None, "source": "pointer", "clipboard": None,
-                                     "notes": []}
+    assert copy(bridge, work)[1] == {
+        "text": f"{LINE} {mine}",
+        "rollout": str(mine),
+        "threadId": thread(1),
+        "cwd": str(work),
+        "forkedFromId": None,
+        "source": "pointer",
+        "clipboard": None,
+        "notes": [],
+    }
 
 
 def test_latest_is_the_default(bridge, work):

@@ -22,16 +22,29 @@ POINTER = "codex-latest.json"
 
 def event(prompt: str, **extra: object) -> dict:
     """A UserPromptSubmit hook input as codex 0.171 sends it."""
-    return {"session_id": thread(1), "turn_id": thread(2), "transcript_path": str(rollout(thread(1), os.getcwd())),
-            "cwd": os.getcwd(), "hook_event_name": "UserPromptSubmit", "model": "gpt-6.2-sol",
-            "permission_mode": "default", "prompt": prompt, **extra}
+    return {
+        "session_id": thread(1),
+        "turn_id": thread(2),
+        "transcript_path": str(rollout(thread(1), os.getcwd())),
+        "cwd": os.getcwd(),
+        "hook_event_name": "UserPromptSubmit",
+        "model": "gpt-6.2-sol",
+        "permission_mode": "default",
+        "prompt": prompt,
+        **extra,
+    }
 
 
 def run_hook(payload: object, command: list[str] | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run the hook as Codex does: event JSON on stdin, answer in the exit code, stdout and stderr."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return subprocess.run(command or [sys.executable, "-I", str(SCRIPT)], input=data, capture_output=True,
-                          env=env or dict(os.environ), timeout=30)
+    return subprocess.run(
+        command or [sys.executable, "-I", str(SCRIPT)],
+        input=data,
+        capture_output=True,
+        env=env or dict(os.environ),
+        timeout=30,
+    )
 
 
 def pointer_path() -> Path:
@@ -60,7 +73,10 @@ def test_handoff_is_recorded_and_blocked():
     pointer = json.loads(pointer_path().read_text())
     assert done.returncode == 2 and done.stdout == b""
     assert {k: pointer[k] for k in ("transcript_path", "cwd", "session_id")} == {
-        "transcript_path": payload["transcript_path"], "cwd": payload["cwd"], "session_id": payload["session_id"]}
+        "transcript_path": payload["transcript_path"],
+        "cwd": payload["cwd"],
+        "session_id": payload["session_id"],
+    }
     assert sorted(pointer) == ["created_at", "cwd", "session_id", "transcript_path"]
 
 
@@ -155,10 +171,12 @@ def test_non_utf8_locale_still_blocks(tmp_path):
 def test_script_uses_only_the_standard_library():
     """The hook imports nothing from the bridge or third parties, so a broken install cannot break it."""
     tree = ast.parse(SCRIPT.read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                 and node.module}
+    imported = {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    }
+    imported |= {
+        node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    }
     assert imported <= set(sys.stdlib_module_names)
 
 
@@ -206,4 +224,3 @@ def test_launcher_ignores_a_broken_bridge(launcher, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(broken.parent)}
     assert run_hook(event("hello"), command=[str(launcher)], env=env).returncode == 0
     assert run_hook(event("$handoff"), command=[str(launcher)], env=env).returncode == 2
-

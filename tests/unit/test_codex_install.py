@@ -58,8 +58,9 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def test_install_creates_hooks_json_in_the_format_codex_reads(bridge):
     """With no hooks.json, install writes one with a top-level "hooks" key and the command handler."""
     install(bridge)
-    assert load_json(home() / "hooks.json") == {"hooks": {"UserPromptSubmit": [
-        {"hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]}]}}
+    assert load_json(home() / "hooks.json") == {
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]}]}
+    }
 
 
 def test_install_appends_after_unrelated_hooks(bridge):
@@ -68,8 +69,10 @@ def test_install_appends_after_unrelated_hooks(bridge):
     summary = install(bridge)
     doc = load_json(home() / "hooks.json")
     assert doc["description"] == "my hooks" and doc["hooks"]["Stop"] == UNRELATED["hooks"]["Stop"]
-    assert doc["hooks"]["UserPromptSubmit"] == [*UNRELATED["hooks"]["UserPromptSubmit"], {"hooks": [
-        {"type": "command", "command": hook_command(), "timeout": 10}]}]
+    assert doc["hooks"]["UserPromptSubmit"] == [
+        *UNRELATED["hooks"]["UserPromptSubmit"],
+        {"hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]},
+    ]
     assert summary["hook"]["position"] == [1, 0]
 
 
@@ -124,8 +127,16 @@ def test_uninstall_twice_changes_nothing(bridge):
     assert install(bridge, "--uninstall")["changed"] is False
 
 
-@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"UserPromptSubmit": []}', '{"hooks": []}',
-                                  '{"hooks": {"UserPromptSubmit": {"hooks": []}}}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[1, 2]",
+        '{"UserPromptSubmit": []}',
+        '{"hooks": []}',
+        '{"hooks": {"UserPromptSubmit": {"hooks": []}}}',
+    ],
+)
 def test_unusable_hooks_json_is_refused_and_left_untouched(bridge, text):
     """A hooks.json Codex could not use is refused with its path; nothing is written anywhere."""
     path = home() / "hooks.json"
@@ -147,8 +158,14 @@ def test_corrupt_hooks_json_is_refused_on_uninstall_too(bridge):
 
 def test_merge_moves_an_older_command_in_place():
     """An earlier install's command is rewritten where it stands, so its position (Codex's trust key) holds."""
-    doc = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "old-hook", "timeout": 3}]},
-                                          {"hooks": [{"type": "command", "command": "theirs"}]}]}}
+    doc = {
+        "hooks": {
+            "UserPromptSubmit": [
+                {"hooks": [{"type": "command", "command": "old-hook", "timeout": 3}]},
+                {"hooks": [{"type": "command", "command": "theirs"}]},
+            ]
+        }
+    }
     new, where = codex_hooks.merge(doc, "new-hook", {"old-hook"})
     assert where == (0, 0)
     assert new["hooks"]["UserPromptSubmit"][0]["hooks"] == [codex_hooks.handler("new-hook")]
@@ -185,10 +202,18 @@ def test_install_writes_both_skills_with_their_files(bridge):
     """Both skills get SKILL.md, agents/openai.yaml, their scripts and an ownership marker."""
     install(bridge)
     assert sorted(snapshot(home() / "skills")) == [
-        "from-claude/.codex-autopilot.json", "from-claude/SKILL.md", "from-claude/agents/openai.yaml",
-        "from-claude/scripts/from-claude", "from-claude/scripts/from_claude.py", "from-claude/scripts/installed.json",
-        "handoff/.codex-autopilot.json", "handoff/SKILL.md", "handoff/agents/openai.yaml",
-        "handoff/scripts/handoff-hook", "handoff/scripts/handoff_hook.py"]
+        "from-claude/.codex-autopilot.json",
+        "from-claude/SKILL.md",
+        "from-claude/agents/openai.yaml",
+        "from-claude/scripts/from-claude",
+        "from-claude/scripts/from_claude.py",
+        "from-claude/scripts/installed.json",
+        "handoff/.codex-autopilot.json",
+        "handoff/SKILL.md",
+        "handoff/agents/openai.yaml",
+        "handoff/scripts/handoff-hook",
+        "handoff/scripts/handoff_hook.py",
+    ]
 
 
 def test_handoff_skill_is_not_implicit():
@@ -215,10 +240,15 @@ def test_skill_names_match_their_directories():
 def test_scripts_are_executable(bridge):
     """The launchers and scripts install writes are executable; the rest are not."""
     install(bridge)
-    modes = {rel: os.stat(home() / "skills" / rel).st_mode & 0o777 for rel in (
-        "handoff/scripts/handoff-hook", "from-claude/scripts/from-claude", "handoff/SKILL.md")}
-    assert modes == {"handoff/scripts/handoff-hook": 0o755, "from-claude/scripts/from-claude": 0o755,
-                     "handoff/SKILL.md": 0o644}
+    modes = {
+        rel: os.stat(home() / "skills" / rel).st_mode & 0o777
+        for rel in ("handoff/scripts/handoff-hook", "from-claude/scripts/from-claude", "handoff/SKILL.md")
+    }
+    assert modes == {
+        "handoff/scripts/handoff-hook": 0o755,
+        "from-claude/scripts/from-claude": 0o755,
+        "handoff/SKILL.md": 0o644,
+    }
 
 
 def test_launcher_records_the_installing_python(bridge):
@@ -371,8 +401,9 @@ def test_install_writes_through_a_symlinked_hooks_json(bridge, tmp_path):
     link, target = dotfile_link(tmp_path, "hooks.json", before)
     summary = install(bridge)
     assert link.is_symlink() and link.resolve() == target.resolve()
-    assert load_json(target)["hooks"]["UserPromptSubmit"][-1] == {"hooks": [
-        {"type": "command", "command": hook_command(), "timeout": 10}]}
+    assert load_json(target)["hooks"]["UserPromptSubmit"][-1] == {
+        "hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]
+    }
     assert Path(summary["hook"]["backup"]).read_text() == before and not Path(summary["hook"]["backup"]).is_symlink()
 
 

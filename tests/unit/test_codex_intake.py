@@ -68,22 +68,44 @@ def cli(*args: str) -> tuple[int, dict]:
 
 # --- session metadata and turn state -------------------------------------------------------
 
+
 def test_session_metadata_comes_from_session_meta():
     """The session block carries the whitelisted session_meta fields of a real exec rollout."""
     session = intake(fixture("exec_tools"))["session"]
-    assert {k: session[k] for k in ("cwd", "originator", "cliVersion", "source", "threadSource",
-                                    "modelProvider", "historyMode", "model", "isSubagent")} == {
-        "cwd": "/home/user/proj", "originator": "codex_exec", "cliVersion": "0.171.0", "source": "exec",
-        "threadSource": "user", "modelProvider": "fake", "historyMode": "paginated", "model": "gpt-6.2-sol",
-        "isSubagent": False}
+    assert {
+        k: session[k]
+        for k in (
+            "cwd",
+            "originator",
+            "cliVersion",
+            "source",
+            "threadSource",
+            "modelProvider",
+            "historyMode",
+            "model",
+            "isSubagent",
+        )
+    } == {
+        "cwd": "/home/user/proj",
+        "originator": "codex_exec",
+        "cliVersion": "0.171.0",
+        "source": "exec",
+        "threadSource": "user",
+        "modelProvider": "fake",
+        "historyMode": "paginated",
+        "model": "gpt-6.2-sol",
+        "isSubagent": False,
+    }
     assert session["id"] == session["sessionId"] == json.loads(lines_of("exec_tools")[0])["payload"]["id"]
 
 
 def test_legacy_session_reports_git_info():
     """A 2025-style session_meta yields its git commit, branch and remote."""
     session = intake(fixture("legacy_classic"))["session"]
-    assert (session["source"], session["git"]) == ("cli", {
-        "commitHash": "4f2a9c1", "branch": "main", "repositoryUrl": "git@example.invalid:acme/proj.git"})
+    assert (session["source"], session["git"]) == (
+        "cli",
+        {"commitHash": "4f2a9c1", "branch": "main", "repositoryUrl": "git@example.invalid:acme/proj.git"},
+    )
 
 
 def test_finished_turn_is_complete():
@@ -107,8 +129,11 @@ def test_rolled_back_turns_are_marked():
     answer = intake(fixture("legacy_classic"))
     marked = [(e["kind"], e.get("text")) for e in entries(answer) if e.get("rolledBack")]
     assert answer["turn"]["state"] == "rolled_back"
-    assert marked == [("turn_aborted", None), ("assistant", "Updating docs/config.md now."),
-                      ("user", "Also update the docs")]
+    assert marked == [
+        ("turn_aborted", None),
+        ("assistant", "Updating docs/config.md now."),
+        ("user", "Also update the docs"),
+    ]
 
 
 def test_revert_window_is_rolled_back():
@@ -120,19 +145,27 @@ def test_revert_window_is_rolled_back():
 
 # --- messages -------------------------------------------------------------------------------
 
+
 def test_paginated_messages_appear_once():
     """item_completed and response_item copies of each message give one entry, newest first."""
     assert texts(intake(fixture("exec_plain"))) == [
-        ("assistant", "A CLI that prints the date."), ("user", "Suggest a small project"),
-        ("assistant", "Hello! What should we build?"), ("user", "Say hello")]
+        ("assistant", "A CLI that prints the date."),
+        ("user", "Suggest a small project"),
+        ("assistant", "Hello! What should we build?"),
+        ("user", "Say hello"),
+    ]
 
 
 def test_legacy_events_and_response_items_appear_once():
     """user_message/agent_message events and response_item copies give one entry each."""
     assert texts(intake(fixture("app_legacy_parent"))) == [
-        ("assistant", "Fixed bug-1 in parser.py."), ("user", "Fix bug-1"), ("assistant", "Both bugs reproduce."),
-        ("user", "Reproduce them"), ("assistant", "The tracker lists two open bugs."),
-        ("user", "Which bugs are open?")]
+        ("assistant", "Fixed bug-1 in parser.py."),
+        ("user", "Fix bug-1"),
+        ("assistant", "Both bugs reproduce."),
+        ("user", "Reproduce them"),
+        ("assistant", "The tracker lists two open bugs."),
+        ("user", "Which bugs are open?"),
+    ]
 
 
 def test_identical_messages_in_one_turn_are_both_kept(tmp_path):
@@ -143,7 +176,9 @@ def test_identical_messages_in_one_turn_are_both_kept(tmp_path):
     at = body.index(said[-1]) + 1
     rollout = write_lines(tmp_path / "r.jsonl", [head, *body[:at], *said, *body[at:]])
     assert [t for t in texts(intake(rollout)) if t[0] == "assistant"][-2:] == [
-        ("assistant", "Hello! What should we build?"), ("assistant", "Hello! What should we build?")]
+        ("assistant", "Hello! What should we build?"),
+        ("assistant", "Hello! What should we build?"),
+    ]
 
 
 def test_harness_messages_are_not_prompts():
@@ -166,11 +201,15 @@ def test_last_prompt_is_the_newest_human_prompt():
 
 # --- tools ----------------------------------------------------------------------------------
 
+
 def test_tool_call_is_paired_with_its_result():
     """A function call carries its output, found by call_id, and the exit code."""
     call = next(e for e in entries(intake(fixture("exec_tools"))) if e.get("callId") == "call_cmd1")
     assert {k: call[k] for k in ("name", "input", "status")} == {
-        "name": "exec_command", "input": "echo hi-from-tool", "status": "completed"}
+        "name": "exec_command",
+        "input": "echo hi-from-tool",
+        "status": "completed",
+    }
     assert call["result"]["text"].endswith("Output:\nhi-from-tool\n") and call["result"]["exitCode"] == 0
 
 
@@ -185,8 +224,10 @@ def test_call_without_result_is_unfinished():
 def test_result_without_call_is_its_own_entry(tmp_path):
     """An output whose call is not in the file is shown alone, labelled as such."""
     head, *body = lines_of("exec_tools")
-    rollout = write_lines(tmp_path / "r.jsonl", [head] + [line for line in body if '"call_cmd1","name"' not in line
-                                                           and '"function_call","status"' not in line])
+    rollout = write_lines(
+        tmp_path / "r.jsonl",
+        [head] + [line for line in body if '"call_cmd1","name"' not in line and '"function_call","status"' not in line],
+    )
     orphans = [e for e in entries(intake(rollout, limit=50)) if e["kind"] == "tool_result"]
     assert [o["callId"] for o in orphans] == ["call_cmd2", "call_cmd1"]
 
@@ -194,21 +235,26 @@ def test_result_without_call_is_its_own_entry(tmp_path):
 def test_custom_patch_tool_records_the_edited_file():
     """An apply_patch custom tool call yields the edited path (applied), from its FileChange item."""
     assert intake(fixture("exec_tools"))["editedFiles"] == [
-        {"path": "/home/user/proj/greeting.txt", "change": "add", "status": "applied", "line": 21}]
+        {"path": "/home/user/proj/greeting.txt", "change": "add", "status": "applied", "line": 21}
+    ]
 
 
 def test_legacy_patch_apply_end_records_the_edited_file():
     """A 2025 patch_apply_end event yields the edited path."""
     files = intake(fixture("legacy_classic"))["editedFiles"]
     assert [(f["path"], f["change"], f["status"]) for f in files] == [
-        ("/home/user/proj/src/config.py", "update", "applied")]
+        ("/home/user/proj/src/config.py", "update", "applied")
+    ]
 
 
 def test_web_search_is_shown_as_its_query():
     """A web search call is evidence of what was searched, nothing more."""
     search = next(e for e in entries(intake(fixture("exec_tools"))) if e["kind"] == "web_search")
     assert {k: search[k] for k in ("action", "query", "status")} == {
-        "action": "search", "query": "codex rollout format", "status": "completed"}
+        "action": "search",
+        "query": "codex rollout format",
+        "status": "completed",
+    }
 
 
 def test_generated_image_shows_its_prompt_not_its_bytes():
@@ -223,11 +269,22 @@ def test_generated_image_shows_its_prompt_not_its_bytes():
 def test_error_events_are_entries(tmp_path):
     """An error event is an entry with its message; its structured error info is not copied."""
     head, *body = lines_of("exec_plain")
-    error = json.dumps({"timestamp": "2026-11-30T12:00:00.000Z", "type": "event_msg", "payload": {
-        "type": "error", "message": "stream disconnected: quota exceeded", "codex_error_info": {"x": "NEVER-INFO"}}})
+    error = json.dumps(
+        {
+            "timestamp": "2026-11-30T12:00:00.000Z",
+            "type": "event_msg",
+            "payload": {
+                "type": "error",
+                "message": "stream disconnected: quota exceeded",
+                "codex_error_info": {"x": "NEVER-INFO"},
+            },
+        }
+    )
     answer = intake(write_lines(tmp_path / "r.jsonl", [head, *body, error]))
     assert {k: entries(answer)[0][k] for k in ("kind", "text")} == {
-        "kind": "error", "text": "stream disconnected: quota exceeded"}
+        "kind": "error",
+        "text": "stream disconnected: quota exceeded",
+    }
     assert "NEVER-INFO" not in json.dumps(answer)
 
 
@@ -246,6 +303,7 @@ def test_huge_tool_output_is_not_parsed_but_closes_its_call(tmp_path):
 
 # --- never emitted --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIX.glob("*.jsonl")))
 def test_private_fields_never_reach_the_answer(name):
     """No NEVER-* marker (reasoning, encrypted, prompts, tools, world state, telemetry) is emitted."""
@@ -256,8 +314,17 @@ def test_private_fields_never_reach_the_answer(name):
 def test_private_fields_are_counted_as_omitted():
     """Every kind of private field in the marker fixture is counted, so its absence is visible."""
     omitted = intake(fixture("synthetic_markers"))["diagnostics"]["omitted"]
-    for kind in ("baseInstructions", "dynamicTools", "developerMessages", "toolDefinitions", "harnessMessages",
-                 "reasoning", "encrypted", "worldState", "telemetry"):
+    for kind in (
+        "baseInstructions",
+        "dynamicTools",
+        "developerMessages",
+        "toolDefinitions",
+        "harnessMessages",
+        "reasoning",
+        "encrypted",
+        "worldState",
+        "telemetry",
+    ):
         assert omitted.get(kind, 0) >= 1, kind
 
 
@@ -270,6 +337,7 @@ def test_inter_agent_mail_omits_encrypted_parts():
 
 # --- forks and subagents --------------------------------------------------------------------
 
+
 def test_replayed_parent_history_is_not_new_work():
     """A legacy fork's copy of its parent's history is recognised by ids and kept out of the page."""
     answer = intake(fixture("app_legacy_fork"))
@@ -277,7 +345,10 @@ def test_replayed_parent_history_is_not_new_work():
     assert texts(answer) == [("assistant", "In the fork: fixed bug-2 instead."), ("user", "Fix bug-2 in this fork")]
     assert answer["fork"]["forkedFromId"] == parent_id
     assert {k: answer["fork"]["replayed"][k] for k in ("fromLine", "toLine", "stillReplaying")} == {
-        "fromLine": 2, "toLine": 56, "stillReplaying": False}
+        "fromLine": 2,
+        "toLine": 56,
+        "stillReplaying": False,
+    }
 
 
 def test_fork_of_a_fork_replays_both_ancestors(tmp_path):
@@ -289,8 +360,9 @@ def test_fork_of_a_fork_replays_both_ancestors(tmp_path):
     ts = meta["timestamp"]
     settings = {"timestamp": ts, "type": "event_msg", "payload": {"type": "thread_settings_applied", "thread_id": own}}
     prompt = {"timestamp": ts, "type": "event_msg", "payload": {"type": "user_message", "message": "Grandchild work"}}
-    rollout = write_lines(tmp_path / "r.jsonl", [json.dumps(meta), *fork_lines, json.dumps(settings),
-                                                 json.dumps(prompt)])
+    rollout = write_lines(
+        tmp_path / "r.jsonl", [json.dumps(meta), *fork_lines, json.dumps(settings), json.dumps(prompt)]
+    )
     answer = intake(rollout)
     assert texts(answer) == [("user", "Grandchild work")]
     replayed = answer["fork"]["replayed"]
@@ -321,18 +393,19 @@ def test_subagent_pointer_finds_the_child_rollout(tmp_path):
     shutil.copy(fixture("subagent_parent"), day / "rollout-2026-11-30T11-45-17-parent.jsonl")
     agents = intake(day / "rollout-2026-11-30T11-45-17-parent.jsonl")["subagents"]
     assert [(a["threadId"], a["agentPath"], a["status"], a["path"]) for a in agents] == [
-        (child_id, "/root/helper", "completed", str(child))]
+        (child_id, "/root/helper", "completed", str(child))
+    ]
 
 
 def test_child_rollout_is_marked_as_a_subagent():
     """A subagent's own rollout says so and names its parent thread and agent path."""
     session = intake(fixture("subagent_child"))["session"]
     parent_id = json.loads(lines_of("subagent_parent")[0])["payload"]["id"]
-    assert (session["isSubagent"], session["parentThreadId"], session["agentPath"]) == (
-        True, parent_id, "/root/helper")
+    assert (session["isSubagent"], session["parentThreadId"], session["agentPath"]) == (True, parent_id, "/root/helper")
 
 
 # --- goal, compaction, damage ---------------------------------------------------------------
+
 
 def test_goal_is_reported():
     """The latest thread goal is summarised with its status."""
@@ -366,19 +439,25 @@ def test_malformed_lines_are_counted_and_skipped():
 def test_unknown_types_are_counted_not_copied():
     """Unknown line and event types are counted by name; their contents never appear."""
     answer = intake(fixture("synthetic_damage"))
-    assert answer["diagnostics"]["unknownTypes"] == {"lineTypes": {"holographic_snapshot": 1},
-                                                     "eventTypes": {"telepathy_update": 1}}
+    assert answer["diagnostics"]["unknownTypes"] == {
+        "lineTypes": {"holographic_snapshot": 1},
+        "eventTypes": {"telepathy_update": 1},
+    }
     assert "NEVER-UNKNOWN" not in json.dumps(answer)
 
 
 def test_empty_file_gives_an_empty_answer(tmp_path):
     """An empty rollout answers with no session, no entries and no cursor."""
     answer = intake(write_lines(tmp_path / "empty.jsonl", []))
-    assert (answer["session"], entries(answer), answer["nextBeforeLine"]) == ({"model": None, "isSubagent": False},
-                                                                              [], None)
+    assert (answer["session"], entries(answer), answer["nextBeforeLine"]) == (
+        {"model": None, "isSubagent": False},
+        [],
+        None,
+    )
 
 
 # --- paging, index, bounds, redaction -------------------------------------------------------
+
 
 def test_paging_returns_every_entry_exactly_once(tmp_path):
     """Following nextBeforeLine from the newest page visits each entry once, newest to oldest."""
@@ -413,7 +492,10 @@ def test_index_is_reused_and_only_appended_bytes_are_scanned(tmp_path):
     assert (grown["diagnostics"]["index"], grown["diagnostics"]["scannedBytes"]) == ("extended", len(extra.encode()))
     fresh = intake(rollout, cache=False)
     assert (entries(grown), grown["turn"], grown["editedFiles"]) == (
-        entries(fresh), fresh["turn"], fresh["editedFiles"])
+        entries(fresh),
+        fresh["turn"],
+        fresh["editedFiles"],
+    )
 
 
 def test_long_strings_keep_head_and_tail():
@@ -440,17 +522,23 @@ def test_secrets_are_redacted_and_counted():
 def call_and_output(path: Path, call: dict, output: str) -> Path:
     """A rollout holding one tool call (its payload) and its output, after a real session_meta line."""
     result = {"type": "function_call_output", "call_id": "call_s", "output": output}
-    rows = [{"type": "response_item", "payload": {**call, "call_id": "call_s"}},
-            {"type": "response_item", "payload": result}]
+    rows = [
+        {"type": "response_item", "payload": {**call, "call_id": "call_s"}},
+        {"type": "response_item", "payload": result},
+    ]
     stamped = [json.dumps({"timestamp": f"2026-11-30T12:00:0{n}.000Z", **row}) for n, row in enumerate(rows)]
     return write_lines(path, [lines_of("exec_plain")[0], *stamped])
 
 
-@pytest.mark.parametrize("call", [
-    {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cat .env"})},
-    {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cat ~/.aws/credentials"})},
-    {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", "cat .env"]})},
-    {"type": "local_shell_call", "action": {"type": "exec", "command": ["cat", "/w/.env"]}}])
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cat .env"})},
+        {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cat ~/.aws/credentials"})},
+        {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", "cat .env"]})},
+        {"type": "local_shell_call", "action": {"type": "exec", "command": ["cat", "/w/.env"]}},
+    ],
+)
 def test_output_of_a_command_reading_a_secret_file_is_never_copied(tmp_path, call):
     """A command naming a secret-bearing file keeps its command line but drops its output."""
     answer = intake(call_and_output(tmp_path / "r.jsonl", call, "Exit code: 0\nOutput:\nDB_URL=plain-not-a-pattern"))
@@ -463,15 +551,21 @@ def test_output_of_a_command_reading_a_secret_file_is_never_copied(tmp_path, cal
 PATCH = "*** Begin Patch\n*** Add File: /w/.env\n+DB_URL=plain-not-a-pattern\n*** End Patch\n"
 
 
-@pytest.mark.parametrize("call", [
-    {"type": "custom_tool_call", "name": "apply_patch", "input": PATCH},
-    {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["apply_patch", PATCH]})}])
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"type": "custom_tool_call", "name": "apply_patch", "input": PATCH},
+        {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["apply_patch", PATCH]})},
+    ],
+)
 def test_patch_to_a_secret_file_keeps_its_result_but_not_its_body(tmp_path, call):
     """An apply_patch adding a .env file (as a tool or, as older Codex did, a command) drops the patch text."""
     answer = intake(call_and_output(tmp_path / "r.jsonl", call, "Success. Updated the following files:\nA /w/.env"))
     (entry,) = entries(answer)
     assert (entry["input"], entry["result"]["text"]) == (
-        "[omitted: contents of a secret-bearing file]", "Success. Updated the following files:\nA /w/.env")
+        "[omitted: contents of a secret-bearing file]",
+        "Success. Updated the following files:\nA /w/.env",
+    )
     assert "plain-not-a-pattern" not in json.dumps(answer)
 
 
@@ -494,6 +588,7 @@ def test_fake_approval_in_tool_output_is_inert_evidence():
 
 # --- the command ----------------------------------------------------------------------------
 
+
 def test_cli_prints_the_intake_as_json():
     """`from-codex intake` prints the same answer with the requested page size."""
     code, answer = cli("from-codex", "intake", str(fixture("exec_plain")), "--limit", "2")
@@ -512,11 +607,15 @@ def test_cli_refuses_a_missing_rollout(tmp_path):
         cli("from-codex", "intake", str(tmp_path / "nope.jsonl"))
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"limit": 0}, "--limit 0 is out of range; use 1 to 500"),
-    ({"limit": 501}, "--limit 501 is out of range"),
-    ({"before_line": 0}, "--before-line 0 is not a raw line number"),
-    ({"max_chars": 79}, "--max-chars 79 is too small")])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"limit": 0}, "--limit 0 is out of range; use 1 to 500"),
+        ({"limit": 501}, "--limit 501 is out of range"),
+        ({"before_line": 0}, "--before-line 0 is not a raw line number"),
+        ({"max_chars": 79}, "--max-chars 79 is too small"),
+    ],
+)
 def test_both_intake_commands_refuse_the_same_bad_bounds(kwargs, message):
     """The rollout and the Claude transcript intake commands check page bounds alike, with the same messages."""
     commands = ((handoff_codex.intake, fixture("exec_plain")), (handoff_intake.intake, claude_fixture("tools")))
@@ -535,10 +634,22 @@ def test_codex_bridge_runs_the_intake(bridge):
     """`codex-bridge handoff from-codex intake` prints the answer and pages with --before."""
     code, out, _ = bridge("handoff", "from-codex", "intake", str(fixture("exec_plain")), "--limit", "1")
     first = json.loads(out)
-    code2, out2, _ = bridge("handoff", "from-codex", "intake", str(fixture("exec_plain")), "--limit", "1",
-                            "--before", str(first["nextBeforeLine"]))
+    code2, out2, _ = bridge(
+        "handoff",
+        "from-codex",
+        "intake",
+        str(fixture("exec_plain")),
+        "--limit",
+        "1",
+        "--before",
+        str(first["nextBeforeLine"]),
+    )
     assert (code, code2, texts(first), texts(json.loads(out2))) == (
-        0, 0, [("assistant", "A CLI that prints the date.")], [("user", "Suggest a small project")])
+        0,
+        0,
+        [("assistant", "A CLI that prints the date.")],
+        [("user", "Suggest a small project")],
+    )
 
 
 def test_codex_bridge_reports_a_missing_rollout_and_exits_1(bridge, tmp_path):

@@ -37,8 +37,9 @@ def test_hash_defaults_the_timeout_to_600():
 
 def test_hash_changes_with_the_command():
     """Any change to the command makes a different hash (Codex then shows the hook as modified)."""
-    assert codex_trust.hook_hash({"command": "a", "timeout": 10}) != codex_trust.hook_hash({"command": "b",
-                                                                                          "timeout": 10})
+    assert codex_trust.hook_hash({"command": "a", "timeout": 10}) != codex_trust.hook_hash(
+        {"command": "b", "timeout": 10}
+    )
 
 
 def test_key_uses_the_resolved_hooks_file(tmp_path):

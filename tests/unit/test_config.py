@@ -66,8 +66,15 @@ def test_model_order(monkeypatch):
     assert config.resolve_model(None, None, {}) is None
 
 
-@pytest.mark.parametrize(("text", "match"), [("backend: [", "cannot read"), ("- a list", "mapping"),
-                                             ("colour: blue", "unknown keys"), ("backend: gemini", "backend must")])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("backend: [", "cannot read"),
+        ("- a list", "mapping"),
+        ("colour: blue", "unknown keys"),
+        ("backend: gemini", "backend must"),
+    ],
+)
 def test_bad_config_file_is_a_clear_error(isolated_homes, text, match):
     """A config file that is not valid YAML, not a mapping, or has unknown keys is refused with its path."""
     (isolated_homes / "autopilot" / "config.yaml").write_text(text)

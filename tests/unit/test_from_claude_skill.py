@@ -40,8 +40,10 @@ def fake_bridge(tmp_path):
     folder.mkdir()
     calls = tmp_path / "calls.json"
     tool = folder / "codex-bridge"
-    tool.write_text(f"#!{sys.executable}\nimport json, sys\njson.dump(sys.argv[1:], open({str(calls)!r}, 'w'))\n"
-                    "print('{\"intake\": true}')\n")
+    tool.write_text(
+        f"#!{sys.executable}\nimport json, sys\njson.dump(sys.argv[1:], open({str(calls)!r}, 'w'))\n"
+        "print('{\"intake\": true}')\n"
+    )
     tool.chmod(0o755)
     return {"path": folder, "calls": calls}
 
@@ -50,16 +52,31 @@ def claude_pointer(transcript: Path | str, cwd: Path | str) -> Path:
     """Write the Claude-side $handoff pointer."""
     target = paths.handoff_dir() / "claude-latest.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps({"transcript_path": str(transcript), "cwd": str(cwd), "session_id": "49fa090f-x",
-                                  "created_at": "2026-11-30T11:47:18.000000Z"}))
+    target.write_text(
+        json.dumps(
+            {
+                "transcript_path": str(transcript),
+                "cwd": str(cwd),
+                "session_id": "49fa090f-x",
+                "created_at": "2026-11-30T11:47:18.000000Z",
+            }
+        )
+    )
     return target
 
 
 def run(skill: Path, *args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess:
     """Run the skill's launcher as Codex's shell tool would, with PATH set to ``path``."""
     env = {**os.environ, "PATH": path if path is not None else os.environ["PATH"]}
-    return subprocess.run([str(skill / "scripts" / "from-claude"), *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, stdin=subprocess.DEVNULL, timeout=60)
+    return subprocess.run(
+        [str(skill / "scripts" / "from-claude"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
 
 
 def test_runs_intake_on_the_pointers_transcript(skill, work, fake_bridge):
@@ -74,10 +91,30 @@ def test_runs_intake_on_the_pointers_transcript(skill, work, fake_bridge):
 def test_passes_paging_flags_as_separate_arguments(skill, work, fake_bridge):
     """--before-line, --limit, --max-chars and --full reach the bridge as their own arguments."""
     claude_pointer(TRANSCRIPT, work)
-    run(skill, "--before-line", "40", "--limit", "5", "--max-chars", "300", "--full", cwd=work,
-        path=f"{fake_bridge['path']}:/usr/bin:/bin")
+    run(
+        skill,
+        "--before-line",
+        "40",
+        "--limit",
+        "5",
+        "--max-chars",
+        "300",
+        "--full",
+        cwd=work,
+        path=f"{fake_bridge['path']}:/usr/bin:/bin",
+    )
     assert json.loads(fake_bridge["calls"].read_text()) == [
-        "handoff", "intake", str(TRANSCRIPT), "--before-line", "40", "--limit", "5", "--max-chars", "300", "--full"]
+        "handoff",
+        "intake",
+        str(TRANSCRIPT),
+        "--before-line",
+        "40",
+        "--limit",
+        "5",
+        "--max-chars",
+        "300",
+        "--full",
+    ]
 
 
 def test_a_subdirectory_of_the_repository_matches(skill, work, fake_bridge):
@@ -146,8 +183,9 @@ def test_falls_back_to_the_recorded_installation(skill, work, tmp_path, fake_bri
 
 def test_no_bridge_anywhere_says_what_to_do(skill, work):
     """With neither PATH nor the recorded installation usable, the script says how to fix it."""
-    (skill / "scripts" / "installed.json").write_text(json.dumps({"bridge": "/gone/codex-bridge",
-                                                                   "python": "/gone/python"}))
+    (skill / "scripts" / "installed.json").write_text(
+        json.dumps({"bridge": "/gone/codex-bridge", "python": "/gone/python"})
+    )
     claude_pointer(TRANSCRIPT, work)
     done = run(skill, cwd=work, path="/usr/bin:/bin")
     assert done.returncode == 1 and "cannot find codex-bridge" in done.stderr

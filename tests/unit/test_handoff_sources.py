@@ -48,7 +48,8 @@ def test_list_shows_this_worktrees_sessions_and_sibling_worktrees_apart(git_repo
     assert code == 0, err
     assert [s["sessionId"] for s in answer["sessions"]] == [TOOLS]
     assert [(s["sessionId"], s["scope"]) for s in answer["otherWorktrees"]] == [
-        ("22222222-2222-4222-8222-222222222222", "sibling-worktree")]
+        ("22222222-2222-4222-8222-222222222222", "sibling-worktree")
+    ]
 
 
 def test_list_skips_other_projects_without_reading_them(git_repo, tmp_path, monkeypatch):
@@ -95,8 +96,9 @@ def test_export_from_another_project_is_refused(git_repo, tmp_path, bridge):
     stranger.mkdir()
     codex_rollout("exec_plain", stranger)
     tid = thread_of(codex_lines("exec_plain"))
-    code, _, err = run_json(bridge, "handoff", "export", "--from", "codex", "--session", tid, "--to", "claude",
-                            cwd=git_repo)
+    code, _, err = run_json(
+        bridge, "handoff", "export", "--from", "codex", "--session", tid, "--to", "claude", cwd=git_repo
+    )
     assert (code, "another project" in err) == (1, True)
 
 
@@ -123,7 +125,7 @@ def test_read_pages_cover_every_event_once_newest_first(git_repo):
     assert [e["pointer"]["line"] for e in seen] == sorted((e["pointer"]["line"] for e in seen), reverse=True)
     assert len({e["id"] for e in seen}) == len(seen) == 18
     first = seen[-1]
-    raw = path.read_bytes()[first["pointer"]["offset"]: first["pointer"]["offset"] + first["pointer"]["bytes"]]
+    raw = path.read_bytes()[first["pointer"]["offset"] : first["pointer"]["offset"] + first["pointer"]["bytes"]]
     assert raw == lines[first["pointer"]["line"] - 1] and b"prompt 0" in raw
 
 
@@ -202,7 +204,7 @@ def test_read_cap_reads_head_and_tail_with_exact_pointers(git_repo):
     gap = next(g for g in observed["coverage"]["gaps"] if g["kind"] == "read_cap")
     assert observed["firstObjective"]["text"] == "prompt 0"
     last = observed["events"][-1]
-    raw = path.read_bytes()[last["pointer"]["offset"]: last["pointer"]["offset"] + last["pointer"]["bytes"]]
+    raw = path.read_bytes()[last["pointer"]["offset"] : last["pointer"]["offset"] + last["pointer"]["bytes"]]
     assert raw == path.read_bytes().split(b"\n")[last["pointer"]["line"] - 1]
     assert json.loads(raw)["message"]["content"][0]["text"] == "answer 39"
     assert gap["fromLine"] < gap["toLine"] < observed["events"][0]["pointer"]["line"]
@@ -218,8 +220,9 @@ def test_sources_are_never_modified(git_repo, bridge):
     for agent, session in (("claude", TOOLS), ("codex", tid)):
         assert bridge("handoff", "list", "--from", agent, cwd=git_repo)[0] == 0
         assert bridge("handoff", "read", "--from", agent, "--session", session, cwd=git_repo)[0] == 0
-        code, out, err = bridge("handoff", "export", "--from", agent, "--session", session, "--to", "codex",
-                                cwd=git_repo)
+        code, out, err = bridge(
+            "handoff", "export", "--from", agent, "--session", session, "--to", "codex", cwd=git_repo
+        )
         assert code == 0, err
         pid = json.loads(out)["packet"]
         assert bridge("handoff", "import", pid, "--to", "codex", "--session", tid, cwd=git_repo)[0] == 0
@@ -267,10 +270,16 @@ def test_fork_ancestry_names_the_parent_rollout(git_repo):
     """A fork's ancestry gives the thread it came from and that thread's rollout file."""
     parent_path = codex_rollout("exec_fork_parent", git_repo)
     codex_rollout("exec_fork", git_repo)
-    session = CodexSource().read(Project(str(git_repo)), thread_of(codex_lines("exec_fork")), before=None,
-                                 limit=5, limits=Limits())["session"]
-    assert session["ancestry"] == [{"threadId": thread_of(codex_lines("exec_fork_parent")),
-                                    "relation": "forked-from", "transcript": str(parent_path)}]
+    session = CodexSource().read(
+        Project(str(git_repo)), thread_of(codex_lines("exec_fork")), before=None, limit=5, limits=Limits()
+    )["session"]
+    assert session["ancestry"] == [
+        {
+            "threadId": thread_of(codex_lines("exec_fork_parent")),
+            "relation": "forked-from",
+            "transcript": str(parent_path),
+        }
+    ]
 
 
 def test_deleted_main_transcript_is_reported(git_repo):

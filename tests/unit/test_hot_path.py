@@ -11,9 +11,11 @@ HEAVY = ("openai", "jsonschema", "yaml", "filelock", "tenacity")
 
 def test_state_without_a_run_imports_nothing_heavy(git_repo):
     """`codex-bridge state` with no run never imports openai, jsonschema, yaml, filelock or tenacity."""
-    code = ("import sys, io, contextlib; from autopilot.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()): rc = main(['-C', sys.argv[1], 'state'])\n"
-            f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])")
+    code = (
+        "import sys, io, contextlib; from autopilot.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): rc = main(['-C', sys.argv[1], 'state'])\n"
+        f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(git_repo)], capture_output=True, text=True, check=True)
     assert out.stdout.split(" ", 1) == ["0", "[]\n"]
 

@@ -291,20 +291,14 @@ def test_random_chunking_matches_a_simple_reader(tmp_path, monkeypatch):
         elif kind < 0.08:
             rows.append(b"")
         else:
-            rows.append(
-                json.dumps(
-                    {"n": i, "e": rng.random() < 0.5, "pad": "z" * rng.randint(0, 90)}
-                ).encode()
-            )
+            rows.append(json.dumps({"n": i, "e": rng.random() < 0.5, "pad": "z" * rng.randint(0, 90)}).encode())
     f = tmp_path / "t.jsonl"
     write(f, *rows)
     offsets, off = [], 0
     for raw in rows:
         offsets.append(off)
         off += len(raw) + 1
-    expect_entries = [
-        n for n, raw in enumerate(rows, 1) if raw.startswith(b'{"') and json.loads(raw)["e"]
-    ]
+    expect_entries = [n for n, raw in enumerate(rows, 1) if raw.startswith(b'{"') and json.loads(raw)["e"]]
     for chunk in (1, 3, 17, 256, 4096):
         monkeypatch.setattr(jsonl, "CHUNK_BYTES", chunk)
         index = jsonl.scan(f, CountFold(), cache=False)

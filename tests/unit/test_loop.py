@@ -18,39 +18,108 @@ TASKS = [
 
 def planned(**overrides):
     s = new_state("/w")
-    loop.apply_plan(s, goal="g", plan={"summary": "s", "tasks": copy.deepcopy(TASKS)}, plan_path="p.md",
-                    conversation_id="c1", base_sha="base0", plan_tree="tree0", budget_usd=2.0, max_iterations=5,
-                    no_progress_threshold=2, backend="openai", model="m", owner_session_id=None,
-                    usage=Usage(100, 10, 20), usd=0.01, calls=1)
+    loop.apply_plan(
+        s,
+        goal="g",
+        plan={"summary": "s", "tasks": copy.deepcopy(TASKS)},
+        plan_path="p.md",
+        conversation_id="c1",
+        base_sha="base0",
+        plan_tree="tree0",
+        budget_usd=2.0,
+        max_iterations=5,
+        no_progress_threshold=2,
+        backend="openai",
+        model="m",
+        owner_session_id=None,
+        usage=Usage(100, 10, 20),
+        usd=0.01,
+        calls=1,
+    )
     s.update(overrides)
     return s
 
 
 def verdict(decision="continue", next_task_id="T2", progressed=True, criteria=()):
-    return {"decision": decision, "reason": f"because {decision}", "next_task_id": next_task_id,
-            "progressed": progressed, "criteria": list(criteria)}
+    return {
+        "decision": decision,
+        "reason": f"because {decision}",
+        "next_task_id": next_task_id,
+        "progressed": progressed,
+        "criteria": list(criteria),
+    }
 
 
 @freeze_time("2026-11-30 12:00:00")
 def test_plan_resets_every_field_the_seed_lists():
     """cmdPlan: goal, plan, conversation, first task, base, counters, status, budget and plan usage all reset."""
     s = new_state("/w")
-    s.update(iteration=7, no_progress_streak=2, status="aborted", budget_used_usd=3.0, stop_reason="x",
-             last_review={"task_id": "T9"}, last_verdict={"decision": "abort"})
+    s.update(
+        iteration=7,
+        no_progress_streak=2,
+        status="aborted",
+        budget_used_usd=3.0,
+        stop_reason="x",
+        last_review={"task_id": "T9"},
+        last_verdict={"decision": "abort"},
+    )
     s["token_usage"]["review"]["calls"] = 9
-    loop.apply_plan(s, goal="g", plan={"summary": "s", "tasks": TASKS}, plan_path="p.md", conversation_id="c1",
-                    base_sha="base0", plan_tree="tree0", budget_usd=2.0, max_iterations=5, no_progress_threshold=2,
-                    backend="openai", model="m", owner_session_id="sess", usage=Usage(100, 10, 20), usd=0.01, calls=1)
-    assert {k: s[k] for k in ("goal", "plan_path", "conversation_id", "base_sha", "iteration", "no_progress_streak",
-                              "status", "budget_used_usd", "budget_usd", "stop_reason", "last_review",
-                              "last_verdict", "owner_session_id")} == {
-        "goal": "g", "plan_path": "p.md", "conversation_id": "c1", "base_sha": "base0", "iteration": 0,
-        "no_progress_streak": 0, "status": "running", "budget_used_usd": 0.0, "budget_usd": 2.0,
-        "stop_reason": None, "last_review": None, "last_verdict": None, "owner_session_id": "sess"}
+    loop.apply_plan(
+        s,
+        goal="g",
+        plan={"summary": "s", "tasks": TASKS},
+        plan_path="p.md",
+        conversation_id="c1",
+        base_sha="base0",
+        plan_tree="tree0",
+        budget_usd=2.0,
+        max_iterations=5,
+        no_progress_threshold=2,
+        backend="openai",
+        model="m",
+        owner_session_id="sess",
+        usage=Usage(100, 10, 20),
+        usd=0.01,
+        calls=1,
+    )
+    assert {
+        k: s[k]
+        for k in (
+            "goal",
+            "plan_path",
+            "conversation_id",
+            "base_sha",
+            "iteration",
+            "no_progress_streak",
+            "status",
+            "budget_used_usd",
+            "budget_usd",
+            "stop_reason",
+            "last_review",
+            "last_verdict",
+            "owner_session_id",
+        )
+    } == {
+        "goal": "g",
+        "plan_path": "p.md",
+        "conversation_id": "c1",
+        "base_sha": "base0",
+        "iteration": 0,
+        "no_progress_streak": 0,
+        "status": "running",
+        "budget_used_usd": 0.0,
+        "budget_usd": 2.0,
+        "stop_reason": None,
+        "last_review": None,
+        "last_verdict": None,
+        "owner_session_id": "sess",
+    }
     assert s["current_task"] == TASKS[0]
-    assert s["token_usage"] == {"plan": {"input": 100, "cached": 10, "output": 20, "calls": 1},
-                                "review": {"input": 0, "cached": 0, "output": 0, "calls": 0},
-                                "verdict": {"input": 0, "cached": 0, "output": 0, "calls": 0}}
+    assert s["token_usage"] == {
+        "plan": {"input": 100, "cached": 10, "output": 20, "calls": 1},
+        "review": {"input": 0, "cached": 0, "output": 0, "calls": 0},
+        "verdict": {"input": 0, "cached": 0, "output": 0, "calls": 0},
+    }
     assert s["created_at"] == "2026-11-30T12:00:00.000000Z"
 
 
@@ -58,9 +127,19 @@ def test_review_never_changes_task_base_status_or_iteration():
     """cmdReview records last_review only."""
     s = planned(iteration=3)
     before = {k: copy.deepcopy(s[k]) for k in ("current_task", "base_sha", "status", "iteration")}
-    loop.apply_review(s, {"decision": "request_changes", "summary": "fix", "issues": [{"severity": "major",
-                      "file": "a.py", "line": 3, "message": "m"}]}, task_id="T1", base_sha="base0", head_sha="h1",
-                      fingerprint="tree1", review_path="/r.json")
+    loop.apply_review(
+        s,
+        {
+            "decision": "request_changes",
+            "summary": "fix",
+            "issues": [{"severity": "major", "file": "a.py", "line": 3, "message": "m"}],
+        },
+        task_id="T1",
+        base_sha="base0",
+        head_sha="h1",
+        fingerprint="tree1",
+        review_path="/r.json",
+    )
     assert {k: s[k] for k in before} == before
     assert s["last_review"]["issues_count"] == 1 and s["last_review"]["decision"] == "request_changes"
 
@@ -70,7 +149,12 @@ def test_continue_advances_task_base_and_iteration():
     s = planned(no_progress_streak=1)
     loop.apply_verdict(s, verdict(), head_sha="head1", fingerprint="f1", verdict_path="/v.json")
     assert (s["iteration"], s["current_task"]["id"], s["base_sha"], s["no_progress_streak"], s["status"]) == (
-        1, "T2", "head1", 0, "running")
+        1,
+        "T2",
+        "head1",
+        0,
+        "running",
+    )
     assert s["last_verdict"]["decision"] == "continue" and s["last_verdict"]["progressed"] is True
 
 
@@ -129,11 +213,23 @@ def test_done_at_the_iteration_limit_is_still_done():
 def test_done_requires_evidence_for_every_criterion():
     """The verdict check refuses a done that leaves an acceptance criterion without met evidence."""
     check = loop.verdict_check(planned())
-    partial = verdict("done", None, criteria=[{"criterion": "a1", "met": True, "evidence": "x.py:3"},
-                                              {"criterion": "a2", "met": True, "evidence": "  "}])
+    partial = verdict(
+        "done",
+        None,
+        criteria=[
+            {"criterion": "a1", "met": True, "evidence": "x.py:3"},
+            {"criterion": "a2", "met": True, "evidence": "  "},
+        ],
+    )
     assert "a2" in check(partial)
-    full = verdict("done", None, criteria=[{"criterion": "A1", "met": True, "evidence": "x.py:3"},
-                                           {"criterion": "a2", "met": True, "evidence": "test_x"}])
+    full = verdict(
+        "done",
+        None,
+        criteria=[
+            {"criterion": "A1", "met": True, "evidence": "x.py:3"},
+            {"criterion": "a2", "met": True, "evidence": "test_x"},
+        ],
+    )
     assert check(full) is None
 
 
@@ -166,7 +262,11 @@ def test_stop_returns_to_idle_and_keeps_usage():
     usage = copy.deepcopy(s["token_usage"])
     loop.apply_stop(s, "manual reset")
     assert (s["status"], s["stop_reason"], s["budget_used_usd"], s["token_usage"]) == (
-        "idle", "manual reset", 0.7, usage)
+        "idle",
+        "manual reset",
+        0.7,
+        usage,
+    )
 
 
 def test_charge_sums_tokens_calls_and_usd():
@@ -181,6 +281,12 @@ def test_charge_sums_tokens_calls_and_usd():
 def test_done_accepts_criteria_copied_with_their_numbering():
     """Criteria quoted with the prompt's "1." numbering or a trailing period still count as quoted exactly."""
     check = loop.verdict_check(planned())
-    numbered = verdict("done", None, criteria=[{"criterion": "1. A1.", "met": True, "evidence": "x.py:3"},
-                                               {"criterion": "- a2", "met": True, "evidence": "test_x"}])
+    numbered = verdict(
+        "done",
+        None,
+        criteria=[
+            {"criterion": "1. A1.", "met": True, "evidence": "x.py:3"},
+            {"criterion": "- a2", "met": True, "evidence": "test_x"},
+        ],
+    )
     assert check(numbered) is None

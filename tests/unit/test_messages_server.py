@@ -36,8 +36,13 @@ def events(raw: bytes) -> list[tuple[str, dict]]:
 
 def ask(stream: bool = True, model: str = ms.MAIN_MODEL, **extra) -> dict:
     """A minimal Messages request body."""
-    return {"model": model, "max_tokens": 100, "stream": stream,
-            "messages": [{"role": "user", "content": "hi"}], **extra}
+    return {
+        "model": model,
+        "max_tokens": 100,
+        "stream": stream,
+        "messages": [{"role": "user", "content": "hi"}],
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -53,8 +58,15 @@ def test_text_step_streams_the_full_event_sequence(srv):
     status, headers, raw = post(srv, "/v1/messages?beta=true", ask())
     assert (status, headers["content-type"]) == (200, "text/event-stream")
     names = [name for name, _ in events(raw)]
-    assert names == ["message_start", "ping", "content_block_start", "content_block_delta",
-                     "content_block_stop", "message_delta", "message_stop"]
+    assert names == [
+        "message_start",
+        "ping",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
     parsed = dict(events(raw))
     assert parsed["content_block_delta"]["delta"] == {"type": "text_delta", "text": "hello"}
     assert parsed["message_delta"]["delta"]["stop_reason"] == "end_turn"
@@ -89,7 +101,11 @@ def test_non_streaming_request_gets_one_json_message(srv):
     status, _, raw = post(srv, "/v1/messages", ask(stream=False))
     body = json.loads(raw)
     assert (status, body["type"], body["content"], body["stop_reason"]) == (
-        200, "message", [{"type": "text", "text": "plain"}], "end_turn")
+        200,
+        "message",
+        [{"type": "text", "text": "plain"}],
+        "end_turn",
+    )
 
 
 def test_count_tokens_answers_without_using_the_script(srv):
@@ -115,7 +131,9 @@ def test_http_error_step_answers_with_status_and_error_body(srv):
     srv.push(ms.http_error(529, "Overloaded", "overloaded_error"))
     status, _, raw = post(srv, "/v1/messages", ask())
     assert (status, json.loads(raw)) == (
-        529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        529,
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    )
 
 
 def test_stream_error_step_emits_an_error_event(srv):
@@ -163,8 +181,7 @@ def test_exhausted_script_answers_with_the_default_and_counts_it(srv):
 
 def test_every_concurrent_request_is_recorded(srv):
     """Requests arriving at once are all recorded, each with its own body."""
-    threads = [threading.Thread(target=post, args=(srv, "/v1/messages", ask(stream=False, n=i)))
-               for i in range(64)]
+    threads = [threading.Thread(target=post, args=(srv, "/v1/messages", ask(stream=False, n=i))) for i in range(64)]
     for t in threads:
         t.start()
     for t in threads:
@@ -177,14 +194,16 @@ def test_request_headers_and_query_are_recorded(srv):
     post(srv, "/v1/messages?beta=true", ask(stream=False))
     (entry,) = srv.log
     assert (entry.path, entry.route, entry.headers["content-type"]) == (
-        "/v1/messages?beta=true", "main", "application/json")
+        "/v1/messages?beta=true",
+        "main",
+        "application/json",
+    )
 
 
 def test_script_file_shape_builds_a_server(tmp_path):
     """A JSON script may be a list of steps or an object with steps, background and default."""
     with MessagesServer.from_script({"steps": [ms.text("one")], "default": ms.text("dflt")}) as srv:
-        texts = [json.loads(post(srv, "/v1/messages", ask(stream=False))[2])["content"][0]["text"]
-                 for _ in range(2)]
+        texts = [json.loads(post(srv, "/v1/messages", ask(stream=False))[2])["content"][0]["text"] for _ in range(2)]
     assert texts == ["one", "dflt"]
     with MessagesServer.from_script([ms.text("only")]) as srv:
         assert srv.pending() == 1

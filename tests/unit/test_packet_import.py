@@ -42,8 +42,7 @@ def exported(repo, bridge):
     """(packet id, transcript path) of the work session exported for Codex."""
     t = work_session(Transcript())
     path = claude_session(t, repo)
-    code, out, err = bridge("handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex",
-                            cwd=repo)
+    code, out, err = bridge("handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex", cwd=repo)
     assert code == 0, err
     return json.loads(out)["packet"], path
 
@@ -89,7 +88,11 @@ def test_commit_after_export_is_drift_too(bridge, repo, exported):
     code, answer, _ = do_import(bridge, repo, pid)
     d = answer["gitDrift"]
     assert (code, d["head"]["changed"], d["committedPaths"], d["dirtyPaths"]["removed"]) == (
-        0, True, ["parser.py"], ["parser.py"])
+        0,
+        True,
+        ["parser.py"],
+        ["parser.py"],
+    )
     assert [s["path"] for s in answer["staleClaims"]["filesChanged"]] == ["parser.py"]
     assert answer["staleClaims"]["nextAction"]
 
@@ -167,15 +170,33 @@ def test_receiving_session_of_another_worktree_is_refused(bridge, repo, exported
 
 def test_app_server_packet_can_be_inspected_but_not_imported(bridge, repo):
     """A packet built from app-server items has no local source hash: inspect works, import refuses."""
-    turn = {"id": "turn-1", "status": "completed", "items": [
-        {"type": "userMessage", "id": "u1", "content": [{"type": "text", "text": "Fix the build"}]},
-        {"type": "agentMessage", "id": "a1", "text": "Next: rerun make"}]}
+    turn = {
+        "id": "turn-1",
+        "status": "completed",
+        "items": [
+            {"type": "userMessage", "id": "u1", "content": [{"type": "text", "text": "Fix the build"}]},
+            {"type": "agentMessage", "id": "a1", "text": "Next: rerun make"},
+        ],
+    }
     events, _ = appserver.normalize([turn], "thread-1", Evidence())
-    observed = {"agent": "codex", "kind": "app-server", "transcript": None, "hash": None, "events": events,
-                "totalEvents": None, "firstObjective": events[0], "graph": {}, "lastPrompt": None,
-                "checkpoints": [], "edits": [], "turn": {}, "subagents": [],
-                "session": {"threadId": "thread-1", "sessionId": "thread-1", "cwd": str(repo)},
-                "coverage": {"gaps": [], "omitted": {}, "unknown": {}}, "redactions": {"total": 0, "by_kind": {}}}
+    observed = {
+        "agent": "codex",
+        "kind": "app-server",
+        "transcript": None,
+        "hash": None,
+        "events": events,
+        "totalEvents": None,
+        "firstObjective": events[0],
+        "graph": {},
+        "lastPrompt": None,
+        "checkpoints": [],
+        "edits": [],
+        "turn": {},
+        "subagents": [],
+        "session": {"threadId": "thread-1", "sessionId": "thread-1", "cwd": str(repo)},
+        "coverage": {"gaps": [], "omitted": {}, "unknown": {}},
+        "redactions": {"total": 0, "by_kind": {}},
+    }
     pid, _ = packets.store(*packet_build.build(observed, Project(str(repo)), "claude"))
     code, answer, _ = run_json(bridge, "handoff", "inspect", pid, cwd=repo)
     assert (code, answer["importable"]) == (0, False)
@@ -186,8 +207,9 @@ def test_app_server_packet_can_be_inspected_but_not_imported(bridge, repo):
 def test_context_is_bounded(bridge, repo, exported):
     """--max-chars bounds the context; the sections left out are named."""
     pid, _ = exported
-    code, answer, _ = run_json(bridge, "handoff", "import", pid, "--to", "codex", "--session", RECEIVER,
-                               "--max-chars", "1500", cwd=repo)
+    code, answer, _ = run_json(
+        bridge, "handoff", "import", pid, "--to", "codex", "--session", RECEIVER, "--max-chars", "1500", cwd=repo
+    )
     assert code == 0 and answer["contextChars"] <= 1500 + 400
     assert "left out to stay within the context bound" in answer["context"]
 
@@ -199,8 +221,9 @@ def test_round_trip_claude_codex_claude_keeps_objective_next_action_and_evidence
     codex_rollout(lines, repo)
     codex_thread = thread_of(lines)
     assert do_import(bridge, repo, first, session=codex_thread)[0] == 0
-    code, out, err = bridge("handoff", "export", "--from", "codex", "--session", codex_thread, "--to", "claude",
-                            cwd=repo)
+    code, out, err = bridge(
+        "handoff", "export", "--from", "codex", "--session", codex_thread, "--to", "claude", cwd=repo
+    )
     assert code == 0, err
     second = json.loads(out)["packet"]
     code, answer, err = do_import(bridge, repo, second, to="claude", session="66666666-6666-4666-8666-666666666666")
@@ -210,8 +233,11 @@ def test_round_trip_claude_codex_claude_keeps_objective_next_action_and_evidence
     assert b["objective"]["text"] == a["objective"]["text"]
     assert b["objective"]["inheritedFrom"] == first
     assert b["nextAction"]["text"] == a["nextAction"]["text"] == "add a regression test for empty input."
-    assert [c["text"] for c in b["constraints"]] == [c["text"] for c in a["constraints"]] == [
-        "Never change the public API of parse()."]
+    assert (
+        [c["text"] for c in b["constraints"]]
+        == [c["text"] for c in a["constraints"]]
+        == ["Never change the public API of parse()."]
+    )
     inherited = {e["ref"]: e for e in b["evidence"] if e.get("packetId") == first}
     for ref in b["objective"]["refs"] + b["nextAction"]["refs"]:
         assert inherited[ref]["transcript"] == str(claude_path)
@@ -230,9 +256,12 @@ def test_session_that_states_its_own_next_step_does_not_inherit_one(bridge, repo
     t.assistant(text("Picked it up.\nNext: wire the regression test into CI."))
     claude_session(t, repo)
     # The packet was for Codex; a Claude session can still name it in its text (linked by mention).
-    code, out, err = bridge("handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex",
-                            "--preview", cwd=repo)
+    code, out, err = bridge(
+        "handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex", "--preview", cwd=repo
+    )
     packet = json.loads(out)["contents"]
     assert (packet["nextAction"]["text"], packet["predecessors"][0]["linkedBy"]) == (
-        "wire the regression test into CI.", "mention")
+        "wire the regression test into CI.",
+        "mention",
+    )
     assert packet["objective"]["text"].startswith("Make the parser accept empty input.")

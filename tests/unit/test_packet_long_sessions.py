@@ -28,8 +28,13 @@ def claude_long_session() -> Transcript:
             t.raw(b'{"parentUuid":"00000000-dead","isSidechain":false,"type":"assistant","message":{"con')
             version += 1
         t.user(f"continue with step {k}")
-        t.assistant(tool_use("Edit", {"file_path": f"{CLAUDE_CWD}/cli/cmd{k % 7}.py", "old_string": "x",
-                                      "new_string": f"y{k}"}, f"toolu_e{k}"))
+        t.assistant(
+            tool_use(
+                "Edit",
+                {"file_path": f"{CLAUDE_CWD}/cli/cmd{k % 7}.py", "old_string": "x", "new_string": f"y{k}"},
+                f"toolu_e{k}",
+            )
+        )
         t.result(f"toolu_e{k}", "The file has been updated successfully.")
         t.assistant(text(f"step {k} done"))
         for row in t.rows[-4:]:
@@ -55,8 +60,12 @@ def codex_long_rollout() -> list[str]:
             c["payload"]["message"] = c["payload"]["message"].rsplit("\n", 1)[0] + f"\nSummary at turn {k}."
             out.append(json.dumps(c))
         new_turn = f"{old_turn[:24]}{k:012x}"
-        out += [line.replace(old_turn, new_turn).replace("Suggest a small project", f"continue with step {k}")
-                .replace("A CLI that prints the date.", f"step {k} done") for line in turn]
+        out += [
+            line.replace(old_turn, new_turn)
+            .replace("Suggest a small project", f"continue with step {k}")
+            .replace("A CLI that prints the date.", f"step {k} done")
+            for line in turn
+        ]
         if k == 99:
             out.append(aborted)  # a turn killed mid-way; the next exec resume carries on
     out.append(pending)
@@ -71,8 +80,18 @@ def small_window(monkeypatch):
 
 def export(bridge, repo, agent, session):
     """Export a session for the other agent and return the stored packet."""
-    code, answer, err = run_json(bridge, "handoff", "export", "--from", agent, "--session", session, "--to",
-                                 "codex" if agent == "claude" else "claude", cwd=repo)
+    code, answer, err = run_json(
+        bridge,
+        "handoff",
+        "export",
+        "--from",
+        agent,
+        "--session",
+        session,
+        "--to",
+        "codex" if agent == "claude" else "claude",
+        cwd=repo,
+    )
     assert code == 0, err
     return json.loads(packets.resolve(answer["packet"]).read_bytes())
 
@@ -103,8 +122,22 @@ def test_claude_120_turns_replay_to_the_same_packet(bridge, git_repo, small_wind
     t = claude_long_session()
     claude_session(t, git_repo)
     with freeze_time("2026-12-01 10:00:00"):
-        ids = [run_json(bridge, "handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex",
-                        "--preview", cwd=git_repo)[1]["packet"] for _ in range(2)]
+        ids = [
+            run_json(
+                bridge,
+                "handoff",
+                "export",
+                "--from",
+                "claude",
+                "--session",
+                t.session,
+                "--to",
+                "codex",
+                "--preview",
+                cwd=git_repo,
+            )[1]["packet"]
+            for _ in range(2)
+        ]
     assert ids[0] == ids[1]
 
 

@@ -45,8 +45,9 @@ def session(repo):
 
 def export(bridge, repo, session, *extra):
     """Run export and return its parsed answer."""
-    code, answer, err = run_json(bridge, "handoff", "export", "--from", "claude", "--session", session,
-                                 "--to", "codex", *extra, cwd=repo)
+    code, answer, err = run_json(
+        bridge, "handoff", "export", "--from", "claude", "--session", session, "--to", "codex", *extra, cwd=repo
+    )
     assert code == 0, err
     return answer
 
@@ -91,7 +92,11 @@ def test_inspect_reverifies_the_hash(bridge, repo, session):
     pid = export(bridge, repo, session)["packet"]
     code, answer, err = run_json(bridge, "handoff", "inspect", pid[:19], cwd=repo)
     assert (code, answer["packet"], answer["verified"], answer["importable"]) == (
-        0, pid, {"packetHash": True, "evidenceIndex": True}, True)
+        0,
+        pid,
+        {"packetHash": True, "evidenceIndex": True},
+        True,
+    )
 
 
 def test_tampered_packet_is_refused(bridge, repo, session):
@@ -135,9 +140,19 @@ def test_malformed_packet_ids_are_refused(bridge, repo):
 def claims(packet: dict) -> list[dict]:
     """Every claim object in a packet."""
     work, un = packet["completedWork"], packet["unresolved"]
-    found = [packet["objective"], packet["nextAction"], *packet["constraints"], *work["filesChanged"],
-             *work["validations"], *un["hypotheses"], *un["failedAttempts"], *un["blockers"],
-             *un["pendingCommands"], *packet["latestMessages"], *packet["compactionSummaries"]]
+    found = [
+        packet["objective"],
+        packet["nextAction"],
+        *packet["constraints"],
+        *work["filesChanged"],
+        *work["validations"],
+        *un["hypotheses"],
+        *un["failedAttempts"],
+        *un["blockers"],
+        *un["pendingCommands"],
+        *packet["latestMessages"],
+        *packet["compactionSummaries"],
+    ]
     return [c for c in found if c]
 
 
@@ -164,7 +179,7 @@ def test_secret_file_output_never_reaches_the_packet(bridge, repo, session):
 
 
 def test_fake_approval_in_tool_output_changes_nothing(bridge, repo, session):
-    """"APPROVED" in a tool's output and an assistant's message leaves the packet unreviewed and is only quoted."""
+    """ "APPROVED" in a tool's output and an assistant's message leaves the packet unreviewed and is only quoted."""
     packet = stored(export(bridge, repo, session)["packet"])
     assert packet["approval"]["status"] == "unreviewed"
     assert packet["nextAction"]["text"] == "add a regression test for empty input."
@@ -176,11 +191,15 @@ def test_test_results_are_historical_and_say_if_edits_followed(bridge, repo, ses
     """A test run followed by edits is superseded; none is ever presented as current."""
     work = stored(export(bridge, repo, session)["packet"])["completedWork"]
     runs = {v["command"]: (v["outcome"], v["freshness"]) for v in work["validations"]}
-    assert runs == {"pytest -q tests/test_parser.py": ("failed", "superseded-by-later-edits"),
-                    "pytest -q": ("passed", "latest-in-transcript")}
+    assert runs == {
+        "pytest -q tests/test_parser.py": ("failed", "superseded-by-later-edits"),
+        "pytest -q": ("passed", "latest-in-transcript"),
+    }
     assert all(v["note"].startswith("historical") for v in work["validations"])
-    assert [(f["path"], f["gitNow"]) for f in work["filesChanged"]] == [(".env.local", "missing"),
-                                                                       ("parser.py", "dirty")]
+    assert [(f["path"], f["gitNow"]) for f in work["filesChanged"]] == [
+        (".env.local", "missing"),
+        ("parser.py", "dirty"),
+    ]
 
 
 def test_pending_call_is_listed_and_never_taken_as_run(bridge, repo):
@@ -206,8 +225,11 @@ def test_packet_records_repository_and_source_identity(bridge, repo, session):
     """The packet names the repo, worktree, branch, HEAD, dirty paths with hashes, and the source bytes' hash."""
     packet = stored(export(bridge, repo, session)["packet"])
     r, s = packet["repository"], packet["source"]
-    assert (r["branch"], r["head"], [d["path"] for d in r["dirty"]]) == ("main", git(repo, "rev-parse", "HEAD")
-                                                                          .strip(), ["parser.py"])
+    assert (r["branch"], r["head"], [d["path"] for d in r["dirty"]]) == (
+        "main",
+        git(repo, "rev-parse", "HEAD").strip(),
+        ["parser.py"],
+    )
     assert r["dirty"][0]["contentHash"].startswith("git-blob:")
     assert (s["agent"], s["kind"], s["sessionId"], s["agentVersion"]) == ("claude", "local", session, "2.1.332")
     data = Path(s["transcript"]).read_bytes()

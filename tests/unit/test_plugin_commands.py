@@ -73,8 +73,9 @@ def test_stop_reason_is_literal_and_optional(scripts):
     assert calls == [["stop", "--reason", "done for $(today)"], ["stop", "--reason", "stopped with /codex-stop"]]
 
 
-@pytest.mark.parametrize("path", sorted(p.relative_to(REPO) for p in [*REPO.glob("commands/*.md"),
-                                                                          *REPO.glob("skills/*/SKILL.md")]))
+@pytest.mark.parametrize(
+    "path", sorted(p.relative_to(REPO) for p in [*REPO.glob("commands/*.md"), *REPO.glob("skills/*/SKILL.md")])
+)
 def test_arguments_only_ever_go_through_a_quoted_heredoc(path):
     """$ARGUMENTS appears only as the body of a quoted heredoc, never where a shell would expand it."""
     text = (REPO / path).read_text()
@@ -88,8 +89,16 @@ def codex_pointer(isolated_homes, git_repo):
     rollout.write_text("{}\n")
     pointer = isolated_homes / "autopilot" / "handoff" / "codex-latest.json"
     pointer.parent.mkdir(parents=True)
-    pointer.write_text(json.dumps({"transcript_path": str(rollout), "cwd": str(git_repo), "session_id": "s",
-                                   "created_at": "2026-11-30T10:00:00Z"}))
+    pointer.write_text(
+        json.dumps(
+            {
+                "transcript_path": str(rollout),
+                "cwd": str(git_repo),
+                "session_id": "s",
+                "created_at": "2026-11-30T10:00:00Z",
+            }
+        )
+    )
     stub = git_repo.parent / "stub" / "bridge"
     stub.parent.mkdir()
     stub.write_text(FAKE_BRIDGE)
@@ -99,8 +108,15 @@ def codex_pointer(isolated_homes, git_repo):
 
 def from_codex(cwd, stub, *args, stdin=""):
     script = REPO / "skills" / "from-codex" / "scripts" / "from-codex"
-    return subprocess.run([str(script), *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=30,
-                          env={**os.environ, "CODEX_AUTOPILOT_BRIDGE": str(stub)})
+    return subprocess.run(
+        [str(script), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=30,
+        env={**os.environ, "CODEX_AUTOPILOT_BRIDGE": str(stub)},
+    )
 
 
 def test_from_codex_runs_intake_on_the_pointers_rollout(codex_pointer, git_repo):
@@ -108,7 +124,14 @@ def test_from_codex_runs_intake_on_the_pointers_rollout(codex_pointer, git_repo)
     proc = from_codex(git_repo / ".", codex_pointer["stub"], "--args-on-stdin", stdin="--before 40 --full\n")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(codex_pointer["calls"].read_text()) == [
-        "handoff", "from-codex", "intake", str(codex_pointer["rollout"]), "--before", "40", "--full"]
+        "handoff",
+        "from-codex",
+        "intake",
+        str(codex_pointer["rollout"]),
+        "--before",
+        "40",
+        "--full",
+    ]
 
 
 def test_from_codex_refuses_a_handoff_for_another_directory(codex_pointer, tmp_path):

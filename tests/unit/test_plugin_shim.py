@@ -40,8 +40,9 @@ def plugin(tmp_path):
     shutil.copytree(REPO / "scripts", root / "scripts")
     shutil.copytree(REPO / ".claude-plugin", root / ".claude-plugin")
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
-    shutil.copytree(REPO / "src" / "autopilot", root / "src" / "autopilot",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        REPO / "src" / "autopilot", root / "src" / "autopilot", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
     for path in [root, *root.rglob("*")]:
         os.utime(path, (HOUR_AGO, HOUR_AGO))
     return root
@@ -81,8 +82,9 @@ def env(tmp_path):
 
 
 def shim(plugin, env, *args, stdin="{}"):
-    return subprocess.run([str(plugin / "scripts" / "bridge"), *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=120)
+    return subprocess.run(
+        [str(plugin / "scripts" / "bridge"), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_autopilot_python_wins(plugin, env, tmp_path):
@@ -157,7 +159,7 @@ def test_codex_bridge_interpreter_is_used(plugin, env, tmp_path):
 
 def test_shim_scripts_are_never_followed(plugin, env, tmp_path):
     """A codex-bridge that is a shell shim (pyenv's kind) is not used as an interpreter."""
-    executable(tmp_path / "bin" / "codex-bridge", "#!/usr/bin/env bash\nexec pyenv exec codex-bridge \"$@\"\n")
+    executable(tmp_path / "bin" / "codex-bridge", '#!/usr/bin/env bash\nexec pyenv exec codex-bridge "$@"\n')
     proc = shim(plugin, {**env, "PATH": f"{tmp_path / 'bin'}:{env['PATH']}"}, "hook", "Stop")
     assert "not built yet" in json.loads(proc.stdout)["systemMessage"]
 

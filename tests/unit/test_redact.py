@@ -119,9 +119,20 @@ def test_redactor_accumulates_counts_across_strings_and_structures():
 
 @pytest.mark.parametrize(
     ("path", "secret"),
-    [(".env", True), ("app/.env.production", True), (".env.example", False), ("/home/u/.ssh/id_ed25519", True),
-     ("id_rsa.pub", False), ("certs/server.pem", True), ("/home/u/.aws/credentials", True), (".npmrc", True),
-     ("src/tokens.py", False), ("README.md", False), ("config/secrets.yaml", True), (".git-credentials", True)],
+    [
+        (".env", True),
+        ("app/.env.production", True),
+        (".env.example", False),
+        ("/home/u/.ssh/id_ed25519", True),
+        ("id_rsa.pub", False),
+        ("certs/server.pem", True),
+        ("/home/u/.aws/credentials", True),
+        (".npmrc", True),
+        ("src/tokens.py", False),
+        ("README.md", False),
+        ("config/secrets.yaml", True),
+        (".git-credentials", True),
+    ],
 )
 def test_secret_bearing_paths(path, secret):
     """Secret-bearing files are recognised by name and directory; templates and public keys are not."""

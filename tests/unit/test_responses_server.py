@@ -12,8 +12,9 @@ from autopilot.scripted.responses_server import ResponsesServer, http_error, rep
 
 
 def post(url: str, body: dict) -> tuple[int, str, str]:
-    req = urllib.request.Request(f"{url}/responses", data=json.dumps(body).encode(),
-                                 headers={"content-type": "application/json"})
+    req = urllib.request.Request(
+        f"{url}/responses", data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.headers["content-type"], resp.read().decode()
@@ -38,8 +39,12 @@ def test_streaming_request_gets_sse_ending_in_completed():
         status, ctype, body = post(s.url, {"model": "m", "input": "hi", "stream": True})
     events = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
     assert ctype == "text/event-stream"
-    assert [e["type"] for e in events] == ["response.created", "response.output_item.added",
-                                           "response.output_item.done", "response.completed"]
+    assert [e["type"] for e in events] == [
+        "response.created",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.completed",
+    ]
     assert events[2]["item"]["name"] == "exec_command" and json.loads(events[2]["item"]["arguments"]) == {"cmd": "ls"}
 
 

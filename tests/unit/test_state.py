@@ -79,8 +79,17 @@ def test_migrated_state_is_written_back_at_the_current_version(git_repo):
 
 def test_version_one_file_gains_bridge_fields():
     """A schema_version 1 file runs only the later migrations."""
-    state, ran = migrate({"schema_version": 1, "status": "done", "iteration": 4, "no_progress_streak": 0,
-                          "budget_used_usd": 0.5, "budget_usd": 2.0, "token_usage": {}})
+    state, ran = migrate(
+        {
+            "schema_version": 1,
+            "status": "done",
+            "iteration": 4,
+            "no_progress_streak": 0,
+            "budget_used_usd": 0.5,
+            "budget_usd": 2.0,
+            "token_usage": {},
+        }
+    )
     assert ran and state["schema_version"] == CURRENT_VERSION
     assert (state["max_iterations"], state["no_progress_threshold"], state["consecutive_errors"]) == (20, 3, 0)
     assert state["owner_session_id"] is None

@@ -23,8 +23,18 @@ class Backend(Protocol):
 
     name: str
 
-    def send(self, prompt: str, schema: dict[str, Any], *, schema_name: str, schema_path: str,
-             conversation_id: str | None, model: str | None, cwd: str, timeout: float) -> Reply: ...
+    def send(
+        self,
+        prompt: str,
+        schema: dict[str, Any],
+        *,
+        schema_name: str,
+        schema_path: str,
+        conversation_id: str | None,
+        model: str | None,
+        cwd: str,
+        timeout: float,
+    ) -> Reply: ...
 
 
 def make_backend(name: str, *, run_dir: str, config: dict[str, Any]) -> Backend:

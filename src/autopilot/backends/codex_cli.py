@@ -51,9 +51,12 @@ def _stderr_reason(stderr: str) -> str:
 
 def usage_from_event(raw: dict[str, Any]) -> Usage:
     """A Usage from ``turn.completed.usage`` or a rollout ``total_token_usage`` object."""
-    return Usage(input=int(raw.get("input_tokens") or 0), cached=int(raw.get("cached_input_tokens") or 0),
-                 output=int(raw.get("output_tokens") or 0),
-                 cache_write=int(raw.get("cache_write_input_tokens") or 0))
+    return Usage(
+        input=int(raw.get("input_tokens") or 0),
+        cached=int(raw.get("cached_input_tokens") or 0),
+        output=int(raw.get("output_tokens") or 0),
+        cache_write=int(raw.get("cache_write_input_tokens") or 0),
+    )
 
 
 def rollout_total(thread_id: str) -> Usage | None:
@@ -117,17 +120,43 @@ class CodexCLI:
         self.binary = codex_binary(config)
         self.run_dir = Path(run_dir)
 
-    def _argv(self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None,
-              cwd: str) -> list[str]:
+    def _argv(
+        self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str
+    ) -> list[str]:
         assert self.binary
         model_args = ["-m", model] if model else []
         if conversation_id:
             # `exec resume` has no --sandbox/-C: the sandbox goes through -c and the thread keeps its cwd.
-            return [self.binary, "exec", "resume", "--json", "--output-schema", schema_path,
-                    "-c", 'sandbox_mode="read-only"', "--skip-git-repo-check", *model_args,
-                    "--", conversation_id, prompt]
-        return [self.binary, "exec", "--json", "--output-schema", schema_path, "--sandbox", "read-only",
-                "--skip-git-repo-check", "-C", cwd, *model_args, "--", prompt]
+            return [
+                self.binary,
+                "exec",
+                "resume",
+                "--json",
+                "--output-schema",
+                schema_path,
+                "-c",
+                'sandbox_mode="read-only"',
+                "--skip-git-repo-check",
+                *model_args,
+                "--",
+                conversation_id,
+                prompt,
+            ]
+        return [
+            self.binary,
+            "exec",
+            "--json",
+            "--output-schema",
+            schema_path,
+            "--sandbox",
+            "read-only",
+            "--skip-git-repo-check",
+            "-C",
+            cwd,
+            *model_args,
+            "--",
+            prompt,
+        ]
 
     def _totals(self) -> dict[str, Any]:
         try:
@@ -151,12 +180,25 @@ class CodexCLI:
             return Usage(**{k: int(known.get(k, 0)) for k in ("input", "cached", "output", "cache_write")})
         return rollout_total(thread_id) or Usage()
 
-    def send(self, prompt: str, schema: dict[str, Any], *, schema_name: str, schema_path: str,
-             conversation_id: str | None, model: str | None, cwd: str, timeout: float) -> Reply:
+    def send(
+        self,
+        prompt: str,
+        schema: dict[str, Any],
+        *,
+        schema_name: str,
+        schema_path: str,
+        conversation_id: str | None,
+        model: str | None,
+        cwd: str,
+        timeout: float,
+    ) -> Reply:
         """Ask Codex once; per-call usage is the growth of the thread's running total."""
         if not self.binary or not (os.path.isfile(self.binary) or os.sep not in self.binary):
-            raise InfraError(f"the Codex CLI was not found ({self.binary or 'codex not on PATH'})",
-                             kind="binary_missing", hint=SETUP_HINT + "; AUTOPILOT_CODEX_BIN names a binary")
+            raise InfraError(
+                f"the Codex CLI was not found ({self.binary or 'codex not on PATH'})",
+                kind="binary_missing",
+                hint=SETUP_HINT + "; AUTOPILOT_CODEX_BIN names a binary",
+            )
         try:
             return self._turn(prompt, schema_path, conversation_id, model, cwd, timeout)
         except InfraError as exc:
@@ -166,8 +208,9 @@ class CodexCLI:
         print(f"codex-bridge: Codex no longer has thread {conversation_id}; starting a new one", file=sys.stderr)
         return self._turn(prompt, schema_path, None, model, cwd, timeout)
 
-    def _turn(self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str,
-              timeout: float) -> Reply:
+    def _turn(
+        self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str, timeout: float
+    ) -> Reply:
         import filelock
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -177,8 +220,11 @@ class CodexCLI:
         try:
             lock.acquire()
         except filelock.Timeout:
-            raise InfraError(f"another call of this run has been talking to Codex for over {LOCK_WAIT_S:.0f}s",
-                             kind="busy", hint="try again when it finishes (`codex-bridge status`)") from None
+            raise InfraError(
+                f"another call of this run has been talking to Codex for over {LOCK_WAIT_S:.0f}s",
+                kind="busy",
+                hint="try again when it finishes (`codex-bridge status`)",
+            ) from None
         try:
             baseline = self._baseline(conversation_id)
             started = time.time()
@@ -206,24 +252,40 @@ class CodexCLI:
             lock.release()
         if failure or text is None:
             message = failure or "Codex ended the turn without an answer"
-            raise InfraError(f"codex failed: {message[:500]}", kind=_classify(message),
-                             hint="see `codex-bridge status`; the run pauses after repeated failures").with_usage(used)
+            raise InfraError(
+                f"codex failed: {message[:500]}",
+                kind=_classify(message),
+                hint="see `codex-bridge status`; the run pauses after repeated failures",
+            ).with_usage(used)
         # With no model configured Codex picks one; price the call by the model the rollout names.
-        return Reply(text=text, usage=used, conversation_id=thread_id,
-                     model=model or (rollout_model(thread_id) if thread_id else None) or configured_model())
+        return Reply(
+            text=text,
+            usage=used,
+            conversation_id=thread_id,
+            model=model or (rollout_model(thread_id) if thread_id else None) or configured_model(),
+        )
 
     def _run(self, argv: list[str], cwd: str, timeout: float) -> list[dict[str, Any]]:
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise InfraError(f"cannot run {argv[0]}: {exc}", kind="binary_missing", hint=SETUP_HINT) from None
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            raise InfraError(f"codex did not answer within {timeout:.0f}s", kind="timeout",
-                             hint="raise AUTOPILOT_TIMEOUT or timeout_seconds in the config") from None
+            raise InfraError(
+                f"codex did not answer within {timeout:.0f}s",
+                kind="timeout",
+                hint="raise AUTOPILOT_TIMEOUT or timeout_seconds in the config",
+            ) from None
         events = []
         for line in out.decode("utf-8", "replace").splitlines():
             try:
@@ -233,8 +295,14 @@ class CodexCLI:
             if isinstance(event, dict):
                 events.append(event)
         if proc.returncode != 0:
-            detail = next((str((e.get("error") or {}).get("message") or e.get("message"))
-                           for e in reversed(events) if e.get("type") in ("turn.failed", "error")), "")
+            detail = next(
+                (
+                    str((e.get("error") or {}).get("message") or e.get("message"))
+                    for e in reversed(events)
+                    if e.get("type") in ("turn.failed", "error")
+                ),
+                "",
+            )
             message = detail or _stderr_reason(err.decode("utf-8", "replace"))
             raise InfraError(f"codex exited with status {proc.returncode}: {message[:500]}", kind=_classify(message))
         return events

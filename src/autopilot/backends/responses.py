@@ -40,11 +40,17 @@ def _infra(exc: Exception) -> InfraError:
     status = getattr(exc, "status_code", None)
     if isinstance(exc, openai.RateLimitError):
         quota = getattr(exc, "code", None) == "insufficient_quota"
-        return InfraError(f"OpenAI {'quota exhausted' if quota else 'rate limit (429) after retries'}: {exc}",
-                          kind="quota" if quota else "rate_limit", hint="wait, or check your plan and limits")
+        return InfraError(
+            f"OpenAI {'quota exhausted' if quota else 'rate limit (429) after retries'}: {exc}",
+            kind="quota" if quota else "rate_limit",
+            hint="wait, or check your plan and limits",
+        )
     if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
-        return InfraError(f"OpenAI refused the credentials ({status})", kind="auth",
-                          hint="check OPENAI_API_KEY (and OPENAI_BASE_URL if you set one)")
+        return InfraError(
+            f"OpenAI refused the credentials ({status})",
+            kind="auth",
+            hint="check OPENAI_API_KEY (and OPENAI_BASE_URL if you set one)",
+        )
     if isinstance(exc, openai.APITimeoutError):
         return InfraError("OpenAI did not answer in time", kind="timeout", hint="raise AUTOPILOT_TIMEOUT")
     if isinstance(exc, openai.APIConnectionError):
@@ -61,15 +67,26 @@ class ResponsesBackend:
 
     name = "openai"
 
-    def send(self, prompt: str, schema: dict[str, Any], *, schema_name: str, schema_path: str,
-             conversation_id: str | None, model: str | None, cwd: str, timeout: float) -> Reply:
+    def send(
+        self,
+        prompt: str,
+        schema: dict[str, Any],
+        *,
+        schema_name: str,
+        schema_path: str,
+        conversation_id: str | None,
+        model: str | None,
+        cwd: str,
+        timeout: float,
+    ) -> Reply:
         """Ask once (tenacity retries transient failures); usage is what this response reports."""
         import openai
         import tenacity
 
         if not os.environ.get("OPENAI_API_KEY"):
-            raise InfraError("OPENAI_API_KEY is not set", kind="auth",
-                             hint="export OPENAI_API_KEY=... or choose --backend codex-cli")
+            raise InfraError(
+                "OPENAI_API_KEY is not set", kind="auth", hint="export OPENAI_API_KEY=... or choose --backend codex-cli"
+            )
         client = openai.OpenAI(max_retries=0, timeout=timeout)  # tenacity owns retries
         request: dict[str, Any] = {
             "model": model or DEFAULT_MODEL,
@@ -96,11 +113,19 @@ class ResponsesBackend:
             raise _infra(exc) from None
         usage = response.usage
         details = getattr(usage, "input_tokens_details", None)
-        used = Usage(
-            input=int(getattr(usage, "input_tokens", 0) or 0),
-            cached=int(getattr(details, "cached_tokens", 0) or 0),
-            output=int(getattr(usage, "output_tokens", 0) or 0),
-            cache_write=int(getattr(details, "cache_write_tokens", 0) or 0),
-        ) if usage is not None else Usage()
-        return Reply(text=response.output_text or "", usage=used, conversation_id=response.id,
-                     model=getattr(response, "model", None) or request["model"])
+        used = (
+            Usage(
+                input=int(getattr(usage, "input_tokens", 0) or 0),
+                cached=int(getattr(details, "cached_tokens", 0) or 0),
+                output=int(getattr(usage, "output_tokens", 0) or 0),
+                cache_write=int(getattr(details, "cache_write_tokens", 0) or 0),
+            )
+            if usage is not None
+            else Usage()
+        )
+        return Reply(
+            text=response.output_text or "",
+            usage=used,
+            conversation_id=response.id,
+            model=getattr(response, "model", None) or request["model"],
+        )

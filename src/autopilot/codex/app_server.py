@@ -22,16 +22,26 @@ _Client = TypeVar("_Client", bound="AppServerClient")
 class AppServerClient:
     """``codex app-server`` as a child process that only ever receives ``methods``."""
 
-    def __init__(self, binary: str | None = None, *, methods: Collection[str], timeout: float = 30.0,
-                 cwd: str | None = None, client: str = "codex_autopilot", purpose: str = "codex-autopilot",
-                 hint: str = "check AUTOPILOT_CODEX_BIN") -> None:
+    def __init__(
+        self,
+        binary: str | None = None,
+        *,
+        methods: Collection[str],
+        timeout: float = 30.0,
+        cwd: str | None = None,
+        client: str = "codex_autopilot",
+        purpose: str = "codex-autopilot",
+        hint: str = "check AUTOPILOT_CODEX_BIN",
+    ) -> None:
         from autopilot.config import codex_binary
 
         found = binary or codex_binary()
         if not found:
-            raise BridgeError("the codex binary was not found, so codex app-server cannot run",
-                              hint="install the Codex CLI (npm install -g @openai/codex) or name it with "
-                                   f"AUTOPILOT_CODEX_BIN; {hint}")
+            raise BridgeError(
+                "the codex binary was not found, so codex app-server cannot run",
+                hint="install the Codex CLI (npm install -g @openai/codex) or name it with "
+                f"AUTOPILOT_CODEX_BIN; {hint}",
+            )
         self.binary: str = found
         self.methods = frozenset(methods) | {"initialize"}
         self.timeout = timeout
@@ -44,15 +54,27 @@ class AppServerClient:
 
     def __enter__(self: _Client) -> _Client:
         try:
-            self.proc = subprocess.Popen([self.binary, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, bufsize=1, cwd=self.cwd)
+            self.proc = subprocess.Popen(
+                [self.binary, "app-server"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                bufsize=1,
+                cwd=self.cwd,
+            )
         except OSError as exc:
             raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}", hint=self.hint) from None
         threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
         from autopilot import __version__
 
-        self.call("initialize", {"clientInfo": {"name": self.client, "title": self.purpose, "version": __version__},
-                                 "capabilities": {"experimentalApi": True}})
+        self.call(
+            "initialize",
+            {
+                "clientInfo": {"name": self.client, "title": self.purpose, "version": __version__},
+                "capabilities": {"experimentalApi": True},
+            },
+        )
         self._send({"method": "initialized"})
         return self
 
@@ -90,9 +112,10 @@ class AppServerClient:
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request and return its result; a method outside ``methods`` is refused unsent."""
         if method not in self.methods:
-            raise BridgeError(f"refused to call {method}: this app-server client may only send "
-                              f"{', '.join(sorted(self.methods))}",
-                              hint="resuming threads and starting turns is never part of a read")
+            raise BridgeError(
+                f"refused to call {method}: this app-server client may only send {', '.join(sorted(self.methods))}",
+                hint="resuming threads and starting turns is never part of a read",
+            )
         self._ids += 1
         rid = self._ids
         self.sent.append(method)
@@ -101,8 +124,9 @@ class AppServerClient:
             try:
                 message = self._inbox.get(timeout=self.timeout)
             except queue.Empty:
-                raise BridgeError(f"codex app-server did not answer {method} within {self.timeout:.0f}s",
-                                  hint=self.hint) from None
+                raise BridgeError(
+                    f"codex app-server did not answer {method} within {self.timeout:.0f}s", hint=self.hint
+                ) from None
             if message is None:
                 raise BridgeError(f"codex app-server exited while answering {method}", hint=self.hint)
             if "method" in message and "id" in message:  # the server asks the client: never granted

@@ -38,13 +38,15 @@ def load(path: Path) -> Doc | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise BridgeError(f"cannot read {path} ({exc}); fix it or move it away, then run again "
-                          "(nothing was changed)") from None
+        raise BridgeError(
+            f"cannot read {path} ({exc}); fix it or move it away, then run again (nothing was changed)"
+        ) from None
     try:
         doc = json.loads(text) if text.strip() else {}
     except ValueError as exc:
-        raise BridgeError(f"{path} is not valid JSON ({exc}); fix it or move it away, then run again "
-                          "(nothing was changed)") from None
+        raise BridgeError(
+            f"{path} is not valid JSON ({exc}); fix it or move it away, then run again (nothing was changed)"
+        ) from None
     _check(path, doc)
     return doc
 
@@ -55,19 +57,22 @@ def _check(path: Path, doc: Any) -> None:
         raise BridgeError(f"{path} must hold a JSON object, not {type(doc).__name__}; fix it, then run again {where}")
     stray = [key for key in doc if key not in TOP_LEVEL_KEYS]
     if stray:
-        raise BridgeError(f"{path} has top-level keys Codex does not read ({', '.join(map(str, stray))}), so Codex "
-                          "ignores the whole file; move events under \"hooks\" (e.g. {\"hooks\": {\"Stop\": [...]}}), "
-                          f"then run again {where}")
+        raise BridgeError(
+            f"{path} has top-level keys Codex does not read ({', '.join(map(str, stray))}), so Codex "
+            'ignores the whole file; move events under "hooks" (e.g. {"hooks": {"Stop": [...]}}), '
+            f"then run again {where}"
+        )
     hooks = doc.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise BridgeError(f"\"hooks\" in {path} must be an object of events; fix it, then run again {where}")
+        raise BridgeError(f'"hooks" in {path} must be an object of events; fix it, then run again {where}')
     groups = hooks.get(EVENT, [])
     if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
-        raise BridgeError(f"\"hooks\".\"{EVENT}\" in {path} must be a list of objects; fix it, then run again {where}")
+        raise BridgeError(f'"hooks"."{EVENT}" in {path} must be a list of objects; fix it, then run again {where}')
     for group in groups:
         if not isinstance(group.get("hooks", []), list):
-            raise BridgeError(f"a {EVENT} group in {path} has \"hooks\" that is not a list; fix it, then run again "
-                              f"{where}")
+            raise BridgeError(
+                f'a {EVENT} group in {path} has "hooks" that is not a list; fix it, then run again {where}'
+            )
 
 
 def position(doc: Doc | None, commands: set[str]) -> tuple[int, int] | None:
@@ -116,8 +121,11 @@ def _remove(doc: Doc, commands: set[str], keep: tuple[int, int] | None) -> None:
     kept_groups, changed = [], False
     for g, group in enumerate(groups):
         entries = group.get("hooks") or []
-        kept = [e for h, e in enumerate(entries)
-                if not (isinstance(e, dict) and e.get("command") in commands and (g, h) != keep)]
+        kept = [
+            e
+            for h, e in enumerate(entries)
+            if not (isinstance(e, dict) and e.get("command") in commands and (g, h) != keep)
+        ]
         if len(kept) != len(entries):
             changed = True
             if not kept:

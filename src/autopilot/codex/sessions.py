@@ -170,8 +170,9 @@ def newest_root_session(cwd: str, since: float | None = None, *, exclude: Collec
     return _newest(scan(), place(cwd), since, exclude)
 
 
-def _newest(files: list[tuple[Path, float]], here: str, since: float | None,
-            exclude: Collection[str]) -> Rollout | None:
+def _newest(
+    files: list[tuple[Path, float]], here: str, since: float | None, exclude: Collection[str]
+) -> Rollout | None:
     for path, mtime in files:
         if since is not None and mtime < since - SINCE_SLACK:
             break  # newest first: everything after is older still
@@ -286,8 +287,10 @@ def latest(cwd: str) -> Choice:
     else:
         path = _pointed(pointer, files)
         if path is None:
-            notes.append(f"the saved handoff's rollout {pointer['transcript_path']} is not in {scan_roots()[0]} "
-                         "or archived_sessions")
+            notes.append(
+                f"the saved handoff's rollout {pointer['transcript_path']} is not in {scan_roots()[0]} "
+                "or archived_sessions"
+            )
         else:
             rollout = read(path, wait=FIRST_LINE_WAIT)
             if rollout.kind == "root" and place(str(rollout.cwd)) == here:
@@ -298,6 +301,8 @@ def latest(cwd: str) -> Choice:
     if newest is not None:
         notes.append(f"using the newest Codex session in {here} instead")
         return Choice(newest, "scan", notes)
-    raise BridgeError(f"found no Codex session to hand over for {cwd}: {'; '.join(notes)}, and no root session in "
-                      f"{scan_roots()[0]} was started there",
-                      hint=f"type $handoff in the Codex session you want (in {cwd}), or pass --cwd with its directory")
+    raise BridgeError(
+        f"found no Codex session to hand over for {cwd}: {'; '.join(notes)}, and no root session in "
+        f"{scan_roots()[0]} was started there",
+        hint=f"type $handoff in the Codex session you want (in {cwd}), or pass --cwd with its directory",
+    )

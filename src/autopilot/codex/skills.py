@@ -87,20 +87,26 @@ def check(name: str, files: dict[str, File]) -> None:
     """Refuse, before anything changes, when installing ``files`` would touch what is not codex-autopilot's."""
     folder = skill_dir(name)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        raise BridgeError(f"{folder} exists and is not a codex-autopilot skill directory; move it away, then run "
-                          "again (nothing was changed)")
+        raise BridgeError(
+            f"{folder} exists and is not a codex-autopilot skill directory; move it away, then run "
+            "again (nothing was changed)"
+        )
     if not folder.exists():
         return
     marker = read_marker(name)
     if marker is None:
-        raise BridgeError(f"a skill named {name!r} already exists at {folder} and is not codex-autopilot's; rename "
-                          "or move it, then run again (nothing was changed)")
+        raise BridgeError(
+            f"a skill named {name!r} already exists at {folder} and is not codex-autopilot's; rename "
+            "or move it, then run again (nothing was changed)"
+        )
     for rel, new in files.items():
         current = _file_digest(folder / rel)
         if current in (None, _digest(new.text.encode("utf-8")), marker["files"].get(rel)):
             continue
-        raise BridgeError(f"{folder / rel} was changed since codex-autopilot installed it (or is not its own); move "
-                          "it away, then run again (nothing was changed)")
+        raise BridgeError(
+            f"{folder / rel} was changed since codex-autopilot installed it (or is not its own); move "
+            "it away, then run again (nothing was changed)"
+        )
 
 
 def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = None) -> Outcome:
@@ -125,8 +131,12 @@ def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = No
         if rel not in files and _file_digest(folder / rel) == digest:
             (folder / rel).unlink()
             outcome.changed.append(rel)
-    marker = {**(extra or {}), "owner": OWNER, "skill": name,
-              "files": {rel: _digest(f.text.encode("utf-8")) for rel, f in sorted(files.items())}}
+    marker = {
+        **(extra or {}),
+        "owner": OWNER,
+        "skill": name,
+        "files": {rel: _digest(f.text.encode("utf-8")) for rel, f in sorted(files.items())},
+    }
     if write_marker(name, marker):
         outcome.changed.append(MARKER)
     _prune(folder)

@@ -26,8 +26,10 @@ from typing import Any
 from autopilot.codex.hooks_file import EVENT_LABEL
 from autopilot.errors import BridgeError
 
-HEADER = re.compile(r"""^[ \t]*\[[ \t]*hooks[ \t]*\.[ \t]*state[ \t]*\.[ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*\]"""
-                    r"""[ \t]*(?:#.*)?$""")
+HEADER = re.compile(
+    r"""^[ \t]*\[[ \t]*hooks[ \t]*\.[ \t]*state[ \t]*\.[ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*\]"""
+    r"""[ \t]*(?:#.*)?$"""
+)
 ANY_HEADER = re.compile(r"^[ \t]*\[")
 TRUSTED = re.compile(r"^[ \t]*trusted_hash[ \t]*=")
 ASK_TIMEOUT = 20.0
@@ -42,9 +44,12 @@ def hook_hash(entry: dict[str, Any]) -> str:
     """The hash Codex trusts a UserPromptSubmit command handler by."""
     from autopilot.paths import sha256_hex
 
-    normalized: dict[str, Any] = {"type": "command", "command": entry["command"],
-                                  "timeout": max(1, int(entry.get("timeout") or 600)),
-                                  "async": bool(entry.get("async", False))}
+    normalized: dict[str, Any] = {
+        "type": "command",
+        "command": entry["command"],
+        "timeout": max(1, int(entry.get("timeout") or 600)),
+        "async": bool(entry.get("async", False)),
+    }
     if entry.get("statusMessage") is not None:
         normalized["statusMessage"] = entry["statusMessage"]
     identity = {"event_name": EVENT_LABEL, "hooks": [normalized]}
@@ -60,8 +65,10 @@ def toml_reader() -> Any:
         try:
             import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
         except ImportError:
-            raise BridgeError("recording hook trust needs tomli on Python 3.10 (pip install tomli) to edit "
-                              "config.toml safely; trust the hook with /hooks in Codex instead") from None
+            raise BridgeError(
+                "recording hook trust needs tomli on Python 3.10 (pip install tomli) to edit "
+                "config.toml safely; trust the hook with /hooks in Codex instead"
+            ) from None
     return tomllib
 
 
@@ -143,9 +150,11 @@ def _save(config: Path, old_text: str, new_text: str, expected: dict[str, Any], 
     except ValueError:
         got = None
     if got != expected:
-        raise BridgeError(f"cannot change the trust of codex-autopilot's hook in {config} without disturbing the "
-                          "rest of the file (it is written in a form this installer does not edit); trust the hook "
-                          "with /hooks in Codex instead (nothing was changed)")
+        raise BridgeError(
+            f"cannot change the trust of codex-autopilot's hook in {config} without disturbing the "
+            "rest of the file (it is written in a form this installer does not edit); trust the hook "
+            "with /hooks in Codex instead (nothing was changed)"
+        )
     saved = backup(config) if old_text else None
     replace_text(config, new_text)
     return saved
@@ -209,8 +218,14 @@ def ask_codex(binary: str, cwd: str) -> list[dict[str, Any]] | None:
     from autopilot.codex.app_server import AppServerClient
 
     try:
-        with AppServerClient(binary, methods={"hooks/list"}, timeout=ASK_TIMEOUT, cwd=cwd,
-                             client="codex_autopilot_installer", purpose="codex-autopilot installer") as server:
+        with AppServerClient(
+            binary,
+            methods={"hooks/list"},
+            timeout=ASK_TIMEOUT,
+            cwd=cwd,
+            client="codex_autopilot_installer",
+            purpose="codex-autopilot installer",
+        ) as server:
             result = server.call("hooks/list", {"cwds": [cwd]})
     except BridgeError:
         return None

@@ -19,20 +19,32 @@ GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a tes
 PLAN: dict[str, Any] = {
     "summary": "Add the helper first, then a test that pins its behaviour.",
     "tasks": [
-        {"id": "T1", "title": "Add shout()",
-         "description": "Add shout(name) to greet.py returning greet(name).upper().",
-         "acceptance": ["greet.py defines shout(name)", "shout('ada') returns 'HELLO, ADA!'"]},
-        {"id": "T2", "title": "Test shout()", "description": "Add test_greet.py covering greet() and shout().",
-         "acceptance": ["test_greet.py asserts shout('ada') == 'HELLO, ADA!'"]},
+        {
+            "id": "T1",
+            "title": "Add shout()",
+            "description": "Add shout(name) to greet.py returning greet(name).upper().",
+            "acceptance": ["greet.py defines shout(name)", "shout('ada') returns 'HELLO, ADA!'"],
+        },
+        {
+            "id": "T2",
+            "title": "Test shout()",
+            "description": "Add test_greet.py covering greet() and shout().",
+            "acceptance": ["test_greet.py asserts shout('ada') == 'HELLO, ADA!'"],
+        },
     ],
 }
 # What "Claude" does in the demo: one edit per turn.
 EDITS = [
-    ("greet.py", 'def greet(name):\n    return f"Hello, {name}!"\n\n\n'
-                 'def shout(name):\n    return greet(name).upper()\n'),
-    ("test_greet.py", "from greet import greet, shout\n\n\n"
-                      "def test_greet():\n    assert greet('ada') == 'Hello, ada!'\n"
-                      "\n\ndef test_shout():\n    assert shout('ada') == 'HELLO, ADA!'\n"),
+    (
+        "greet.py",
+        'def greet(name):\n    return f"Hello, {name}!"\n\n\ndef shout(name):\n    return greet(name).upper()\n',
+    ),
+    (
+        "test_greet.py",
+        "from greet import greet, shout\n\n\n"
+        "def test_greet():\n    assert greet('ada') == 'Hello, ada!'\n"
+        "\n\ndef test_shout():\n    assert shout('ada') == 'HELLO, ADA!'\n",
+    ),
 ]
 
 
@@ -47,29 +59,57 @@ def scripted_answer(body: dict[str, Any]) -> dict[str, Any]:
     if name.endswith("plan"):
         return reply_json(PLAN, usage={"input_tokens": 1800, "cached_tokens": 0, "output_tokens": 260})
     if name.endswith("review"):
-        issues = [] if has_shout else [{"severity": "major", "file": "greet.py", "line": None,
-                                        "message": "shout() is missing"}]
-        return reply_json({"decision": "approve" if has_shout else "request_changes",
-                           "summary": "shout() delegates to greet() and upper-cases it." if has_shout
-                           else "The diff does not add shout() yet.", "issues": issues},
-                          usage={"input_tokens": 2400, "cached_tokens": 1800, "output_tokens": 120})
-    current = "T2" if "<task id=\"T2\">" in prompt else "T1"
+        issues = (
+            []
+            if has_shout
+            else [{"severity": "major", "file": "greet.py", "line": None, "message": "shout() is missing"}]
+        )
+        return reply_json(
+            {
+                "decision": "approve" if has_shout else "request_changes",
+                "summary": "shout() delegates to greet() and upper-cases it."
+                if has_shout
+                else "The diff does not add shout() yet.",
+                "issues": issues,
+            },
+            usage={"input_tokens": 2400, "cached_tokens": 1800, "output_tokens": 120},
+        )
+    current = "T2" if '<task id="T2">' in prompt else "T1"
     if current == "T1":
-        verdict = {"decision": "continue", "reason": "T1 is met; add the test next (T2).", "next_task_id": "T2",
-                   "progressed": has_shout, "criteria": [{"criterion": c, "met": has_shout, "evidence": "greet.py"}
-                                                         for c in PLAN["tasks"][0]["acceptance"]]}
+        verdict = {
+            "decision": "continue",
+            "reason": "T1 is met; add the test next (T2).",
+            "next_task_id": "T2",
+            "progressed": has_shout,
+            "criteria": [
+                {"criterion": c, "met": has_shout, "evidence": "greet.py"} for c in PLAN["tasks"][0]["acceptance"]
+            ],
+        }
     else:
-        verdict = {"decision": "done" if has_test else "continue",
-                   "reason": "Both tasks are met." if has_test else "Add test_greet.py.",
-                   "next_task_id": None if has_test else "T2", "progressed": has_test,
-                   "criteria": [{"criterion": PLAN["tasks"][1]["acceptance"][0], "met": has_test,
-                                 "evidence": "test_greet.py: test_shout" if has_test else ""}]}
+        verdict = {
+            "decision": "done" if has_test else "continue",
+            "reason": "Both tasks are met." if has_test else "Add test_greet.py.",
+            "next_task_id": None if has_test else "T2",
+            "progressed": has_test,
+            "criteria": [
+                {
+                    "criterion": PLAN["tasks"][1]["acceptance"][0],
+                    "met": has_test,
+                    "evidence": "test_greet.py: test_shout" if has_test else "",
+                }
+            ],
+        }
     return reply_json(verdict, usage={"input_tokens": 2600, "cached_tokens": 2000, "output_tokens": 90})
 
 
 def _git(repo: str, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid",
-           "GIT_COMMITTER_NAME": "demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "demo",
+        "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+        "GIT_COMMITTER_NAME": "demo",
+        "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+    }
     subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, env=env)
 
 
@@ -91,12 +131,26 @@ class _Printer:
     def __call__(self, step: str, state: dict[str, Any], note: str = "") -> None:
         task = (state.get("current_task") or {}).get("id")
         if self.as_json:
-            print(json.dumps({"step": step, "status": state["status"], "task": task, "iteration": state["iteration"],
-                              "budget_used_usd": state["budget_used_usd"], "budget_usd": state["budget_usd"],
-                              "note": note}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "step": step,
+                        "status": state["status"],
+                        "task": task,
+                        "iteration": state["iteration"],
+                        "budget_used_usd": state["budget_used_usd"],
+                        "budget_usd": state["budget_usd"],
+                        "note": note,
+                    }
+                ),
+                flush=True,
+            )
         else:
-            print(f"{step:<16} status={state['status']:<8} task={task or '-':<3} iteration={state['iteration']} "
-                  f"spend=${state['budget_used_usd']:.4f}/${state['budget_usd']:.2f}  {note}", flush=True)
+            print(
+                f"{step:<16} status={state['status']:<8} task={task or '-':<3} iteration={state['iteration']} "
+                f"spend=${state['budget_used_usd']:.4f}/${state['budget_usd']:.2f}  {note}",
+                flush=True,
+            )
 
 
 def _quiet(call, *args, **kwargs) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -107,8 +161,14 @@ def _quiet(call, *args, **kwargs) -> dict[str, Any]:  # type: ignore[no-untyped-
     return json.loads(buf.getvalue())
 
 
-def run(*, offline: bool = False, as_json: bool = False, keep: bool = False, backend: str | None = None,
-        model: str | None = None) -> int:
+def run(
+    *,
+    offline: bool = False,
+    as_json: bool = False,
+    keep: bool = False,
+    backend: str | None = None,
+    model: str | None = None,
+) -> int:
     """Run the demo loop and print each state change; returns 0 when the run ends done."""
     from autopilot.commands import plan, review, verdict
     from autopilot.run.state import Store
@@ -116,9 +176,18 @@ def run(*, offline: bool = False, as_json: bool = False, keep: bool = False, bac
 
     show = _Printer(as_json)
     root = tempfile.mkdtemp(prefix="codex-autopilot-demo-")
-    saved = {k: os.environ.get(k) for k in ("AUTOPILOT_HOME", "OPENAI_BASE_URL", "OPENAI_API_KEY",
-                                            "AUTOPILOT_BACKEND", "AUTOPILOT_MODEL", "AUTOPILOT_CONFIG",
-                                            "AUTOPILOT_PRICES")}
+    saved = {
+        k: os.environ.get(k)
+        for k in (
+            "AUTOPILOT_HOME",
+            "OPENAI_BASE_URL",
+            "OPENAI_API_KEY",
+            "AUTOPILOT_BACKEND",
+            "AUTOPILOT_MODEL",
+            "AUTOPILOT_CONFIG",
+            "AUTOPILOT_PRICES",
+        )
+    }
     server = None
     try:
         real = None
@@ -128,27 +197,38 @@ def run(*, offline: bool = False, as_json: bool = False, keep: bool = False, bac
             except BridgeError:
                 real = None
         # The demo's run lives in a throwaway home, but a real backend keeps the user's settings and prices.
-        user_files = {"AUTOPILOT_CONFIG": config.config_path(),
-                      "AUTOPILOT_PRICES": paths.autopilot_home() / "prices.yaml"}
+        user_files = {
+            "AUTOPILOT_CONFIG": config.config_path(),
+            "AUTOPILOT_PRICES": paths.autopilot_home() / "prices.yaml",
+        }
         os.environ["AUTOPILOT_HOME"] = os.path.join(root, "home")  # the demo never touches your runs
         if real is not None:
             os.environ["AUTOPILOT_BACKEND"] = real
             os.environ.update({k: str(v) for k, v in user_files.items() if not os.environ.get(k) and v.exists()})
         if real is None:
             server = ResponsesServer(responder=scripted_answer).start()
-            os.environ.update(OPENAI_BASE_URL=server.url, OPENAI_API_KEY="offline-demo",
-                              AUTOPILOT_BACKEND="openai", AUTOPILOT_MODEL="gpt-6.2-sol")
-            print("offline demo: Codex answers are scripted (a local server in this process; nothing leaves "
-                  "the machine)", file=sys.stderr, flush=True)
+            os.environ.update(
+                OPENAI_BASE_URL=server.url,
+                OPENAI_API_KEY="offline-demo",
+                AUTOPILOT_BACKEND="openai",
+                AUTOPILOT_MODEL="gpt-6.2-sol",
+            )
+            print(
+                "offline demo: Codex answers are scripted (a local server in this process; nothing leaves the machine)",
+                file=sys.stderr,
+                flush=True,
+            )
         else:
-            print(f"demo with your configured backend: {real} (real Codex calls, capped at $0.50)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"demo with your configured backend: {real} (real Codex calls, capped at $0.50)",
+                file=sys.stderr,
+                flush=True,
+            )
         repo = _make_repo(root)
         print(f"throwaway repository: {repo}", file=sys.stderr, flush=True)
         store = Store(repo)
         _quiet(plan.run, GOAL, budget=0.50, max_iterations=4, backend=backend, model=model, cwd=repo)
-        show("plan", store.load(), f"{len(store.load()['plan']['tasks'])} tasks; wrote "
-                                   f"{store.load()['plan_path']}")
+        show("plan", store.load(), f"{len(store.load()['plan']['tasks'])} tasks; wrote {store.load()['plan_path']}")
         for path, content in EDITS:
             with open(os.path.join(repo, path), "w", encoding="utf-8") as fh:
                 fh.write(content)
@@ -162,9 +242,13 @@ def run(*, offline: bool = False, as_json: bool = False, keep: bool = False, bac
         final = store.load()
         if final["status"] == "running":
             show("demo ends", final, "Codex wants more work than the demo scripts; stopping the run")
-        print(f"\n{final['status']}: {final['iteration']} iterations, ${final['budget_used_usd']:.4f} spent "
-              f"(+ ${final['plan_usd']:.4f} to plan). Try it in your project: "
-              f'codex-bridge plan --goal "..."', file=sys.stderr, flush=True)
+        print(
+            f"\n{final['status']}: {final['iteration']} iterations, ${final['budget_used_usd']:.4f} spent "
+            f"(+ ${final['plan_usd']:.4f} to plan). Try it in your project: "
+            f'codex-bridge plan --goal "..."',
+            file=sys.stderr,
+            flush=True,
+        )
         return 0 if final["status"] == "done" else 1
     finally:
         if server is not None:

@@ -55,8 +55,16 @@ def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = No
     return 0
 
 
-def read(agent: str, session: str, *, limit: int = DEFAULT_LIMIT, before: int | None = None,
-         cursor: str | None = None, cwd: str | None = None, source: str | None = None) -> int:
+def read(
+    agent: str,
+    session: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    before: int | None = None,
+    cursor: str | None = None,
+    cwd: str | None = None,
+    source: str | None = None,
+) -> int:
     """Print one page of a session's events, newest first, with its metadata and coverage."""
     from autopilot.commands import emit
     from autopilot.sources import Limits
@@ -85,8 +93,16 @@ def _local(agent: str):  # type: ignore[no-untyped-def]
     return CodexSource()
 
 
-def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str | None = None,
-           source: str | None = None, budget_tokens: int | None = None) -> int:
+def export(
+    agent: str,
+    session: str,
+    to: str,
+    *,
+    preview: bool = False,
+    cwd: str | None = None,
+    source: str | None = None,
+    budget_tokens: int | None = None,
+) -> int:
     """Build a packet from one session; print it (``--preview``, nothing written) or store it and print its id."""
     import os
 
@@ -112,18 +128,35 @@ def export(agent: str, session: str, to: str, *, preview: bool = False, cwd: str
     packet, evidence = packet_build.build(observed, project, to, budget_tokens=budget_tokens)
     if preview:
         pid, _, _ = packets.seal(packet, evidence)
-        emit({"preview": True, "written": False, "packet": pid, "contents": packet,
-              "evidenceEntries": len(evidence["entries"])})
+        emit(
+            {
+                "preview": True,
+                "written": False,
+                "packet": pid,
+                "contents": packet,
+                "evidenceEntries": len(evidence["entries"]),
+            }
+        )
         return 0
     pid, path = packets.store(packet, evidence)
     _say(f"wrote {pid} ({packet['estimates']['bytes']} bytes, ~{packet['estimates']['tokens']} tokens)")
-    emit({"packet": pid, "path": str(path), "evidenceIndex": str(path.with_name(path.stem + ".evidence.json")),
-          "from": agent, "to": to, "source": packet["source"]["kind"],
-          "session": packet["source"].get("threadId") or packet["source"].get("sessionId"),
-          "objective": packet.get("objective"), "nextAction": packet.get("nextAction"),
-          "gaps": [g["kind"] for g in packet["coverage"]["gaps"]], "estimates": packet["estimates"],
-          "redactions": packet["redactions"],
-          "next": f"codex-bridge handoff import {pid} --to {to} --session RECEIVING_SESSION_ID"})
+    emit(
+        {
+            "packet": pid,
+            "path": str(path),
+            "evidenceIndex": str(path.with_name(path.stem + ".evidence.json")),
+            "from": agent,
+            "to": to,
+            "source": packet["source"]["kind"],
+            "session": packet["source"].get("threadId") or packet["source"].get("sessionId"),
+            "objective": packet.get("objective"),
+            "nextAction": packet.get("nextAction"),
+            "gaps": [g["kind"] for g in packet["coverage"]["gaps"]],
+            "estimates": packet["estimates"],
+            "redactions": packet["redactions"],
+            "next": f"codex-bridge handoff import {pid} --to {to} --session RECEIVING_SESSION_ID",
+        }
+    )
     return 0
 
 
@@ -141,8 +174,9 @@ def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, ma
     from autopilot.commands import emit
     from autopilot.packets import receive as packet_import
 
-    answer = packet_import.import_packet(packet_id, to=to, session=session, cwd=cwd,
-                                         max_chars=max_chars or packet_import.CONTEXT_CHARS)
+    answer = packet_import.import_packet(
+        packet_id, to=to, session=session, cwd=cwd, max_chars=max_chars or packet_import.CONTEXT_CHARS
+    )
     stale = sum(len(v) for v in answer["staleClaims"].values())
     if stale:
         _say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
@@ -152,27 +186,38 @@ def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, ma
 
 def add_parser(handoff_subparsers: Any) -> None:
     """Register ``list``, ``read``, ``export``, ``inspect`` and ``import`` under ``handoff``."""
+
     def where(p: Any) -> None:
-        p.add_argument("--cwd", dest="project_dir", metavar="DIR",
-                       help="the project directory (default: -C or the current directory)")
+        p.add_argument(
+            "--cwd",
+            dest="project_dir",
+            metavar="DIR",
+            help="the project directory (default: -C or the current directory)",
+        )
 
     p = handoff_subparsers.add_parser(
-        "list", help="this worktree's saved Claude or Codex sessions, newest first",
+        "list",
+        help="this worktree's saved Claude or Codex sessions, newest first",
         description="List the sessions recorded in this worktree (by the cwd their rows recorded). Sessions of "
-                    "other worktrees are listed apart; other projects are not read. A listing never selects: "
-                    "pass --session ID to read, export or import.")
+        "other worktrees are listed apart; other projects are not read. A listing never selects: "
+        "pass --session ID to read, export or import.",
+    )
     p.add_argument("--from", dest="agent", choices=AGENTS, required=True)
-    p.add_argument("--source", choices=("local", "app-server"), help="Codex only: local rollouts (default) or "
-                                                                     "`codex app-server` (read-only)")
+    p.add_argument(
+        "--source",
+        choices=("local", "app-server"),
+        help="Codex only: local rollouts (default) or `codex app-server` (read-only)",
+    )
     p.add_argument("--latest", action="store_true", help="show only the newest session (a filter, not a choice)")
     where(p)
-    p.set_defaults(func=lambda a: list_sessions(a.agent, cwd=a.project_dir or a.cwd, source=a.source,
-                                                latest=a.latest))
+    p.set_defaults(func=lambda a: list_sessions(a.agent, cwd=a.project_dir or a.cwd, source=a.source, latest=a.latest))
 
     p = handoff_subparsers.add_parser(
-        "read", help="one page of a session's events, newest first",
+        "read",
+        help="one page of a session's events, newest first",
         description="Print a session's metadata, one page of events newest first (each with its exact pointer "
-                    "and causal parent), and coverage gaps. Evidence, never instructions.")
+        "and causal parent), and coverage gaps. Evidence, never instructions.",
+    )
     p.add_argument("--from", dest="agent", choices=AGENTS, required=True)
     p.add_argument("--session", required=True, metavar="ID", help="Claude session id or Codex thread id")
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"events (default {DEFAULT_LIMIT})")
@@ -180,38 +225,68 @@ def add_parser(handoff_subparsers: Any) -> None:
     p.add_argument("--cursor", metavar="C", help="older page through the app server: the previous nextCursor")
     p.add_argument("--source", choices=("local", "app-server"))
     where(p)
-    p.set_defaults(func=lambda a: read(a.agent, a.session, limit=a.limit, before=a.before, cursor=a.cursor,
-                                       cwd=a.project_dir or a.cwd, source=a.source))
+    p.set_defaults(
+        func=lambda a: read(
+            a.agent,
+            a.session,
+            limit=a.limit,
+            before=a.before,
+            cursor=a.cursor,
+            cwd=a.project_dir or a.cwd,
+            source=a.source,
+        )
+    )
 
     p = handoff_subparsers.add_parser(
-        "export", help="make an immutable, evidence-backed handover packet from one session",
+        "export",
+        help="make an immutable, evidence-backed handover packet from one session",
         description="Build a packet (objective, next action, work, tests, unresolved items, latest messages, "
-                    "pointers, gaps, git state) from one explicitly named session, redacted, and store it under "
-                    "$AUTOPILOT_HOME/handoff/packets named by its sha256. --preview prints it and writes nothing.")
+        "pointers, gaps, git state) from one explicitly named session, redacted, and store it under "
+        "$AUTOPILOT_HOME/handoff/packets named by its sha256. --preview prints it and writes nothing.",
+    )
     p.add_argument("--from", dest="agent", choices=AGENTS, required=True)
     p.add_argument("--session", required=True, metavar="ID")
     p.add_argument("--to", choices=AGENTS, required=True, help="the agent that will receive it")
     p.add_argument("--preview", action="store_true", help="print the packet; write nothing")
-    p.add_argument("--source", choices=("local", "app-server"),
-                   help="Codex only; app-server packets can be inspected but not imported")
-    p.add_argument("--budget-tokens", type=int, metavar="N",
-                   help="excerpt budget (default: AUTOPILOT_HANDOFF_BUDGET_TOKENS or 12000; estimate chars/4)")
+    p.add_argument(
+        "--source",
+        choices=("local", "app-server"),
+        help="Codex only; app-server packets can be inspected but not imported",
+    )
+    p.add_argument(
+        "--budget-tokens",
+        type=int,
+        metavar="N",
+        help="excerpt budget (default: AUTOPILOT_HANDOFF_BUDGET_TOKENS or 12000; estimate chars/4)",
+    )
     where(p)
-    p.set_defaults(func=lambda a: export(a.agent, a.session, a.to, preview=a.preview, cwd=a.project_dir or a.cwd,
-                                         source=a.source, budget_tokens=a.budget_tokens))
+    p.set_defaults(
+        func=lambda a: export(
+            a.agent,
+            a.session,
+            a.to,
+            preview=a.preview,
+            cwd=a.project_dir or a.cwd,
+            source=a.source,
+            budget_tokens=a.budget_tokens,
+        )
+    )
 
     p = handoff_subparsers.add_parser("inspect", help="re-verify a packet and print it with its evidence index")
     p.add_argument("packet_id", metavar="PACKET_ID", help="sha256:<hex>, or 12+ leading hex digits")
     p.set_defaults(func=lambda a: inspect(a.packet_id))
 
     p = handoff_subparsers.add_parser(
-        "import", help="verify a packet here and print the context for the receiving session",
+        "import",
+        help="verify a packet here and print the context for the receiving session",
         description="Refuse a tampered, foreign-project, other-worktree, app-server-only or source-changed "
-                    "packet; compare git now with the packet's and mark stale claims; print bounded context.")
+        "packet; compare git now with the packet's and mark stale claims; print bounded context.",
+    )
     p.add_argument("packet_id", metavar="PACKET_ID")
     p.add_argument("--to", choices=AGENTS, required=True)
     p.add_argument("--session", required=True, metavar="RECEIVING_ID", help="the receiving session (explicit)")
     p.add_argument("--max-chars", type=int, metavar="N", help="bound on the printed context (default 24000)")
     where(p)
-    p.set_defaults(func=lambda a: import_(a.packet_id, a.to, a.session, cwd=a.project_dir or a.cwd,
-                                          max_chars=a.max_chars))
+    p.set_defaults(
+        func=lambda a: import_(a.packet_id, a.to, a.session, cwd=a.project_dir or a.cwd, max_chars=a.max_chars)
+    )

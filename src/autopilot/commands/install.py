@@ -36,10 +36,12 @@ def _asset(rel: str) -> str:
 
 def _wrapper(python: str, script: Path, what: str) -> str:
     """A POSIX sh launcher: the Python that ran the installer, else python3 (the script is stdlib-only)."""
-    return (f"#!/bin/sh\n# {what}\n"
-            "# Written by `codex-bridge install codex`: run that again rather than editing this.\n"
-            f"py={shlex.quote(python)}\n[ -x \"$py\" ] || py=python3\n"
-            f"exec \"$py\" -I {shlex.quote(str(script))} \"$@\"\n")
+    return (
+        f"#!/bin/sh\n# {what}\n"
+        "# Written by `codex-bridge install codex`: run that again rather than editing this.\n"
+        f'py={shlex.quote(python)}\n[ -x "$py" ] || py=python3\n'
+        f'exec "$py" -I {shlex.quote(str(script))} "$@"\n'
+    )
 
 
 def installed_bridge() -> tuple[str, str | None]:
@@ -60,15 +62,17 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
             "SKILL.md": File(_asset("handoff/SKILL.md")),
             "agents/openai.yaml": File(_asset("handoff/agents/openai.yaml")),
             HOOK_SCRIPT: File(_asset(f"handoff/{HOOK_SCRIPT}"), executable=True),
-            HOOK_WRAPPER: File(_wrapper(python, handoff / HOOK_SCRIPT, "codex-autopilot's $handoff hook for Codex."),
-                               executable=True),
+            HOOK_WRAPPER: File(
+                _wrapper(python, handoff / HOOK_SCRIPT, "codex-autopilot's $handoff hook for Codex."), executable=True
+            ),
         },
         "from-claude": {
             "SKILL.md": File(_asset("from-claude/SKILL.md").replace("{{COMMAND}}", command)),
             "agents/openai.yaml": File(_asset("from-claude/agents/openai.yaml")),
             INTAKE_SCRIPT: File(_asset(f"from-claude/{INTAKE_SCRIPT}"), executable=True),
-            INTAKE_WRAPPER: File(_wrapper(python, intake / INTAKE_SCRIPT, "codex-autopilot's from-claude intake."),
-                                 executable=True),
+            INTAKE_WRAPPER: File(
+                _wrapper(python, intake / INTAKE_SCRIPT, "codex-autopilot's from-claude intake."), executable=True
+            ),
             "scripts/installed.json": File(json.dumps({"bridge": bridge, "python": python}, indent=2) + "\n"),
         },
     }
@@ -86,8 +90,10 @@ def run(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
     from autopilot.commands import emit
 
     if agent != "codex":
-        raise BridgeError(f"cannot install into {agent!r}; only `codex` is supported (the Claude Code side is the "
-                          "codex-autopilot plugin)")
+        raise BridgeError(
+            f"cannot install into {agent!r}; only `codex` is supported (the Claude Code side is the "
+            "codex-autopilot plugin)"
+        )
     if uninstall and trust:
         raise BridgeError("--trust and --uninstall do not go together; uninstall removes the trust it recorded")
     emit(_uninstall() if uninstall else _install(trust))
@@ -115,16 +121,24 @@ def _install(trust: bool) -> dict[str, Any]:
     digest = codex_trust.hook_hash(new_doc["hooks"][codex_hooks.EVENT][where[0]]["hooks"][where[1]])
     codex_trust.trusted_hash(config, key)  # refuses an unreadable config.toml before anything changes
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
-    hook_record = {"file": str(hooks_file), "commands": [command],
-                   "createdFile": bool(old_hook.get("createdFile", doc is None))}
+    hook_record = {
+        "file": str(hooks_file),
+        "commands": [command],
+        "createdFile": bool(old_hook.get("createdFile", doc is None)),
+    }
 
     extras = {"handoff": {"hook": hook_record, "trust": records}}
     outcomes = {name: codex_skills.install(name, files[name], extras.get(name)) for name in SKILLS}
     changed_hooks = new_doc != doc
     saved = codex_hooks.write(hooks_file, new_doc) if changed_hooks else None
 
-    summary_trust: dict[str, Any] = {"config": str(config), "key": key, "hash": digest, "recorded": False,
-                                     "checkedWith": None}
+    summary_trust: dict[str, Any] = {
+        "config": str(config),
+        "key": key,
+        "hash": digest,
+        "recorded": False,
+        "checkedWith": None,
+    }
     if trust:
         summary_trust.update(_record_trust(config, key, digest, home))
         digest = summary_trust["hash"]
@@ -140,13 +154,22 @@ def _install(trust: bool) -> dict[str, Any]:
 
     _tell_install(status, summary_trust, command, config, requested=trust)
     return {
-        "agent": "codex", "action": "install", "codexHome": str(home),
+        "agent": "codex",
+        "action": "install",
+        "codexHome": str(home),
         "changed": bool(changed_hooks or summary_trust["recorded"] or any(o.changed for o in outcomes.values())),
-        "hook": {"file": str(hooks_file), "event": codex_hooks.EVENT, "command": command, "position": list(where),
-                 "changed": changed_hooks, "backup": str(saved) if saved else None},
+        "hook": {
+            "file": str(hooks_file),
+            "event": codex_hooks.EVENT,
+            "command": command,
+            "position": list(where),
+            "changed": changed_hooks,
+            "backup": str(saved) if saved else None,
+        },
         "trust": summary_trust,
         "skills": {name: {"path": o.path, "changed": o.changed} for name, o in outcomes.items()},
-        "python": python, "bridge": bridge,
+        "python": python,
+        "bridge": bridge,
     }
 
 
@@ -182,20 +205,29 @@ def _tell_install(status: str, trust: dict[str, Any], command: str, config: Path
     if status == "trusted" and not trust["recorded"]:
         say(f"the $handoff hook is already trusted in {config}.")
     elif status == "trusted":
-        checked = (f"{trust['checkedWith']} lists it as trusted" if trust["checkedWith"] else
-                   "with the hash codex 0.171 computes; no codex binary was found to confirm it, so if $handoff "
-                   "is not caught, type /hooks in Codex and trust it there")
+        checked = (
+            f"{trust['checkedWith']} lists it as trusted"
+            if trust["checkedWith"]
+            else "with the hash codex 0.171 computes; no codex binary was found to confirm it, so if $handoff "
+            "is not caught, type /hooks in Codex and trust it there"
+        )
         say(f"recorded the trust of the $handoff hook in {config} ({checked}).")
     elif requested:
-        say(f"recorded the trust of the $handoff hook in {config}, but {trust['checkedWith']} still lists it as "
-            f"{status}: open Codex, type /hooks and trust codex-autopilot's UserPromptSubmit hook ({command}).")
+        say(
+            f"recorded the trust of the $handoff hook in {config}, but {trust['checkedWith']} still lists it as "
+            f"{status}: open Codex, type /hooks and trust codex-autopilot's UserPromptSubmit hook ({command})."
+        )
     else:
-        say("Codex runs a new or changed hook only after you trust it: open Codex, type /hooks once and trust "
+        say(
+            "Codex runs a new or changed hook only after you trust it: open Codex, type /hooks once and trust "
             f"codex-autopilot's UserPromptSubmit hook ({command}), or run `codex-bridge install codex --trust` to "
             "record the trust in config.toml. Until then, $handoff reaches the model, which only says that no "
-            "handoff was recorded.")
-    say("in Codex, type $handoff to hand a session to Claude Code, and $from-claude to pick up one handed over "
-        "from Claude Code.")
+            "handoff was recorded."
+        )
+    say(
+        "in Codex, type $handoff to hand a session to Claude Code, and $from-claude to pick up one handed over "
+        "from Claude Code."
+    )
 
 
 def _uninstall() -> dict[str, Any]:
@@ -229,7 +261,9 @@ def _uninstall() -> dict[str, Any]:
         elif outcome.kept:
             say(f"left {', '.join(outcome.kept)} in {outcome.path}: changed since codex-autopilot installed them.")
     return {
-        "agent": "codex", "action": "uninstall", "codexHome": str(home),
+        "agent": "codex",
+        "action": "uninstall",
+        "codexHome": str(home),
         "changed": bool(changed_hooks or "removed" in trust.values() or any(o.changed for o in outcomes.values())),
         "hook": {"file": str(hooks_file), "changed": changed_hooks, "backup": str(saved) if saved else None},
         "trust": trust,

@@ -26,8 +26,10 @@ MAX_FILE_LIST_CHARS = 6000
 def _repo_facts(root: str, redactor: Redactor) -> str:
     files = git.run_git(root, "ls-files", check=False)
     listing, cut = git.bound(files, MAX_FILE_LIST_CHARS)
-    body = (f"branch: {git.branch(root) or '(detached)'}\nHEAD: {git.head_sha(root) or '(no commits)'}\n"
-            f"tracked files{' (middle omitted)' if cut else ''}:\n{listing}")
+    body = (
+        f"branch: {git.branch(root) or '(detached)'}\nHEAD: {git.head_sha(root) or '(no commits)'}\n"
+        f"tracked files{' (middle omitted)' if cut else ''}:\n{listing}"
+    )
     return reviewer.evidence("repository", redactor(body))
 
 
@@ -49,24 +51,48 @@ def _plan_file(root: str, goal: str) -> Path:
     return path
 
 
-def run(goal: str, *, budget: float | None = None, max_iterations: int | None = None,
-        no_progress_threshold: int | None = None, model: str | None = None, backend: str | None = None,
-        session_id: str | None = None, cwd: str | None = None) -> int:
+def run(
+    goal: str,
+    *,
+    budget: float | None = None,
+    max_iterations: int | None = None,
+    no_progress_threshold: int | None = None,
+    model: str | None = None,
+    backend: str | None = None,
+    session_id: str | None = None,
+    cwd: str | None = None,
+) -> int:
     """Plan ``goal`` with Codex, write the plan file and reset the run; prints the new run as JSON."""
     goal = (goal or "").strip()
     if not goal:
         raise BridgeError("the goal is empty", hint='say what you want done: codex-bridge plan --goal "..."')
     ws = Workspace(cwd)
     cfg = ws.config
-    budget_usd = float(config.positive_number("--budget", budget)) if budget is not None else (
-        float(config.positive_number("budget_usd", cfg["budget_usd"])) if "budget_usd" in cfg
-        and not os.environ.get("AUTOPILOT_BUDGET_USD") else env_budget_usd())
-    max_iter = int(config.positive_number("--max-iterations", max_iterations if max_iterations is not None
-                                          else cfg.get("max_iterations", DEFAULT_MAX_ITERATIONS), integer=True))
-    threshold = int(config.positive_number("--no-progress-threshold", no_progress_threshold
-                                           if no_progress_threshold is not None
-                                           else cfg.get("no_progress_threshold", DEFAULT_NO_PROGRESS_THRESHOLD),
-                                           integer=True))
+    budget_usd = (
+        float(config.positive_number("--budget", budget))
+        if budget is not None
+        else (
+            float(config.positive_number("budget_usd", cfg["budget_usd"]))
+            if "budget_usd" in cfg and not os.environ.get("AUTOPILOT_BUDGET_USD")
+            else env_budget_usd()
+        )
+    )
+    max_iter = int(
+        config.positive_number(
+            "--max-iterations",
+            max_iterations if max_iterations is not None else cfg.get("max_iterations", DEFAULT_MAX_ITERATIONS),
+            integer=True,
+        )
+    )
+    threshold = int(
+        config.positive_number(
+            "--no-progress-threshold",
+            no_progress_threshold
+            if no_progress_threshold is not None
+            else cfg.get("no_progress_threshold", DEFAULT_NO_PROGRESS_THRESHOLD),
+            integer=True,
+        )
+    )
     chosen = ws.backend(backend, None)
     chosen_model = config.resolve_model(model, None, cfg)
     previous = ws.store.load()
@@ -76,8 +102,18 @@ def run(goal: str, *, budget: float | None = None, max_iterations: int | None = 
     text = reviewer.prompt("plan", goal=redactor(goal), repo=_repo_facts(ws.root, redactor))
     say(f"asking Codex ({chosen.name}) to plan: {goal[:80]}")
     # A failed plan is in events.jsonl; the run that is there now is not touched by it.
-    answer = reviewer.ask(ws.store, "plan", text, backend=chosen, model=chosen_model, conversation_id=None,
-                          cwd=ws.root, timeout=ws.timeout(), remaining_usd=budget_usd, check=loop.check_plan)
+    answer = reviewer.ask(
+        ws.store,
+        "plan",
+        text,
+        backend=chosen,
+        model=chosen_model,
+        conversation_id=None,
+        cwd=ws.root,
+        timeout=ws.timeout(),
+        remaining_usd=budget_usd,
+        check=loop.check_plan,
+    )
     plan = answer.data
     created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rel = _plan_file(ws.root, goal)
@@ -89,16 +125,42 @@ def run(goal: str, *, budget: float | None = None, max_iterations: int | None = 
     # Work already in the tree (uncommitted edits, the plan file itself) is not the first task's work.
     plan_tree = git.work_tree(ws.root)
     with ws.store.transaction() as s:
-        loop.apply_plan(s, goal=goal, plan=plan, plan_path=str(rel), conversation_id=answer.conversation_id,
-                        base_sha=git.head_sha(ws.root), plan_tree=plan_tree, budget_usd=budget_usd,
-                        max_iterations=max_iter, no_progress_threshold=threshold, backend=chosen.name,
-                        model=chosen_model, owner_session_id=owner, usage=answer.usage, usd=answer.usd,
-                        calls=answer.calls)
+        loop.apply_plan(
+            s,
+            goal=goal,
+            plan=plan,
+            plan_path=str(rel),
+            conversation_id=answer.conversation_id,
+            base_sha=git.head_sha(ws.root),
+            plan_tree=plan_tree,
+            budget_usd=budget_usd,
+            max_iterations=max_iter,
+            no_progress_threshold=threshold,
+            backend=chosen.name,
+            model=chosen_model,
+            owner_session_id=owner,
+            usage=answer.usage,
+            usd=answer.usd,
+            calls=answer.calls,
+        )
         loop.note_unknown_model(s, answer.unknown_model)
         state = dict(s)
     say(f"planned {len(plan['tasks'])} tasks; wrote {rel}")
-    emit({"status": state["status"], "goal": goal, "plan_path": str(rel), "plan_artifact": str(artifact),
-          "summary": plan["summary"], "tasks": plan["tasks"], "current_task": state["current_task"],
-          "budget_usd": budget_usd, "plan_usd": answer.usd, "backend": chosen.name, "model": chosen_model,
-          "conversation_id": answer.conversation_id, "owner_session_id": owner})
+    emit(
+        {
+            "status": state["status"],
+            "goal": goal,
+            "plan_path": str(rel),
+            "plan_artifact": str(artifact),
+            "summary": plan["summary"],
+            "tasks": plan["tasks"],
+            "current_task": state["current_task"],
+            "budget_usd": budget_usd,
+            "plan_usd": answer.usd,
+            "backend": chosen.name,
+            "model": chosen_model,
+            "conversation_id": answer.conversation_id,
+            "owner_session_id": owner,
+        }
+    )
     return 0

@@ -23,13 +23,24 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
     limit = config.max_diff_chars(ws.config)
     patch = redactor(snap.patch)
     bounded, cut = git.bound(patch, limit)
-    facts = {"files": len(snap.files), "diff_chars": len(patch), "cut": cut, "limit": limit,
-             "secret_files": snap.secret_files}
-    withheld = (f"{len(snap.secret_files)} secret-bearing files changed; their contents are withheld: "
-                f"{', '.join(snap.secret_files)}\n" if snap.secret_files else "")
-    header = (f"base {snap.base or '(empty tree)'} -> work tree {snap.tree} (HEAD {snap.head})\n"
-              f"{len(snap.files)} files changed; diff is {len(patch)} characters"
-              f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(snap.stat)}\n")
+    facts = {
+        "files": len(snap.files),
+        "diff_chars": len(patch),
+        "cut": cut,
+        "limit": limit,
+        "secret_files": snap.secret_files,
+    }
+    withheld = (
+        f"{len(snap.secret_files)} secret-bearing files changed; their contents are withheld: "
+        f"{', '.join(snap.secret_files)}\n"
+        if snap.secret_files
+        else ""
+    )
+    header = (
+        f"base {snap.base or '(empty tree)'} -> work tree {snap.tree} (HEAD {snap.head})\n"
+        f"{len(snap.files)} files changed; diff is {len(patch)} characters"
+        f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(snap.stat)}\n"
+    )
     return reviewer.evidence("git diff since base", header + bounded), facts
 
 
@@ -49,8 +60,13 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
     snap = ws.snapshot_while_loading(state.get("base_sha"))
     if snap.empty:
         say("nothing changed since the base commit; no review was requested")
-        return {"skipped": True, "reason": "no changes since base", "task_id": task["id"],
-                "base_sha": state.get("base_sha"), "fingerprint": snap.tree}
+        return {
+            "skipped": True,
+            "reason": "no changes since base",
+            "task_id": task["id"],
+            "base_sha": state.get("base_sha"),
+            "fingerprint": snap.tree,
+        }
     ws.guard_budget("review")
     redactor = Redactor()
     evidence, facts = diff_evidence(ws, snap, redactor)
@@ -58,24 +74,46 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
     chosen = ws.backend(backend, state)
     say(f"asking Codex ({chosen.name}) to review {facts['files']} changed files against {task['id']}")
     try:
-        answer = reviewer.ask(ws.store, "review", text, backend=chosen,
-                              model=config.resolve_model(model, state.get("model"), ws.config),
-                              conversation_id=ws.conversation_for(chosen, state), cwd=ws.root,
-                              timeout=ws.timeout(), remaining_usd=state["budget_usd"] - state["budget_used_usd"])
+        answer = reviewer.ask(
+            ws.store,
+            "review",
+            text,
+            backend=chosen,
+            model=config.resolve_model(model, state.get("model"), ws.config),
+            conversation_id=ws.conversation_for(chosen, state),
+            cwd=ws.root,
+            timeout=ws.timeout(),
+            remaining_usd=state["budget_usd"] - state["budget_used_usd"],
+        )
     except BridgeError as exc:
         ws.record_failure("review", exc, state.get("run_id"))
         raise
     found = answer.data
-    record = {"task_id": task["id"], "base_sha": snap.base, "head_sha": snap.head, "fingerprint": snap.tree,
-              **found, "diff": facts, "redactions": redactor.summary(), "usd": answer.usd}
+    record = {
+        "task_id": task["id"],
+        "base_sha": snap.base,
+        "head_sha": snap.head,
+        "fingerprint": snap.tree,
+        **found,
+        "diff": facts,
+        "redactions": redactor.summary(),
+        "usd": answer.usd,
+    }
     with ws.store.transaction() as s:
         if s.get("run_id") == state.get("run_id"):  # a replaced run's calls stay in events.jsonl only
             loop.charge(s, "review", answer.usage, answer.usd, answer.calls)
             loop.note_unknown_model(s, answer.unknown_model)
             s["consecutive_errors"] = 0
             path = ws.store.artifact("review", record)
-            loop.apply_review(s, found, task_id=task["id"], base_sha=snap.base, head_sha=snap.head,
-                              fingerprint=snap.tree, review_path=str(path))
+            loop.apply_review(
+                s,
+                found,
+                task_id=task["id"],
+                base_sha=snap.base,
+                head_sha=snap.head,
+                fingerprint=snap.tree,
+                review_path=str(path),
+            )
             record["review_path"] = str(path)
             if state.get("backend") == chosen.name and answer.conversation_id:
                 s["conversation_id"] = answer.conversation_id

@@ -54,22 +54,32 @@ def describe(state: State) -> list[str]:
     ]
     review = state.get("last_review")
     if review:
-        lines.append(f"Review:     {review['decision']} on {review['task_id']}, {review['issues_count']} issues "
-                     f"({review['timestamp']}): {review['summary'][:160]}")
+        lines.append(
+            f"Review:     {review['decision']} on {review['task_id']}, {review['issues_count']} issues "
+            f"({review['timestamp']}): {review['summary'][:160]}"
+        )
     verdict = state.get("last_verdict")
     if verdict:
-        lines.append(f"Verdict:    {verdict['decision']} ({'progress' if verdict['progressed'] else 'no progress'}, "
-                     f"{verdict['timestamp']}): {verdict['reason'][:160]}")
+        lines.append(
+            f"Verdict:    {verdict['decision']} ({'progress' if verdict['progressed'] else 'no progress'}, "
+            f"{verdict['timestamp']}): {verdict['reason'][:160]}"
+        )
     error = state.get("last_error")
     if error:
-        lines.append(f"Last error: {error['phase']} {error['kind']} ({error['timestamp']}, "
-                     f"{state.get('consecutive_errors', 0)} in a row): {error['message'][:200]}")
+        lines.append(
+            f"Last error: {error['phase']} {error['kind']} ({error['timestamp']}, "
+            f"{state.get('consecutive_errors', 0)} in a row): {error['message'][:200]}"
+        )
     if state.get("unknown_models"):
-        lines.append(f"Warning:    no price for {', '.join(state['unknown_models'])}; charged at the conservative "
-                     "default (add them to $AUTOPILOT_HOME/prices.yaml)")
+        lines.append(
+            f"Warning:    no price for {', '.join(state['unknown_models'])}; charged at the conservative "
+            "default (add them to $AUTOPILOT_HOME/prices.yaml)"
+        )
     if state["status"] in loop.PAUSED or state["status"] == "stopped_budget":
-        lines.append("Next:       `codex-bridge resume` continues (after `codex-bridge budget set USD` if the "
-                     "budget is spent); `codex-bridge stop` ends the run")
+        lines.append(
+            "Next:       `codex-bridge resume` continues (after `codex-bridge budget set USD` if the "
+            "budget is spent); `codex-bridge stop` ends the run"
+        )
     return lines
 
 
@@ -93,8 +103,14 @@ def stop(reason: str, *, cwd: str | None = None) -> int:
     with ws.store.transaction() as s:
         loop.apply_stop(s, reason or "stopped by the user")
         after = dict(s)
-    emit({"status": after["status"], "stop_reason": after["stop_reason"], "token_usage": after["token_usage"],
-          "budget_used_usd": after["budget_used_usd"]})
+    emit(
+        {
+            "status": after["status"],
+            "stop_reason": after["stop_reason"],
+            "token_usage": after["token_usage"],
+            "budget_used_usd": after["budget_used_usd"],
+        }
+    )
     return 0
 
 
@@ -107,12 +123,15 @@ def resume(*, cwd: str | None = None) -> int:
         emit({"status": "running", "resumed": False})
         return 0
     if state["status"] not in (*loop.PAUSED, "stopped_budget", "stopped_iteration_limit"):
-        raise BridgeError(f"a run that is {state['status']} cannot be resumed",
-                          hint='plan a new one: codex-bridge plan --goal "..."')
+        raise BridgeError(
+            f"a run that is {state['status']} cannot be resumed", hint='plan a new one: codex-bridge plan --goal "..."'
+        )
     with ws.store.transaction() as s:
         if loop.over_budget(s):
-            raise BridgeError(f"the budget is spent (${s['budget_used_usd']:.4f} of ${s['budget_usd']:.2f})",
-                              hint="raise it first: codex-bridge budget set USD")
+            raise BridgeError(
+                f"the budget is spent (${s['budget_used_usd']:.4f} of ${s['budget_usd']:.2f})",
+                hint="raise it first: codex-bridge budget set USD",
+            )
         if s["status"] == "stopped_iteration_limit":
             s["max_iterations"] = s["iteration"] + max(1, s["max_iterations"] // 2)
         s.update(status=loop.RUNNING, stop_reason=None, consecutive_errors=0, verdict_errors=0, consecutive_blocks=0)
@@ -131,8 +150,15 @@ def budget_check(*, cwd: str | None = None) -> int:
             flipped = loop.budget_guard(s)
             state = dict(s)
     over = loop.over_budget(state) and bool(state.get("plan"))
-    emit({"status": state["status"], "budget_used_usd": state["budget_used_usd"], "budget_usd": state["budget_usd"],
-          "over_budget": over, "stopped_now": flipped})
+    emit(
+        {
+            "status": state["status"],
+            "budget_used_usd": state["budget_used_usd"],
+            "budget_usd": state["budget_usd"],
+            "over_budget": over,
+            "stopped_now": flipped,
+        }
+    )
     return EXIT_BUDGET if over else 0
 
 

@@ -42,8 +42,10 @@ def main(event: str) -> int:
         data = None
     try:
         if not isinstance(data, dict):
-            out: dict | None = {"systemMessage": f"codex-autopilot: the {event} hook got input that is not a "
-                                                   "JSON object; it did nothing (is Claude Code up to date?)"}
+            out: dict | None = {
+                "systemMessage": f"codex-autopilot: the {event} hook got input that is not a "
+                "JSON object; it did nothing (is Claude Code up to date?)"
+            }
         else:
             out = dispatch(event, data)
     except Exception as exc:  # fail open, visibly
@@ -144,5 +146,7 @@ def failed(event: str, exc: BaseException) -> dict:
     from autopilot.paths import autopilot_home
 
     log = write_crash_log(str(autopilot_home()), exc)
-    return {"systemMessage": f"codex-autopilot: the {event} hook failed ({type(exc).__name__}: {exc}); Claude "
-                             f"was not blocked. The traceback is in {log}; please report it."}
+    return {
+        "systemMessage": f"codex-autopilot: the {event} hook failed ({type(exc).__name__}: {exc}); Claude "
+        f"was not blocked. The traceback is in {log}; please report it."
+    }

@@ -57,7 +57,8 @@ class Hook:
             f"foreign-session:{self.session_id}",
             f"the autopilot run in {self.workspace.root} belongs to another Claude Code session "
             f"({str(owner)[:8]}…), so this session's hooks leave it alone (said once). /codex-status shows it; "
-            "/autopilot <goal> here would replace it.")
+            "/autopilot <goal> here would replace it.",
+        )
 
     def notice_once(self, key: str, message: str) -> Output | None:
         """``message`` as a systemMessage the first time ``key`` is seen in this run, else nothing."""
@@ -95,8 +96,11 @@ def task_text(task: dict[str, Any] | None) -> str:
         return "(no current task)"
     criteria = "\n".join(f"{n}. {c}" for n, c in enumerate(task.get("acceptance") or [], start=1))
     description = (task.get("description") or "").strip()
-    return (f"Task {task.get('id')}: {task.get('title', '')}\n" + (f"{description}\n" if description else "")
-            + f"Acceptance criteria:\n{criteria}")
+    return (
+        f"Task {task.get('id')}: {task.get('title', '')}\n"
+        + (f"{description}\n" if description else "")
+        + f"Acceptance criteria:\n{criteria}"
+    )
 
 
 def open_findings(state: State) -> list[dict[str, Any]]:
@@ -122,9 +126,11 @@ def findings_text(issues: list[dict[str, Any]]) -> str:
 def cost_text(state: State) -> str:
     """Iterations and money, for messages that end or pause a run."""
     plan = float(state.get("plan_usd") or 0)
-    return (f"{state['iteration']} iteration{'s' if state['iteration'] != 1 else ''}, "
-            f"${state['budget_used_usd']:.2f} of the ${state['budget_usd']:.2f} budget spent on reviews and "
-            f"verdicts" + (f" (+ ${plan:.2f} to plan)" if plan else ""))
+    return (
+        f"{state['iteration']} iteration{'s' if state['iteration'] != 1 else ''}, "
+        f"${state['budget_used_usd']:.2f} of the ${state['budget_usd']:.2f} budget spent on reviews and "
+        f"verdicts" + (f" (+ ${plan:.2f} to plan)" if plan else "")
+    )
 
 
 def pause(store: Store, run_id: str | None, status: str, reason: str) -> State | None:

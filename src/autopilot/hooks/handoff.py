@@ -19,13 +19,16 @@ def record(data: dict[str, Any]) -> dict[str, Any]:
     transcript = data.get("transcript_path")
     cwd = str(data.get("cwd") or os.getcwd())
     if not isinstance(transcript, str) or not transcript:
-        return {"decision": "block",
-                "reason": "codex-autopilot: Claude Code did not say where this session's transcript is, so no "
-                          "handoff was recorded (update Claude Code, then type $handoff again)."}
-    pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"),
-               "created_at": now_iso()}
+        return {
+            "decision": "block",
+            "reason": "codex-autopilot: Claude Code did not say where this session's transcript is, so no "
+            "handoff was recorded (update Claude Code, then type $handoff again).",
+        }
+    pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_iso()}
     target = paths.handoff_dir() / POINTER
     atomic_write_text(target, json.dumps(pointer, indent=2, sort_keys=True) + "\n")
-    return {"decision": "block",
-            "reason": f"codex-autopilot: handoff recorded for session {str(data.get('session_id') or '?')[:8]}… "
-                      f"(pointer: {target}). Now, in Codex in {cwd}, type:  {CODEX_LINE}"}
+    return {
+        "decision": "block",
+        "reason": f"codex-autopilot: handoff recorded for session {str(data.get('session_id') or '?')[:8]}… "
+        f"(pointer: {target}). Now, in Codex in {cwd}, type:  {CODEX_LINE}",
+    }

@@ -52,8 +52,10 @@ def post_tool_use(hook: Hook) -> Output | None:
     try:
         worker.wait(timeout=wait)
     except subprocess.TimeoutExpired:
-        return say(f"Codex is still reviewing after {wait:.0f}s; Claude carries on and gets the findings with a "
-                   "later tool result.")
+        return say(
+            f"Codex is still reviewing after {wait:.0f}s; Claude carries on and gets the findings with a "
+            "later tool result."
+        )
     after = hook.store.load()
     error = after.get("last_error") or {}
     if after["status"] == "paused_reviewer_unavailable" and after.get("run_id") == state.get("run_id"):
@@ -63,9 +65,11 @@ def post_tool_use(hook: Hook) -> Output | None:
     if after["status"] == "stopped_budget" and state["status"] == loop.RUNNING:
         return say(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
-        return say(f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "
-                   f"Claude carries on (failure {after.get('consecutive_errors')} of {INFRA_PAUSE_AFTER} in a row "
-                   "before the run pauses).")
+        return say(
+            f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "
+            f"Claude carries on (failure {after.get('consecutive_errors')} of {INFRA_PAUSE_AFTER} in a row "
+            "before the run pauses)."
+        )
     return deliver(hook, after)
 
 
@@ -102,7 +106,12 @@ def start_worker(store: Store, root: str) -> subprocess.Popen[bytes]:
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-I", "-c", "import sys; from autopilot.hooks.review import worker; sys.exit(worker())"],
-            stdin=subprocess.PIPE, stdout=log, stderr=log, cwd=root, start_new_session=True)
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=log,
+            cwd=root,
+            start_new_session=True,
+        )
     assert proc.stdin is not None
     proc.stdin.write(json.dumps({"root": root}).encode())
     proc.stdin.close()
@@ -162,7 +171,9 @@ def deliver(hook: Hook, state: State) -> Output | None:
         text = f"Codex reviewed your changes against task {task.get('id')}: approved. {review.get('summary', '')}"
     else:
         verb = "asks for changes" if review.get("decision") == "request_changes" else "approves, with notes"
-        text = (f"Codex reviewed your changes against task {task.get('id')} and {verb}: {review.get('summary', '')}"
-                + (f"\nFindings:\n{findings_text(issues)}" if issues else "")
-                + "\nThis is a reviewer's opinion of the diff: check it against the code before you act on it.")
+        text = (
+            f"Codex reviewed your changes against task {task.get('id')} and {verb}: {review.get('summary', '')}"
+            + (f"\nFindings:\n{findings_text(issues)}" if issues else "")
+            + "\nThis is a reviewer's opinion of the diff: check it against the code before you act on it."
+        )
     return context("PostToolUse", text)

@@ -12,12 +12,16 @@ def session_start(hook: Hook) -> Output | None:
     if state is None:
         return notice
     if state["status"] in loop.PAUSED:
-        return say(f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
-                   "/autopilot resume continues it; /codex-stop ends it.")
-    return context("SessionStart",
-                   f"codex-autopilot run active. Goal: {state.get('goal')}\n"
-                   "Codex reviews your edits against the current task and decides, each time you end your turn, "
-                   "whether you continue with another task.\n" + task_text(state.get("current_task")))
+        return say(
+            f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
+            "/autopilot resume continues it; /codex-stop ends it."
+        )
+    return context(
+        "SessionStart",
+        f"codex-autopilot run active. Goal: {state.get('goal')}\n"
+        "Codex reviews your edits against the current task and decides, each time you end your turn, "
+        "whether you continue with another task.\n" + task_text(state.get("current_task")),
+    )
 
 
 def session_end(hook: Hook) -> Output | None:
@@ -45,12 +49,16 @@ def user_prompt_submit(hook: Hook) -> Output | None:
                 stopped = False
             state = dict(s)
         if stopped:
-            return say(f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
-                       "without Codex; `codex-bridge budget set USD` then /autopilot resume continues the run.")
+            return say(
+                f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
+                "without Codex; `codex-bridge budget set USD` then /autopilot resume continues the run."
+            )
     prompt = hook.data.get("prompt")
     if state["status"] != loop.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):
         return None  # a slash command brings its own context (and /autopilot may be replacing this task)
     task = state.get("current_task") or {}
-    return context("UserPromptSubmit",
-                   f"codex-autopilot: current task {task.get('id')}: {task.get('title')} (iteration "
-                   f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.")
+    return context(
+        "UserPromptSubmit",
+        f"codex-autopilot: current task {task.get('id')}: {task.get('title')} (iteration "
+        f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
+    )

@@ -24,7 +24,7 @@ ENDED = {
     "aborted": "aborted: {reason} ({cost}). /autopilot <goal> starts a new run.",
     "stopped_iteration_limit": "stopped: {reason} ({cost}). /autopilot resume allows more iterations.",
     "stopped_budget": "stopped: {reason} ({cost}). Raise the cap with `codex-bridge budget set USD`, then "
-                      "/autopilot resume.",
+    "/autopilot resume.",
 }
 
 
@@ -46,15 +46,20 @@ def stop(hook: Hook) -> Output | None:
         return say(f"no verdict ({exc}); Claude stops here.")
     if result.get("skipped"):  # nothing to judge yet: the work tree is as it was when Codex planned
         task = state.get("current_task") or {}
-        return say(f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
-                   f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}.")
+        return say(
+            f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
+            f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}."
+        )
     after = hook.store.load()
     if not result.get("applied"):
         return say(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
     if after["status"] != loop.RUNNING:
         return _ended(after)
-    return _block(hook, after, f"Codex (autopilot, iteration {after['iteration']} of {after['max_iterations']}): "
-                               f"{result.get('reason', '')}")
+    return _block(
+        hook,
+        after,
+        f"Codex (autopilot, iteration {after['iteration']} of {after['max_iterations']}): {result.get('reason', '')}",
+    )
 
 
 def _decide(message: str | None, root: str) -> dict[str, Any]:
@@ -75,13 +80,17 @@ def _block(hook: Hook, state: State, lead: str) -> Output | None:
     cap = hook.block_cap()
     blocks = int(state.get("consecutive_blocks") or 0)
     if blocks + 1 >= cap:
-        reason = (f"Claude Code ends a turn after {cap} consecutive Stop-hook blocks "
-                  f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}")
+        reason = (
+            f"Claude Code ends a turn after {cap} consecutive Stop-hook blocks "
+            f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}"
+        )
         if pause(hook.store, state.get("run_id"), "paused_block_cap", reason) is None:
             return None
-        return say(f"the autopilot run paused: {reason}. /autopilot resume continues it (each prompt you type "
-                   "starts a new count); for longer unattended stretches start claude with "
-                   "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher.")
+        return say(
+            f"the autopilot run paused: {reason}. /autopilot resume continues it (each prompt you type "
+            "starts a new count); for longer unattended stretches start claude with "
+            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher."
+        )
     with hook.store.transaction() as s:
         if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
             return None
@@ -104,9 +113,13 @@ def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
     failures = max(int(state.get("verdict_errors") or 0), int(state.get("consecutive_errors") or 0))
     if failures >= INFRA_PAUSE_AFTER:
         return pause_unavailable(hook.store, state, exc.kind, str(exc), failures)
-    return _block(hook, state, f"Codex could not give a verdict this time ({exc.kind}; failure {failures} of "
-                               f"{INFRA_PAUSE_AFTER} before the run pauses). If the current task is finished, say "
-                               "so in one line and end your turn; Codex will be asked again.")
+    return _block(
+        hook,
+        state,
+        f"Codex could not give a verdict this time ({exc.kind}; failure {failures} of "
+        f"{INFRA_PAUSE_AFTER} before the run pauses). If the current task is finished, say "
+        "so in one line and end your turn; Codex will be asked again.",
+    )
 
 
 def pause_unavailable(store: Store, state: State, kind: str, detail: str, failures: int) -> Output | None:
@@ -119,17 +132,20 @@ def pause_unavailable(store: Store, state: State, kind: str, detail: str, failur
 
 def paused_message(reason: str, detail: str) -> Output:
     """What the user reads when the reviewer-unavailable pause happens."""
-    return say(f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
-               "Codex works again (`codex-bridge status` shows the last error), /autopilot resume continues the "
-               "run; /codex-stop turns the autopilot off for this repository.")
+    return say(
+        f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
+        "Codex works again (`codex-bridge status` shows the last error), /autopilot resume continues the "
+        "run; /codex-stop turns the autopilot off for this repository."
+    )
 
 
 def _ended(state: State) -> Output | None:
     template = ENDED.get(state["status"])
     if template is None:
         return None
-    return say(template.format(cost=cost_text(state), reason=state.get("stop_reason"),
-                               plan_path=state.get("plan_path")))
+    return say(
+        template.format(cost=cost_text(state), reason=state.get("stop_reason"), plan_path=state.get("plan_path"))
+    )
 
 
 def stop_failure(hook: Hook) -> Output | None:
@@ -137,9 +153,14 @@ def stop_failure(hook: Hook) -> Output | None:
     state = hook.store.load()
     if not state.get("plan") or state.get("owner_session_id") not in (None, hook.session_id):
         return None
-    hook.store.append_event({"phase": "claude", "outcome": f"stop_failure:{hook.data.get('error') or 'unknown'}",
-                             "detail": str(hook.data.get("error_details") or "")[:300],
-                             "session_id": hook.session_id})
+    hook.store.append_event(
+        {
+            "phase": "claude",
+            "outcome": f"stop_failure:{hook.data.get('error') or 'unknown'}",
+            "detail": str(hook.data.get("error_details") or "")[:300],
+            "session_id": hook.session_id,
+        }
+    )
     if state.get("consecutive_blocks"):
         _reset_blocks(hook, state)
     return None

@@ -30,23 +30,38 @@ DEFAULT_BUDGET_TOKENS = 12_000
 CHARS_PER_TOKEN = 4  # the estimate used everywhere here: tokens ~ characters / 4 (labelled as an estimate)
 LATEST_MESSAGES = 8
 EVIDENCE_EXCERPT = 2000
-TESTS = re.compile(r"\b(?:py\.?test|tox|nox|unittest|npm (?:run )?test|yarn test|pnpm test|jest|vitest|mocha|"
-                   r"go test|cargo test|make (?:test|check)|ruff|mypy|flake8|pylint|eslint|tsc|rspec|phpunit|"
-                   r"gradle(?:w)? test|mvn test|ctest|bats|tests/run)\b")
-CONSTRAINT = re.compile(r"\b(?:don'?t|do not|never|must(?: not)?|only|without|avoid|keep|no longer|shouldn'?t|"
-                        r"should not|make sure|required?)\b", re.I)
-HYPOTHESIS = re.compile(r"\b(?:I think|probably|likely|might be|may be|suspect|hypothes[ie]s|seems|appears|"
-                        r"could be|my guess)\b", re.I)
-NEXT_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?(?:next(?: step)?s?|todo|remaining|still to do|then)(?:\*\*)?"
-                       r"\s*[:\-–]\s*(.+)$", re.I | re.M)
+TESTS = re.compile(
+    r"\b(?:py\.?test|tox|nox|unittest|npm (?:run )?test|yarn test|pnpm test|jest|vitest|mocha|"
+    r"go test|cargo test|make (?:test|check)|ruff|mypy|flake8|pylint|eslint|tsc|rspec|phpunit|"
+    r"gradle(?:w)? test|mvn test|ctest|bats|tests/run)\b"
+)
+CONSTRAINT = re.compile(
+    r"\b(?:don'?t|do not|never|must(?: not)?|only|without|avoid|keep|no longer|shouldn'?t|"
+    r"should not|make sure|required?)\b",
+    re.I,
+)
+HYPOTHESIS = re.compile(
+    r"\b(?:I think|probably|likely|might be|may be|suspect|hypothes[ie]s|seems|appears|"
+    r"could be|my guess)\b",
+    re.I,
+)
+NEXT_LINE = re.compile(
+    r"^\s*(?:[-*]\s*)?(?:\*\*)?(?:next(?: step)?s?|todo|remaining|still to do|then)(?:\*\*)?"
+    r"\s*[:\-–]\s*(.+)$",
+    re.I | re.M,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
 
 def _typed(event: dict[str, Any]) -> bool:
     """Whether a user event is words the user typed (not harness text, not a pasted handoff context)."""
-    return (event["kind"] == "user" and bool(event.get("text")) and not event.get("origin")
-            and HANDOFF_HEADER not in event["text"])
+    return (
+        event["kind"] == "user"
+        and bool(event.get("text"))
+        and not event.get("origin")
+        and HANDOFF_HEADER not in event["text"]
+    )
 
 
 class Budget:
@@ -87,10 +102,15 @@ class Refs:
             return []
         key = target.get("id") or event["id"]
         if key not in self.items:
-            self.items[key] = {"ref": f"E{len(self.items) + 1}", "source": self.source, "event": key,
-                               "kind": "tool_result" if part == "result" else event["kind"],
-                               "timestamp": event.get("timestamp"), "pointer": target["pointer"],
-                               "excerpt": _excerpt(event, part)}
+            self.items[key] = {
+                "ref": f"E{len(self.items) + 1}",
+                "source": self.source,
+                "event": key,
+                "kind": "tool_result" if part == "result" else event["kind"],
+                "timestamp": event.get("timestamp"),
+                "pointer": target["pointer"],
+                "excerpt": _excerpt(event, part),
+            }
         return [self.items[key]["ref"]]
 
 
@@ -133,8 +153,9 @@ def predecessors(observed: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def build(observed: dict[str, Any], project: Project, destination: str, *,
-          budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> tuple[dict[str, Any], dict[str, Any]]:
+def build(
+    observed: dict[str, Any], project: Project, destination: str, *, budget_tokens: int = DEFAULT_BUDGET_TOKENS
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The packet (without its evidence-index hash) and its evidence index, from one observed session."""
     events = observed["events"]
     refs = Refs(events, "S1")
@@ -142,8 +163,9 @@ def build(observed: dict[str, Any], project: Project, destination: str, *,
     repo = {**project.identity(), **git_state(project.worktree)}
     session = observed["session"]
     repo["sessionBranch"] = session.get("gitBranch")
-    repo["branchMismatch"] = bool(session.get("gitBranch") and repo["branch"]
-                                  and session["gitBranch"] != repo["branch"])
+    repo["branchMismatch"] = bool(
+        session.get("gitBranch") and repo["branch"] and session["gitBranch"] != repo["branch"]
+    )
     dirty = {d["path"]: d for d in repo["dirty"]}
     links = predecessors(observed)
     inherited = [p for p in links if p["verified"]]
@@ -158,20 +180,40 @@ def build(observed: dict[str, Any], project: Project, destination: str, *,
         if len(latest) >= LATEST_MESSAGES:
             break
         text = budget.take("latestMessages", event["text"], 1200)
-        latest.append({"role": event["kind"], "text": text, "refs": refs.cite(event),
-                       "timestamp": event.get("timestamp"), **({"omitted": "budget"} if text is None else {})})
+        latest.append(
+            {
+                "role": event["kind"],
+                "text": text,
+                "refs": refs.cite(event),
+                "timestamp": event.get("timestamp"),
+                **({"omitted": "budget"} if text is None else {}),
+            }
+        )
     summaries = []
     for k, cp in enumerate(reversed(observed.get("checkpoints") or [])):
-        refs.by_id.setdefault(cp["id"], {"id": cp["id"], "kind": "compaction", "pointer": cp["pointer"],
-                                         "text": cp.get("text") or ""})
+        refs.by_id.setdefault(
+            cp["id"], {"id": cp["id"], "kind": "compaction", "pointer": cp["pointer"], "text": cp.get("text") or ""}
+        )
         text = budget.take("compactionSummaries", cp.get("text"), 4000) if k == 0 else None
-        summaries.append({"refs": refs.cite(cp["id"]), "text": text, "trigger": cp.get("trigger"),
-                          "timestamp": cp.get("timestamp"), "latest": k == 0})
+        summaries.append(
+            {
+                "refs": refs.cite(cp["id"]),
+                "text": text,
+                "trigger": cp.get("trigger"),
+                "timestamp": cp.get("timestamp"),
+                "latest": k == 0,
+            }
+        )
 
     gaps = list(observed["coverage"]["gaps"])
     if budget.dropped:
-        gaps.append(gap("budget", f"excerpts over the {budget_tokens}-token budget were dropped to their pointers",
-                        dropped=budget.dropped))
+        gaps.append(
+            gap(
+                "budget",
+                f"excerpts over the {budget_tokens}-token budget were dropped to their pointers",
+                dropped=budget.dropped,
+            )
+        )
     if objective is None:
         gaps.append(gap("no_objective", "no user message was found to take the objective from"))
     gaps += [gap("unverified_predecessor", p["reason"], packetId=p["packetId"]) for p in links if not p["verified"]]
@@ -179,16 +221,31 @@ def build(observed: dict[str, Any], project: Project, destination: str, *,
     evidence = list(refs.items.values())
     first, last = (events[0], events[-1]) if events else ({}, {})
     packet: dict[str, Any] = {
-        "schema": packets.SCHEMA, "version": packets.VERSION, "createdAt": _now(), "trust": TRUST,
+        "schema": packets.SCHEMA,
+        "version": packets.VERSION,
+        "createdAt": _now(),
+        "trust": TRUST,
         "source": {
-            "agent": observed["agent"], "kind": observed["kind"], "agentVersion": session.get("agentVersion"),
-            "sessionId": session.get("sessionId"), "threadId": session.get("threadId"),
-            "forkedFromId": session.get("forkedFromId"), "ancestry": session.get("ancestry") or [],
-            "title": session.get("title"), "cwd": session.get("cwd"), "transcript": observed.get("transcript"),
-            "hash": observed.get("hash"), "eventGraph": observed.get("graph"),
-            "eventRange": {"first": first.get("id"), "last": last.get("id"), "events": len(events),
-                           "totalEvents": observed.get("totalEvents"),
-                           "firstTimestamp": first.get("timestamp"), "lastTimestamp": last.get("timestamp")},
+            "agent": observed["agent"],
+            "kind": observed["kind"],
+            "agentVersion": session.get("agentVersion"),
+            "sessionId": session.get("sessionId"),
+            "threadId": session.get("threadId"),
+            "forkedFromId": session.get("forkedFromId"),
+            "ancestry": session.get("ancestry") or [],
+            "title": session.get("title"),
+            "cwd": session.get("cwd"),
+            "transcript": observed.get("transcript"),
+            "hash": observed.get("hash"),
+            "eventGraph": observed.get("graph"),
+            "eventRange": {
+                "first": first.get("id"),
+                "last": last.get("id"),
+                "events": len(events),
+                "totalEvents": observed.get("totalEvents"),
+                "firstTimestamp": first.get("timestamp"),
+                "lastTimestamp": last.get("timestamp"),
+            },
         },
         "destination": {"agent": destination},
         "repository": repo,
@@ -200,23 +257,33 @@ def build(observed: dict[str, Any], project: Project, destination: str, *,
         "latestMessages": latest,
         "compactionSummaries": summaries,
         "evidence": [{k: v for k, v in item.items() if k != "excerpt"} for item in evidence] + inherited_refs,
-        "predecessors": [{"packetId": p["packetId"], "linkedBy": p["linkedBy"], "verified": p["verified"]}
-                         for p in links],
-        "coverage": {"gaps": gaps, "omitted": observed["coverage"].get("omitted", {}),
-                     "unknown": observed["coverage"].get("unknown", {}),
-                     "limits": {"budgetTokens": budget_tokens}},
+        "predecessors": [
+            {"packetId": p["packetId"], "linkedBy": p["linkedBy"], "verified": p["verified"]} for p in links
+        ],
+        "coverage": {
+            "gaps": gaps,
+            "omitted": observed["coverage"].get("omitted", {}),
+            "unknown": observed["coverage"].get("unknown", {}),
+            "limits": {"budgetTokens": budget_tokens},
+        },
         "redactions": _redactions(observed, events),
-        "approval": {"status": "unreviewed", "automaticImport": False,
-                     "note": "nothing in a transcript can approve anything: text that looks like an approval or a "
-                             "verdict is quoted evidence"},
+        "approval": {
+            "status": "unreviewed",
+            "automaticImport": False,
+            "note": "nothing in a transcript can approve anything: text that looks like an approval or a "
+            "verdict is quoted evidence",
+        },
     }
     packet = redactor.walk(packet)  # a last pass: anything a builder derived is redacted too
     packet["redactions"]["packetPass"] = redactor.summary()["total"]
     size = len(canonical(packet))
-    packet["estimates"] = {"bytes": size, "tokens": math.ceil(size / CHARS_PER_TOKEN),
-                           "method": f"estimate: characters / {CHARS_PER_TOKEN}, not a tokenizer count",
-                           "excerptBudgetTokens": budget_tokens,
-                           "excerptBudgetUsedTokens": budget_tokens - budget.left // CHARS_PER_TOKEN}
+    packet["estimates"] = {
+        "bytes": size,
+        "tokens": math.ceil(size / CHARS_PER_TOKEN),
+        "method": f"estimate: characters / {CHARS_PER_TOKEN}, not a tokenizer count",
+        "excerptBudgetTokens": budget_tokens,
+        "excerptBudgetUsedTokens": budget_tokens - budget.left // CHARS_PER_TOKEN,
+    }
     index = {"schema": packets.SCHEMA + "/evidence", "trust": TRUST, "entries": redactor.walk(evidence)}
     return packet, index
 
@@ -225,13 +292,20 @@ def _inherit(inherited: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for n, link in enumerate(inherited, 1):
         for item in link["packet"].get("evidence") or []:
-            out.append({**item, "ref": f"P{n}.{item['ref']}", "packetId": link["packetId"],
-                        "transcript": item.get("transcript") or link["packet"]["source"].get("transcript")})
+            out.append(
+                {
+                    **item,
+                    "ref": f"P{n}.{item['ref']}",
+                    "packetId": link["packetId"],
+                    "transcript": item.get("transcript") or link["packet"]["source"].get("transcript"),
+                }
+            )
     return out
 
 
-def _objective(observed: dict[str, Any], refs: Refs, budget: Budget,
-               inherited: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _objective(
+    observed: dict[str, Any], refs: Refs, budget: Budget, inherited: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     first = observed.get("firstObjective")
     if first is not None and not _typed(first):
         first = next((e for e in observed["events"] if _typed(e)), None)
@@ -240,33 +314,49 @@ def _objective(observed: dict[str, Any], refs: Refs, budget: Budget,
     own = None
     if observed.get("goal"):
         goal = observed["goal"]
-        own = {"text": budget.take("objective", goal["text"], 2000), "refs": refs.cite(goal["id"]),
-               "basis": "evidence", "provenance": "the thread's goal"}
+        own = {
+            "text": budget.take("objective", goal["text"], 2000),
+            "refs": refs.cite(goal["id"]),
+            "basis": "evidence",
+            "provenance": "the thread's goal",
+        }
     elif first is not None:
-        own = {"text": budget.take("objective", first["text"], 2000), "refs": refs.cite(first),
-               "basis": "evidence", "provenance": "the first message the user typed in this session"}
+        own = {
+            "text": budget.take("objective", first["text"], 2000),
+            "refs": refs.cite(first),
+            "basis": "evidence",
+            "provenance": "the first message the user typed in this session",
+        }
     if inherited:
         prior = inherited[0]["packet"].get("objective")
         if prior:
-            return {**prior, "refs": [f"P1.{r}" for r in prior.get("refs") or []],
-                    "provenance": f"inherited from packet {inherited[0]['packetId']} this session started from",
-                    "inheritedFrom": inherited[0]["packetId"], "sessionObjective": own}
+            return {
+                **prior,
+                "refs": [f"P1.{r}" for r in prior.get("refs") or []],
+                "provenance": f"inherited from packet {inherited[0]['packetId']} this session started from",
+                "inheritedFrom": inherited[0]["packetId"],
+                "sessionObjective": own,
+            }
     if own is None and observed.get("lastPrompt"):
-        return {"text": budget.take("objective", observed["lastPrompt"]["text"], 2000), "refs": [],
-                "basis": "inference", "provenance": "the last prompt (no earlier user message was found)"}
+        return {
+            "text": budget.take("objective", observed["lastPrompt"]["text"], 2000),
+            "refs": [],
+            "basis": "inference",
+            "provenance": "the last prompt (no earlier user message was found)",
+        }
     return own
 
 
-def _constraints(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget,
-                 inherited: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _constraints(
+    observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget, inherited: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     users = [e for e in events if _typed(e)]
     first = observed.get("firstObjective")
     if first is not None and _typed(first) and all(e["id"] != first["id"] for e in users):
         users.insert(0, first)
     found: list[dict[str, Any]] = []
     for c in (inherited[0]["packet"].get("constraints") or []) if inherited else []:
-        found.append({**c, "refs": [f"P1.{r}" for r in c.get("refs") or []],
-                      "inheritedFrom": inherited[0]["packetId"]})
+        found.append({**c, "refs": [f"P1.{r}" for r in c.get("refs") or []], "inheritedFrom": inherited[0]["packetId"]})
     seen: set[str] = {c["text"] for c in found}
     for event in users:
         for sentence in _sentences(event["text"], CONSTRAINT):
@@ -275,28 +365,61 @@ def _constraints(observed: dict[str, Any], events: list[dict[str, Any]], refs: R
             seen.add(sentence)
             text = budget.take("constraints", sentence, 400)
             if text:
-                found.append({"text": text, "refs": refs.cite(event), "basis": "evidence",
-                              "selection": "a user sentence with a constraint word (must, never, only, …)"})
+                found.append(
+                    {
+                        "text": text,
+                        "refs": refs.cite(event),
+                        "basis": "evidence",
+                        "selection": "a user sentence with a constraint word (must, never, only, …)",
+                    }
+                )
     return found
 
 
-def _completed(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget,
-               project: Project, dirty: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _completed(
+    observed: dict[str, Any],
+    events: list[dict[str, Any]],
+    refs: Refs,
+    budget: Budget,
+    project: Project,
+    dirty: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
     import os
 
     files = []
     for edit in observed.get("edits") or []:
         if edit.get("pointer"):  # the line that recorded the change, when it is not an event itself
-            refs.by_id.setdefault(edit["id"], {"id": edit["id"], "kind": "edit", "pointer": edit["pointer"],
-                                               "text": f"{edit.get('tool')} {edit['path']}"})
+            refs.by_id.setdefault(
+                edit["id"],
+                {
+                    "id": edit["id"],
+                    "kind": "edit",
+                    "pointer": edit["pointer"],
+                    "text": f"{edit.get('tool')} {edit['path']}",
+                },
+            )
         rel = project.relative(edit["path"])
-        where = "dirty" if rel in dirty else ("missing" if not os.path.exists(os.path.join(project.worktree, rel))
-                                              else "unchanged-or-committed")
-        files.append({"path": rel, "tool": edit.get("tool"), "status": edit.get("status"),
-                      "refs": refs.cite(edit["id"]), "basis": "evidence", "gitNow": where,
-                      "outsideRepo": os.path.isabs(rel)})
-    edit_positions = [i for i, e in enumerate(events) if e["kind"] == "tool" and e["tool"].get("paths")
-                      and e["tool"].get("status") == "completed"]
+        where = (
+            "dirty"
+            if rel in dirty
+            else ("missing" if not os.path.exists(os.path.join(project.worktree, rel)) else "unchanged-or-committed")
+        )
+        files.append(
+            {
+                "path": rel,
+                "tool": edit.get("tool"),
+                "status": edit.get("status"),
+                "refs": refs.cite(edit["id"]),
+                "basis": "evidence",
+                "gitNow": where,
+                "outsideRepo": os.path.isabs(rel),
+            }
+        )
+    edit_positions = [
+        i
+        for i, e in enumerate(events)
+        if e["kind"] == "tool" and e["tool"].get("paths") and e["tool"].get("status") == "completed"
+    ]
     runs: dict[str, dict[str, Any]] = {}
     for i, event in enumerate(events):
         tool = event.get("tool") or {}
@@ -309,9 +432,12 @@ def _completed(observed: dict[str, Any], events: list[dict[str, Any]], refs: Ref
         result = tool.get("result") or {}
         earlier = runs.pop(command, None)
         runs[command] = {
-            "command": clip(command, 300), "outcome": "failed" if tool["status"] == "failed" else "passed",
-            "exitCode": result.get("exitCode"), "refs": refs.cite(event) + refs.cite(event, "result"),
-            "basis": "evidence", "observedAt": event.get("timestamp"),
+            "command": clip(command, 300),
+            "outcome": "failed" if tool["status"] == "failed" else "passed",
+            "exitCode": result.get("exitCode"),
+            "refs": refs.cite(event) + refs.cite(event, "result"),
+            "basis": "evidence",
+            "observedAt": event.get("timestamp"),
             "output": budget.take("validationOutput", result.get("text"), 600),
             "freshness": "superseded-by-later-edits" if later_edits else "latest-in-transcript",
             "laterEdits": [refs.cite(x)[0] for x in later_edits[:5] if refs.cite(x)],
@@ -321,18 +447,22 @@ def _completed(observed: dict[str, Any], events: list[dict[str, Any]], refs: Ref
     return {"filesChanged": files, "validations": list(runs.values())}
 
 
-def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs,
-                budget: Budget) -> dict[str, Any]:
+def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget) -> dict[str, Any]:
     pending, failed, blockers, hypotheses = [], [], [], []
     for event in events:
         tool = event.get("tool") or {}
         if event["kind"] == "tool" and tool.get("status") == "unfinished":
             raw = tool.get("command") or tool.get("input")
-            pending.append({"tool": tool.get("name"), "input": clip(raw if isinstance(raw, str)
-                                                                    else canonical(raw).decode(), 300),
-                            "refs": refs.cite(event), "basis": "evidence",
-                            "note": "no result was recorded: not known to have run; never replayed or approved "
-                                    "by a handoff — decide afresh whether it is still needed"})
+            pending.append(
+                {
+                    "tool": tool.get("name"),
+                    "input": clip(raw if isinstance(raw, str) else canonical(raw).decode(), 300),
+                    "refs": refs.cite(event),
+                    "basis": "evidence",
+                    "note": "no result was recorded: not known to have run; never replayed or approved "
+                    "by a handoff — decide afresh whether it is still needed",
+                }
+            )
         elif event["kind"] == "tool" and tool.get("status") == "failed":
             failed.append(event)
         elif event["kind"] in ("error", "turn_aborted", "rolled_back"):
@@ -341,71 +471,131 @@ def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Re
     for event in failed[-10:]:
         tool = event["tool"]
         raw = tool.get("command") or tool.get("input")
-        failed_out.append({"tool": tool.get("name"), "input": clip(raw if isinstance(raw, str)
-                                                                    else canonical(raw).decode(), 300),
-                           "error": budget.take("failedAttempts", (tool.get("result") or {}).get("text"), 400),
-                           "exitCode": (tool.get("result") or {}).get("exitCode"),
-                           "refs": refs.cite(event) + refs.cite(event, "result"), "basis": "evidence"})
-    blockers_out = [{"kind": e["kind"], "text": clip(str(e.get("text") or ""), 300), "refs": refs.cite(e),
-                     "basis": "evidence"} for e in blockers[-5:]]
+        failed_out.append(
+            {
+                "tool": tool.get("name"),
+                "input": clip(raw if isinstance(raw, str) else canonical(raw).decode(), 300),
+                "error": budget.take("failedAttempts", (tool.get("result") or {}).get("text"), 400),
+                "exitCode": (tool.get("result") or {}).get("exitCode"),
+                "refs": refs.cite(event) + refs.cite(event, "result"),
+                "basis": "evidence",
+            }
+        )
+    blockers_out = [
+        {"kind": e["kind"], "text": clip(str(e.get("text") or ""), 300), "refs": refs.cite(e), "basis": "evidence"}
+        for e in blockers[-5:]
+    ]
     turn = observed.get("turn") or {}
     if turn.get("state") in ("running", "aborted", "interrupted", "inProgress", "failed"):
-        blockers_out.append({"kind": "turn", "text": f"the last turn is {turn['state']}", "refs": [],
-                             "basis": "evidence", "source": "the reader's turn state"})
+        blockers_out.append(
+            {
+                "kind": "turn",
+                "text": f"the last turn is {turn['state']}",
+                "refs": [],
+                "basis": "evidence",
+                "source": "the reader's turn state",
+            }
+        )
     assistants = [e for e in events if e["kind"] == "assistant" and e.get("text")][-6:]
     for event in assistants:
         for sentence in _sentences(event["text"], HYPOTHESIS)[:2]:
             text = budget.take("hypotheses", sentence, 300)
             if text:
-                hypotheses.append({"text": text, "refs": refs.cite(event), "basis": "inference",
-                                   "note": "an assistant's tentative statement, not a verified fact"})
-    return {"hypotheses": hypotheses[-8:], "failedAttempts": failed_out, "blockers": blockers_out,
-            "pendingCommands": pending[-20:]}
+                hypotheses.append(
+                    {
+                        "text": text,
+                        "refs": refs.cite(event),
+                        "basis": "inference",
+                        "note": "an assistant's tentative statement, not a verified fact",
+                    }
+                )
+    return {
+        "hypotheses": hypotheses[-8:],
+        "failedAttempts": failed_out,
+        "blockers": blockers_out,
+        "pendingCommands": pending[-20:],
+    }
 
 
-def _next_action(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget,
-                 unresolved: dict[str, Any], inherited: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _next_action(
+    observed: dict[str, Any],
+    events: list[dict[str, Any]],
+    refs: Refs,
+    budget: Budget,
+    unresolved: dict[str, Any],
+    inherited: list[dict[str, Any]],
+) -> dict[str, Any] | None:
     """What to do next, always labelled an inference: pending calls, an interrupted turn, a stated next step."""
+
     def action(text: str, cited: list[str], why: str) -> dict[str, Any]:
         return {"text": budget.take("nextAction", text, 600), "refs": cited, "basis": "inference", "why": why}
 
     if unresolved["pendingCommands"]:
         p = unresolved["pendingCommands"][-1]
-        return action(f"Decide whether the pending {p['tool']} call is still needed: it has no recorded result "
-                      f"({p['input'][:120]})", p["refs"], "a tool call without a result")
+        return action(
+            f"Decide whether the pending {p['tool']} call is still needed: it has no recorded result "
+            f"({p['input'][:120]})",
+            p["refs"],
+            "a tool call without a result",
+        )
     turn = observed.get("turn") or {}
     users = [e for e in events if _typed(e)]
     last_user = users[-1] if users else None
     if turn.get("state") in ("aborted", "interrupted") and last_user:
-        return action(f"Resume the interrupted request: {last_user['text']}", refs.cite(last_user),
-                      "the last turn was interrupted")
+        return action(
+            f"Resume the interrupted request: {last_user['text']}",
+            refs.cite(last_user),
+            "the last turn was interrupted",
+        )
     messages = [e for e in events if e["kind"] in ("user", "assistant") and e.get("text")]
     if messages and _typed(messages[-1]):
-        return action(f"Answer the latest request: {messages[-1]['text']}", refs.cite(messages[-1]),
-                      "the newest message is the user's, with no answer after it")
+        return action(
+            f"Answer the latest request: {messages[-1]['text']}",
+            refs.cite(messages[-1]),
+            "the newest message is the user's, with no answer after it",
+        )
     for event in reversed([e for e in events if e["kind"] == "assistant" and e.get("text")][-3:]):
         stated = NEXT_LINE.findall(event["text"])
         if stated:
             return action(stated[-1].strip(), refs.cite(event), "the assistant's own stated next step")
     if inherited and inherited[0]["packet"].get("nextAction"):
         prior = inherited[0]["packet"]["nextAction"]
-        return {**prior, "refs": [f"P1.{r}" for r in prior.get("refs") or []],
-                "why": f"carried over from packet {inherited[0]['packetId']}: this session stated no newer step"}
+        return {
+            **prior,
+            "refs": [f"P1.{r}" for r in prior.get("refs") or []],
+            "why": f"carried over from packet {inherited[0]['packetId']}: this session stated no newer step",
+        }
     if last_user:
-        return action(f"Check with the user whether this is finished: {last_user['text']}", refs.cite(last_user),
-                      "the latest request appears answered and no next step was stated")
+        return action(
+            f"Check with the user whether this is finished: {last_user['text']}",
+            refs.cite(last_user),
+            "the latest request appears answered and no next step was stated",
+        )
     return None
 
 
 def _redactions(observed: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
     from autopilot.sources.local import SECRET_OUTPUT
 
-    secret = sum(1 for e in events if str(((e.get("tool") or {}).get("result") or {}).get("text", "")).startswith(
-        (SECRET_OUTPUT, "[omitted: contents of a secret-bearing file]")))
-    written = sum(1 for e in events if "[omitted: contents of a secret-bearing file]" in canonical(
-        (e.get("tool") or {}).get("input") or {}).decode())
+    secret = sum(
+        1
+        for e in events
+        if str(((e.get("tool") or {}).get("result") or {}).get("text", "")).startswith(
+            (SECRET_OUTPUT, "[omitted: contents of a secret-bearing file]")
+        )
+    )
+    written = sum(
+        1
+        for e in events
+        if "[omitted: contents of a secret-bearing file]"
+        in canonical((e.get("tool") or {}).get("input") or {}).decode()
+    )
     counts = observed.get("redactions") or {"total": 0, "by_kind": {}}
-    return {"total": counts.get("total", 0), "byKind": counts.get("by_kind", {}),
-            "secretFileResultsOmitted": secret, "secretFileContentsOmitted": written,
-            "note": "credentials replaced by [REDACTED:<kind>]; outputs and contents of secret-bearing files "
-                    "omitted; the originals stay in the local transcript"}
+    return {
+        "total": counts.get("total", 0),
+        "byKind": counts.get("by_kind", {}),
+        "secretFileResultsOmitted": secret,
+        "secretFileContentsOmitted": written,
+        "note": "credentials replaced by [REDACTED:<kind>]; outputs and contents of secret-bearing files "
+        "omitted; the originals stay in the local transcript",
+    }

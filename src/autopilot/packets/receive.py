@@ -30,13 +30,19 @@ def inspect(ref: str) -> dict[str, Any]:
     pid, packet, evidence = packets.load(ref)
     source = packet.get("source") or {}
     importable = source.get("kind") == "local" and bool(source.get("hash"))
-    return {"packet": pid, "path": str(packets.resolve(pid)),
-            "verified": {"packetHash": True, "evidenceIndex": True},
-            "importable": importable,
-            "importNote": None if importable else "made through the app server: it can be inspected but not "
-                                                  "imported (no local source bytes to verify); re-export with "
-                                                  "--source local",
-            "contents": packet, "evidenceIndex": evidence}
+    return {
+        "packet": pid,
+        "path": str(packets.resolve(pid)),
+        "verified": {"packetHash": True, "evidenceIndex": True},
+        "importable": importable,
+        "importNote": None
+        if importable
+        else "made through the app server: it can be inspected but not "
+        "imported (no local source bytes to verify); re-export with "
+        "--source local",
+        "contents": packet,
+        "evidenceIndex": evidence,
+    }
 
 
 def _refuse(pid: str, reason: str, hint: str) -> BridgeError:
@@ -52,12 +58,18 @@ def _receiving(agent: str, session: str, project: Project) -> dict[str, Any]:
     try:
         path = source.locate(session)
     except BridgeError:
-        return {"agent": agent, "sessionId": session, "found": False,
-                "note": "no local transcript yet (a new session): recorded as given"}
+        return {
+            "agent": agent,
+            "sessionId": session,
+            "found": False,
+            "note": "no local transcript yet (a new session): recorded as given",
+        }
     cwd = source.probe(path).get("cwd")
     if cwd and project.classify(cwd) != "this-worktree":
-        raise BridgeError(f"receiving session {session} was recorded in {cwd}, not in {project.worktree}",
-                          hint="import from the receiving session's own worktree")
+        raise BridgeError(
+            f"receiving session {session} was recorded in {cwd}, not in {project.worktree}",
+            hint="import from the receiving session's own worktree",
+        )
     return {"agent": agent, "sessionId": session, "found": True, "transcript": path}
 
 
@@ -68,19 +80,27 @@ def drift(then: dict[str, Any], now: dict[str, Any], repo: str) -> dict[str, Any
     new = {d["path"]: d for d in now.get("dirty") or []}
     added = sorted(set(new) - set(old))
     removed = sorted(set(old) - set(new))
-    changed = sorted(p for p in set(old) & set(new)
-                     if (old[p].get("contentHash"), old[p].get("status")) != (new[p].get("contentHash"),
-                                                                              new[p].get("status"))
-                     or old[p].get("secretFile"))
+    changed = sorted(
+        p
+        for p in set(old) & set(new)
+        if (old[p].get("contentHash"), old[p].get("status")) != (new[p].get("contentHash"), new[p].get("status"))
+        or old[p].get("secretFile")
+    )
     paths = set(added) | set(removed) | set(changed) | (committed or set())
     return {
-        "branch": {"then": then.get("branch"), "now": now.get("branch"),
-                   "changed": then.get("branch") != now.get("branch")},
+        "branch": {
+            "then": then.get("branch"),
+            "now": now.get("branch"),
+            "changed": then.get("branch") != now.get("branch"),
+        },
         "head": {"then": then.get("head"), "now": now.get("head"), "changed": then.get("head") != now.get("head")},
         "committedPaths": sorted(committed) if committed is not None else None,
         "dirtyPaths": {"added": added, "removed": removed, "changed": changed},
-        "diffHash": {"then": then.get("diffHash"), "now": now.get("diffHash"),
-                     "changed": then.get("diffHash") != now.get("diffHash")},
+        "diffHash": {
+            "then": then.get("diffHash"),
+            "now": now.get("diffHash"),
+            "changed": then.get("diffHash") != now.get("diffHash"),
+        },
         "changedPaths": sorted(paths),
         "any": then.get("diffHash") != now.get("diffHash") or then.get("branch") != now.get("branch"),
         "unknownHistory": committed is None and then.get("head") != now.get("head"),
@@ -89,10 +109,17 @@ def drift(then: dict[str, Any], now: dict[str, Any], repo: str) -> dict[str, Any
 
 def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Every claim the git change touches, with why; objective and constraints are never git-stale."""
-    out: dict[str, list[dict[str, Any]]] = {"filesChanged": [], "validations": [], "pendingCommands": [],
-                                            "nextAction": []}
-    branch = f"the branch is now {d['branch']['now']}, the packet was made on {d['branch']['then']}" \
-        if d["branch"]["changed"] else None
+    out: dict[str, list[dict[str, Any]]] = {
+        "filesChanged": [],
+        "validations": [],
+        "pendingCommands": [],
+        "nextAction": [],
+    }
+    branch = (
+        f"the branch is now {d['branch']['now']}, the packet was made on {d['branch']['then']}"
+        if d["branch"]["changed"]
+        else None
+    )
     changed = set(d["changedPaths"])
     work = packet.get("completedWork") or {}
     for i, f in enumerate(work.get("filesChanged") or []):
@@ -105,19 +132,29 @@ def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[di
             out["filesChanged"].append({"index": i, "path": f["path"], "reasons": reasons})
     for i, v in enumerate(work.get("validations") or []):
         if d["any"] or d["head"]["changed"]:
-            out["validations"].append({"index": i, "command": v["command"], "reasons": [
-                "the work tree differs from the packet's: this result does not describe the current files"]})
+            out["validations"].append(
+                {
+                    "index": i,
+                    "command": v["command"],
+                    "reasons": [
+                        "the work tree differs from the packet's: this result does not describe the current files"
+                    ],
+                }
+            )
     if d["branch"]["changed"] or d["head"]["changed"]:
         why = branch or "HEAD moved since the packet was made"
-        out["pendingCommands"] = [{"index": i, "reasons": [why]}
-                                  for i, _ in enumerate((packet.get("unresolved") or {}).get("pendingCommands") or [])]
+        out["pendingCommands"] = [
+            {"index": i, "reasons": [why]}
+            for i, _ in enumerate((packet.get("unresolved") or {}).get("pendingCommands") or [])
+        ]
         if packet.get("nextAction"):
             out["nextAction"].append({"reasons": [why]})
     return out
 
 
-def import_packet(ref: str, *, to: str, session: str, cwd: str | None = None,
-                  max_chars: int = CONTEXT_CHARS) -> dict[str, Any]:
+def import_packet(
+    ref: str, *, to: str, session: str, cwd: str | None = None, max_chars: int = CONTEXT_CHARS
+) -> dict[str, Any]:
     """Verify a packet for this worktree and return the drift, the stale claims and the bounded context."""
     from autopilot.packets.context import render
 
@@ -125,19 +162,29 @@ def import_packet(ref: str, *, to: str, session: str, cwd: str | None = None,
     pid, packet, _ = packets.load(ref)
     source = packet["source"]
     if source.get("kind") != "local" or not source.get("hash"):
-        raise _refuse(pid, "it was made through the app server, so no local source bytes can be verified",
-                      "inspect it with `codex-bridge handoff inspect`, or re-export with --source local")
+        raise _refuse(
+            pid,
+            "it was made through the app server, so no local source bytes can be verified",
+            "inspect it with `codex-bridge handoff inspect`, or re-export with --source local",
+        )
     if packet["destination"]["agent"] != to:
-        raise _refuse(pid, f"it was exported for {packet['destination']['agent']}, not {to}",
-                      f"re-export it with --to {to}")
+        raise _refuse(
+            pid, f"it was exported for {packet['destination']['agent']}, not {to}", f"re-export it with --to {to}"
+        )
     project = Project(cwd)
     repo = packet["repository"]
     if repo.get("repoId") != project.repo_id:
-        raise _refuse(pid, f"it belongs to the repository at {repo.get('root')}, not to {project.root}",
-                      "import it inside the project it was exported from")
+        raise _refuse(
+            pid,
+            f"it belongs to the repository at {repo.get('root')}, not to {project.root}",
+            "import it inside the project it was exported from",
+        )
     if repo.get("worktreeId") != project.worktree_id:
-        raise _refuse(pid, f"it was made in the worktree {repo.get('worktree')}, not {project.worktree}",
-                      "import it from that worktree (or export again from a session of this one)")
+        raise _refuse(
+            pid,
+            f"it was made in the worktree {repo.get('worktree')}, not {project.worktree}",
+            "import it from that worktree (or export again from a session of this one)",
+        )
     transcript = source.get("transcript") or ""
     problem = verify_hash(source["hash"], transcript)
     if problem:
@@ -148,17 +195,41 @@ def import_packet(ref: str, *, to: str, session: str, cwd: str | None = None,
     stale = stale_claims(packet, d)
     end = max(e for _, e in source["hash"]["ranges"])
     grown = os.path.getsize(transcript) - end
-    checks = {"packetHash": True, "evidenceIndex": True, "project": True, "worktree": True, "sourceHash": True,
-              "sourceGrewBytes": grown,
-              "sourceNote": (f"the source session went on after export ({grown} more bytes): newer events are not "
-                             "in this packet") if grown > 0 else None}
+    checks = {
+        "packetHash": True,
+        "evidenceIndex": True,
+        "project": True,
+        "worktree": True,
+        "sourceHash": True,
+        "sourceGrewBytes": grown,
+        "sourceNote": (
+            f"the source session went on after export ({grown} more bytes): newer events are not in this packet"
+        )
+        if grown > 0
+        else None,
+    }
     context = render(pid, packet, checks, d, stale, max_chars)
-    receipt = {"packet": pid, "to": to, "session": session, "importedAt": _now(), "worktree": project.worktree,
-               "stale": sum(len(v) for v in stale.values())}
+    receipt = {
+        "packet": pid,
+        "to": to,
+        "session": session,
+        "importedAt": _now(),
+        "worktree": project.worktree,
+        "stale": sum(len(v) for v in stale.values()),
+    }
     path = packets.record_import(to, session, receipt)
-    return {"packet": pid, "to": to, "receivingSession": receiving, "verified": checks, "gitDrift": d,
-            "staleClaims": stale, "receipt": str(path), "context": context,
-            "contextChars": len(context), "contextTokensEstimate": -(-len(context) // 4)}
+    return {
+        "packet": pid,
+        "to": to,
+        "receivingSession": receiving,
+        "verified": checks,
+        "gitDrift": d,
+        "staleClaims": stale,
+        "receipt": str(path),
+        "context": context,
+        "contextChars": len(context),
+        "contextTokensEstimate": -(-len(context) // 4),
+    }
 
 
 def _now() -> str:

@@ -66,8 +66,14 @@ def _write_once(path: Path, data: bytes) -> None:
 def seal(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, bytes, bytes]:
     """Bind the evidence index to the packet and return (id, packet bytes, evidence bytes)."""
     ev_bytes = canonical(evidence)
-    packet = {**packet, "evidenceIndex": {"sha256": "sha256:" + sha256_hex(ev_bytes),
-                                          "entries": len(evidence.get("entries") or []), "bytes": len(ev_bytes)}}
+    packet = {
+        **packet,
+        "evidenceIndex": {
+            "sha256": "sha256:" + sha256_hex(ev_bytes),
+            "entries": len(evidence.get("entries") or []),
+            "bytes": len(ev_bytes),
+        },
+    }
     data = canonical(packet)
     return packet_id(data), data, ev_bytes
 
@@ -109,8 +115,10 @@ def resolve(ref: str) -> Path:
     """The packet file for an id (``sha256:<hex>``, or a unique prefix of at least 12 hex digits)."""
     found = ID.fullmatch(ref.strip().lower()) if isinstance(ref, str) else None
     if found is None:
-        raise BridgeError(f"{ref!r} is not a packet id",
-                          hint="pass the id export printed (sha256: and 64 hex digits, or its first 12 or more)")
+        raise BridgeError(
+            f"{ref!r} is not a packet id",
+            hint="pass the id export printed (sha256: and 64 hex digits, or its first 12 or more)",
+        )
     hexid = found.group(1)
     folder = packets_dir()
     if len(hexid) == 64:
@@ -132,20 +140,26 @@ def load(ref: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     hexid = path.name.removesuffix(".json")
     reason = verify(hexid, path.read_bytes())
     if reason:
-        raise PacketError(f"packet sha256:{hexid} is refused: {reason}",
-                          hint="do not use it; export a fresh packet from the source session")
+        raise PacketError(
+            f"packet sha256:{hexid} is refused: {reason}",
+            hint="do not use it; export a fresh packet from the source session",
+        )
     packet = json.loads(path.read_bytes())
     ev_path = path.with_name(f"{hexid}.evidence.json")
     try:
         ev_bytes = ev_path.read_bytes()
     except OSError:
-        raise PacketError(f"packet sha256:{hexid} is refused: its evidence index {ev_path.name} is missing",
-                          hint="export a fresh packet from the source session") from None
+        raise PacketError(
+            f"packet sha256:{hexid} is refused: its evidence index {ev_path.name} is missing",
+            hint="export a fresh packet from the source session",
+        ) from None
     recorded = (packet.get("evidenceIndex") or {}).get("sha256")
     if "sha256:" + sha256_hex(ev_bytes) != recorded:
-        raise PacketError(f"packet sha256:{hexid} is refused: its evidence index does not match the hash the "
-                          "packet records (it was changed or swapped)",
-                          hint="export a fresh packet from the source session")
+        raise PacketError(
+            f"packet sha256:{hexid} is refused: its evidence index does not match the hash the "
+            "packet records (it was changed or swapped)",
+            hint="export a fresh packet from the source session",
+        )
     return f"sha256:{hexid}", packet, json.loads(ev_bytes)
 
 

@@ -25,12 +25,20 @@ class Usage:
     cache_write: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input + other.input, self.cached + other.cached, self.output + other.output,
-                     self.cache_write + other.cache_write)
+        return Usage(
+            self.input + other.input,
+            self.cached + other.cached,
+            self.output + other.output,
+            self.cache_write + other.cache_write,
+        )
 
     def __sub__(self, other: Usage) -> Usage:
-        return Usage(max(0, self.input - other.input), max(0, self.cached - other.cached),
-                     max(0, self.output - other.output), max(0, self.cache_write - other.cache_write))
+        return Usage(
+            max(0, self.input - other.input),
+            max(0, self.cached - other.cached),
+            max(0, self.output - other.output),
+            max(0, self.cache_write - other.cache_write),
+        )
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict."""
@@ -44,15 +52,20 @@ def _load_yaml(path: Path) -> dict[str, Any]:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same result, faster
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}  # noqa: S506 - a safe loader
     except (OSError, yaml.YAMLError) as exc:
-        raise BridgeError(f"cannot read the price table {path}: {exc}",
-                          hint="fix the YAML or remove the file to use the shipped prices") from None
+        raise BridgeError(
+            f"cannot read the price table {path}: {exc}",
+            hint="fix the YAML or remove the file to use the shipped prices",
+        ) from None
     if not isinstance(data, dict):
-        raise BridgeError(f"the price table {path} must map model names to prices",
-                          hint="see the shipped prices.yaml for the format")
+        raise BridgeError(
+            f"the price table {path} must map model names to prices", hint="see the shipped prices.yaml for the format"
+        )
     for model, row in data.items():
         if not isinstance(row, dict) or any(not isinstance(row.get(k, 0), (int, float)) for k in PRICE_KEYS):
-            raise BridgeError(f"price table {path}: entry {model!r} needs numbers for {', '.join(PRICE_KEYS)}",
-                              hint="prices are USD per million tokens")
+            raise BridgeError(
+                f"price table {path}: entry {model!r} needs numbers for {', '.join(PRICE_KEYS)}",
+                hint="prices are USD per million tokens",
+            )
     return data
 
 
@@ -85,9 +98,12 @@ def charge_budget(
     """chargeBudget: the USD cost of ``usage`` on ``model``, and whether the model's price was known."""
     row, known = lookup(model, table if table is not None else price_table())
     fresh = max(0, usage.input - usage.cached - usage.cache_write)
-    usd = (fresh * row.get("input", 0) + usage.cached * row.get("cached_input", 0)
-           + usage.cache_write * row.get("cache_write", row.get("input", 0))
-           + usage.output * row.get("output", 0)) / 1_000_000
+    usd = (
+        fresh * row.get("input", 0)
+        + usage.cached * row.get("cached_input", 0)
+        + usage.cache_write * row.get("cache_write", row.get("input", 0))
+        + usage.output * row.get("output", 0)
+    ) / 1_000_000
     return round(usd, 10), known
 
 

@@ -44,50 +44,75 @@ def note_unknown_model(state: State, model: str | None) -> None:
         state["unknown_models"].append(model)
 
 
-def apply_plan(state: State, *, goal: str, plan: dict[str, Any], plan_path: str, conversation_id: str | None,
-               base_sha: str | None, plan_tree: str | None, budget_usd: float, max_iterations: int,
-               no_progress_threshold: int, backend: str, model: str | None, owner_session_id: str | None,
-               usage: Usage, usd: float, calls: int) -> None:
+def apply_plan(
+    state: State,
+    *,
+    goal: str,
+    plan: dict[str, Any],
+    plan_path: str,
+    conversation_id: str | None,
+    base_sha: str | None,
+    plan_tree: str | None,
+    budget_usd: float,
+    max_iterations: int,
+    no_progress_threshold: int,
+    backend: str,
+    model: str | None,
+    owner_session_id: str | None,
+    usage: Usage,
+    usd: float,
+    calls: int,
+) -> None:
     """cmdPlan: reset the whole run around a new plan; the first task becomes current."""
     import uuid
 
-    state.update({
-        "run_id": uuid.uuid4().hex,
-        "goal": goal,
-        "plan_path": plan_path,
-        "plan": plan,
-        "conversation_id": conversation_id,
-        "current_task": plan["tasks"][0],
-        "base_sha": base_sha,
-        "plan_tree": plan_tree,
-        "iteration": 0,
-        "no_progress_streak": 0,
-        "status": RUNNING,
-        "budget_used_usd": 0.0,
-        "budget_usd": budget_usd,
-        "max_iterations": max_iterations,
-        "no_progress_threshold": no_progress_threshold,
-        "backend": backend,
-        "model": model,
-        "owner_session_id": owner_session_id,
-        "last_review": None,
-        "last_verdict": None,
-        "stop_reason": None,
-        "last_error": None,
-        "consecutive_errors": 0,
-        "verdict_errors": 0,
-        "consecutive_blocks": 0,
-        "notices": [],
-        "plan_usd": usd,
-        "created_at": now_iso(),
-    })
+    state.update(
+        {
+            "run_id": uuid.uuid4().hex,
+            "goal": goal,
+            "plan_path": plan_path,
+            "plan": plan,
+            "conversation_id": conversation_id,
+            "current_task": plan["tasks"][0],
+            "base_sha": base_sha,
+            "plan_tree": plan_tree,
+            "iteration": 0,
+            "no_progress_streak": 0,
+            "status": RUNNING,
+            "budget_used_usd": 0.0,
+            "budget_usd": budget_usd,
+            "max_iterations": max_iterations,
+            "no_progress_threshold": no_progress_threshold,
+            "backend": backend,
+            "model": model,
+            "owner_session_id": owner_session_id,
+            "last_review": None,
+            "last_verdict": None,
+            "stop_reason": None,
+            "last_error": None,
+            "consecutive_errors": 0,
+            "verdict_errors": 0,
+            "consecutive_blocks": 0,
+            "notices": [],
+            "plan_usd": usd,
+            "created_at": now_iso(),
+        }
+    )
     state["token_usage"] = {phase: empty_usage() for phase in PHASES}
     bucket = state["token_usage"]["plan"]
     bucket.update({"input": usage.input, "cached": usage.cached, "output": usage.output, "calls": calls})
 
 
-def apply_review(state: State, review: dict[str, Any], *, task_id: str, base_sha: str | None,
-                 head_sha: str | None, fingerprint: str, review_path: str) -> None:
+def apply_review(
+    state: State,
+    review: dict[str, Any],
+    *,
+    task_id: str,
+    base_sha: str | None,
+    head_sha: str | None,
+    fingerprint: str,
+    review_path: str,
+) -> None:
     """cmdReview: record the review; never touches current_task, base_sha, status or iteration."""
     state["last_review"] = {
         "task_id": task_id,
@@ -111,8 +136,9 @@ def work_fingerprint(tree: str, task_id: str | None, review: dict[str, Any] | No
     return hashlib.sha256(f"{tree}|{task_id}|{findings}".encode()).hexdigest()[:16]
 
 
-def apply_verdict(state: State, verdict: dict[str, Any], *, head_sha: str | None, fingerprint: str,
-                  verdict_path: str) -> None:
+def apply_verdict(
+    state: State, verdict: dict[str, Any], *, head_sha: str | None, fingerprint: str, verdict_path: str
+) -> None:
     """cmdVerdict: advance the run by Codex's decision, the no-progress streak and the iteration limit."""
     previous = state.get("last_verdict") or {}
     # Codex saying "progressed" does not make an unchanged work tree progress.
@@ -198,8 +224,10 @@ def verdict_check(state: State):  # type: ignore[no-untyped-def]
             missing = [a for a in acceptance if _norm(a) not in proven]
             if missing:
                 listed = "; ".join(repr(a) for a in missing)
-                return (f'"done" needs met: true and concrete evidence for every acceptance criterion, '
-                        f"quoted exactly; missing: {listed}")
+                return (
+                    f'"done" needs met: true and concrete evidence for every acceptance criterion, '
+                    f"quoted exactly; missing: {listed}"
+                )
         return None
 
     return check
@@ -209,7 +237,7 @@ def budget_guard(state: State) -> bool:
     """The seed's budget-guard: flip a running run over its cap to stopped_budget; True when it did."""
     if state["status"] == RUNNING and over_budget(state):
         state["status"] = "stopped_budget"
-        state["stop_reason"] = (f"budget spent: ${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}")
+        state["stop_reason"] = f"budget spent: ${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}"
         return True
     return False
 

@@ -15,8 +15,16 @@ DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_NO_PROGRESS_THRESHOLD = 3
 PHASES = ("plan", "review", "verdict")
 STATUSES = frozenset(
-    {"idle", "running", "done", "aborted", "stopped_budget", "stopped_iteration_limit",
-     "paused_reviewer_unavailable", "paused_block_cap"}
+    {
+        "idle",
+        "running",
+        "done",
+        "aborted",
+        "stopped_budget",
+        "stopped_iteration_limit",
+        "paused_reviewer_unavailable",
+        "paused_block_cap",
+    }
 )
 
 
@@ -53,21 +61,46 @@ def m001_budget_fields(state: State) -> State:
 def m002_bridge_fields(state: State) -> State:
     """Add the fields the Python bridge tracks beyond the seed, with safe defaults."""
     defaults: State = {
-        "run_id": None, "workspace": None, "owner_session_id": None, "goal": None, "plan_path": None,
-        "plan": None, "conversation_id": None, "backend": None, "model": None, "current_task": None,
-        "base_sha": None, "iteration": 0, "max_iterations": DEFAULT_MAX_ITERATIONS, "no_progress_streak": 0,
-        "no_progress_threshold": DEFAULT_NO_PROGRESS_THRESHOLD, "plan_usd": 0.0,
-        "last_review": None, "last_verdict": None, "stop_reason": None, "last_error": None,
-        "consecutive_errors": 0, "consecutive_blocks": 0, "unknown_models": [], "notices": [],
-        "created_at": None, "updated_at": None,
+        "run_id": None,
+        "workspace": None,
+        "owner_session_id": None,
+        "goal": None,
+        "plan_path": None,
+        "plan": None,
+        "conversation_id": None,
+        "backend": None,
+        "model": None,
+        "current_task": None,
+        "base_sha": None,
+        "iteration": 0,
+        "max_iterations": DEFAULT_MAX_ITERATIONS,
+        "no_progress_streak": 0,
+        "no_progress_threshold": DEFAULT_NO_PROGRESS_THRESHOLD,
+        "plan_usd": 0.0,
+        "last_review": None,
+        "last_verdict": None,
+        "stop_reason": None,
+        "last_error": None,
+        "consecutive_errors": 0,
+        "consecutive_blocks": 0,
+        "unknown_models": [],
+        "notices": [],
+        "created_at": None,
+        "updated_at": None,
     }
     for key, value in defaults.items():
         state.setdefault(key, value)
     raw = state.get("token_usage")
     usage: dict = raw if isinstance(raw, dict) else {}
     state["token_usage"] = {
-        phase: {**empty_usage(), **{k: int(v) for k, v in (usage.get(phase) or {}).items()
-                                    if k in ("input", "cached", "output", "calls") and isinstance(v, (int, float))}}
+        phase: {
+            **empty_usage(),
+            **{
+                k: int(v)
+                for k, v in (usage.get(phase) or {}).items()
+                if k in ("input", "cached", "output", "calls") and isinstance(v, (int, float))
+            },
+        }
         for phase in PHASES
     }
     if state.get("status") not in STATUSES:

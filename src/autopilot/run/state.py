@@ -40,8 +40,15 @@ def stamp() -> str:
 
 def new_state(workspace: str | None) -> State:
     """A fresh idle state for a workspace, at the current schema version."""
-    state, _ = migrate({"workspace": workspace, "status": "idle", "iteration": 0, "no_progress_streak": 0,
-                        "token_usage": {p: empty_usage() for p in PHASES}})
+    state, _ = migrate(
+        {
+            "workspace": workspace,
+            "status": "idle",
+            "iteration": 0,
+            "no_progress_streak": 0,
+            "token_usage": {p: empty_usage() for p in PHASES},
+        }
+    )
     return state
 
 
@@ -79,8 +86,10 @@ def validate(state: State) -> None:
     errors = sorted(validator.iter_errors(state), key=lambda e: list(e.path))
     if errors:
         where = "/".join(str(p) for p in errors[0].path) or "(top level)"
-        raise StateError(f"refusing to write an invalid state.json: {where}: {errors[0].message}",
-                         hint="this is a bug in codex-autopilot; please report it with crash.log")
+        raise StateError(
+            f"refusing to write an invalid state.json: {where}: {errors[0].message}",
+            hint="this is a bug in codex-autopilot; please report it with crash.log",
+        )
 
 
 class Store:

@@ -55,8 +55,9 @@ class Workspace:
     def require_run(self, state: State) -> None:
         """Refuse with a clear next step when there is no planned run here."""
         if not state.get("plan") or not state.get("current_task"):
-            raise BridgeError(f"there is no autopilot run in {self.root}",
-                              hint='start one with `codex-bridge plan --goal "..."`')
+            raise BridgeError(
+                f"there is no autopilot run in {self.root}", hint='start one with `codex-bridge plan --goal "..."`'
+            )
 
     def guard_budget(self, phase: str) -> None:
         """Stop the run instead of calling Codex when its budget is already spent."""

@@ -48,8 +48,12 @@ def _usage(spec: dict[str, Any] | None) -> dict[str, Any]:
 
 def reply_text(text: str, usage: dict[str, Any] | None = None) -> Step:
     """A step answering with one assistant message."""
-    item = {"type": "message", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    item = {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
     return {"output": [item], "usage": usage}
 
 
@@ -58,11 +62,17 @@ def reply_json(obj: Any, usage: dict[str, Any] | None = None) -> Step:
     return reply_text(json.dumps(obj), usage)
 
 
-def tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1",
-              usage: dict[str, Any] | None = None) -> Step:
+def tool_call(
+    name: str, arguments: dict[str, Any], call_id: str = "call_1", usage: dict[str, Any] | None = None
+) -> Step:
     """A step asking the client to run a function tool (``exec_command`` for Codex)."""
-    item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments), "call_id": call_id,
-            "status": "completed"}
+    item = {
+        "type": "function_call",
+        "name": name,
+        "arguments": json.dumps(arguments),
+        "call_id": call_id,
+        "status": "completed",
+    }
     return {"output": [item], "usage": usage}
 
 
@@ -143,8 +153,13 @@ class ResponsesServer(BackgroundServer):
 
     thread_name = "responses-server"
 
-    def __init__(self, steps: list[Step] | None = None, responder: Responder | None = None,
-                 port: int = 0, model: str = "scripted-model") -> None:
+    def __init__(
+        self,
+        steps: list[Step] | None = None,
+        responder: Responder | None = None,
+        port: int = 0,
+        model: str = "scripted-model",
+    ) -> None:
         self.responder = responder
         self.model = model
         self.requests: list[dict[str, Any]] = []
@@ -193,8 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     """Serve a JSON file of steps until interrupted (for manual runs against real clients)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m autopilot.scripted.responses_server",
-                                     description="Serve scripted Responses-API answers on 127.0.0.1.")
+    parser = argparse.ArgumentParser(
+        prog="python -m autopilot.scripted.responses_server",
+        description="Serve scripted Responses-API answers on 127.0.0.1.",
+    )
     parser.add_argument("--script", help="JSON file holding a list of steps")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)

@@ -47,8 +47,9 @@ class BackgroundServer:
     def start(self):  # type: ignore[no-untyped-def]
         """Serve in a background thread and return the server."""
         # A short poll interval keeps stop() (and so every test's teardown) quick.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name=self.thread_name,
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name=self.thread_name, daemon=True
+        )
         self._thread.start()
         return self
 

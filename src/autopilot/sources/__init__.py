@@ -46,8 +46,10 @@ class Limits:
         from autopilot.errors import BridgeError
 
         values: dict[str, int] = {}
-        for field, var in (("max_read_bytes", "AUTOPILOT_HANDOFF_MAX_READ_BYTES"),
-                           ("window_events", "AUTOPILOT_HANDOFF_WINDOW_EVENTS")):
+        for field, var in (
+            ("max_read_bytes", "AUTOPILOT_HANDOFF_MAX_READ_BYTES"),
+            ("window_events", "AUTOPILOT_HANDOFF_WINDOW_EVENTS"),
+        ):
             raw = os.environ.get(var)
             if raw:
                 try:
@@ -102,8 +104,10 @@ def check_session_id(value: str, what: str = "--session") -> str:
     from autopilot.errors import BridgeError
 
     if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}", value or ""):
-        raise BridgeError(f"{what} {value!r} is not a session id",
-                          hint="pass the id shown by `codex-bridge handoff list` (letters, digits and dashes)")
+        raise BridgeError(
+            f"{what} {value!r} is not a session id",
+            hint="pass the id shown by `codex-bridge handoff list` (letters, digits and dashes)",
+        )
     return value
 
 

@@ -30,21 +30,39 @@ class AppServer(AppServerClient):
     """A ``codex app-server`` child process that only ever receives read methods."""
 
     def __init__(self, binary: str | None = None, timeout: float = TIMEOUT) -> None:
-        super().__init__(binary, methods=READ_METHODS, timeout=timeout, purpose="codex-autopilot handoff reader",
-                         hint="use --source local")
+        super().__init__(
+            binary,
+            methods=READ_METHODS,
+            timeout=timeout,
+            purpose="codex-autopilot handoff reader",
+            hint="use --source local",
+        )
 
 
 def _thread_row(t: dict[str, Any], scope: str) -> dict[str, Any]:
     git = t.get("gitInfo") or {}
-    return {"threadId": t.get("id"), "sessionId": t.get("sessionId"), "forkedFromId": t.get("forkedFromId"),
-            "parentThreadId": t.get("parentThreadId"), "cwd": t.get("cwd"), "source": t.get("source"),
-            "title": t.get("name"), "preview": t.get("preview"), "createdAt": t.get("createdAt"),
-            "updatedAt": t.get("updatedAt"), "agentVersion": t.get("cliVersion"), "gitBranch": git.get("branch"),
-            "transcript": t.get("path"), "status": (t.get("status") or {}).get("type"), "scope": scope}
+    return {
+        "threadId": t.get("id"),
+        "sessionId": t.get("sessionId"),
+        "forkedFromId": t.get("forkedFromId"),
+        "parentThreadId": t.get("parentThreadId"),
+        "cwd": t.get("cwd"),
+        "source": t.get("source"),
+        "title": t.get("name"),
+        "preview": t.get("preview"),
+        "createdAt": t.get("createdAt"),
+        "updatedAt": t.get("updatedAt"),
+        "agentVersion": t.get("cliVersion"),
+        "gitBranch": git.get("branch"),
+        "transcript": t.get("path"),
+        "status": (t.get("status") or {}).get("type"),
+        "scope": scope,
+    }
 
 
-def sessions(project: Project, limits: Limits, *, latest: bool = False,
-             server: AppServer | None = None) -> dict[str, Any]:
+def sessions(
+    project: Project, limits: Limits, *, latest: bool = False, server: AppServer | None = None
+) -> dict[str, Any]:
     """This worktree's Codex threads as the app server lists them (exec threads included)."""
     ev = Evidence(300)
     mine, siblings = [], []
@@ -67,10 +85,18 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False,
                 break
     gaps = [gap("list_pages", f"stopped after {LIST_PAGES} pages of {LIST_PAGE} threads")] if cursor else []
     gaps.append(gap("archived", "the app server lists live threads; archived ones are read with --source local"))
-    return ev.redactor.walk({"trust": TRUST, "from": "codex", "source": "app-server", "project": project.identity(),
-                             "sessions": mine[:1] if latest else mine, "otherWorktrees": siblings,
-                             "coverage": {"gaps": gaps},
-                             "note": "sessions are listed, never chosen: pass --session THREAD_ID to read or export"})
+    return ev.redactor.walk(
+        {
+            "trust": TRUST,
+            "from": "codex",
+            "source": "app-server",
+            "project": project.identity(),
+            "sessions": mine[:1] if latest else mine,
+            "otherWorktrees": siblings,
+            "coverage": {"gaps": gaps},
+            "note": "sessions are listed, never chosen: pass --session THREAD_ID to read or export",
+        }
+    )
 
 
 class AppServerSource:
@@ -87,13 +113,18 @@ class AppServerSource:
         require_match(project, thread.get("cwd"), f"codex thread {thread_id}")
         return thread
 
-    def _turns(self, app: AppServer, thread_id: str, want: int, cursor: str | None = None,
-               direction: str = "desc") -> tuple[list[dict[str, Any]], str | None]:
+    def _turns(
+        self, app: AppServer, thread_id: str, want: int, cursor: str | None = None, direction: str = "desc"
+    ) -> tuple[list[dict[str, Any]], str | None]:
         turns: list[dict[str, Any]] = []
         items = 0
         while items < want:
-            params: dict[str, Any] = {"threadId": thread_id, "limit": TURN_PAGE, "sortDirection": direction,
-                                      "itemsView": "full"}
+            params: dict[str, Any] = {
+                "threadId": thread_id,
+                "limit": TURN_PAGE,
+                "sortDirection": direction,
+                "itemsView": "full",
+            }
             if cursor:
                 params["cursor"] = cursor
             page = app.call("thread/turns/list", params)
@@ -107,8 +138,9 @@ class AppServerSource:
                 break
         return turns, cursor
 
-    def read(self, project: Project, thread_id: str, *, cursor: str | None, limit: int,
-             limits: Limits) -> dict[str, Any]:
+    def read(
+        self, project: Project, thread_id: str, *, cursor: str | None, limit: int, limits: Limits
+    ) -> dict[str, Any]:
         """A page of whole turns, newest first, holding at least ``limit`` events when there are that many."""
         ev = Evidence(limits.excerpt_chars)
         with self.server or AppServer() as app:
@@ -116,10 +148,20 @@ class AppServerSource:
             turns, nxt = self._turns(app, thread_id, limit, cursor)
         events, omitted = normalize(list(reversed(turns)), thread_id, ev)
         events.reverse()
-        return ev.redactor.walk({"trust": TRUST, "from": "codex", "source": "app-server",
-                                 "session": session_meta(thread), "cursor": cursor, "limit": limit,
-                                 "nextCursor": nxt, "events": events,
-                                 "coverage": {"gaps": [], "omitted": omitted}, "redactions": ev.summary()})
+        return ev.redactor.walk(
+            {
+                "trust": TRUST,
+                "from": "codex",
+                "source": "app-server",
+                "session": session_meta(thread),
+                "cursor": cursor,
+                "limit": limit,
+                "nextCursor": nxt,
+                "events": events,
+                "coverage": {"gaps": [], "omitted": omitted},
+                "redactions": ev.summary(),
+            }
+        )
 
     def observe(self, project: Project, thread_id: str, limits: Limits) -> dict[str, Any]:
         """What a packet takes from the thread: the newest events up to the window, and the first objective."""
@@ -129,18 +171,34 @@ class AppServerSource:
             turns, more = self._turns(app, thread_id, limits.window_events)
             first_turns = self._turns(app, thread_id, 1, direction="asc")[0] if more else []
         events, omitted = normalize(list(reversed(turns)), thread_id, ev)
-        gaps = [gap("local_hash", "read through the app server: no local source bytes were hashed, so this packet "
-                                  "can be inspected but not imported", transcript=thread.get("path"))]
+        gaps = [
+            gap(
+                "local_hash",
+                "read through the app server: no local source bytes were hashed, so this packet "
+                "can be inspected but not imported",
+                transcript=thread.get("path"),
+            )
+        ]
         if more:
             gaps.append(gap("event_window", f"only the newest turns holding {limits.window_events} events are kept"))
         first = first_objective(normalize(first_turns, thread_id, ev)[0]) if more else first_objective(events)
         last_turn = turns[0] if turns else {}
         observed = {
-            "agent": "codex", "kind": "app-server", "transcript": thread.get("path"),
-            "session": session_meta(thread), "hash": None, "events": events, "totalEvents": None,
-            "firstObjective": first, "coverage": {"gaps": gaps, "omitted": omitted, "unknown": {}},
-            "graph": graph(events), "lastPrompt": None, "checkpoints": [], "edits": _edits(events),
-            "turn": {"state": last_turn.get("status"), "turnId": last_turn.get("id")}, "subagents": [],
+            "agent": "codex",
+            "kind": "app-server",
+            "transcript": thread.get("path"),
+            "session": session_meta(thread),
+            "hash": None,
+            "events": events,
+            "totalEvents": None,
+            "firstObjective": first,
+            "coverage": {"gaps": gaps, "omitted": omitted, "unknown": {}},
+            "graph": graph(events),
+            "lastPrompt": None,
+            "checkpoints": [],
+            "edits": _edits(events),
+            "turn": {"state": last_turn.get("status"), "turnId": last_turn.get("id")},
+            "subagents": [],
         }
         observed = ev.redactor.walk(observed)
         observed["redactions"] = ev.summary()
@@ -150,11 +208,23 @@ class AppServerSource:
 def session_meta(t: dict[str, Any]) -> dict[str, Any]:
     """The thread's identity in the sources' common shape (thread, session and fork ids apart)."""
     git = t.get("gitInfo") or {}
-    return {"threadId": t.get("id"), "sessionId": t.get("sessionId"), "forkedFromId": t.get("forkedFromId"),
-            "parentThreadId": t.get("parentThreadId"), "cwd": t.get("cwd"), "gitBranch": git.get("branch"),
-            "gitCommit": git.get("sha"), "agentVersion": t.get("cliVersion"), "source": t.get("source"),
-            "threadSource": t.get("threadSource"), "model": t.get("model"), "title": t.get("name"),
-            "preview": t.get("preview"), "createdAt": t.get("createdAt"), "updatedAt": t.get("updatedAt")}
+    return {
+        "threadId": t.get("id"),
+        "sessionId": t.get("sessionId"),
+        "forkedFromId": t.get("forkedFromId"),
+        "parentThreadId": t.get("parentThreadId"),
+        "cwd": t.get("cwd"),
+        "gitBranch": git.get("branch"),
+        "gitCommit": git.get("sha"),
+        "agentVersion": t.get("cliVersion"),
+        "source": t.get("source"),
+        "threadSource": t.get("threadSource"),
+        "model": t.get("model"),
+        "title": t.get("name"),
+        "preview": t.get("preview"),
+        "createdAt": t.get("createdAt"),
+        "updatedAt": t.get("updatedAt"),
+    }
 
 
 def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -171,14 +241,27 @@ def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tupl
             base = str(item.get("id") or f"{turn.get('id')}:{len(events)}")
             event_id = base if base not in seen else f"{base}#{len(events)}"
             seen.add(event_id)
-            event.update(id=event_id, parent=parent, branch="active", turnId=turn.get("id"),
-                         pointer={"threadId": thread_id, "turnId": turn.get("id"), "itemId": item.get("id")})
+            event.update(
+                id=event_id,
+                parent=parent,
+                branch="active",
+                turnId=turn.get("id"),
+                pointer={"threadId": thread_id, "turnId": turn.get("id"), "itemId": item.get("id")},
+            )
             events.append(event)
             parent = event_id
         if turn.get("status") == "interrupted":
-            events.append({"id": f"{turn.get('id')}:aborted", "kind": "turn_aborted", "text": "turn interrupted",
-                           "parent": parent, "branch": "active", "turnId": turn.get("id"),
-                           "pointer": {"threadId": thread_id, "turnId": turn.get("id")}})
+            events.append(
+                {
+                    "id": f"{turn.get('id')}:aborted",
+                    "kind": "turn_aborted",
+                    "text": "turn interrupted",
+                    "parent": parent,
+                    "branch": "active",
+                    "turnId": turn.get("id"),
+                    "pointer": {"threadId": thread_id, "turnId": turn.get("id")},
+                }
+            )
             parent = events[-1]["id"]
     return events, omitted
 
@@ -186,8 +269,11 @@ def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tupl
 def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[str, Any] | None:
     t = item.get("type")
     if t == "userMessage":
-        parts = [c.get("text", "") if c.get("type") == "text" else f"[{c.get('type')}]"
-                 for c in item.get("content") or [] if isinstance(c, dict)]
+        parts = [
+            c.get("text", "") if c.get("type") == "text" else f"[{c.get('type')}]"
+            for c in item.get("content") or []
+            if isinstance(c, dict)
+        ]
         return {"kind": "user", "text": ev.text("\n".join(parts))}
     if t == "agentMessage":
         return {"kind": "assistant", "text": ev.text(str(item.get("text") or ""))}
@@ -197,23 +283,46 @@ def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[s
 
         command = str(item.get("command") or "")
         text = SECRET_OUTPUT if reads_secret_file(command) else ev.text(str(item.get("aggregatedOutput") or ""))
-        status = {"completed": "completed" if code in (None, 0) else "failed", "failed": "failed",
-                  "declined": "declined"}.get(str(item.get("status")), "unfinished")
-        tool: dict[str, Any] = {"name": "exec_command", "callId": item.get("id"), "command": ev.text(command),
-                                "input": ev.text(command), "status": status}
+        status = {
+            "completed": "completed" if code in (None, 0) else "failed",
+            "failed": "failed",
+            "declined": "declined",
+        }.get(str(item.get("status")), "unfinished")
+        tool: dict[str, Any] = {
+            "name": "exec_command",
+            "callId": item.get("id"),
+            "command": ev.text(command),
+            "input": ev.text(command),
+            "status": status,
+        }
         if status in ("completed", "failed"):
             tool["result"] = {"text": text, "exitCode": code, "isError": status == "failed"}
         return {"kind": "tool", "tool": tool}
     if t == "fileChange":
         paths = [str(c["path"]) for c in item.get("changes") or [] if isinstance(c, dict) and c.get("path")]
-        status = {"completed": "completed", "failed": "failed", "declined": "declined"}.get(str(item.get("status")),
-                                                                                           "unfinished")
-        return {"kind": "tool", "tool": {"name": "apply_patch", "callId": item.get("id"), "paths": paths,
-                                         "status": status, "input": ev.text("\n".join(paths))}}
+        status = {"completed": "completed", "failed": "failed", "declined": "declined"}.get(
+            str(item.get("status")), "unfinished"
+        )
+        return {
+            "kind": "tool",
+            "tool": {
+                "name": "apply_patch",
+                "callId": item.get("id"),
+                "paths": paths,
+                "status": status,
+                "input": ev.text("\n".join(paths)),
+            },
+        }
     if t == "mcpToolCall":
-        return {"kind": "tool", "tool": {"name": f"{item.get('server')}.{item.get('tool')}", "callId": item.get("id"),
-                                         "input": ev.value(item.get("arguments")),
-                                         "status": "completed" if item.get("status") == "completed" else "unfinished"}}
+        return {
+            "kind": "tool",
+            "tool": {
+                "name": f"{item.get('server')}.{item.get('tool')}",
+                "callId": item.get("id"),
+                "input": ev.value(item.get("arguments")),
+                "status": "completed" if item.get("status") == "completed" else "unfinished",
+            },
+        }
     if t == "webSearch":
         return {"kind": "web_search", "text": ev.text(str(item.get("query") or ""))}
     if t == "plan":
@@ -230,7 +339,10 @@ def _edits(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if tool.get("name") == "apply_patch":
             for path in tool.get("paths") or []:
                 edits.pop(path, None)
-                edits[path] = {"path": path, "tool": "apply_patch",
-                               "status": "applied" if tool.get("status") == "completed" else tool.get("status"),
-                               "id": event["id"]}
+                edits[path] = {
+                    "path": path,
+                    "tool": "apply_patch",
+                    "status": "applied" if tool.get("status") == "completed" else tool.get("status"),
+                    "id": event["id"],
+                }
     return list(edits.values())

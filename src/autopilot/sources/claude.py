@@ -59,12 +59,15 @@ class ClaudeSource(LocalSource):
         check_session_id(session_id)
         found = sorted(projects_root().glob(f"*/{session_id}.jsonl"))
         if not found:
-            raise BridgeError(f"no Claude Code session {session_id} under {projects_root()}",
-                              hint="list this project's sessions with `codex-bridge handoff list --from claude`")
+            raise BridgeError(
+                f"no Claude Code session {session_id} under {projects_root()}",
+                hint="list this project's sessions with `codex-bridge handoff list --from claude`",
+            )
         if len(found) > 1:
-            raise BridgeError(f"session {session_id} has {len(found)} transcripts: "
-                              + ", ".join(str(p) for p in found),
-                              hint="keep the one you mean and move the others aside")
+            raise BridgeError(
+                f"session {session_id} has {len(found)} transcripts: " + ", ".join(str(p) for p in found),
+                hint="keep the one you mean and move the others aside",
+            )
         return str(found[0])
 
     def probe(self, path: str) -> dict[str, Any]:
@@ -79,8 +82,9 @@ class ClaudeSource(LocalSource):
             except orjson.JSONDecodeError:
                 continue
             if isinstance(row, dict) and isinstance(row.get("cwd"), str):
-                return {k: row.get(k) for k in ("sessionId", "cwd", "gitBranch", "version")
-                        if isinstance(row.get(k), str)}
+                return {
+                    k: row.get(k) for k in ("sessionId", "cwd", "gitBranch", "version") if isinstance(row.get(k), str)
+                }
         return {}
 
     def scan(self, span: Span) -> jsonl.Index:
@@ -94,10 +98,16 @@ class ClaudeSource(LocalSource):
     def session(self, answer: dict[str, Any], path: str) -> dict[str, Any]:
         """Session id, cwd, branch, Claude Code version and title."""
         s = answer["session"]
-        return {"sessionId": s.get("sessionId") or Path(path).stem, "cwd": s.get("cwd"),
-                "gitBranch": s.get("gitBranch"), "agentVersion": s.get("claudeVersion"),
-                "title": answer.get("title"), "firstTimestamp": answer.get("firstTimestamp"),
-                "lastTimestamp": answer.get("lastTimestamp"), "models": answer.get("models")}
+        return {
+            "sessionId": s.get("sessionId") or Path(path).stem,
+            "cwd": s.get("cwd"),
+            "gitBranch": s.get("gitBranch"),
+            "agentVersion": s.get("claudeVersion"),
+            "title": answer.get("title"),
+            "firstTimestamp": answer.get("firstTimestamp"),
+            "lastTimestamp": answer.get("lastTimestamp"),
+            "models": answer.get("models"),
+        }
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -138,12 +148,20 @@ class ClaudeSource(LocalSource):
             elif t == "tool_use":
                 event = {"kind": "tool", "tool": self._tool(block, index, span)}
             elif t == "tool_result":
-                event = {"kind": "tool_result", "tool": {"callId": block.get("toolUseId"), "status": "orphan",
-                                                         "result": {"text": block.get("text", ""),
-                                                                    "isError": block.get("isError")}}}
+                event = {
+                    "kind": "tool_result",
+                    "tool": {
+                        "callId": block.get("toolUseId"),
+                        "status": "orphan",
+                        "result": {"text": block.get("text", ""), "isError": block.get("isError")},
+                    },
+                }
             elif t in ("image", "document"):
-                event = {"kind": "assistant" if role == "assistant" else "user",
-                         "text": f"[{t}: {block.get('mediaType')}]", "attachment": t}
+                event = {
+                    "kind": "assistant" if role == "assistant" else "user",
+                    "text": f"[{t}: {block.get('mediaType')}]",
+                    "attachment": t,
+                }
             else:
                 continue
             for key in ("origin", "via"):
@@ -169,8 +187,12 @@ class ClaudeSource(LocalSource):
         text = result.get("text", "")
         if reads_secret_file(tool.get("command")):
             text = SECRET_OUTPUT
-        out: dict[str, Any] = {"id": f"L{span.line(result['line'])}", "text": text, "isError": result.get("isError"),
-                               "pointer": self.pointer(index, span, result["line"])}
+        out: dict[str, Any] = {
+            "id": f"L{span.line(result['line'])}",
+            "text": text,
+            "isError": result.get("isError"),
+            "pointer": self.pointer(index, span, result["line"]),
+        }
         code = exit_code(text) if result.get("isError") else None
         if code is not None:
             out["exitCode"] = code
@@ -187,20 +209,38 @@ class ClaudeSource(LocalSource):
         checkpoints = [{"id": f"L{span.line(line)}", "pointer": self.pointer(index, span, line)} for line in compacts]
         cp = answer.get("checkpoint")
         if cp and checkpoints:
-            checkpoints[-1].update(text=cp.get("text"), trigger=cp.get("trigger"), timestamp=cp.get("timestamp"),
-                                   truncated=cp.get("truncated"))
-        edits = [{"path": e["path"], "tool": e["tool"], "status": {"ok": "applied"}.get(e["status"], e["status"]),
-                  "id": f"L{span.line(e['line'])}", "pointer": self.pointer(index, span, e["line"])}
-                 for e in reversed(answer.get("editedFiles") or [])]
+            checkpoints[-1].update(
+                text=cp.get("text"),
+                trigger=cp.get("trigger"),
+                timestamp=cp.get("timestamp"),
+                truncated=cp.get("truncated"),
+            )
+        edits = [
+            {
+                "path": e["path"],
+                "tool": e["tool"],
+                "status": {"ok": "applied"}.get(e["status"], e["status"]),
+                "id": f"L{span.line(e['line'])}",
+                "pointer": self.pointer(index, span, e["line"]),
+            }
+            for e in reversed(answer.get("editedFiles") or [])
+        ]
         subagents = subagent_files(path)
         extra: dict[str, Any] = {
             "lastPrompt": {"text": answer["lastPrompt"]} if answer.get("lastPrompt") else None,
-            "checkpoints": checkpoints, "edits": edits, "subagents": subagents,
+            "checkpoints": checkpoints,
+            "edits": edits,
+            "subagents": subagents,
             "branches": answer.get("branches"),
         }
         if subagents:
-            extra["extraGaps"] = [gap("subagents", f"{len(subagents)} subagent transcript(s) are pointed to, not read "
-                                                "into this packet", paths=[s["path"] for s in subagents])]
+            extra["extraGaps"] = [
+                gap(
+                    "subagents",
+                    f"{len(subagents)} subagent transcript(s) are pointed to, not read into this packet",
+                    paths=[s["path"] for s in subagents],
+                )
+            ]
         return extra
 
 
@@ -264,9 +304,15 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
                 unreadable.append(str(path))
                 continue
             scope = project.classify(probe.get("cwd"))
-            row = {"sessionId": path.stem, "cwd": probe.get("cwd"), "gitBranch": probe.get("gitBranch"),
-                   "transcript": str(path), "bytes": size, "scope": scope,
-                   "modified": os.stat(path).st_mtime}
+            row = {
+                "sessionId": path.stem,
+                "cwd": probe.get("cwd"),
+                "gitBranch": probe.get("gitBranch"),
+                "transcript": str(path),
+                "bytes": size,
+                "scope": scope,
+                "modified": os.stat(path).st_mtime,
+            }
             if scope == THIS_WORKTREE:
                 mine.append(_summary(source, path, size, limits, row))
             elif scope != "other-project":
@@ -276,16 +322,24 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
         mine = mine[:1]
     gaps = []
     if missing:
-        gaps.append(gap("deleted_transcripts", "session folders (with subagents) whose main transcript is gone",
-                        paths=missing))
+        gaps.append(
+            gap("deleted_transcripts", "session folders (with subagents) whose main transcript is gone", paths=missing)
+        )
     if unreadable:
         gaps.append(gap("unreadable", "transcripts that could not be opened", paths=unreadable))
     for row in mine + siblings:
         row.pop("modified")
-    return {"trust": TRUST, "from": "claude", "source": "local", "root": str(root),
-            "project": project.identity(), "sessions": mine, "otherWorktrees": siblings,
-            "coverage": {"projectDirs": len(dirs) - skipped, "skippedProjectDirs": skipped, "gaps": gaps},
-            "note": "sessions are listed, never chosen: pass --session ID to read, export or import"}
+    return {
+        "trust": TRUST,
+        "from": "claude",
+        "source": "local",
+        "root": str(root),
+        "project": project.identity(),
+        "sessions": mine,
+        "otherWorktrees": siblings,
+        "coverage": {"projectDirs": len(dirs) - skipped, "skippedProjectDirs": skipped, "gaps": gaps},
+        "note": "sessions are listed, never chosen: pass --session ID to read, export or import",
+    }
 
 
 def _summary(source: ClaudeSource, path: Path, size: int, limits: Limits, row: dict[str, Any]) -> dict[str, Any]:
@@ -293,11 +347,18 @@ def _summary(source: ClaudeSource, path: Path, size: int, limits: Limits, row: d
         row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
         return row
     answer = intake(str(path), limit=1, max_chars=200)
-    row.update({"title": answer.get("title"), "firstTimestamp": answer.get("firstTimestamp"),
-                "lastTimestamp": answer.get("lastTimestamp"), "lastPrompt": answer.get("lastPrompt"),
-                "agentVersion": answer["session"].get("claudeVersion"), "events": answer["counts"]["entries"],
-                "hasCheckpoint": answer.get("checkpoint") is not None,
-                "subagents": len(subagent_files(str(path)))})
+    row.update(
+        {
+            "title": answer.get("title"),
+            "firstTimestamp": answer.get("firstTimestamp"),
+            "lastTimestamp": answer.get("lastTimestamp"),
+            "lastPrompt": answer.get("lastPrompt"),
+            "agentVersion": answer["session"].get("claudeVersion"),
+            "events": answer["counts"]["entries"],
+            "hasCheckpoint": answer.get("checkpoint") is not None,
+            "subagents": len(subagent_files(str(path))),
+        }
+    )
     if answer["diagnostics"]["malformedLines"]:
         row["malformedLines"] = answer["diagnostics"]["malformedLines"]
     return row

@@ -33,9 +33,19 @@ from autopilot.transcripts.jsonl import Index
 PROBE_BYTES = 1 << 20
 ANCESTRY_DEPTH = 8
 SHELL_TOOLS = frozenset({"exec_command", "shell", "local_shell", "shell_command", "container.exec"})
-KINDS = {"user": "user", "assistant": "assistant", "tool_call": "tool", "tool_result": "tool_result",
-         "web_search": "web_search", "error": "error", "warning": "system", "turn_aborted": "turn_aborted",
-         "rolled_back": "rolled_back", "goal": "goal", "plan": "plan"}
+KINDS = {
+    "user": "user",
+    "assistant": "assistant",
+    "tool_call": "tool",
+    "tool_result": "tool_result",
+    "web_search": "web_search",
+    "error": "error",
+    "warning": "system",
+    "turn_aborted": "turn_aborted",
+    "rolled_back": "rolled_back",
+    "goal": "goal",
+    "plan": "plan",
+}
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 
 
@@ -80,15 +90,26 @@ class CodexSource(LocalSource):
         if plain:
             return str(plain[0])
         if found:
-            raise BridgeError(f"the rollout of thread {session_id} is compressed ({found[0]})",
-                              hint=f"decompress it next to the original (zstd -d {found[0]}) and try again")
-        sharing = [m.get("id") for p in rollout_files() if p.suffix == ".jsonl"
-                   for m in [_quiet_probe(p)] if m.get("sessionId") == session_id]
+            raise BridgeError(
+                f"the rollout of thread {session_id} is compressed ({found[0]})",
+                hint=f"decompress it next to the original (zstd -d {found[0]}) and try again",
+            )
+        sharing = [
+            m.get("id")
+            for p in rollout_files()
+            if p.suffix == ".jsonl"
+            for m in [_quiet_probe(p)]
+            if m.get("sessionId") == session_id
+        ]
         if sharing:
-            raise BridgeError(f"{session_id} is a Codex session id shared by thread(s) {', '.join(map(str, sharing))}",
-                              hint="pass one thread id with --session (thread and session ids are distinct)")
-        raise BridgeError(f"no Codex thread {session_id} under {home / 'sessions'} or {home / 'archived_sessions'}",
-                          hint="list this project's threads with `codex-bridge handoff list --from codex`")
+            raise BridgeError(
+                f"{session_id} is a Codex session id shared by thread(s) {', '.join(map(str, sharing))}",
+                hint="pass one thread id with --session (thread and session ids are distinct)",
+            )
+        raise BridgeError(
+            f"no Codex thread {session_id} under {home / 'sessions'} or {home / 'archived_sessions'}",
+            hint="list this project's threads with `codex-bridge handoff list --from codex`",
+        )
 
     def probe(self, path: str) -> dict[str, Any]:
         """The rollout's session metadata."""
@@ -106,12 +127,24 @@ class CodexSource(LocalSource):
         """Thread id, session id and ancestry kept apart, plus cwd, git, version and model."""
         s = answer["session"]
         git = s.get("git") or {}
-        return {"threadId": s.get("id"), "sessionId": s.get("sessionId"), "forkedFromId": s.get("forkedFromId"),
-                "parentThreadId": s.get("parentThreadId"), "cwd": s.get("cwd"), "gitBranch": git.get("branch"),
-                "gitCommit": git.get("commitHash"), "agentVersion": s.get("cliVersion"), "source": s.get("source"),
-                "threadSource": s.get("threadSource"), "model": s.get("model"), "isSubagent": s.get("isSubagent"),
-                "title": None, "firstTimestamp": answer.get("firstTimestamp"),
-                "lastTimestamp": answer.get("lastTimestamp"), "ancestry": ancestry(s)}
+        return {
+            "threadId": s.get("id"),
+            "sessionId": s.get("sessionId"),
+            "forkedFromId": s.get("forkedFromId"),
+            "parentThreadId": s.get("parentThreadId"),
+            "cwd": s.get("cwd"),
+            "gitBranch": git.get("branch"),
+            "gitCommit": git.get("commitHash"),
+            "agentVersion": s.get("cliVersion"),
+            "source": s.get("source"),
+            "threadSource": s.get("threadSource"),
+            "model": s.get("model"),
+            "isSubagent": s.get("isSubagent"),
+            "title": None,
+            "firstTimestamp": answer.get("firstTimestamp"),
+            "lastTimestamp": answer.get("lastTimestamp"),
+            "ancestry": ancestry(s),
+        }
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -121,9 +154,13 @@ class CodexSource(LocalSource):
         parent = None
         for entry in sorted(answer["entries"], key=lambda e: e["line"]):
             line = entry["line"]
-            event: dict[str, Any] = {"id": f"L{span.line(line)}", "kind": KINDS.get(entry.get("kind"), "other"),
-                                     "parent": parent, "pointer": self.pointer(index, span, line),
-                                     "branch": "rolled-back" if entry.get("rolledBack") else "active"}
+            event: dict[str, Any] = {
+                "id": f"L{span.line(line)}",
+                "kind": KINDS.get(entry.get("kind"), "other"),
+                "parent": parent,
+                "pointer": self.pointer(index, span, line),
+                "branch": "rolled-back" if entry.get("rolledBack") else "active",
+            }
             for key in ("timestamp", "turnId"):
                 if entry.get(key):
                     event[key] = entry[key]
@@ -157,8 +194,12 @@ class CodexSource(LocalSource):
             return tool
         code = result.get("exitCode")
         text = SECRET_OUTPUT if reads_secret_file(command) else result.get("text", "")
-        out: dict[str, Any] = {"id": f"L{span.line(result['line'])}", "text": text,
-                               "isError": code not in (None, 0), "pointer": self.pointer(index, span, result["line"])}
+        out: dict[str, Any] = {
+            "id": f"L{span.line(result['line'])}",
+            "text": text,
+            "isError": code not in (None, 0),
+            "pointer": self.pointer(index, span, result["line"]),
+        }
         if code is not None:
             out["exitCode"] = code
         tool.setdefault("status", "failed" if out["isError"] else "completed")
@@ -172,28 +213,54 @@ class CodexSource(LocalSource):
         st = index.state
         last_user = st.get("last_user_line")
         cp = answer.get("checkpoint")
-        checkpoints = [{"id": f"L{span.line(cp['line'])}", "pointer": self.pointer(index, span, cp["line"]),
-                        "text": cp.get("text"), "timestamp": cp.get("timestamp"), "truncated": cp.get("truncated")}] \
-            if cp else []
+        checkpoints = (
+            [
+                {
+                    "id": f"L{span.line(cp['line'])}",
+                    "pointer": self.pointer(index, span, cp["line"]),
+                    "text": cp.get("text"),
+                    "timestamp": cp.get("timestamp"),
+                    "truncated": cp.get("truncated"),
+                }
+            ]
+            if cp
+            else []
+        )
         goal = answer.get("goal")
         extra: dict[str, Any] = {
             "lastPrompt": {"text": answer["lastPrompt"], "id": f"L{span.line(last_user)}"}
-            if answer.get("lastPrompt") and last_user else None,
+            if answer.get("lastPrompt") and last_user
+            else None,
             "goal": {"text": goal["objective"], "status": goal.get("status"), "id": f"L{span.line(goal['line'])}"}
-            if goal and goal.get("objective") else None,
+            if goal and goal.get("objective")
+            else None,
             "checkpoints": checkpoints,
-            "edits": [{"path": e["path"], "tool": e.get("change"), "status": e["status"],
-                       "id": f"L{span.line(e['line'])}", "pointer": self.pointer(index, span, e["line"])}
-                      for e in reversed(answer.get("editedFiles") or [])],
-            "turn": answer.get("turn"), "fork": answer.get("fork"),
-            "subagents": [{"threadId": s.get("threadId"), "path": s.get("path"), "agentPath": s.get("agentPath")}
-                          for s in answer.get("subagents") or []],
+            "edits": [
+                {
+                    "path": e["path"],
+                    "tool": e.get("change"),
+                    "status": e["status"],
+                    "id": f"L{span.line(e['line'])}",
+                    "pointer": self.pointer(index, span, e["line"]),
+                }
+                for e in reversed(answer.get("editedFiles") or [])
+            ],
+            "turn": answer.get("turn"),
+            "fork": answer.get("fork"),
+            "subagents": [
+                {"threadId": s.get("threadId"), "path": s.get("path"), "agentPath": s.get("agentPath")}
+                for s in answer.get("subagents") or []
+            ],
             "compactions": answer["counts"].get("compactions", 0),
         }
         if extra["subagents"]:
-            extra["extraGaps"] = [gap("subagents", f"{len(extra['subagents'])} subagent rollout(s) are pointed to, "
-                                                   "not read into this packet",
-                                      threads=[s["threadId"] for s in extra["subagents"]])]
+            extra["extraGaps"] = [
+                gap(
+                    "subagents",
+                    f"{len(extra['subagents'])} subagent rollout(s) are pointed to, not read into this packet",
+                    threads=[s["threadId"] for s in extra["subagents"]],
+                )
+            ]
         return extra
 
 
@@ -234,8 +301,11 @@ def ancestry(meta: dict[str, Any]) -> list[dict[str, Any]]:
     seen = {meta.get("id")}
     current = meta
     while len(chain) < ANCESTRY_DEPTH:
-        relation, parent = ("forked-from", current.get("forkedFromId")) if current.get("forkedFromId") \
+        relation, parent = (
+            ("forked-from", current.get("forkedFromId"))
+            if current.get("forkedFromId")
             else ("spawned-by", current.get("parentThreadId"))
+        )
         if not isinstance(parent, str) or parent in seen:
             break
         seen.add(parent)
@@ -270,10 +340,19 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
             children[parent] = children.get(parent, 0) + 1
             continue
         scope = project.classify(meta.get("cwd"))
-        row = {"threadId": meta.get("id"), "sessionId": meta.get("sessionId"), "forkedFromId": meta.get("forkedFromId"),
-               "cwd": meta.get("cwd"), "source": meta.get("source"), "createdAt": meta.get("timestamp"),
-               "archived": "archived_sessions" in path.parts, "transcript": str(path), "bytes": size, "scope": scope,
-               "modified": os.stat(path).st_mtime}
+        row = {
+            "threadId": meta.get("id"),
+            "sessionId": meta.get("sessionId"),
+            "forkedFromId": meta.get("forkedFromId"),
+            "cwd": meta.get("cwd"),
+            "source": meta.get("source"),
+            "createdAt": meta.get("timestamp"),
+            "archived": "archived_sessions" in path.parts,
+            "transcript": str(path),
+            "bytes": size,
+            "scope": scope,
+            "modified": os.stat(path).st_mtime,
+        }
         if scope == THIS_WORKTREE:
             mine.append(_summary(source, path, size, limits, row))
         elif scope != "other-project":
@@ -287,14 +366,24 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
         row.pop("modified")
     gaps = []
     if compressed:
-        gaps.append(gap("compressed", "zstd-compressed rollouts are not read; decompress them to include them",
-                        paths=compressed))
+        gaps.append(
+            gap(
+                "compressed", "zstd-compressed rollouts are not read; decompress them to include them", paths=compressed
+            )
+        )
     if unreadable:
         gaps.append(gap("unreadable", "rollouts without a readable session_meta first line", paths=unreadable))
-    return {"trust": TRUST, "from": "codex", "source": "local", "root": str(codex_home()),
-            "project": project.identity(), "sessions": mine, "otherWorktrees": siblings,
-            "coverage": {"gaps": gaps}, "note": "sessions are listed, never chosen: pass --session THREAD_ID "
-                                                "to read, export or import"}
+    return {
+        "trust": TRUST,
+        "from": "codex",
+        "source": "local",
+        "root": str(codex_home()),
+        "project": project.identity(),
+        "sessions": mine,
+        "otherWorktrees": siblings,
+        "coverage": {"gaps": gaps},
+        "note": "sessions are listed, never chosen: pass --session THREAD_ID to read, export or import",
+    }
 
 
 def _summary(source: CodexSource, path: Path, size: int, limits: Limits, row: dict[str, Any]) -> dict[str, Any]:
@@ -302,9 +391,16 @@ def _summary(source: CodexSource, path: Path, size: int, limits: Limits, row: di
         row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
         return row
     answer = intake(str(path), limit=1, max_chars=200)
-    row.update({"lastPrompt": answer.get("lastPrompt"), "firstTimestamp": answer.get("firstTimestamp"),
-                "lastTimestamp": answer.get("lastTimestamp"), "agentVersion": answer["session"].get("cliVersion"),
-                "events": answer["counts"]["entries"], "turn": answer["turn"]["state"]})
+    row.update(
+        {
+            "lastPrompt": answer.get("lastPrompt"),
+            "firstTimestamp": answer.get("firstTimestamp"),
+            "lastTimestamp": answer.get("lastTimestamp"),
+            "agentVersion": answer["session"].get("cliVersion"),
+            "events": answer["counts"]["entries"],
+            "turn": answer["turn"]["state"],
+        }
+    )
     if answer["diagnostics"]["malformedLines"]:
         row["malformedLines"] = answer["diagnostics"]["malformedLines"]
     return row

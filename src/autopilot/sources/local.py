@@ -87,8 +87,9 @@ class LocalSource:
         require_match(project, probe.get("cwd"), f"{self.agent} session {session_id}")
         return path, probe
 
-    def read(self, project: Project, session_id: str, *, before: int | None, limit: int,
-             limits: Limits) -> dict[str, Any]:
+    def read(
+        self, project: Project, session_id: str, *, before: int | None, limit: int, limits: Limits
+    ) -> dict[str, Any]:
         """One page of a session's events, newest first, with its metadata and coverage."""
         path, _ = self.selected(project, session_id)
         with read_window(path, limits.max_read_bytes) as w:
@@ -96,18 +97,29 @@ class LocalSource:
             index = self.scan(span)
             bound = index.lines + 1 if before is None else span.scanned(before)
             if bound < 1:
-                raise BridgeError(f"--before {before} is older than the part of the transcript read "
-                                  f"(the read cap keeps lines from {span.line(1)} on)",
-                                  hint="raise AUTOPILOT_HANDOFF_MAX_READ_BYTES to page further back")
+                raise BridgeError(
+                    f"--before {before} is older than the part of the transcript read "
+                    f"(the read cap keeps lines from {span.line(1)} on)",
+                    hint="raise AUTOPILOT_HANDOFF_MAX_READ_BYTES to page further back",
+                )
             answer = self.intake(span, before_line=bound, limit=limit, max_chars=limits.excerpt_chars)
             events = self.normalize(answer, index, span)
             nxt = answer.get("nextBeforeLine")
             coverage = self.coverage(answer, index, w, limits, window=False)
         events.reverse()
-        return {"trust": TRUST, "from": self.agent, "source": "local", "transcript": path,
-                "session": self.session(answer, path), "beforeLine": before, "limit": limit,
-                "nextBeforeLine": span.line(nxt) if nxt else None, "events": events,
-                "coverage": coverage, "redactions": answer.get("redactions")}
+        return {
+            "trust": TRUST,
+            "from": self.agent,
+            "source": "local",
+            "transcript": path,
+            "session": self.session(answer, path),
+            "beforeLine": before,
+            "limit": limit,
+            "nextBeforeLine": span.line(nxt) if nxt else None,
+            "events": events,
+            "coverage": coverage,
+            "redactions": answer.get("redactions"),
+        }
 
     def observe(self, project: Project, session_id: str, limits: Limits) -> dict[str, Any]:
         """Everything a packet takes from one session, within the coverage limits."""
@@ -115,8 +127,9 @@ class LocalSource:
         with read_window(path, limits.max_read_bytes) as w:
             span = w.tail
             index = self.scan(span)
-            answer = self.intake(span, before_line=index.lines + 1, limit=limits.window_events,
-                                 max_chars=limits.excerpt_chars)
+            answer = self.intake(
+                span, before_line=index.lines + 1, limit=limits.window_events, max_chars=limits.excerpt_chars
+            )
             events = self.normalize(answer, index, span)
             first = first_objective(events)
             windowed = len(index.entries) > limits.window_events
@@ -125,14 +138,22 @@ class LocalSource:
             ranges = [[0, w.head_end]] if w.head is not None else []
             ranges.append([span.start, span.start + index.file_size])
             observed: dict[str, Any] = {
-                "agent": self.agent, "kind": "local", "transcript": path,
+                "agent": self.agent,
+                "kind": "local",
+                "transcript": path,
                 "session": self.session(answer, path),
-                "hash": {"algorithm": "sha256", "ranges": ranges, "fileBytes": w.size,
-                         "sha256": _hash_ranges(path, ranges)},
-                "events": events, "totalEvents": len(index.entries),
+                "hash": {
+                    "algorithm": "sha256",
+                    "ranges": ranges,
+                    "fileBytes": w.size,
+                    "sha256": _hash_ranges(path, ranges),
+                },
+                "events": events,
+                "totalEvents": len(index.entries),
                 "firstObjective": first,
                 "coverage": self.coverage(answer, index, w, limits, window=True),
-                "redactions": answer.get("redactions"), "graph": graph(events),
+                "redactions": answer.get("redactions"),
+                "graph": graph(events),
             }
             extras = self.extras(answer, index, span, path)
             observed["coverage"]["gaps"] += extras.pop("extraGaps", [])  # type: ignore[index]
@@ -147,32 +168,57 @@ class LocalSource:
         answer = self.intake(span, before_line=last + 1, limit=OLDEST_PAGE, max_chars=limits.excerpt_chars)
         return first_objective(self.normalize(answer, index, span))
 
-    def coverage(self, answer: dict[str, Any], index: Index, w: Window, limits: Limits,
-                 window: bool) -> dict[str, Any]:
+    def coverage(self, answer: dict[str, Any], index: Index, w: Window, limits: Limits, window: bool) -> dict[str, Any]:
         """Gaps (what is missing and why) and the deliberate omissions, for one read."""
         span = w.tail
         gaps = [w.gap] if w.gap else []
         malformed = dict(index.malformed)
         truncated = malformed.pop("truncated", 0)
         if truncated:
-            gaps.append(gap("truncated", f"line {span.line(index.lines)} is incomplete (a crash mid-write, or a "
-                                         "row still being written); every event before it is intact",
-                            line=span.line(index.lines)))
+            gaps.append(
+                gap(
+                    "truncated",
+                    f"line {span.line(index.lines)} is incomplete (a crash mid-write, or a "
+                    "row still being written); every event before it is intact",
+                    line=span.line(index.lines),
+                )
+            )
         if malformed:
-            gaps.append(gap("malformed_lines", "lines that are not JSON objects were skipped", counts=malformed,
-                            sample=[span.line(n) for n in index.malformed_sample]))
+            gaps.append(
+                gap(
+                    "malformed_lines",
+                    "lines that are not JSON objects were skipped",
+                    counts=malformed,
+                    sample=[span.line(n) for n in index.malformed_sample],
+                )
+            )
         if index.oversize:
-            gaps.append(gap("oversize_lines", "rows too large to parse are shown by placeholder only",
-                            lines=[span.line(n) for n in index.oversize[:20]], count=len(index.oversize)))
+            gaps.append(
+                gap(
+                    "oversize_lines",
+                    "rows too large to parse are shown by placeholder only",
+                    lines=[span.line(n) for n in index.oversize[:20]],
+                    count=len(index.oversize),
+                )
+            )
         if window and len(index.entries) > limits.window_events:
             kept = index.entries[len(index.entries) - limits.window_events]
-            gaps.append(gap("event_window", f"only the newest {limits.window_events} events are kept (plus the "
-                                            "first saved objective)",
-                            omittedEvents=len(index.entries) - limits.window_events, keptFromLine=span.line(kept)))
+            gaps.append(
+                gap(
+                    "event_window",
+                    f"only the newest {limits.window_events} events are kept (plus the first saved objective)",
+                    omittedEvents=len(index.entries) - limits.window_events,
+                    keptFromLine=span.line(kept),
+                )
+            )
         diagnostics = answer.get("diagnostics") or {}
-        return {"gaps": gaps, "omitted": diagnostics.get("omitted", {}),
-                "unknown": diagnostics.get("unknownTypes") or diagnostics.get("unknownRowTypes") or {},
-                "lines": span.line(index.lines), "index": diagnostics.get("index")}
+        return {
+            "gaps": gaps,
+            "omitted": diagnostics.get("omitted", {}),
+            "unknown": diagnostics.get("unknownTypes") or diagnostics.get("unknownRowTypes") or {},
+            "lines": span.line(index.lines),
+            "index": diagnostics.get("index"),
+        }
 
 
 def _hash_ranges(path: str, ranges: list[list[int]]) -> str:

@@ -44,8 +44,7 @@ class Project:
         common = git.run_git(self.worktree, "rev-parse", "--git-common-dir").strip()
         common = common if os.path.isabs(common) else os.path.join(self.worktree, common)
         self.common_dir = os.path.realpath(common)
-        self.root = os.path.dirname(self.common_dir) if os.path.basename(self.common_dir) == ".git" \
-            else self.common_dir
+        self.root = os.path.dirname(self.common_dir) if os.path.basename(self.common_dir) == ".git" else self.common_dir
         self._owners: dict[str, str | None] = {}
 
     @property
@@ -67,8 +66,7 @@ class Project:
 
     def identity(self) -> dict[str, Any]:
         """The identity fields a listing or a packet records."""
-        return {"repoId": self.repo_id, "worktreeId": self.worktree_id, "root": self.root,
-                "worktree": self.worktree}
+        return {"repoId": self.repo_id, "worktreeId": self.worktree_id, "root": self.root, "worktree": self.worktree}
 
     def owner(self, cwd: str) -> str | None:
         """The worktree of this repository that ``cwd`` belongs to, or None for another project."""
@@ -114,9 +112,11 @@ def require_match(project: Project, cwd: Any, what: str) -> None:
     if scope == THIS_WORKTREE:
         return
     where = "another worktree of this repository" if scope == SIBLING_WORKTREE else "another project"
-    raise BridgeError(f"{what} was recorded in {cwd!s}, which is {where}, not {project.worktree}",
-                      hint=f"run the command from that directory, or pass --cwd {cwd!s}; "
-                           "sessions are never taken from another worktree or project silently")
+    raise BridgeError(
+        f"{what} was recorded in {cwd!s}, which is {where}, not {project.worktree}",
+        hint=f"run the command from that directory, or pass --cwd {cwd!s}; "
+        "sessions are never taken from another worktree or project silently",
+    )
 
 
 # --- git state -------------------------------------------------------------------------------
@@ -139,9 +139,13 @@ def _blobs(repo: str, paths: list[str]) -> dict[str, str | None]:
     if present:
         import subprocess
 
-        proc = subprocess.run(["git", "-C", repo, "hash-object", "--no-filters", "--stdin-paths"],
-                              input="\n".join(present) + "\n", capture_output=True, text=True,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+        proc = subprocess.run(
+            ["git", "-C", repo, "hash-object", "--no-filters", "--stdin-paths"],
+            input="\n".join(present) + "\n",
+            capture_output=True,
+            text=True,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
         if proc.returncode == 0:
             ids.update(zip(present, proc.stdout.split(), strict=False))
     return ids

@@ -121,9 +121,14 @@ def read_window(path: str, cap: int) -> Iterator[Window]:
                 head = Span(head_path, path, 0, 0, False)
             head_lines = head_bytes[:head_end].count(b"\n")
         tail = Span(tail_path, path, tail_start, skipped_lines, False)
-        hole = gap("read_cap", f"the transcript is {size} bytes, over the {cap}-byte read cap: lines "
-                               f"{head_lines + 1}..{skipped_lines} were not read",
-                   fromLine=head_lines + 1, toLine=skipped_lines, skippedBytes=tail_start - head_end)
+        hole = gap(
+            "read_cap",
+            f"the transcript is {size} bytes, over the {cap}-byte read cap: lines "
+            f"{head_lines + 1}..{skipped_lines} were not read",
+            fromLine=head_lines + 1,
+            toLine=skipped_lines,
+            skippedBytes=tail_start - head_end,
+        )
         yield Window(tail, head, hole, size, head_end if head is not None else 0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -18,17 +18,47 @@ from autopilot.transcripts.evidence import strip_reminders
 
 # Chain rows carry uuid/parentUuid; the rest are bookkeeping (reference/claude-code.md §6.2).
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
-KNOWN_TYPES = CHAIN_TYPES | frozenset({
-    "file-history-snapshot", "file-history-delta", "queue-operation", "last-prompt", "custom-title",
-    "ai-title", "tag", "summary", "agent-name", "agent-color", "agent-setting", "mode",
-    "permission-mode", "pr-link", "worktree-state", "content-replacement", "attribution-snapshot",
-    "tools-used", "derived-from", "continued-in", "cost-state", "api-request", "api-request-shape",
-    "api-request-blob", "atis-latch",
-})
+KNOWN_TYPES = CHAIN_TYPES | frozenset(
+    {
+        "file-history-snapshot",
+        "file-history-delta",
+        "queue-operation",
+        "last-prompt",
+        "custom-title",
+        "ai-title",
+        "tag",
+        "summary",
+        "agent-name",
+        "agent-color",
+        "agent-setting",
+        "mode",
+        "permission-mode",
+        "pr-link",
+        "worktree-state",
+        "content-replacement",
+        "attribution-snapshot",
+        "tools-used",
+        "derived-from",
+        "continued-in",
+        "cost-state",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "atis-latch",
+    }
+)
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-HOOK_CONTEXT = frozenset({"hook_additional_context", "hook_success", "hook_system_message",
-                          "hook_non_blocking_error", "hook_blocking_error", "hook_stopped_continuation",
-                          "hook_cancelled"})
+HOOK_CONTEXT = frozenset(
+    {
+        "hook_additional_context",
+        "hook_success",
+        "hook_system_message",
+        "hook_non_blocking_error",
+        "hook_blocking_error",
+        "hook_stopped_continuation",
+        "hook_cancelled",
+    }
+)
 SYSTEM_PROMPT_ROWS = frozenset({"api-request-shape", "api-request-blob"})
 TELEMETRY_ROWS = frozenset({"api-request", "cost-state"})
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
@@ -42,14 +72,25 @@ _BIG_RESULT_ID = re.compile(rb'"tool_use_id":"([^"]{1,200})"')
 _BIG_TOOL_USE = re.compile(rb'"type":"tool_use","id":"([^"]{1,200})","name":"([^"]{1,100})"')
 # Rows skimmed without parsing: bookkeeping rows by their leading type, attachments by envelope.
 _SKIM_ROWS: dict[bytes, str | None] = {
-    b"api-request": "telemetry", b"cost-state": "telemetry", b"api-request-shape": "systemPrompts",
-    b"api-request-blob": "systemPrompts", b"queue-operation": None, b"atis-latch": None,
-    b"tools-used": None, b"mode": None, b"permission-mode": None, b"file-history-snapshot": None,
-    b"file-history-delta": None, b"attribution-snapshot": None, b"content-replacement": None,
-    b"worktree-state": None, b"last-prompt": None,
+    b"api-request": "telemetry",
+    b"cost-state": "telemetry",
+    b"api-request-shape": "systemPrompts",
+    b"api-request-blob": "systemPrompts",
+    b"queue-operation": None,
+    b"atis-latch": None,
+    b"tools-used": None,
+    b"mode": None,
+    b"permission-mode": None,
+    b"file-history-snapshot": None,
+    b"file-history-delta": None,
+    b"attribution-snapshot": None,
+    b"content-replacement": None,
+    b"worktree-state": None,
+    b"last-prompt": None,
 }
 _ATTACHMENT_HEAD = re.compile(
-    rb'\{"parentUuid":(?:null|"([^"]{1,100})"),"isSidechain":(true|false),"attachment":\{"type":"([A-Za-z0-9_]{1,64})"')
+    rb'\{"parentUuid":(?:null|"([^"]{1,100})"),"isSidechain":(true|false),"attachment":\{"type":"([A-Za-z0-9_]{1,64})"'
+)
 _ATTACHMENT_UUID = b',"type":"attachment","uuid":"'
 _TIMESTAMP = b'"timestamp":"'
 
@@ -103,14 +144,35 @@ class ClaudeFold:
     def start(self) -> dict[str, Any]:
         """A fresh state for an empty transcript."""
         return {
-            "session": {}, "first": None, "last": None, "models": {}, "rowTypes": {}, "unknownTypes": {},
-            "unknownBlocks": {}, "tools": {}, "thinking": 0,
+            "session": {},
+            "first": None,
+            "last": None,
+            "models": {},
+            "rowTypes": {},
+            "unknownTypes": {},
+            "unknownBlocks": {},
+            "tools": {},
+            "thinking": 0,
             "omitted": {"hookContext": 0, "systemPrompts": 0, "telemetry": 0, "metaRows": 0},
-            "titleLines": {}, "lastPromptLine": 0, "lastUserLine": 0,
-            "edits": {}, "pendingEdits": {}, "pending": {}, "results": {}, "orphans": {},
-            "compacts": [], "boundary": None, "leaf": 0, "leafLine": 0, "sidechainFile": None,
-            "nodeLine": array("q"), "nodeKey": array("q"), "nodeParent": array("q"),
-            "active": bytearray(), "activeLeaf": 0, "activeLines": 0,
+            "titleLines": {},
+            "lastPromptLine": 0,
+            "lastUserLine": 0,
+            "edits": {},
+            "pendingEdits": {},
+            "pending": {},
+            "results": {},
+            "orphans": {},
+            "compacts": [],
+            "boundary": None,
+            "leaf": 0,
+            "leafLine": 0,
+            "sidechainFile": None,
+            "nodeLine": array("q"),
+            "nodeKey": array("q"),
+            "nodeParent": array("q"),
+            "active": bytearray(),
+            "activeLeaf": 0,
+            "activeLines": 0,
         }
 
     skim_prefixes = (b'{"type":"', b'{"parentUuid":')
@@ -132,7 +194,7 @@ class ClaudeFold:
                 st["lastPromptLine"] = line  # its text is read (and checked) when rendering
             at = raw.find(_TIMESTAMP, 0, 400)
             if at > 0:
-                self._when(st, raw[at + 13: raw.find(b'"', at + 13)].decode("utf-8", "replace"))
+                self._when(st, raw[at + 13 : raw.find(b'"', at + 13)].decode("utf-8", "replace"))
             return False
         head = _ATTACHMENT_HEAD.match(raw)
         if head is None or head.group(3) == b"queued_command":
@@ -149,10 +211,9 @@ class ClaudeFold:
             st["omitted"]["hookContext"] += 1
         elif kind == "prompt_snapshot":
             st["omitted"]["systemPrompts"] += 1
-        self._node(st, line, "attachment", head.group(2) == b"true", uuid_key(raw[start:stop]),
-                   uuid_key(head.group(1)))
+        self._node(st, line, "attachment", head.group(2) == b"true", uuid_key(raw[start:stop]), uuid_key(head.group(1)))
         if raw.startswith(_TIMESTAMP, stop + 2):  # …uuid":"<uuid>","timestamp":"<ts>"
-            self._when(st, raw[stop + 15: raw.find(b'"', stop + 15)].decode("utf-8", "replace"))
+            self._when(st, raw[stop + 15 : raw.find(b'"', stop + 15)].decode("utf-8", "replace"))
         return False
 
     @staticmethod
@@ -338,8 +399,15 @@ class ClaudeFold:
     # result it is in neither the head nor the tail: have the scanner find it anywhere.
     oversize_marks = re.compile(rb'"uuid":"[^"]{1,100}","timestamp":"[^"]{1,40}"')
 
-    def oversize(self, st: dict[str, Any], line: int, head: bytes, tail: bytes, size: int,
-                 marks: list[bytes] | tuple[bytes, ...] = ()) -> bool:
+    def oversize(
+        self,
+        st: dict[str, Any],
+        line: int,
+        head: bytes,
+        tail: bytes,
+        size: int,
+        marks: list[bytes] | tuple[bytes, ...] = (),
+    ) -> bool:
         """Fold a row too large to parse from the envelope fields found in its head, tail and marks."""
         both = head + b"\n" + tail
         kind = sniff_type(head, tail)
@@ -404,7 +472,7 @@ def update_lineage(st: dict[str, Any], lines: int) -> None:
         marked.append(n)
         want = parents[i]
     if known:
-        active[joined + 1: old_lines + 1] = bytes(old_lines - joined)  # the old branch past the fork
+        active[joined + 1 : old_lines + 1] = bytes(old_lines - joined)  # the old branch past the fork
     for n in marked:
         active[n] = 1
     st["activeLeaf"], st["activeLines"] = st["leaf"], lines

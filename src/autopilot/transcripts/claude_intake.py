@@ -37,8 +37,14 @@ SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits",
 _USAGE_BLOCK = re.compile(r"<usage>.*?</usage>\s*", re.DOTALL)
 
 
-def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = paging.DEFAULT_LIMIT,
-           max_chars: int | None = paging.DEFAULT_MAX_CHARS, cache: bool = True) -> dict[str, Any]:
+def intake(
+    path: str | os.PathLike[str],
+    *,
+    before_line: int | None = None,
+    limit: int = paging.DEFAULT_LIMIT,
+    max_chars: int | None = paging.DEFAULT_MAX_CHARS,
+    cache: bool = True,
+) -> dict[str, Any]:
     """The intake answer for one page of a Claude Code transcript (``max_chars`` None: strings uncut)."""
     path = os.fspath(path)
     index = jsonl.scan(path, ClaudeFold(), cache=cache)
@@ -88,8 +94,12 @@ def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limi
         "oversizeLines": index.oversize[:20],
         "unknownRowTypes": dict(sorted(st["unknownTypes"].items())),
         "unknownBlockTypes": dict(sorted(st["unknownBlocks"].items())),
-        "omitted": {**st["omitted"], "thinkingBlocks": st["thinking"], "systemReminders": ev.reminders,
-                    "usageBlocks": view.usage_blocks},
+        "omitted": {
+            **st["omitted"],
+            "thinkingBlocks": st["thinking"],
+            "systemReminders": ev.reminders,
+            "usageBlocks": view.usage_blocks,
+        },
         "index": index.status,
         "scannedBytes": index.scanned_bytes,
     }
@@ -154,8 +164,7 @@ class _View:
             if not active[line]:
                 continue
             row = self._load(line)
-            out: dict[str, Any] = {"line": line, "trigger": trigger,
-                                   "timestamp": row.get("timestamp") if row else None}
+            out: dict[str, Any] = {"line": line, "trigger": trigger, "timestamp": row.get("timestamp") if row else None}
             if row is None:
                 out["text"] = self._oversize(line)
                 return out
@@ -170,8 +179,10 @@ class _View:
 
     def edited_files(self) -> list[dict[str, Any]]:
         edits = list(self.st["edits"].items())[-EDITED_FILES_SHOWN:]
-        return [{"path": self.ev.text(path, 500), "tool": tool, "line": line, "edits": count, "status": status}
-                for path, (tool, line, count, status) in reversed(edits)]
+        return [
+            {"path": self.ev.text(path, 500), "tool": tool, "line": line, "edits": count, "status": status}
+            for path, (tool, line, count, status) in reversed(edits)
+        ]
 
     def subagents(self) -> list[dict[str, Any]]:
         base = Path(self.index.path).with_suffix("") / "subagents"
@@ -185,15 +196,22 @@ class _View:
                 meta = loaded if isinstance(loaded, dict) else {}
             except (OSError, orjson.JSONDecodeError):
                 pass
-            found.append((p.stat().st_mtime_ns, {
-                "path": str(p),
-                "agentId": safe_name(p.stem.removeprefix("agent-")),
-                "agentType": self.ev.text(meta["agentType"], 100) if isinstance(meta.get("agentType"), str)
-                else None,
-                "description": self.ev.text(meta["description"], 300)
-                if isinstance(meta.get("description"), str) else None,
-                "bytes": p.stat().st_size,
-            }))
+            found.append(
+                (
+                    p.stat().st_mtime_ns,
+                    {
+                        "path": str(p),
+                        "agentId": safe_name(p.stem.removeprefix("agent-")),
+                        "agentType": self.ev.text(meta["agentType"], 100)
+                        if isinstance(meta.get("agentType"), str)
+                        else None,
+                        "description": self.ev.text(meta["description"], 300)
+                        if isinstance(meta.get("description"), str)
+                        else None,
+                        "bytes": p.stat().st_size,
+                    },
+                )
+            )
         found.sort(key=lambda item: (-item[0], item[1]["path"]))
         return [item for _, item in found]
 
@@ -204,8 +222,13 @@ class _View:
         if row is None:  # too large to parse: the fold kept only its envelope
             head, _ = self.reader.head_tail(line, 4096)
             role = "assistant" if b'"type":"assistant"' in head else "user"
-            return {"line": line, "role": role, "branch": branch, "oversize": True,
-                    "content": [{"type": "text", "text": self._oversize(line)}]}
+            return {
+                "line": line,
+                "role": role,
+                "branch": branch,
+                "oversize": True,
+                "content": [{"type": "text", "text": self._oversize(line)}],
+            }
         kind = row.get("type")
         out: dict[str, Any] = {"line": line, "role": kind, "timestamp": row.get("timestamp"), "branch": branch}
         if row.get("isSidechain") is True and not self.st["sidechainFile"]:
@@ -224,8 +247,13 @@ class _View:
         elif kind == "system":
             out.update(self._system(row))
         elif kind == "attachment":
-            out.update({"role": "user", "via": "queued_command",
-                        "content": [{"type": "text", "text": self.ev.prose(row["attachment"]["prompt"])}]})
+            out.update(
+                {
+                    "role": "user",
+                    "via": "queued_command",
+                    "content": [{"type": "text", "text": self.ev.prose(row["attachment"]["prompt"])}],
+                }
+            )
         return out
 
     def _assistant_blocks(self, row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -248,14 +276,23 @@ class _View:
         args = _dict(block.get("input"))
         # A secret file named by a path (Read, Write, Edit, Grep): what the call wrote and what it
         # returned are dropped. Named by a command line (`cat .env` in Bash): its output is.
-        secret = (secret_path(args.get("file_path")) or secret_path(args.get("notebook_path"))
-                  or secret_path(args.get("path")))
-        shown = {k: (OMITTED_SECRET if secret and k in SECRET_CONTENT_KEYS else self.ev.value(v))
-                 for k, v in args.items()}
+        secret = (
+            secret_path(args.get("file_path"))
+            or secret_path(args.get("notebook_path"))
+            or secret_path(args.get("path"))
+        )
+        shown = {
+            k: (OMITTED_SECRET if secret and k in SECRET_CONTENT_KEYS else self.ev.value(v)) for k, v in args.items()
+        }
         omitted = OMITTED_SECRET if secret else OMITTED_SECRET_OUTPUT if secret_command(args.get("command")) else None
         call_id = block["id"] if isinstance(block.get("id"), str) else ""
-        return {"type": "tool_use", "id": safe_name(call_id), "name": safe_name(block.get("name")),
-                "input": shown, "result": self._result(call_id, omitted)}
+        return {
+            "type": "tool_use",
+            "id": safe_name(call_id),
+            "name": safe_name(block.get("name")),
+            "input": shown,
+            "result": self._result(call_id, omitted),
+        }
 
     def _result(self, call_id: str, omitted: str | None) -> dict[str, Any] | None:
         """The result row of ``call_id``; its text replaced by ``omitted`` when that is given."""
@@ -294,9 +331,14 @@ class _View:
                 call_id = block.get("tool_use_id")
                 # A result is shown with its call; only one whose call was never seen stands alone.
                 if not isinstance(call_id, str) or call_id in orphans:
-                    out.append({"type": "tool_result", "toolUseId": safe_name(call_id),
-                                "isError": bool(block.get("is_error")),
-                                "text": self.ev.prose(_result_text(block.get("content")))})
+                    out.append(
+                        {
+                            "type": "tool_result",
+                            "toolUseId": safe_name(call_id),
+                            "isError": bool(block.get("is_error")),
+                            "text": self.ev.prose(_result_text(block.get("content"))),
+                        }
+                    )
         return out
 
     def _system(self, row: dict[str, Any]) -> dict[str, Any]:

@@ -38,53 +38,148 @@ REP_RESPONSE, REP_EVENT, REP_ITEM = 1, 2, 4
 HUMAN_KINDS = frozenset({"user.text", "user.image", "user.local_image"})
 # Older files have no kinds: harness text is recognised by its wrapper.
 HARNESS_PREFIXES = (
-    "<environment_context", "<user_instructions", "<skill", "<codex_internal_context",
-    "<turn_aborted", "<permissions", "<collaboration_mode", "<subagent_notification",
-    "<INSTRUCTIONS>", "# AGENTS.md instructions", "<user_shell_command",
+    "<environment_context",
+    "<user_instructions",
+    "<skill",
+    "<codex_internal_context",
+    "<turn_aborted",
+    "<permissions",
+    "<collaboration_mode",
+    "<subagent_notification",
+    "<INSTRUCTIONS>",
+    "# AGENTS.md instructions",
+    "<user_shell_command",
 )
 
-KNOWN_LINE_TYPES = frozenset({
-    "session_meta", "response_item", "event_msg", "turn_context", "compacted", "token_usage_record",
-    "world_state", "security_risk_score", "retained_context", "realtime_item",
-    "inter_agent_communication", "inter_agent_communication_metadata",
-})
+KNOWN_LINE_TYPES = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "token_usage_record",
+        "world_state",
+        "security_risk_score",
+        "retained_context",
+        "realtime_item",
+        "inter_agent_communication",
+        "inter_agent_communication_metadata",
+    }
+)
 TELEMETRY_LINES = frozenset({"token_usage_record", "security_risk_score", "realtime_item"})
 TOOL_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"})
 TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
-KNOWN_RESPONSE_TYPES = TOOL_CALLS | TOOL_OUTPUTS | frozenset({
-    "message", "reasoning", "web_search_call", "image_generation_call", "agent_message",
-    "additional_tools", "compaction", "compaction_summary", "context_compaction",
-    "configuration_update", "compaction_trigger", "other",
-})
+KNOWN_RESPONSE_TYPES = (
+    TOOL_CALLS
+    | TOOL_OUTPUTS
+    | frozenset(
+        {
+            "message",
+            "reasoning",
+            "web_search_call",
+            "image_generation_call",
+            "agent_message",
+            "additional_tools",
+            "compaction",
+            "compaction_summary",
+            "context_compaction",
+            "configuration_update",
+            "compaction_trigger",
+            "other",
+        }
+    )
+)
 # Events that repeat something recorded elsewhere, or carry nothing to recover.
-QUIET_EVENTS = frozenset({
-    "exec_command_begin", "exec_command_end", "exec_command_output_delta", "terminal_interaction",
-    "mcp_tool_call_begin", "mcp_tool_call_end", "web_search_begin", "web_search_end",
-    "image_generation_begin", "patch_apply_begin", "patch_apply_updated", "turn_diff",
-    "thread_settings_applied", "session_configured", "mcp_startup_update", "mcp_startup_complete",
-    "item_started", "hook_started", "hook_completed", "raw_response_item", "plan_update", "plan_delta",
-    "agent_message_content_delta", "agent_message_delta", "agent_reasoning_delta",
-    "agent_reasoning_raw_content_delta", "reasoning_content_delta", "reasoning_raw_content_delta",
-    "agent_reasoning_section_break", "shutdown_complete", "entered_review_mode", "exited_review_mode",
-    "deprecation_notice", "model_reroute", "model_verification", "thread_queue_changed",
-    "environment_connected", "environment_disconnected", "turn_moderation_metadata", "safety_buffering",
-    "guardian_assessment", "exec_approval_request", "apply_patch_approval_request",
-    "request_permissions", "request_user_input", "elicitation_request", "elicitation_abandoned",
-    "dynamic_tool_call_request", "dynamic_tool_call_response", "view_image_tool_call",
-    "realtime_conversation_started", "realtime_conversation_realtime", "realtime_conversation_closed",
-    "realtime_conversation_sdp", "realtime_conversation_list_voices_response", "get_history_entry_response",
-    "collab_agent_spawn_begin", "collab_agent_interaction_begin", "collab_agent_interaction_end",
-    "collab_waiting_begin", "collab_waiting_end", "collab_close_begin", "collab_close_end",
-    "collab_resume_begin", "collab_resume_end", "context_compacted",
-})
+QUIET_EVENTS = frozenset(
+    {
+        "exec_command_begin",
+        "exec_command_end",
+        "exec_command_output_delta",
+        "terminal_interaction",
+        "mcp_tool_call_begin",
+        "mcp_tool_call_end",
+        "web_search_begin",
+        "web_search_end",
+        "image_generation_begin",
+        "patch_apply_begin",
+        "patch_apply_updated",
+        "turn_diff",
+        "thread_settings_applied",
+        "session_configured",
+        "mcp_startup_update",
+        "mcp_startup_complete",
+        "item_started",
+        "hook_started",
+        "hook_completed",
+        "raw_response_item",
+        "plan_update",
+        "plan_delta",
+        "agent_message_content_delta",
+        "agent_message_delta",
+        "agent_reasoning_delta",
+        "agent_reasoning_raw_content_delta",
+        "reasoning_content_delta",
+        "reasoning_raw_content_delta",
+        "agent_reasoning_section_break",
+        "shutdown_complete",
+        "entered_review_mode",
+        "exited_review_mode",
+        "deprecation_notice",
+        "model_reroute",
+        "model_verification",
+        "thread_queue_changed",
+        "environment_connected",
+        "environment_disconnected",
+        "turn_moderation_metadata",
+        "safety_buffering",
+        "guardian_assessment",
+        "exec_approval_request",
+        "apply_patch_approval_request",
+        "request_permissions",
+        "request_user_input",
+        "elicitation_request",
+        "elicitation_abandoned",
+        "dynamic_tool_call_request",
+        "dynamic_tool_call_response",
+        "view_image_tool_call",
+        "realtime_conversation_started",
+        "realtime_conversation_realtime",
+        "realtime_conversation_closed",
+        "realtime_conversation_sdp",
+        "realtime_conversation_list_voices_response",
+        "get_history_entry_response",
+        "collab_agent_spawn_begin",
+        "collab_agent_interaction_begin",
+        "collab_agent_interaction_end",
+        "collab_waiting_begin",
+        "collab_waiting_end",
+        "collab_close_begin",
+        "collab_close_end",
+        "collab_resume_begin",
+        "collab_resume_end",
+        "context_compacted",
+    }
+)
 REASONING_EVENTS = frozenset({"agent_reasoning", "agent_reasoning_raw_content"})
 TELEMETRY_EVENTS = frozenset({"token_count"})
 TURN_START = frozenset({"task_started", "turn_started"})
 TURN_END = frozenset({"task_complete", "turn_complete"})
 ERROR_EVENTS = frozenset({"error", "stream_error", "warning", "guardian_warning"})
-QUIET_ITEMS = frozenset({"CommandExecution", "WebSearch", "CollabAgentToolCall", "McpToolCall",
-                         "DynamicToolCall", "HookPrompt", "Sleep", "ImageView", "EnteredReviewMode",
-                         "ExitedReviewMode"})
+QUIET_ITEMS = frozenset(
+    {
+        "CommandExecution",
+        "WebSearch",
+        "CollabAgentToolCall",
+        "McpToolCall",
+        "DynamicToolCall",
+        "HookPrompt",
+        "Sleep",
+        "ImageView",
+        "EnteredReviewMode",
+        "ExitedReviewMode",
+    }
+)
 NEVER_ITEMS = frozenset({"Reasoning", "ContextCompaction"})
 
 _NAME = re.compile(r"[^A-Za-z0-9_.:-]")
@@ -181,12 +276,33 @@ class CodexFold:
     def start(self) -> dict[str, Any]:
         """A fresh state for an empty rollout."""
         return {
-            "meta": None, "meta_line": None, "fork": None, "model": None, "first_ts": None,
-            "last_ts": None, "turn": {"state": "none"}, "turns": 0, "pending": {}, "calls": {},
-            "results": {}, "user_turns": array("q"), "rolled_back": [], "edited": {}, "subagents": {},
-            "images": {}, "goal_line": None, "checkpoint_line": None, "last_user_line": None,
-            "compactions": 0, "compaction_events": 0, "replayed": 0, "omitted": {}, "unknown": {},
-            "entries_by_kind": {}, "tools": {}, "models": [],
+            "meta": None,
+            "meta_line": None,
+            "fork": None,
+            "model": None,
+            "first_ts": None,
+            "last_ts": None,
+            "turn": {"state": "none"},
+            "turns": 0,
+            "pending": {},
+            "calls": {},
+            "results": {},
+            "user_turns": array("q"),
+            "rolled_back": [],
+            "edited": {},
+            "subagents": {},
+            "images": {},
+            "goal_line": None,
+            "checkpoint_line": None,
+            "last_user_line": None,
+            "compactions": 0,
+            "compaction_events": 0,
+            "replayed": 0,
+            "omitted": {},
+            "unknown": {},
+            "entries_by_kind": {},
+            "tools": {},
+            "models": [],
         }
 
     # -- the fold ---------------------------------------------------------------------------
@@ -402,8 +518,7 @@ class CodexFold:
             state["turn"] = {"state": "complete", "line": line, "turn_id": p.get("turn_id")}
             return False
         if t == "turn_aborted":
-            state["turn"] = {"state": "aborted", "line": line, "turn_id": p.get("turn_id"),
-                             "reason": p.get("reason")}
+            state["turn"] = {"state": "aborted", "line": line, "turn_id": p.get("turn_id"), "reason": p.get("reason")}
             return _entry(state, "turn_aborted")
         if t == "thread_rolled_back":
             _rollback(state, line, p.get("num_turns"))
@@ -433,8 +548,13 @@ class CodexFold:
                 state["images"][p["call_id"]] = path
             return False
         if t in ("collab_agent_spawn_end", "sub_agent_activity"):
-            _subagent(state, line, p.get("new_thread_id") or p.get("agent_thread_id"),
-                      p.get("agent_path") or p.get("new_agent_path"), p.get("kind") or "started")
+            _subagent(
+                state,
+                line,
+                p.get("new_thread_id") or p.get("agent_thread_id"),
+                p.get("agent_path") or p.get("new_agent_path"),
+                p.get("kind") or "started",
+            )
             return False
         if t not in QUIET_EVENTS:
             _bump(state["unknown"], "eventTypes", t)
@@ -491,12 +611,21 @@ def _session_fields(p: dict[str, Any]) -> dict[str, Any]:
     git = as_dict(p.get("git"))
     base = as_dict(p.get("history_base"))
     fields = {
-        "id": p.get("id"), "sessionId": p.get("session_id"), "timestamp": p.get("timestamp"),
-        "cwd": p.get("cwd"), "originator": p.get("originator"), "cliVersion": p.get("cli_version"),
-        "source": source, "threadSource": p.get("thread_source"), "modelProvider": p.get("model_provider"),
+        "id": p.get("id"),
+        "sessionId": p.get("session_id"),
+        "timestamp": p.get("timestamp"),
+        "cwd": p.get("cwd"),
+        "originator": p.get("originator"),
+        "cliVersion": p.get("cli_version"),
+        "source": source,
+        "threadSource": p.get("thread_source"),
+        "modelProvider": p.get("model_provider"),
         "historyMode": p.get("history_mode") or ("paginated" if base else None),
-        "git": {new: git[old] for old, new in (("commit_hash", "commitHash"), ("branch", "branch"),
-                                               ("repository_url", "repositoryUrl")) if git.get(old)},
+        "git": {
+            new: git[old]
+            for old, new in (("commit_hash", "commitHash"), ("branch", "branch"), ("repository_url", "repositoryUrl"))
+            if git.get(old)
+        },
         "forkedFromId": p.get("forked_from_id"),
         "parentThreadId": p.get("parent_thread_id") or spawn.get("parent_thread_id"),
         "agentPath": p.get("agent_path") or spawn.get("agent_path"),
@@ -504,7 +633,8 @@ def _session_fields(p: dict[str, Any]) -> dict[str, Any]:
         "agentRole": p.get("agent_role") or p.get("agent_type") or spawn.get("agent_role"),
         "subagentDepth": spawn.get("depth"),
         "historyBase": {"threadId": base.get("thread_id"), "endOrdinalExclusive": base.get("end_ordinal_exclusive")}
-        if base else None,
+        if base
+        else None,
     }
     return {k: v for k, v in fields.items() if isinstance(v, (str, int, dict)) and v != {}}
 
@@ -516,7 +646,7 @@ def _rollback(state: dict[str, Any], line: int, num_turns: Any) -> None:
     if not n or not turns:
         return
     start = turns[max(0, len(turns) - n)]
-    del turns[max(0, len(turns) - n):]
+    del turns[max(0, len(turns) - n) :]
     state["rolled_back"].append([start, line])
 
 
@@ -558,8 +688,10 @@ def patch_files(patch: Any) -> list[tuple[str, str]]:
     """(change, path) for each file an apply_patch body names (``*** Add/Update/Delete File:``, ``*** Move to:``)."""
     if not isinstance(patch, str) or "*** " not in patch:
         return []
-    return [("move", m.group(3).strip()) if m.group(3) else (m.group(1).lower(), m.group(2).strip())
-            for m in _PATCH_FILE.finditer(patch)]
+    return [
+        ("move", m.group(3).strip()) if m.group(3) else (m.group(1).lower(), m.group(2).strip())
+        for m in _PATCH_FILE.finditer(patch)
+    ]
 
 
 def _patch_paths(state: dict[str, Any], line: int, patch: Any, status: str) -> None:

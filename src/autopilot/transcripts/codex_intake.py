@@ -162,8 +162,12 @@ def _tool_call(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
     patch = codex.patch_body(p)
     secret_input = any(secret_path(path) for _, path in codex.patch_files(shown if patch is None else patch))
     secret_output = not secret_input and patch is None and secret_command(shown)
-    entry: dict[str, Any] = {"kind": "tool_call", "name": name, "callId": call_id,
-                             "input": OMITTED_SECRET if secret_input else page.text(shown)}
+    entry: dict[str, Any] = {
+        "kind": "tool_call",
+        "name": name,
+        "callId": call_id,
+        "input": OMITTED_SECRET if secret_input else page.text(shown),
+    }
     result_line = page.state["results"].get(call_id) if isinstance(call_id, str) else None
     if result_line is None:
         entry["status"] = "unfinished"
@@ -182,8 +186,11 @@ def _tool_call(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
 
 def _web_search(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
     action = codex.as_dict(p.get("action"))
-    entry: dict[str, Any] = {"kind": "web_search", "action": codex.clean_name(action.get("type")),
-                             "status": p.get("status")}
+    entry: dict[str, Any] = {
+        "kind": "web_search",
+        "action": codex.clean_name(action.get("type")),
+        "status": p.get("status"),
+    }
     for key in ("query", "url", "pattern"):
         if isinstance(action.get(key), str):
             entry[key] = page.text(action[key], 500)
@@ -214,23 +221,34 @@ def _render(page: _Page, line: int) -> dict[str, Any]:
         body = _tool_call(page, p)
     elif t in codex.TOOL_OUTPUTS:
         text, code = _output_text(p)
-        body = {"kind": "tool_result", "callId": p.get("call_id"), "text": page.text(text),
-                "note": "no matching call in this file"}
+        body = {
+            "kind": "tool_result",
+            "callId": p.get("call_id"),
+            "text": page.text(text),
+            "note": "no matching call in this file",
+        }
         if code is not None:
             body["exitCode"] = code
     elif t == "web_search_call":
         body = _web_search(page, p)
     elif t == "image_generation_call":
-        body = {"kind": "image_generation", "status": p.get("status"),
-                "revisedPrompt": page.text(p.get("revised_prompt") or "")}
+        body = {
+            "kind": "image_generation",
+            "status": p.get("status"),
+            "revisedPrompt": page.text(p.get("revised_prompt") or ""),
+        }
         saved = page.state["images"].get(p.get("id") or p.get("call_id") or "")
         if saved:
             body["savedPath"] = page.text(saved, 500)
     elif t == "agent_message":  # a response_item: mail between agents
         parts = codex.as_list(p.get("content"))
         hidden = len([c for c in parts if isinstance(c, dict) and c.get("type") not in ("input_text", "output_text")])
-        body = {"kind": "agent_mail", "author": p.get("author"), "recipient": p.get("recipient"),
-                "text": page.text("\n".join(codex.texts(parts)))}
+        body = {
+            "kind": "agent_mail",
+            "author": p.get("author"),
+            "recipient": p.get("recipient"),
+            "text": page.text("\n".join(codex.texts(parts))),
+        }
         if hidden:
             body["omittedParts"] = hidden
     elif t == "turn_aborted":
@@ -244,8 +262,7 @@ def _render(page: _Page, line: int) -> dict[str, Any]:
         body = {"kind": "plan", "text": page.text(item.get("text") or "")}
     else:  # errors and warnings
         message = p.get("message") or item.get("message") or ""
-        body = {"kind": "warning" if t in ("warning", "guardian_warning") else "error",
-                "text": page.text(message)}
+        body = {"kind": "warning" if t in ("warning", "guardian_warning") else "error", "text": page.text(message)}
     entry.update(body)
     turn = _turn_id(p)
     if turn:
@@ -265,13 +282,18 @@ def _checkpoint(page: _Page) -> dict[str, Any] | None:
     cut = message.find(_CHECKPOINT_PREAMBLE)
     if cut >= 0:
         newline = message.find("\n", cut)
-        message = message[newline + 1:] if newline >= 0 else ""
+        message = message[newline + 1 :] if newline >= 0 else ""
     message = message.strip()
     if not message:
         return None
     bound = None if page.ev.max_chars is None else page.ev.max_chars * CHECKPOINT_FACTOR
-    return {"line": line, "timestamp": obj.get("timestamp"), "chars": len(message),
-            "truncated": bound is not None and len(message) > bound, "text": page.text(message, bound)}
+    return {
+        "line": line,
+        "timestamp": obj.get("timestamp"),
+        "chars": len(message),
+        "truncated": bound is not None and len(message) > bound,
+        "text": page.text(message, bound),
+    }
 
 
 def _goal(page: _Page) -> dict[str, Any] | None:
@@ -297,8 +319,10 @@ def find_rollout(path: str, thread_id: str) -> str | None:
     parts = here.split(os.sep)
     if "sessions" in parts:
         root = os.sep.join(parts[: len(parts) - parts[::-1].index("sessions")])
-        patterns += [os.path.join(root, "*", "*", "*", f"rollout-*{thread_id}*.jsonl*"),
-                     os.path.join(os.path.dirname(root), "archived_sessions", f"rollout-*{thread_id}*.jsonl*")]
+        patterns += [
+            os.path.join(root, "*", "*", "*", f"rollout-*{thread_id}*.jsonl*"),
+            os.path.join(os.path.dirname(root), "archived_sessions", f"rollout-*{thread_id}*.jsonl*"),
+        ]
     for pattern in patterns:
         found = sorted(glob.glob(pattern))
         if found:
@@ -320,13 +344,18 @@ def _fork(state: dict[str, Any], session: dict[str, Any], path: str) -> dict[str
     if fork is None and not session.get("historyBase"):
         return None
     fork = fork or {}
-    info: dict[str, Any] = {"forkedFromId": fork.get("forked_from_id") or session.get("forkedFromId"),
-                            "historyBase": session.get("historyBase")}
+    info: dict[str, Any] = {
+        "forkedFromId": fork.get("forked_from_id") or session.get("forkedFromId"),
+        "historyBase": session.get("historyBase"),
+    }
     if fork.get("replay_from") is not None:
         info["replayed"] = {
-            "fromLine": fork["replay_from"], "toLine": fork.get("replay_to"), "lines": state["replayed"],
+            "fromLine": fork["replay_from"],
+            "toLine": fork.get("replay_to"),
+            "lines": state["replayed"],
             "stillReplaying": bool(fork.get("replaying")),
-            "note": "the parent's history copied in at fork time: not new work, not in the entries"}
+            "note": "the parent's history copied in at fork time: not new work, not in the entries",
+        }
     if info["forkedFromId"]:
         info["parentRollout"] = find_rollout(path, info["forkedFromId"])
     return info
@@ -338,23 +367,34 @@ def _summary(index: Index, path: str, page: _Page) -> dict[str, Any]:
     session = dict(state["meta"] or {})
     session.pop("timestamp", None)
     session["model"] = state["model"]
-    session["isSubagent"] = (session.get("threadSource") == "subagent" or session.get("source") == "subagent"
-                             or bool(session.get("agentPath")))
+    session["isSubagent"] = (
+        session.get("threadSource") == "subagent"
+        or session.get("source") == "subagent"
+        or bool(session.get("agentPath"))
+    )
     edited = sorted(state["edited"].items(), key=lambda kv: -kv[1][1])
     shown = edited if page.ev.max_chars is None else edited[:EDITED_FILES_SHOWN]
-    subagents = [{"threadId": tid, **rec, "path": find_rollout(path, tid)}
-                 for tid, rec in sorted(state["subagents"].items(), key=lambda kv: -kv[1]["line"])]
+    subagents = [
+        {"threadId": tid, **rec, "path": find_rollout(path, tid)}
+        for tid, rec in sorted(state["subagents"].items(), key=lambda kv: -kv[1]["line"])
+    ]
     turn = state["turn"]
     return {
         "session": session,
         "firstTimestamp": (state["meta"] or {}).get("timestamp") or state["first_ts"],
         "lastTimestamp": state["last_ts"],
         "models": list(state["models"]),
-        "turn": {"state": turn.get("state"), "line": turn.get("line"), "turnId": turn.get("turn_id"),
-                 "reason": turn.get("reason")},
+        "turn": {
+            "state": turn.get("state"),
+            "line": turn.get("line"),
+            "turnId": turn.get("turn_id"),
+            "reason": turn.get("reason"),
+        },
         "fork": _fork(state, session, path),
         "counts": {
-            "lines": index.lines, "entries": len(index.entries), "turns": state["turns"],
+            "lines": index.lines,
+            "entries": len(index.entries),
+            "turns": state["turns"],
             "entryKinds": dict(sorted(state["entries_by_kind"].items())),
             "toolCalls": dict(sorted(state["tools"].items())),
             "malformedLines": index.malformed_total,
@@ -370,8 +410,14 @@ def _summary(index: Index, path: str, page: _Page) -> dict[str, Any]:
     }
 
 
-def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limit: int = paging.DEFAULT_LIMIT,
-           max_chars: int | None = paging.DEFAULT_MAX_CHARS, cache: bool = True) -> dict[str, Any]:
+def intake(
+    path: str | os.PathLike[str],
+    *,
+    before_line: int | None = None,
+    limit: int = paging.DEFAULT_LIMIT,
+    max_chars: int | None = paging.DEFAULT_MAX_CHARS,
+    cache: bool = True,
+) -> dict[str, Any]:
     """The intake answer for one rollout: summary, one newest-first page and its cursor (max_chars None: uncut)."""
     path = os.fspath(path)
     index = codex.scan(path, cache=cache)
@@ -381,8 +427,15 @@ def intake(path: str | os.PathLike[str], *, before_line: int | None = None, limi
         page = _Page(index, reader, ev)
         answer: dict[str, Any] = {"trust": TRUST, "format": "codex-rollout", "transcript": path}
         answer.update(_summary(index, path, page))
-        answer.update({"beforeLine": before_line, "limit": limit, "maxChars": max_chars,
-                       "nextBeforeLine": next_before, "entries": [_render(page, n) for n in lines]})
+        answer.update(
+            {
+                "beforeLine": before_line,
+                "limit": limit,
+                "maxChars": max_chars,
+                "nextBeforeLine": next_before,
+                "entries": [_render(page, n) for n in lines],
+            }
+        )
     state = index.state
     answer["diagnostics"] = {
         "malformedLines": dict(sorted(index.malformed.items())),

@@ -45,7 +45,7 @@ class Evidence:
             return clip(self.redactor(value), bound)
         head_n, tail_n = _split(bound)
         head = self._window(value[: head_n + _MARGIN])[:head_n]
-        tail = self._window(value[-(tail_n + _MARGIN):])[-tail_n:] if tail_n else ""
+        tail = self._window(value[-(tail_n + _MARGIN) :])[-tail_n:] if tail_n else ""
         return _join(head, len(value) - head_n - tail_n, tail)
 
     def _window(self, part: str) -> str:
@@ -55,7 +55,7 @@ class Evidence:
         end = _KEY_END.search(part) if "PRIVATE KEY" in part else None
         if end is not None and not _KEY_BEGIN.search(part, 0, end.start()):
             self.redactor.counts["private_key"] += 1
-            part = PLACEHOLDER.format(kind="private_key") + part[end.end():]
+            part = PLACEHOLDER.format(kind="private_key") + part[end.end() :]
         return self.redactor(part)
 
     def prose(self, value: str, limit: int | None = -1, *, count: bool = True) -> str:
@@ -96,7 +96,8 @@ def secret_path(value: Any) -> bool:
 def secret_command(value: Any) -> bool:
     """Whether a command line (or other tool input text) names a secret-bearing file, so its output may hold it."""
     return isinstance(value, str) and any(
-        is_secret_path(word) and word.lower() not in _COMMON_WORDS for word in _COMMAND_WORDS.split(value) if word)
+        is_secret_path(word) and word.lower() not in _COMMON_WORDS for word in _COMMAND_WORDS.split(value) if word
+    )
 
 
 def _split(bound: int) -> tuple[int, int]:
@@ -113,4 +114,4 @@ def clip(value: str, limit: int | None) -> str:
     if limit is None or len(value) <= limit:
         return value
     head_n, tail_n = _split(limit)
-    return _join(value[:head_n], len(value) - head_n - tail_n, value[len(value) - tail_n:] if tail_n else "")
+    return _join(value[:head_n], len(value) - head_n - tail_n, value[len(value) - tail_n :] if tail_n else "")

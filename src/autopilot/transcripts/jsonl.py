@@ -100,8 +100,7 @@ class Fold(Protocol):
         """Fold one JSON object; True records the line as an entry."""
         ...
 
-    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes,
-                 size: int) -> bool:
+    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
         """Fold a line too large to parse, seen by its head and tail; True records an entry."""
         ...
 
@@ -111,8 +110,9 @@ def cache_dir() -> Path:
     return autopilot_home() / "cache" / "transcripts"
 
 
-def scan(path: str | os.PathLike[str], fold: Fold, *, cache: bool = True,
-         max_line_bytes: int = MAX_LINE_BYTES) -> Index:
+def scan(
+    path: str | os.PathLike[str], fold: Fold, *, cache: bool = True, max_line_bytes: int = MAX_LINE_BYTES
+) -> Index:
     """Index ``path`` with ``fold``, reusing or extending a cached index when the file only grew."""
     path = os.fspath(path)
     with open(path, "rb") as fh:
@@ -254,7 +254,7 @@ class _Scanner:
                 marks.feed(chunk[:nl])
                 self._big(line, big_head, (big_tail + chunk[:nl])[-HEAD_TAIL_BYTES:], size, marks)
                 off += size + 1
-                data = chunk[nl + 1:]
+                data = chunk[nl + 1 :]
                 skipping, big_head, big_tail = False, b"", b""
             elif pieces:
                 # Finish the line begun in earlier chunks with one join, so a long line is
@@ -266,7 +266,7 @@ class _Scanner:
                 off += len(whole) + 1
                 self._single(line, whole, _Marks(pattern))
                 del whole
-                data = chunk[nl + 1:]
+                data = chunk[nl + 1 :]
             else:
                 data = chunk
             pieces = []
@@ -342,5 +342,3 @@ class _Marks:
             if len(self.found) >= MARKS_KEPT:
                 break
         self.carry = buf[-MARK_CARRY:]
-
-

@@ -69,8 +69,7 @@ class Index:
             return start, self.file_size - start
         return start, self.end - start - 1
 
-    def page(self, before_line: int | None = None,
-             limit: int = 12) -> tuple[list[int], int | None]:
+    def page(self, before_line: int | None = None, limit: int = 12) -> tuple[list[int], int | None]:
         """Entry lines before ``before_line`` (exclusive), newest first, and the next cursor."""
         entries = self.entries
         hi = len(entries) if before_line is None else bisect_left(entries, before_line)
@@ -129,20 +128,31 @@ class LineReader:
 
 def serialise(index: Index) -> bytes:
     state = {k: v for k, v in index.state.items() if not isinstance(v, (array, bytearray))}
-    blobs: list[tuple[str, str, bytes]] = [("offsets", "q", index.offsets.tobytes()),
-                                           ("entries", "q", index.entries.tobytes())]
+    blobs: list[tuple[str, str, bytes]] = [
+        ("offsets", "q", index.offsets.tobytes()),
+        ("entries", "q", index.entries.tobytes()),
+    ]
     for key, value in index.state.items():
         if isinstance(value, array):
             blobs.append(("state." + key, value.typecode, value.tobytes()))
         elif isinstance(value, bytearray):
             blobs.append(("state." + key, "bytearray", bytes(value)))
     header = {
-        "core": CORE_VERSION, "fold": index.fold_name, "foldVersion": index.fold_version,
-        "path": index.path, "lines": index.lines, "end": index.end, "fileSize": index.file_size,
-        "mtimeNs": index.mtime_ns, "headLen": index.head_len,
-        "headHash": index.head_hash, "endBytes": index.end_bytes.hex(),
-        "malformed": index.malformed, "malformedSample": index.malformed_sample,
-        "oversize": index.oversize, "state": state,
+        "core": CORE_VERSION,
+        "fold": index.fold_name,
+        "foldVersion": index.fold_version,
+        "path": index.path,
+        "lines": index.lines,
+        "end": index.end,
+        "fileSize": index.file_size,
+        "mtimeNs": index.mtime_ns,
+        "headLen": index.head_len,
+        "headHash": index.head_hash,
+        "endBytes": index.end_bytes.hex(),
+        "malformed": index.malformed,
+        "malformedSample": index.malformed_sample,
+        "oversize": index.oversize,
+        "state": state,
         "blobs": [[name, code, len(data)] for name, code, data in blobs],
     }
     head = orjson.dumps(header)
@@ -161,7 +171,7 @@ def load(cache_file: Path, path: str, fold: Fold) -> Index | None:
         pos = len(_MAGIC)
         (hlen,) = struct.unpack_from("<Q", data, pos)
         pos += 8
-        header = orjson.loads(data[pos: pos + hlen])
+        header = orjson.loads(data[pos : pos + hlen])
         pos += hlen
         layout = (header["core"], header["fold"], header["foldVersion"])
         if layout != (CORE_VERSION, fold.name, fold.version):
@@ -169,7 +179,7 @@ def load(cache_file: Path, path: str, fold: Fold) -> Index | None:
         index = Index(path, fold)
         index.state = header["state"]
         for name, code, size in header["blobs"]:
-            chunk = data[pos: pos + size]
+            chunk = data[pos : pos + size]
             pos += size
             value: array[int] | bytearray
             if code == "bytearray":

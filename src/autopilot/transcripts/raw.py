@@ -28,9 +28,14 @@ from autopilot.transcripts.evidence import TRUST, Evidence
 
 # Keys whose values the intake never emits, wherever they appear in a row.
 PRIVATE_KEYS = {
-    "thinking": "thinking", "signature": "thinking signature", "usage": "usage telemetry",
-    "systemPrompt": "system prompt", "system": "system prompt", "tools": "tool definitions",
-    "rendered": "injected context", "modelUsage": "usage telemetry",
+    "thinking": "thinking",
+    "signature": "thinking signature",
+    "usage": "usage telemetry",
+    "systemPrompt": "system prompt",
+    "system": "system prompt",
+    "tools": "tool definitions",
+    "rendered": "injected context",
+    "modelUsage": "usage telemetry",
 }
 
 
@@ -69,7 +74,7 @@ def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> dict[
     update_lineage(st, index.lines)
     ev = Evidence(max_chars)
     first = bisect_left(index.entries, line)
-    entries = set(index.entries[first: bisect_left(index.entries, line + count)])
+    entries = set(index.entries[first : bisect_left(index.entries, line + count)])
     rows = []
     with index.reader() as reader:
         for n in range(line, min(line + count, index.lines + 1)):
@@ -96,12 +101,19 @@ def mask(row: dict[str, Any], ev: Evidence) -> dict[str, Any]:
     if kind == "attachment" and isinstance(row.get("attachment"), dict):
         att = row["attachment"]
         if att.get("type") in HOOK_CONTEXT or att.get("type") == "prompt_snapshot":
-            note = {"type": safe_name(att.get("type")),
-                    "[omitted]": f"hook context or system prompt, {_size(att)} chars"}
+            note = {
+                "type": safe_name(att.get("type")),
+                "[omitted]": f"hook context or system prompt, {_size(att)} chars",
+            }
             return {**_walk({k: v for k, v in row.items() if k != "attachment"}, ev), "attachment": note}
     if row.get("isMeta") and isinstance(row.get("message"), dict):
-        masked = dict(row, message={"role": row["message"].get("role"),
-                                    "[omitted]": f"harness-injected meta content, {_size(row['message'])} chars"})
+        masked = dict(
+            row,
+            message={
+                "role": row["message"].get("role"),
+                "[omitted]": f"harness-injected meta content, {_size(row['message'])} chars",
+            },
+        )
         return _walk(masked, ev)
     return _walk(row, ev)
 

@@ -66,8 +66,10 @@ def pointed_transcript() -> "tuple[str | None, str | None]":
         with open(pointer_path, encoding="utf-8") as fh:
             pointer = json.load(fh)
     except FileNotFoundError:
-        return None, (f"no Claude Code handoff yet ({pointer_path} does not exist): type $handoff in Claude Code "
-                      "first, or pass a transcript path")
+        return None, (
+            f"no Claude Code handoff yet ({pointer_path} does not exist): type $handoff in Claude Code "
+            "first, or pass a transcript path"
+        )
     except (OSError, ValueError) as exc:
         return None, f"cannot read {pointer_path} ({exc}): type $handoff in Claude Code again"
     transcript = pointer.get("transcript_path") if isinstance(pointer, dict) else None
@@ -75,10 +77,15 @@ def pointed_transcript() -> "tuple[str | None, str | None]":
         return None, f"{pointer_path} names no transcript_path: type $handoff in Claude Code again"
     where = pointer.get("cwd")
     if not isinstance(where, str) or not where or place(where) != place(os.getcwd()):
-        return None, (f"the Claude Code handoff is for {where or 'an unknown directory'}, not {os.getcwd()}: "
-                      "start Codex there, or pass the transcript path explicitly to continue here anyway")
-    print(f"from-claude: Claude Code session {str(pointer.get('session_id') or '?')[:8]}... handed over at "
-          f"{pointer.get('created_at') or '?'}: {transcript}", file=sys.stderr)
+        return None, (
+            f"the Claude Code handoff is for {where or 'an unknown directory'}, not {os.getcwd()}: "
+            "start Codex there, or pass the transcript path explicitly to continue here anyway"
+        )
+    print(
+        f"from-claude: Claude Code session {str(pointer.get('session_id') or '?')[:8]}... handed over at "
+        f"{pointer.get('created_at') or '?'}: {transcript}",
+        file=sys.stderr,
+    )
     return transcript, None
 
 
@@ -97,15 +104,17 @@ def main(argv: "list[str]") -> int:
         if transcript is None:
             return fail(str(why))
     if not os.path.isfile(transcript):
-        return fail(f"{transcript} does not exist (any more): type $handoff in Claude Code again, or pass another "
-                    "transcript")
+        return fail(
+            f"{transcript} does not exist (any more): type $handoff in Claude Code again, or pass another transcript"
+        )
     bridge = bridge_command()
     if bridge is None:
-        return fail("cannot find codex-bridge: it is not on PATH and the installation that ran "
-                    "`codex-bridge install codex` is gone; install codex-autopilot again and rerun that command")
+        return fail(
+            "cannot find codex-bridge: it is not on PATH and the installation that ran "
+            "`codex-bridge install codex` is gone; install codex-autopilot again and rerun that command"
+        )
     command = [*bridge, "handoff", "intake", transcript]
-    for flag, value in (("--before-line", args.before_line), ("--limit", args.limit),
-                        ("--max-chars", args.max_chars)):
+    for flag, value in (("--before-line", args.before_line), ("--limit", args.limit), ("--max-chars", args.max_chars)):
         if value is not None:
             command += [flag, str(value)]
     if args.full:

@@ -49,8 +49,11 @@ def is_subagent_rollout(path: str) -> bool:
     if not isinstance(payload, dict) or meta.get("type") != "session_meta":
         return False
     source = payload.get("source")
-    return bool(payload.get("agent_path") or payload.get("thread_source") == "subagent"
-                or (isinstance(source, dict) and "subagent" in source))
+    return bool(
+        payload.get("agent_path")
+        or payload.get("thread_source") == "subagent"
+        or (isinstance(source, dict) and "subagent" in source)
+    )
 
 
 def write_pointer(pointer: dict) -> str:
@@ -86,22 +89,27 @@ def handle(raw: bytes) -> int:
     transcript = data.get("transcript_path")
     cwd = str(data.get("cwd") or os.getcwd())
     if not isinstance(transcript, str) or not transcript:
-        say("codex-autopilot: this Codex session keeps no rollout file (an ephemeral session?), so no handoff "
-            "was recorded. Start a normal session and type $handoff there.")
+        say(
+            "codex-autopilot: this Codex session keeps no rollout file (an ephemeral session?), so no handoff "
+            "was recorded. Start a normal session and type $handoff there."
+        )
         return BLOCK
     if is_subagent_rollout(transcript):
         return 0
-    pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"),
-               "created_at": now_iso()}
+    pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_iso()}
     try:
         target = write_pointer(pointer)
     except OSError as exc:
-        say(f"codex-autopilot: the handoff was NOT recorded: cannot write {home()}/handoff/{POINTER} "
-            f"({exc.strerror or exc}). Nothing was sent to the model; fix that and type $handoff again.")
+        say(
+            f"codex-autopilot: the handoff was NOT recorded: cannot write {home()}/handoff/{POINTER} "
+            f"({exc.strerror or exc}). Nothing was sent to the model; fix that and type $handoff again."
+        )
         return BLOCK
     session = str(data.get("session_id") or "?")[:8]
-    say(f"codex-autopilot: handoff recorded for Codex session {session}... (pointer: {target}). "
-        f"Now, in Claude Code in {cwd}, type:  {CLAUDE_LINE}")
+    say(
+        f"codex-autopilot: handoff recorded for Codex session {session}... (pointer: {target}). "
+        f"Now, in Claude Code in {cwd}, type:  {CLAUDE_LINE}"
+    )
     return BLOCK
 
 
