@@ -166,11 +166,11 @@ class CodexCLI:
             return {}
 
     def _save_total(self, thread_id: str, total: Usage) -> None:
-        from autopilot.run.state import atomic_write_text
+        from autopilot.fsutil import atomic_write
 
         totals = self._totals()
         totals[thread_id] = total.as_dict()
-        atomic_write_text(self.run_dir / TOTALS_FILE, json.dumps(totals, sort_keys=True))
+        atomic_write(self.run_dir / TOTALS_FILE, json.dumps(totals, sort_keys=True))
 
     def _baseline(self, thread_id: str | None) -> Usage:
         if not thread_id:

@@ -170,7 +170,7 @@ def replace_text(path: Path, text: str) -> None:
     manager links into ``$CODEX_HOME`` stays managed (``os.replace`` on the link would swap the link
     itself for a regular file).
     """
-    from autopilot.run.state import atomic_write_text
+    from autopilot.fsutil import atomic_write
 
     target = Path(os.path.realpath(path))
     try:
@@ -179,7 +179,7 @@ def replace_text(path: Path, text: str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    atomic_write_text(target, text)
+    atomic_write(target, text)
     os.chmod(target, mode)
 
 

@@ -70,7 +70,7 @@ def read_marker(name: str) -> dict[str, Any] | None:
 
 def write_marker(name: str, marker: dict[str, Any]) -> bool:
     """Write the marker if it differs from what is there; whether it changed."""
-    from autopilot.run.state import atomic_write_text
+    from autopilot.fsutil import atomic_write
 
     target = skill_dir(name) / MARKER
     text = json.dumps(marker, indent=2, sort_keys=True) + "\n"
@@ -79,7 +79,7 @@ def write_marker(name: str, marker: dict[str, Any]) -> bool:
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    atomic_write_text(target, text)
+    atomic_write(target, text)
     return True
 
 
@@ -111,7 +111,7 @@ def check(name: str, files: dict[str, File]) -> None:
 
 def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = None) -> Outcome:
     """Write the skill's files (only those that differ) and its marker; call ``check`` first."""
-    from autopilot.run.state import atomic_write_text
+    from autopilot.fsutil import atomic_write
 
     folder = skill_dir(name)
     old = read_marker(name) or {"files": {}}
@@ -120,7 +120,7 @@ def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = No
         target = folder / rel
         data = new.text.encode("utf-8")
         if _file_digest(target) != _digest(data):
-            atomic_write_text(target, new.text)
+            atomic_write(target, new.text)
             outcome.changed.append(rel)
         mode = 0o755 if new.executable else 0o644
         if target.stat().st_mode & 0o777 != mode:

@@ -19,7 +19,7 @@ def intake(
     full: bool = False,
 ) -> int:
     """Print the intake of one rollout as JSON: summary, one page of entries and the next cursor."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.transcripts import codex_intake as codex
 
     path = _check_rollout(rollout)
@@ -63,7 +63,7 @@ def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
 
     from autopilot import clipboard
     from autopilot.codex import sessions as codex_sessions
-    from autopilot.commands import emit
+    from autopilot.output import emit
 
     where = os.path.abspath(cwd or os.getcwd())  # read at run time: `-C DIR` has changed directory by now
     if not os.path.isdir(where):

@@ -29,7 +29,7 @@ def intake(
     full: bool = False,
 ) -> int:
     """Print the intake of one Claude Code transcript: summary, checkpoint, one page and the cursor."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.transcripts.claude_intake import intake as build
 
     path = _check(transcript)
@@ -45,7 +45,7 @@ def intake(
 
 def raw_inspect(transcript: str) -> int:
     """Print file-level facts for diagnosis: sizes, row types, malformed and oversize lines, index state."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.transcripts import raw
 
     emit(raw.inspect(_check(transcript)))
@@ -54,7 +54,7 @@ def raw_inspect(transcript: str) -> int:
 
 def raw_read(transcript: str, *, line: int, count: int = 1, max_chars: int = RAW_MAX_CHARS) -> int:
     """Print raw rows from ``line`` on, redacted, with their private parts masked."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.transcripts import raw
 
     if line < 1:

@@ -38,7 +38,7 @@ def _source_kind(agent: str, source: str | None) -> str:
 
 def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = None, latest: bool = False) -> int:
     """Print this worktree's sessions of one agent, newest first (a listing never selects one)."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.sources import Limits
 
     project, limits = _project(cwd), Limits.from_env()
@@ -66,7 +66,7 @@ def read(
     source: str | None = None,
 ) -> int:
     """Print one page of a session's events, newest first, with its metadata and coverage."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.sources import Limits
 
     if not 1 <= limit <= MAX_LIMIT:
@@ -106,7 +106,7 @@ def export(
     """Build a packet from one session; print it (``--preview``, nothing written) or store it and print its id."""
     import os
 
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.packets import build as packet_build
     from autopilot.packets import store as packets
     from autopilot.sources import Limits
@@ -162,7 +162,7 @@ def export(
 
 def inspect(packet_id: str) -> int:
     """Print a packet after re-verifying its hash and its evidence index."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.packets import receive as packet_import
 
     emit(packet_import.inspect(packet_id))
@@ -171,7 +171,7 @@ def inspect(packet_id: str) -> int:
 
 def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, max_chars: int | None = None) -> int:
     """Verify a packet against this worktree and print the drift, stale claims and the receiver's context."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
     from autopilot.packets import receive as packet_import
 
     answer = packet_import.import_packet(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.output import say
 
 ASSETS = Path(__file__).resolve().parent.parent / "codex" / "assets"
 HOOK_SCRIPT = "scripts/handoff_hook.py"
@@ -23,11 +24,6 @@ HOOK_WRAPPER = "scripts/handoff-hook"
 INTAKE_SCRIPT = "scripts/from_claude.py"
 INTAKE_WRAPPER = "scripts/from-claude"
 SKILLS = ("handoff", "from-claude")
-
-
-def say(message: str) -> None:
-    """A line for the user on stderr (stdout carries the JSON summary)."""
-    print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
 
 
 def _asset(rel: str) -> str:
@@ -87,7 +83,7 @@ def hook_command() -> str:
 
 def run(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
     """Install into (or uninstall from) ``agent``, print a JSON summary and tell the user what is next."""
-    from autopilot.commands import emit
+    from autopilot.output import emit
 
     if agent != "codex":
         raise BridgeError(

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import config, git
-from autopilot.commands import emit
 from autopilot.errors import BridgeError
+from autopilot.output import emit, say
 from autopilot.paths import slugify
 from autopilot.redact import Redactor
 from autopilot.run import loop, reviewer
@@ -18,7 +18,7 @@ from autopilot.run.migrations import (
     DEFAULT_NO_PROGRESS_THRESHOLD,
     env_budget_usd,
 )
-from autopilot.run.workspace import PLAN_DIR, Workspace, say
+from autopilot.run.workspace import PLAN_DIR, Workspace
 
 MAX_FILE_LIST_CHARS = 6000
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from autopilot import config, git
-from autopilot.commands import emit
 from autopilot.errors import BridgeError
+from autopilot.output import emit, say
 from autopilot.redact import Redactor
 from autopilot.run import loop, reviewer
-from autopilot.run.workspace import Workspace, say
+from autopilot.run.workspace import Workspace
 
 
 def task_text(task: dict[str, Any]) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from autopilot.commands import emit
 from autopilot.errors import EXIT_BUDGET, BridgeError
+from autopilot.output import emit
 from autopilot.run import loop
 from autopilot.run.state import State, all_runs
 from autopilot.run.workspace import Workspace

@@ -6,12 +6,12 @@ import json
 from typing import Any
 
 from autopilot import config, git
-from autopilot.commands import emit
 from autopilot.commands.review import diff_evidence, task_text
 from autopilot.errors import BridgeError
+from autopilot.output import emit, say
 from autopilot.redact import Redactor
 from autopilot.run import loop, reviewer
-from autopilot.run.workspace import Workspace, say
+from autopilot.run.workspace import Workspace
 
 MAX_MESSAGE_CHARS = 8000
 

@@ -68,7 +68,7 @@ class Hook:
             if key in s["notices"]:
                 return None
             s["notices"].append(key)
-        return say(message)
+        return notice(message)
 
     def block_cap(self) -> int:
         """How many consecutive Stop blocks Claude Code allows before it ends the turn itself."""
@@ -80,7 +80,7 @@ class Hook:
         return cap if cap > 0 else DEFAULT_BLOCK_CAP
 
 
-def say(message: str) -> Output:
+def notice(message: str) -> Output:
     """A message for the user (not the model)."""
     return {"systemMessage": PREFIX + message}
 

@@ -7,7 +7,8 @@ import os
 from typing import Any
 
 from autopilot import paths
-from autopilot.run.state import atomic_write_text, now_iso
+from autopilot.fsutil import atomic_write
+from autopilot.run.state import now_iso
 
 POINTER = "claude-latest.json"
 # What the user types in Codex to pick the session up (the from-claude skill `codex-bridge install codex` adds).
@@ -26,7 +27,7 @@ def record(data: dict[str, Any]) -> dict[str, Any]:
         }
     pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_iso()}
     target = paths.handoff_dir() / POINTER
-    atomic_write_text(target, json.dumps(pointer, indent=2, sort_keys=True) + "\n")
+    atomic_write(target, json.dumps(pointer, indent=2, sort_keys=True) + "\n")
     return {
         "decision": "block",
         "reason": f"codex-autopilot: handoff recorded for session {str(data.get('session_id') or '?')[:8]}… "

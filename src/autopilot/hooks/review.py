@@ -22,7 +22,7 @@ from autopilot.hooks.context import (
     Output,
     context,
     findings_text,
-    say,
+    notice,
 )
 from autopilot.run import loop
 from autopilot.run.state import State, Store
@@ -39,9 +39,9 @@ def post_tool_use(hook: Hook) -> Output | None:
     """Review the work tree when it differs from the last reviewed one; hand Claude the findings."""
     if hook.data.get("tool_name") not in TOOLS:
         return None
-    state, notice = hook.engage()
+    state, refusal = hook.engage()
     if state is None:
-        return notice
+        return refusal
     # Only the tree id decides (the worker takes the diff): as planned, or as last reviewed, is nothing new.
     tree = git.work_tree(hook.workspace.root, hook.workspace.index_cache)
     if tree in (state.get("plan_tree"), (state.get("last_review") or {}).get("fingerprint")) or in_flight(hook.store):
@@ -52,7 +52,7 @@ def post_tool_use(hook: Hook) -> Output | None:
     try:
         worker.wait(timeout=wait)
     except subprocess.TimeoutExpired:
-        return say(
+        return notice(
             f"Codex is still reviewing after {wait:.0f}s; Claude carries on and gets the findings with a "
             "later tool result."
         )
@@ -63,9 +63,9 @@ def post_tool_use(hook: Hook) -> Output | None:
 
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
     if after["status"] == "stopped_budget" and state["status"] == loop.RUNNING:
-        return say(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
+        return notice(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
-        return say(
+        return notice(
             f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "
             f"Claude carries on (failure {after.get('consecutive_errors')} of {INFRA_PAUSE_AFTER} in a row "
             "before the run pauses)."

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from autopilot.hooks.context import Hook, Output, context, cost_text, say, task_text
+from autopilot.hooks.context import Hook, Output, context, cost_text, notice, task_text
 from autopilot.run import loop
 
 
 def session_start(hook: Hook) -> Output | None:
     """The current task as context while a run is active; how to resume one that is paused."""
-    state, notice = hook.engage((loop.RUNNING, *loop.PAUSED))
+    state, refusal = hook.engage((loop.RUNNING, *loop.PAUSED))
     if state is None:
-        return notice
+        return refusal
     if state["status"] in loop.PAUSED:
-        return say(
+        return notice(
             f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
             "/autopilot resume continues it; /codex-stop ends it."
         )
@@ -37,9 +37,9 @@ def session_end(hook: Hook) -> Output | None:
 
 def user_prompt_submit(hook: Hook) -> Output | None:
     """budget-guard, then one short line naming the current task; a new prompt resets the Stop-block count."""
-    state, notice = hook.engage()
+    state, refusal = hook.engage()
     if state is None:
-        return notice
+        return refusal
     if loop.over_budget(state) or state.get("consecutive_blocks"):
         with hook.store.transaction() as s:
             if s.get("run_id") == state.get("run_id"):
@@ -49,7 +49,7 @@ def user_prompt_submit(hook: Hook) -> Output | None:
                 stopped = False
             state = dict(s)
         if stopped:
-            return say(
+            return notice(
                 f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
                 "without Codex; `codex-bridge budget set USD` then /autopilot resume continues the run."
             )

@@ -11,9 +11,9 @@ from autopilot.hooks.context import (
     Output,
     cost_text,
     findings_text,
+    notice,
     open_findings,
     pause,
-    say,
     task_text,
 )
 from autopilot.run import loop
@@ -30,9 +30,9 @@ ENDED = {
 
 def stop(hook: Hook) -> Output | None:
     """Ask Codex for a verdict; ``continue`` keeps Claude working on the next task, anything else lets it stop."""
-    state, notice = hook.engage()
+    state, refusal = hook.engage()
     if state is None:
-        return notice
+        return refusal
     if not hook.data.get("stop_hook_active") and state.get("consecutive_blocks"):
         state = _reset_blocks(hook, state)  # a fresh stop: Claude Code's own count starts again too
     message = hook.data.get("last_assistant_message")
@@ -43,16 +43,16 @@ def stop(hook: Hook) -> Output | None:
     except BudgetExhausted:
         return _ended(hook.store.load())
     except BridgeError as exc:
-        return say(f"no verdict ({exc}); Claude stops here.")
+        return notice(f"no verdict ({exc}); Claude stops here.")
     if result.get("skipped"):  # nothing to judge yet: the work tree is as it was when Codex planned
         task = state.get("current_task") or {}
-        return say(
+        return notice(
             f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
             f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}."
         )
     after = hook.store.load()
     if not result.get("applied"):
-        return say(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
+        return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
     if after["status"] != loop.RUNNING:
         return _ended(after)
     return _block(
@@ -86,7 +86,7 @@ def _block(hook: Hook, state: State, lead: str) -> Output | None:
         )
         if pause(hook.store, state.get("run_id"), "paused_block_cap", reason) is None:
             return None
-        return say(
+        return notice(
             f"the autopilot run paused: {reason}. /autopilot resume continues it (each prompt you type "
             "starts a new count); for longer unattended stretches start claude with "
             "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher."
@@ -132,7 +132,7 @@ def pause_unavailable(store: Store, state: State, kind: str, detail: str, failur
 
 def paused_message(reason: str, detail: str) -> Output:
     """What the user reads when the reviewer-unavailable pause happens."""
-    return say(
+    return notice(
         f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
         "Codex works again (`codex-bridge status` shows the last error), /autopilot resume continues the "
         "run; /codex-stop turns the autopilot off for this repository."
@@ -143,7 +143,7 @@ def _ended(state: State) -> Output | None:
     template = ENDED.get(state["status"])
     if template is None:
         return None
-    return say(
+    return notice(
         template.format(cost=cost_text(state), reason=state.get("stop_reason"), plan_path=state.get("plan_path"))
     )
 

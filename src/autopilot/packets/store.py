@@ -15,7 +15,6 @@ its session started from.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.fsutil import atomic_write
 from autopilot.paths import handoff_dir, sha256_hex
 from autopilot.sources import canonical
 
@@ -44,23 +44,6 @@ def packets_dir() -> Path:
 def packet_id(data: bytes) -> str:
     """The id of a packet's canonical bytes."""
     return "sha256:" + sha256_hex(data)
-
-
-def _write_once(path: Path, data: bytes) -> None:
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def seal(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, bytes, bytes]:
@@ -88,8 +71,8 @@ def store(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, Path]:
     path, ev_path = folder / f"{hexid}.json", folder / f"{hexid}.evidence.json"
     if path.exists() and verify(hexid, path.read_bytes()) is None:
         return pid, path
-    _write_once(ev_path, ev_bytes)  # the index first: a packet on disk always has its evidence
-    _write_once(path, data)
+    atomic_write(ev_path, ev_bytes, mode=0o444)  # the index first: a packet on disk always has its evidence
+    atomic_write(path, data, mode=0o444)
     return pid, path
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 from autopilot import paths
 from autopilot.errors import BridgeError, StateError
+from autopilot.fsutil import atomic_write
 from autopilot.run.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
@@ -50,32 +51,6 @@ def new_state(workspace: str | None) -> State:
         }
     )
     return state
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a synced temp file and rename, so readers never see half a file."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass
 
 
 def validate(state: State) -> None:
@@ -197,12 +172,12 @@ class Store:
             if not state.get("created_at"):
                 state["created_at"] = state["updated_at"]
             validate(state)
-            atomic_write_text(self.path, json.dumps(state, indent=2, sort_keys=True) + "\n")
+            atomic_write(self.path, json.dumps(state, indent=2, sort_keys=True) + "\n")
 
     def artifact(self, kind: str, payload: Any) -> Path:
         """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
         path = self.dir / f"{kind}-{stamp()}.json"
-        atomic_write_text(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        atomic_write(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
         return path
 
     def append_event(self, event: dict[str, Any]) -> None:

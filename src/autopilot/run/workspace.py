@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from functools import cached_property
 
 from autopilot import git
@@ -15,11 +14,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from autopilot.backends import Backend
-
-
-def say(message: str) -> None:
-    """A diagnostic line on stderr (stdout is kept for JSON)."""
-    print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
 
 
 # Plan files are the run's own notes, not work to review.

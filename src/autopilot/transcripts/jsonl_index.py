@@ -9,7 +9,6 @@ state) and the raw bytes of the ``array`` columns, written atomically.
 from __future__ import annotations
 
 import contextlib
-import os
 import struct
 from array import array
 from bisect import bisect_left
@@ -209,19 +208,10 @@ def load(cache_file: Path, path: str, fold: Fold) -> Index | None:
 
 def store(cache_file: Path, data: bytes) -> None:
     """Write the index atomically; a cache that cannot be written is simply not kept."""
-    import tempfile  # only writers pay for it
+    from autopilot.fsutil import atomic_write
 
     try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".idx-", dir=cache_file.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(tmp, cache_file)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic_write(cache_file, data, durable=False)
         _prune(cache_file.parent)
     except OSError:
         pass

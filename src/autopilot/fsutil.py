@@ -1,0 +1,54 @@
+"""Writing files so that readers never see half of one: the one atomic writer.
+
+Every file the bridge writes that someone else may read while it is written (state.json,
+artifacts, packets, Codex's hooks.json and skills, pointers, index caches) goes through
+:func:`atomic_write`: a temp file in the same directory, optionally fsynced, then
+``os.replace``. A failure leaves the old file untouched and no temp file behind.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import suppress
+from pathlib import Path
+
+
+def atomic_write(path: Path | str, data: bytes | str, *, mode: int | None = None, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` in one step; ``durable`` fsyncs the file and its directory first.
+
+    ``mode`` sets the permissions of the new file (for example 0o444 for an immutable packet).
+    Caches that are cheap to rebuild pass ``durable=False``: a crash may lose them, never corrupt them.
+    """
+    import tempfile  # only writers pay for it
+
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        _sync_dir(path.parent)
+
+
+def _sync_dir(directory: Path) -> None:
+    """Make a rename in ``directory`` survive a power cut (best effort: not every filesystem allows it)."""
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
