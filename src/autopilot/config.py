@@ -122,3 +122,18 @@ def max_diff_chars(config: dict[str, Any]) -> int:
     """How much diff one prompt may carry before the middle is cut."""
     raw = os.environ.get("AUTOPILOT_MAX_DIFF_CHARS") or config.get("max_diff_chars")
     return int(positive_number("max_diff_chars", raw, integer=True)) if raw else DEFAULT_MAX_DIFF_CHARS
+
+
+def toml_reader(purpose: str) -> Any:
+    """The TOML parser: the standard library's tomllib, or tomli (its backport, a dependency) on Python 3.10."""
+    try:
+        import tomllib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:
+            raise BridgeError(
+                f"{purpose} needs tomli on Python 3.10 (pip install tomli) to read Codex's config.toml",
+                hint="reinstall codex-autopilot: tomli is one of its dependencies there",
+            ) from None
+    return tomllib

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.run.budget import Usage, add_usd, charge_budget
+from autopilot.backends import Usage
+from autopilot.run.budget import add_usd, charge_budget
 from autopilot.scripted.responses_server import reply_json
 from tests.support.loop import APPROVE, state_of
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from autopilot.backends import Usage
 from autopilot.errors import BridgeError
-from autopilot.run.budget import Usage, charge_budget, price_table
+from autopilot.run.budget import charge_budget, price_table
 
 
 def test_charge_uses_fresh_cached_write_and_output_prices():

@@ -11,7 +11,7 @@ from autopilot import paths
 from autopilot.codex import trust as codex_trust
 from autopilot.errors import BridgeError
 
-tomllib = codex_trust.toml_reader()
+tomllib = codex_trust.toml_reader("tests")
 KEY = "/home/u/.codex/hooks.json:user_prompt_submit:0:0"
 HASH = "sha256:" + "ab" * 32
 

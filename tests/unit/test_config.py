@@ -87,3 +87,16 @@ def test_codex_binary_comes_from_env_first(tmp_path, monkeypatch):
     fake_codex(tmp_path, monkeypatch)
     monkeypatch.setenv("AUTOPILOT_CODEX_BIN", "/opt/codex")
     assert config.codex_binary({}) == "/opt/codex"
+
+
+def test_codex_model_is_read_without_tomllib_through_tomli(isolated_homes, monkeypatch):
+    """On Python 3.10 (no tomllib) the model in Codex's config.toml is read through tomli, not lost."""
+    import sys
+    import tomllib
+
+    from autopilot.backends.codex_cli import configured_model
+
+    (isolated_homes / "codex" / "config.toml").write_text('model = "gpt-6.2-sol"\n')
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # import tomllib now raises ImportError
+    monkeypatch.setitem(sys.modules, "tomli", tomllib)  # the backport has the same API
+    assert configured_model() == "gpt-6.2-sol"

@@ -6,8 +6,8 @@ import copy
 
 from freezegun import freeze_time
 
+from autopilot.backends import Usage
 from autopilot.run import loop
-from autopilot.run.budget import Usage
 from autopilot.run.state import new_state
 
 TASKS = [

@@ -190,3 +190,11 @@ def test_old_file_is_written_back_by_the_first_transaction_even_without_changes(
     assert (on_disk["schema_version"], on_disk["budget_usd"]) == (CURRENT_VERSION, 7.0)
     monkeypatch.setenv("AUTOPILOT_BUDGET_USD", "2")
     assert store.load()["budget_usd"] == 7.0
+
+
+def test_status_vocabulary_is_the_schemas():
+    """run/status.py and state_schema.json name exactly the same statuses, in the same order."""
+    from autopilot.run import status
+
+    schema = json.loads(state_mod.SCHEMA_PATH.read_text())
+    assert tuple(schema["properties"]["status"]["enum"]) == status.ALL

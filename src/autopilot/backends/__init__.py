@@ -1,11 +1,43 @@
-"""Codex backends: one interface, two real implementations (the Codex CLI and the Responses API)."""
+"""Codex backends: one interface, two real implementations (the Codex CLI and the Responses API).
+
+A backend sends one prompt and returns the answer with the tokens it used (:class:`Usage`);
+what those tokens cost is the run's business (``run/budget.py``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from autopilot.run.budget import Usage
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens one model call used (``input`` includes ``cached`` and ``cache_write``)."""
+
+    input: int = 0
+    cached: int = 0
+    output: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.cached + other.cached,
+            self.output + other.output,
+            self.cache_write + other.cache_write,
+        )
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            max(0, self.input - other.input),
+            max(0, self.cached - other.cached),
+            max(0, self.output - other.output),
+            max(0, self.cache_write - other.cache_write),
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters as a plain dict."""
+        return {"input": self.input, "cached": self.cached, "output": self.output, "cache_write": self.cache_write}
 
 
 @dataclass(frozen=True)

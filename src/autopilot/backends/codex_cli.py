@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import paths
-from autopilot.backends import Reply
+from autopilot.backends import Reply, Usage
 from autopilot.codex.sessions import find_rollout, newest_root_session
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import InfraError
-from autopilot.run.budget import Usage
 
 TOTALS_FILE = "codex-thread-usage.json"
 LOCK_WAIT_S = 120.0
@@ -99,13 +98,11 @@ def rollout_model(thread_id: str) -> str | None:
 
 def configured_model() -> str | None:
     """The ``model`` in ``$CODEX_HOME/config.toml``, if it names one."""
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        return None
+    from autopilot.config import toml_reader
+
     try:
         with open(paths.codex_home() / "config.toml", "rb") as fh:
-            model = tomllib.load(fh).get("model")
+            model = toml_reader("reading Codex's model").load(fh).get("model")
     except (OSError, ValueError):
         return None
     return str(model) if isinstance(model, str) else None

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from autopilot.backends import Reply
+from autopilot.backends import Reply, Usage
 from autopilot.errors import InfraError
-from autopilot.run.budget import Usage
 
 DEFAULT_MODEL = "gpt-6.2-sol"
 

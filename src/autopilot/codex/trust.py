@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from autopilot.codex.hooks_file import EVENT_LABEL
+from autopilot.config import toml_reader
 from autopilot.errors import BridgeError
 
 HEADER = re.compile(
@@ -57,24 +58,9 @@ def hook_hash(entry: dict[str, Any]) -> str:
     return "sha256:" + sha256_hex(text.encode("utf-8"))
 
 
-def toml_reader() -> Any:
-    """The TOML parser: the standard library's tomllib, or tomli (its backport) on Python 3.10."""
-    try:
-        import tomllib  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
-        except ImportError:
-            raise BridgeError(
-                "recording hook trust needs tomli on Python 3.10 (pip install tomli) to edit "
-                "config.toml safely; trust the hook with /hooks in Codex instead"
-            ) from None
-    return tomllib
-
-
 def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
-        return dict(toml_reader().loads(text))
+        return dict(toml_reader("recording hook trust").loads(text))
     except ValueError as exc:
         raise BridgeError(f"{path} is not valid TOML ({exc}); fix it, then run again (nothing was changed)") from None
 
@@ -146,7 +132,7 @@ def _save(config: Path, old_text: str, new_text: str, expected: dict[str, Any], 
     from autopilot.codex.hooks_file import backup, replace_text
 
     try:
-        got = _pruned(dict(toml_reader().loads(new_text)), trust_key)
+        got = _pruned(dict(toml_reader("recording hook trust").loads(new_text)), trust_key)
     except ValueError:
         got = None
     if got != expected:

@@ -171,6 +171,7 @@ def run(
 ) -> int:
     """Run the demo loop and print each state change; returns 0 when the run ends done."""
     from autopilot.commands import plan, review, verdict
+    from autopilot.run import status
     from autopilot.run.state import Store
     from autopilot.scripted.responses_server import ResponsesServer
 
@@ -237,10 +238,10 @@ def run(
             show("review", store.load(), f"{result.get('decision')}: {result.get('summary', '')[:60]}")
             result = _quiet(verdict.run, last_message=f"I edited {path}.", backend=backend, model=model, cwd=repo)
             show("verdict", store.load(), f"{result['decision']}: {result['reason'][:60]}")
-            if store.load()["status"] != "running":
+            if store.load()["status"] != status.RUNNING:
                 break
         final = store.load()
-        if final["status"] == "running":
+        if final["status"] == status.RUNNING:
             show("demo ends", final, "Codex wants more work than the demo scripts; stopping the run")
         print(
             f"\n{final['status']}: {final['iteration']} iterations, ${final['budget_used_usd']:.4f} spent "

@@ -6,7 +6,7 @@ import sys
 
 from autopilot.errors import EXIT_BUDGET, BridgeError
 from autopilot.output import emit
-from autopilot.run import loop
+from autopilot.run import loop, status
 from autopilot.run.state import State, all_runs
 from autopilot.run.workspace import Workspace
 
@@ -75,7 +75,7 @@ def describe(state: State) -> list[str]:
             f"Warning:    no price for {', '.join(state['unknown_models'])}; charged at the conservative "
             "default (add them to $AUTOPILOT_HOME/prices.yaml)"
         )
-    if state["status"] in loop.PAUSED or state["status"] == "stopped_budget":
+    if state["status"] in (*status.PAUSED, status.STOPPED_BUDGET):
         lines.append(
             "Next:       `codex-bridge resume` continues (after `codex-bridge budget set USD` if the "
             "budget is spent); `codex-bridge stop` ends the run"
@@ -120,9 +120,9 @@ def resume(*, cwd: str | None = None) -> int:
     state = ws.store.load()
     ws.require_run(state)
     if state["status"] == loop.RUNNING:
-        emit({"status": "running", "resumed": False})
+        emit({"status": status.RUNNING, "resumed": False})
         return 0
-    if state["status"] not in (*loop.PAUSED, "stopped_budget", "stopped_iteration_limit"):
+    if state["status"] not in status.RESUMABLE:
         raise BridgeError(
             f"a run that is {state['status']} cannot be resumed", hint='plan a new one: codex-bridge plan --goal "..."'
         )
@@ -132,7 +132,7 @@ def resume(*, cwd: str | None = None) -> int:
                 f"the budget is spent (${s['budget_used_usd']:.4f} of ${s['budget_usd']:.2f})",
                 hint="raise it first: codex-bridge budget set USD",
             )
-        if s["status"] == "stopped_iteration_limit":
+        if s["status"] == status.STOPPED_ITERATION_LIMIT:
             s["max_iterations"] = s["iteration"] + max(1, s["max_iterations"] // 2)
         s.update(status=loop.RUNNING, stop_reason=None, consecutive_errors=0, verdict_errors=0, consecutive_blocks=0)
         after = dict(s)

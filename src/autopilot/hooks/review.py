@@ -24,7 +24,7 @@ from autopilot.hooks.context import (
     findings_text,
     notice,
 )
-from autopilot.run import loop
+from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
 TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
@@ -58,11 +58,11 @@ def post_tool_use(hook: Hook) -> Output | None:
         )
     after = hook.store.load()
     error = after.get("last_error") or {}
-    if after["status"] == "paused_reviewer_unavailable" and after.get("run_id") == state.get("run_id"):
+    if after["status"] == status.PAUSED_REVIEWER_UNAVAILABLE and after.get("run_id") == state.get("run_id"):
         from autopilot.hooks.stop import paused_message
 
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
-    if after["status"] == "stopped_budget" and state["status"] == loop.RUNNING:
+    if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
         return notice(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
         return notice(

@@ -16,14 +16,14 @@ from autopilot.hooks.context import (
     pause,
     task_text,
 )
-from autopilot.run import loop
+from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
 ENDED = {
-    "done": "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",
-    "aborted": "aborted: {reason} ({cost}). /autopilot <goal> starts a new run.",
-    "stopped_iteration_limit": "stopped: {reason} ({cost}). /autopilot resume allows more iterations.",
-    "stopped_budget": "stopped: {reason} ({cost}). Raise the cap with `codex-bridge budget set USD`, then "
+    status.DONE: "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",
+    status.ABORTED: "aborted: {reason} ({cost}). /autopilot <goal> starts a new run.",
+    status.STOPPED_ITERATION_LIMIT: "stopped: {reason} ({cost}). /autopilot resume allows more iterations.",
+    status.STOPPED_BUDGET: "stopped: {reason} ({cost}). Raise the cap with `codex-bridge budget set USD`, then "
     "/autopilot resume.",
 }
 
@@ -84,7 +84,7 @@ def _block(hook: Hook, state: State, lead: str) -> Output | None:
             f"Claude Code ends a turn after {cap} consecutive Stop-hook blocks "
             f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}"
         )
-        if pause(hook.store, state.get("run_id"), "paused_block_cap", reason) is None:
+        if pause(hook.store, state.get("run_id"), status.PAUSED_BLOCK_CAP, reason) is None:
             return None
         return notice(
             f"the autopilot run paused: {reason}. /autopilot resume continues it (each prompt you type "
@@ -125,7 +125,7 @@ def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
 def pause_unavailable(store: Store, state: State, kind: str, detail: str, failures: int) -> Output | None:
     """Pause the run as paused_reviewer_unavailable and tell the user how to resume or turn it off."""
     reason = f"Codex was unavailable {failures} times in a row (last: {kind})"
-    if pause(store, state.get("run_id"), "paused_reviewer_unavailable", reason) is None:
+    if pause(store, state.get("run_id"), status.PAUSED_REVIEWER_UNAVAILABLE, reason) is None:
         return None
     return paused_message(reason, detail)
 

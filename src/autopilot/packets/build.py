@@ -575,21 +575,16 @@ def _next_action(
 
 
 def _redactions(observed: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-    from autopilot.sources.local import SECRET_OUTPUT
+    from autopilot.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT
 
     secret = sum(
         1
         for e in events
         if str(((e.get("tool") or {}).get("result") or {}).get("text", "")).startswith(
-            (SECRET_OUTPUT, "[omitted: contents of a secret-bearing file]")
+            (OMITTED_SECRET_OUTPUT, OMITTED_SECRET)
         )
     )
-    written = sum(
-        1
-        for e in events
-        if "[omitted: contents of a secret-bearing file]"
-        in canonical((e.get("tool") or {}).get("input") or {}).decode()
-    )
+    written = sum(1 for e in events if OMITTED_SECRET in canonical((e.get("tool") or {}).get("input") or {}).decode())
     counts = observed.get("redactions") or {"total": 0, "by_kind": {}}
     return {
         "total": counts.get("total", 0),

@@ -4,45 +4,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from autopilot import paths
+from autopilot.backends import Usage
 from autopilot.errors import BridgeError
 
 SHIPPED_PRICES = Path(__file__).with_name("prices.yaml")
 PRICE_KEYS = ("input", "cached_input", "cache_write", "output")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens one model call used (``input`` includes ``cached`` and ``cache_write``)."""
-
-    input: int = 0
-    cached: int = 0
-    output: int = 0
-    cache_write: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input + other.input,
-            self.cached + other.cached,
-            self.output + other.output,
-            self.cache_write + other.cache_write,
-        )
-
-    def __sub__(self, other: Usage) -> Usage:
-        return Usage(
-            max(0, self.input - other.input),
-            max(0, self.cached - other.cached),
-            max(0, self.output - other.output),
-            max(0, self.cache_write - other.cache_write),
-        )
-
-    def as_dict(self) -> dict[str, int]:
-        """The counters as a plain dict."""
-        return {"input": self.input, "cached": self.cached, "output": self.output, "cache_write": self.cache_write}
 
 
 def _load_yaml(path: Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@ bridge's own counters (errors, ownership, cost of the plan).
 
 from __future__ import annotations
 
+from autopilot.run import status
 from autopilot.run.migrations import PHASES, empty_usage
 from autopilot.run.state import now_iso
 
@@ -14,11 +15,11 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off t
 if TYPE_CHECKING:
     from typing import Any
 
-    from autopilot.run.budget import Usage
+    from autopilot.backends import Usage
 
 State = dict  # dict[str, Any]
-RUNNING = "running"
-PAUSED = ("paused_reviewer_unavailable", "paused_block_cap")
+RUNNING = status.RUNNING  # the loop's callers read these two here
+PAUSED = status.PAUSED
 
 
 def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> None:
@@ -155,11 +156,11 @@ def apply_verdict(
     }
     decision = verdict["decision"]
     if decision == "done":
-        state["status"] = "done"
+        state["status"] = status.DONE
         state["no_progress_streak"] = 0
         return
     if decision == "abort":
-        state["status"] = "aborted"
+        state["status"] = status.ABORTED
         state["stop_reason"] = verdict["reason"]
         state["no_progress_streak"] = 0
         return
@@ -172,11 +173,11 @@ def apply_verdict(
     else:
         state["no_progress_streak"] += 1
         if state["no_progress_streak"] >= state["no_progress_threshold"]:
-            state["status"] = "aborted"
+            state["status"] = status.ABORTED
             state["stop_reason"] = f"no progress for {state['no_progress_streak']} iterations (forced abort)"
             return
     if state["iteration"] >= state["max_iterations"]:
-        state["status"] = "stopped_iteration_limit"
+        state["status"] = status.STOPPED_ITERATION_LIMIT
         state["stop_reason"] = f"reached max_iterations ({state['max_iterations']})"
 
 
@@ -236,7 +237,7 @@ def verdict_check(state: State):  # type: ignore[no-untyped-def]
 def budget_guard(state: State) -> bool:
     """The seed's budget-guard: flip a running run over its cap to stopped_budget; True when it did."""
     if state["status"] == RUNNING and over_budget(state):
-        state["status"] = "stopped_budget"
+        state["status"] = status.STOPPED_BUDGET
         state["stop_reason"] = f"budget spent: ${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}"
         return True
     return False
@@ -244,7 +245,7 @@ def budget_guard(state: State) -> bool:
 
 def apply_stop(state: State, reason: str) -> None:
     """stop: return the run to idle; token_usage and spend are kept."""
-    state["status"] = "idle"
+    state["status"] = status.IDLE
     state["stop_reason"] = reason
     state["consecutive_errors"] = state["verdict_errors"] = 0
     state["consecutive_blocks"] = 0

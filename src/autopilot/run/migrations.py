@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from autopilot.run import status
+
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -14,18 +16,7 @@ DEFAULT_BUDGET_USD = 5.00
 DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_NO_PROGRESS_THRESHOLD = 3
 PHASES = ("plan", "review", "verdict")
-STATUSES = frozenset(
-    {
-        "idle",
-        "running",
-        "done",
-        "aborted",
-        "stopped_budget",
-        "stopped_iteration_limit",
-        "paused_reviewer_unavailable",
-        "paused_block_cap",
-    }
-)
+STATUSES = frozenset(status.ALL)
 
 
 def env_budget_usd(env: dict[str, str] | os._Environ[str] | None = None) -> float:
@@ -104,7 +95,7 @@ def m002_bridge_fields(state: State) -> State:
         for phase in PHASES
     }
     if state.get("status") not in STATUSES:
-        state["status"] = "idle"
+        state["status"] = status.IDLE
     if state.get("backend") not in (None, "codex-cli", "openai"):
         state["backend"] = None
     return state

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autopilot.backends import Backend
+from autopilot.backends import Backend, Usage
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
-from autopilot.run.budget import Usage, add_usd, charge_budget, price_table
+from autopilot.run.budget import add_usd, charge_budget, price_table
 from autopilot.run.state import Store
 
 SCHEMA_DIR = Path(__file__).with_name("schemas")

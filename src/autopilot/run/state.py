@@ -10,6 +10,7 @@ from pathlib import Path
 from autopilot import paths
 from autopilot.errors import BridgeError, StateError
 from autopilot.fsutil import atomic_write
+from autopilot.run import status
 from autopilot.run.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
@@ -44,7 +45,7 @@ def new_state(workspace: str | None) -> State:
     state, _ = migrate(
         {
             "workspace": workspace,
-            "status": "idle",
+            "status": status.IDLE,
             "iteration": 0,
             "no_progress_streak": 0,
             "token_usage": {p: empty_usage() for p in PHASES},

@@ -68,7 +68,7 @@ class Workspace:
 
     def record_failure(self, phase: str, exc: BridgeError, run_id: str | None) -> None:
         """Charge what a failed exchange of run ``run_id`` consumed (once) and record why it failed."""
-        from autopilot.run.budget import Usage
+        from autopilot.backends import Usage
 
         usage = exc.usage if isinstance(exc.usage, Usage) else Usage()
         if not self.store.exists():

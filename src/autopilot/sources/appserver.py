@@ -279,10 +279,10 @@ def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[s
         return {"kind": "assistant", "text": ev.text(str(item.get("text") or ""))}
     if t == "commandExecution":
         code = item.get("exitCode")
-        from autopilot.sources.local import SECRET_OUTPUT, reads_secret_file
+        from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, secret_command
 
         command = str(item.get("command") or "")
-        text = SECRET_OUTPUT if reads_secret_file(command) else ev.text(str(item.get("aggregatedOutput") or ""))
+        text = OMITTED_SECRET_OUTPUT if secret_command(command) else ev.text(str(item.get("aggregatedOutput") or ""))
         status = {
             "completed": "completed" if code in (None, 0) else "failed",
             "failed": "failed",

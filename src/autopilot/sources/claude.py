@@ -22,13 +22,13 @@ import orjson
 from autopilot.errors import BridgeError
 from autopilot.paths import claude_config_dir
 from autopilot.sources import Limits, check_session_id, gap
-from autopilot.sources.local import SECRET_OUTPUT, LocalSource, exit_code, reads_secret_file
+from autopilot.sources.local import LocalSource, exit_code
 from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources.window import Span
 from autopilot.transcripts import jsonl
 from autopilot.transcripts.claude_fold import ClaudeFold
 from autopilot.transcripts.claude_intake import intake
-from autopilot.transcripts.evidence import TRUST
+from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, secret_command
 
 PROBE_BYTES = 256 << 10
 LONG_KEY = 200  # Claude Code cuts longer project keys and appends a hash: they cannot be pre-filtered
@@ -185,8 +185,8 @@ class ClaudeSource(LocalSource):
             tool["status"] = "unfinished"
             return tool
         text = result.get("text", "")
-        if reads_secret_file(tool.get("command")):
-            text = SECRET_OUTPUT
+        if secret_command(tool.get("command")):
+            text = OMITTED_SECRET_OUTPUT
         out: dict[str, Any] = {
             "id": f"L{span.line(result['line'])}",
             "text": text,

@@ -22,12 +22,12 @@ import orjson
 from autopilot.errors import BridgeError
 from autopilot.paths import codex_home
 from autopilot.sources import Limits, check_session_id, gap
-from autopilot.sources.local import SECRET_OUTPUT, LocalSource, reads_secret_file
+from autopilot.sources.local import LocalSource
 from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources.window import Span
 from autopilot.transcripts import codex_fold
 from autopilot.transcripts.codex_intake import intake
-from autopilot.transcripts.evidence import TRUST
+from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, secret_command
 from autopilot.transcripts.jsonl import Index
 
 PROBE_BYTES = 1 << 20
@@ -193,7 +193,7 @@ class CodexSource(LocalSource):
             tool["status"] = "unfinished"
             return tool
         code = result.get("exitCode")
-        text = SECRET_OUTPUT if reads_secret_file(command) else result.get("text", "")
+        text = OMITTED_SECRET_OUTPUT if secret_command(command) else result.get("text", "")
         out: dict[str, Any] = {
             "id": f"L{span.line(result['line'])}",
             "text": text,

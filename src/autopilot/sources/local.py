@@ -20,15 +20,7 @@ from autopilot.transcripts.evidence import TRUST
 from autopilot.transcripts.jsonl import Index
 
 OLDEST_PAGE = 200  # entries read from the start of a session to find its first objective
-SECRET_OUTPUT = "[omitted: output of a command that reads a secret-bearing file]"
 _EXIT = re.compile(r"^(?:Exit code|Process exited with code)\s*(-?\d+)", re.M)
-
-
-def reads_secret_file(command: Any) -> bool:
-    """Whether a shell command names a secret-bearing file (``cat .env``): the intake's own rule."""
-    from autopilot.transcripts.evidence import secret_command
-
-    return secret_command(command)
 
 
 def exit_code(text: str) -> int | None:

@@ -61,7 +61,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO
 
 import orjson
 
@@ -70,6 +70,7 @@ from autopilot.transcripts.jsonl_index import (  # re-exported: readers use them
     CORE_VERSION,
     HEAD_TAIL_BYTES,
     MAX_LINE_BYTES,
+    Fold,
     Index,
     LineReader,
     load,
@@ -84,25 +85,6 @@ MARKS_KEPT = 16  # matches of a fold's oversize_marks pattern kept per oversize 
 MARK_CARRY = 512  # bytes kept across chunks so a mark split by a chunk edge is found
 HEAD_HASH_BYTES = 4096
 END_CHECK_BYTES = 64
-
-
-class Fold(Protocol):
-    """What a format reader plugs into :func:`scan`."""
-
-    name: str
-    version: int
-
-    def start(self) -> dict[str, Any]:
-        """A fresh state for an empty file."""
-        ...
-
-    def row(self, state: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
-        """Fold one JSON object; True records the line as an entry."""
-        ...
-
-    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
-        """Fold a line too large to parse, seen by its head and tail; True records an entry."""
-        ...
 
 
 def cache_dir() -> Path:

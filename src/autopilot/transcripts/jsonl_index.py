@@ -1,7 +1,8 @@
 """The per-file index of a JSONL scan: what it holds, random access to lines, and its cache file.
 
 :mod:`autopilot.transcripts.jsonl` builds an :class:`Index` in one pass and keeps it under
-``$AUTOPILOT_HOME/cache/transcripts/``; this module is the index itself. The cache file
+``$AUTOPILOT_HOME/cache/transcripts/``; this module is the index itself and the Fold protocol a
+format reader plugs into the scan (kept here so the two modules import one way). The cache file
 is a magic line, a length-prefixed JSON header (file identity, counts, the fold's JSON
 state) and the raw bytes of the ``array`` columns, written atomically.
 """
@@ -14,18 +15,34 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 import orjson
-
-if TYPE_CHECKING:
-    from autopilot.transcripts.jsonl import Fold
 
 CORE_VERSION = 1
 MAX_LINE_BYTES = 8 << 20  # parsing a line costs ~2-3x its size in memory; the budget is 64 MB
 HEAD_TAIL_BYTES = 64 << 10  # what an oversize line keeps of its start and end
 CACHE_KEEP = 256  # index files kept per cache directory; the least recently written go first
 _MAGIC = b"APJSONLIDX\n"
+
+
+class Fold(Protocol):
+    """What a format reader plugs into :func:`scan`."""
+
+    name: str
+    version: int
+
+    def start(self) -> dict[str, Any]:
+        """A fresh state for an empty file."""
+        ...
+
+    def row(self, state: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+        """Fold one JSON object; True records the line as an entry."""
+        ...
+
+    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
+        """Fold a line too large to parse, seen by its head and tail; True records an entry."""
+        ...
 
 
 class Index:
