@@ -1,4 +1,9 @@
-"""codex-bridge: the only place that parses arguments; every command returns an exit code."""
+"""codex-bridge: the one entry point; maps commands to their modules and errors to exit codes.
+
+Argument parsing is done by each command module's ``add_parser`` (``commands/``); this module
+holds the lazy table of commands, the two fast paths (``hook EVENT`` and ``state``, which skip
+argparse), ``-C DIR``, and the one mapping from :class:`~autopilot.errors.BridgeError` to exit codes.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,11 @@ import os
 import sys
 
 from autopilot.errors import EXIT_CRASH, EXIT_USAGE, BridgeError
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the fast paths
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
 
 DESCRIPTION = """\
 Let OpenAI Codex plan, review and steer Claude Code's work, and hand live work between
@@ -24,14 +34,35 @@ typical loop:
 try it offline first:  codex-bridge demo"""
 
 
+# The commands, in the order --help lists them: each is autopilot.commands.<name> (dashes as
+# underscores), exposing add_parser(sub) and run(args). Only the module of the command being run
+# is imported, so no command pays for another's parser or imports.
+COMMANDS = (
+    "plan",
+    "review",
+    "verdict",
+    "state",
+    "status",
+    "stop",
+    "resume",
+    "budget",
+    "demo",
+    "handoff",
+    "install",
+    "hook",
+)
+
+
 def _command_of(argv: list[str]) -> str | None:
     """The subcommand ``argv`` names (after an optional ``-C DIR``), without parsing anything else."""
     rest = argv[2:] if argv[:1] == ["-C"] else argv
     return rest[0] if rest and not rest[0].startswith("-") else None
 
 
-def _parser(command: str | None = None):  # type: ignore[no-untyped-def]
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser, with the full sub-parser of ``command`` only (all of them for --help or an unknown one)."""
     import argparse
+    import importlib
 
     from autopilot import __version__
 
@@ -44,194 +75,9 @@ def _parser(command: str | None = None):  # type: ignore[no-untyped-def]
     parser.add_argument("--version", action="version", version=f"codex-autopilot {__version__}")
     parser.add_argument("-C", dest="cwd", metavar="DIR", help="run as if started in DIR (like git -C)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    def backend_flags(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--backend",
-            choices=["codex-cli", "openai"],
-            help="Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)",
-        )
-        p.add_argument("--model", help="model to ask (default: AUTOPILOT_MODEL, config, the run's, Codex's own)")
-
-    p = sub.add_parser(
-        "plan",
-        help="Codex turns a goal into tasks with acceptance criteria; resets the run",
-        description="Ask Codex to plan GOAL, write docs/autopilot/plans/<date>-<slug>.md in "
-        "the repo, and reset this workspace's run around the plan.",
-    )
-    p.add_argument("--goal", required=True, help="what you want done, in your words")
-    p.add_argument(
-        "--budget",
-        type=float,
-        metavar="USD",
-        help="spend cap for reviews and verdicts (default: AUTOPILOT_BUDGET_USD, config, 5.00)",
-    )
-    p.add_argument("--max-iterations", type=int, metavar="N", help="verdicts before the run stops (default 20)")
-    p.add_argument(
-        "--no-progress-threshold",
-        type=int,
-        metavar="N",
-        help="verdicts without progress in a row before a forced abort (default 3)",
-    )
-    p.add_argument(
-        "--session-id",
-        metavar="ID",
-        help="Claude session that owns the run (default: $CLAUDE_CODE_SESSION_ID; none: first to claim)",
-    )
-    backend_flags(p)
-    p.set_defaults(func=lambda a: _plan(a))
-
-    p = sub.add_parser(
-        "review",
-        help="Codex reviews the diff since base_sha against the current task",
-        description="Review committed, staged, unstaged and untracked changes since the run's "
-        "base commit. Never changes the task, base, status or iteration.",
-    )
-    backend_flags(p)
-    p.set_defaults(func=lambda a: _review(a))
-
-    p = sub.add_parser(
-        "verdict",
-        help="Codex decides: continue with the next task, done, or abort",
-        description="Advance the run: iteration+1, then continue/done/abort by Codex's verdict, "
-        "the no-progress streak and the iteration limit.",
-    )
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--last-message", metavar="TEXT", help="Claude's last message (evidence, not proof)")
-    group.add_argument("--last-message-file", metavar="FILE", help="read Claude's last message from FILE ('-': stdin)")
-    backend_flags(p)
-    p.set_defaults(func=lambda a: _verdict(a))
-
-    p = sub.add_parser("state", help="print this workspace's state.json as JSON")
-    p.add_argument("--all", action="store_true", help="list every run under $AUTOPILOT_HOME/runs")
-    p.set_defaults(func=lambda a: _run_state().show_state(all_runs_flag=a.all, cwd=a.cwd))
-
-    p = sub.add_parser("status", help="human summary: task, iteration, spend, last review/verdict/error")
-    p.set_defaults(func=lambda a: _run_state().show_status(cwd=a.cwd))
-
-    p = sub.add_parser("stop", help="return the run to idle (token usage and spend are kept)")
-    p.add_argument("--reason", default="stopped by the user", help="why (recorded as stop_reason)")
-    p.set_defaults(func=lambda a: _run_state().stop(a.reason, cwd=a.cwd))
-
-    p = sub.add_parser("resume", help="continue a paused, budget-stopped or iteration-limited run")
-    p.set_defaults(func=lambda a: _run_state().resume(cwd=a.cwd))
-
-    p = sub.add_parser("budget", help="the budget guard and the spend cap")
-    bsub = p.add_subparsers(dest="budget_command", metavar="ACTION", required=True)
-    b = bsub.add_parser("check", help="stop a running run that is over budget (exit 4 when over)")
-    b.set_defaults(func=lambda a: _run_state().budget_check(cwd=a.cwd))
-    b = bsub.add_parser("set", help="change the run's spend cap")
-    b.add_argument("usd", type=float, metavar="USD")
-    b.set_defaults(func=lambda a: _run_state().budget_set(a.usd, cwd=a.cwd))
-
-    p = sub.add_parser(
-        "demo",
-        help="run the whole loop in a throwaway repo (offline unless a backend is set up)",
-        description="Plan, edit, review and verdict until done in a temporary git repository, "
-        "printing each state change. With no backend configured, Codex's answers "
-        "come from the bundled scripted server (nothing leaves the machine).",
-    )
-    p.add_argument("--offline", action="store_true", help="use the scripted server even if a backend is set up")
-    p.add_argument("--json", action="store_true", help="print each state change as a JSON line")
-    p.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
-    backend_flags(p)
-    p.set_defaults(func=lambda a: _demo(a))
-
-    p = sub.add_parser(
-        "handoff",
-        help="hand live work between Claude and Codex (transcript intake, packets)",
-        description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
-        "redacted evidence for the other agent.",
-    )
-    hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
-    if command in (None, "handoff"):  # its ten actions cost ~10 ms to build; other commands skip them
-        from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
-
-        handoff_intake.add_parser(hsub)
-        handoff_packets.add_parser(hsub)
-        handoff_codex.add_parser(hsub)
-
-    p = sub.add_parser(
-        "install",
-        help="install the $handoff hook and the handoff / from-claude skills into Codex",
-        description="Merge codex-autopilot's UserPromptSubmit hook into $CODEX_HOME/hooks.json (backed "
-        "up first, other hooks untouched) and install the handoff and from-claude skills "
-        "under $CODEX_HOME/skills. Running it twice changes nothing.",
-    )
-    p.add_argument("agent", choices=["codex"], help="where to install (the Claude Code side is the plugin itself)")
-    p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
-    p.add_argument(
-        "--trust",
-        action="store_true",
-        help="also record in config.toml that Codex may run the hook (instead of /hooks in Codex)",
-    )
-    p.set_defaults(func=lambda a: _install(a))
-
-    p = sub.add_parser("hook", help="run a Claude Code hook (reads the event JSON on stdin)")
-    p.add_argument("event")
-    p.set_defaults(func=lambda a: _hook(a.event))
+    for name in COMMANDS if command not in COMMANDS else (command,):
+        importlib.import_module(f"autopilot.commands.{name.replace('-', '_')}").add_parser(sub)
     return parser
-
-
-def _plan(a) -> int:  # type: ignore[no-untyped-def]
-    from autopilot.commands import plan
-
-    return plan.run(
-        a.goal,
-        budget=a.budget,
-        max_iterations=a.max_iterations,
-        no_progress_threshold=a.no_progress_threshold,
-        model=a.model,
-        backend=a.backend,
-        session_id=a.session_id,
-        cwd=a.cwd,
-    )
-
-
-def _review(a) -> int:  # type: ignore[no-untyped-def]
-    from autopilot.commands import review
-
-    return review.run(backend=a.backend, model=a.model, cwd=a.cwd)
-
-
-def _verdict(a) -> int:  # type: ignore[no-untyped-def]
-    from autopilot.commands import verdict
-
-    message = a.last_message
-    if a.last_message_file:
-        try:
-            if a.last_message_file == "-":
-                message = sys.stdin.read()
-            else:
-                with open(a.last_message_file, encoding="utf-8") as fh:
-                    message = fh.read()
-        except OSError as exc:
-            raise BridgeError(f"cannot read {a.last_message_file}: {exc.strerror}") from None
-    return verdict.run(last_message=message, backend=a.backend, model=a.model, cwd=a.cwd)
-
-
-def _run_state():  # type: ignore[no-untyped-def]
-    from autopilot.commands import run_state
-
-    return run_state
-
-
-def _demo(a) -> int:  # type: ignore[no-untyped-def]
-    from autopilot.commands import demo
-
-    return demo.run(offline=a.offline, as_json=a.json, keep=a.keep, backend=a.backend, model=a.model)
-
-
-def _install(a) -> int:  # type: ignore[no-untyped-def]
-    from autopilot.commands import install
-
-    return install.run(a.agent, uninstall=a.uninstall, trust=a.trust)
-
-
-def _hook(event: str) -> int:
-    from autopilot import hooks
-
-    return hooks.main(event)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,10 +85,14 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Hooks run on every Claude Code event, and `state` is what scripts poll: both skip argparse.
     if len(argv) == 2 and argv[0] == "hook":
-        return _guarded(lambda: _hook(argv[1]))
+        from autopilot import hooks
+
+        return _guarded(lambda: hooks.main(argv[1]))
     if argv in (["state"], ["-C", *argv[1:2], "state"]):
+        from autopilot.commands import state
+
         cwd = argv[1] if argv[0] == "-C" else None
-        return _guarded(lambda: _run_state().show_state(cwd=cwd))
+        return _guarded(lambda: state.show(cwd=cwd))
     try:
         args = _parser(_command_of(argv)).parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a malformed command line
@@ -250,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     return _guarded(lambda: _in_dir(args))
 
 
-def _in_dir(args) -> int:  # type: ignore[no-untyped-def]
+def _in_dir(args: argparse.Namespace) -> int:
     """Run the command from -C DIR, so every path it reads is relative to DIR, as with git -C."""
     if not args.cwd:
         return int(args.func(args))
@@ -266,7 +116,7 @@ def _in_dir(args) -> int:  # type: ignore[no-untyped-def]
         os.chdir(before)
 
 
-def _guarded(call) -> int:  # type: ignore[no-untyped-def]
+def _guarded(call: Callable[[], int]) -> int:
     try:
         return int(call())
     except BridgeError as exc:

@@ -108,7 +108,7 @@ def test_spent_budget_stops_without_asking_codex(worked, openai_env, bridge):
 
 def test_skipped_verdict_lets_claude_stop(worked, bridge, monkeypatch):
     """A verdict that was skipped (nothing to judge) lets Claude stop with a short message, not a block."""
-    from autopilot.commands import verdict
+    from autopilot.run import verdict
 
     monkeypatch.setattr(verdict, "decide", lambda **_: {"applied": False, "skipped": True, "reason": "as planned"})
     answer = stop(bridge, worked)

@@ -1,1 +1,22 @@
-"""CLI adapters: each module parses its command's arguments, calls the operation, prints the result."""
+"""CLI adapters: each module registers its command (``add_parser(sub)``) and runs it (``run(args)``).
+
+A command module parses nothing itself beyond its arguments, calls one operation (``run/``,
+``packets/``, ``codex/``...) and prints the result with :mod:`autopilot.output`. ``cli.py``
+imports only the module of the command being run, so adding a command costs others nothing.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the fast paths
+if TYPE_CHECKING:
+    import argparse
+
+
+def backend_flags(p: argparse.ArgumentParser) -> None:
+    """--backend and --model, for every command that asks Codex."""
+    p.add_argument(
+        "--backend",
+        choices=["codex-cli", "openai"],
+        help="Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)",
+    )
+    p.add_argument("--model", help="model to ask (default: AUTOPILOT_MODEL, config, the run's, Codex's own)")

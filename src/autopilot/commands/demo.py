@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import io
+import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from contextlib import redirect_stdout
 from typing import Any
 
 from autopilot import config, paths
+from autopilot.commands import backend_flags
 from autopilot.errors import BridgeError
 
 GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a test"
@@ -153,15 +153,7 @@ class _Printer:
             )
 
 
-def _quiet(call, *args, **kwargs) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """Run a command function, keeping its JSON (returned) off the demo's stdout."""
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        call(*args, **kwargs)
-    return json.loads(buf.getvalue())
-
-
-def run(
+def demo(
     *,
     offline: bool = False,
     as_json: bool = False,
@@ -170,9 +162,11 @@ def run(
     model: str | None = None,
 ) -> int:
     """Run the demo loop and print each state change; returns 0 when the run ends done."""
-    from autopilot.commands import plan, review, verdict
     from autopilot.run import status
+    from autopilot.run.plan import plan
+    from autopilot.run.review import review
     from autopilot.run.state import Store
+    from autopilot.run.verdict import decide
     from autopilot.scripted.responses_server import ResponsesServer
 
     show = _Printer(as_json)
@@ -228,15 +222,15 @@ def run(
         repo = _make_repo(root)
         print(f"throwaway repository: {repo}", file=sys.stderr, flush=True)
         store = Store(repo)
-        _quiet(plan.run, GOAL, budget=0.50, max_iterations=4, backend=backend, model=model, cwd=repo)
+        plan(GOAL, budget=0.50, max_iterations=4, backend=backend, model=model, cwd=repo)
         show("plan", store.load(), f"{len(store.load()['plan']['tasks'])} tasks; wrote {store.load()['plan_path']}")
         for path, content in EDITS:
             with open(os.path.join(repo, path), "w", encoding="utf-8") as fh:
                 fh.write(content)
             show("claude edits", store.load(), path)
-            result = _quiet(review.run, backend=backend, model=model, cwd=repo)
+            result = review(backend=backend, model=model, cwd=repo)
             show("review", store.load(), f"{result.get('decision')}: {result.get('summary', '')[:60]}")
-            result = _quiet(verdict.run, last_message=f"I edited {path}.", backend=backend, model=model, cwd=repo)
+            result = decide(last_message=f"I edited {path}.", backend=backend, model=model, cwd=repo)
             show("verdict", store.load(), f"{result['decision']}: {result['reason'][:60]}")
             if store.load()["status"] != status.RUNNING:
                 break
@@ -263,3 +257,23 @@ def run(
             print(f"kept {root}", file=sys.stderr)
         else:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "demo",
+        help="run the whole loop in a throwaway repo (offline unless a backend is set up)",
+        description="Plan, edit, review and verdict until done in a temporary git repository, "
+        "printing each state change. With no backend configured, Codex's answers "
+        "come from the bundled scripted server (nothing leaves the machine).",
+    )
+    p.add_argument("--offline", action="store_true", help="use the scripted server even if a backend is set up")
+    p.add_argument("--json", action="store_true", help="print each state change as a JSON line")
+    p.add_argument("--keep", action="store_true", help="keep the throwaway repository and print its path")
+    backend_flags(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the demo; 0 when the run ends done."""
+    return demo(offline=args.offline, as_json=args.json, keep=args.keep, backend=args.backend, model=args.model)

@@ -9,18 +9,14 @@ transcript, resumes a session or calls a model.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.output import say
 
 AGENTS = ("claude", "codex")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 500
-
-
-def _say(message: str) -> None:
-    print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
 
 
 def _project(cwd: str | None):  # type: ignore[no-untyped-def]
@@ -139,7 +135,7 @@ def export(
         )
         return 0
     pid, path = packets.store(packet, evidence)
-    _say(f"wrote {pid} ({packet['estimates']['bytes']} bytes, ~{packet['estimates']['tokens']} tokens)")
+    say(f"wrote {pid} ({packet['estimates']['bytes']} bytes, ~{packet['estimates']['tokens']} tokens)")
     emit(
         {
             "packet": pid,
@@ -179,7 +175,7 @@ def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, ma
     )
     stale = sum(len(v) for v in answer["staleClaims"].values())
     if stale:
-        _say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
+        say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
     emit(answer)
     return 0
 

@@ -8,6 +8,7 @@ overwritten.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
@@ -81,7 +82,7 @@ def hook_command() -> str:
     return shlex.quote(str(skill_dir("handoff") / HOOK_WRAPPER))
 
 
-def run(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
+def install(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
     """Install into (or uninstall from) ``agent``, print a JSON summary and tell the user what is next."""
     from autopilot.output import emit
 
@@ -265,3 +266,26 @@ def _uninstall() -> dict[str, Any]:
         "trust": trust,
         "skills": {name: {"path": o.path, "removed": o.changed, "kept": o.kept} for name, o in outcomes.items()},
     }
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "install",
+        help="install the $handoff hook and the handoff / from-claude skills into Codex",
+        description="Merge codex-autopilot's UserPromptSubmit hook into $CODEX_HOME/hooks.json (backed "
+        "up first, other hooks untouched) and install the handoff and from-claude skills "
+        "under $CODEX_HOME/skills. Running it twice changes nothing.",
+    )
+    p.add_argument("agent", choices=["codex"], help="where to install (the Claude Code side is the plugin itself)")
+    p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="also record in config.toml that Codex may run the hook (instead of /hooks in Codex)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Install or uninstall; print the JSON summary."""
+    return install(args.agent, uninstall=args.uninstall, trust=args.trust)

@@ -2,137 +2,41 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import argparse
+import sys
 
-from autopilot import config, git
-from autopilot.commands.review import diff_evidence, task_text
+from autopilot.commands import backend_flags
 from autopilot.errors import BridgeError
-from autopilot.output import emit, say
-from autopilot.redact import Redactor
-from autopilot.run import loop, reviewer
-from autopilot.run.workspace import Workspace
-
-MAX_MESSAGE_CHARS = 8000
+from autopilot.output import emit
 
 
-def run(
-    *, last_message: str | None = None, backend: str | None = None, model: str | None = None, cwd: str | None = None
-) -> int:
-    """Ask for a verdict and advance the run by it; prints the decision and the new state as JSON."""
-    emit(decide(last_message=last_message, backend=backend, model=model, cwd=cwd))
-    return 0
-
-
-def decide(
-    *, last_message: str | None = None, backend: str | None = None, model: str | None = None, cwd: str | None = None
-) -> dict[str, Any]:
-    """Ask for a verdict and advance the run by it; returns the decision and the run after it."""
-    ws = Workspace(cwd)
-    state = ws.store.load()
-    ws.require_run(state)
-    ws.config  # noqa: B018 - a broken config file fails here, before any work
-    if state["status"] != loop.RUNNING:
-        raise BridgeError(
-            f"the run is {state['status']}, not running; there is nothing to decide",
-            hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run",
-        )
-    task = state["current_task"]
-    # Nothing done since the plan (e.g. /codex-plan, which only plans): nothing to judge, nothing spent.
-    if (
-        state["iteration"] == 0
-        and state.get("plan_tree")
-        and git.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
-    ):
-        say("nothing has changed since the plan; no verdict was asked for")
-        return {
-            "applied": False,
-            "skipped": True,
-            "reason": "nothing has changed since the plan",
-            "status": state["status"],
-            "iteration": 0,
-            "current_task": task,
-        }
-    snap = ws.snapshot_while_loading(state.get("base_sha"))
-    ws.guard_budget("verdict")
-    redactor = Redactor()
-    evidence, _facts = diff_evidence(ws, snap, redactor)
-    review = state.get("last_review")
-    if review and review.get("task_id") == task["id"]:
-        evidence += "\n" + reviewer.evidence(
-            "your last review of this task",
-            redactor(json.dumps({k: review.get(k) for k in ("decision", "summary", "issues")}, indent=1)),
-        )
-    if last_message:
-        message, _ = git.bound(redactor(last_message), MAX_MESSAGE_CHARS)
-        evidence += "\n" + reviewer.evidence("Claude's last message (a claim, not proof)", message)
-    plan = "\n".join(f"- {t['id']}: {t['title']}" for t in state["plan"]["tasks"])
-    text = reviewer.prompt(
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
         "verdict",
-        iteration=str(state["iteration"]),
-        max_iterations=str(state["max_iterations"]),
-        goal=redactor(state.get("goal") or ""),
-        plan=redactor(plan),
-        task_id=task["id"],
-        task=redactor(task_text(task)),
-        evidence=evidence,
+        help="Codex decides: continue with the next task, done, or abort",
+        description="Advance the run: iteration+1, then continue/done/abort by Codex's verdict, "
+        "the no-progress streak and the iteration limit.",
     )
-    chosen = ws.backend(backend, state)
-    say(f"asking Codex ({chosen.name}) for a verdict on {task['id']} (iteration {state['iteration'] + 1})")
-    try:
-        answer = reviewer.ask(
-            ws.store,
-            "verdict",
-            text,
-            backend=chosen,
-            model=config.resolve_model(model, state.get("model"), ws.config),
-            conversation_id=ws.conversation_for(chosen, state),
-            cwd=ws.root,
-            timeout=ws.timeout(),
-            remaining_usd=state["budget_usd"] - state["budget_used_usd"],
-            check=loop.verdict_check(state),
-        )
-    except BridgeError as exc:
-        ws.record_failure("verdict", exc, state.get("run_id"))
-        raise
-    verdict = answer.data
-    fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
-    with ws.store.transaction() as s:
-        same_run = s.get("run_id") == state.get("run_id")
-        if same_run:  # a replaced run's calls stay in events.jsonl, not in the new run's budget
-            loop.charge(s, "verdict", answer.usage, answer.usd, answer.calls)
-            loop.note_unknown_model(s, answer.unknown_model)
-            s["consecutive_errors"] = s["verdict_errors"] = 0
-        if not same_run or s["status"] != loop.RUNNING:
-            say(f"the run changed while Codex decided (now {s['status']}); the verdict was not applied")
-            return {"applied": False, **verdict, "status": s["status"]}
-        path = ws.store.artifact(
-            "verdict",
-            {
-                "task_id": task["id"],
-                "base_sha": snap.base,
-                "head_sha": snap.head,
-                "fingerprint": fingerprint,
-                **verdict,
-                "usd": answer.usd,
-                "redactions": redactor.summary(),
-            },
-        )
-        loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=str(path))
-        if answer.conversation_id and s.get("backend") == chosen.name:
-            s["conversation_id"] = answer.conversation_id
-        after = dict(s)
-    return {
-        "applied": True,
-        **verdict,
-        "progressed": after["last_verdict"]["progressed"],
-        "status": after["status"],
-        "iteration": after["iteration"],
-        "current_task": after["current_task"],
-        "no_progress_streak": after["no_progress_streak"],
-        "stop_reason": after.get("stop_reason"),
-        "verdict_path": str(path),
-        "usd": answer.usd,
-        "budget_used_usd": after["budget_used_usd"],
-        "budget_usd": after["budget_usd"],
-    }
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--last-message", metavar="TEXT", help="Claude's last message (evidence, not proof)")
+    group.add_argument("--last-message-file", metavar="FILE", help="read Claude's last message from FILE ('-': stdin)")
+    backend_flags(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Ask for a verdict and advance the run by it; print the decision and the new state as JSON."""
+    from autopilot.run.verdict import decide
+
+    message = args.last_message
+    if args.last_message_file:
+        try:
+            if args.last_message_file == "-":
+                message = sys.stdin.read()
+            else:
+                with open(args.last_message_file, encoding="utf-8") as fh:
+                    message = fh.read()
+        except OSError as exc:
+            raise BridgeError(f"cannot read {args.last_message_file}: {exc.strerror}") from None
+    emit(decide(last_message=message, backend=args.backend, model=args.model, cwd=args.cwd))
+    return 0

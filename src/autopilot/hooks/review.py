@@ -122,7 +122,7 @@ def worker() -> int:
     """Run one review for the workspace named on stdin, unless another review is already in flight."""
     import filelock
 
-    from autopilot.commands.review import review
+    from autopilot.run.review import review
 
     root = json.loads(sys.stdin.read())["root"]
     store = Store(root)

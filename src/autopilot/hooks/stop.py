@@ -63,7 +63,7 @@ def stop(hook: Hook) -> Output | None:
 
 
 def _decide(message: str | None, root: str) -> dict[str, Any]:
-    from autopilot.commands.verdict import decide
+    from autopilot.run.verdict import decide
 
     return decide(last_message=message, cwd=root)
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from autopilot.backends import Usage
+    from autopilot.run.reviewer import Answer
 
 State = dict  # dict[str, Any]
 RUNNING = status.RUNNING  # the loop's callers read these two here
@@ -32,6 +33,20 @@ def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> No
     bucket["output"] += usage.output
     bucket["calls"] += calls
     state["budget_used_usd"] = add_usd(state["budget_used_usd"], usd)
+
+
+def settle(state: State, phase: str, answer: Answer) -> None:
+    """After a usable answer: charge it, note an unpriced model, clear the failure counts, keep the conversation.
+
+    The conversation is kept only when it lives on the run's own backend (ids do not cross backends).
+    """
+    charge(state, phase, answer.usage, answer.usd, answer.calls)
+    note_unknown_model(state, answer.unknown_model)
+    state["consecutive_errors"] = 0
+    if phase == "verdict":
+        state["verdict_errors"] = 0
+    if answer.conversation_id and state.get("backend") == answer.backend:
+        state["conversation_id"] = answer.conversation_id
 
 
 def over_budget(state: State) -> bool:

@@ -31,6 +31,7 @@ class Answer:
     model: str | None
     conversation_id: str | None
     unknown_model: str | None
+    backend: str  # the backend that answered
 
 
 def schema(phase: str) -> tuple[dict[str, Any], str]:
@@ -136,7 +137,7 @@ def ask(
             attempt,
         )
         if problem is None and data is not None:
-            return Answer(data, total, usd, calls, reply.model or model, conversation_id, unknown)
+            return Answer(data, total, usd, calls, reply.model or model, conversation_id, unknown, backend.name)
         failure: BridgeError
         if attempt == 2:
             failure = InfraError(

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from autopilot.backends import Backend
+    from autopilot.run.reviewer import Answer, Check
 
 
 # Plan files are the run's own notes, not work to review.
@@ -45,6 +46,47 @@ class Workspace:
     def conversation_for(self, backend: Backend, state: State) -> str | None:
         """The run's conversation, when it lives on this backend (ids do not cross backends)."""
         return state.get("conversation_id") if state.get("backend") == backend.name else None
+
+    def consult(
+        self,
+        phase: str,
+        text: str,
+        state: State | None,
+        *,
+        backend: str | None,
+        model: str | None,
+        remaining_usd: float,
+        what: str,
+        check: Check | None = None,
+    ) -> Answer:
+        """Ask Codex for ``phase``'s JSON about the run in ``state`` (None: a new plan, no run yet).
+
+        A failure is recorded in the run (and what it consumed charged once) before it is raised;
+        a plan's failure touches no run, it is in events.jsonl only.
+        """
+        from autopilot import config
+        from autopilot.output import say
+        from autopilot.run import reviewer
+
+        chosen = self.backend(backend, state)
+        say(f"asking Codex ({chosen.name}) {what}")
+        try:
+            return reviewer.ask(
+                self.store,
+                phase,
+                text,
+                backend=chosen,
+                model=config.resolve_model(model, (state or {}).get("model"), self.config),
+                conversation_id=self.conversation_for(chosen, state) if state else None,
+                cwd=self.root,
+                timeout=self.timeout(),
+                remaining_usd=remaining_usd,
+                check=check,
+            )
+        except BridgeError as exc:
+            if state is not None:
+                self.record_failure(phase, exc, state.get("run_id"))
+            raise
 
     def require_run(self, state: State) -> None:
         """Refuse with a clear next step when there is no planned run here."""

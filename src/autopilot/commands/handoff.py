@@ -1,0 +1,31 @@
+"""codex-bridge handoff: hand live work between Claude and Codex (transcript intake, sources, packets).
+
+The actions live in three modules: ``handoff_intake`` (Claude transcripts, raw lines),
+``handoff_packets`` (sessions as sources; handover packets) and ``handoff_codex`` (Codex
+rollouts). Each registers its actions here and runs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
+
+    p = sub.add_parser(
+        "handoff",
+        help="hand live work between Claude and Codex (transcript intake, packets)",
+        description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
+        "redacted evidence for the other agent.",
+    )
+    hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
+    handoff_intake.add_parser(hsub)
+    handoff_packets.add_parser(hsub)
+    handoff_codex.add_parser(hsub)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Never reached: every action sets its own ``func``."""
+    raise AssertionError("handoff needs an action")

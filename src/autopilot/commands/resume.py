@@ -1,0 +1,20 @@
+"""codex-bridge resume: continue a paused, budget-stopped or iteration-limited run."""
+
+from __future__ import annotations
+
+import argparse
+
+from autopilot.output import emit
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("resume", help="continue a paused, budget-stopped or iteration-limited run")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Resume the run; print whether it resumed as JSON."""
+    from autopilot.run.control import resume
+
+    emit(resume(cwd=args.cwd))
+    return 0

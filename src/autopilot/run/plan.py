@@ -1,0 +1,162 @@
+"""Plan: Codex turns a goal into tasks with acceptance criteria; the run is reset around the new plan.
+
+Writes the plan file into the repository (``docs/autopilot/plans/``) and a plan artifact in
+the run directory. A failed plan leaves the run that is there untouched (it is in events.jsonl).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from autopilot import config, git
+from autopilot.errors import BridgeError
+from autopilot.output import say
+from autopilot.paths import slugify
+from autopilot.redact import Redactor
+from autopilot.run import loop, reviewer
+from autopilot.run.migrations import (
+    DEFAULT_MAX_ITERATIONS,
+    DEFAULT_NO_PROGRESS_THRESHOLD,
+    env_budget_usd,
+)
+from autopilot.run.workspace import PLAN_DIR, Workspace
+
+MAX_FILE_LIST_CHARS = 6000
+
+
+def _repo_facts(root: str, redactor: Redactor) -> str:
+    files = git.run_git(root, "ls-files", check=False)
+    listing, cut = git.bound(files, MAX_FILE_LIST_CHARS)
+    body = (
+        f"branch: {git.branch(root) or '(detached)'}\nHEAD: {git.head_sha(root) or '(no commits)'}\n"
+        f"tracked files{' (middle omitted)' if cut else ''}:\n{listing}"
+    )
+    return reviewer.evidence("repository", redactor(body))
+
+
+def _plan_markdown(goal: str, plan: dict[str, Any], created: str) -> str:
+    lines = [f"# Autopilot plan: {goal}", "", f"_Planned by Codex on {created}._", "", plan["summary"], ""]
+    for task in plan["tasks"]:
+        lines += [f"## {task['id']}: {task['title']}", "", task["description"], "", "Acceptance:"]
+        lines += [f"- [ ] {criterion}" for criterion in task["acceptance"]]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _plan_file(root: str, goal: str) -> Path:
+    day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    base = Path(PLAN_DIR) / f"{day}-{slugify(goal)}"
+    path, n = base.with_suffix(".md"), 2
+    while (Path(root) / path).exists():
+        path, n = Path(PLAN_DIR) / f"{base.name}-{n}.md", n + 1
+    return path
+
+
+def plan(
+    goal: str,
+    *,
+    budget: float | None = None,
+    max_iterations: int | None = None,
+    no_progress_threshold: int | None = None,
+    model: str | None = None,
+    backend: str | None = None,
+    session_id: str | None = None,
+    cwd: str | None = None,
+) -> dict[str, Any]:
+    """Plan ``goal`` with Codex, write the plan file and reset the run; returns the new run."""
+    goal = (goal or "").strip()
+    if not goal:
+        raise BridgeError("the goal is empty", hint='say what you want done: codex-bridge plan --goal "..."')
+    ws = Workspace(cwd)
+    cfg = ws.config
+    budget_usd = (
+        float(config.positive_number("--budget", budget))
+        if budget is not None
+        else (
+            float(config.positive_number("budget_usd", cfg["budget_usd"]))
+            if "budget_usd" in cfg and not os.environ.get("AUTOPILOT_BUDGET_USD")
+            else env_budget_usd()
+        )
+    )
+    max_iter = int(
+        config.positive_number(
+            "--max-iterations",
+            max_iterations if max_iterations is not None else cfg.get("max_iterations", DEFAULT_MAX_ITERATIONS),
+            integer=True,
+        )
+    )
+    threshold = int(
+        config.positive_number(
+            "--no-progress-threshold",
+            no_progress_threshold
+            if no_progress_threshold is not None
+            else cfg.get("no_progress_threshold", DEFAULT_NO_PROGRESS_THRESHOLD),
+            integer=True,
+        )
+    )
+    chosen_model = config.resolve_model(model, None, cfg)
+    previous = ws.store.load()
+    if previous.get("status") == loop.RUNNING:
+        say(f"replacing the running run ({previous.get('goal')!r}); its spend stays in events.jsonl")
+    redactor = Redactor()
+    text = reviewer.prompt("plan", goal=redactor(goal), repo=_repo_facts(ws.root, redactor))
+    answer = ws.consult(
+        "plan",
+        text,
+        None,  # a failed plan is in events.jsonl; the run that is there now is not touched by it
+        backend=backend,
+        model=chosen_model,
+        remaining_usd=budget_usd,
+        what=f"to plan: {goal[:80]}",
+        check=loop.check_plan,
+    )
+    plan = answer.data
+    created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rel = _plan_file(ws.root, goal)
+    target = Path(ws.root) / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(_plan_markdown(goal, plan, created), encoding="utf-8")
+    artifact = ws.store.artifact("plan", {"goal": goal, "plan": plan, "plan_path": str(rel)})
+    owner = session_id if session_id is not None else os.environ.get("CLAUDE_CODE_SESSION_ID") or None
+    # Work already in the tree (uncommitted edits, the plan file itself) is not the first task's work.
+    plan_tree = git.work_tree(ws.root)
+    with ws.store.transaction() as s:
+        loop.apply_plan(
+            s,
+            goal=goal,
+            plan=plan,
+            plan_path=str(rel),
+            conversation_id=answer.conversation_id,
+            base_sha=git.head_sha(ws.root),
+            plan_tree=plan_tree,
+            budget_usd=budget_usd,
+            max_iterations=max_iter,
+            no_progress_threshold=threshold,
+            backend=answer.backend,
+            model=chosen_model,
+            owner_session_id=owner,
+            usage=answer.usage,
+            usd=answer.usd,
+            calls=answer.calls,
+        )
+        loop.note_unknown_model(s, answer.unknown_model)
+        state = dict(s)
+    say(f"planned {len(plan['tasks'])} tasks; wrote {rel}")
+    return {
+        "status": state["status"],
+        "goal": goal,
+        "plan_path": str(rel),
+        "plan_artifact": str(artifact),
+        "summary": plan["summary"],
+        "tasks": plan["tasks"],
+        "current_task": state["current_task"],
+        "budget_usd": budget_usd,
+        "plan_usd": answer.usd,
+        "backend": answer.backend,
+        "model": chosen_model,
+        "conversation_id": answer.conversation_id,
+        "owner_session_id": owner,
+    }

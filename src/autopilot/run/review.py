@@ -1,0 +1,107 @@
+"""Review: Codex reviews the work since the run's base commit against the current task.
+
+Shared by ``codex-bridge review`` and the PostToolUse hook. A review never changes the task,
+the base, the status or the iteration; it records ``last_review`` and a review artifact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autopilot import config, git
+from autopilot.output import say
+from autopilot.redact import Redactor
+from autopilot.run import loop, reviewer
+from autopilot.run.workspace import Workspace
+
+
+def task_text(task: dict[str, Any]) -> str:
+    """The task as the prompts show it: title, description and numbered acceptance criteria."""
+    criteria = "\n".join(f"{n}. {c}" for n, c in enumerate(task.get("acceptance") or [], start=1))
+    return f"{task.get('title', '')}\n{task.get('description', '')}\nAcceptance criteria:\n{criteria}"
+
+
+def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tuple[str, dict[str, Any]]:
+    """The redacted, bounded diff as evidence, and facts about it (size, cut, files)."""
+    limit = config.max_diff_chars(ws.config)
+    patch = redactor(snap.patch)
+    bounded, cut = git.bound(patch, limit)
+    facts = {
+        "files": len(snap.files),
+        "diff_chars": len(patch),
+        "cut": cut,
+        "limit": limit,
+        "secret_files": snap.secret_files,
+    }
+    withheld = (
+        f"{len(snap.secret_files)} secret-bearing files changed; their contents are withheld: "
+        f"{', '.join(snap.secret_files)}\n"
+        if snap.secret_files
+        else ""
+    )
+    header = (
+        f"base {snap.base or '(empty tree)'} -> work tree {snap.tree} (HEAD {snap.head})\n"
+        f"{len(snap.files)} files changed; diff is {len(patch)} characters"
+        f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(snap.stat)}\n"
+    )
+    return reviewer.evidence("git diff since base", header + bounded), facts
+
+
+def review(*, backend: str | None = None, model: str | None = None, cwd: str | None = None) -> dict[str, Any]:
+    """Review the current diff and record it; returns the review (``skipped`` when nothing changed)."""
+    ws = Workspace(cwd)
+    state = ws.store.load()
+    ws.require_run(state)
+    ws.config  # noqa: B018 - a broken config file fails here, before any work
+    task = state["current_task"]
+    snap = ws.snapshot_while_loading(state.get("base_sha"))
+    if snap.empty:
+        say("nothing changed since the base commit; no review was requested")
+        return {
+            "skipped": True,
+            "reason": "no changes since base",
+            "task_id": task["id"],
+            "base_sha": state.get("base_sha"),
+            "fingerprint": snap.tree,
+        }
+    ws.guard_budget("review")
+    redactor = Redactor()
+    evidence, facts = diff_evidence(ws, snap, redactor)
+    text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
+    answer = ws.consult(
+        "review",
+        text,
+        state,
+        backend=backend,
+        model=model,
+        remaining_usd=state["budget_usd"] - state["budget_used_usd"],
+        what=f"to review {facts['files']} changed files against {task['id']}",
+    )
+    found = answer.data
+    record = {
+        "task_id": task["id"],
+        "base_sha": snap.base,
+        "head_sha": snap.head,
+        "fingerprint": snap.tree,
+        **found,
+        "diff": facts,
+        "redactions": redactor.summary(),
+        "usd": answer.usd,
+    }
+    with ws.store.transaction() as s:
+        if s.get("run_id") == state.get("run_id"):  # a replaced run's calls stay in events.jsonl only
+            loop.settle(s, "review", answer)
+            path = ws.store.artifact("review", record)
+            loop.apply_review(
+                s,
+                found,
+                task_id=task["id"],
+                base_sha=snap.base,
+                head_sha=snap.head,
+                fingerprint=snap.tree,
+                review_path=str(path),
+            )
+            record["review_path"] = str(path)
+        else:
+            say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
+    return record

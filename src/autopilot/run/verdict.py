@@ -1,0 +1,122 @@
+"""Verdict: Codex decides whether Claude continues with the next task, is done, or the run aborts.
+
+Shared by ``codex-bridge verdict`` and the Stop hook. A verdict advances the run (iteration,
+task, base, status) by Codex's decision, the no-progress streak and the iteration limit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from autopilot import git
+from autopilot.errors import BridgeError
+from autopilot.output import say
+from autopilot.redact import Redactor
+from autopilot.run import loop, reviewer
+from autopilot.run.review import diff_evidence, task_text
+from autopilot.run.workspace import Workspace
+
+MAX_MESSAGE_CHARS = 8000
+
+
+def decide(
+    *, last_message: str | None = None, backend: str | None = None, model: str | None = None, cwd: str | None = None
+) -> dict[str, Any]:
+    """Ask for a verdict and advance the run by it; returns the decision and the run after it."""
+    ws = Workspace(cwd)
+    state = ws.store.load()
+    ws.require_run(state)
+    ws.config  # noqa: B018 - a broken config file fails here, before any work
+    if state["status"] != loop.RUNNING:
+        raise BridgeError(
+            f"the run is {state['status']}, not running; there is nothing to decide",
+            hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run",
+        )
+    task = state["current_task"]
+    # Nothing done since the plan (e.g. /codex-plan, which only plans): nothing to judge, nothing spent.
+    if (
+        state["iteration"] == 0
+        and state.get("plan_tree")
+        and git.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
+    ):
+        say("nothing has changed since the plan; no verdict was asked for")
+        return {
+            "applied": False,
+            "skipped": True,
+            "reason": "nothing has changed since the plan",
+            "status": state["status"],
+            "iteration": 0,
+            "current_task": task,
+        }
+    snap = ws.snapshot_while_loading(state.get("base_sha"))
+    ws.guard_budget("verdict")
+    redactor = Redactor()
+    evidence, _facts = diff_evidence(ws, snap, redactor)
+    review = state.get("last_review")
+    if review and review.get("task_id") == task["id"]:
+        evidence += "\n" + reviewer.evidence(
+            "your last review of this task",
+            redactor(json.dumps({k: review.get(k) for k in ("decision", "summary", "issues")}, indent=1)),
+        )
+    if last_message:
+        message, _ = git.bound(redactor(last_message), MAX_MESSAGE_CHARS)
+        evidence += "\n" + reviewer.evidence("Claude's last message (a claim, not proof)", message)
+    plan = "\n".join(f"- {t['id']}: {t['title']}" for t in state["plan"]["tasks"])
+    text = reviewer.prompt(
+        "verdict",
+        iteration=str(state["iteration"]),
+        max_iterations=str(state["max_iterations"]),
+        goal=redactor(state.get("goal") or ""),
+        plan=redactor(plan),
+        task_id=task["id"],
+        task=redactor(task_text(task)),
+        evidence=evidence,
+    )
+    answer = ws.consult(
+        "verdict",
+        text,
+        state,
+        backend=backend,
+        model=model,
+        remaining_usd=state["budget_usd"] - state["budget_used_usd"],
+        what=f"for a verdict on {task['id']} (iteration {state['iteration'] + 1})",
+        check=loop.verdict_check(state),
+    )
+    verdict = answer.data
+    fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
+    with ws.store.transaction() as s:
+        same_run = s.get("run_id") == state.get("run_id")
+        if same_run:  # a replaced run's calls stay in events.jsonl, not in the new run's budget
+            loop.settle(s, "verdict", answer)
+        if not same_run or s["status"] != loop.RUNNING:
+            say(f"the run changed while Codex decided (now {s['status']}); the verdict was not applied")
+            return {"applied": False, **verdict, "status": s["status"]}
+        path = ws.store.artifact(
+            "verdict",
+            {
+                "task_id": task["id"],
+                "base_sha": snap.base,
+                "head_sha": snap.head,
+                "fingerprint": fingerprint,
+                **verdict,
+                "usd": answer.usd,
+                "redactions": redactor.summary(),
+            },
+        )
+        loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=str(path))
+        after = dict(s)
+    return {
+        "applied": True,
+        **verdict,
+        "progressed": after["last_verdict"]["progressed"],
+        "status": after["status"],
+        "iteration": after["iteration"],
+        "current_task": after["current_task"],
+        "no_progress_streak": after["no_progress_streak"],
+        "stop_reason": after.get("stop_reason"),
+        "verdict_path": str(path),
+        "usd": answer.usd,
+        "budget_used_usd": after["budget_used_usd"],
+        "budget_usd": after["budget_usd"],
+    }
