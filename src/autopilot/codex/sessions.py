@@ -5,8 +5,12 @@ Rollouts live under ``$CODEX_HOME/sessions/YYYY/MM/DD/`` and, once archived, fla
 with ``agent_path``, ``thread_source: "subagent"`` or a ``source.subagent`` object; user forks carry
 only ``forked_from_id`` and stay eligible. An empty or corrupt rollout is never a root session.
 
-``find_rollout`` and ``newest_root_session`` are the one place rollouts are looked up by thread or by
-directory; the codex-cli backend, the Codex transcript reader and ``copy`` all use them.
+This module is the one place rollouts are found (:func:`rollout_files`, :func:`find_rollout`,
+:func:`newest_root_session`) and the one place a thread is judged a subagent (:func:`child_marker`):
+the codex-cli backend, the Codex transcript reader, the session sources and ``copy`` all use it.
+Its stand-alone twin is ``codex/assets/handoff/scripts/handoff_hook.py`` (stdlib only, run by
+Codex); a parity test runs both on the same rollouts. Rollouts end in ``.jsonl``, or ``.jsonl.zst``
+once Codex compressed an old one.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before 
 META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
 POINTER = "codex-latest.json"
 SINCE_SLACK = 1.0  # seconds: file times can trail the clock a caller read ``since`` from
+SUFFIXES = (".jsonl", ".jsonl.zst")  # Codex compresses rollouts older than about a week
 THREAD_ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 
@@ -62,18 +67,23 @@ def scan_roots() -> list[Path]:
 
 
 def scan() -> list[tuple[Path, float]]:
-    """Every ``rollout-*.jsonl`` under the session roots, recursively, newest first, with its mtime."""
-    found = [item for root in scan_roots() for item in _walk(root)]
+    """Every plain ``rollout-*.jsonl`` under the session roots, recursively, newest first, with its mtime."""
+    found = [item for root in scan_roots() for item in _walk(root) if item[0].name.endswith(".jsonl")]
     found.sort(key=lambda item: item[1], reverse=True)
     return found
 
 
+def rollout_files() -> list[Path]:
+    """Every rollout file under the session roots, live and archived, plain and compressed, sorted by path."""
+    return sorted(path for root in scan_roots() for path, _ in _walk(root))
+
+
 def _walk(root: Path) -> list[tuple[Path, float]]:
-    """The ``rollout-*.jsonl`` files under ``root``, recursively, with their mtimes (unsorted)."""
+    """The rollout files (``.jsonl`` and ``.jsonl.zst``) under ``root``, recursively, with their mtimes."""
     found = []
     for folder, _dirs, files in os.walk(root):
         for name in files:
-            if name.startswith("rollout-") and name.endswith(".jsonl"):
+            if name.startswith("rollout-") and name.endswith(SUFFIXES):
                 path = Path(folder) / name
                 try:
                     found.append((path, path.stat().st_mtime))
@@ -83,8 +93,10 @@ def _walk(root: Path) -> list[tuple[Path, float]]:
 
 
 def thread_id_of(path: Path | str) -> str | None:
-    """The thread id a rollout's file name ends with (``rollout-<time>-<uuid>.jsonl``)."""
-    stem = os.path.basename(str(path))[: -len(".jsonl")]
+    """The thread id a rollout's file name ends with (``rollout-<time>-<uuid>.jsonl[.zst]``)."""
+    name = os.path.basename(str(path))
+    stem = name[: -len(".zst")] if name.endswith(".zst") else name
+    stem = stem[: -len(".jsonl")]
     tail = stem[-36:]
     return tail if len(tail) == 36 and tail.count("-") == 4 else None
 
@@ -126,12 +138,12 @@ def read(path: Path, *, wait: float = 0.0, mtime: float | None = None) -> Rollou
     if not isinstance(thread_id, str) or not thread_id or not isinstance(cwd, str) or not cwd:
         return Rollout(path, "corrupt", mtime=mtime, why="session_meta has no id or cwd")
     forked = payload.get("forked_from_id") if isinstance(payload.get("forked_from_id"), str) else None
-    kind, why = ("child", _child_marker(payload)) if _child_marker(payload) else ("root", "")
+    kind, why = ("child", child_marker(payload)) if child_marker(payload) else ("root", "")
     return Rollout(path, kind, thread_id=thread_id, cwd=cwd, mtime=mtime, forked_from=forked, why=why)
 
 
-def _child_marker(payload: dict[str, Any]) -> str:
-    """Why session_meta marks a child thread ('' for a root session, forks included)."""
+def child_marker(payload: dict[str, Any]) -> str:
+    """Why a rollout's ``session_meta`` payload marks a child thread ('' for a root session, forks included)."""
     if payload.get("agent_path"):
         return f"a subagent (agent_path {payload['agent_path']})"
     if payload.get("thread_source") == "subagent":
@@ -142,23 +154,39 @@ def _child_marker(payload: dict[str, Any]) -> str:
     return ""
 
 
-def find_rollout(thread_id: str) -> Path | None:
-    """The rollout of thread ``thread_id`` in ``$CODEX_HOME/sessions`` (else ``archived_sessions``), or None.
+def find_rollout(thread_id: str, *, near: str | None = None) -> Path | None:
+    """The rollout of thread ``thread_id``, or None: the one way a thread's file is found.
 
-    Matched by the file name's tail (``rollout-<time>-<thread_id>.jsonl``); a candidate whose line 1 is
-    session_meta for another thread is skipped; one whose line 1 names no thread (not written yet, or
-    damaged) is taken on its name. The live copy
-    wins over an archived one; within a folder the newest file does.
+    Looked for under ``near``'s session roots first when given (a rollout read from elsewhere names
+    its relatives: forks, subagents), then in ``$CODEX_HOME/sessions`` and ``archived_sessions``.
+    Matched by the file name's tail; a candidate whose line 1 is session_meta for another thread is
+    skipped, one whose line 1 names no thread (not written yet, damaged, compressed) is taken on its
+    name. Live beats archived; within a root the newest file wins, a plain one over a compressed one.
     """
     if not THREAD_ID.fullmatch(thread_id):
         return None
-    for root in scan_roots():
+    roots = [*_roots_near(near), *scan_roots()] if near else scan_roots()
+    seen: set[Path] = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
         named = [(path, mtime) for path, mtime in _walk(root) if thread_id_of(path) == thread_id]
-        for path, _ in sorted(named, key=lambda item: item[1], reverse=True):
-            rollout = read(path)
-            if rollout.thread_id in (None, thread_id):
+        for path, _ in sorted(named, key=lambda item: (item[1], item[0].name.endswith(".jsonl")), reverse=True):
+            if path.name.endswith(".zst") or read(path).thread_id in (None, thread_id):
                 return path
     return None
+
+
+def _roots_near(path: str) -> list[Path]:
+    """The rollout's own folder, the ``sessions`` tree holding it, and that tree's ``archived_sessions``."""
+    here = Path(os.path.abspath(path)).parent
+    roots = [here]
+    parts = here.parts
+    if "sessions" in parts:
+        top = Path(*parts[: len(parts) - parts[::-1].index("sessions")])
+        roots += [top, top.parent / "archived_sessions"]
+    return roots
 
 
 def newest_root_session(cwd: str, since: float | None = None, *, exclude: Collection[str] = ()) -> Rollout | None:

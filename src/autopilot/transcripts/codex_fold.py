@@ -24,9 +24,10 @@ import re
 from array import array
 from typing import Any
 
+from autopilot.codex.sessions import child_marker
 from autopilot.transcripts import jsonl
 
-FOLD_VERSION = 2
+FOLD_VERSION = 3  # 3: session fields carry isSubagent
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
 EDITED_KEEP = 2000
 
@@ -632,6 +633,7 @@ def _session_fields(p: dict[str, Any]) -> dict[str, Any]:
         "agentNickname": p.get("agent_nickname") or spawn.get("agent_nickname"),
         "agentRole": p.get("agent_role") or p.get("agent_type") or spawn.get("agent_role"),
         "subagentDepth": spawn.get("depth"),
+        "isSubagent": bool(child_marker(p)),
         "historyBase": {"threadId": base.get("thread_id"), "endOrdinalExclusive": base.get("end_ordinal_exclusive")}
         if base
         else None,

@@ -11,7 +11,6 @@ intake (``trust``, ``session``, ``counts``, ``checkpoint``, ``lastPrompt``, ``ed
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import shlex
@@ -35,7 +34,6 @@ CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times max_chars: it is 
 EDITED_FILES_SHOWN = 50
 UNFINISHED_SHOWN = 20
 _EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
-_THREAD_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 _CHECKPOINT_PREAMBLE = "Here is the summary produced by the other language model"
 
 
@@ -311,23 +309,11 @@ def _last_prompt(page: _Page) -> str | None:
 
 
 def find_rollout(path: str, thread_id: str) -> str | None:
-    """The rollout file of another thread near this one (same day, the sessions tree, the archive)."""
-    if not _THREAD_ID.fullmatch(thread_id):
-        return None
-    here = os.path.dirname(os.path.abspath(path))
-    patterns = [os.path.join(here, f"rollout-*{thread_id}*.jsonl*")]
-    parts = here.split(os.sep)
-    if "sessions" in parts:
-        root = os.sep.join(parts[: len(parts) - parts[::-1].index("sessions")])
-        patterns += [
-            os.path.join(root, "*", "*", "*", f"rollout-*{thread_id}*.jsonl*"),
-            os.path.join(os.path.dirname(root), "archived_sessions", f"rollout-*{thread_id}*.jsonl*"),
-        ]
-    for pattern in patterns:
-        found = sorted(glob.glob(pattern))
-        if found:
-            return found[0]
-    return None
+    """The rollout file of another thread near this one (its folder, its sessions tree, the archive, $CODEX_HOME)."""
+    from autopilot.codex.sessions import find_rollout as find
+
+    found = find(thread_id, near=path)
+    return str(found) if found else None
 
 
 def _unfinished(page: _Page) -> list[dict[str, Any]]:
@@ -367,11 +353,7 @@ def _summary(index: Index, path: str, page: _Page) -> dict[str, Any]:
     session = dict(state["meta"] or {})
     session.pop("timestamp", None)
     session["model"] = state["model"]
-    session["isSubagent"] = (
-        session.get("threadSource") == "subagent"
-        or session.get("source") == "subagent"
-        or bool(session.get("agentPath"))
-    )
+    session["isSubagent"] = bool(session.get("isSubagent"))
     edited = sorted(state["edited"].items(), key=lambda kv: -kv[1][1])
     shown = edited if page.ev.max_chars is None else edited[:EDITED_FILES_SHOWN]
     subagents = [

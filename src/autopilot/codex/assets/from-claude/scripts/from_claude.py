@@ -5,6 +5,9 @@ No shell is involved: the bridge runs with an argument list. Without a transcrip
 pointer $AUTOPILOT_HOME/handoff/claude-latest.json names the transcript, and its cwd must be this
 repository (or this directory, outside git). codex-bridge is looked up on PATH first, then in the
 installation that ran the installer (recorded next to this script in installed.json).
+
+Stand-alone twin (tests/unit/test_twins.py runs both on the same inputs): ``place`` is
+``autopilot.codex.sessions.place``.
 """
 
 import argparse

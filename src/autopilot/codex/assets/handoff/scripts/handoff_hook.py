@@ -5,6 +5,11 @@ library only and fails open: any other prompt, a subagent's prompt, or any inter
 with no output, and Codex carries on as if the hook were not there. For a root session's `$handoff`
 it atomically writes $AUTOPILOT_HOME/handoff/codex-latest.json and exits 2, which makes Codex stop
 the prompt before any model request and show the user what stderr says.
+
+Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on
+the same inputs): ``home`` is ``autopilot.paths.autopilot_home``, ``now_iso`` is
+``autopilot.run.state.now_iso``, ``is_subagent_rollout`` is ``autopilot.codex.sessions.child_marker``
+on line 1, ``write_pointer`` is ``autopilot.fsutil.atomic_write``.
 """
 
 import contextlib
