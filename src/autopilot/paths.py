@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autopilot.digest import sha256_hex  # re-exported: callers use paths.sha256_hex
-
 
 def autopilot_home() -> Path:
     """The per-user home: ``$AUTOPILOT_HOME``, default ``~/.codex-autopilot``."""
@@ -39,6 +37,8 @@ def slugify(text: str, limit: int = 40) -> str:
 
 def run_dir(workspace: str | os.PathLike[str]) -> Path:
     """The run directory of a workspace: ``runs/<slug>-<hash12>`` under the home."""
+    from autopilot.digest import sha256_hex
+
     real = os.path.realpath(os.fspath(workspace))
     digest = sha256_hex(real.encode("utf-8"))[:12]
     return autopilot_home() / "runs" / f"{slugify(os.path.basename(real) or 'root', 32)}-{digest}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 
@@ -226,8 +226,12 @@ class Redactor:
         """Redact one string, adding to the running counts."""
         return redact(text, self.counts)[0]
 
+    @overload
+    def walk(self, value: dict[str, Any]) -> dict[str, Any]: ...
+    @overload
+    def walk(self, value: Any) -> Any: ...
     def walk(self, value: Any) -> Any:
-        """Redact every string inside a JSON-like value (keys included)."""
+        """Redact every string inside a JSON-like value (keys included); a dict gives a dict."""
         if isinstance(value, str):
             return self(value)
         if isinstance(value, dict):

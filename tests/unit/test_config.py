@@ -92,6 +92,7 @@ def test_codex_binary_comes_from_env_first(tmp_path, monkeypatch):
 def test_codex_model_is_read_without_tomllib_through_tomli(isolated_homes, monkeypatch):
     """On Python 3.10 (no tomllib) the model in Codex's config.toml is read through tomli, not lost."""
     import sys
+
     import tomllib
 
     from autopilot.backends.codex_cli import configured_model

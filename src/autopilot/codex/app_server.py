@@ -14,6 +14,8 @@ import threading
 from collections.abc import Collection
 from typing import Any, TypeVar
 
+from autopilot import __version__
+from autopilot.config import codex_binary
 from autopilot.errors import BridgeError
 
 _Client = TypeVar("_Client", bound="AppServerClient")
@@ -33,7 +35,6 @@ class AppServerClient:
         purpose: str = "codex-autopilot",
         hint: str = "check AUTOPILOT_CODEX_BIN",
     ) -> None:
-        from autopilot.config import codex_binary
 
         found = binary or codex_binary()
         if not found:
@@ -66,7 +67,6 @@ class AppServerClient:
         except OSError as exc:
             raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}", hint=self.hint) from None
         threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
-        from autopilot import __version__
 
         self.call(
             "initialize",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.fsutil import atomic_write
 
 EVENT = "UserPromptSubmit"
 EVENT_LABEL = "user_prompt_submit"  # the event's name in trust keys and hashes
@@ -170,8 +171,6 @@ def replace_text(path: Path, text: str) -> None:
     manager links into ``$CODEX_HOME`` stays managed (``os.replace`` on the link would swap the link
     itself for a regular file).
     """
-    from autopilot.fsutil import atomic_write
-
     target = Path(os.path.realpath(path))
     try:
         mode = target.stat().st_mode & 0o7777

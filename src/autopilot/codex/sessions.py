@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import paths
+from autopilot.errors import BridgeError
 
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
 META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
@@ -302,8 +303,6 @@ def _pointed(pointer: dict[str, Any], files: list[tuple[Path, float]]) -> Path |
 
 def latest(cwd: str) -> Choice:
     """The root session to hand over for ``cwd``: the saved pointer's when it is valid, else the newest one."""
-    from autopilot.errors import BridgeError
-
     here = place(cwd)
     files = scan()
     notes: list[str] = []

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import paths
+from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
+from autopilot.fsutil import atomic_write
 
 MARKER = ".codex-autopilot.json"
 OWNER = "codex-autopilot"
@@ -44,7 +46,8 @@ def skill_dir(name: str) -> Path:
 
 
 def _digest(data: bytes) -> str:
-    return "sha256:" + paths.sha256_hex(data)
+
+    return "sha256:" + sha256_hex(data)
 
 
 def _file_digest(path: Path) -> str | None:
@@ -70,8 +73,6 @@ def read_marker(name: str) -> dict[str, Any] | None:
 
 def write_marker(name: str, marker: dict[str, Any]) -> bool:
     """Write the marker if it differs from what is there; whether it changed."""
-    from autopilot.fsutil import atomic_write
-
     target = skill_dir(name) / MARKER
     text = json.dumps(marker, indent=2, sort_keys=True) + "\n"
     try:
@@ -111,8 +112,6 @@ def check(name: str, files: dict[str, File]) -> None:
 
 def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = None) -> Outcome:
     """Write the skill's files (only those that differ) and its marker; call ``check`` first."""
-    from autopilot.fsutil import atomic_write
-
     folder = skill_dir(name)
     old = read_marker(name) or {"files": {}}
     outcome = Outcome(str(folder))

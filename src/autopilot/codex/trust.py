@@ -23,8 +23,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from autopilot.codex.hooks_file import EVENT_LABEL
+from autopilot.codex.app_server import AppServerClient
+from autopilot.codex.hooks_file import EVENT_LABEL, backup, replace_text
 from autopilot.config import toml_reader
+from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 
 HEADER = re.compile(
@@ -43,8 +45,6 @@ def key(hooks_file: Path, where: tuple[int, int]) -> str:
 
 def hook_hash(entry: dict[str, Any]) -> str:
     """The hash Codex trusts a UserPromptSubmit command handler by."""
-    from autopilot.paths import sha256_hex
-
     normalized: dict[str, Any] = {
         "type": "command",
         "command": entry["command"],
@@ -129,8 +129,6 @@ def _pruned(data: dict[str, Any], trust_key: str) -> dict[str, Any]:
 
 def _save(config: Path, old_text: str, new_text: str, expected: dict[str, Any], trust_key: str) -> Path | None:
     """Write ``new_text`` after checking it parses to ``expected``; back the old file up; the backup."""
-    from autopilot.codex.hooks_file import backup, replace_text
-
     try:
         got = _pruned(dict(toml_reader("recording hook trust").loads(new_text)), trust_key)
     except ValueError:
@@ -201,8 +199,6 @@ def forget(config: Path, trust_key: str, value: str) -> str:
 
 def ask_codex(binary: str, cwd: str) -> list[dict[str, Any]] | None:
     """The hooks ``codex app-server`` lists for ``cwd`` (with key, currentHash, trustStatus); None if it cannot say."""
-    from autopilot.codex.app_server import AppServerClient
-
     try:
         with AppServerClient(
             binary,

@@ -8,7 +8,7 @@ from autopilot.errors import EXIT_BUDGET
 from autopilot.output import emit, say
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("budget", help="the budget guard and the spend cap")
     bsub = p.add_subparsers(dest="budget_command", metavar="ACTION", required=True)
     b = bsub.add_parser("check", help="stop a running run that is over budget (exit 4 when over)")

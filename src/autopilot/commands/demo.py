@@ -259,7 +259,7 @@ def demo(
             shutil.rmtree(root, ignore_errors=True)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "demo",
         help="run the whole loop in a throwaway repo (offline unless a backend is set up)",

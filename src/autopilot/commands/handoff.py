@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
 
     p = sub.add_parser(

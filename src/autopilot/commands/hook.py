@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("hook", help="run a Claude Code hook (reads the event JSON on stdin)")
     p.add_argument("event")
     p.set_defaults(func=run)

@@ -268,7 +268,7 @@ def _uninstall() -> dict[str, Any]:
     }
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "install",
         help="install the $handoff hook and the handoff / from-claude skills into Codex",

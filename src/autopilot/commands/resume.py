@@ -7,7 +7,7 @@ import argparse
 from autopilot.output import emit
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("resume", help="continue a paused, budget-stopped or iteration-limited run")
     p.set_defaults(func=run)
 

@@ -8,7 +8,7 @@ from autopilot.commands import backend_flags
 from autopilot.output import emit
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "review",
         help="Codex reviews the diff since base_sha against the current task",

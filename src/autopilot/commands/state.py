@@ -7,7 +7,7 @@ import argparse
 from autopilot.output import emit
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("state", help="print this workspace's state.json as JSON")
     p.add_argument("--all", action="store_true", help="list every run under $AUTOPILOT_HOME/runs")
     p.set_defaults(func=run)

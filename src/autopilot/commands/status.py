@@ -9,7 +9,7 @@ from autopilot.run import status
 from autopilot.run.state import State
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("status", help="human summary: task, iteration, spend, last review/verdict/error")
     p.set_defaults(func=run)
 

@@ -7,7 +7,7 @@ import argparse
 from autopilot.output import emit
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("stop", help="return the run to idle (token usage and spend are kept)")
     p.add_argument("--reason", default="stopped by the user", help="why (recorded as stop_reason)")
     p.set_defaults(func=run)

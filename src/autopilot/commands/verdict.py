@@ -10,7 +10,7 @@ from autopilot.errors import BridgeError
 from autopilot.output import emit
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "verdict",
         help="Codex decides: continue with the next task, done, or abort",

@@ -14,6 +14,14 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # see below: `typing` stays off the hot path
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+    Json: TypeAlias = dict[str, Any]  # one decoded JSON object
+else:
+    Json = dict
+
 # Nothing heavy on the hot path: no `typing` (~2 ms; annotations stay strings) and no `json` package
 # (its decoder imports `re`, ~4 ms): the input is parsed by the C scanner the json package itself uses.
 
@@ -42,7 +50,7 @@ def main(event: str) -> int:
         data = None
     try:
         if not isinstance(data, dict):
-            out: dict | None = {
+            out: Json | None = {
                 "systemMessage": f"codex-autopilot: the {event} hook got input that is not a "
                 "JSON object; it did nothing (is Claude Code up to date?)"
             }
@@ -87,7 +95,7 @@ class _ScanContext:
     parse_constant = float  # NaN, Infinity, -Infinity
 
 
-def dispatch(event: str, data: dict) -> dict | None:
+def dispatch(event: str, data: Json) -> Json | None:
     """Route one event to its handler, or answer nothing when there is nothing to do."""
     if event == "UserPromptSubmit" and is_handoff_prompt(data):
         from autopilot.hooks.handoff import record
@@ -107,7 +115,7 @@ def dispatch(event: str, data: dict) -> dict | None:
     return handler(Hook(event, data))  # type: ignore[no-any-return]
 
 
-def is_handoff_prompt(data: dict) -> bool:
+def is_handoff_prompt(data: Json) -> bool:
     """Whether a prompt is the human ``$handoff`` trigger from a root session (never a subagent)."""
     prompt = data.get("prompt")
     return isinstance(prompt, str) and prompt.strip() in HANDOFF_PROMPTS and not data.get("agent_id")
@@ -136,7 +144,7 @@ def has_run(cwd: str) -> bool:
     return any(name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json")) for name in names)
 
 
-def failed(event: str, exc: BaseException) -> dict:
+def failed(event: str, exc: BaseException) -> Json:
     """The fail-open answer to an error: a systemMessage (and a crash-log line for bugs); never a block."""
     from autopilot.errors import BridgeError
 

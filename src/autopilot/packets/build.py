@@ -15,6 +15,7 @@ is dropped to its pointer and reported as a gap.
 from __future__ import annotations
 
 import math
+import os
 import re
 from datetime import datetime, timezone
 from typing import Any
@@ -24,7 +25,7 @@ from autopilot.packets import store as packets
 from autopilot.redact import Redactor
 from autopilot.sources import canonical, gap
 from autopilot.sources.project import Project, git_state
-from autopilot.transcripts.evidence import TRUST, clip
+from autopilot.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT, TRUST, clip
 
 DEFAULT_BUDGET_TOKENS = 12_000
 CHARS_PER_TOKEN = 4  # the estimate used everywhere here: tokens ~ characters / 4 (labelled as an estimate)
@@ -384,7 +385,6 @@ def _completed(
     project: Project,
     dirty: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
-    import os
 
     files = []
     for edit in observed.get("edits") or []:
@@ -575,7 +575,6 @@ def _next_action(
 
 
 def _redactions(observed: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-    from autopilot.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT
 
     secret = sum(
         1

@@ -18,7 +18,10 @@ from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.packets import store as packets
+from autopilot.packets.context import render
 from autopilot.sources import check_session_id
+from autopilot.sources.claude import ClaudeSource
+from autopilot.sources.codex import CodexSource
 from autopilot.sources.local import verify_hash
 from autopilot.sources.project import Project, changed_between, git_state
 
@@ -51,9 +54,6 @@ def _refuse(pid: str, reason: str, hint: str) -> BridgeError:
 
 def _receiving(agent: str, session: str, project: Project) -> dict[str, Any]:
     """Where the receiving session is, when it exists locally; one in another worktree is refused."""
-    from autopilot.sources.claude import ClaudeSource
-    from autopilot.sources.codex import CodexSource
-
     source = ClaudeSource() if agent == "claude" else CodexSource()
     try:
         path = source.locate(session)
@@ -156,8 +156,6 @@ def import_packet(
     ref: str, *, to: str, session: str, cwd: str | None = None, max_chars: int = CONTEXT_CHARS
 ) -> dict[str, Any]:
     """Verify a packet for this worktree and return the drift, the stale claims and the bounded context."""
-    from autopilot.packets.context import render
-
     check_session_id(session)
     pid, packet, _ = packets.load(ref)
     source = packet["source"]

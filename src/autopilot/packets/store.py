@@ -21,9 +21,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
-from autopilot.paths import handoff_dir, sha256_hex
+from autopilot.paths import handoff_dir
 from autopilot.sources import canonical
 
 SCHEMA = "codex-autopilot/handoff-packet"

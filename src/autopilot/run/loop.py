@@ -8,7 +8,7 @@ bridge's own counters (errors, ownership, cost of the plan).
 from __future__ import annotations
 
 from autopilot.run import status
-from autopilot.run.migrations import PHASES, empty_usage
+from autopilot.run.migrations import PHASES, State, empty_usage
 from autopilot.run.state import now_iso
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from autopilot.backends import Usage
     from autopilot.run.reviewer import Answer
 
-State = dict  # dict[str, Any]
 RUNNING = status.RUNNING  # the loop's callers read these two here
 PAUSED = status.PAUSED
 

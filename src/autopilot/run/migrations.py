@@ -9,8 +9,11 @@ from autopilot.run import status
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any, TypeAlias
 
-State = dict  # dict[str, Any]: plain so the hot path never imports typing
+    State: TypeAlias = dict[str, Any]  # a run's state.json as a dict; checkers see the value type
+else:
+    State = dict  # at run time a plain alias, so the hook hot path never imports typing
 
 DEFAULT_BUDGET_USD = 5.00
 DEFAULT_MAX_ITERATIONS = 20
@@ -82,7 +85,7 @@ def m002_bridge_fields(state: State) -> State:
     for key, value in defaults.items():
         state.setdefault(key, value)
     raw = state.get("token_usage")
-    usage: dict = raw if isinstance(raw, dict) else {}
+    usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
     state["token_usage"] = {
         phase: {
             **empty_usage(),

@@ -12,14 +12,13 @@ from autopilot.errors import BridgeError, StateError
 from autopilot.fsutil import atomic_write
 from autopilot.run import status
 from autopilot.run.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
+from autopilot.run.migrations import State as State  # re-exported: the run's state dict
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-# A plain alias (not dict[str, Any]) so the hook hot path never imports typing.
-State = dict
 LOCK_TIMEOUT_S = 60.0
 SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
 

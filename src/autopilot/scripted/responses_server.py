@@ -19,6 +19,7 @@ A step is a plain dict (so scripts can be JSON files):
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import time
@@ -206,8 +207,6 @@ class ResponsesServer(BackgroundServer):
 
 def main(argv: list[str] | None = None) -> int:
     """Serve a JSON file of steps until interrupted (for manual runs against real clients)."""
-    import argparse
-
     parser = argparse.ArgumentParser(
         prog="python -m autopilot.scripted.responses_server",
         description="Serve scripted Responses-API answers on 127.0.0.1.",

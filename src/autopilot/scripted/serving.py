@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
+
+_Server = TypeVar("_Server", bound="BackgroundServer")
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -44,7 +48,7 @@ class BackgroundServer:
         """The TCP port the server listens on."""
         return int(self._httpd.server_address[1])
 
-    def start(self):  # type: ignore[no-untyped-def]
+    def start(self: _Server) -> _Server:
         """Serve in a background thread and return the server."""
         # A short poll interval keeps stop() (and so every test's teardown) quick.
         self._thread = threading.Thread(
@@ -58,7 +62,7 @@ class BackgroundServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self):  # type: ignore[no-untyped-def]
+    def __enter__(self: _Server) -> _Server:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -67,9 +71,6 @@ class BackgroundServer:
 
 def delay_or_drop(handler: BaseHTTPRequestHandler, step: dict[str, Any]) -> bool:
     """Apply a step's ``delay``; with ``drop``, close the connection unanswered and return True."""
-    import contextlib
-    import socket
-
     if step.get("delay"):
         time.sleep(float(step["delay"]))
     if not step.get("drop"):

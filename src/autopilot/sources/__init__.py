@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from autopilot.errors import BridgeError
 
 READ_CAP_BYTES = 64 << 20  # the most of one transcript a packet reads (the seed's 64 MiB)
 WINDOW_EVENTS = 5000  # the recent events a packet keeps (plus the first saved objective)
@@ -43,8 +46,6 @@ class Limits:
     @classmethod
     def from_env(cls) -> Limits:
         """The defaults, overridden by ``AUTOPILOT_HANDOFF_MAX_READ_BYTES`` / ``_WINDOW_EVENTS``."""
-        from autopilot.errors import BridgeError
-
         values: dict[str, int] = {}
         for field, var in (
             ("max_read_bytes", "AUTOPILOT_HANDOFF_MAX_READ_BYTES"),
@@ -99,9 +100,6 @@ def hash_range(path: str, start: int, end: int) -> str:
 
 def check_session_id(value: str, what: str = "--session") -> str:
     """``value`` if it looks like a session or thread id; a path or pattern is refused."""
-    import re
-
-    from autopilot.errors import BridgeError
 
     if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}", value or ""):
         raise BridgeError(

@@ -17,7 +17,7 @@ from typing import Any
 from autopilot.codex.app_server import AppServerClient
 from autopilot.sources import Limits, check_session_id, first_objective, gap, graph
 from autopilot.sources.project import THIS_WORKTREE, Project, require_match
-from autopilot.transcripts.evidence import TRUST, Evidence
+from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, Evidence, secret_command
 
 READ_METHODS = frozenset({"initialize", "thread/list", "thread/read", "thread/turns/list"})
 SOURCE_KINDS = ["cli", "vscode", "exec", "appServer"]  # interactive and exec threads; subagents are children
@@ -148,7 +148,7 @@ class AppServerSource:
             turns, nxt = self._turns(app, thread_id, limit, cursor)
         events, omitted = normalize(list(reversed(turns)), thread_id, ev)
         events.reverse()
-        return ev.redactor.walk(
+        page: dict[str, Any] = ev.redactor.walk(
             {
                 "trust": TRUST,
                 "from": "codex",
@@ -162,6 +162,7 @@ class AppServerSource:
                 "redactions": ev.summary(),
             }
         )
+        return page
 
     def observe(self, project: Project, thread_id: str, limits: Limits) -> dict[str, Any]:
         """What a packet takes from the thread: the newest events up to the window, and the first objective."""
@@ -183,7 +184,7 @@ class AppServerSource:
             gaps.append(gap("event_window", f"only the newest turns holding {limits.window_events} events are kept"))
         first = first_objective(normalize(first_turns, thread_id, ev)[0]) if more else first_objective(events)
         last_turn = turns[0] if turns else {}
-        observed = {
+        observed: dict[str, Any] = {
             "agent": "codex",
             "kind": "app-server",
             "transcript": thread.get("path"),
@@ -279,7 +280,6 @@ def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[s
         return {"kind": "assistant", "text": ev.text(str(item.get("text") or ""))}
     if t == "commandExecution":
         code = item.get("exitCode")
-        from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, secret_command
 
         command = str(item.get("command") or "")
         text = OMITTED_SECRET_OUTPUT if secret_command(command) else ev.text(str(item.get("aggregatedOutput") or ""))

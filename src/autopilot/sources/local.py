@@ -9,6 +9,8 @@ objective even when it is older than the event window, and a gap for each limit 
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from typing import Any
 
@@ -148,7 +150,7 @@ class LocalSource:
                 "graph": graph(events),
             }
             extras = self.extras(answer, index, span, path)
-            observed["coverage"]["gaps"] += extras.pop("extraGaps", [])  # type: ignore[index]
+            observed["coverage"]["gaps"] += extras.pop("extraGaps", [])
             observed.update(extras)
         return observed
 
@@ -216,7 +218,6 @@ class LocalSource:
 def _hash_ranges(path: str, ranges: list[list[int]]) -> str:
     if len(ranges) == 1:
         return hash_range(path, *ranges[0])
-    import hashlib
 
     digest = hashlib.sha256()
     for start, end in ranges:
@@ -226,8 +227,6 @@ def _hash_ranges(path: str, ranges: list[list[int]]) -> str:
 
 def verify_hash(recorded: dict[str, Any], path: str) -> str | None:
     """Why the bytes a packet was built from no longer match (None when they do)."""
-    import os
-
     if not os.path.isfile(path):
         return f"the source transcript {path} no longer exists"
     ranges = recorded.get("ranges") or []

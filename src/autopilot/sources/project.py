@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from functools import cached_property
 from typing import Any
 
 from autopilot import git
+from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
-from autopilot.paths import sha256_hex
 from autopilot.redact import is_secret_path
 
 THIS_WORKTREE = "this-worktree"
@@ -137,8 +138,6 @@ def _blobs(repo: str, paths: list[str]) -> dict[str, str | None]:
     present = [p for p in paths if os.path.isfile(os.path.join(repo, p))]
     ids: dict[str, str | None] = dict.fromkeys(paths)
     if present:
-        import subprocess
-
         proc = subprocess.run(
             ["git", "-C", repo, "hash-object", "--no-filters", "--stdin-paths"],
             input="\n".join(present) + "\n",

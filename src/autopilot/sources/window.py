@@ -64,7 +64,7 @@ def _boundary_after(fh, offset: int) -> int:  # type: ignore[no-untyped-def]
             return pos
         nl = chunk.find(b"\n")
         if nl >= 0:
-            return pos + nl + 1
+            return int(pos + nl + 1)
         pos += len(chunk)
 
 

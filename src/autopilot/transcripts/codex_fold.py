@@ -24,6 +24,8 @@ import re
 from array import array
 from typing import Any
 
+import orjson
+
 from autopilot.codex.sessions import child_marker
 from autopilot.transcripts import jsonl
 
@@ -702,7 +704,6 @@ def _patch_paths(state: dict[str, Any], line: int, patch: Any, status: str) -> N
 
 
 def _patch_argument(arguments: Any) -> Any:
-    import orjson
 
     try:
         value = orjson.loads(arguments) if isinstance(arguments, str) else arguments

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from autopilot.codex.sessions import find_rollout as find
 from autopilot.transcripts import codex_fold as codex
 from autopilot.transcripts import paging
 from autopilot.transcripts.evidence import (
@@ -111,7 +112,7 @@ def _call_input(p: dict[str, Any]) -> str:
         return str(raw)
     if isinstance(args, dict):
         if isinstance(args.get("cmd"), str):
-            return args["cmd"]
+            return str(args["cmd"])
         if isinstance(args.get("command"), list):
             return shlex.join(str(c) for c in args["command"])
     return orjson.dumps(args).decode() if args is not None else ""
@@ -310,8 +311,6 @@ def _last_prompt(page: _Page) -> str | None:
 
 def find_rollout(path: str, thread_id: str) -> str | None:
     """The rollout file of another thread near this one (its folder, its sessions tree, the archive, $CODEX_HOME)."""
-    from autopilot.codex.sessions import find_rollout as find
-
     found = find(thread_id, near=path)
     return str(found) if found else None
 

@@ -19,6 +19,8 @@ from typing import IO, Any, Protocol
 
 import orjson
 
+from autopilot.fsutil import atomic_write
+
 CORE_VERSION = 1
 MAX_LINE_BYTES = 8 << 20  # parsing a line costs ~2-3x its size in memory; the budget is 64 MB
 HEAD_TAIL_BYTES = 64 << 10  # what an oversize line keeps of its start and end
@@ -225,8 +227,6 @@ def load(cache_file: Path, path: str, fold: Fold) -> Index | None:
 
 def store(cache_file: Path, data: bytes) -> None:
     """Write the index atomically; a cache that cannot be written is simply not kept."""
-    from autopilot.fsutil import atomic_write
-
     try:
         atomic_write(cache_file, data, durable=False)
         _prune(cache_file.parent)

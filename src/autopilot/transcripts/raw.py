@@ -13,6 +13,8 @@ import os
 from bisect import bisect_left
 from typing import Any
 
+import orjson
+
 from autopilot.errors import BridgeError
 from autopilot.transcripts import jsonl
 from autopilot.transcripts.claude_fold import (
@@ -114,8 +116,10 @@ def mask(row: dict[str, Any], ev: Evidence) -> dict[str, Any]:
                 "[omitted]": f"harness-injected meta content, {_size(row['message'])} chars",
             },
         )
-        return _walk(masked, ev)
-    return _walk(row, ev)
+        shown: dict[str, Any] = _walk(masked, ev)
+        return shown
+    whole: dict[str, Any] = _walk(row, ev)
+    return whole
 
 
 def _walk(value: Any, ev: Evidence, depth: int = 0) -> Any:
@@ -140,6 +144,5 @@ def _walk(value: Any, ev: Evidence, depth: int = 0) -> Any:
 
 
 def _size(value: Any) -> int:
-    import orjson
 
     return len(value) if isinstance(value, str) else len(orjson.dumps(value))

@@ -61,7 +61,7 @@ def is_subagent_rollout(path: str) -> bool:
     )
 
 
-def write_pointer(pointer: dict) -> str:
+def write_pointer(pointer: dict) -> str:  # type: ignore[type-arg]  # stdlib-only script: no typing import
     """Write the pointer next to its final name, sync it and rename it into place; return its path."""
     import tempfile
 
