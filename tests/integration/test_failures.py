@@ -130,7 +130,7 @@ def test_spent_budget_makes_no_call_and_stops_the_run(planned, openai_env, bridg
 
 
 def test_budget_check_flips_an_over_budget_run(planned, bridge):
-    """budget check is the seed's budget-guard: over the cap it stops the run and exits 4."""
+    """budget check is the budget guard: over the cap it stops the run and exits 4."""
     code, out, _ = bridge("-C", str(planned), "budget", "check")
     assert code == 0 and json.loads(out)["over_budget"] is False
     from autopilot.run.state import Store

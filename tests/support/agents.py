@@ -29,7 +29,7 @@ def have(binary: str) -> bool:
 
 
 def write_codex_config(codex_home: Path, base_url: str) -> None:
-    """Point the real codex at a scripted Responses server (reference/real-clients.md), with no retries."""
+    """Point the real codex at a scripted Responses server (a `model_providers` entry), with no retries."""
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
         'model = "gpt-6.2-sol"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'

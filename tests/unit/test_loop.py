@@ -1,4 +1,4 @@
-"""The autopilot state machine, exactly as the seed's cmdPlan / cmdReview / cmdVerdict describe it."""
+"""The autopilot state machine, with the original Node bridge's plan / review / verdict semantics."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def verdict(decision="continue", next_task_id="T2", progressed=True, criteria=()
 
 
 @freeze_time("2026-11-30 12:00:00")
-def test_plan_resets_every_field_the_seed_lists():
+def test_plan_resets_every_field_of_the_run():
     """cmdPlan: goal, plan, conversation, first task, base, counters, status, budget and plan usage all reset."""
     s = new_state("/w")
     s.update(

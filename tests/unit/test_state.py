@@ -12,8 +12,8 @@ from autopilot.run import state as state_mod
 from autopilot.run.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
 from autopilot.run.state import Store
 
-# A state.json as the seed's Node bridge wrote it before budgets existed.
-SEED_PRE_BUDGET = """{
+# A state.json as the original Node bridge wrote it before budgets existed.
+NODE_PRE_BUDGET = """{
   "goal": "ship the exporter",
   "plan_path": "docs/autopilot/plans/2026-05-01-ship-the-exporter.md",
   "plan": {"summary": "s", "tasks": [{"id": "T1", "title": "t", "description": "d", "acceptance": ["a"]}]},
@@ -30,8 +30,8 @@ SEED_PRE_BUDGET = """{
   "stop_reason": null
 }"""
 
-# The seed's later shape: budget fields present, still no schema_version.
-SEED_WITH_BUDGET = json.dumps({**json.loads(SEED_PRE_BUDGET), "budget_used_usd": 1.25, "budget_usd": 3.0})
+# The Node bridge's later shape: budget fields present, still no schema_version.
+NODE_WITH_BUDGET = json.dumps({**json.loads(NODE_PRE_BUDGET), "budget_used_usd": 1.25, "budget_usd": 3.0})
 
 
 def write(store: Store, text: str) -> None:
@@ -39,10 +39,10 @@ def write(store: Store, text: str) -> None:
     store.path.write_text(text, encoding="utf-8")
 
 
-def test_seed_state_without_budget_fields_loads_with_defaults(git_repo):
-    """A seed-era file gains budget_used_usd 0 and budget_usd 5.00 and keeps every other field."""
+def test_node_bridge_state_without_budget_fields_loads_with_defaults(git_repo):
+    """A Node-bridge file gains budget_used_usd 0 and budget_usd 5.00 and keeps every other field."""
     store = Store(git_repo)
-    write(store, SEED_PRE_BUDGET)
+    write(store, NODE_PRE_BUDGET)
     s = store.load()
     assert (s["budget_used_usd"], s["budget_usd"], s["schema_version"]) == (0.0, 5.0, CURRENT_VERSION)
     assert (s["goal"], s["iteration"], s["no_progress_streak"], s["status"]) == ("ship the exporter", 2, 1, "running")
@@ -54,13 +54,13 @@ def test_migrate_budget_fields_honours_the_env_default(git_repo, monkeypatch):
     """AUTOPILOT_BUDGET_USD is the budget a pre-budget file gets."""
     monkeypatch.setenv("AUTOPILOT_BUDGET_USD", "12.5")
     store = Store(git_repo)
-    write(store, SEED_PRE_BUDGET)
+    write(store, NODE_PRE_BUDGET)
     assert store.load()["budget_usd"] == 12.5
 
 
 def test_migrate_budget_fields_is_idempotent():
     """Running migrateBudgetFields twice changes nothing the second time, and keeps existing values."""
-    once = migrate_budget_fields(json.loads(SEED_WITH_BUDGET), {})
+    once = migrate_budget_fields(json.loads(NODE_WITH_BUDGET), {})
     twice = migrate_budget_fields(json.loads(json.dumps(once)), {"AUTOPILOT_BUDGET_USD": "99"})
     assert once == twice
     assert (twice["budget_used_usd"], twice["budget_usd"]) == (1.25, 3.0)
@@ -69,7 +69,7 @@ def test_migrate_budget_fields_is_idempotent():
 def test_migrated_state_is_written_back_at_the_current_version(git_repo):
     """The first transaction on an old file writes it at the current schema version, validated."""
     store = Store(git_repo)
-    write(store, SEED_WITH_BUDGET)
+    write(store, NODE_WITH_BUDGET)
     with store.transaction() as s:
         s["iteration"] += 1
     on_disk = json.loads(store.path.read_text())
@@ -169,20 +169,23 @@ def test_run_dirs_are_per_workspace(tmp_path):
 
 
 def test_unchanged_transaction_does_not_rewrite(git_repo):
-    """A transaction that changes nothing leaves the file's mtime alone."""
+    """A transaction that changes nothing leaves the file itself in place (an atomic write would replace it)."""
     store = Store(git_repo)
     with store.transaction() as s:
         s["goal"] = "g"
-    stamp = os.stat(store.path).st_mtime_ns
+    before = os.stat(store.path).st_ino
     with store.transaction():
         pass
-    assert os.stat(store.path).st_mtime_ns == stamp
+    assert os.stat(store.path).st_ino == before
+    with store.transaction() as s:
+        s["goal"] = "h"  # the check can fail: a real change does replace the file
+    assert os.stat(store.path).st_ino != before
 
 
 def test_old_file_is_written_back_by_the_first_transaction_even_without_changes(git_repo, monkeypatch):
     """A transaction that changes nothing still saves a migrated file, so its budget stops depending on env."""
     store = Store(git_repo)
-    write(store, SEED_PRE_BUDGET)
+    write(store, NODE_PRE_BUDGET)
     monkeypatch.setenv("AUTOPILOT_BUDGET_USD", "7")
     with store.transaction():
         pass

@@ -1,6 +1,6 @@
 """codex-bridge handoff intake, and handoff raw inspect|read: a Claude Code transcript as evidence JSON.
 
-``intake`` is the recovery view (seed 001): one page, newest first, with a checkpoint
+``intake`` is the recovery view (docs/claude-intake.md): one page, newest first, with a checkpoint
 and a cursor. ``raw inspect`` and ``raw read`` are for diagnosing a transcript the
 intake cannot explain: file-level counts, and single rows with their private parts
 (thinking, system prompts, tool definitions, hook context, telemetry) masked and every

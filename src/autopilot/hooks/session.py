@@ -1,4 +1,4 @@
-"""SessionStart and UserPromptSubmit: tell Claude what the run is doing; the seed's budget guard."""
+"""SessionStart and UserPromptSubmit: tell Claude what the run is doing; the budget guard."""
 
 from __future__ import annotations
 

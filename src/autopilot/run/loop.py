@@ -1,7 +1,8 @@
 """The autopilot state machine: what plan, review, verdict, budget-guard and stop do to a run.
 
 These are pure functions over the state dict, applied inside ``Store.transaction()``; they
-follow the seed's cmdPlan / cmdReview / cmdVerdict / budget-guard / stop exactly, plus the
+keep the semantics of the original Node bridge's plan / review / verdict / budget-guard / stop
+commands (whose state.json files this bridge still reads), plus the
 bridge's own counters (errors, ownership, cost of the plan).
 """
 
@@ -249,7 +250,7 @@ def verdict_check(state: State):  # type: ignore[no-untyped-def]
 
 
 def budget_guard(state: State) -> bool:
-    """The seed's budget-guard: flip a running run over its cap to stopped_budget; True when it did."""
+    """The budget guard: flip a running run over its cap to stopped_budget; True when it did."""
     if state["status"] == RUNNING and over_budget(state):
         state["status"] = status.STOPPED_BUDGET
         state["stop_reason"] = f"budget spent: ${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}"

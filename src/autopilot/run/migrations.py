@@ -34,7 +34,7 @@ def env_budget_usd(env: dict[str, str] | os._Environ[str] | None = None) -> floa
 
 
 def migrate_budget_fields(state: State, env: dict[str, str] | None = None) -> State:
-    """The seed's migrateBudgetFields: give a pre-budget state its budget fields; idempotent."""
+    """migrateBudgetFields of the original Node bridge: give a pre-budget state its budget fields; idempotent."""
     if not isinstance(state.get("budget_used_usd"), (int, float)) or state["budget_used_usd"] < 0:
         state["budget_used_usd"] = 0.0
     if not isinstance(state.get("budget_usd"), (int, float)) or state["budget_usd"] <= 0:
@@ -48,12 +48,12 @@ def empty_usage() -> dict[str, int]:
 
 
 def m001_budget_fields(state: State) -> State:
-    """Seed-era files (no schema_version) may predate the budget fields."""
+    """Files the original Node bridge wrote (no schema_version) may predate the budget fields."""
     return migrate_budget_fields(state)
 
 
 def m002_bridge_fields(state: State) -> State:
-    """Add the fields the Python bridge tracks beyond the seed, with safe defaults."""
+    """Add the fields the Python bridge tracks beyond the Node bridge's, with safe defaults."""
     defaults: State = {
         "run_id": None,
         "workspace": None,
@@ -124,6 +124,6 @@ def migrate(state: State) -> tuple[State, bool]:
             state = step(state)
             state["schema_version"] = number
             ran = True
-    # Cheap and idempotent, so it runs on every load as the seed does.
+    # Cheap and idempotent, so it runs on every load, as the Node bridge's did.
     migrate_budget_fields(state)
     return state, ran

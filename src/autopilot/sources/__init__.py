@@ -29,7 +29,7 @@ import orjson
 
 from autopilot.errors import BridgeError
 
-READ_CAP_BYTES = 64 << 20  # the most of one transcript a packet reads (the seed's 64 MiB)
+READ_CAP_BYTES = 64 << 20  # the most of one transcript a packet reads (64 MiB, a documented limit)
 WINDOW_EVENTS = 5000  # the recent events a packet keeps (plus the first saved objective)
 EXCERPT_CHARS = 2000  # characters kept per string in events (head and tail)
 HEAD_SHARE = 16  # a capped read spends 1/16 of the cap on the file's head, for the first objective

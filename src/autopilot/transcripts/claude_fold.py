@@ -16,7 +16,7 @@ from typing import Any
 
 from autopilot.transcripts.evidence import strip_reminders
 
-# Chain rows carry uuid/parentUuid; the rest are bookkeeping (reference/claude-code.md §6.2).
+# Chain rows carry uuid/parentUuid; the rest are bookkeeping (as Claude Code writes them: docs/claude-intake.md).
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 KNOWN_TYPES = CHAIN_TYPES | frozenset(
     {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -21,8 +23,16 @@ def test_state_without_a_run_imports_nothing_heavy(git_repo):
 
 
 def test_state_fast_path_matches_the_full_parser(git_repo, bridge):
-    """The argparse-free `state` path prints the same document as the parsed command would."""
+    """The argparse-free `state` path prints exactly what the parsed `state` command prints."""
+    import argparse
+
+    from autopilot.commands import state as state_command
+
     code, fast, _ = bridge("-C", str(git_repo), "state")
     assert code == 0 and json.loads(fast)["status"] == "idle"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert state_command.run(argparse.Namespace(all=False, cwd=str(git_repo))) == 0
+    assert out.getvalue() == fast
     code, full, _ = bridge("-C", str(git_repo), "state", "--all")
     assert code == 0 and json.loads(full) == []

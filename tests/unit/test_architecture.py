@@ -1,0 +1,142 @@
+"""The package's layout holds: layers import only downwards, no import circle, a small top level.
+
+docs/architecture.md explains the layers; this test is what keeps them true.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+from autopilot import cli, commands
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "autopilot"
+# Lowest first. A unit may import its own modules and any unit of a lower layer, never a higher one.
+LAYERS = [
+    {"redact", "digest", "clipboard", "output", "scripted"},  # leaves: no bridge imports
+    {"errors", "paths", "fsutil"},
+    {"config", "git"},
+    {"codex"},  # Codex's own formats and files
+    {"backends", "transcripts"},  # Codex transports; transcript readers
+    {"run", "sources"},  # the autopilot loop; read-only session sources
+    {"packets"},
+    {"hooks"},  # Claude Code's adapters: event -> operation -> hook JSON
+    {"commands"},  # the CLI's adapters: arguments -> operation -> JSON (`hook EVENT` runs a hook)
+    {"cli"},
+    {"__main__"},
+]
+RANK = {unit: n for n, layer in enumerate(LAYERS) for unit in layer}
+
+
+def modules() -> dict[str, Path]:
+    """Every bridge module (the stand-alone scripts Codex runs are not part of the package's graph)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "assets" in path.relative_to(PACKAGE).parts:
+            continue
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        found[".".join(p for p in rel.parts if p != "__init__")] = path
+    return found
+
+
+def unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "autopilot"
+
+
+def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
+    """The autopilot modules a file imports (inside functions too, unless ``top_level_only``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "autopilot":
+            if node.module == "autopilot":
+                found.update(f"autopilot.{a.name}" for a in node.names if a.name != "__version__")
+            else:
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names)  # `from pkg import module`
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "autopilot")
+    known = modules()
+    return {m for m in found if m in known}
+
+
+def test_every_unit_has_a_layer():
+    """A new package or top-level module must be placed in LAYERS (and in docs/architecture.md)."""
+    assert {unit(m) for m in modules() if m != "autopilot"} <= set(RANK)
+
+
+def test_imports_only_go_down():
+    """No module imports from a higher layer or from a sibling unit of its own layer."""
+    wrong = []
+    for module, path in modules().items():
+        if module == "autopilot":
+            continue
+        for target in imports(path):
+            src, dst = unit(module), unit(target)
+            if src != dst and RANK[dst] >= RANK[src]:
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def test_hooks_never_import_commands():
+    """Hooks call the operations in run/ directly; the CLI's adapters are not a library."""
+    hooks = [(m, p) for m, p in modules().items() if unit(m) == "hooks"]
+    assert [m for m, p in hooks if any(unit(t) == "commands" for t in imports(p))] == []
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` as a path that ends where it starts, or [] when there is none."""
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> list[str]:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if state.get(nxt) is None and (found := visit(nxt, [*stack, nxt])):
+                return found
+        state[node] = 2
+        return []
+
+    for start in sorted(graph):
+        if state.get(start) is None and (found := visit(start, [start])):
+            return found
+    return []
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["top-level imports", "lazy imports too"])
+def test_no_import_circle(lazy):
+    """The module graph has no cycle, with or without the imports made inside functions."""
+    graph = {m: imports(p, top_level_only=not lazy) - {m} for m, p in modules().items()}
+    # a package's __init__ importing its own submodules is not a circle
+    graph = {m: {t for t in ts if not t.startswith(m + ".")} for m, ts in graph.items()}
+    assert find_cycle(graph) == []
+
+
+def test_cycle_finder_finds_one():
+    """The check above can fail: a planted circle is found."""
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+
+
+def test_top_level_stays_small():
+    """At most 12 modules sit directly in src/autopilot; the rest live in packages that say what they are."""
+    assert len(list(PACKAGE.glob("*.py"))) <= 12
+
+
+@pytest.mark.parametrize("name", cli.COMMANDS)
+def test_every_command_module_is_an_adapter(name):
+    """Each command listed in cli.COMMANDS is a module with add_parser(sub) and run(args)."""
+    module = importlib.import_module(f"autopilot.commands.{name}")
+    assert callable(module.add_parser) and callable(module.run)
+
+
+def test_command_modules_have_no_entry_point_of_their_own():
+    """cli.py is the only entry point: no command module keeps a main() of its own."""
+    names = [m.name for m in pkgutil.iter_modules(commands.__path__)]
+    assert [n for n in names if hasattr(importlib.import_module(f"autopilot.commands.{n}"), "main")] == []
