@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from autopilot import paths
@@ -53,16 +53,24 @@ def new_state(workspace: str | None) -> State:
     return state
 
 
-def validate(state: State) -> None:
-    """Raise StateError when ``state`` breaks state_schema.json."""
-    import jsonschema  # heavy: only on writes and migrations
+def problem(state: State) -> str | None:
+    """What breaks state_schema.json in ``state`` (the first error, with its path), or None."""
+    import jsonschema  # heavy: only on writes, migrations and files this bridge did not write
 
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
     errors = sorted(validator.iter_errors(state), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].path) or "(top level)"
+    if not errors:
+        return None
+    where = "/".join(str(p) for p in errors[0].path) or "(top level)"
+    return f"{where}: {errors[0].message}"
+
+
+def validate(state: State) -> None:
+    """Raise StateError when ``state`` breaks state_schema.json (checked before every write)."""
+    found = problem(state)
+    if found:
         raise StateError(
-            f"refusing to write an invalid state.json: {where}: {errors[0].message}",
+            f"refusing to write an invalid state.json: {found}",
             hint="this is a bug in codex-autopilot; please report it with crash.log",
         )
 
@@ -75,6 +83,9 @@ class Store:
         self.dir = paths.run_dir(self.workspace)
         self.path = self.dir / "state.json"
         self.lock_path = self.dir / "state.json.lock"
+        # The digest of the bytes this bridge last validated and wrote: a file that still matches it
+        # is known valid, so the hot path never imports jsonschema to check its own writes.
+        self.valid_path = self.dir / "state.json.valid"
 
     def exists(self) -> bool:
         """Whether this workspace has ever had a run."""
@@ -90,14 +101,35 @@ class Store:
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise _Corrupt()
+            raise _Corrupt("it is not a JSON object")
+        if data.get("schema_version") == CURRENT_VERSION and not self._known_valid(raw):
+            found = problem(data)
+            if found:
+                raise _Corrupt(f"it breaks state_schema.json at {found}")
         return data
 
-    def load(self) -> State:
-        """The current state, or a fresh idle one when there is no run; an older file is migrated and saved once."""
+    def _known_valid(self, raw: bytes) -> bool:
+        from autopilot.digest import sha256_hex
+
+        try:
+            return self.valid_path.read_text(encoding="ascii").strip() == sha256_hex(raw)
+        except (OSError, UnicodeDecodeError):
+            return False
+
+    def load(self, *, repair: bool = True) -> State:
+        """The current state, or a fresh idle one when there is no run; an older file is migrated and saved once.
+
+        A state.json that cannot be used is moved aside (``repair``) or only reported (``repair=False``,
+        for commands that promise to change nothing); both raise StateError (exit 5) saying what is wrong.
+        """
         try:
             data = self._parse()
-        except _Corrupt:
+        except _Corrupt as exc:
+            if not repair:
+                raise StateError(
+                    f"{self.path} cannot be used: {exc}",
+                    hint="it was left as it is; `codex-bridge stop` or a new plan moves it aside",
+                ) from None
             with self.lock():
                 self._move_aside_if_corrupt()
             data = None
@@ -127,11 +159,11 @@ class Store:
     def _move_aside_if_corrupt(self) -> None:
         try:
             self._parse()
-        except _Corrupt:
+        except _Corrupt as exc:
             aside = self.path.with_name(f"state.json.corrupt-{stamp()}")
             os.replace(self.path, aside)
             raise StateError(
-                f"state.json could not be parsed and was moved aside to {aside}",
+                f"state.json could not be used ({exc}) and was moved aside to {aside}",
                 hint="nothing was overwritten; start a new run with `codex-bridge plan --goal ...`",
             ) from None
 
@@ -172,7 +204,18 @@ class Store:
             if not state.get("created_at"):
                 state["created_at"] = state["updated_at"]
             validate(state)
-            atomic_write(self.path, json.dumps(state, indent=2, sort_keys=True) + "\n")
+            self._write(json.dumps(state, indent=2, sort_keys=True) + "\n")
+
+    def _write(self, text: str) -> None:
+        """Write a validated state and remember its digest (best effort: a missing one only costs a check)."""
+        from autopilot.digest import sha256_hex
+
+        data = text.encode("utf-8")
+        with suppress(OSError):
+            self.valid_path.unlink()  # never vouch for the old bytes while the new ones land
+        atomic_write(self.path, data)
+        with suppress(OSError):
+            atomic_write(self.valid_path, sha256_hex(data) + "\n", durable=False)
 
     def artifact(self, kind: str, payload: Any) -> Path:
         """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
@@ -189,7 +232,7 @@ class Store:
 
 
 class _Corrupt(Exception):
-    pass
+    """state.json is there but cannot be used; the message says why."""
 
 
 def all_runs() -> list[State]:
