@@ -34,6 +34,30 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "StopFailure": ("stop", "stop_failure"),
     "SessionEnd": ("session", "session_end"),  # all SessionEnd hooks share 1.5 s: nothing slow
 }
+# Each hook's total time budget in seconds, below its timeout in hooks/hooks.json (a test keeps them apart):
+# a hook records any failure and answers before Claude Code would kill it. Model calls inside a hook get
+# a deadline inside this budget (Hook.deadline).
+BUDGET_S = {
+    "SessionStart": 280.0,  # the first one may build the plugin's venv (scripts/bootstrap.py)
+    "UserPromptSubmit": 25.0,
+    "PostToolUse": 80.0,  # waits for the review worker at most AUTOPILOT_HOOK_REVIEW_WAIT (45 s)
+    "Stop": 870.0,  # one verdict exchange (AUTOPILOT_TIMEOUT, 300 s by default) fits with room to spare
+    "StopFailure": 8.0,
+    "SessionEnd": 1.5,  # Claude Code gives every SessionEnd hook together 1.5 s
+}
+# Fields every event carries and their JSON types: input without them, or with other types, is not acted on.
+REQUIRED: tuple[tuple[str, type], ...] = (("session_id", str), ("cwd", str))
+OPTIONAL: tuple[tuple[str, type], ...] = (
+    ("hook_event_name", str),
+    ("transcript_path", str),
+    ("stop_hook_active", bool),
+    ("last_assistant_message", str),
+    ("prompt", str),
+    ("tool_name", str),
+    ("agent_id", str),
+    ("reason", str),
+    ("source", str),
+)
 # Typed exactly (after trimming) by a human in a root session: record the handoff pointer, no model request.
 HANDOFF_PROMPTS = ("$handoff", "/handoff", "/codex-autopilot:handoff")
 
@@ -45,16 +69,18 @@ def main(event: str) -> int:
     except (OSError, ValueError):
         raw = ""
     try:
-        data = parse_json(raw) if raw.strip() else {}
-    except ValueError:
+        data = parse_json(raw) if raw.strip() else None
+    except (ValueError, RecursionError):  # RecursionError: JSON nested past what Python parses
         data = None
     try:
-        if not isinstance(data, dict):
+        problem = untrusted(event, data)
+        if problem:
             out: Json | None = {
-                "systemMessage": f"codex-autopilot: the {event} hook got input that is not a "
-                "JSON object; it did nothing (is Claude Code up to date?)"
+                "systemMessage": f"codex-autopilot: the {event} hook got input it cannot trust ({problem}); "
+                "it did nothing (is Claude Code up to date?)"
             }
         else:
+            assert isinstance(data, dict)
             out = dispatch(event, data)
     except Exception as exc:  # fail open, visibly
         out = failed(event, exc)
@@ -64,6 +90,23 @@ def main(event: str) -> int:
         sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
     return 0
+
+
+def untrusted(event: str, data: object) -> str | None:
+    """Why hook input cannot be acted on (empty, not an object, a field of the wrong type), or None."""
+    if data is None:
+        return "empty or not JSON"
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    for name, kind in REQUIRED:
+        if not isinstance(data.get(name), kind) or not data[name]:
+            return f"{name} is missing or not a {kind.__name__}"
+    for name, kind in OPTIONAL:
+        if name in data and data[name] is not None and not isinstance(data[name], kind):
+            return f"{name} is not a {kind.__name__}"
+    if data.get("hook_event_name") not in (None, event):
+        return f"it is a {data['hook_event_name']} event, not {event}"
+    return None
 
 
 def parse_json(raw: str) -> object:
@@ -104,7 +147,7 @@ def dispatch(event: str, data: Json) -> Json | None:
     target = HANDLERS.get(event)
     if target is None or (event == "SessionEnd" and data.get("reason") != "clear"):
         return None
-    if not has_run(str(data.get("cwd") or os.getcwd())):
+    if not has_run(str(data["cwd"])):
         return None
     from importlib import import_module
 
