@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from autopilot.paths import run_dir
-from autopilot.scripted.responses_server import http_error, reply_json
+from autopilot.scripted.responses_server import delay, drip, http_error, reply_json
 from tests.support.hooks import OTHER_SESSION, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 
@@ -213,3 +214,49 @@ def test_stop_failure_is_recorded_and_blocks_nothing(worked, bridge):
         "stop_failure:rate_limit",
         "429 Too Many Requests",
     )
+
+
+HUNG = {
+    "accepts and never answers": lambda: delay(reply_json(continue_to("T2")), 120),
+    "one byte a second": lambda: drip(reply_json(continue_to("T2")), 1.0),
+}
+
+
+@pytest.mark.parametrize("hang", sorted(HUNG))
+def test_hung_codex_costs_one_bounded_stop_and_is_recorded(worked, openai_env, bridge, monkeypatch, hang):
+    """A backend that never finishes answering holds the Stop hook no longer than the call deadline; it is recorded."""
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "2")
+    openai_env.push(*[HUNG[hang]() for _ in range(6)])
+    started = time.monotonic()
+    answer = stop(bridge, worked)
+    took = time.monotonic() - started
+    s = state_of(bridge, worked)
+    assert took < 6, f"the Stop hook took {took:.1f}s"
+    assert s["last_error"]["kind"] == "timeout" and s["verdict_errors"] == 1 and s["iteration"] == 0
+    assert answer["decision"] == "block" and "could not give a verdict" in answer["reason"]
+
+
+def test_hung_codex_pauses_the_run_after_the_documented_failures(worked, openai_env, bridge, monkeypatch):
+    """Three hung verdicts in a row pause the run; every Stop returned within its deadline."""
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "1")
+    openai_env.push(*[drip(reply_json(continue_to("T2")), 1.0) for _ in range(10)])
+    answers = []
+    for _ in range(3):
+        started = time.monotonic()
+        answers.append(stop(bridge, worked, stop_hook_active=True))
+        assert time.monotonic() - started < 5
+    assert state_of(bridge, worked)["status"] == "paused_reviewer_unavailable"
+    assert "paused" in answers[-1]["systemMessage"] and "decision" not in answers[-1]
+
+
+def test_the_hook_budget_cuts_a_longer_call_timeout(worked, openai_env, bridge, monkeypatch):
+    """With AUTOPILOT_TIMEOUT past the Stop hook's budget, the budget wins: the failure is still recorded in time."""
+    from autopilot import hooks
+    from autopilot.hooks.context import RECORD_MARGIN_S
+
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "600")
+    monkeypatch.setitem(hooks.BUDGET_S, "Stop", RECORD_MARGIN_S + 2)
+    openai_env.push(delay(reply_json(continue_to("T2")), 120))
+    started = time.monotonic()
+    stop(bridge, worked)
+    assert time.monotonic() - started < 6 and state_of(bridge, worked)["last_error"]["kind"] == "timeout"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from functools import cached_property
 from typing import Any
 
@@ -15,17 +16,27 @@ PREFIX = "codex-autopilot: "
 # Consecutive infrastructure failures (timeouts, a missing binary, quota...) before the run pauses.
 INFRA_PAUSE_AFTER = 3
 DEFAULT_BLOCK_CAP = 8  # Claude Code's CLAUDE_CODE_STOP_HOOK_BLOCK_CAP default
+RECORD_MARGIN_S = 20.0  # kept from a hook's budget to record a failed call and answer
 
 
 class Hook:
     """One hook invocation: its event, input, workspace and session."""
 
     def __init__(self, event: str, data: dict[str, Any]) -> None:
+        self.started = time.monotonic()
         self.event = event
         self.data = data
         self.session_id: str | None = str(data.get("session_id") or "") or None
         self.cwd = str(data.get("cwd") or os.getcwd())
         self.subagent = bool(data.get("agent_id"))
+
+    def deadline(self) -> float:
+        """When a model call made by this hook must be over (``time.monotonic()``): the configured call
+        timeout, cut short so the hook can still record a failure and answer inside its budget."""
+        from autopilot.hooks import BUDGET_S
+
+        budget = BUDGET_S.get(self.event, 25.0) - RECORD_MARGIN_S
+        return min(self.started + max(1.0, budget), time.monotonic() + self.workspace.timeout())
 
     @cached_property
     def workspace(self) -> Workspace:

@@ -37,7 +37,7 @@ def stop(hook: Hook) -> Output | None:
         state = _reset_blocks(hook, state)  # a fresh stop: Claude Code's own count starts again too
     message = hook.data.get("last_assistant_message")
     try:
-        result = _decide(message if isinstance(message, str) else None, hook.workspace.root)
+        result = _decide(message if isinstance(message, str) else None, hook.workspace.root, hook.deadline())
     except InfraError as exc:
         return _unavailable(hook, exc)
     except BudgetExhausted:
@@ -62,10 +62,10 @@ def stop(hook: Hook) -> Output | None:
     )
 
 
-def _decide(message: str | None, root: str) -> dict[str, Any]:
+def _decide(message: str | None, root: str, deadline: float) -> dict[str, Any]:
     from autopilot.run.verdict import decide
 
-    return decide(last_message=message, cwd=root)
+    return decide(last_message=message, cwd=root, deadline=deadline)
 
 
 def _reset_blocks(hook: Hook, state: State) -> State:

@@ -109,9 +109,10 @@ def plan(
         None,  # a failed plan is in events.jsonl; the run that is there now is not touched by it
         backend=backend,
         model=chosen_model,
-        remaining_usd=budget_usd,
+        budget_usd=budget_usd,
         what=f"to plan: {goal[:80]}",
         check=loop.check_plan,
+        record=lambda answer: answer,  # the new run is built below, outside the call slot
     )
     plan = answer.data
     created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

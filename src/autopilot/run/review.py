@@ -12,6 +12,7 @@ from autopilot import config, git
 from autopilot.output import say
 from autopilot.redact import Redactor
 from autopilot.run import loop, reviewer
+from autopilot.run.reviewer import Answer
 from autopilot.run.workspace import Workspace
 
 
@@ -47,8 +48,13 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
     return reviewer.evidence("git diff since base", header + bounded), facts
 
 
-def review(*, backend: str | None = None, model: str | None = None, cwd: str | None = None) -> dict[str, Any]:
-    """Review the current diff and record it; returns the review (``skipped`` when nothing changed)."""
+def review(
+    *, backend: str | None = None, model: str | None = None, cwd: str | None = None, deadline: float | None = None
+) -> dict[str, Any]:
+    """Review the current diff and record it; returns the review (``skipped`` when nothing changed).
+
+    ``deadline`` (``time.monotonic()``) bounds the Codex exchange; default: now + AUTOPILOT_TIMEOUT.
+    """
     ws = Workspace(cwd)
     state = ws.store.load()
     ws.require_run(state)
@@ -68,30 +74,25 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
     redactor = Redactor()
     evidence, facts = diff_evidence(ws, snap, redactor)
     text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
-    answer = ws.consult(
-        "review",
-        text,
-        state,
-        backend=backend,
-        model=model,
-        remaining_usd=state["budget_usd"] - state["budget_used_usd"],
-        what=f"to review {facts['files']} changed files against {task['id']}",
-    )
-    found = answer.data
-    record = {
-        "task_id": task["id"],
-        "base_sha": snap.base,
-        "head_sha": snap.head,
-        "fingerprint": snap.tree,
-        **found,
-        "diff": facts,
-        "redactions": redactor.summary(),
-        "usd": answer.usd,
-    }
-    with ws.store.transaction() as s:
-        if s.get("run_id") == state.get("run_id"):  # a replaced run's calls stay in events.jsonl only
+
+    def record(answer: Answer) -> dict[str, Any]:
+        found = answer.data
+        result = {
+            "task_id": task["id"],
+            "base_sha": snap.base,
+            "head_sha": snap.head,
+            "fingerprint": snap.tree,
+            **found,
+            "diff": facts,
+            "redactions": redactor.summary(),
+            "usd": answer.usd,
+        }
+        with ws.store.transaction() as s:
+            if s.get("run_id") != state.get("run_id"):  # a replaced run's calls stay in events.jsonl only
+                say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
+                return result
             loop.settle(s, "review", answer)
-            path = ws.store.artifact("review", record)
+            path = ws.store.artifact("review", result)
             loop.apply_review(
                 s,
                 found,
@@ -101,7 +102,16 @@ def review(*, backend: str | None = None, model: str | None = None, cwd: str | N
                 fingerprint=snap.tree,
                 review_path=str(path),
             )
-            record["review_path"] = str(path)
-        else:
-            say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
-    return record
+            result["review_path"] = str(path)
+        return result
+
+    return ws.consult(
+        "review",
+        text,
+        state,
+        backend=backend,
+        model=model,
+        deadline=deadline,
+        what=f"to review {facts['files']} changed files against {task['id']}",
+        record=record,
+    )

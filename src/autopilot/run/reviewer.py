@@ -87,17 +87,27 @@ def ask(
     model: str | None,
     conversation_id: str | None,
     cwd: str,
-    timeout: float,
+    deadline: float,
     remaining_usd: float,
     check: Check | None = None,
 ) -> Answer:
-    """Ask Codex for the phase's JSON; one corrective retry, then an InfraError of kind ``schema``."""
+    """Ask Codex for the phase's JSON; one corrective retry, then an InfraError of kind ``schema``.
+
+    ``deadline`` (a ``time.monotonic()`` value) bounds the whole exchange, the corrective retry and
+    every backend retry included: past it the exchange fails as a ``timeout``.
+    """
     output_schema, schema_path = schema(phase)
     table = price_table()
     total, usd, calls, unknown = Usage(), 0.0, 0, None
     for attempt in (1, 2):
         started = time.monotonic()
         try:
+            if deadline - started <= 0:
+                raise InfraError(
+                    f"no time was left for Codex's {phase} answer",
+                    kind="timeout",
+                    hint="raise AUTOPILOT_TIMEOUT (seconds for one whole exchange)",
+                )
             reply = backend.send(
                 text,
                 output_schema,
@@ -106,7 +116,7 @@ def ask(
                 conversation_id=conversation_id,
                 model=model,
                 cwd=cwd,
-                timeout=timeout,
+                timeout=deadline - started,
             )
         except InfraError as exc:
             used = exc.usage if isinstance(exc.usage, Usage) else Usage()

@@ -217,6 +217,42 @@ class Store:
         with suppress(OSError):
             atomic_write(self.valid_path, sha256_hex(data) + "\n", durable=False)
 
+    @contextmanager
+    def call_slot(self, phase: str, deadline: float) -> Iterator[None]:
+        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then the call is ``busy``."""
+        import time
+
+        import filelock
+
+        from autopilot.errors import InfraError
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(str(self.dir / "call.lock"), timeout=max(0.0, deadline - time.monotonic()))
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise InfraError(
+                f"another call of this run was still talking to Codex; no {phase} call was made",
+                kind="busy",
+                hint="try again when it finishes (`codex-bridge status`)",
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def check_writable(self) -> None:
+        """Refuse (exit 1) before a paid call when the run directory cannot take a write (read-only, full)."""
+        probe = self.dir / f".write-probe-{os.getpid()}"
+        try:
+            atomic_write(probe, b"\0" * 4096)  # a few blocks, synced: a full disk says so here
+            probe.unlink(missing_ok=True)
+        except OSError as exc:
+            raise BridgeError(
+                f"cannot write to {self.dir} ({exc.strerror or exc}); no call was made, so nothing was spent",
+                hint="free some disk space or make $AUTOPILOT_HOME writable, then try again",
+            ) from None
+
     def artifact(self, kind: str, payload: Any) -> Path:
         """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
         path = self.dir / f"{kind}-{stamp()}.json"
