@@ -73,6 +73,12 @@ def test_64_concurrent_reviews_stop_at_the_budget(planned, openai_env, bridge):
     results = [p.communicate(timeout=600) + (p.returncode,) for p in spawn_reviews(planned, 64)]
     calls = len(openai_env.requests) - before
     s = state_of(bridge, planned)
-    assert calls == 5, (f"{calls} calls against a cap of 5", s["token_usage"], s["budget_used_usd"], s["budget_usd"], per_call)
+    assert calls == 5, (
+        f"{calls} calls against a cap of 5",
+        s["token_usage"],
+        s["budget_used_usd"],
+        s["budget_usd"],
+        per_call,
+    )
     assert s["status"] == "stopped_budget" and s["token_usage"]["review"]["calls"] == 5
     assert sorted({r[2] for r in results}) == [0, 4]  # paid calls succeeded, the rest were refused for budget

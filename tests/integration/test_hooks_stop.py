@@ -43,7 +43,7 @@ def test_continue_blocks_with_the_next_task(worked, openai_env, bridge):
     answer = stop(bridge, worked)
     assert answer["decision"] == "block"
     reason = answer["reason"]
-    assert "iteration 1 of 20): now do T2" in reason and "Task T2: Test it" in reason and "1. test passes" in reason
+    assert "iteration 1 of 20; the reviewer" in reason and "Task T2: Test it" in reason and "1. test passes" in reason
     assert state_of(bridge, worked)["consecutive_blocks"] == 1
 
 
@@ -53,7 +53,10 @@ def test_block_carries_open_review_findings(worked, openai_env, bridge):
     assert bridge("-C", str(worked), "review")[0] == 0
     openai_env.push(reply_json(continue_to("T1")))
     reason = stop(bridge, worked)["reason"]
-    assert "Open review findings on this task:\n- [major] feature.py:1: add a docstring" in reason
+    assert (
+        "Open review findings on this task (the reviewer's opinion; check them):\n"
+        "- [major] feature.py:1: add a docstring" in reason
+    )
 
 
 def test_verdict_gets_the_last_assistant_message(worked, openai_env, bridge):
@@ -181,7 +184,7 @@ def test_pauses_before_claude_codes_block_cap(worked, openai_env, bridge, monkey
         answers.append(stop(bridge, worked, stop_hook_active=n > 0))
     assert [a.get("decision") for a in answers] == ["block", "block", None]
     message = answers[2]["systemMessage"]
-    assert "after 3 consecutive Stop-hook blocks" in message and "paused after 2" in message
+    assert "after 3 Stop-hook blocks in a row without a tool call" in message and "paused after 2" in message
     assert "/autopilot resume" in message and "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" in message
     assert state_of(bridge, worked)["status"] == "paused_block_cap"
 
@@ -260,3 +263,103 @@ def test_the_hook_budget_cuts_a_longer_call_timeout(worked, openai_env, bridge, 
     started = time.monotonic()
     stop(bridge, worked)
     assert time.monotonic() - started < 6 and state_of(bridge, worked)["last_error"]["kind"] == "timeout"
+
+
+def ran_a_tool(bridge, repo, tool: str = "Read") -> None:
+    """Claude Code's PostToolUse for one tool call (every tool reaches the `*` group as `hook ToolUse`)."""
+    time.sleep(0.01)  # the markers compare modification times
+    assert run_hook(bridge, "ToolUse", repo, tool_name=tool, hook_event_name="PostToolUse") is None
+
+
+def test_a_tool_call_between_blocks_restarts_the_count(worked, openai_env, bridge, monkeypatch):
+    """As in Claude Code: with a tool run in every continuation, nine tasks' worth of blocks never pause (cap 3)."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "3")
+    openai_env.push(*(reply_json(continue_to("T1")) for _ in range(9)))
+    for n in range(9):
+        (Path(worked) / "feature.py").write_text(f"x = {n + 2}\n")
+        answer = stop(bridge, worked, stop_hook_active=n > 0)
+        assert answer.get("decision") == "block", (n, answer)
+        ran_a_tool(bridge, worked)
+    s = state_of(bridge, worked)
+    assert s["status"] == "running" and s["consecutive_blocks"] == 1
+
+
+def test_without_tool_calls_the_run_pauses_before_the_cap(worked, openai_env, bridge, monkeypatch):
+    """Continuations that run no tool count up; the run pauses one block before Claude Code would end the turn."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "4")
+    openai_env.push(*(reply_json(continue_to("T1")) for _ in range(4)))
+    ran_a_tool(bridge, worked)  # a tool before the first block does not count for later ones
+    answers = []
+    for n in range(4):
+        (Path(worked) / "feature.py").write_text(f"x = {n + 2}\n")
+        answers.append(stop(bridge, worked, stop_hook_active=n > 0))
+    assert [a.get("decision") for a in answers] == ["block", "block", "block", None]
+    assert state_of(bridge, worked)["status"] == "paused_block_cap"
+
+
+def test_cap_zero_means_no_cap(worked, openai_env, bridge, monkeypatch):
+    """CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0 turns Claude Code's cap off; the run never pauses for it."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "0")
+    edit_state(worked, consecutive_blocks=50)
+    openai_env.push(reply_json(continue_to("T1")))
+    assert stop(bridge, worked, stop_hook_active=True)["decision"] == "block"
+    assert state_of(bridge, worked)["consecutive_blocks"] == 51
+
+
+def transcript_of(tmp_path: Path, version: str) -> str:
+    path = tmp_path / "session.jsonl"
+    path.write_text(
+        json.dumps({"type": "user", "version": version, "message": {"role": "user", "content": "go"}}) + "\n"
+    )
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "version, shape", [("2.1.332", "context"), ("2.1.163", "context"), ("2.1.162", "block"), (None, "block")]
+)
+def test_continuation_uses_context_where_claude_code_takes_it(worked, openai_env, bridge, tmp_path, version, shape):
+    """From Claude Code 2.1.163 a continuation is additionalContext (no "reported a problem" label); before, a block."""
+    openai_env.push(reply_json(continue_to("T2")))
+    path = transcript_of(tmp_path, version) if version else str(tmp_path / "missing.jsonl")
+    answer = stop(bridge, worked, transcript_path=path)
+    if shape == "context":
+        assert "decision" not in answer and "Task T2" in answer["hookSpecificOutput"]["additionalContext"]
+        assert answer["hookSpecificOutput"]["hookEventName"] == "Stop"
+    else:
+        assert answer["decision"] == "block" and "Task T2" in answer["reason"]
+
+
+def test_a_200_finding_review_stays_under_the_output_cap(worked, openai_env, bridge):
+    """200 long findings and a long verdict reason: the block stays under 10,000 characters and says what was left."""
+    issues = [
+        {"severity": ["nit", "minor", "major"][i % 3], "file": f"src/m{i}.py", "line": i, "message": "x" * 300}
+        for i in range(200)
+    ]
+    edit_state(
+        worked,
+        last_review={
+            **REQUEST_CHANGES,
+            "issues": issues,
+            "issues_count": 200,
+            "task_id": "T1",
+            "base_sha": None,
+            "head_sha": None,
+            "fingerprint": "f",
+            "timestamp": "2026-12-01T00:00:00.000000Z",
+            "review_path": "/runs/x/review-1.json",
+        },
+    )
+    openai_env.push(reply_json({**continue_to("T1"), "reason": "r" * 20_000}))
+    reason = stop(bridge, worked)["reason"]
+    assert len(reason) < 10_000
+    assert "more findings (all in /runs/x/review-1.json)" in reason and "characters cut" in reason
+    assert reason.index("[major]") < reason.index("[nit]") if "[nit]" in reason else "[major]" in reason
+
+
+def test_every_hook_text_is_capped_whatever_a_handler_builds():
+    """The dispatcher's last guard cuts any text field over the cap, in hookSpecificOutput too."""
+    from autopilot import hooks
+
+    out = hooks.capped({"systemMessage": "a" * 50_000, "hookSpecificOutput": {"additionalContext": "b" * 50_000}})
+    assert len(out["systemMessage"]) <= hooks.TEXT_CAP and "were left out" in out["systemMessage"]
+    assert len(out["hookSpecificOutput"]["additionalContext"]) <= hooks.TEXT_CAP

@@ -26,16 +26,19 @@ def test_every_hook_goes_through_the_one_entry_point():
     """Each event's command is the quoted shim with `hook <Event>`, and the dispatch table knows every event."""
     config = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
     for event, groups in config.items():
-        (group,) = groups
-        (handler,) = group["hooks"]
-        assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/scripts/bridge" hook {event}'
+        for group in groups:
+            (handler,) = group["hooks"]
+            name = "ToolUse" if group.get("matcher") == "*" else event
+            assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/scripts/bridge" hook {name}'
     assert set(config) == set(HANDLERS)
 
 
-def test_post_tool_use_matches_the_editing_tools():
-    """PostToolUse fires for the file-editing tools and Bash only."""
-    (group,) = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]["PostToolUse"]
-    assert group["matcher"] == "Write|Edit|MultiEdit|NotebookEdit|Bash"
+def test_post_tool_use_reviews_edits_and_notes_every_tool():
+    """The editing tools and Bash get a review; every tool (`*`) is noted, since a tool restarts the block count."""
+    review, every = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]["PostToolUse"]
+    assert review["matcher"] == "Write|Edit|MultiEdit|NotebookEdit|Bash"
+    assert every["matcher"] == "*" and every["hooks"][0]["command"].endswith("hook ToolUse")
+    assert "statusMessage" not in every["hooks"][0]  # a Read must not flash "Codex reviews the change"
 
 
 def test_hook_timeouts_fit_the_work():

@@ -45,6 +45,13 @@ BUDGET_S = {
     "StopFailure": 8.0,
     "SessionEnd": 1.5,  # Claude Code gives every SessionEnd hook together 1.5 s
 }
+# `hook ToolUse` is PostToolUse for every tool (hooks.json's "*" group): it only notes that a tool ran.
+EVENT_OF = {"ToolUse": "PostToolUse"}
+# Claude Code (and Codex, for additionalContext) cut hook output at 10,000 characters and move the rest
+# to a file; every text a hook prints stays under TEXT_CAP (capped() guards the last step).
+TEXT_CAP = 9_500
+TOOL_MARK = "last-tool-use"  # touched on every PostToolUse: Claude Code's Stop-block count restarts after a tool
+REVIEWED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 # Fields every event carries and their JSON types: input without them, or with other types, is not acted on.
 REQUIRED: tuple[tuple[str, type], ...] = (("session_id", str), ("cwd", str))
 OPTIONAL: tuple[tuple[str, type], ...] = (
@@ -87,9 +94,29 @@ def main(event: str) -> int:
     if out:
         import json
 
-        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.write(json.dumps(capped(out)) + "\n")
         sys.stdout.flush()
     return 0
+
+
+def capped(out: Json) -> Json:
+    """``out`` with every text Claude Code shows or hands the model kept under its 10,000-character cap.
+
+    Handlers already build their texts inside TEXT_BUDGET, most important part first; this is the last
+    guard, so no input can make Claude Code cut a message and move the rest to a file.
+    """
+
+    def cut(text: object) -> object:
+        if not isinstance(text, str) or len(text) <= TEXT_CAP:
+            return text
+        note = f"\n[cut by codex-autopilot: {len(text) - TEXT_CAP + 200:,} more characters were left out]"
+        return text[: TEXT_CAP - 200] + note
+
+    out = {key: cut(value) for key, value in out.items()}
+    specific = out.get("hookSpecificOutput")
+    if isinstance(specific, dict):
+        out["hookSpecificOutput"] = {key: cut(value) for key, value in specific.items()}
+    return out
 
 
 def untrusted(event: str, data: object) -> str | None:
@@ -104,7 +131,7 @@ def untrusted(event: str, data: object) -> str | None:
     for name, kind in OPTIONAL:
         if name in data and data[name] is not None and not isinstance(data[name], kind):
             return f"{name} is not a {kind.__name__}"
-    if data.get("hook_event_name") not in (None, event):
+    if data.get("hook_event_name") not in (None, EVENT_OF.get(event, event)):
         return f"it is a {data['hook_event_name']} event, not {event}"
     return None
 
@@ -145,10 +172,18 @@ def dispatch(event: str, data: Json) -> Json | None:
 
         return record(data)
     target = HANDLERS.get(event)
-    if target is None or (event == "SessionEnd" and data.get("reason") != "clear"):
+    if (target is None and event != "ToolUse") or (event == "SessionEnd" and data.get("reason") != "clear"):
         return None
-    if not has_run(str(data["cwd"])):
+    run = run_dir_of(str(data["cwd"]))
+    if run is None:
         return None
+    if event in ("PostToolUse", "ToolUse"):
+        # Claude Code starts its count of Stop blocks again once a continuation runs a tool: note when one did
+        # (the Stop hook compares it with its own last block). Only the editing tools and Bash get a review.
+        touch(os.path.join(run, TOOL_MARK))
+        if event == "ToolUse" or data.get("tool_name") not in REVIEWED_TOOLS:
+            return None
+    assert target is not None
     from importlib import import_module
 
     from autopilot.hooks.context import Hook
@@ -164,27 +199,48 @@ def is_handoff_prompt(data: Json) -> bool:
     return isinstance(prompt, str) and prompt.strip() in HANDOFF_PROMPTS and not data.get("agent_id")
 
 
+def touch(path: str) -> None:
+    """Set ``path``'s mtime to now, creating it empty if needed (best effort)."""
+    try:
+        with open(path, "a"):
+            os.utime(path)
+    except OSError:
+        pass
+
+
 def has_run(cwd: str) -> bool:
     """Whether the git work tree around ``cwd`` has a state.json, using nothing heavier than ``os`` and git.py."""
+    return run_dir_of(cwd) is not None
+
+
+def run_dir_of(cwd: str) -> str | None:
+    """The run directory of the git work tree around ``cwd`` when it holds a state.json, else None."""
     home = os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
     runs = os.path.join(home, "runs")
     try:
         names = os.listdir(runs)
     except OSError:
-        return False
+        return None
     if not names:
-        return False
+        return None
     from autopilot.errors import BridgeError
     from autopilot.git import toplevel  # finds `.git` by walking up, without forking git
 
     try:
         top = toplevel(cwd)
     except BridgeError:  # not in a git repository
-        return False
+        return None
     from autopilot.digest import sha256_hex
 
     suffix = "-" + sha256_hex(top.encode("utf-8"))[:12]  # paths.run_dir: runs/<slug>-<sha256(realpath)[:12]>
-    return any(name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json")) for name in names)
+    return next(
+        (
+            os.path.join(runs, name)
+            for name in names
+            if name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json"))
+        ),
+        None,
+    )
 
 
 def failed(event: str, exc: BaseException) -> Json:

@@ -5,10 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.hooks import touch
 from autopilot.hooks.context import (
+    BLOCK_MARK,
+    CONTEXT_CONTINUES_FROM,
     INFRA_PAUSE_AFTER,
+    TEXT_BUDGET,
     Hook,
     Output,
+    clip,
+    context,
     cost_text,
     findings_text,
     notice,
@@ -19,6 +25,8 @@ from autopilot.hooks.context import (
 from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
+REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
+RESUME = "/autopilot resume"
 ENDED = {
     status.DONE: "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",
     status.ABORTED: "aborted: {reason} ({cost}). /autopilot <goal> starts a new run.",
@@ -33,8 +41,9 @@ def stop(hook: Hook) -> Output | None:
     state, refusal = hook.engage()
     if state is None:
         return refusal
-    if not hook.data.get("stop_hook_active") and state.get("consecutive_blocks"):
-        state = _reset_blocks(hook, state)  # a fresh stop: Claude Code's own count starts again too
+    if state.get("consecutive_blocks") and (not hook.data.get("stop_hook_active") or hook.tool_ran_since_block()):
+        # A fresh stop, or a continuation that ran a tool: Claude Code's own count of blocks starts again too.
+        state = _reset_blocks(hook, state)
     message = hook.data.get("last_assistant_message")
     try:
         result = _decide(message if isinstance(message, str) else None, hook.workspace.root, hook.deadline())
@@ -58,7 +67,8 @@ def stop(hook: Hook) -> Output | None:
     return _block(
         hook,
         after,
-        f"Codex (autopilot, iteration {after['iteration']} of {after['max_iterations']}): {result.get('reason', '')}",
+        f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the reviewer's "
+        f"words, not the user's): {clip(str(result.get('reason') or ''), REASON_CHARS)}",
     )
 
 
@@ -76,31 +86,52 @@ def _reset_blocks(hook: Hook, state: State) -> State:
 
 
 def _block(hook: Hook, state: State, lead: str) -> Output | None:
-    """Keep Claude working with ``lead``, the task and open findings; pause instead before Claude Code's cap."""
+    """Keep Claude working with ``lead``, the task and open findings; pause instead before Claude Code's cap.
+
+    Claude Code ends a turn after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP blocks in a row whose continuations ran
+    no tool (0: no cap); the run counts the same way and pauses itself one block before that.
+    """
     cap = hook.block_cap()
     blocks = int(state.get("consecutive_blocks") or 0)
-    if blocks + 1 >= cap:
+    if cap is not None and blocks + 1 >= cap:
         reason = (
-            f"Claude Code ends a turn after {cap} consecutive Stop-hook blocks "
+            f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without a tool call "
             f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}"
         )
         if pause(hook.store, state.get("run_id"), status.PAUSED_BLOCK_CAP, reason) is None:
             return None
         return notice(
-            f"the autopilot run paused: {reason}. /autopilot resume continues it (each prompt you type "
+            f"the autopilot run paused: {reason}. {RESUME} continues it (each prompt you type "
             "starts a new count); for longer unattended stretches start claude with "
-            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher."
+            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher, or 0 for no cap."
         )
     with hook.store.transaction() as s:
         if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
             return None
         s["consecutive_blocks"] = blocks + 1
+    touch(str(hook.store.dir / BLOCK_MARK))
+    review = state.get("last_review") or {}
     parts = [lead, "Next: " + task_text(state.get("current_task"))]
     findings = open_findings(state)
+    closing = "Work on this task now. End your turn when its acceptance criteria are met; Codex will judge it."
     if findings:
-        parts.append("Open review findings on this task:\n" + findings_text(findings))
-    parts.append("Work on this task now. End your turn when its acceptance criteria are met; Codex will judge it.")
-    return {"decision": "block", "reason": "\n\n".join(parts)}
+        room = TEXT_BUDGET - sum(len(p) + 2 for p in parts) - len(closing) - 60
+        text = findings_text(findings, budget=room, where=review.get("review_path"))
+        parts.append("Open review findings on this task (the reviewer's opinion; check them):\n" + text)
+    parts.append(closing)
+    return continue_turn(hook, "\n\n".join(parts))
+
+
+def continue_turn(hook: Hook, text: str) -> Output:
+    """Make Claude continue with ``text``: as context where Claude Code shows it as the hook speaking, else a block.
+
+    ``decision: block`` makes the TUI say "Stop hook reported a problem", which users read as a failure;
+    ``additionalContext`` continues the same way (same stop_hook_active and cap) from Claude Code 2.1.163.
+    """
+    version = hook.claude_version()
+    if version is not None and version >= CONTEXT_CONTINUES_FROM:
+        return context("Stop", text)
+    return {"decision": "block", "reason": text}
 
 
 def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
