@@ -52,3 +52,36 @@ def _sync_dir(directory: Path) -> None:
             os.close(dir_fd)
     except OSError:
         pass
+
+
+STALE_AFTER_S = 600.0  # a temp file or folder this old belongs to a process that died (no call takes 10 min to write)
+
+
+def sweep_stale(
+    directory: Path | str, prefixes: tuple[str, ...], *, suffix: str = "", older_than: float = STALE_AFTER_S
+) -> int:
+    """Remove what killed processes left in ``directory``: entries named ``<prefix>…<suffix>`` older than
+    ``older_than`` seconds (temp files of :func:`atomic_write`, temp index folders). Returns how many."""
+    import shutil
+    import time
+
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    cutoff = time.time() - older_than
+    for entry in entries:
+        if not entry.name.startswith(prefixes) or not entry.name.endswith(suffix):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime > cutoff:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+            removed += 1
+        except OSError:
+            continue
+    return removed

@@ -77,7 +77,7 @@ def branch(repo: str) -> str | None:
 class Snapshot:
     """The work since a base commit: the patch, its stat, and a fingerprint of the work tree."""
 
-    __slots__ = ("base", "head", "tree", "patch", "stat", "files", "secret_files")
+    __slots__ = ("base", "head", "tree", "patch", "stat", "files", "secret_files", "skipped")
 
     def __init__(
         self,
@@ -89,9 +89,11 @@ class Snapshot:
         stat: str,
         files: list[str],
         secret_files: list[str] | None = None,
+        skipped: list[tuple[str, str]] | None = None,
     ) -> None:
         self.base, self.head, self.tree, self.patch, self.stat, self.files = base, head, tree, patch, stat, files
         self.secret_files = secret_files or []
+        self.skipped = skipped or []  # (path, why) of changed files left out of the snapshot
 
     @property
     def empty(self) -> bool:
@@ -99,15 +101,20 @@ class Snapshot:
         return not self.files
 
 
-def work_tree(repo: str, cache: str | None = None) -> str:
+def work_tree(repo: str, cache: str | None = None, skipped: list[tuple[str, str]] | None = None) -> str:
     """A tree object of the work tree as it is now (tracked and untracked, ignoring .gitignore'd files).
 
     The user's index is never touched: a copy of it is used, so staged/unstaged state stays as it was.
     With ``cache`` (a file path) the copy is kept between calls, so git's stat cache survives and only
     files that changed are hashed again; it is refreshed whenever the user's own index is newer.
+    Changed files larger than ``AUTOPILOT_MAX_FILE_BYTES`` (1 MiB) or binary are left out: hashing them
+    would store a new blob in .git/objects at every edit (a growing log appended three times is three
+    copies). They are appended to ``skipped`` with the reason, so a review can say what it did not see.
     """
     import shutil
     import tempfile
+
+    from autopilot.fsutil import sweep_stale
 
     index = os.path.join(repo, ".git", "index")
     if not os.path.isdir(os.path.join(repo, ".git")):  # a worktree or submodule: ask git where its index is
@@ -123,17 +130,49 @@ def work_tree(repo: str, cache: str | None = None) -> str:
     where = os.path.dirname(cache) if cache else None
     if where:
         os.makedirs(where, exist_ok=True)
+        sweep_stale(where, ("autopilot-index-",))  # left by a process killed mid-call
+    too_big = oversized(repo)
+    if skipped is not None:
+        skipped.extend(too_big)
+    excludes = [f":(exclude,literal){path}" for path, _ in too_big]
     # A private copy per call: concurrent callers (a hook and a review worker) never share an index.lock.
     with tempfile.TemporaryDirectory(prefix="autopilot-index-", dir=where) as tmp:
         temp_index = os.path.join(tmp, "index")
         if os.path.exists(source):
             shutil.copyfile(source, temp_index)
         env = {"GIT_INDEX_FILE": temp_index}
-        run_git(repo, "add", "--all", "--", ".", env=env)
+        run_git(repo, "add", "--all", "--", ".", *excludes, env=env)
         tree = run_git(repo, "write-tree", env=env).strip()
         if cache:
             os.replace(temp_index, cache)
         return tree
+
+
+MAX_FILE_BYTES = 1 << 20
+BINARY_PROBE = 8192  # git's own rule: a NUL byte in the first 8 KiB means binary
+
+
+def oversized(repo: str) -> list[tuple[str, str]]:
+    """Changed or untracked files (not ignored) a snapshot leaves out: too large, or binary; with why."""
+    limit = int(os.environ.get("AUTOPILOT_MAX_FILE_BYTES") or MAX_FILE_BYTES)
+    out = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", check=False)
+    found: list[tuple[str, str]] = []
+    for entry in out.split("\0"):
+        if len(entry) < 4 or entry[:2] in ("D ", " D", "DD"):
+            continue
+        path = entry[3:]
+        full = os.path.join(repo, path)
+        try:
+            size = os.path.getsize(full)
+            if size > limit:
+                found.append((path, f"{size:,} bytes, over the {limit:,}-byte limit (AUTOPILOT_MAX_FILE_BYTES)"))
+                continue
+            with open(full, "rb") as fh:
+                if b"\0" in fh.read(BINARY_PROBE):
+                    found.append((path, "binary"))
+        except OSError:
+            continue
+    return found
 
 
 def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: str | None = None) -> Snapshot:
@@ -144,7 +183,8 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
     """
     from autopilot.redact import is_secret_path
 
-    tree = work_tree(repo, cache)
+    skipped: list[tuple[str, str]] = []
+    tree = work_tree(repo, cache, skipped)
     since = base or EMPTY_TREE
     excludes = [f":(exclude){p}" for p in exclude]
     try:
@@ -181,7 +221,14 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
     patch = f"diff --git {patch}" if patch else ""
     stat = stat.strip("\n") + "\n" if stat else ""
     return Snapshot(
-        base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files, secret_files=secret_files
+        base=base,
+        head=head_sha(repo),
+        tree=tree,
+        patch=patch,
+        stat=stat,
+        files=files,
+        secret_files=secret_files,
+        skipped=skipped,
     )
 
 

@@ -270,3 +270,18 @@ def test_text_mentioning_a_tampered_packet_is_not_inherited(bridge, repo, sessio
     assert packet["objective"]["text"] == f"Continue from {answer['packet']}"
     assert [p["verified"] for p in packet["predecessors"]] == [False]
     assert "unverified_predecessor" in [g["kind"] for g in packet["coverage"]["gaps"]]
+
+
+def test_a_symlinked_packet_store_keeps_its_targets_permissions(bridge, repo, session, tmp_path):
+    """Exporting into a packet store that is a symlink never changes the permissions of what it points to."""
+    from autopilot import paths
+
+    shared = tmp_path / "shared-store"
+    shared.mkdir(mode=0o755)
+    os.chmod(shared, 0o755)
+    store_dir = paths.handoff_dir() / "packets"
+    store_dir.parent.mkdir(parents=True, exist_ok=True)
+    store_dir.symlink_to(shared)
+    export(bridge, repo, session)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755
+    assert len(list(shared.glob("*.json"))) == 2

@@ -249,3 +249,26 @@ def test_own_writes_are_not_revalidated_on_load(git_repo, monkeypatch):
     valid_state_text(store)
     monkeypatch.setattr(state_mod, "problem", lambda s: pytest.fail("validated again"))
     assert store.load(repair=False)["goal"] == "g"
+
+
+def test_what_a_killed_process_left_is_swept_before_the_next_call(git_repo):
+    """Stale temp files and index folders in the run directory go; fresh ones (a live writer's) stay."""
+    import time
+
+    from autopilot import git
+
+    store = Store(git_repo)
+    valid_state_text(store)
+    old = time.time() - 3600
+    stale = [store.dir / ".state.json.abc123.tmp", store.dir / ".write-probe-99999"]
+    fresh = store.dir / ".state.json.live99.tmp"
+    for path in (*stale, fresh):
+        path.write_text("x")
+    folder = store.dir / "autopilot-index-dead"
+    folder.mkdir()
+    (folder / "index").write_text("x")
+    for path in (*stale, folder):
+        os.utime(path, (old, old))
+    store.check_writable()
+    git.work_tree(str(git_repo), str(store.dir / "work-index"))
+    assert not any(p.exists() for p in stale) and not folder.exists() and fresh.exists()

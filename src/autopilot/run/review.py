@@ -33,7 +33,16 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
         "cut": cut,
         "limit": limit,
         "secret_files": snap.secret_files,
+        "skipped": [{"path": path, "why": why} for path, why in snap.skipped],
     }
+    left_out = (
+        f"{len(snap.skipped)} changed files were left out of this diff (too large or binary): "
+        + ", ".join(f"{path} ({why})" for path, why in snap.skipped[:20])
+        + (f" and {len(snap.skipped) - 20} more" if len(snap.skipped) > 20 else "")
+        + "\n"
+        if snap.skipped
+        else ""
+    )
     withheld = (
         f"{len(snap.secret_files)} secret-bearing files changed; their contents are withheld: "
         f"{', '.join(snap.secret_files)}\n"
@@ -43,7 +52,7 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
     header = (
         f"base {snap.base or '(empty tree)'} -> work tree {snap.tree} (HEAD {snap.head})\n"
         f"{len(snap.files)} files changed; diff is {len(patch)} characters"
-        f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(snap.stat)}\n"
+        f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(left_out)}{redactor(snap.stat)}\n"
     )
     return reviewer.evidence("git diff since base", header + bounded), facts
 

@@ -243,6 +243,10 @@ class Store:
 
     def check_writable(self) -> None:
         """Refuse (exit 1) before a paid call when the run directory cannot take a write (read-only, full)."""
+        from autopilot.fsutil import sweep_stale
+
+        sweep_stale(self.dir, (".",), suffix=".tmp")  # temp files of writes a killed process never finished
+        sweep_stale(self.dir, (".write-probe-",))
         probe = self.dir / f".write-probe-{os.getpid()}"
         try:
             atomic_write(probe, b"\0" * 4096)  # a few blocks, synced: a full disk says so here
