@@ -272,3 +272,14 @@ def test_what_a_killed_process_left_is_swept_before_the_next_call(git_repo):
     store.check_writable()
     git.work_tree(str(git_repo), str(store.dir / "work-index"))
     assert not any(p.exists() for p in stale) and not folder.exists() and fresh.exists()
+
+
+@pytest.mark.parametrize("field", ["budget_usd", "budget_used_usd"])
+def test_nan_in_state_is_refused(git_repo, field):
+    """A NaN budget passes JSON Schema's minimum; the state check refuses it and names the field."""
+    store = Store(git_repo)
+    state = json.loads(valid_state_text(store))
+    state[field] = float("nan")
+    write(store, json.dumps(state))  # json writes NaN as a bare NaN token, which Python reads back
+    with pytest.raises(StateError, match=field):
+        store.load(repair=False)

@@ -57,12 +57,29 @@ def problem(state: State) -> str | None:
     """What breaks state_schema.json in ``state`` (the first error, with its path), or None."""
     import jsonschema  # heavy: only on writes, migrations and files this bridge did not write
 
+    odd = _non_finite(state)
+    if odd is not None:
+        return f"{odd or '(top level)'}: NaN and infinities are not numbers a run can use"
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
     errors = sorted(validator.iter_errors(state), key=lambda e: list(e.path))
     if not errors:
         return None
     where = "/".join(str(p) for p in errors[0].path) or "(top level)"
     return f"{where}: {errors[0].message}"
+
+
+def _non_finite(value: Any, where: str = "") -> str | None:
+    """The path of the first NaN or infinity in ``value`` (JSON Schema's minimum/maximum let NaN through)."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        found = _non_finite(inner, f"{where}/{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def validate(state: State) -> None:
