@@ -47,7 +47,7 @@ def _check_rollout(rollout: str) -> str:
     return path
 
 
-CLAUDE_COMMAND = "/codex-autopilot:from-codex"  # the plugin's from-codex skill, namespaced so it always resolves
+CLAUDE_COMMAND = slash.namespaced("from-codex")  # namespaced: it resolves even if another skill takes the bare name
 
 
 def handoff_text(rollout: str) -> str:

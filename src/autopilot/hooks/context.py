@@ -7,7 +7,7 @@ import time
 from functools import cached_property
 from typing import Any
 
-from autopilot.hooks import TOOL_MARK
+from autopilot.hooks import TOOL_MARK, slash
 from autopilot.run import loop
 from autopilot.run.state import State, Store
 from autopilot.run.workspace import Workspace
@@ -75,8 +75,8 @@ class Hook:
         return None, self.notice_once(
             f"foreign-session:{self.session_id}",
             f"the autopilot run in {self.workspace.root} belongs to another Claude Code session "
-            f"({str(owner)[:8]}…), so this session's hooks leave it alone (said once). /codex-status shows it; "
-            "/autopilot <goal> here would replace it.",
+            f"({str(owner)[:8]}…), so this session's hooks leave it alone (said once). {slash.STATUS} shows it; "
+            f"{slash.START} here would replace it.",
         )
 
     def notice_once(self, key: str, message: str) -> Output | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from autopilot.hooks import slash
 from autopilot.hooks.context import Hook, Output, context, cost_text, notice, task_text
 from autopilot.run import loop
 
@@ -14,7 +15,7 @@ def session_start(hook: Hook) -> Output | None:
     if state["status"] in loop.PAUSED:
         return notice(
             f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
-            "/autopilot resume continues it; /codex-stop ends it."
+            f"{slash.RESUME} continues it; {slash.STOP} ends it."
         )
     return context(
         "SessionStart",
@@ -51,7 +52,7 @@ def user_prompt_submit(hook: Hook) -> Output | None:
         if stopped:
             return notice(
                 f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
-                "without Codex; `codex-bridge budget set USD` then /autopilot resume continues the run."
+                f"without Codex; `codex-bridge budget set USD` then {slash.RESUME} continues the run."
             )
     prompt = hook.data.get("prompt")
     if state["status"] != loop.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):

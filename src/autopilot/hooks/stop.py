@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
-from autopilot.hooks import touch
+from autopilot.hooks import slash, touch
 from autopilot.hooks.context import (
     BLOCK_MARK,
     CONTEXT_CONTINUES_FROM,
@@ -26,13 +26,13 @@ from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
 REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
-RESUME = "/autopilot resume"
 ENDED = {
     status.DONE: "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",
-    status.ABORTED: "aborted: {reason} ({cost}). /autopilot <goal> starts a new run.",
-    status.STOPPED_ITERATION_LIMIT: "stopped: {reason} ({cost}). /autopilot resume allows more iterations.",
+    status.ABORTED: "aborted: {reason} ({cost}). " + slash.START + " starts a new run.",
+    status.STOPPED_ITERATION_LIMIT: "stopped: {reason} ({cost}). " + slash.RESUME + " allows more iterations.",
     status.STOPPED_BUDGET: "stopped: {reason} ({cost}). Raise the cap with `codex-bridge budget set USD`, then "
-    "/autopilot resume.",
+    + slash.RESUME
+    + ".",
 }
 
 
@@ -101,7 +101,7 @@ def _block(hook: Hook, state: State, lead: str) -> Output | None:
         if pause(hook.store, state.get("run_id"), status.PAUSED_BLOCK_CAP, reason) is None:
             return None
         return notice(
-            f"the autopilot run paused: {reason}. {RESUME} continues it (each prompt you type "
+            f"the autopilot run paused: {reason}. {slash.RESUME} continues it (each prompt you type "
             "starts a new count); for longer unattended stretches start claude with "
             "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher, or 0 for no cap."
         )
@@ -165,8 +165,8 @@ def paused_message(reason: str, detail: str) -> Output:
     """What the user reads when the reviewer-unavailable pause happens."""
     return notice(
         f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
-        "Codex works again (`codex-bridge status` shows the last error), /autopilot resume continues the "
-        "run; /codex-stop turns the autopilot off for this repository."
+        f"Codex works again (`codex-bridge status` shows the last error), {slash.RESUME} continues the "
+        f"run; {slash.STOP} turns the autopilot off for this repository."
     )
 
 
