@@ -49,6 +49,7 @@ COMMANDS = (
     "demo",
     "handoff",
     "install",
+    "setup",
     "hook",
 )
 

@@ -83,11 +83,11 @@ def test_handoff_skill_is_for_people_only():
     assert frontmatter(REPO / "skills" / "handoff" / "SKILL.md")["disable-model-invocation"] == "true"
 
 
-@pytest.mark.parametrize("name", ["autopilot", "codex-plan", "codex-review", "codex-status", "codex-stop"])
+@pytest.mark.parametrize("name", ["autopilot", "codex-plan", "codex-review", "codex-status", "codex-stop", "setup"])
 def test_commands_preapprove_only_plugin_scripts(name):
     """A slash command's allowed-tools name only the plugin's own scripts, never Bash in general."""
     tools = frontmatter(REPO / "skills" / name / "SKILL.md")["allowed-tools"]
-    assert re.fullmatch(r"Bash\(\$\{CLAUDE_PLUGIN_ROOT\}/scripts/(slash:\*|bridge (review|status))\)", tools)
+    assert re.fullmatch(r"Bash\(\$\{CLAUDE_PLUGIN_ROOT\}/scripts/(slash|bridge --plugin-data):\*\)", tools)
 
 
 @pytest.mark.parametrize("path", sorted(p.name for p in (REPO / "agents").glob("*.md")))

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.hooks import slash
 from autopilot.transcripts import paging
 from autopilot.transcripts.paging import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
 

@@ -18,6 +18,7 @@ SKILLS = {
     "codex-status": "the run in this repository: task, iteration, spend, last review, verdict, error",
     "codex-stop": "stop the run in this repository (spend and counts are kept)",
     "from-codex": "continue here what was going on in Codex (after $handoff there)",
+    "setup": "set up the Codex side ($handoff, $from-claude, trust) and a `codex-bridge` launcher",
 }
 
 START = "/autopilot <goal>"
@@ -27,6 +28,7 @@ REVIEW = "/codex-review"
 STATUS = "/codex-status"
 STOP = "/codex-stop"
 FROM_CODEX = "/from-codex"
+SETUP = "/codex-autopilot:setup"  # namespaced: a bare /setup is too likely to be someone else's
 
 
 def namespaced(name: str) -> str:
