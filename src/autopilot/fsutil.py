@@ -12,22 +12,30 @@ import os
 from contextlib import suppress
 from pathlib import Path
 
+TYPE_CHECKING = False  # the hooks' $handoff path writes through here: no typing imports at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
-def atomic_write(path: Path | str, data: bytes | str, *, mode: int | None = None, durable: bool = True) -> None:
+
+def atomic_write(
+    path: Path | str, data: bytes | str | Iterable[bytes], *, mode: int | None = None, durable: bool = True
+) -> None:
     """Replace ``path`` with ``data`` in one step; ``durable`` fsyncs the file and its directory first.
 
-    ``mode`` sets the permissions of the new file (for example 0o444 for an immutable packet).
+    ``data`` may be an iterable of byte chunks, for files too large to hold in memory (a decompressed
+    rollout). ``mode`` sets the permissions of the new file (for example 0o444 for an immutable packet).
     Caches that are cheap to rebuild pass ``durable=False``: a crash may lose them, never corrupt them.
     """
     import tempfile  # only writers pay for it
 
     path = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    chunks = [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            for chunk in chunks:
+                fh.write(chunk)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())

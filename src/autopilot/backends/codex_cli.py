@@ -13,7 +13,7 @@ from typing import Any
 
 from autopilot import paths
 from autopilot.backends import Reply, Usage
-from autopilot.codex.sessions import find_rollout, newest_root_session
+from autopilot.codex.sessions import find_rollout, newest_root_session, readable
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import InfraError
 
@@ -121,6 +121,7 @@ def rollout_total(thread_id: str) -> Usage | None:
     path = find_rollout(thread_id)
     if path is None:
         return None
+    path = readable(path)
     total: Usage | None = None
     with open(path, "rb") as fh:
         for line in fh:
@@ -140,6 +141,7 @@ def rollout_model(thread_id: str) -> str | None:
     path = find_rollout(thread_id)
     if path is None:
         return None
+    path = readable(path)
     with open(path, "rb") as fh:
         fh.seek(max(0, path.stat().st_size - ROLLOUT_TAIL))
         tail = fh.read()

@@ -43,8 +43,10 @@ def _check_rollout(rollout: str) -> str:
         )
     if os.path.isdir(path):
         raise BridgeError(f"{rollout} is a directory; pass one rollout-*.jsonl file inside it")
-    if path.endswith(".zst"):
-        raise BridgeError(f"{rollout} is zstd-compressed; decompress it first (zstd -d {rollout}) and pass the .jsonl")
+    if path.endswith(".zst"):  # Codex compresses rollouts older than about a week
+        from autopilot.codex.sessions import readable
+
+        return str(readable(path))
     return path
 
 

@@ -126,7 +126,7 @@ def _write_launcher(folder: Path) -> dict[str, Any]:
         "# Remove it with `codex-bridge setup --uninstall`, or delete this file.\n"
         f"py={_sh_quote(python)}\n"
         'if [ ! -x "$py" ]; then\n'
-        '  echo "codex-bridge: codex-autopilot\'s Python environment is gone ($py): start Claude Code once '
+        "  echo \"codex-bridge: codex-autopilot's Python environment is gone ($py): start Claude Code once "
         f'(the plugin rebuilds it), or run {SETUP_COMMAND} again" >&2\n'
         "  exit 1\n"
         "fi\n"
