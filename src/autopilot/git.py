@@ -139,16 +139,14 @@ def work_tree(repo: str, cache: str | None = None) -> str:
 def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: str | None = None) -> Snapshot:
     """Everything that changed since ``base`` (committed, staged, unstaged and untracked), minus ``exclude``.
 
-    Secret-bearing files (``.env``, keys, credential stores) are listed in ``secret_files`` and their
-    contents left out of the patch, so they never reach a prompt.
+    Secret-bearing files are listed in ``secret_files`` (both sides of a rename or copy) and their
+    contents left out of the patch and the stat, so they never reach a prompt (see ``secret_changes``).
     """
-    from autopilot.redact import is_secret_path
-
     tree = work_tree(repo, cache)
     since = base or EMPTY_TREE
     excludes = [f":(exclude){p}" for p in exclude]
     try:
-        names = run_git(repo, "diff", "--name-only", "-z", since, tree, "--", ".", *excludes)
+        raw = run_git(repo, "diff", "--raw", "-z", "--no-abbrev", "-M", "-C", since, tree, "--", ".", *excludes)
     except BridgeError:
         if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
             raise BridgeError(
@@ -156,8 +154,10 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
                 hint="re-plan with `codex-bridge plan --goal ...`",
             ) from None
         raise
-    files = [n for n in names.split("\0") if n]
-    secret_files = [f for f in files if is_secret_path(f)]
+    changes = _raw_changes(raw)
+    files = [path for _, old, new, _, _ in changes if (path := new or old)]
+    secret = secret_changes(repo, since, tree, changes)
+    secret_files = sorted({p for c in secret for p in (c[1], c[2]) if p})
     excludes += [f":(exclude,literal){f}" for f in secret_files]
     # One git call for the rest: the stat block, a blank line, then the patch.
     out = (
@@ -174,15 +174,104 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
             ".",
             *excludes,
         )
-        if len(secret_files) < len(files)
+        if len(secret) < len(changes)
         else ""
     )
     stat, _, patch = out.partition("\n\ndiff --git ")
-    patch = f"diff --git {patch}" if patch else ""
+    patch = _uncut_hunk_headers(f"diff --git {patch}") if patch else ""
     stat = stat.strip("\n") + "\n" if stat else ""
     return Snapshot(
         base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files, secret_files=secret_files
     )
+
+
+def _uncut_hunk_headers(patch: str) -> str:
+    """``patch`` without the hunk headers' function contexts that git cut at 80 bytes.
+
+    The context is the nearest line above the hunk; a cut one can end inside a secret, before
+    the part (``@host``, a closing quote) redaction needs to recognise it. Whole ones stay.
+    """
+    import re  # not at the top: the no-run hook path imports this module and must not load re
+
+    def uncut(match: re.Match[str]) -> str:
+        if len(match.group(2).encode("utf-8", "replace")) < 78:
+            return match.group(0)
+        return f"{match.group(1)} [function line omitted: git cut it at 80 bytes]"
+
+    return re.sub(r"^(@@@? -[^@\n]* @@@?) ([^\n]{60,})$", uncut, patch, flags=re.MULTILINE)
+
+
+# One changed path of `git diff --raw`: (status letter, old path, new path, old blob, new blob);
+# the old path is None for an addition, the new path None for a deletion.
+Change = tuple[str, "str | None", "str | None", str, str]
+_NO_BLOB = "0" * 40
+
+
+def _raw_changes(raw: str) -> list[Change]:
+    """The entries of ``git diff --raw -z --no-abbrev`` output."""
+    fields = raw.split("\0")
+    changes: list[Change] = []
+    i = 0
+    while i + 1 < len(fields) and fields[i].startswith(":"):
+        meta = fields[i][1:].split(" ")
+        old_blob, new_blob, status = meta[2], meta[3], meta[4][:1]
+        if status in ("R", "C"):
+            changes.append((status, fields[i + 1], fields[i + 2], old_blob, new_blob))
+            i += 3
+        else:
+            path = fields[i + 1]
+            changes.append(
+                (status, None if status == "A" else path, None if status == "D" else path, old_blob, new_blob)
+            )
+            i += 2
+    return changes
+
+
+def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> list[Change]:
+    """The changes whose contents must not leave: secret-bearing by name, by origin or by content.
+
+    By name: either side's path is a secret file (so ``.env`` renamed ``env.txt`` still is). By
+    origin: the contents are byte for byte a secret file's (``cp .env settings.bak``), from this
+    diff or from the base. By content: either side holds a key file's telltale line
+    (``redact.KEY_FILE_LINES``: a PEM BEGIN line, a PuTTY or OpenSSH key, a kubeconfig client key),
+    whatever the file is called.
+    """
+    from autopilot.redact import KEY_FILE_LINES, is_secret_path
+
+    secret = [c for c in changes if any(p and is_secret_path(p) for p in (c[1], c[2]))]
+    rest = [c for c in changes if c not in secret]
+    if not rest:
+        return secret
+    blobs = {b for c in secret for b in (c[3], c[4]) if b != _NO_BLOB}
+    if any(c[1] is None or c[0] == "C" for c in rest) and since != EMPTY_TREE:  # additions could be copies
+        listing = run_git(repo, "ls-tree", "-r", "-z", "--full-tree", since, check=False)
+        for entry in listing.split("\0"):
+            meta, _, path = entry.partition("\t")
+            if path and is_secret_path(path):
+                blobs.add(meta.split(" ")[-1])
+    by_origin = [c for c in rest if c[4] in blobs or c[3] in blobs]
+    rest = [c for c in rest if c not in by_origin]
+    patterns = [arg for p in KEY_FILE_LINES for arg in ("-e", p)]
+    keyed: set[str] = set()
+    for rev, side in ((tree, 2), (since, 1)):
+        paths = [c[side] for c in rest if c[side]]
+        for n in range(0, len(paths) if rev != EMPTY_TREE else 0, 500):
+            found = run_git(
+                repo,
+                "grep",
+                "-z",
+                "-l",
+                "-I",
+                "-E",
+                *patterns,
+                rev,
+                "--",
+                *(f":(literal){p}" for p in paths[n : n + 500]),
+                check=False,
+            )
+            keyed.update(f"{side}:{hit[len(rev) + 1 :]}" for hit in found.split("\0") if hit)
+    by_content = [c for c in rest if f"2:{c[2]}" in keyed or f"1:{c[1]}" in keyed]
+    return secret + by_origin + by_content
 
 
 def bound(text: str, limit: int) -> tuple[str, bool]:
