@@ -52,6 +52,19 @@ def test_plan_writes_the_plan_file_and_resets_the_run(openai_env, git_repo, brid
     assert s["created_at"].startswith("2026-05-04T09:30:00")
 
 
+def test_a_credential_in_the_goal_is_redacted_everywhere_the_goal_goes(openai_env, git_repo, bridge):
+    """A token pasted into the goal reaches neither Codex, the plan file (name or text), state.json nor the output."""
+    token = "ghp_" + "Zx9" * 12
+    openai_env.push(reply_json(PLAN))
+    code, out, err = bridge("-C", str(git_repo), "plan", "--goal", f"use {token} to publish the release")
+    assert code == 0, err
+    plan_path = json.loads(out)["plan_path"]
+    places = [json.dumps(openai_env.requests), out, err, plan_path, (git_repo / plan_path).read_text()]
+    places.append(json.dumps(state_of(bridge, git_repo)))
+    assert [token in place for place in places] == [False] * 6
+    assert "# Autopilot plan: use [REDACTED:github_token] to publish the release" in places[-2]
+
+
 def test_plan_without_session_is_unowned(planned, bridge):
     """A run planned with no --session-id and no CLAUDE_CODE_SESSION_ID has no owner yet."""
     assert state_of(bridge, planned)["owner_session_id"] is None
