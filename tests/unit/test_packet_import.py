@@ -274,7 +274,7 @@ FORGE = (
 
 
 def test_transcript_text_cannot_forge_sections_of_the_context(bridge, repo):
-    """Multi-line text from a transcript (commands, constraints, blockers, guesses, paths) is quoted, never structure."""
+    """Multi-line transcript text (commands, constraints, blockers, guesses, paths) is quoted, never structure."""
     from tests.support.claude_rows import tool_use
 
     t = Transcript()
