@@ -411,3 +411,125 @@ def strings(value: Any) -> Iterable[str]:
 def leaked(corpus: list[Shape], haystack: str) -> list[str]:
     """The names of the shapes any of whose needles is in ``haystack``."""
     return [s.name for s in corpus if any(n and n in haystack for n in s.needles)]
+
+
+# --- a Codex rollout that carries the corpus ------------------------------------------------------
+
+
+def codex_rollout_lines(corpus: list[Shape]) -> list[str]:
+    """A real Codex 0.171 rollout (exec_tools) with every shape typed, run, patched and said in its last turn."""
+    from tests.support.handoff_env import codex_lines
+
+    lines = [json.loads(line) for line in codex_lines("exec_tools")]
+    by_kind = {(row["type"], row["payload"].get("type"), row["payload"].get("role")): row for row in lines}
+    user = by_kind[("response_item", "message", "user")]
+    assistant = by_kind[("response_item", "message", "assistant")]
+    call = next(r for r in lines if r["payload"].get("name") == "exec_command")
+    output = by_kind[("response_item", "function_call_output", None)]
+    patch = by_kind[("response_item", "custom_tool_call", None)]
+    extra: list[dict[str, Any]] = []
+
+    def add(template: dict[str, Any], **payload: Any) -> None:
+        row = json.loads(json.dumps(template))
+        row["payload"].update(payload)
+        extra.append(row)
+
+    for n, s in enumerate(corpus):
+        add(user, id=f"msg_u{n}", content=[{"type": "input_text", "text": f"here is what I found:\n{s.text}"}])
+        add(call, id=f"fc_c{n}", call_id=f"call_c{n}", arguments=json.dumps({"cmd": f"cat deploy/blob-{n:02d}.dat"}))
+        add(output, id=f"fco_c{n}", call_id=f"call_c{n}", output=f"Process exited with code 0\nOutput:\n{s.text}\n")
+        body = "".join(f"+{line}\n" for line in s.text.splitlines())
+        add(
+            patch,
+            id=f"fc_p{n}",
+            call_id=f"call_p{n}",
+            input=f"*** Begin Patch\n*** Add File: notes-{n}.txt\n{body}*** End Patch\n",
+        )
+        add(assistant, id=f"msg_a{n}", content=[{"type": "output_text", "text": f"The config holds:\n{s.text}"}])
+    last = lines.pop()  # the last turn's task_complete: the corpus goes inside that turn
+    for k, row in enumerate([*extra, last]):
+        row["ordinal"] = len(lines) + k + 1
+    return [json.dumps(row, separators=(",", ":")) for row in [*lines, *extra, last]]
+
+
+# --- the whole run: plan, review, verdict and the handoff, over the corpus ----------------------------
+
+RECEIVER = "01a2ffff-0000-7000-8000-00000000c0de"
+
+
+@dataclass
+class Place:
+    """One place the corpus can land: what it holds, as text, and which shapes leaked into it."""
+
+    name: str
+    text: str
+    leaked: list[str]
+
+
+def run_corpus(run: Any, server: Any, repo: Path, home: Path) -> list[Place]:
+    """Drive plan, review and verdict (the scripted ``server`` answers) and the Claude and Codex handoffs.
+
+    ``run(args, cwd)`` runs one ``codex-bridge`` command and returns (exit code, stdout, stderr);
+    ``home`` is ``$AUTOPILOT_HOME``. Returns every place with the shapes found in it.
+    """
+    from autopilot.scripted.responses_server import reply_json
+    from tests.support.handoff_env import CLAUDE_CWD, claude_session, codex_rollout, thread_of
+    from tests.support.loop import APPROVE, PLAN, continue_to
+
+    sc = scenario(repo)
+    corpus = sc.shapes
+    texts: dict[str, str] = {}
+
+    def call(place: str, args: list[str], cwd: Path) -> str:
+        sent = len(server.requests)
+        code, out, err = run(args, cwd)
+        if code != 0:
+            raise AssertionError(f"{' '.join(args[:3])} exited {code}: {err[-2000:]}")
+        texts["stdout and stderr"] = texts.get("stdout and stderr", "") + out + err
+        if len(server.requests) > sent:  # every request the command made, whatever the backend
+            texts[f"{place} request body"] = "\n".join(s for r in server.requests[sent:] for s in strings(r))
+        return out
+
+    before_plan(repo, corpus)
+    server.push(reply_json(PLAN))
+    plan = json.loads(call("plan", ["plan", "--goal", sc.goal], repo))
+    texts["plan file in the repository"] = (repo / plan["plan_path"]).read_text()
+    after_plan(repo, corpus)
+    server.push(reply_json(APPROVE))
+    call("review", ["review"], repo)
+    server.push(reply_json(continue_to("T2")))
+    call("verdict", ["verdict", "--last-message", sc.last_message], repo)
+
+    claude = claude_session(transcript_rows(corpus, CLAUDE_CWD), repo)
+    session = claude.stem
+    texts["claude intake"] = call("intake", ["handoff", "intake", str(claude), "--full", "--limit", "500"], repo)
+    rows = len(claude.read_text().splitlines())
+    texts["claude raw read"] = "".join(
+        call(
+            "raw",
+            ["handoff", "raw", "read", str(claude), "--line", str(k), "--count", "50", "--max-chars", "100000"],
+            repo,
+        )
+        for k in range(1, rows + 1, 50)
+    )
+    pid = json.loads(
+        call("export", ["handoff", "export", "--from", "claude", "--session", session, "--to", "codex"], repo)
+    )["packet"]
+    texts["claude import context"] = call(
+        "import", ["handoff", "import", pid, "--to", "codex", "--session", RECEIVER], repo
+    )
+    lines = codex_rollout_lines(corpus)
+    rollout = codex_rollout(lines, repo)
+    texts["codex intake"] = call(
+        "intake", ["handoff", "from-codex", "intake", str(rollout), "--full", "--limit", "500"], repo
+    )
+    cpid = json.loads(
+        call("export", ["handoff", "export", "--from", "codex", "--session", thread_of(lines), "--to", "claude"], repo)
+    )["packet"]
+    texts["codex import context"] = call(
+        "import", ["handoff", "import", cpid, "--to", "claude", "--session", RECEIVER], repo
+    )
+    texts["packets and evidence indexes"] = "\n".join(
+        "\n".join(strings(json.loads(p.read_text()))) for p in sorted((home / "handoff" / "packets").glob("*.json"))
+    )
+    return [Place(name, text, leaked(corpus, text)) for name, text in texts.items()]
