@@ -496,7 +496,8 @@ def run_corpus(run: Any, server: Any, repo: Path, home: Path) -> list[Place]:
     texts["plan file in the repository"] = (repo / plan["plan_path"]).read_text()
     after_plan(repo, corpus)
     server.push(reply_json(APPROVE))
-    call("review", ["review"], repo)
+    review = json.loads(call("review", ["review"], repo))
+    assert not review["diff"]["cut"], "the corpus diff was cut: raise AUTOPILOT_MAX_DIFF_CHARS so all of it is sent"
     server.push(reply_json(continue_to("T2")))
     call("verdict", ["verdict", "--last-message", sc.last_message], repo)
 
