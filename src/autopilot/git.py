@@ -6,6 +6,10 @@ import os
 
 from autopilot.errors import BridgeError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the no-run hook path loads this module)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -234,44 +238,58 @@ def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> l
     origin: the contents are byte for byte a secret file's (``cp .env settings.bak``), from this
     diff or from the base. By content: either side holds a key file's telltale line
     (``redact.KEY_FILE_LINES``: a PEM BEGIN line, a PuTTY or OpenSSH key, a kubeconfig client key),
-    whatever the file is called.
+    whatever the file is called. The base's listing and the content search run side by side.
     """
     from autopilot.redact import KEY_FILE_LINES, is_secret_path
 
-    secret = [c for c in changes if any(p and is_secret_path(p) for p in (c[1], c[2]))]
-    rest = [c for c in changes if c not in secret]
+    by_name = {i for i, c in enumerate(changes) if any(p and is_secret_path(p) for p in (c[1], c[2]))}
+    rest = [c for i, c in enumerate(changes) if i not in by_name]
     if not rest:
-        return secret
-    blobs = {b for c in secret for b in (c[3], c[4]) if b != _NO_BLOB}
-    if any(c[1] is None or c[0] == "C" for c in rest) and since != EMPTY_TREE:  # additions could be copies
-        listing = run_git(repo, "ls-tree", "-r", "-z", "--full-tree", since, check=False)
-        for entry in listing.split("\0"):
-            meta, _, path = entry.partition("\t")
-            if path and is_secret_path(path):
-                blobs.add(meta.split(" ")[-1])
-    by_origin = [c for c in rest if c[4] in blobs or c[3] in blobs]
-    rest = [c for c in rest if c not in by_origin]
+        return changes
+    # Additions (and copies) could be copies of a secret file the base holds unchanged.
+    listing = (
+        _start_git(repo, "ls-tree", "-r", "-z", "--full-tree", since)
+        if since != EMPTY_TREE and any(c[1] is None or c[0] == "C" for c in rest)
+        else None
+    )
+    revs = [tree] if since == EMPTY_TREE else [tree, since]
+    paths = sorted({p for c in rest for p in (c[1], c[2]) if p})
     patterns = [arg for p in KEY_FILE_LINES for arg in ("-e", p)]
-    keyed: set[str] = set()
-    for rev, side in ((tree, 2), (since, 1)):
-        paths = [c[side] for c in rest if c[side]]
-        for n in range(0, len(paths) if rev != EMPTY_TREE else 0, 500):
-            found = run_git(
-                repo,
-                "grep",
-                "-z",
-                "-l",
-                "-I",
-                "-E",
-                *patterns,
-                rev,
-                "--",
-                *(f":(literal){p}" for p in paths[n : n + 500]),
-                check=False,
-            )
-            keyed.update(f"{side}:{hit[len(rev) + 1 :]}" for hit in found.split("\0") if hit)
-    by_content = [c for c in rest if f"2:{c[2]}" in keyed or f"1:{c[1]}" in keyed]
-    return secret + by_origin + by_content
+    searches = [
+        _start_git(repo, "grep", "-z", "-l", "-I", "-E", *patterns, *revs, "--", *(f":(literal){p}" for p in chunk))
+        for chunk in (paths[n : n + 500] for n in range(0, len(paths), 500))
+    ]
+    blobs = {b for i in by_name for b in changes[i][3:5] if b != _NO_BLOB}
+    for entry in (listing() if listing else "").split("\0"):
+        meta, _, path = entry.partition("\t")
+        if path and is_secret_path(path):
+            blobs.add(meta.rsplit(" ", 1)[-1])
+    keyed = {hit for search in searches for hit in search().split("\0") if hit}  # "<rev>:<path>"
+    return [
+        c
+        for i, c in enumerate(changes)
+        if i in by_name
+        or c[3] in blobs
+        or c[4] in blobs
+        or (c[2] and f"{tree}:{c[2]}" in keyed)
+        or (c[1] and f"{since}:{c[1]}" in keyed)
+    ]
+
+
+def _start_git(repo: str, *args: str) -> Callable[[], str]:
+    """Start git in ``repo`` and return a function that waits for its stdout (errors: empty output)."""
+    import subprocess
+
+    proc = subprocess.Popen(
+        ["git", "-C", repo, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        env={**os.environ, **_GIT_ENV},
+    )
+    return lambda: proc.communicate()[0]
 
 
 def bound(text: str, limit: int) -> tuple[str, bool]:
