@@ -107,24 +107,29 @@ def harmless(corpus: list[sc.Shape]) -> list[sc.Shape]:
     return out
 
 
-def review_times(corpus: list[sc.Shape], runs: int, codex: bool) -> list[float]:
-    """Whole `codex-bridge review` processes over a repository holding ``corpus``."""
+def review_times(corpora: list[list[sc.Shape]], runs: int, codex: bool) -> list[list[float]]:
+    """Whole `codex-bridge review` processes over one repository per corpus, interleaved run by run
+    (so the machine's load drifts over all of them alike)."""
     with tempfile.TemporaryDirectory(prefix="bench-secrets-") as tmp, ResponsesServer() as server:
-        root = Path(tmp)
-        env = environment(root, server, codex)
-        repo = fresh_repo(root, env)
-        run = runner(env)
-        sc.before_plan(repo, corpus)
-        server.push(reply_json(PLAN))
-        assert run(["plan", "--goal", "bench"], repo)[0] == 0
-        sc.after_plan(repo, corpus)
-        times = []
+        setups = []
+        for n, corpus in enumerate(corpora):
+            root = Path(tmp) / str(n)
+            env = environment(root, server, codex)
+            repo = fresh_repo(root, env)
+            run = runner(env)
+            sc.before_plan(repo, corpus)
+            server.push(reply_json(PLAN))
+            assert run(["plan", "--goal", "bench"], repo)[0] == 0
+            sc.after_plan(repo, corpus)
+            setups.append((run, repo))
+        times: list[list[float]] = [[] for _ in corpora]
         for _ in range(runs):
-            server.push(reply_json(APPROVE))
-            started = time.perf_counter()
-            code, _, err = run(["review"], repo)
-            times.append(time.perf_counter() - started)
-            assert code == 0, err
+            for n, (run, repo) in enumerate(setups):
+                server.push(reply_json(APPROVE))
+                started = time.perf_counter()
+                code, _, err = run(["review"], repo)
+                times[n].append(time.perf_counter() - started)
+                assert code == 0, err
         return times
 
 
@@ -182,8 +187,9 @@ def main() -> None:
     print(f"| **total** | | **{leaked} of {n_shapes * len(places)} (shape, place) pairs** |\n")
 
     corpus = sc.shapes()
-    dirty = statistics.median(review_times(corpus, args.runs, args.codex)) * 1000
-    clean = statistics.median(review_times(harmless(corpus), args.runs, args.codex)) * 1000
+    dirty, clean = (
+        statistics.median(t) * 1000 for t in review_times([corpus, harmless(corpus)], args.runs, args.codex)
+    )
     now_mbs, before_mbs, size = redaction_speed()
     print("| cost | figure | baseline (same run) | ratio |")
     print("|---|---:|---:|---:|")
