@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import random
-import subprocess
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.support.handoff_env import git
 
 _RNG = random.Random(20261130)
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -295,17 +295,6 @@ class Scenario:
     shapes: list[Shape]
     goal: str
     last_message: str
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
 def name_safe(token: str) -> bool:
