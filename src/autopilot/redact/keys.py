@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from autopilot.redact.rules import HUNK, NUMBERED, PLACEHOLDER, mixed_case
 
-_B64_CHARS = "A-Za-z0-9+/"
 _LONG_B64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
 # One whole line of a base64 body: an optional line number, diff marker, indentation or quotes
 # around it. Lines end at real line breaks or at the literal `\n` of a string in code or JSON, and
