@@ -6,6 +6,10 @@ import os
 
 from autopilot.errors import BridgeError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the no-run hook path loads this module)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -178,17 +182,15 @@ def oversized(repo: str) -> list[tuple[str, str]]:
 def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: str | None = None) -> Snapshot:
     """Everything that changed since ``base`` (committed, staged, unstaged and untracked), minus ``exclude``.
 
-    Secret-bearing files (``.env``, keys, credential stores) are listed in ``secret_files`` and their
-    contents left out of the patch, so they never reach a prompt.
+    Secret-bearing files are listed in ``secret_files`` (both sides of a rename or copy) and their
+    contents left out of the patch and the stat, so they never reach a prompt (see ``secret_changes``).
     """
-    from autopilot.redact import is_secret_path
-
     skipped: list[tuple[str, str]] = []
     tree = work_tree(repo, cache, skipped)
     since = base or EMPTY_TREE
     excludes = [f":(exclude){p}" for p in exclude]
     try:
-        names = run_git(repo, "diff", "--name-only", "-z", since, tree, "--", ".", *excludes)
+        raw = run_git(repo, "diff", "--raw", "-z", "--no-abbrev", "-M", "-C", since, tree, "--", ".", *excludes)
     except BridgeError:
         if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
             raise BridgeError(
@@ -196,8 +198,10 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
                 hint="re-plan with `codex-bridge plan --goal ...`",
             ) from None
         raise
-    files = [n for n in names.split("\0") if n]
-    secret_files = [f for f in files if is_secret_path(f)]
+    changes = _raw_changes(raw)
+    files = [path for _, old, new, _, _ in changes if (path := new or old)]
+    secret = secret_changes(repo, since, tree, changes)
+    secret_files = sorted({p for c in secret for p in (c[1], c[2]) if p})
     excludes += [f":(exclude,literal){f}" for f in secret_files]
     # One git call for the rest: the stat block, a blank line, then the patch.
     out = (
@@ -214,11 +218,11 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
             ".",
             *excludes,
         )
-        if len(secret_files) < len(files)
+        if len(secret) < len(changes)
         else ""
     )
     stat, _, patch = out.partition("\n\ndiff --git ")
-    patch = f"diff --git {patch}" if patch else ""
+    patch = _uncut_hunk_headers(f"diff --git {patch}") if patch else ""
     stat = stat.strip("\n") + "\n" if stat else ""
     return Snapshot(
         base=base,
@@ -230,6 +234,109 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
         secret_files=secret_files,
         skipped=skipped,
     )
+
+
+def _uncut_hunk_headers(patch: str) -> str:
+    """``patch`` without the hunk headers' function contexts that git cut at 80 bytes.
+
+    The context is the nearest line above the hunk; a cut one can end inside a secret, before
+    the part (``@host``, a closing quote) redaction needs to recognise it. Whole ones stay.
+    """
+    import re  # not at the top: the no-run hook path imports this module and must not load re
+
+    def uncut(match: re.Match[str]) -> str:
+        if len(match.group(2).encode("utf-8", "replace")) < 78:
+            return match.group(0)
+        return f"{match.group(1)} [function line omitted: git cut it at 80 bytes]"
+
+    return re.sub(r"^(@@@? -[^@\n]* @@@?) ([^\n]{60,})$", uncut, patch, flags=re.MULTILINE)
+
+
+# One changed path of `git diff --raw`: (status letter, old path, new path, old blob, new blob);
+# the old path is None for an addition, the new path None for a deletion.
+Change = tuple[str, "str | None", "str | None", str, str]
+_NO_BLOB = "0" * 40
+
+
+def _raw_changes(raw: str) -> list[Change]:
+    """The entries of ``git diff --raw -z --no-abbrev`` output."""
+    fields = raw.split("\0")
+    changes: list[Change] = []
+    i = 0
+    while i + 1 < len(fields) and fields[i].startswith(":"):
+        meta = fields[i][1:].split(" ")
+        old_blob, new_blob, status = meta[2], meta[3], meta[4][:1]
+        if status in ("R", "C"):
+            changes.append((status, fields[i + 1], fields[i + 2], old_blob, new_blob))
+            i += 3
+        else:
+            path = fields[i + 1]
+            changes.append(
+                (status, None if status == "A" else path, None if status == "D" else path, old_blob, new_blob)
+            )
+            i += 2
+    return changes
+
+
+def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> list[Change]:
+    """The changes whose contents must not leave: secret-bearing by name, by origin or by content.
+
+    By name: either side's path is a secret file (so ``.env`` renamed ``env.txt`` still is). By
+    origin: the contents are byte for byte a secret file's (``cp .env settings.bak``), from this
+    diff or from the base. By content: either side holds a key file's telltale line
+    (``redact.KEY_FILE_LINES``: a PEM BEGIN line, a PuTTY or OpenSSH key, a kubeconfig client key),
+    whatever the file is called. The base's listing and the content search run side by side.
+    """
+    from autopilot.redact import KEY_FILE_LINES, is_secret_path
+
+    by_name = {i for i, c in enumerate(changes) if any(p and is_secret_path(p) for p in (c[1], c[2]))}
+    rest = [c for i, c in enumerate(changes) if i not in by_name]
+    if not rest:
+        return changes
+    # Additions (and copies) could be copies of a secret file the base holds unchanged.
+    listing = (
+        _start_git(repo, "ls-tree", "-r", "-z", "--full-tree", since)
+        if since != EMPTY_TREE and any(c[1] is None or c[0] == "C" for c in rest)
+        else None
+    )
+    revs = [tree] if since == EMPTY_TREE else [tree, since]
+    paths = sorted({p for c in rest for p in (c[1], c[2]) if p})
+    patterns = [arg for p in KEY_FILE_LINES for arg in ("-e", p)]
+    searches = [
+        _start_git(repo, "grep", "-z", "-l", "-I", "-E", *patterns, *revs, "--", *(f":(literal){p}" for p in chunk))
+        for chunk in (paths[n : n + 500] for n in range(0, len(paths), 500))
+    ]
+    blobs = {b for i in by_name for b in changes[i][3:5] if b != _NO_BLOB}
+    for entry in (listing() if listing else "").split("\0"):
+        meta, _, path = entry.partition("\t")
+        if path and is_secret_path(path):
+            blobs.add(meta.rsplit(" ", 1)[-1])
+    keyed = {hit for search in searches for hit in search().split("\0") if hit}  # "<rev>:<path>"
+    return [
+        c
+        for i, c in enumerate(changes)
+        if i in by_name
+        or c[3] in blobs
+        or c[4] in blobs
+        or (c[2] and f"{tree}:{c[2]}" in keyed)
+        or (c[1] and f"{since}:{c[1]}" in keyed)
+    ]
+
+
+def _start_git(repo: str, *args: str) -> Callable[[], str]:
+    """Start git in ``repo`` and return a function that waits for its stdout (errors: empty output)."""
+    import subprocess
+
+    proc = subprocess.Popen(
+        ["git", "-C", repo, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        env={**os.environ, **_GIT_ENV},
+    )
+    return lambda: proc.communicate()[0]
 
 
 def bound(text: str, limit: int) -> tuple[str, bool]:

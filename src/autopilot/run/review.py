@@ -22,17 +22,34 @@ def task_text(task: dict[str, Any]) -> str:
     return f"{task.get('title', '')}\n{task.get('description', '')}\nAcceptance criteria:\n{criteria}"
 
 
+MAX_WITHHELD_NAMES = 20
+
+
+def withheld_names(names: list[str], redactor: Redactor) -> list[str]:
+    """The names of withheld secret files as they may be shown: redacted, on one line, at most 200 characters.
+
+    A file's name can itself hold a credential (``.env.ghp_…``) or a line break; only its contents
+    are withheld, so its name passes the redactor like everything else that leaves.
+    """
+    shown = []
+    for name in names:
+        one_line = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in name)
+        shown.append(git.bound(redactor(one_line), 200)[0].replace("\n", " "))
+    return shown
+
+
 def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tuple[str, dict[str, Any]]:
     """The redacted, bounded diff as evidence, and facts about it (size, cut, files)."""
     limit = config.max_diff_chars(ws.config)
     patch = redactor(snap.patch)
     bounded, cut = git.bound(patch, limit)
+    secret_names = withheld_names(snap.secret_files, redactor)
     facts = {
         "files": len(snap.files),
         "diff_chars": len(patch),
         "cut": cut,
         "limit": limit,
-        "secret_files": snap.secret_files,
+        "secret_files": secret_names,
         "skipped": [{"path": path, "why": why} for path, why in snap.skipped],
     }
     left_out = (
@@ -43,10 +60,12 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
         if snap.skipped
         else ""
     )
+    more = len(secret_names) - MAX_WITHHELD_NAMES
     withheld = (
-        f"{len(snap.secret_files)} secret-bearing files changed; their contents are withheld: "
-        f"{', '.join(snap.secret_files)}\n"
-        if snap.secret_files
+        f"{len(secret_names)} secret-bearing files changed (by name, by content or copied from one); "
+        f"their contents are withheld: {', '.join(secret_names[:MAX_WITHHELD_NAMES])}"
+        f"{f' and {more} more' if more > 0 else ''}\n"
+        if secret_names
         else ""
     )
     header = (

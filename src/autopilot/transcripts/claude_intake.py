@@ -23,16 +23,14 @@ from autopilot.transcripts import jsonl, paging
 from autopilot.transcripts.claude_fold import ClaudeFold, safe_name, update_lineage
 from autopilot.transcripts.evidence import (
     OMITTED_SECRET,
-    OMITTED_SECRET_OUTPUT,
+    SECRET_CONTENT_KEYS,
     TRUST,
     Evidence,
-    secret_command,
-    secret_path,
+    tool_omission,
 )
 
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times --max-chars: it is the baseline
 EDITED_FILES_SHOWN = 50
-SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits", "new_source"})
 # Claude Code appends subagent token counts to Agent results: telemetry, never emitted.
 _USAGE_BLOCK = re.compile(r"<usage>.*?</usage>\s*", re.DOTALL)
 
@@ -274,17 +272,11 @@ class _View:
 
     def _tool_use(self, block: dict[str, Any]) -> dict[str, Any]:
         args = _dict(block.get("input"))
-        # A secret file named by a path (Read, Write, Edit, Grep): what the call wrote and what it
-        # returned are dropped. Named by a command line (`cat .env` in Bash): its output is.
-        secret = (
-            secret_path(args.get("file_path"))
-            or secret_path(args.get("notebook_path"))
-            or secret_path(args.get("path"))
-        )
+        omitted = tool_omission(args)
+        secret = omitted == OMITTED_SECRET
         shown = {
             k: (OMITTED_SECRET if secret and k in SECRET_CONTENT_KEYS else self.ev.value(v)) for k, v in args.items()
         }
-        omitted = OMITTED_SECRET if secret else OMITTED_SECRET_OUTPUT if secret_command(args.get("command")) else None
         call_id = block["id"] if isinstance(block.get("id"), str) else ""
         return {
             "type": "tool_use",
