@@ -42,11 +42,13 @@ def schema(phase: str) -> tuple[dict[str, Any], str]:
 
 
 def prompt(phase: str, **fields: str) -> str:
-    """The phase's prompt file with ``{{field}}`` placeholders filled in."""
+    """The phase's prompt file with ``{{field}}`` placeholders filled in, in one pass.
+
+    One pass: a value that itself contains ``{{another_field}}`` (a goal, a diff) stays as written,
+    never filled in with another field's text.
+    """
     text = (PROMPT_DIR / f"{phase}.md").read_text(encoding="utf-8")
-    for key, value in fields.items():
-        text = text.replace("{{" + key + "}}", value)
-    return text
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields.get(m.group(1), m.group(0)), text)
 
 
 EVIDENCE_TAG = "untrusted-evidence"
