@@ -50,6 +50,7 @@ COMMANDS = (
     "handoff",
     "install",
     "setup",
+    "doctor",
     "hook",
 )
 
