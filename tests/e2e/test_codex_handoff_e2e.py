@@ -78,6 +78,7 @@ def test_install_trust_is_confirmed_by_codex(srv, bridge):
     assert (trust["status"], trust["checkedWith"], trust["recorded"]) == ("trusted", str(agent_bin("codex")), True)
 
 
+@pytest.mark.smoke
 def test_handoff_is_caught_with_recorded_trust(srv, bridge, git_repo):
     """With the trust --trust recorded, `$handoff` writes the pointer and no model request is made."""
     install(bridge, "--trust")

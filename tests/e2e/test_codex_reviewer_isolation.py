@@ -57,6 +57,7 @@ def tool_outputs(codex) -> str:
     return json.dumps(outputs)
 
 
+@pytest.mark.smoke
 def test_environment_secrets_never_reach_the_model(codex, git_repo, bridge):
     """The model makes codex run `env`: the output it gets back has no bridge secret and no provider key."""
     planned(codex, git_repo, bridge)
@@ -93,6 +94,7 @@ def user_hook(codex_home: Path, marker: Path) -> None:
     assert codex_trust.record(codex_home / "config.toml", codex_trust.key(hooks, where), codex_trust.hook_hash(entry))
 
 
+@pytest.mark.smoke
 def test_the_users_codex_hooks_do_not_run_for_reviewer_calls(codex, git_repo, bridge, isolated_homes, tmp_path):
     """A trusted user hook fires for the user's own codex exec, never for the bridge's plan, review or verdict."""
     marker = tmp_path / "hook-ran"

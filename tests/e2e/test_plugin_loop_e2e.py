@@ -50,6 +50,7 @@ def kind(stop_output: dict) -> str | None:
     return None
 
 
+@pytest.mark.smoke
 def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, bridge):
     """/autopilot plans; edits are reviewed; Stop continues Claude onto T2 with its criteria; then done."""
     codex.push("plan", reply_json(PLAN))
@@ -175,6 +176,7 @@ def test_nine_tasks_with_a_tool_each_reach_done_without_a_pause(claude, codex, g
     assert (s["status"], s["iteration"], s["current_task"]["id"]) == ("done", 9, "T9")
 
 
+@pytest.mark.smoke
 def test_stops_without_tools_pause_before_claude_codes_cap(claude, codex, planned_with_codex, tmp_path, bridge):
     """Claude keeps ending its turn without running a tool: the run blocks 7 times, then pauses itself before
     Claude Code's default cap of 8 would end the turn."""
