@@ -75,6 +75,7 @@ def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, 
     stops = run.hook_outputs("Stop")
     assert [kind(s) for s in stops] == ["continue", None]
     assert stops[1]["systemMessage"].startswith("codex-autopilot: done")
+    assert stops[1]["terminalSequence"].startswith("\x1b]9;codex-autopilot: done")  # the notification
     s = state_of(bridge, git_repo)
     assert (s["status"], s["iteration"], s["current_task"]["id"], s["owner_session_id"]) == (
         "done",
@@ -140,6 +141,7 @@ def test_codex_failing_never_holds_claude_more_than_twice(claude, codex, planned
     stops = run.hook_outputs("Stop")
     assert [kind(s) for s in stops] == ["continue", "continue", None]
     assert "paused" in stops[2]["systemMessage"] and "/autopilot resume" in stops[2]["systemMessage"]
+    assert stops[2]["terminalSequence"].startswith("\x1b]9;codex-autopilot: the autopilot run paused")
     s = state_of(bridge, repo)
     assert (s["status"], s["consecutive_errors"], s["iteration"]) == ("paused_reviewer_unavailable", 3, 0)
     code, out, _ = bridge("-C", str(repo), "status")
