@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["statusline"]:  # runs on every status-line render: no argparse
         from autopilot.commands import statusline
 
-        return statusline.main(argv[1:])
+        return statusline.respond(argv[1:])
     if argv in (["state"], ["-C", *argv[1:2], "state"]):
         from autopilot.commands import state
 

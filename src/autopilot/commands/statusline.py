@@ -1,7 +1,7 @@
 """codex-bridge statusline: one short segment for Claude Code's status line, read from its JSON on stdin.
 
 Claude Code runs the status-line command on every render (debounced), so this is a fast path like
-the hooks': ``cli.main`` calls :func:`main` without argparse, and it imports only ``os``, ``sys`` and
+the hooks': ``cli.main`` calls :func:`respond` without argparse, and it imports only ``os``, ``sys`` and
 the hooks' no-run helpers until it knows a run is active. It prints nothing when no run is active
 (idle, done, aborted, or no run in this repository), so it can sit in any status line.
 
@@ -46,7 +46,7 @@ PAUSED_WORDS = {
 }
 
 
-def main(argv: list[str]) -> int:
+def respond(argv: list[str]) -> int:
     """Print the segment (after ``--with CMD``'s line); always exit 0: a status line must never break."""
     if argv[:1] in (["-h"], ["--help"]):
         sys.stdout.write(HELP)
@@ -161,5 +161,5 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    """Not reached: cli.main sends `statusline` to :func:`main` before any parsing."""
-    return main([])
+    """Not reached: cli.main sends `statusline` to :func:`respond` before any parsing."""
+    return respond([])
