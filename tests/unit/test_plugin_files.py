@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autopilot import __version__
-from autopilot.hooks import HANDLERS
+from autopilot.hooks import HANDLERS, MEMORY_EVENTS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ def test_every_hook_goes_through_the_one_entry_point():
         (group,) = groups
         (handler,) = group["hooks"]
         assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/scripts/bridge" hook {event}'
-    assert set(config) == set(HANDLERS)
+    assert set(config) == set(HANDLERS) | MEMORY_EVENTS
 
 
 def test_post_tool_use_matches_the_editing_tools():

@@ -34,6 +34,20 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "StopFailure": ("stop", "stop_failure"),
     "SessionEnd": ("session", "session_end"),  # all SessionEnd hooks share 1.5 s: nothing slow
 }
+# The events the active memory records (autopilot.memory.observe), with or without a run.
+MEMORY_EVENTS = frozenset(
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreCompact",
+        "PostCompact",
+        "PostModelSwitch",
+        "Stop",
+        "SessionEnd",
+    }
+)
 # Typed exactly (after trimming) by a human in a root session: record the handoff pointer, no model request.
 HANDOFF_PROMPTS = ("$handoff", "/handoff", "/codex-autopilot:handoff")
 
@@ -96,11 +110,26 @@ class _ScanContext:
 
 
 def dispatch(event: str, data: Json) -> Json | None:
-    """Route one event to its handler, or answer nothing when there is nothing to do."""
+    """Route one event to its handler, or answer nothing when there is nothing to do.
+
+    Every event the active memory follows is recorded first (cheap, with or without a run); when
+    facts changed since the last injection, the changed ones are added to the answer's context.
+    """
     if event == "UserPromptSubmit" and is_handoff_prompt(data):
         from autopilot.hooks.handoff import record
 
         return record(data)
+    memory = remember(event, data) if event in MEMORY_EVENTS else None
+    out = run_handler(event, data)
+    if memory:
+        from autopilot.hooks.memory import merge
+
+        out = merge(event, out, memory)
+    return out
+
+
+def run_handler(event: str, data: Json) -> Json | None:
+    """The autopilot's handler for the event when this workspace has a run; None otherwise."""
     target = HANDLERS.get(event)
     if target is None or (event == "SessionEnd" and data.get("reason") != "clear"):
         return None
@@ -113,6 +142,26 @@ def dispatch(event: str, data: Json) -> Json | None:
     module = import_module(f"autopilot.hooks.{target[0]}")
     handler = getattr(module, target[1])
     return handler(Hook(event, data))  # type: ignore[no-any-return]
+
+
+def remember(event: str, data: Json) -> Json | None:
+    """Record the event in the session's active memory; the memory's answer (context, a notice) or None.
+
+    A failure here never stops the autopilot's own handler: it becomes a notice (and a crash-log line).
+    """
+    try:
+        from autopilot.memory import observe
+
+        recorded = observe.record(event, data, "claude")
+        if recorded is None or not recorded[1]:
+            return None
+        from autopilot.hooks.memory import inject
+
+        return inject(event, data, recorded[0])
+    except Exception as exc:  # the memory fails open, visibly
+        answer = failed(event, exc)
+        answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)
+        return answer
 
 
 def is_handoff_prompt(data: Json) -> bool:
