@@ -8,8 +8,9 @@ what was injected). Only items outside that set are injected, inside a bounded e
 :data:`DEFAULT_CHARS`, ``AUTOPILOT_MEMORY_INJECT_CHARS`` or ``memory_inject_chars`` in the config,
 at most :data:`MAX_CHARS`, well under the clients' 10,000-character hook output cap); what did not
 fit stays unknown and comes next time. The first request of a session is its own objective: until a
-compaction summarises it away, it is known without being echoed back. Every injection is recorded in ``injections.jsonl`` (when,
-which session, which fields, bytes, the hash of the facts it was cut from). Text is redacted and
+compaction summarises it away, it is known without being echoed back. Every injection is recorded
+in ``injections.jsonl`` (when, which session, which fields, bytes, the hash of the facts it was
+cut from). Text is redacted and
 quoted: it is evidence and the agent's own claims, never an instruction.
 """
 
