@@ -64,6 +64,13 @@ def _message(error: Any) -> str:
     """A schema error as a short sentence (a blank string is called blank, not a regex mismatch)."""
     if error.validator == "pattern":
         return "is blank"
+    if error.validator == "type":
+        return f"must be a JSON {error.validator_value}, not {type(error.instance).__name__}"
+    if error.validator in ("maxLength", "minLength"):
+        bound = "at most" if error.validator == "maxLength" else "at least"
+        return f"must be {bound} {error.validator_value} characters"
+    if error.validator == "maxItems":
+        return f"has more than {error.validator_value} items"
     if error.validator == "required":
         return str(error.message).replace("is a required property", "is missing")
     text = " ".join(str(error.message).split())

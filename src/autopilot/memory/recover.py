@@ -119,7 +119,7 @@ def from_index(agent: str, path: str) -> list[dict[str, Any]]:
     """Compactions and model changes, from the transcript fold's index (the same cached index the source used)."""
     if agent == "claude":
         index = jsonl.scan(path, ClaudeFold())
-        boundaries = [(line, trigger) for line, trigger in index.state.get("boundaries") or []]
+        boundaries = [(b[0], b[1]) for b in index.state.get("boundaries") or []]
     else:
         index = codex_fold.scan(path)
         boundaries = [(line, None) for line in index.state.get("compaction_lines") or []]
