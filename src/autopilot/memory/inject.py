@@ -69,22 +69,22 @@ def budget() -> int:
     return max(MIN_CHARS, min(MAX_CHARS, value))
 
 
-def _when(at: Any) -> str:
-    return f", {at}" if at else ""
-
-
 def facts(state: dict[str, Any]) -> dict[str, list[str]]:
-    """The injectable facts of a state: each field as a list of item texts (deterministic: no clock)."""
+    """The injectable facts of a state: each field as a list of item texts.
+
+    An item's text is its identity, so it holds no time: a checkpoint that restates the same
+    objective does not make it a new fact.
+    """
     out: dict[str, list[str]] = {f: [] for f in FIELDS}
     obj = state.get("objective")
     if obj:
         where = "the checkpoint, the agent's claim" if obj["source"] == "checkpoint" else "the session's first request"
-        out["objective"] = [f"{_q(obj['text'])} (from {where}{_when(obj.get('at'))})"]
+        out["objective"] = [f"{_q(obj['text'])} (from {where})"]
     out["constraints"] = [f"{_q(c['text'])} ({c['source']})" for c in state.get("constraints") or []]
     nxt = state.get("nextAction")
     if nxt:
         where = "the checkpoint, the agent's claim" if nxt["source"] == "checkpoint" else "observed"
-        out["next_action"] = [f"{_q(nxt['text'])} ({where}{_when(nxt.get('at'))})"]
+        out["next_action"] = [f"{_q(nxt['text'])} ({where})"]
     # Observed open items are failing validations: the validation field already carries them.
     out["unresolved"] = [
         f"{_q(u['text'])} (checkpoint claim)" for u in state.get("unresolved") or [] if u["source"] != "observed"
@@ -169,7 +169,7 @@ def own_request(state: dict[str, Any]) -> bool:
     if obj.get("source") != "first-request" or obj.get("via") != "hook":
         return False
     at = str(obj.get("at") or "")
-    return not any(str(c.get("at") or "") > at for c in state.get("compactions") or [])
+    return not any(str(c.get("at") or "") >= at for c in state.get("compactions") or [])
 
 
 def adopt_cleared(store: SessionStore) -> str | None:
@@ -253,5 +253,6 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
             record["carriedFrom"] = carried
         store.append(observe.INJECTIONS, [record])
     store.save_active({"v": observe.VERSION, "state": state, "baseline": baseline, "updated": observe.now()})
-    store.write_mark(store.sizes())
+    # Facts left out for want of room must come next time, even if nothing else changes by then.
+    store.write_mark((-1, -1) if left else store.sizes())
     return text if shown else None
