@@ -195,12 +195,12 @@ def test_memory_context_joins_the_autopilots(planned, bridge):
 
 def test_a_failing_memory_does_not_stop_the_autopilot(planned, bridge, monkeypatch):
     """An error in the memory's injection is a notice; the autopilot's own answer still comes."""
-    from autopilot.hooks import memory
+    from autopilot.memory import inject
 
     def boom(*args, **kwargs):
         raise RuntimeError("memory bug")
 
-    monkeypatch.setattr(memory, "before_turn", boom)
+    monkeypatch.setattr(inject, "before_turn", boom)
     run_hook(bridge, "SessionStart", planned, source="startup")
     checkpoint(bridge, planned)
     answer = run_hook(bridge, "UserPromptSubmit", planned, prompt="go")

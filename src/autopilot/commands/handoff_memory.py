@@ -121,6 +121,24 @@ def recover(agent: str, session: str, *, cwd: str | None = None) -> int:
     return 0
 
 
+def inject(agent: str) -> int:
+    """For a hook script: read the hook event on stdin, print the hook JSON with the changed facts (or nothing)."""
+    import json
+
+    from autopilot.memory.inject import hook_answer
+
+    try:
+        data = json.loads(sys.stdin.read() or "{}")
+    except ValueError:
+        raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin") from None
+    if not isinstance(data, dict):
+        raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin")
+    answer = hook_answer(agent, str(data.get("hook_event_name") or ""), data)
+    if answer:
+        sys.stdout.write(json.dumps(answer) + "\n")
+    return 0
+
+
 def add_parser(handoff_subparsers: Any) -> None:
     """Register ``checkpoint``, ``active`` and ``recover`` under the ``handoff`` command's subparsers."""
     c = handoff_subparsers.add_parser(
@@ -159,3 +177,13 @@ def add_parser(handoff_subparsers: Any) -> None:
     r.add_argument("--from", dest="agent", choices=AGENTS, required=True, help="whose transcript to read")
     r.add_argument("--session", required=True, metavar="ID", help="the session (Claude) or thread (Codex) id")
     r.set_defaults(func=lambda a: recover(a.agent, a.session))
+
+    i = handoff_subparsers.add_parser(
+        "inject",
+        help="(for hook scripts) the changed facts to inject before the next turn, as hook JSON",
+        description="Read a hook event (SessionStart or UserPromptSubmit JSON) on stdin and print the hook answer "
+        "that injects the facts changed since the last injection into that session (nothing when none did). "
+        "codex-autopilot's Codex hook runs this after recording the event.",
+    )
+    i.add_argument("--agent", choices=AGENTS, required=True, help="whose session the event belongs to")
+    i.set_defaults(func=lambda a: inject(a.agent))

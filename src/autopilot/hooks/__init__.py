@@ -157,7 +157,7 @@ def remember(event: str, data: Json) -> Json | None:
             return None
         from autopilot.hooks.memory import inject
 
-        return inject(event, data, recorded[0])
+        return inject(event, data)
     except Exception as exc:  # the memory fails open, visibly
         answer = failed(event, exc)
         answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)

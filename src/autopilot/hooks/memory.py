@@ -7,24 +7,16 @@ facts changed), so it may load the reducer, the config and the redactor.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from autopilot.git import toplevel
-from autopilot.memory.inject import before_turn
-from autopilot.memory.store import SessionStore
+from autopilot.memory.inject import hook_answer
 
 Json = dict[str, Any]
 
 
-def inject(event: str, data: Json, folder: str) -> Json | None:
+def inject(event: str, data: Json) -> Json | None:
     """The hook answer carrying the facts that changed since the last injection, or None."""
-    session = os.path.basename(folder).split("-", 1)[1]
-    store = SessionStore("claude", session, toplevel(str(data.get("cwd") or os.getcwd())))
-    text = before_turn(store, event, data)
-    if not text:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return hook_answer("claude", event, data)
 
 
 def merge(event: str, out: Json | None, memory: Json) -> Json:

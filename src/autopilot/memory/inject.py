@@ -26,6 +26,7 @@ import orjson
 from autopilot.config import load_config
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
+from autopilot.git import toplevel
 from autopilot.memory import observe
 from autopilot.memory.reduce import reduce
 from autopilot.memory.store import SessionStore
@@ -256,3 +257,17 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
     # Facts left out for want of room must come next time, even if nothing else changes by then.
     store.write_mark((-1, -1) if left else store.sizes())
     return text if shown else None
+
+
+def hook_answer(agent: str, event: str, data: dict[str, Any]) -> dict[str, Any] | None:
+    """The hook JSON that injects the changed facts for ``event`` (None: nothing new, or nothing recorded)."""
+    session = observe.safe_session(data.get("session_id"))
+    if session is None or not observe.enabled():
+        return None
+    store = SessionStore(agent, session, toplevel(str(data.get("cwd") or os.getcwd())))
+    if not store.exists():
+        return None
+    text = before_turn(store, event, data)
+    if not text:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
