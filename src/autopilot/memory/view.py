@@ -52,6 +52,11 @@ def transcript_of(observations: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def _fresh_start(first: dict[str, Any] | None) -> bool:
+    """Whether the first hook saw the session begin (a startup, or a /clear that carried the old one over)."""
+    return first is not None and first.get("event") == "SessionStart" and first.get("source") in ("startup", "clear")
+
+
 def coverage(
     store: SessionStore, state: dict[str, Any], logs: dict[str, Log], transcript: str | None
 ) -> dict[str, Any]:
@@ -70,12 +75,14 @@ def coverage(
                 + (f"; `{command}` rebuilds what the transcript shows" if not recovered else ""),
             )
         )
-    elif (counts["firstHook"] or {}).get("event") != "SessionStart":
+    elif not _fresh_start(counts["firstHook"]):
         first = counts["firstHook"]
         reasons.append(
             gap(
                 "hooks_late",
-                f"the hooks began mid-session (the first was {first['event']} at {first['at']}); what came before "
+                f"the hooks began mid-session (the first was {first['event']}"
+                + (f" ({first['source']})" if first.get("source") else "")
+                + f" at {first['at']}); what came before "
                 "is known only from the transcript" + ("" if recovered else f": `{command}` rebuilds it"),
             )
         )
