@@ -215,3 +215,27 @@ def test_a_corrupt_state_file_is_moved_aside_by_the_hook(git_repo, bridge):
     assert "NEXT-ACTION-MARKER" in context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="continue"))
     (aside,) = store(git_repo).glob("active.json.corrupt-*")
     assert aside.read_text() == "garbage" and json.loads((store(git_repo) / "active.json").read_text())["state"]
+
+
+def preserved_scenario(bridge, repo: Path, trigger: str) -> str:
+    """A turn that edits, a resume that injects the edit, then a compaction with ``trigger``; the reset's text."""
+    started(bridge, repo)
+    checkpoint(bridge, repo)
+    run_hook(bridge, "UserPromptSubmit", repo, prompt="continue")
+    run_hook(bridge, "PostToolUse", repo, tool_name="Edit", tool_input={"file_path": "/w/cli.py"}, tool_response={})
+    run_hook(bridge, "Stop", repo, stop_hook_active=False)
+    assert '"/w/cli.py"' in context_of(run_hook(bridge, "SessionStart", repo, source="resume"))
+    run_hook(bridge, "PreCompact", repo, trigger=trigger, custom_instructions=None)
+    return context_of(run_hook(bridge, "SessionStart", repo, source="compact"))
+
+
+def test_a_manual_compaction_keeps_what_was_injected_after_the_last_turn(git_repo, bridge):
+    """`claude -p /compact` keeps the compacting run's own SessionStart context verbatim: it is not repeated."""
+    text = preserved_scenario(bridge, git_repo, "manual")
+    assert "NEXT-ACTION-MARKER" in text and '"/w/cli.py"' not in text
+
+
+def test_an_automatic_compaction_forgets_everything(git_repo, bridge):
+    """An automatic compaction keeps no injected context: the whole state comes again."""
+    text = preserved_scenario(bridge, git_repo, "auto")
+    assert "NEXT-ACTION-MARKER" in text and '"/w/cli.py"' in text

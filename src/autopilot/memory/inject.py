@@ -164,6 +164,37 @@ def baseline_from(injections: list[dict[str, Any]]) -> dict[str, list[str]]:
     return {}
 
 
+def kept_through(store: SessionStore, injections: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """What the session still knows after a compaction: what was injected after its last turn, if it keeps that.
+
+    A manual compaction in Claude Code keeps the last turn's tail verbatim (the last assistant message
+    and every row after it: in print mode that is the compacting run's own SessionStart(resume) context),
+    so an injection made after the last Stop is still in the model's context and is not repeated. Any
+    other compaction (automatic ones, Codex's) is taken to forget everything.
+    """
+    if store.agent != "claude":
+        return {}
+    observations = store.observations().records
+    pre = next((o for o in reversed(observations) if o.get("kind") == "compact" and o.get("phase") == "pre"), None)
+    if pre is None or pre.get("trigger") != "manual":
+        return {}
+    stop = next(
+        (o for o in reversed(observations) if o.get("kind") == "turn" and str(o.get("at")) < str(pre.get("at"))), None
+    )
+    after = str(stop.get("at")) if stop else ""
+    kept: dict[str, set[str]] = {}
+    for record in injections:
+        if (
+            record.get("kind") != "injection"
+            or record.get("reset")
+            or not after < str(record.get("at")) < str(pre.get("at"))
+        ):
+            continue
+        for field, hashes in (record.get("injected") or {}).items():
+            kept.setdefault(field, set()).update(hashes)
+    return {f: sorted(h) for f, h in kept.items()}
+
+
 def own_request(state: dict[str, Any]) -> bool:
     """Whether the objective is the session's own first request, still in its context (no compaction since)."""
     obj = state.get("objective") or {}
@@ -214,8 +245,10 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
     state = reduce(store.observations().records, store.checkpoints().records)
     items = facts(state)
     doc = store.load_active() or {}
-    if reset:
-        known: dict[str, list[str]] = {}
+    if source == "compact":
+        known = kept_through(store, store.injections().records)
+    elif reset:
+        known = {}
     elif isinstance(doc.get("baseline"), dict):
         known = {k: list(v) for k, v in doc["baseline"].items()}
     else:
@@ -246,6 +279,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
             "bytes": len(text.encode("utf-8")) if shown else 0,
             "chars": len(text) if shown else 0,
             "sourceHash": source_hash(items),
+            "injected": {f: sorted(item_hash(f, t) for t in taken) for f, taken in shown.items()},
             "known": baseline,
         }
         if reset:

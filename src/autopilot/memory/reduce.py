@@ -30,7 +30,7 @@ from autopilot.memory import validation
 RECENT_EDITS = 20
 CONSTRAINTS_FROM_REQUEST = 10
 CONSTRAINT_CHARS = 300
-COMPACT_SAME_S = 120  # a SessionStart(compact) this close to a PostCompact is the same compaction
+COMPACT_SAME_S = 60  # a SessionStart(compact) this close to a PostCompact (no request between) is the same one
 _CONSTRAINT = re.compile(
     r"\b(?:must(?:n't| not)?|never|don't|do not|only|without|avoid|keep|at most|no more than"
     r"|should(?:n't| not)|always|make sure|not allowed)\b",
@@ -268,13 +268,22 @@ def _edits(obs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Compactions that happened (PostCompact, SessionStart(compact) or a recovered boundary), once each."""
+    """Compactions that happened (PostCompact, SessionStart(compact) or a recovered boundary), once each.
+
+    One compaction fires PreCompact, then SessionStart(compact) and PostCompact within moments; a
+    PreCompact that nothing follows did not compact (Claude Code fires one before deciding not to).
+    Two signals belong to one compaction when they are close and no request came between them.
+    """
     out: list[dict[str, Any]] = []
     pending_pre: dict[str, Any] | None = None
+    joinable = False
     for o in obs:
         kind = o.get("kind")
+        if kind == "request":
+            joinable = False
+            continue
         if kind == "compact" and o.get("phase") == "pre":
-            pending_pre = o
+            pending_pre, joinable = o, False
             continue
         happened = (kind == "compact" and o.get("phase") == "post") or (
             kind == "session" and o.get("source") == "compact"
@@ -282,7 +291,7 @@ def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not happened:
             continue
         at = str(o.get("at") or "")
-        if out and _seconds_between(out[-1]["at"], at) <= COMPACT_SAME_S:
+        if joinable and out and _seconds_between(out[-1]["at"], at) <= COMPACT_SAME_S:
             if o.get("trigger") and not out[-1].get("trigger"):
                 out[-1]["trigger"] = o.get("trigger")
             continue
@@ -295,6 +304,7 @@ def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif o.get("instructions"):
             entry["instructions"] = o["instructions"]
         out.append(entry)
+        joinable = True
     return out
 
 
