@@ -165,30 +165,42 @@ def baseline_from(injections: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 
 def kept_through(store: SessionStore, injections: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """What the session still knows after a compaction: what was injected after its last turn, if it keeps that.
+    """What the session still knows after a compaction: what was injected in the current turn, nothing older.
 
-    A manual compaction in Claude Code keeps the last turn's tail verbatim (the last assistant message
-    and every row after it: in print mode that is the compacting run's own SessionStart(resume) context),
-    so an injection made after the last Stop is still in the model's context and is not repeated. Any
-    other compaction (automatic ones, Codex's) is taken to forget everything.
+    Both clients carry the current turn's hook context across a compaction (seen with the real
+    binaries): Claude Code keeps the tail after the last assistant message verbatim (a print-mode
+    ``/compact`` run's own SessionStart context; the prompt that triggered an automatic compaction,
+    with its context) and resends the turn's attachments after a compaction mid-turn; Codex resends
+    the turn's SessionStart context after compacting at the start of a turn. What was injected before
+    the last turn ended is summarised away, so it is injected again.
     """
-    if store.agent != "claude":
-        return {}
     observations = store.observations().records
-    pre = next((o for o in reversed(observations) if o.get("kind") == "compact" and o.get("phase") == "pre"), None)
-    if pre is None or pre.get("trigger") != "manual":
-        return {}
-    stop = next(
-        (o for o in reversed(observations) if o.get("kind") == "turn" and str(o.get("at")) < str(pre.get("at"))), None
+    at_compaction = next(
+        (
+            n
+            for n in range(len(observations) - 1, -1, -1)
+            if observations[n].get("kind") == "compact" and observations[n].get("phase") == "pre"
+        ),
+        None,
     )
+    if at_compaction is None:
+        at_compaction = next(
+            (
+                n
+                for n in range(len(observations) - 1, -1, -1)
+                if observations[n].get("kind") == "session" and observations[n].get("source") == "compact"
+            ),
+            None,
+        )
+    if at_compaction is None:
+        return {}
+    at = str(observations[at_compaction].get("at"))
+    # the log's order, not the clock, says which Stop came before the compaction (both can share a millisecond)
+    stop = next((o for o in reversed(observations[:at_compaction]) if o.get("kind") == "turn"), None)
     after = str(stop.get("at")) if stop else ""
     kept: dict[str, set[str]] = {}
     for record in injections:
-        if (
-            record.get("kind") != "injection"
-            or record.get("reset")
-            or not after < str(record.get("at")) < str(pre.get("at"))
-        ):
+        if record.get("kind") != "injection" or record.get("reset") or not after < str(record.get("at")) <= at:
             continue
         for field, hashes in (record.get("injected") or {}).items():
             kept.setdefault(field, set()).update(hashes)
