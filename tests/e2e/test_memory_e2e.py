@@ -16,7 +16,7 @@ import pytest
 from autopilot import paths
 from autopilot.memory import observe
 from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
-from tests.support.agents import agent_bin, write_codex_config
+from tests.support.agents import agent_bin, codex_exec, write_codex_config
 from tests.support.claude_driver import ClaudeDriver
 from tests.support.messages_server import MessagesServer, text, tool_use
 from tests.support.plugin_harness import REPO
@@ -145,20 +145,6 @@ def codex_srv(isolated_homes, monkeypatch):
         write_codex_config(paths.codex_home(), server.url)
         bridge_cli("install", "codex", "--trust", cwd=Path.cwd())
         yield server
-
-
-def codex_exec(cwd: Path, *args: str) -> list[dict]:
-    proc = subprocess.run(
-        [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
 def test_codex_sessions_are_recorded_and_a_checkpoint_is_injected_once(codex_srv, git_repo):

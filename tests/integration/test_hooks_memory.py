@@ -244,3 +244,36 @@ def test_a_compaction_forgets_what_earlier_turns_were_told(git_repo, bridge):
     run_hook(bridge, "Stop", git_repo, stop_hook_active=False)
     run_hook(bridge, "PreCompact", git_repo, trigger="manual", custom_instructions=None)
     assert '"/w/cli.py"' in context_of(run_hook(bridge, "SessionStart", git_repo, source="compact"))
+
+
+def codex_event(repo: Path, event: str, **fields) -> str:
+    """Record a Codex hook event as its memory hook does and ask for the injection (what `handoff inject` prints)."""
+    from autopilot.memory.inject import hook_answer
+
+    data = {"session_id": SESSION, "cwd": str(repo), "hook_event_name": event, **fields}
+    recorded = observe.record(event, data, "codex")
+    return context_of(hook_answer("codex", event, data) if recorded and recorded[1] else None)
+
+
+def test_codex_keeps_what_was_injected_after_the_compaction(git_repo, bridge):
+    """Codex compacts at a turn's start, then fires SessionStart: that context stays and is not repeated."""
+    codex_event(git_repo, "SessionStart", source="startup")
+    codex_event(git_repo, "UserPromptSubmit", prompt="Add a --json flag")
+    codex_event(git_repo, "PostToolUse", tool_name="apply_patch", tool_input={"command": "*** Add File: a.py\n"})
+    codex_event(git_repo, "Stop")
+    codex_event(git_repo, "PreCompact", trigger="auto")
+    codex_event(git_repo, "PostCompact", trigger="auto")
+    resumed = codex_event(git_repo, "SessionStart", source="resume")
+    assert "Add a --json flag" in resumed and '"a.py"' in resumed  # the compaction summarised the request away
+    assert codex_event(git_repo, "SessionStart", source="compact") == ""
+
+
+def test_codex_repeats_what_was_injected_before_the_compaction(git_repo, bridge):
+    """Context Codex got before a compaction in the middle of a turn is dropped by it, so it comes again."""
+    codex_event(git_repo, "SessionStart", source="startup")
+    codex_event(git_repo, "UserPromptSubmit", prompt="Add a --json flag")
+    codex_event(git_repo, "PostToolUse", tool_name="apply_patch", tool_input={"command": "*** Add File: a.py\n"})
+    assert '"a.py"' in codex_event(git_repo, "UserPromptSubmit", prompt="go on")
+    codex_event(git_repo, "PreCompact", trigger="auto")
+    codex_event(git_repo, "PostCompact", trigger="auto")
+    assert '"a.py"' in codex_event(git_repo, "SessionStart", source="compact")

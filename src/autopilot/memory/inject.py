@@ -165,46 +165,38 @@ def baseline_from(injections: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 
 def kept_through(store: SessionStore, injections: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """What the session still knows after a compaction: what was injected in the current turn, nothing older.
+    """What the session still knows after a compaction: the hook context the client carries across it.
 
-    Both clients carry the current turn's hook context across a compaction (seen with the real
-    binaries): Claude Code keeps the tail after the last assistant message verbatim (a print-mode
-    ``/compact`` run's own SessionStart context; the prompt that triggered an automatic compaction,
-    with its context) and resends the turn's attachments after a compaction mid-turn; Codex resends
-    the turn's SessionStart context after compacting at the start of a turn. What was injected before
-    the last turn ended is summarised away, so it is injected again.
+    Seen with the real binaries: Claude Code keeps the tail after the last assistant message verbatim
+    (a print-mode ``/compact`` run's own SessionStart context; the prompt that triggered an automatic
+    compaction, with its context) and resends the turn's attachments after a compaction mid-turn, so
+    what was injected since the last Stop survives. Codex drops the context injected before a
+    compaction and keeps what comes after it (compacting at the start of a turn, it fires the turn's
+    SessionStart after compacting). Everything else is summarised away and is injected again.
     """
     observations = store.observations().records
-    at_compaction = next(
-        (
-            n
-            for n in range(len(observations) - 1, -1, -1)
-            if observations[n].get("kind") == "compact" and observations[n].get("phase") == "pre"
-        ),
-        None,
-    )
+    at_compaction = _last(observations, lambda o: o.get("kind") == "compact" and o.get("phase") == "pre")
     if at_compaction is None:
-        at_compaction = next(
-            (
-                n
-                for n in range(len(observations) - 1, -1, -1)
-                if observations[n].get("kind") == "session" and observations[n].get("source") == "compact"
-            ),
-            None,
-        )
+        at_compaction = _last(observations, lambda o: o.get("kind") == "session" and o.get("source") == "compact")
     if at_compaction is None:
         return {}
-    at = str(observations[at_compaction].get("at"))
-    # the log's order, not the clock, says which Stop came before the compaction (both can share a millisecond)
-    stop = next((o for o in reversed(observations[:at_compaction]) if o.get("kind") == "turn"), None)
-    after = str(stop.get("at")) if stop else ""
+    if store.agent == "codex":
+        after = str(observations[at_compaction].get("at"))
+    else:
+        # the log's order, not the clock, says which Stop came before the compaction (both can share a millisecond)
+        stop = _last(observations[:at_compaction], lambda o: o.get("kind") == "turn")
+        after = str(observations[stop].get("at")) if stop is not None else ""
     kept: dict[str, set[str]] = {}
     for record in injections:
-        if record.get("kind") != "injection" or record.get("reset") or not after < str(record.get("at")) <= at:
-            continue
-        for field, hashes in (record.get("injected") or {}).items():
-            kept.setdefault(field, set()).update(hashes)
+        if record.get("kind") == "injection" and str(record.get("at")) > after:
+            for field, hashes in (record.get("injected") or {}).items():
+                kept.setdefault(field, set()).update(hashes)
     return {f: sorted(h) for f, h in kept.items()}
+
+
+def _last(items: list[dict[str, Any]], match: Any) -> int | None:
+    """The index of the last item ``match`` accepts, or None."""
+    return next((n for n in range(len(items) - 1, -1, -1) if match(items[n])), None)
 
 
 def own_request(state: dict[str, Any]) -> bool:
