@@ -16,8 +16,8 @@ from typing import Any
 from autopilot import git
 from autopilot.errors import BridgeError
 from autopilot.memory.store import SessionStore
-from autopilot.memory.validation import classify, kind_of
 from autopilot.redact import Redactor
+from autopilot.transcripts.validation import classify, kind_of
 
 SKIPPED = frozenset({"turn", "end", "recovery"})  # boundaries and bookkeeping: nothing to search for
 

@@ -13,7 +13,7 @@ times, so they fall where they happened), duplicates by id are kept once. The ru
 - **completed**: every item any checkpoint lists as done, once; an item a later checkpoint reopens
   moves back to unresolved.
 - **validation**: the newest run of each command wins (a later failing run supersedes an earlier
-  pass), judged by :func:`autopilot.memory.validation.classify`.
+  pass), judged by :func:`autopilot.transcripts.validation.classify`.
 - **next action**: the newest checkpoint's, unless a validation failed after it and still fails:
   then making that command pass is the next action (observed).
 - **current work**: the newest request and the files edited since the newest checkpoint.
@@ -25,7 +25,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from autopilot.memory import validation
+from autopilot.transcripts import validation
 
 RECENT_EDITS = 20
 CONSTRAINTS_FROM_REQUEST = 10

@@ -1,4 +1,4 @@
-"""Which commands validate (test, lint, type-check, build) and what a run of one really showed.
+"""Which commands validate (test, lint, type-check, build) and what a run of one really showed (in a transcript or a hook).
 
 A run's outcome is read from what it printed as much as from its exit code, because the exit code
 can lie: ``pytest … || true`` exits 0 whatever happened, and ``pytest`` that collected nothing exits
