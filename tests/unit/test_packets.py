@@ -270,3 +270,16 @@ def test_text_mentioning_a_tampered_packet_is_not_inherited(bridge, repo, sessio
     assert packet["objective"]["text"] == f"Continue from {answer['packet']}"
     assert [p["verified"] for p in packet["predecessors"]] == [False]
     assert "unverified_predecessor" in [g["kind"] for g in packet["coverage"]["gaps"]]
+
+
+def test_a_masked_test_run_that_ran_nothing_is_no_pass(bridge, repo):
+    """`pytest … || true` that exited 0 but collected nothing is `no-tests` in the packet, never `passed`."""
+    t = Transcript()
+    t.user("Make the tests pass.")
+    t.assistant(tool_use("Bash", {"command": "pytest -q tests/nothing || true"}, "toolu_masked"))
+    t.result("toolu_masked", "no tests ran in 0.01s")
+    session = claude_session(t, repo).stem
+    work = stored(export(bridge, repo, session)["packet"])["completedWork"]
+    assert [(v["command"], v["outcome"]) for v in work["validations"]] == [
+        ("pytest -q tests/nothing || true", "no-tests")
+    ]

@@ -21,23 +21,16 @@ times, so they fall where they happened), duplicates by id are kept once. The ru
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
 from autopilot.transcripts import validation
+from autopilot.transcripts.evidence import constraints_in
 
 RECENT_EDITS = 20
 CONSTRAINTS_FROM_REQUEST = 10
 CONSTRAINT_CHARS = 300
 COMPACT_SAME_S = 60  # a SessionStart(compact) this close to a PostCompact (no request between) is the same one
-_CONSTRAINT = re.compile(
-    r"\b(?:must(?:n't| not)?|never|don't|do not|only|without|avoid|keep|at most|no more than"
-    r"|should(?:n't| not)|always|make sure|not allowed)\b",
-    re.I,
-)
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 
 
 def norm(text: str) -> str:
@@ -49,18 +42,6 @@ def is_request(obs: dict[str, Any]) -> bool:
     """Whether an observation is a typed request (slash commands and the $handoff trigger are not)."""
     prompt = str(obs.get("prompt") or "").strip()
     return obs.get("kind") == "request" and bool(prompt) and not prompt.startswith(("/", "$"))
-
-
-def constraints_in(prompt: str) -> list[str]:
-    """Sentences of a request that read like rules (must, never, only, without, keep...), in order."""
-    found: list[str] = []
-    for part in _SENTENCES.split(prompt):
-        part = _BULLET.sub("", part).strip()
-        if part and _CONSTRAINT.search(part) and part not in found:
-            found.append(part[:CONSTRAINT_CHARS])
-        if len(found) == CONSTRAINTS_FROM_REQUEST:
-            break
-    return found
 
 
 def ordered(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -170,7 +151,8 @@ def _constraints(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> l
     if cp:
         return [{"text": c, "source": "checkpoint"} for c in cp["checkpoint"].get("constraints") or []]
     if requests:
-        return [{"text": c, "source": "first-request (by wording)"} for c in constraints_in(requests[0]["prompt"])]
+        wording = constraints_in(requests[0]["prompt"])[:CONSTRAINTS_FROM_REQUEST]
+        return [{"text": c[:CONSTRAINT_CHARS], "source": "first-request (by wording)"} for c in wording]
     return []
 
 

@@ -1,4 +1,4 @@
-"""Which commands validate (test, lint, type-check, build) and what a run of one really showed (in a transcript or a hook).
+"""Which commands validate (test, lint, type check, build), and what a run of one really showed.
 
 A run's outcome is read from what it printed as much as from its exit code, because the exit code
 can lie: ``pytest … || true`` exits 0 whatever happened, and ``pytest`` that collected nothing exits
@@ -18,7 +18,9 @@ from typing import Any
 # Words that wrap the real command: `env X=1 timeout 60 uv run pytest` validates with pytest.
 _WRAPPERS = frozenset({"env", "time", "nice", "sudo", "command", "exec", "xvfb-run", "npx", "bunx", "pnpx", "stdbuf"})
 _RUNNERS = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye", "pixi"})  # `<runner> run <command>`
-_TEST = frozenset({"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ctest", "rspec", "phpunit", "ava"})
+_TEST = frozenset(
+    {"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ctest", "rspec", "phpunit", "ava", "bats"}
+)
 _LINT = frozenset({"ruff", "flake8", "pylint", "eslint", "black", "isort", "prettier", "shellcheck", "golangci-lint"})
 _TYPES = frozenset({"mypy", "pyright", "tsc", "pytype", "dmypy"})
 _SCRIPT_WORDS = ("test", "lint", "build", "check", "typecheck", "type-check", "types", "verify", "ci")
