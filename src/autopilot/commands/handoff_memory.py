@@ -139,8 +139,14 @@ def inject(agent: str) -> int:
     return 0
 
 
+def _session_options(p: Any, flag: str = "--agent", what: str = "whose session it is") -> None:
+    """The agent and session options every action here takes."""
+    p.add_argument(flag, dest="agent", choices=AGENTS, required=True, help=what)
+    p.add_argument("--session", required=True, metavar="ID", help="the session (Claude) or thread (Codex) id")
+
+
 def add_parser(handoff_subparsers: Any) -> None:
-    """Register ``checkpoint``, ``active`` and ``recover`` under the ``handoff`` command's subparsers."""
+    """Register ``checkpoint``, ``active``, ``recover`` and ``inject`` under the ``handoff`` command's subparsers."""
     c = handoff_subparsers.add_parser(
         "checkpoint",
         help="store an agent's semantic checkpoint for its session (a claim, not proof)",
@@ -149,8 +155,7 @@ def add_parser(handoff_subparsers: Any) -> None:
         "memory in this worktree. A bad file is refused with one line and nothing is stored. An unresolved "
         "item stays open until a checkpoint lists it as completed.",
     )
-    c.add_argument("--agent", choices=AGENTS, required=True, help="whose session it is")
-    c.add_argument("--session", required=True, metavar="ID", help="the session (Claude) or thread (Codex) id")
+    _session_options(c)
     c.add_argument("--file", required=True, metavar="F", help="the checkpoint JSON file, or - for stdin")
     c.set_defaults(func=lambda a: checkpoint(a.agent, a.session, a.file))
 
@@ -162,8 +167,7 @@ def add_parser(handoff_subparsers: Any) -> None:
         "completed items, recent evidence, checkpoint age, coverage (complete, or degraded with the reasons) "
         "and the injection history. Read-only; every string is redacted.",
     )
-    s.add_argument("--agent", choices=AGENTS, required=True, help="whose session it is")
-    s.add_argument("--session", required=True, metavar="ID", help="the session (Claude) or thread (Codex) id")
+    _session_options(s)
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s.set_defaults(func=lambda a: active(a.agent, a.session, as_json=a.json))
 
@@ -174,8 +178,7 @@ def add_parser(handoff_subparsers: Any) -> None:
         "readers and append the requests, edits, validation runs, compactions and model changes the hooks "
         "did not record. Checkpoints are never touched; running it twice adds nothing; no model is asked.",
     )
-    r.add_argument("--from", dest="agent", choices=AGENTS, required=True, help="whose transcript to read")
-    r.add_argument("--session", required=True, metavar="ID", help="the session (Claude) or thread (Codex) id")
+    _session_options(r, "--from", "whose transcript to read")
     r.set_defaults(func=lambda a: recover(a.agent, a.session))
 
     i = handoff_subparsers.add_parser(
