@@ -7,6 +7,8 @@ object on stdout. Every hook exits 0: a block happens only on purpose, through
 The fast path comes first. Most events arrive in workspaces without a run, so before anything
 else is imported this module checks, with ``os`` and ``autopilot.git`` alone, whether the workspace has
 a state.json; heavy modules (openai, jsonschema, yaml) load only inside the handlers that need them.
+Every event the active memory follows is recorded first, run or no run, by ``autopilot.memory.observe``
+(one append; docs/memory.md); only when facts changed does ``hooks.memory`` load to inject them.
 """
 
 from __future__ import annotations
