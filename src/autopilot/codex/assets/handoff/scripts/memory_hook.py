@@ -14,15 +14,21 @@ and its PostToolUse hands over a command's output without its exit code (`handof
 codex` reads it from the rollout; coverage says so until then).
 
 Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on the
-same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names), and
-``toplevel`` is ``autopilot.git.toplevel``.
+same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names),
+``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is ``autopilot.hooks.parse_json``.
 """
 
-import json
 import os
-import subprocess
 import sys
 import time
+
+# Codex runs this on every event: no `json` package (its decoder imports re), no subprocess and no
+# hashlib (OpenSSL) unless needed; the C halves of json and SHA-256 do the work (measured:
+# bench/bench_memory.py). The twins elsewhere in the bridge do the same (autopilot.hooks, observe).
+try:
+    from _json import encode_basestring_ascii, make_encoder, make_scanner
+except ImportError:  # not CPython: the json package does it
+    make_encoder = make_scanner = None  # type: ignore[misc,assignment]
 
 VERSION = 1
 LOG = "observations.jsonl"
@@ -61,6 +67,8 @@ def toplevel(cwd: str) -> str | None:
             if parent == here:
                 return None
             here = parent
+    import subprocess
+
     try:
         proc = subprocess.run(
             ["git", "-C", cwd, "rev-parse", "--show-toplevel"],
@@ -87,10 +95,15 @@ def enabled() -> bool:
 
 
 def worktree_id(top: str) -> str:
-    """The first 12 hex digits of the worktree path's SHA-256."""
-    import hashlib
-
-    return hashlib.sha256(top.encode("utf-8")).hexdigest()[:12]
+    """The first 12 hex digits of the worktree path's SHA-256 (``autopilot.digest.sha256_hex``'s imports)."""
+    try:
+        from _sha2 import sha256  # Python >= 3.12
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.10, 3.11
+        except ImportError:
+            from hashlib import sha256
+    return str(sha256(top.encode("utf-8")).hexdigest())[:12]
 
 
 def session_dir(top: str, agent: str, session: str) -> str:
@@ -111,9 +124,45 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
+class _ScanContext:
+    """The settings json.JSONDecoder gives its scanner (``autopilot.hooks._ScanContext``)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+
+
+def loads(raw: str) -> object:
+    """``json.loads(raw)`` with the C scanner alone (``autopilot.hooks.parse_json``)."""
+    if make_scanner is None:
+        import json
+
+        return json.loads(raw)
+    text = raw.strip()
+    try:
+        value, end = make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
+
+
+def _unencodable(obj: object) -> object:
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
 def dumps(obj: object) -> str:
-    """Compact, ASCII-only JSON."""
-    return json.dumps(obj, separators=(",", ":"))
+    """Compact, ASCII-only JSON (``json.dumps(obj, separators=(",", ":"))``)."""
+    if make_encoder is None:
+        import json
+
+        return json.dumps(obj, separators=(",", ":"))
+    encode = make_encoder(None, _unencodable, encode_basestring_ascii, None, ":", ",", False, False, True)
+    return "".join(encode(obj, 0))
 
 
 def clip(value: object, limit: int, *, tail: bool = False) -> "str | None":
@@ -331,8 +380,10 @@ def bridge_command() -> "list | None":  # type: ignore[type-arg]
     """How to run the bridge that installed this hook (installed.json beside this script), or None."""
     try:
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "installed.json"), encoding="utf-8") as fh:
-            installed = json.load(fh)
+            installed = loads(fh.read())
     except (OSError, ValueError):
+        return None
+    if not isinstance(installed, dict):
         return None
     if isinstance(installed.get("bridge"), str) and os.access(installed["bridge"], os.X_OK):
         return [installed["bridge"]]
@@ -346,6 +397,8 @@ def inject(raw: bytes) -> str:
     command = bridge_command()
     if command is None:
         return ""
+    import subprocess
+
     proc = subprocess.run(
         [*command, "handoff", "inject", "--agent", AGENT],
         input=raw,
@@ -358,7 +411,7 @@ def inject(raw: bytes) -> str:
 
 def handle(raw: bytes) -> str:
     """Record one event; the hook's stdout (changed facts as additionalContext, or nothing)."""
-    data = json.loads(raw) if raw.strip() else {}
+    data = loads(raw.decode("utf-8")) if raw.strip() else {}
     if not isinstance(data, dict):
         return ""
     event = str(data.get("hook_event_name") or "")
