@@ -51,6 +51,20 @@ def documents(store: SessionStore) -> list[dict[str, Any]]:
         branch = None
     common = {"session": store.session, "agent": store.agent, "worktree": store.worktree, "branch": branch}
     docs: list[dict[str, Any]] = []
+    for n, obs in enumerate(store.observations().records):
+        if obs.get("kind") in SKIPPED:
+            continue
+        text, outcome = _text(obs)
+        docs.append(
+            {
+                **common,
+                "kind": f"memory.{obs.get('kind')}",
+                "time": obs.get("at"),
+                "text": redact(text),
+                "outcome": outcome,
+                "ref": {"log": "observations.jsonl", "index": n, "via": obs.get("via"), "source": obs.get("ref")},
+            }
+        )
     for n, cp in enumerate(store.checkpoints().records):
         body = cp.get("checkpoint") or {}
         lines = [f"objective: {body.get('objective')}", f"next action: {body.get('next_action')}"]
@@ -67,19 +81,5 @@ def documents(store: SessionStore) -> list[dict[str, Any]]:
                 "ref": {"log": "checkpoints.jsonl", "index": n, "sha256": cp.get("sha256"), "claim": True},
             }
         )
-    for n, obs in enumerate(store.observations().records):
-        if obs.get("kind") in SKIPPED:
-            continue
-        text, outcome = _text(obs)
-        docs.append(
-            {
-                **common,
-                "kind": f"memory.{obs.get('kind')}",
-                "time": obs.get("at"),
-                "text": redact(text),
-                "outcome": outcome,
-                "ref": {"log": "observations.jsonl", "index": n, "via": obs.get("via"), "source": obs.get("ref")},
-            }
-        )
-    docs.sort(key=lambda d: str(d["time"] or ""))
+    docs.sort(key=lambda d: str(d["time"] or ""))  # stable: in one millisecond, observations come first
     return docs
