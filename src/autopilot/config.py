@@ -22,6 +22,7 @@ KNOWN_KEYS = {
     "timeout_seconds",
     "max_diff_chars",
     "codex_bin",
+    "memory_inject_chars",  # the active memory's injection budget (memory/inject.py)
 }
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_DIFF_CHARS = 60_000

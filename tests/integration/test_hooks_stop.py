@@ -365,9 +365,7 @@ def test_every_hook_text_is_capped_whatever_a_handler_builds():
     assert len(out["hookSpecificOutput"]["additionalContext"]) <= hooks.TEXT_CAP
 
 
-@pytest.mark.parametrize(
-    "setting, sequence", [(None, "\x1b]9;codex-autopilot: done"), ("bell", "\a"), ("off", None)]
-)
+@pytest.mark.parametrize("setting, sequence", [(None, "\x1b]9;codex-autopilot: done"), ("bell", "\a"), ("off", None)])
 def test_a_finished_run_notifies_the_user_as_configured(worked, openai_env, bridge, monkeypatch, setting, sequence):
     """done: the message carries a terminal notification (OSC 9 by default, the bell, or none with notify: off)."""
     if setting:

@@ -11,7 +11,7 @@ import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
+    from autopilot.commands import handoff_codex, handoff_intake, handoff_memory, handoff_packets
 
     p = sub.add_parser(
         "handoff",
@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     handoff_intake.add_parser(hsub)
     handoff_packets.add_parser(hsub)
     handoff_codex.add_parser(hsub)
+    handoff_memory.add_parser(hsub)
     p.set_defaults(func=run)
 
 
