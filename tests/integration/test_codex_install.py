@@ -216,8 +216,8 @@ def test_load_refuses_unknown_top_level_keys(tmp_path):
 # --- skills --------------------------------------------------------------------------------------------------
 
 
-def test_install_writes_both_skills_with_their_files(bridge):
-    """Both skills get SKILL.md, agents/openai.yaml, their scripts and an ownership marker."""
+def test_install_writes_the_skills_with_their_files(bridge):
+    """Each skill gets SKILL.md, agents/openai.yaml, its scripts and an ownership marker."""
     install(bridge)
     assert sorted(snapshot(home() / "skills")) == [
         "from-claude/.codex-autopilot.json",
@@ -226,6 +226,9 @@ def test_install_writes_both_skills_with_their_files(bridge):
         "from-claude/scripts/from-claude",
         "from-claude/scripts/from_claude.py",
         "from-claude/scripts/installed.json",
+        "handoff-import/.codex-autopilot.json",
+        "handoff-import/SKILL.md",
+        "handoff-import/agents/openai.yaml",
         "handoff/.codex-autopilot.json",
         "handoff/SKILL.md",
         "handoff/agents/openai.yaml",

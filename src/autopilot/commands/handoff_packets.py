@@ -26,28 +26,46 @@ def _project(cwd: str | None):  # type: ignore[no-untyped-def]
 
 
 def _source_kind(agent: str, source: str | None) -> str:
-    kind = source or "local"
-    if kind == "app-server" and agent != "codex":
+    """local, app-server, or auto (Codex with no --source: the app server first, local files if it cannot answer)."""
+    if source == "app-server" and agent != "codex":
         raise BridgeError("--source app-server reads Codex threads only", hint="use --from codex, or drop --source")
-    return kind
+    if source is None:
+        return "auto" if agent == "codex" else "local"
+    return source
+
+
+def _with_source(answer: dict[str, Any], used: str, why: str | None = None) -> dict[str, Any]:
+    """The answer with where it came from (and why the preferred source was not used)."""
+    return {**answer, "sourceUsed": used, **({"sourceNote": why} if why else {})}
 
 
 def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = None, latest: bool = False) -> int:
-    """Print this worktree's sessions of one agent, newest first (a listing never selects one)."""
+    """Print this worktree's sessions of one agent, newest first (a listing never selects one).
+
+    Codex threads are listed through the read-only app server when it answers, else from the local
+    rollouts (the answer's ``sourceUsed`` says which, ``sourceNote`` why); ``--source`` picks one.
+    """
     from autopilot.output import emit
     from autopilot.sources import Limits
 
     project, limits = _project(cwd), Limits.from_env()
-    if _source_kind(agent, source) == "app-server":
+    kind = _source_kind(agent, source)
+    note = None
+    if kind in ("app-server", "auto"):
         from autopilot.sources import appserver
 
-        emit(appserver.sessions(project, limits, latest=latest))
-        return 0
+        try:
+            emit(_with_source(appserver.sessions(project, limits, latest=latest), "app-server"))
+            return 0
+        except BridgeError as exc:
+            if kind == "app-server":
+                raise
+            note = f"the Codex app server could not answer ({exc}); local rollouts were read instead"
     if agent == "claude":
         from autopilot.sources import claude as module
     else:
         from autopilot.sources import codex as module  # type: ignore[no-redef]
-    emit(module.sessions(project, limits, latest=latest))
+    emit(_with_source(module.sessions(project, limits, latest=latest), "local", note))
     return 0
 
 
@@ -70,12 +88,22 @@ def read(
     if before is not None and before < 1:
         raise BridgeError(f"--before {before} is not a line number; pass the previous page's nextBeforeLine")
     project, limits = _project(cwd), Limits.from_env()
-    if _source_kind(agent, source) == "app-server":
+    kind = _source_kind(agent, source)
+    if kind == "auto" and before is not None:
+        kind = "local"  # --before is a local line number; --cursor pages the app server
+    note = None
+    if kind in ("app-server", "auto"):
         from autopilot.sources.appserver import AppServerSource
 
-        emit(AppServerSource().read(project, session, cursor=cursor, limit=limit, limits=limits))
-        return 0
-    emit(_local(agent).read(project, session, before=before, limit=limit, limits=limits))
+        try:
+            page = AppServerSource().read(project, session, cursor=cursor, limit=limit, limits=limits)
+            emit(_with_source(page, "app-server"))
+            return 0
+        except BridgeError as exc:
+            if kind == "app-server":
+                raise
+            note = f"the Codex app server could not answer ({exc}); the local rollout was read instead"
+    emit(_with_source(_local(agent).read(project, session, before=before, limit=limit, limits=limits), "local", note))
     return 0
 
 
@@ -156,6 +184,17 @@ def export(
     return 0
 
 
+def list_packets(*, cwd: str | None = None, limit: int = DEFAULT_LIMIT) -> int:
+    """Print this project's stored packets, newest first (a listing never imports one)."""
+    from autopilot.output import emit
+    from autopilot.packets import store as packets
+
+    project = _project(cwd)
+    found = packets.listing(project.repo_id)
+    emit({"project": project.identity(), "packets": found[:limit], "total": len(found)})
+    return 0
+
+
 def inspect(packet_id: str) -> int:
     """Print a packet after re-verifying its hash and its evidence index."""
     from autopilot.output import emit
@@ -202,7 +241,8 @@ def add_parser(handoff_subparsers: Any) -> None:
     p.add_argument(
         "--source",
         choices=("local", "app-server"),
-        help="Codex only: local rollouts (default) or `codex app-server` (read-only)",
+        help="Codex only: `codex app-server` (read-only) or local rollouts (default: the app server, local if it "
+        "cannot answer)",
     )
     p.add_argument("--latest", action="store_true", help="show only the newest session (a filter, not a choice)")
     where(p)
@@ -267,6 +307,16 @@ def add_parser(handoff_subparsers: Any) -> None:
             budget_tokens=a.budget_tokens,
         )
     )
+
+    p = handoff_subparsers.add_parser(
+        "packets",
+        help="this project's handover packets, newest first",
+        description="List the packets exported from this project (any worktree): id, source session, destination, "
+        "objective, and whether each still verifies. Import one with `handoff import ID --to AGENT --session ID`.",
+    )
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"packets (default {DEFAULT_LIMIT})")
+    where(p)
+    p.set_defaults(func=lambda a: list_packets(cwd=a.project_dir or a.cwd, limit=a.limit))
 
     p = handoff_subparsers.add_parser("inspect", help="re-verify a packet and print it with its evidence index")
     p.add_argument("packet_id", metavar="PACKET_ID", help="sha256:<hex>, or 12+ leading hex digits")

@@ -26,7 +26,7 @@ MEMORY_SCRIPT = "scripts/memory_hook.py"  # records every Codex event in the act
 MEMORY_WRAPPER = "scripts/memory-hook"
 INTAKE_SCRIPT = "scripts/from_claude.py"
 INTAKE_WRAPPER = "scripts/from-claude"
-SKILLS = ("handoff", "from-claude")
+SKILLS = ("handoff", "from-claude", "handoff-import")
 
 
 def _asset(rel: str) -> str:
@@ -51,7 +51,7 @@ def installed_bridge() -> tuple[str, str | None]:
 
 
 def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
-    """Every file of both skills, by skill and path inside it."""
+    """Every file of the skills, by skill and path inside it."""
     from autopilot.codex.skills import File, skill_dir
 
     handoff, intake = skill_dir("handoff"), skill_dir("from-claude")
@@ -79,6 +79,10 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
                 _wrapper(python, intake / INTAKE_SCRIPT, "codex-autopilot's from-claude intake."), executable=True
             ),
             "scripts/installed.json": File(json.dumps({"bridge": bridge, "python": python}, indent=2) + "\n"),
+        },
+        "handoff-import": {  # runs the from-claude script's --import mode: one script, one bridge lookup
+            "SKILL.md": File(_asset("handoff-import/SKILL.md").replace("{{COMMAND}}", command)),
+            "agents/openai.yaml": File(_asset("handoff-import/agents/openai.yaml")),
         },
     }
 

@@ -215,19 +215,27 @@ def import_packet(
         "worktree": project.worktree,
         "stale": sum(len(v) for v in stale.values()),
     }
-    path = packets.record_import(to, session, receipt)
-    return {
+    try:
+        path: str | None = str(packets.record_import(to, session, receipt))
+        note = None
+    except OSError as exc:  # a sandboxed agent (Codex's) may not write outside its workspace: the import stands
+        path, note = None, f"the import receipt was not recorded ({exc.strerror or exc}); later packets of this "
+        note += "session will not name this one as their predecessor"
+    answer = {
         "packet": pid,
         "to": to,
         "receivingSession": receiving,
         "verified": checks,
         "gitDrift": d,
         "staleClaims": stale,
-        "receipt": str(path),
+        "receipt": path,
         "context": context,
         "contextChars": len(context),
         "contextTokensEstimate": -(-len(context) // 4),
     }
+    if note:
+        answer["receiptNote"] = note
+    return answer
 
 
 def _now() -> str:

@@ -176,3 +176,44 @@ def imported_into(agent: str, session: str) -> list[str]:
         if isinstance(pid, str) and pid not in out:
             out.append(pid)
     return out
+
+
+def listing(repo_id: str | None = None) -> list[dict[str, Any]]:
+    """Every stored packet (of repository ``repo_id`` when given), newest first: id, source, destination, objective.
+
+    A packet that fails verification is listed with why, never hidden: a tampered one must be seen.
+    """
+    found: list[dict[str, Any]] = []
+    try:
+        files = [p for p in packets_dir().glob("*.json") if not p.name.endswith(".evidence.json")]
+    except OSError:
+        return found
+    for path in files:
+        try:
+            data = path.read_bytes()
+            packet = json.loads(data)
+        except (OSError, ValueError):
+            found.append({"packet": "sha256:" + path.stem, "problem": "not readable JSON", "path": str(path)})
+            continue
+        if not isinstance(packet, dict):
+            continue
+        repo = packet.get("repository") or {}
+        if repo_id is not None and repo.get("repoId") != repo_id:
+            continue
+        source = packet.get("source") or {}
+        objective = packet.get("objective") or {}
+        found.append(
+            {
+                "packet": "sha256:" + path.stem,
+                "createdAt": packet.get("createdAt"),
+                "from": source.get("agent"),
+                "session": source.get("threadId") or source.get("sessionId"),
+                "to": (packet.get("destination") or {}).get("agent"),
+                "worktree": repo.get("worktree"),
+                "branch": repo.get("branch"),
+                "objective": objective.get("text") if isinstance(objective, dict) else objective,
+                "problem": verify(path.stem, data),
+            }
+        )
+    found.sort(key=lambda p: str(p.get("createdAt") or ""), reverse=True)
+    return found
