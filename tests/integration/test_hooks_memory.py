@@ -46,11 +46,10 @@ def test_every_event_is_recorded_without_a_run(git_repo, bridge):
     run_hook(bridge, "PostToolUse", git_repo, tool_name="Write", tool_input={"file_path": "/x/a.py"}, tool_response={})
     run_hook(bridge, "PreCompact", git_repo, trigger="manual", custom_instructions=None)
     run_hook(bridge, "PostCompact", git_repo, trigger="manual", compact_summary="<summary>s</summary>")
-    run_hook(bridge, "PostModelSwitch", git_repo, from_model="m1", to_model="m2", source="command")
     run_hook(bridge, "Stop", git_repo, stop_hook_active=False)
     run_hook(bridge, "SessionEnd", git_repo, reason="other")
     log = [json.loads(line) for line in (store(git_repo) / observe.LOG).read_text().splitlines()]
-    assert [o["kind"] for o in log] == ["session", "request", "edit", "compact", "compact", "model", "turn", "end"]
+    assert [o["kind"] for o in log] == ["session", "request", "edit", "compact", "compact", "turn", "end"]
 
 
 def test_the_first_prompt_is_not_echoed_back(git_repo, bridge):

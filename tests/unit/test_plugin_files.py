@@ -95,3 +95,20 @@ def test_agents_are_named_after_their_file(path):
     """Each subagent's name is its file name (kebab-case), with a description."""
     meta = frontmatter(REPO / "agents" / path)
     assert meta["name"] == path.removesuffix(".md") and meta["description"]
+
+
+# The hook events Claude Code 2.1.143 (the oldest supported) accepts in a plugin's hooks.json: an unknown
+# key makes it refuse the whole file, and `claude plugin validate` does not say so (verified on 2.1.143).
+EVENTS_2_1_143 = {
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit",
+    "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
+    "PreCompact", "PostCompact", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated",
+    "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate", "WorktreeRemove",
+    "InstructionsLoaded", "CwdChanged", "FileChanged",
+}  # fmt: skip
+
+
+def test_every_hook_event_is_known_to_the_oldest_supported_claude_code():
+    """hooks.json names only events Claude Code 2.1.143 knows, so its hooks load there too."""
+    config = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
+    assert set(config) <= EVENTS_2_1_143

@@ -36,7 +36,9 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "StopFailure": ("stop", "stop_failure"),
     "SessionEnd": ("session", "session_end"),  # all SessionEnd hooks share 1.5 s: nothing slow
 }
-# The events the active memory records (autopilot.memory.observe), with or without a run.
+# The events the active memory records (autopilot.memory.observe), with or without a run. Not
+# PostModelSwitch: Claude Code before 2.1.2xx refuses a plugin's whole hooks.json over an event it does
+# not know (verified on 2.1.143), so model changes come from the transcript (`handoff recover`).
 MEMORY_EVENTS = frozenset(
     {
         "SessionStart",
@@ -45,7 +47,6 @@ MEMORY_EVENTS = frozenset(
         "PostToolUseFailure",
         "PreCompact",
         "PostCompact",
-        "PostModelSwitch",
         "Stop",
         "SessionEnd",
     }
@@ -64,7 +65,6 @@ BUDGET_S = {
     "PostToolUseFailure": 8.0,
     "PreCompact": 8.0,
     "PostCompact": 8.0,
-    "PostModelSwitch": 8.0,
 }
 # `hook ToolUse` is PostToolUse for every tool (hooks.json's "*" group): it only notes that a tool ran.
 EVENT_OF = {"ToolUse": "PostToolUse"}
