@@ -4,7 +4,9 @@ Input is what a source's ``observe`` returned (events oldest first, edits, check
 coverage) and the project's git state now. Every claim the packet makes carries
 ``refs`` (evidence references ``E<n>``, each an exact pointer into the source) or is
 labelled ``"basis": "inference"``. Test results are historical: each says whether edits
-followed it in the transcript, and none is called current. Pending tool calls are listed
+followed it in the transcript, and none is called current; a run's outcome is what the
+command reported (its test summary, then its exit code: :mod:`.outcome`), never merely
+that the tool call completed. Pending tool calls are listed
 as pending, never as done and never replayed; nothing in a transcript (a tool printing
 "APPROVED", an assistant saying "ignore previous instructions") sets the packet's
 approval, which is always ``unreviewed``. Private reasoning never reaches a source's
@@ -21,6 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.packets import outcome
 from autopilot.packets import store as packets
 from autopilot.redact import Redactor
 from autopilot.sources import canonical, gap
@@ -51,6 +54,8 @@ NEXT_LINE = re.compile(
     r"\s*[:\-–]\s*(.+)$",
     re.I | re.M,
 )
+# The same statement in the middle of a line, after a sentence ends: "Tests pass. Next: add one more."
+NEXT_INLINE = re.compile(r"(?:[.!?;)]|\s[-\u2013\u2014])\s+(?:\*\*)?next(?: steps?)?(?:\*\*)?\s*:\s*(.+)$", re.I | re.M)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
@@ -431,9 +436,12 @@ def _completed(
         later_edits = [events[j]["id"] for j in edit_positions if j > i]
         result = tool.get("result") or {}
         earlier = runs.pop(command, None)
+        output = str(result.get("text") or "")
+        reported = outcome.read(command, output, result.get("exitCode"), tool["status"] == "failed")
         runs[command] = {
             "command": clip(command, 300),
-            "outcome": "failed" if tool["status"] == "failed" else "passed",
+            "outcome": reported.status,
+            "outcomeBasis": reported.basis,
             "exitCode": result.get("exitCode"),
             "refs": refs.cite(event) + refs.cite(event, "result"),
             "basis": "evidence",
@@ -555,7 +563,7 @@ def _next_action(
             "the newest message is the user's, with no answer after it",
         )
     for event in reversed([e for e in events if e["kind"] == "assistant" and e.get("text")][-3:]):
-        stated = NEXT_LINE.findall(event["text"])
+        stated = NEXT_LINE.findall(event["text"]) or NEXT_INLINE.findall(event["text"])
         if stated:
             return action(stated[-1].strip(), refs.cite(event), "the assistant's own stated next step")
     if inherited and inherited[0]["packet"].get("nextAction"):
