@@ -176,6 +176,12 @@ def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, ma
     stale = sum(len(v) for v in answer["staleClaims"].values())
     if stale:
         say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
+    unavailable = sum(len(v) for v in answer["unavailableClaims"].values())
+    if answer["missingSources"]:
+        say(
+            f"source transcript(s) gone: {', '.join(answer['missingSources'])}; {unavailable} claim(s) are marked "
+            "unavailable (their excerpts are the packet's copies; see unavailableClaims)"
+        )
     emit(answer)
     return 0
 
@@ -276,7 +282,8 @@ def add_parser(handoff_subparsers: Any) -> None:
         "import",
         help="verify a packet here and print the context for the receiving session",
         description="Refuse a tampered, foreign-project, other-worktree, app-server-only or source-changed "
-        "packet; compare git now with the packet's and mark stale claims; print bounded context.",
+        "packet; compare git now with the packet's and mark stale claims; print bounded context. A packet "
+        "whose source transcript was deleted is imported with the claims citing it marked unavailable.",
     )
     p.add_argument("packet_id", metavar="PACKET_ID")
     p.add_argument("--to", choices=AGENTS, required=True)
