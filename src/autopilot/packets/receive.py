@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.packets import claims
 from autopilot.packets import store as packets
 from autopilot.packets.context import render
 from autopilot.sources import check_session_id
@@ -155,22 +156,6 @@ def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[di
     return out
 
 
-# Claim groups of a packet: where each sits and whether it is one claim or a list of them.
-CLAIM_GROUPS = (
-    ("objective", ("objective",), False),
-    ("constraints", ("constraints",), True),
-    ("nextAction", ("nextAction",), False),
-    ("filesChanged", ("completedWork", "filesChanged"), True),
-    ("validations", ("completedWork", "validations"), True),
-    ("pendingCommands", ("unresolved", "pendingCommands"), True),
-    ("failedAttempts", ("unresolved", "failedAttempts"), True),
-    ("blockers", ("unresolved", "blockers"), True),
-    ("hypotheses", ("unresolved", "hypotheses"), True),
-    ("latestMessages", ("latestMessages",), True),
-    ("compactionSummaries", ("compactionSummaries",), True),
-)
-
-
 def missing_sources(packet: dict[str, Any]) -> set[str]:
     """The transcripts the packet's evidence points into that no longer exist on this machine."""
     own = (packet.get("source") or {}).get("transcript")
@@ -180,25 +165,19 @@ def missing_sources(packet: dict[str, Any]) -> set[str]:
 
 def unavailable_claims(packet: dict[str, Any], gone: set[str]) -> dict[str, list[dict[str, Any]]]:
     """Every claim whose evidence lives in a transcript that is gone: its excerpt is now only the packet's copy."""
-    out: dict[str, list[dict[str, Any]]] = {group: [] for group, _, _ in CLAIM_GROUPS}
+    out: dict[str, list[dict[str, Any]]] = {group: [] for group, _, _ in claims.GROUPS}
     if not gone:
         return out
     own = (packet.get("source") or {}).get("transcript")
     where = {e["ref"]: e.get("transcript") or own for e in packet.get("evidence") or [] if e.get("ref")}
-    for group, path, many in CLAIM_GROUPS:
-        value: Any = packet
-        for key in path:
-            value = (value or {}).get(key)
-        for i, claim in enumerate((value or []) if many else [value]):
-            if not isinstance(claim, dict):
-                continue
-            lost = [r for r in claim.get("refs") or [] if where.get(r) in gone]
-            if lost:
-                item: dict[str, Any] = {"refs": lost, "sources": sorted({where[r] for r in lost})}
-                if many:
-                    item["index"] = i
-                item["reasons"] = ["source transcript deleted; the packet's copy"]
-                out[group].append(item)
+    for group, index, claim in claims.walk(packet):
+        lost = [r for r in claim.get("refs") or [] if where.get(r) in gone]
+        if lost:
+            item: dict[str, Any] = {"refs": lost, "sources": sorted({where[r] for r in lost})}
+            if index is not None:
+                item["index"] = index
+            item["reasons"] = ["source transcript deleted; the packet's copy"]
+            out[group].append(item)
     return out
 
 
