@@ -34,11 +34,6 @@ DEFAULT_BUDGET_TOKENS = 12_000
 CHARS_PER_TOKEN = 4  # the estimate used everywhere here: tokens ~ characters / 4 (labelled as an estimate)
 LATEST_MESSAGES = 8
 EVIDENCE_EXCERPT = 2000
-TESTS = re.compile(
-    r"\b(?:py\.?test|tox|nox|unittest|npm (?:run )?test|yarn test|pnpm test|jest|vitest|mocha|"
-    r"go test|cargo test|make (?:test|check)|ruff|mypy|flake8|pylint|eslint|tsc|rspec|phpunit|"
-    r"gradle(?:w)? test|mvn test|ctest|bats|tests/run)\b"
-)
 CONSTRAINT = re.compile(
     r"\b(?:don'?t|do not|never|must(?: not)?|only|without|avoid|keep|no longer|shouldn'?t|"
     r"should not|make sure|required?)\b",
@@ -393,7 +388,10 @@ def _completed(
 
     files = []
     for edit in observed.get("edits") or []:
-        if edit.get("pointer"):  # the line that recorded the change, when it is not an event itself
+        call = None if edit["id"] in refs.by_id else _edit_call(events, edit, project)
+        if call is not None:  # cite the call with its patch (its symbols, its time), not the bare record
+            edit = {**edit, "id": call["id"]}
+        elif edit.get("pointer"):  # the line that recorded the change, when it is not an event itself
             refs.by_id.setdefault(
                 edit["id"],
                 {
@@ -429,7 +427,7 @@ def _completed(
     for i, event in enumerate(events):
         tool = event.get("tool") or {}
         command = tool.get("command")
-        if event["kind"] != "tool" or not isinstance(command, str) or not TESTS.search(command):
+        if event["kind"] != "tool" or not isinstance(command, str) or not outcome.TESTS.search(command):
             continue
         if tool.get("status") not in ("completed", "failed"):
             continue
@@ -453,6 +451,25 @@ def _completed(
             "note": "historical: recorded in the transcript before this export; rerun it against the current files",
         }
     return {"filesChanged": files, "validations": list(runs.values())}
+
+
+def _edit_call(events: list[dict[str, Any]], edit: dict[str, Any], project: Project) -> dict[str, Any] | None:
+    """The tool call that made an edit recorded on a line of its own (Codex's patch), found by path and order."""
+    line = _line_number(edit["id"])
+    target = project.relative(edit["path"])
+    found = None
+    for event in events:
+        tool = event.get("tool") or {}
+        if event["kind"] != "tool" or not tool.get("paths") or _line_number(event["id"]) > line:
+            continue
+        if any(project.relative(p) == target or target.endswith("/" + p) for p in tool["paths"]):
+            found = event
+    return found
+
+
+def _line_number(event_id: str) -> int:
+    found = re.match(r"L(\d+)", event_id or "")
+    return int(found.group(1)) if found else 0
 
 
 def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget) -> dict[str, Any]:
