@@ -1,4 +1,4 @@
-"""The headers project of tests/fixtures/search/: its files at each step, and its real sessions installed and exported."""
+"""The headers project of tests/fixtures/search/: its files at each step; its real sessions installed, exported."""
 
 from __future__ import annotations
 

@@ -136,6 +136,7 @@ def export(
         return 0
     pid, path = packets.store(packet, evidence)
     say(f"wrote {pid} ({packet['estimates']['bytes']} bytes, ~{packet['estimates']['tokens']} tokens)")
+    _index(pid)
     emit(
         {
             "packet": pid,
@@ -154,6 +155,18 @@ def export(
         }
     )
     return 0
+
+
+def _index(pid: str) -> None:
+    """Add a new packet to the evidence index; a failure there never fails the export (search catches up)."""
+    import sqlite3
+
+    from autopilot.search import index
+
+    try:
+        index.add_packet(pid)
+    except (BridgeError, OSError, sqlite3.Error) as exc:
+        say(f"the packet is stored, but the evidence index was not updated ({exc}); `handoff search` catches up")
 
 
 def inspect(packet_id: str) -> int:

@@ -23,6 +23,12 @@ from dataclasses import dataclass, field
 
 from autopilot.sources.local import exit_code
 
+# A command that runs tests or a linter (its outcome is a validation).
+TESTS = re.compile(
+    r"\b(?:py\.?test|tox|nox|unittest|npm (?:run )?test|yarn test|pnpm test|jest|vitest|mocha|"
+    r"go test|cargo test|make (?:test|check)|ruff|mypy|flake8|pylint|eslint|tsc|rspec|phpunit|"
+    r"gradle(?:w)? test|mvn test|ctest|bats|tests/run)\b"
+)
 PASSED, FAILED, NO_TESTS, UNKNOWN = "passed", "failed", "no-tests", "unknown"
 TAIL_CHARS = 6000  # summaries are at the end; tracebacks before them can be long
 # A pytest summary line: counts (or "no tests ran") and a duration, optionally between ='s.

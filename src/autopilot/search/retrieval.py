@@ -1,0 +1,440 @@
+"""Evidence search: candidates from FTS5, kept by how much of the query they cover, ranked by an explained score.
+
+One project at a time (the repository the command runs in); ``--worktree this`` (the
+default) keeps to this worktree, ``all`` adds the project's other worktrees, labelled. Steps:
+
+1. The query's words that the index knows (FTS5's own vocabulary gives each one's document
+   count); the rarest are OR-ed into one MATCH, every word quoted; filters in SQL.
+2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
+   below half it is left out, so a word shared by chance does not bring in unrelated history.
+3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
+   it; a failed test that matched brings the edits after it and the run that tested them; a
+   "fixed" claim brings the run it was based on.
+4. The score, every part in the answer: ``fts`` (FTS5 bm25, text/paths/symbols weighted
+   1/2/2, times coverage), ``path`` and ``symbol`` (exact matches: a query path equal to or
+   ending a document's path; a query symbol among the document's, case kept), ``causal``
+   (a linked document gets a share of what brought it; a match with a recorded outcome
+   downstream gets a bonus), ``recency`` (halving every 14 days). Ties: newer first, then
+   origin and reference, so equal inputs give equal order.
+5. The same event exported in several packets is shown once (``alsoIn``).
+6. *Conflicts stay visible*: within one worktree and branch, a later run whose outcome
+   contradicts an earlier one ("passed", a "fixed" claim, then "failed"; or the reverse) on
+   the same subject (a command, a path, a symbol) *supersedes* it: both are shown, in time
+   order, the earlier marked ``supersededBy``. Outcomes from another worktree or branch are
+   labelled as such, listed under ``elsewhere``, and never supersede this worktree's.
+7. *Freshness* of each result (:mod:`.freshness`).
+
+Everything shown is evidence quoted from packets, never instructions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import time
+from typing import Any
+
+from autopilot import git
+from autopilot.search import freshness, index, terms
+from autopilot.search.query import Query, parse
+from autopilot.sources.project import Project
+from autopilot.transcripts.evidence import TRUST
+
+CANDIDATES = 300  # rows FTS5 ranks before coverage and links are looked at
+MATCH_WORDS = 8  # the rarest known words OR-ed into the MATCH
+MIN_COVERAGE = 0.5
+WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
+PATH_MATCH = 3.0
+SYMBOL_MATCH = 3.0
+CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
+LINK_SHARE = 0.8
+RECENCY = 1.0
+HALF_LIFE_DAYS = 14.0
+LINKS_FROM = {  # which links of a matched document are followed, by its role
+    "edit": ("tested-by",),
+    "test": ("fixed-by", "tested-by", "tests"),
+}
+CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
+POSITIVE, NEGATIVE = ("passed", "claimed-fixed"), ("failed",)
+_COLUMNS = "d.id, d.kind, d.origin, d.ref, d.role, d.agent, d.session, d.worktree_id, d.branch, d.ts, d.text, d.data"
+
+
+def search(
+    text: str,
+    *,
+    cwd: str | None = None,
+    limit: int = 10,
+    worktree: str = "this",
+    since: float | None = None,
+    agent: str | None = None,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """The ranked, explained answer to one query in the project around ``cwd``."""
+    q = parse(text)
+    project = Project(cwd)
+    here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
+    notes = list(q.notes)
+    for attempt in (1, 2):
+        db = index.open_index(notes=notes)
+        try:
+            found = _run(db, q, here, limit, worktree, since, agent, time.time() if now is None else now, notes)
+            found["index"] = index.stats(db)
+            return found
+        except sqlite3.DatabaseError as exc:
+            if not index.corrupt(exc) or attempt == 2:
+                raise
+            db.close()
+            index.recover(exc, notes=notes)
+        finally:
+            db.close()
+    raise AssertionError("unreachable")
+
+
+def _run(
+    db: sqlite3.Connection,
+    q: Query,
+    here: dict[str, Any],
+    limit: int,
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+    now: float,
+    notes: list[str],
+) -> dict[str, Any]:
+    total = int(db.execute("SELECT coalesce(sum(docs), 0) FROM origins").fetchone()[0])
+    df = {w: _doc_count(db, w) for w in q.words}
+    known = [w for w in q.words if df[w]]
+    answer: dict[str, Any] = {
+        "trust": TRUST,
+        "query": q.text,
+        "words": q.words,
+        "paths": q.paths,
+        "symbols": q.symbols,
+        "scope": {"worktree": worktree, **here, "since": since, "agent": agent},
+        "now": _iso(now),
+        "results": [],
+        "conflicts": [],
+        "notes": notes,
+    }
+    if not known:
+        notes.append("no indexed evidence of this project contains any word of the query")
+        return answer
+    idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in known}
+    mass = sum(idf.values())
+    match = " OR ".join(f'"{w}"' for w in sorted(known, key=lambda w: (df[w], w))[:MATCH_WORDS])
+    where, params = ["docs_fts MATCH ?", "d.repo_id = ?"], [match, here["repoId"]]
+    if worktree == "this":
+        where.append("d.worktree_id = ?")
+        params.append(here["worktreeId"])
+    if agent:
+        where.append("d.agent = ?")
+        params.append(agent)
+    if since is not None:
+        where.append("d.ts >= ?")
+        params.append(since)
+    rows = db.execute(
+        f"SELECT {_COLUMNS}, bm25(docs_fts, {', '.join(map(str, WEIGHTS))}) AS r FROM docs_fts "
+        f"JOIN docs d ON d.id = docs_fts.rowid WHERE {' AND '.join(where)} ORDER BY r LIMIT {CANDIDATES}",
+        params,
+    ).fetchall()
+    hits: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        doc = _doc(row)
+        data = doc["_data"]
+        words = set(terms.words(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])])))
+        coverage = sum(idf[w] for w in known if w in words) / mass
+        if coverage < MIN_COVERAGE:
+            continue
+        doc["score"] = _score(doc, q, -float(row[-1]) * coverage, now)
+        doc["coverage"] = round(coverage, 4)
+        doc["matched"] = [w for w in known if w in words]
+        hits[(doc["origin"], doc["ref"])] = doc
+    _follow_links(db, hits, now, here, worktree, since, agent)
+    ranked = _dedupe(sorted(hits.values(), key=_order))
+    shown = ranked[:limit]
+    _supersede(ranked, here)
+    keys = {(d["origin"], d["ref"]) for d in shown}
+    for d in list(shown):  # both sides of a conflict are shown, even past the limit
+        for other in [d.get("_supersededBy"), *d.get("_supersedes", [])]:
+            if other is not None and (other["origin"], other["ref"]) not in keys:
+                other["shownFor"] = "conflict"
+                shown.append(other)
+                keys.add((other["origin"], other["ref"]))
+    freshness.annotate(shown, db)
+    for n, d in enumerate(shown, 1):
+        d["_rank"] = n
+    answer["results"] = [_public(d, n, here) for n, d in enumerate(shown, 1)]
+    answer["conflicts"] = _conflicts(shown)
+    answer["candidates"] = {"matched": len(rows), "kept": len(ranked), "shown": len(shown)}
+    hidden = len(ranked) - len([d for d in shown if d.get("shownFor") != "conflict"])
+    if hidden > 0:
+        notes.append(f"{hidden} more result(s) past --limit {limit}")
+    return answer
+
+
+def _doc_count(db: sqlite3.Connection, word: str) -> int:
+    row = db.execute("SELECT doc FROM docs_terms WHERE term = ?", (word,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _doc(row: tuple[Any, ...]) -> dict[str, Any]:
+    keys = ("id", "kind", "origin", "ref", "role", "agent", "session", "worktreeId", "branch", "ts", "text")
+    doc = dict(zip(keys, row[:11], strict=True))
+    doc["_data"] = json.loads(row[11])
+    return doc
+
+
+def _score(doc: dict[str, Any], q: Query, relevance: float, now: float) -> dict[str, float]:
+    data = doc["_data"]
+    path = PATH_MATCH if any(_same_path(p, mine) for p in q.paths for mine in data.get("paths", [])) else 0.0
+    symbol = SYMBOL_MATCH if set(q.symbols) & set(data.get("symbols", [])) else 0.0
+    causal = _chained(doc)
+    parts = {"fts": relevance, "path": path, "symbol": symbol, "causal": causal, "recency": _recency(doc, now)}
+    return _total(parts)
+
+
+def _chained(doc: dict[str, Any]) -> float:
+    """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one)."""
+    return CAUSAL_BONUS if doc["role"] in ("edit", "test") and doc["_data"].get("links") else 0.0
+
+
+def _total(parts: dict[str, float]) -> dict[str, float]:
+    parts = {k: round(v, 4) for k, v in parts.items()}
+    parts["total"] = round(sum(parts.values()), 4)
+    return parts
+
+
+def _recency(doc: dict[str, Any], now: float) -> float:
+    if doc.get("ts") is None:
+        return 0.0
+    age_days = max(0.0, now - float(doc["ts"])) / 86400
+    return float(RECENCY * 0.5 ** (age_days / HALF_LIFE_DAYS))
+
+
+def _same_path(query_path: str, path: str) -> bool:
+    a, b = query_path.strip("/"), path.strip("/")
+    return a == b or b.endswith("/" + a) or a.endswith("/" + b)
+
+
+def _follow_links(
+    db: sqlite3.Connection,
+    hits: dict[tuple[str, str], dict[str, Any]],
+    now: float,
+    here: dict[str, Any],
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+) -> None:
+    """Bring in what the matches are causally linked to (two steps: a failed run, its fix, the run that proved it)."""
+    frontier = list(hits.values())
+    for _ in range(2):
+        wanted: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        for doc in frontier:
+            for link in doc["_data"].get("links", []):
+                if link["rel"] in LINKS_FROM.get(doc["role"], CLAIM_LINKS):
+                    key = (doc["origin"], link["ref"])
+                    if key not in hits and key not in wanted:
+                        wanted[key] = (doc, link["rel"])
+        frontier = []
+        for (origin, ref), (parent, rel) in sorted(wanted.items()):
+            row = db.execute(f"SELECT {_COLUMNS}, 0 FROM docs d WHERE d.origin = ? AND d.ref = ?", (origin, ref))
+            found = row.fetchone()
+            if found is None:
+                continue
+            doc = _doc(found)
+            if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
+                continue
+            if worktree == "this" and doc["worktreeId"] != here["worktreeId"]:
+                continue
+            share = parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"]
+            causal = LINK_SHARE * share + _chained(doc)
+            doc["score"] = _total(
+                {"fts": 0.0, "path": 0.0, "symbol": 0.0, "causal": causal, "recency": _recency(doc, now)}
+            )
+            doc["_via"] = (parent, rel)
+            doc["coverage"], doc["matched"] = 0.0, []
+            hits[(origin, ref)] = doc
+            frontier.append(doc)
+
+
+def _order(doc: dict[str, Any]) -> tuple[Any, ...]:
+    return (-doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"], doc["ref"])
+
+
+def _dedupe(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One result per event: the same transcript line exported in several packets is shown once."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    out = []
+    for doc in ranked:
+        data = doc["_data"]
+        key = (str((data.get("source") or {}).get("path")), str((data.get("pointer") or {}).get("event")))
+        if (data.get("source") or {}).get("path") and key in seen:
+            seen[key].setdefault("alsoIn", []).append(doc["origin"])
+            continue
+        seen[key] = doc
+        out.append(doc)
+    return out
+
+
+def _scope(doc: dict[str, Any], here: dict[str, Any]) -> str:
+    if doc["worktreeId"] != here["worktreeId"]:
+        return "other-worktree"
+    return "this-worktree" if doc["branch"] == here["branch"] else "other-branch"
+
+
+def _polarity(doc: dict[str, Any]) -> int:
+    """+1 for a passing run or a "fixed" claim, -1 for a failing run, 0 for anything else."""
+    status = (doc["_data"].get("outcome") or {}).get("status")
+    if status == "claimed-fixed":
+        return 1
+    if doc["role"] != "test":
+        return 0
+    return 1 if status in POSITIVE else (-1 if status in NEGATIVE else 0)
+
+
+def _supersede(ranked: list[dict[str, Any]], here: dict[str, Any]) -> None:
+    """Mark each outcome superseded by the first later test run, in the same worktree and branch, that contradicts it.
+
+    A run contradicts an earlier outcome when their polarity differs (passed or "fixed", then
+    failed; or failed, then passed) and they share a subject (a command, a path, a symbol).
+    Only a test run supersedes: a "fixed" message is a claim, not proof. A contrary run in
+    another worktree or branch is listed under ``elsewhere`` on both, and supersedes nothing.
+    """
+    del here  # scopes are compared between the two outcomes, not with the caller's
+    outcomes = sorted((d for d in ranked if _polarity(d)), key=_when)
+    for i, early in enumerate(outcomes):
+        subject = set(early["_data"].get("subject") or [])
+        for late in outcomes[i + 1 :]:
+            if late["role"] != "test" or _polarity(late) == _polarity(early):
+                continue
+            if not subject & set(late["_data"].get("subject") or []):
+                continue
+            if (late["worktreeId"], late["branch"]) != (early["worktreeId"], early["branch"]):
+                for a, b in ((early, late), (late, early)):
+                    if all(x is not b for x in a.get("_elsewhere", [])):
+                        a.setdefault("_elsewhere", []).append(b)
+                continue
+            early["_supersededBy"] = late
+            late.setdefault("_supersedes", []).append(early)
+            break
+
+
+def _when(doc: dict[str, Any]) -> tuple[Any, ...]:
+    return (doc.get("ts") or 0, doc["origin"], doc.get("_data", {}).get("seq") or 0, doc["ref"])
+
+
+def _pointer(doc: dict[str, Any]) -> dict[str, Any]:
+    data = doc["_data"]
+    src = data.get("source") or {}
+    out = {
+        "kind": doc["kind"],
+        "origin": doc["origin"],
+        "packet": doc["origin"] if doc["kind"] == "evidence" else None,
+        "ref": doc["ref"],
+        "source": src.get("path"),
+        "sourceSha256": (src.get("hash") or {}).get("sha256"),
+        **(data.get("pointer") or {}),
+    }
+    if data.get("resultPointer"):
+        out["result"] = data["resultPointer"]
+    return out
+
+
+def _brief(doc: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "rank": doc.get("_rank"),
+        "origin": doc["origin"],
+        "ref": doc["ref"],
+        "time": doc["_data"].get("time"),
+        "outcome": (doc["_data"].get("outcome") or {}).get("status"),
+        "worktree": doc["_data"].get("worktree"),
+        "branch": doc["branch"],
+    }
+
+
+def _public(doc: dict[str, Any], rank: int, here: dict[str, Any]) -> dict[str, Any]:
+    data = doc["_data"]
+    out: dict[str, Any] = {
+        "rank": rank,
+        "score": doc["score"],
+        "coverage": doc["coverage"],
+        "matched": doc["matched"],
+        "role": doc["role"],
+        "kind": doc["kind"],
+        "excerpt": doc["text"],
+        "pointer": _pointer(doc),
+        "session": doc["session"],
+        "agent": doc["agent"],
+        "worktree": data.get("worktree"),
+        "branch": doc["branch"],
+        "scope": _scope(doc, here),
+        "time": data.get("time"),
+        "outcome": data.get("outcome"),
+        "paths": data.get("paths", []),
+        "symbols": data.get("symbols", [])[:12],
+        "links": data.get("links", []),
+        "freshness": doc["freshness"],
+    }
+    if doc.get("changedFiles"):
+        out["changedFiles"] = doc["changedFiles"]
+    if doc.get("_via"):
+        parent, rel = doc["_via"]
+        out["via"] = {"rel": rel, "rank": parent.get("_rank"), "origin": parent["origin"], "ref": parent["ref"]}
+    for key in ("alsoIn", "shownFor"):
+        if doc.get(key):
+            out[key] = doc[key]
+    if doc.get("_supersededBy"):
+        out["supersededBy"] = _brief(doc["_supersededBy"])
+    if doc.get("_supersedes"):
+        out["supersedes"] = [_brief(d) for d in doc["_supersedes"]]
+    if doc.get("_elsewhere"):
+        out["elsewhere"] = [
+            {**_brief(d), "note": "another worktree or branch: shown, never superseding this one"}
+            for d in doc["_elsewhere"]
+        ]
+    return out
+
+
+def _conflicts(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each chain of contradicting outcomes among the results, oldest first, ending with the one that stands."""
+    rank = {(d["origin"], d["ref"]): n for n, d in enumerate(shown, 1)}
+    out = []
+    for head in shown:
+        if not head.get("_supersedes") or head.get("_supersededBy"):
+            continue
+        chain, todo = [head], list(head["_supersedes"])
+        while todo:
+            doc = todo.pop()
+            if all(doc is not c for c in chain):
+                chain.append(doc)
+                todo += doc.get("_supersedes", [])
+        out.append(
+            {
+                "worktree": head["_data"].get("worktree"),
+                "branch": head["branch"],
+                "standing": rank.get((head["origin"], head["ref"])),
+                "items": [
+                    {
+                        "rank": rank.get((d["origin"], d["ref"])),
+                        "ref": d["ref"],
+                        "origin": d["origin"],
+                        "time": d["_data"].get("time"),
+                        "role": d["role"],
+                        "outcome": (d["_data"].get("outcome") or {}).get("status"),
+                        "status": "superseded" if d.get("_supersededBy") else "standing",
+                        "supersededBy": (
+                            rank.get((d["_supersededBy"]["origin"], d["_supersededBy"]["ref"]))
+                            if d.get("_supersededBy")
+                            else None
+                        ),
+                    }
+                    for d in sorted(chain, key=_when)
+                ],
+            }
+        )
+    return out
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
