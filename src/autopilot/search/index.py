@@ -205,6 +205,7 @@ def open_index(*, notes: list[str] | None = None) -> sqlite3.Connection:
             try:
                 version = int(db.execute("PRAGMA user_version").fetchone()[0])
                 db.execute("SELECT count(*) FROM meta").fetchone()
+                _check_size(db, path)
                 if version != CURRENT_VERSION:
                     db.close()
                     with write_lock(), closing(_connect(path)) as w:
@@ -220,6 +221,14 @@ def open_index(*, notes: list[str] | None = None) -> sqlite3.Connection:
                 raise
             recover(exc, notes=notes)
     raise AssertionError("unreachable")
+
+
+def _check_size(db: sqlite3.Connection, path: Path) -> None:
+    """A file shorter than the pages its header counts was cut short: corrupt, even where no query looks yet."""
+    pages = int(db.execute("PRAGMA page_count").fetchone()[0])
+    size = int(db.execute("PRAGMA page_size").fetchone()[0])
+    if path.stat().st_size < pages * size:
+        raise sqlite3.DatabaseError(f"database disk image is malformed: {path.name} is shorter than its pages")
 
 
 def recover(exc: BaseException, *, notes: list[str] | None = None) -> None:
