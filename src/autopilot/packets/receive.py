@@ -23,10 +23,9 @@ from autopilot.errors import BridgeError
 from autopilot.packets import claims
 from autopilot.packets import store as packets
 from autopilot.packets.context import render
-from autopilot.sources import check_session_id
+from autopilot.sources import check_session_id, verify_hash
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
-from autopilot.sources.local import verify_hash
 from autopilot.sources.project import Project, changed_between, git_state
 
 CONTEXT_CHARS = 24_000  # the receiving agent's context, bounded (about 6,000 tokens)

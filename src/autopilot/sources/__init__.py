@@ -98,6 +98,30 @@ def hash_range(path: str, start: int, end: int) -> str:
     return digest.hexdigest()
 
 
+def hash_ranges(path: str, ranges: list[list[int]]) -> str:
+    """The sha256 a packet records over byte ranges of a transcript (hex): one range's, or a hash of each's."""
+    if len(ranges) == 1:
+        return hash_range(path, *ranges[0])
+
+    digest = hashlib.sha256()
+    for start, end in ranges:
+        digest.update(hash_range(path, start, end).encode())
+    return digest.hexdigest()
+
+
+def verify_hash(recorded: dict[str, Any], path: str) -> str | None:
+    """Why the bytes a packet was built from no longer match (None when they do)."""
+    if not os.path.isfile(path):
+        return f"the source transcript {path} no longer exists"
+    ranges = recorded.get("ranges") or []
+    size = os.path.getsize(path)
+    if not ranges or max(end for _, end in ranges) > size:
+        return f"the source transcript {path} is shorter than when the packet was made (truncated or rewritten)"
+    if hash_ranges(path, ranges) != recorded.get("sha256"):
+        return f"the source transcript {path} changed in the bytes the packet was built from"
+    return None
+
+
 def check_session_id(value: str, what: str = "--session") -> str:
     """``value`` if it looks like a session or thread id; a path or pattern is refused."""
 
