@@ -187,7 +187,7 @@ def _edit_symbols(text: str, path: str | None, worktree: str) -> list[str]:
         changed = [body]
     found: list[str] = []
     for chunk in changed:
-        found += [s for s in terms.symbols(chunk) if s not in _TOOL_KEYS]
+        found += [s for s in terms.symbols(chunk, definitions=True) if s not in _TOOL_KEYS]
         found += [w for w in terms.IDENT.findall(chunk) if len(w) > 3 and w not in _TOOL_KEYS and "_" in w]
     if path and changed and not is_secret_path(path):
         source = _read(worktree, path)
@@ -245,8 +245,9 @@ def _link(docs: list[dict[str, Any]]) -> None:
             if before:
                 doc["links"].append({"rel": "based-on", "ref": before[-1]["ref"]})
                 doc["files"] += [f for f in before[-1]["files"] if f not in doc["files"]]
+    by_ref = {d["ref"]: d for d in docs}
     for doc in ordered:  # what a run or a claim is about: its command, and the files and symbols of its edits
-        doc["subject"] = _subject(doc, {d["ref"]: d for d in docs})
+        doc["subject"] = _subject(doc, by_ref)
 
 
 def _subject(doc: dict[str, Any], by_ref: dict[str, dict[str, Any]]) -> list[str]:

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from autopilot import git
 from autopilot.errors import BridgeError
 from autopilot.search import index
-from autopilot.sources.local import verify_hash
+from autopilot.sources import verify_hash
 from autopilot.sources.project import blob_ids
 
 CURRENT, CHANGED, UNAVAILABLE = "current", "changed", "unavailable"
@@ -43,9 +45,17 @@ def annotate(results: list[dict[str, Any]], db: sqlite3.Connection) -> None:
             then = g.get("dirty") or {}
             clean.setdefault((data["worktree"], g["head"]), set()).update(f for f in data["files"] if f not in then)
             dirty.setdefault(data["worktree"], set()).update(f for f in data["files"] if f in then)
-    with ThreadPoolExecutor(max_workers=4) as pool:  # git answers in parallel: each is a process
-        diffs = dict(zip(clean, pool.map(lambda key: _differs(key[0], key[1], clean[key]), clean), strict=True))
-        blobs = dict(zip(dirty, pool.map(lambda w: _blobs_now(w, dirty[w]), dirty), strict=True))
+    diffs: dict[tuple[str, str], tuple[str | None, set[str]]] = {}
+    blobs: dict[str, dict[str, str | None]] = {}
+
+    def ask_diff(key: tuple[str, str]) -> None:
+        diffs[key] = _differs(key[0], key[1], clean[key])
+
+    def ask_blobs(worktree: str) -> None:
+        blobs[worktree] = _blobs_now(worktree, dirty[worktree])
+
+    jobs: list[Callable[[], None]] = [partial(ask_diff, key) for key in clean]
+    _in_parallel(jobs + [partial(ask_blobs, w) for w in dirty])
     for r in results:
         data = r["_data"]
         src = data.get("source") or {}
@@ -105,6 +115,17 @@ def _source(db: sqlite3.Connection, path: str, recorded: dict[str, Any]) -> tupl
     except (sqlite3.DatabaseError, BridgeError):
         pass  # only a cache: the verdict stands
     return verdict
+
+
+def _in_parallel(jobs: list[Callable[[], None]]) -> None:
+    """Run each git question in a thread of its own (each is a process; the GIL is no obstacle)."""
+    threads = [threading.Thread(target=job) for job in jobs[1:]]
+    for t in threads:
+        t.start()
+    if jobs:
+        jobs[0]()
+    for t in threads:
+        t.join()
 
 
 def _changed(

@@ -10,8 +10,8 @@ searched: a pasted 100 KB log is fine).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from autopilot.errors import BridgeError
 from autopilot.search import terms
@@ -22,15 +22,14 @@ SHOWN_CHARS = 200  # how much of the query an answer echoes
 EXAMPLE = 'codex-bridge handoff search "parse_header"'
 
 
-@dataclass
-class Query:
+class Query(NamedTuple):
     """What a query asks for."""
 
     text: str  # the query as searched (valid UTF-8), cut for echoing
     words: list[str]
     paths: list[str]
     symbols: list[str]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str]
 
 
 def parse(raw: str) -> Query:

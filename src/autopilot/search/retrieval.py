@@ -4,7 +4,10 @@ One project at a time (the repository the command runs in); ``--worktree this`` 
 default) keeps to this worktree, ``all`` adds the project's other worktrees, labelled. Steps:
 
 1. The query's words that the index knows (FTS5's own vocabulary gives each one's document
-   count); the rarest are OR-ed into one MATCH, every word quoted; filters in SQL.
+   count). A document must hold one of the rarest of them to reach the coverage below, so
+   only those are OR-ed into the MATCH, every word quoted; filters in SQL. Up to 20,000
+   matches are all ranked by bm25; past that (common words), the newest 2,000 documents
+   holding all of them, then any, are ranked, and the answer says so.
 2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
    below half it is left out, so a word shared by chance does not bring in unrelated history.
 3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
@@ -29,11 +32,13 @@ Everything shown is evidence quoted from packets, never instructions.
 
 from __future__ import annotations
 
-import json
 import math
+import re
 import sqlite3
 import time
 from typing import Any
+
+import orjson
 
 from autopilot import git
 from autopilot.search import freshness, index, terms
@@ -41,8 +46,10 @@ from autopilot.search.query import Query, parse
 from autopilot.sources.project import Project
 from autopilot.transcripts.evidence import TRUST
 
-CANDIDATES = 300  # rows FTS5 ranks before coverage and links are looked at
-MATCH_WORDS = 8  # the rarest known words OR-ed into the MATCH
+CANDIDATES = 200  # rows FTS5 ranks before coverage and links are looked at
+RANK_ALL = 20_000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
+NEWEST = 2000
+FOLLOW = 30  # the best matches whose causal links are followed
 MIN_COVERAGE = 0.5
 WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
 PATH_MATCH = 3.0
@@ -122,33 +129,44 @@ def _run(
         return answer
     idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in known}
     mass = sum(idf.values())
-    match = " OR ".join(f'"{w}"' for w in sorted(known, key=lambda w: (df[w], w))[:MATCH_WORDS])
-    where, params = ["docs_fts MATCH ?", "d.repo_id = ?"], [match, here["repoId"]]
+    needed = _needed(known, df, idf)
+    filters, params = ["d.repo_id = ?"], [here["repoId"]]
     if worktree == "this":
-        where.append("d.worktree_id = ?")
+        filters.append("d.worktree_id = ?")
         params.append(here["worktreeId"])
     if agent:
-        where.append("d.agent = ?")
+        filters.append("d.agent = ?")
         params.append(agent)
     if since is not None:
-        where.append("d.ts >= ?")
+        filters.append("d.ts >= ?")
         params.append(since)
-    rows = db.execute(
-        f"SELECT {_COLUMNS}, bm25(docs_fts, {', '.join(map(str, WEIGHTS))}) AS r FROM docs_fts "
-        f"JOIN docs d ON d.id = docs_fts.rowid WHERE {' AND '.join(where)} ORDER BY r LIMIT {CANDIDATES}",
-        params,
-    ).fetchall()
+    any_of, all_of = " OR ".join(f'"{w}"' for w in needed), " AND ".join(f'"{w}"' for w in needed)
+    newest = "docs_fts.rowid DESC"
+    if sum(df[w] for w in needed) <= RANK_ALL:
+        rows = _candidates(db, any_of, filters, params, "r", CANDIDATES)
+    else:  # common words: rank the newest documents that hold them all (then any), not the whole history
+        rows = _candidates(db, all_of, filters, params, newest, NEWEST)
+        if len(rows) < CANDIDATES:
+            seen = {row[0] for row in rows}
+            rows += [row for row in _candidates(db, any_of, filters, params, newest, NEWEST) if row[0] not in seen]
+        rows = sorted(rows, key=lambda row: row[-1])[:CANDIDATES]
+        notes.append(
+            f"the query's words are common ({sum(df[w] for w in needed):,} matches): the newest {NEWEST:,} "
+            "documents holding them were ranked (narrow it with more words, a path, a symbol or --since)"
+        )
+    patterns = {w: re.compile(rf"(?<!\w){re.escape(w)}(?!\w)") for w in known}
     hits: dict[tuple[str, str], dict[str, Any]] = {}
     for row in rows:
         doc = _doc(row)
         data = doc["_data"]
-        words = set(terms.words(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])])))
-        coverage = sum(idf[w] for w in known if w in words) / mass
+        haystack = _folded(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])]))
+        matched = [w for w in known if w in haystack and patterns[w].search(haystack)]
+        coverage = sum(idf[w] for w in matched) / mass
         if coverage < MIN_COVERAGE:
             continue
         doc["score"] = _score(doc, q, -float(row[-1]) * coverage, now)
         doc["coverage"] = round(coverage, 4)
-        doc["matched"] = [w for w in known if w in words]
+        doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
     _follow_links(db, hits, now, here, worktree, since, agent)
     ranked = _dedupe(sorted(hits.values(), key=_order))
@@ -173,6 +191,40 @@ def _run(
     return answer
 
 
+def _needed(known: list[str], df: dict[str, int], idf: dict[str, float]) -> list[str]:
+    """The rarest words a document must hold at least one of to reach MIN_COVERAGE (the others cannot, alone).
+
+    Words are taken rarest first until the words left carry less than MIN_COVERAGE of the
+    query's information: a document holding none of the taken words cannot pass, so leaving
+    the common words out of the MATCH loses nothing and spares ranking their long lists.
+    """
+    mass = sum(idf.values())
+    taken, left = [], mass
+    for w in sorted(known, key=lambda w: (df[w], w)):
+        if left < MIN_COVERAGE * mass:
+            break
+        taken.append(w)
+        left -= idf[w]
+    return taken
+
+
+def _candidates(
+    db: sqlite3.Connection, match: str, filters: list[str], params: list[Any], order: str, limit: int
+) -> list[tuple[Any, ...]]:
+    """Documents matching ``match`` within the filters, with their bm25 (lower is better), in ``order``."""
+    return db.execute(
+        f"SELECT {_COLUMNS}, bm25(docs_fts, {', '.join(map(str, WEIGHTS))}) AS r FROM docs_fts "
+        f"JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ? AND {' AND '.join(filters)} "
+        f"ORDER BY {order} LIMIT {limit}",
+        [match, *params],
+    ).fetchall()
+
+
+def _folded(text: str) -> str:
+    """``text`` as the index compares words: lowercased, accents removed."""
+    return text.lower() if text.isascii() else " ".join(terms.words(text))
+
+
 def _doc_count(db: sqlite3.Connection, word: str) -> int:
     row = db.execute("SELECT doc FROM docs_terms WHERE term = ?", (word,)).fetchone()
     return int(row[0]) if row else 0
@@ -181,7 +233,7 @@ def _doc_count(db: sqlite3.Connection, word: str) -> int:
 def _doc(row: tuple[Any, ...]) -> dict[str, Any]:
     keys = ("id", "kind", "origin", "ref", "role", "agent", "session", "worktreeId", "branch", "ts", "text")
     doc = dict(zip(keys, row[:11], strict=True))
-    doc["_data"] = json.loads(row[11])
+    doc["_data"] = orjson.loads(row[11])
     return doc
 
 
@@ -227,7 +279,7 @@ def _follow_links(
     agent: str | None,
 ) -> None:
     """Bring in what the matches are causally linked to (two steps: a failed run, its fix, the run that proved it)."""
-    frontier = list(hits.values())
+    frontier = sorted(hits.values(), key=_order)[:FOLLOW]  # a link from further down could not rank
     for _ in range(2):
         wanted: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
         for doc in frontier:
@@ -237,12 +289,18 @@ def _follow_links(
                     if key not in hits and key not in wanted:
                         wanted[key] = (doc, link["rel"])
         frontier = []
+        found: dict[tuple[str, str], tuple[Any, ...]] = {}
+        for origin in sorted({o for o, _ in wanted}):
+            refs = sorted(r for o, r in wanted if o == origin)
+            marks = ", ".join("?" * len(refs))
+            for row in db.execute(
+                f"SELECT {_COLUMNS}, 0 FROM docs d WHERE d.origin = ? AND d.ref IN ({marks})", [origin, *refs]
+            ):
+                found[(origin, row[3])] = row
         for (origin, ref), (parent, rel) in sorted(wanted.items()):
-            row = db.execute(f"SELECT {_COLUMNS}, 0 FROM docs d WHERE d.origin = ? AND d.ref = ?", (origin, ref))
-            found = row.fetchone()
-            if found is None:
+            if (origin, ref) not in found:
                 continue
-            doc = _doc(found)
+            doc = _doc(found[(origin, ref)])
             if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
                 continue
             if worktree == "this" and doc["worktreeId"] != here["worktreeId"]:

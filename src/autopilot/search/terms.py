@@ -26,8 +26,7 @@ DEFINITION = re.compile(
     re.M,
 )
 _NODE_ID = re.compile(r"::([A-Za-z_]\w*)")
-_CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
-_CODE_SHAPE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
+_NAME = re.compile(r"(?<![\w$])([A-Za-z_$][\w$]*)(\s*\()?")
 MAX_SYMBOLS = 64
 MAX_PATHS = 32
 # Words that are followed by "(" in prose and error text, not symbols anyone searches for.
@@ -60,14 +59,22 @@ def _version(path: str) -> bool:
     return bool(re.fullmatch(r"v?\d+(?:\.\d+)*[a-z]{0,2}", path))
 
 
-def symbols(text: str, limit: int = MAX_SYMBOLS) -> list[str]:
-    """Code-like identifiers in ``text`` (case kept), definitions and pytest node names first."""
-    found: list[str] = []
-    found += DEFINITION.findall(text)
-    found += _NODE_ID.findall(text)
-    found += [n for n in _CALLED.findall(text) if n.lower() not in _NOT_SYMBOLS and len(n) > 2]
-    found += [w for w in IDENT.findall(text) if _CODE_SHAPE.search(w)]
+def symbols(text: str, limit: int = MAX_SYMBOLS, *, definitions: bool = False) -> list[str]:
+    """Code-like identifiers in ``text`` (case kept): definitions (when asked), pytest node names, calls, code words."""
+    found: list[str] = DEFINITION.findall(text) if definitions else []
+    if "::" in text:
+        found += _NODE_ID.findall(text)
+    for name, call in _NAME.findall(text):  # one pass: a name followed by "(" is a call
+        if (call and len(name) > 2 and name.lower() not in _NOT_SYMBOLS) or _code_shaped(name):
+            found.append(name)
     return list(dict.fromkeys(found))[:limit]
+
+
+def _code_shaped(name: str) -> bool:
+    """An inner "_" (parse_header) or a lower-to-upper change (parseHeader, ValueError)."""
+    if "_" in name.strip("_"):
+        return True
+    return not name.islower() and not name.isupper() and not name.istitle() and any(c.islower() for c in name)
 
 
 def enclosing(source: str, needle: str) -> str | None:

@@ -22,8 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -35,8 +34,7 @@ EXCERPT_CHARS = 2000  # characters kept per string in events (head and tail)
 HEAD_SHARE = 16  # a capped read spends 1/16 of the cap on the file's head, for the first objective
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """The coverage limits; each one that bites is reported as a gap."""
 
     max_read_bytes: int = READ_CAP_BYTES
