@@ -227,7 +227,7 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
             start = time.perf_counter()
             answer = retrieval.search(q, cwd=str(repo))
             in_process.setdefault(name, []).append((time.perf_counter() - start) * 1000)
-        counts[name] = answer["candidates"]["matched"] if "candidates" in answer else 0
+        counts[name] = answer["candidates"]["matching"] if "candidates" in answer else 0
     every = [v for vs in in_process.values() for v in vs]
     bare = statistics.median(timed([py, "-I", "-c", "pass"], env, repo) for _ in range(args.runs))
     whole: dict[str, float] = {}

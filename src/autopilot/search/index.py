@@ -123,7 +123,6 @@ def m001_documents(db: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE docs_fts USING fts5(
             text, paths, symbols, content='docs', content_rowid='id', tokenize="{terms.TOKENIZER}"
         );
-        CREATE VIRTUAL TABLE docs_terms USING fts5vocab(docs_fts, 'row');
         {TRIGGER_INSERT}
         CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN
             INSERT INTO docs_fts(docs_fts, rowid, text, paths, symbols)

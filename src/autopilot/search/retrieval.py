@@ -4,21 +4,23 @@ One project at a time (the repository the command runs in); ``--worktree this`` 
 default) keeps to this worktree, ``all`` adds the project's other worktrees, labelled. Steps:
 
 1. The query's words that the index knows (FTS5's own vocabulary gives each one's document
-   count). A document must hold one of the rarest of them to reach the coverage below, so
-   only those are OR-ed into the MATCH, every word quoted; filters in SQL. Up to 20,000
-   matches are all ranked by bm25; past that (common words), the newest 2,000 documents
-   holding all of them, then any, are ranked, and the answer says so.
+   count, exact up to 5,000). A document must hold one of the rarest of them to reach the
+   coverage below, so only those are OR-ed into the MATCH, every word quoted; filters in
+   SQL. Up to 5,000 matches are all ranked by bm25; past that (common words), the newest 200
+   documents holding all of them, then any, are taken (bm25 would read every match), and
+   the answer says so.
 2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
    below half it is left out, so a word shared by chance does not bring in unrelated history.
 3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
    it; a failed test that matched brings the edits after it and the run that tested them; a
    "fixed" claim brings the run it was based on.
 4. The score, every part in the answer: ``fts`` (FTS5 bm25, text/paths/symbols weighted
-   1/2/2, times coverage), ``path`` and ``symbol`` (exact matches: a query path equal to or
-   ending a document's path; a query symbol among the document's, case kept), ``causal``
-   (a linked document gets a share of what brought it; a match with a recorded outcome
-   downstream gets a bonus), ``recency`` (halving every 14 days). Ties: newer first, then
-   origin and reference, so equal inputs give equal order.
+   1/2/2, times coverage; for common words the IDF weight of the words held), ``path`` and
+   ``symbol`` (exact matches: a query path equal to or ending a document's path; a query
+   symbol among the document's, case kept), ``causal`` (an edit or a test run linked to the
+   other: evidence rather than prose; a linked document also gets a share of what brought
+   it), ``recency`` (halving every 14 days). Ties: newer first, then origin and reference,
+   so equal inputs give equal order.
 5. The same event exported in several packets is shown once (``alsoIn``).
 6. *Conflicts stay visible*: within one worktree and branch, a later run whose outcome
    contradicts an earlier one ("passed", a "fixed" claim, then "failed"; or the reverse) on
@@ -33,7 +35,6 @@ Everything shown is evidence quoted from packets, never instructions.
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 import time
 from typing import Any
@@ -47,8 +48,9 @@ from autopilot.sources.project import Project
 from autopilot.transcripts.evidence import TRUST
 
 CANDIDATES = 200  # rows FTS5 ranks before coverage and links are looked at
-RANK_ALL = 20_000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
-NEWEST = 2000
+RANK_ALL = 5000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
+DF_CAP = RANK_ALL + 1
+NEWEST = CANDIDATES
 FOLLOW = 30  # the best matches whose causal links are followed
 MIN_COVERAGE = 0.5
 WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
@@ -141,30 +143,36 @@ def _run(
         filters.append("d.ts >= ?")
         params.append(since)
     any_of, all_of = " OR ".join(f'"{w}"' for w in needed), " AND ".join(f'"{w}"' for w in needed)
-    newest = "docs_fts.rowid DESC"
-    if sum(df[w] for w in needed) <= RANK_ALL:
-        rows = _candidates(db, any_of, filters, params, "r", CANDIDATES)
-    else:  # common words: rank the newest documents that hold them all (then any), not the whole history
-        rows = _candidates(db, all_of, filters, params, newest, NEWEST)
+    bm25 = sum(df[w] for w in needed) <= RANK_ALL
+    if bm25:
+        rows = _candidates(db, any_of, filters, params, ranked=True, limit=CANDIDATES)
+    else:  # common words: the newest documents that hold them all (then any), not the whole history
+        rows = _candidates(db, all_of, filters, params, ranked=False, limit=NEWEST)
         if len(rows) < CANDIDATES:
             seen = {row[0] for row in rows}
-            rows += [row for row in _candidates(db, any_of, filters, params, newest, NEWEST) if row[0] not in seen]
-        rows = sorted(rows, key=lambda row: row[-1])[:CANDIDATES]
+            more = _candidates(db, any_of, filters, params, ranked=False, limit=NEWEST)
+            rows += [row for row in more if row[0] not in seen]
         notes.append(
-            f"the query's words are common ({sum(df[w] for w in needed):,} matches): the newest {NEWEST:,} "
-            "documents holding them were ranked (narrow it with more words, a path, a symbol or --since)"
+            f"the query's words are common (more than {RANK_ALL:,} documents hold them): the newest {NEWEST} "
+            "holding them were ranked (narrow it with more words, a path, a symbol or --since)"
         )
-    patterns = {w: re.compile(rf"(?<!\w){re.escape(w)}(?!\w)") for w in known}
+    answer["ranking"] = {
+        "fts": "bm25 (text 1, paths 2, symbols 2) x coverage"
+        if bm25
+        else "the IDF weight of the query words held (common words: bm25 would read every match)",
+        "documentCounts": f"exact up to {DF_CAP - 1:,}; above that a word counts as held by {DF_CAP:,}",
+    }
     hits: dict[tuple[str, str], dict[str, Any]] = {}
     for row in rows:
         doc = _doc(row)
         data = doc["_data"]
-        haystack = _folded(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])]))
-        matched = [w for w in known if w in haystack and patterns[w].search(haystack)]
+        held = _words(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])]))
+        matched = [w for w in known if w in held]
         coverage = sum(idf[w] for w in matched) / mass
         if coverage < MIN_COVERAGE:
             continue
-        doc["score"] = _score(doc, q, -float(row[-1]) * coverage, now)
+        relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
+        doc["score"] = _score(doc, q, relevance, now)
         doc["coverage"] = round(coverage, 4)
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
@@ -184,7 +192,12 @@ def _run(
         d["_rank"] = n
     answer["results"] = [_public(d, n, here) for n, d in enumerate(shown, 1)]
     answer["conflicts"] = _conflicts(shown)
-    answer["candidates"] = {"matched": len(rows), "kept": len(ranked), "shown": len(shown)}
+    answer["candidates"] = {
+        "matching": sum(df[w] for w in needed),  # documents holding a needed word (at most; before filters)
+        "ranked": len(rows),
+        "kept": len(ranked),
+        "shown": len(shown),
+    }
     hidden = len(ranked) - len([d for d in shown if d.get("shownFor") != "conflict"])
     if hidden > 0:
         notes.append(f"{hidden} more result(s) past --limit {limit}")
@@ -209,25 +222,30 @@ def _needed(known: list[str], df: dict[str, int], idf: dict[str, float]) -> list
 
 
 def _candidates(
-    db: sqlite3.Connection, match: str, filters: list[str], params: list[Any], order: str, limit: int
+    db: sqlite3.Connection, match: str, filters: list[str], params: list[Any], *, ranked: bool, limit: int
 ) -> list[tuple[Any, ...]]:
-    """Documents matching ``match`` within the filters, with their bm25 (lower is better), in ``order``."""
+    """Documents matching ``match`` within the filters: the best by bm25 (lower is better), or the newest."""
+    score, order = (
+        (f"bm25(docs_fts, {', '.join(map(str, WEIGHTS))})", "r") if ranked else ("0.0", "docs_fts.rowid DESC")
+    )
     return db.execute(
-        f"SELECT {_COLUMNS}, bm25(docs_fts, {', '.join(map(str, WEIGHTS))}) AS r FROM docs_fts "
-        f"JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ? AND {' AND '.join(filters)} "
-        f"ORDER BY {order} LIMIT {limit}",
+        f"SELECT {_COLUMNS}, {score} AS r FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
+        f"WHERE docs_fts MATCH ? AND {' AND '.join(filters)} ORDER BY {order} LIMIT {limit}",
         [match, *params],
     ).fetchall()
 
 
-def _folded(text: str) -> str:
-    """``text`` as the index compares words: lowercased, accents removed."""
-    return text.lower() if text.isascii() else " ".join(terms.words(text))
+def _words(text: str) -> set[str]:
+    """The words of ``text`` as the index compares them (lowercased, accents removed)."""
+    return set(terms.WORD.findall(text.lower())) if text.isascii() else set(terms.words(text))
 
 
 def _doc_count(db: sqlite3.Connection, word: str) -> int:
-    row = db.execute("SELECT doc FROM docs_terms WHERE term = ?", (word,)).fetchone()
-    return int(row[0]) if row else 0
+    """How many documents hold ``word``, counted up to DF_CAP (a common word's exact count costs a scan of it)."""
+    found = db.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {DF_CAP})", (f'"{word}"',)
+    )
+    return int(found.fetchone()[0])
 
 
 def _doc(row: tuple[Any, ...]) -> dict[str, Any]:
