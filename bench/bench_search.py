@@ -1,6 +1,7 @@
 """Benchmark evidence search: 10,000 packets with 2 million evidence rows, built from real rows.
 
-Usage: ``.venv/bin/python bench/bench_search.py [--packets 10000] [--rows 200] [--runs 20] [--keep DIR [--reuse-index]]``
+Usage: ``.venv/bin/python bench/bench_search.py [--packets 10000] [--rows 200] [--runs 20]
+[--keep DIR [--reuse-index]]``
 
 The three sessions of tests/fixtures/search/ (written by the pinned ``claude`` and ``codex``)
 are exported for real in a scratch project; their packets and evidence indexes are the
@@ -141,7 +142,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=200, help="evidence rows per packet (default 200)")
     parser.add_argument("--runs", type=int, default=20, help="runs of each query (default 20)")
     parser.add_argument("--keep", type=Path, help="build in DIR and keep it (reused when it already holds the packets)")
-    parser.add_argument("--reuse-index", action="store_true", help="with --keep: time queries on the index already built")
+    parser.add_argument("--reuse-index", action="store_true", help="with --keep: query the index already built")
     args = parser.parse_args()
     py = sys.executable
     subprocess.run([py, "-m", "compileall", "-q", str(REPO / "src" / "autopilot")], check=True)
