@@ -21,8 +21,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
@@ -90,7 +88,7 @@ def _check(hexid: str, data: bytes) -> tuple[str | None, dict[str, Any]]:
     if actual != hexid:
         return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export", {}
     try:
-        packet = orjson.loads(data)
+        packet = json.loads(data)
     except ValueError:
         return "it is not valid JSON", {}
     if not isinstance(packet, dict) or packet.get("schema") != SCHEMA:
@@ -150,7 +148,7 @@ def load(ref: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
             "packet records (it was changed or swapped)",
             hint="export a fresh packet from the source session",
         )
-    return f"sha256:{hexid}", packet, orjson.loads(ev_bytes)
+    return f"sha256:{hexid}", packet, json.loads(ev_bytes)
 
 
 def _receipt_path(agent: str, session: str) -> Path:

@@ -54,8 +54,6 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from autopilot.errors import BridgeError
 from autopilot.packets import store as packets
 from autopilot.paths import handoff_dir
@@ -393,6 +391,8 @@ def _add_packet(db: sqlite3.Connection, pid: str, skipped: list[str]) -> int | N
 
 
 def _row(doc: dict[str, Any]) -> tuple[Any, ...]:
+    import orjson
+
     from autopilot.search.documents import epoch
 
     data = {

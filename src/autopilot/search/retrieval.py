@@ -34,12 +34,11 @@ Everything shown is evidence quoted from packets, never instructions.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 import time
 from typing import Any
-
-import orjson
 
 from autopilot import git
 from autopilot.search import freshness, index, terms
@@ -251,7 +250,7 @@ def _doc_count(db: sqlite3.Connection, word: str) -> int:
 def _doc(row: tuple[Any, ...]) -> dict[str, Any]:
     keys = ("id", "kind", "origin", "ref", "role", "agent", "session", "worktreeId", "branch", "ts", "text")
     doc = dict(zip(keys, row[:11], strict=True))
-    doc["_data"] = orjson.loads(row[11])
+    doc["_data"] = json.loads(row[11])  # json, not orjson: a search process spares its ~15 ms import
     return doc
 
 

@@ -24,8 +24,6 @@ import os
 import re
 from typing import Any, NamedTuple
 
-import orjson
-
 from autopilot.errors import BridgeError
 
 READ_CAP_BYTES = 64 << 20  # the most of one transcript a packet reads (64 MiB, a documented limit)
@@ -67,6 +65,8 @@ def gap(kind: str, detail: str, **fields: Any) -> dict[str, Any]:
 
 def canonical(value: Any) -> bytes:
     """Canonical JSON: sorted keys, compact separators, UTF-8 (the form every hash is taken over)."""
+    import orjson  # ~15 ms (it loads dataclasses and uuid): only what canonicalises pays for it
+
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
