@@ -251,3 +251,12 @@ def test_no_hook_imports_the_search_package():
             if any(n.startswith("autopilot.search") for n in names):
                 found.append(path.name)
     assert found == []
+
+
+def test_missing_index_is_built_from_the_packets_and_said(bridge, repo):
+    """With no index file, the first search builds it from the packets and says so."""
+    where, _ = repo
+    index.index_path().unlink()
+    answer = search(bridge, where)
+    assert answer["notes"][0] == f"built the evidence index from 1 packet(s) ({index.index_path()})"
+    assert answer["results"]

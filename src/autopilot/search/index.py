@@ -170,7 +170,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _fts5_missing(exc: sqlite3.OperationalError) -> BridgeError:
+def _fts5_missing(exc: sqlite3.DatabaseError) -> BridgeError:
     return BridgeError(
         f"this Python's SQLite ({sqlite3.sqlite_version}) has no FTS5 full-text search: {exc}",
         hint="use a Python whose sqlite3 module includes FTS5 (python.org, Debian/Ubuntu and Homebrew builds do)",
@@ -200,7 +200,8 @@ def open_index(*, notes: list[str] | None = None) -> sqlite3.Connection:
     for attempt in (1, 2):
         try:
             if not path.exists():
-                rebuild(notes=notes)
+                built = rebuild(notes=notes)
+                say(f"built the evidence index from {built['packets']} packet(s) ({path})", notes)
             db = _connect(path)
             try:
                 version = int(db.execute("PRAGMA user_version").fetchone()[0])
@@ -218,9 +219,29 @@ def open_index(*, notes: list[str] | None = None) -> sqlite3.Connection:
             return db
         except sqlite3.DatabaseError as exc:
             if not corrupt(exc) or attempt == 2:
-                raise
+                if unusable(exc) is exc:
+                    raise
+                raise unusable(exc) from exc
             recover(exc, notes=notes)
     raise AssertionError("unreachable")
+
+
+def unusable(exc: sqlite3.DatabaseError) -> BaseException:
+    """The error to show for an index SQLite refused and a rebuild did not cure (the original when it is a bug)."""
+    text = str(exc).lower()
+    if "fts5" in text:
+        return _fts5_missing(exc)
+    if "locked" in text or "busy" in text:
+        return BridgeError(
+            f"the evidence index {index_path()} is busy: {exc}",
+            hint="another codex-bridge is writing it (a reindex takes minutes); try again when it is done",
+        )
+    if corrupt(exc):
+        return BridgeError(
+            f"the evidence index {index_path()} is still unreadable after a rebuild: {exc}",
+            hint="check the disk, then run `codex-bridge handoff reindex`",
+        )
+    return exc
 
 
 def _check_size(db: sqlite3.Connection, path: Path) -> None:
@@ -537,13 +558,16 @@ def generation() -> str | None:
 
 
 def stats(db: sqlite3.Connection) -> dict[str, Any]:
-    """What the index holds: documents by kind, packets, schema version, file size."""
-    kinds = dict(db.execute("SELECT kind, sum(docs) FROM origins GROUP BY kind").fetchall())
+    """What the index holds: documents by kind, packets, schema version, file size (one pass over the origins)."""
+    by_kind = {
+        k: (int(n), int(d or 0))
+        for k, n, d in db.execute("SELECT kind, count(*), sum(docs) FROM origins GROUP BY kind")
+    }
     return {
         "path": str(index_path()),
         "schemaVersion": int(db.execute("PRAGMA user_version").fetchone()[0]),
-        "documents": {k: int(v or 0) for k, v in kinds.items()},
-        "packets": int(db.execute("SELECT count(*) FROM origins WHERE kind = 'evidence'").fetchone()[0]),
+        "documents": {k: d for k, (_, d) in by_kind.items()},
+        "packets": by_kind.get("evidence", (0, 0))[0],
         "bytes": index_path().stat().st_size if index_path().exists() else 0,
         "generation": _meta(db, "generation"),
     }

@@ -86,12 +86,16 @@ def search(
     for attempt in (1, 2):
         db = index.open_index(notes=notes)
         try:
-            found = _run(db, q, here, limit, worktree, since, agent, time.time() if now is None else now, notes)
-            found["index"] = index.stats(db)
+            held = index.stats(db)
+            moment = time.time() if now is None else now
+            found = _run(db, q, here, limit, worktree, since, agent, moment, notes, held)
+            found["index"] = held
             return found
         except sqlite3.DatabaseError as exc:
             if not index.corrupt(exc) or attempt == 2:
-                raise
+                if index.unusable(exc) is exc:
+                    raise
+                raise index.unusable(exc) from exc
             db.close()
             index.recover(exc, notes=notes)
         finally:
@@ -109,8 +113,9 @@ def _run(
     agent: str | None,
     now: float,
     notes: list[str],
+    held: dict[str, Any],
 ) -> dict[str, Any]:
-    total = int(db.execute("SELECT coalesce(sum(docs), 0) FROM origins").fetchone()[0])
+    total = sum(held["documents"].values())
     df = {w: _doc_count(db, w) for w in q.words}
     known = [w for w in q.words if df[w]]
     answer: dict[str, Any] = {
@@ -165,8 +170,8 @@ def _run(
     for row in rows:
         doc = _doc(row)
         data = doc["_data"]
-        held = _words(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])]))
-        matched = [w for w in known if w in held]
+        words = _words(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])]))
+        matched = [w for w in known if w in words]
         coverage = sum(idf[w] for w in matched) / mass
         if coverage < MIN_COVERAGE:
             continue
