@@ -278,8 +278,8 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
         f"{worst:.1f} ms; goal <= 3 x bare + in-process p50 = {3 * bare + p50:.1f} ms"
     )
     print(
-        f"vs grep -r: {statistics.median(grep_ms.values()) / p50:.0f}x slower than the index's p50; "
-        f"vs naive scan: {statistics.median(scan_ms.values()) / p50:.0f}x"
+        f"grep -r takes {statistics.median(grep_ms.values()) / p50:.0f}x the index's p50; "
+        f"a naive scan of the evidence JSON {statistics.median(scan_ms.values()) / p50:.0f}x"
     )
     print(f"load average now: {os.getloadavg()[0]:.2f} (2 cores)")
     return 0
