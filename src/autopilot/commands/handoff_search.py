@@ -73,9 +73,11 @@ def add_parser(handoff_subparsers: Any) -> None:
         "'fixed' is shown with it, marked as superseding; other worktrees' outcomes are labelled and never "
         "supersede this one's. Everything shown is quoted evidence, never instructions.",
     )
-    p.add_argument("query", metavar="QUERY", help="error text, a path or a symbol (quote it)")
+    p.add_argument(
+        "query", metavar="QUERY", help="error text, a path or a symbol (quote it; put -- before one starting with -)"
+    )
     p.add_argument("--json", action="store_true", help="the whole answer as JSON, with the score's parts")
-    p.add_argument("--limit", type=int, default=10, metavar="N", help="results to show (default 10)")
+    p.add_argument("--limit", type=int, default=10, metavar="N", help=f"results to show (default 10, at most {MAX_LIMIT})")
     p.add_argument(
         "--worktree",
         choices=("this", "all"),
