@@ -77,7 +77,9 @@ def add_parser(handoff_subparsers: Any) -> None:
         "query", metavar="QUERY", help="error text, a path or a symbol (quote it; put -- before one starting with -)"
     )
     p.add_argument("--json", action="store_true", help="the whole answer as JSON, with the score's parts")
-    p.add_argument("--limit", type=int, default=10, metavar="N", help=f"results to show (default 10, at most {MAX_LIMIT})")
+    p.add_argument(
+        "--limit", type=int, default=10, metavar="N", help=f"results to show (default 10, at most {MAX_LIMIT})"
+    )
     p.add_argument(
         "--worktree",
         choices=("this", "all"),
