@@ -235,14 +235,19 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
             in_process.setdefault(name, []).append((time.perf_counter() - start) * 1000)
         counts[name] = answer["candidates"]["matching"] if "candidates" in answer else 0
     every = [v for vs in in_process.values() for v in vs]
-    bare = statistics.median(timed([py, "-I", "-c", "pass"], env, repo) for _ in range(args.runs))
+    # Whole processes, interleaved with their baselines so that all see the same load.
     only_imports = [py, "-c", "import autopilot.cli, autopilot.commands.handoff_search, autopilot.search.retrieval"]
-    imports = statistics.median(timed(only_imports, env, repo) for _ in range(args.runs))
-    whole: dict[str, float] = {}
-    for name, q in queries:
-        argv = [py, "-m", "autopilot", "handoff", "search", q, "--json"]
-        timed(argv, env, repo)
-        whole[name] = statistics.median(timed(argv, env, repo) for _ in range(max(5, args.runs // 2)))
+    argvs = {name: [py, "-m", "autopilot", "handoff", "search", q, "--json"] for name, q in queries}
+    samples: dict[str, list[float]] = {"bare": [], "imports": [], **{name: [] for name in argvs}}
+    for argv in argvs.values():
+        timed(argv, env, repo)  # warm the page cache
+    for _ in range(args.runs):
+        samples["bare"].append(timed([py, "-I", "-c", "pass"], env, repo))
+        samples["imports"].append(timed(only_imports, env, repo))
+        for name, argv in argvs.items():
+            samples[name].append(timed(argv, env, repo))
+    bare, imports = statistics.median(samples["bare"]), statistics.median(samples["imports"])
+    whole = {name: statistics.median(samples[name]) for name in argvs}
 
     # -- baselines over the same packets -----------------------------------------------------
     grep_ms, scan_ms = {}, {}

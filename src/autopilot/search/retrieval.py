@@ -3,12 +3,12 @@
 One project at a time (the repository the command runs in); ``--worktree this`` (the
 default) keeps to this worktree, ``all`` adds the project's other worktrees, labelled. Steps:
 
-1. The query's words that the index knows (FTS5's own vocabulary gives each one's document
-   count, exact up to 5,000). A document must hold one of the rarest of them to reach the
-   coverage below, so only those are OR-ed into the MATCH, every word quoted; filters in
-   SQL. Up to 5,000 matches are all ranked by bm25; past that (common words), the newest 200
-   documents holding all of them, then any, are taken (bm25 would read every match), and
-   the answer says so.
+1. The query's words that the index knows (FTS5 counts the documents holding each, exactly
+   up to 5,000). A document must hold one of the rarest of them to reach the coverage
+   below, so only those are OR-ed into the MATCH, every word quoted; filters in SQL. Up to
+   5,000 matches are all ranked by bm25 and the best 100 go on; past that (common words),
+   the newest 100 documents holding all of them (then any) go on, unranked by bm25 (it
+   would read every match), and the answer says so.
 2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
    below half it is left out, so a word shared by chance does not bring in unrelated history.
 3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
@@ -46,7 +46,7 @@ from autopilot.search.query import Query, parse
 from autopilot.sources.project import Project
 from autopilot.transcripts.evidence import TRUST
 
-CANDIDATES = 200  # rows FTS5 ranks before coverage and links are looked at
+CANDIDATES = 100  # rows FTS5 ranks before coverage and links are looked at
 RANK_ALL = 5000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
 DF_CAP = RANK_ALL + 1
 NEWEST = CANDIDATES
@@ -65,7 +65,10 @@ LINKS_FROM = {  # which links of a matched document are followed, by its role
 }
 CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
 POSITIVE, NEGATIVE = ("passed", "claimed-fixed"), ("failed",)
-_COLUMNS = "d.id, d.kind, d.origin, d.ref, d.role, d.agent, d.session, d.worktree_id, d.branch, d.ts, d.text, d.data"
+_COLUMNS = (
+    "d.id, d.kind, d.origin, d.ref, d.role, d.agent, d.session, d.worktree_id, d.branch, d.ts, d.text, d.data, "
+    "d.paths, d.symbols"
+)
 
 
 def search(
@@ -168,13 +171,12 @@ def _run(
     }
     hits: dict[tuple[str, str], dict[str, Any]] = {}
     for row in rows:
-        doc = _doc(row)
-        data = doc["_data"]
-        words = _words(" ".join([doc["text"], *data.get("paths", []), *data.get("symbols", [])]))
+        words = _words(f"{row[10]}\n{row[12]}\n{row[13]}")  # text, paths, symbols: no JSON parsed yet
         matched = [w for w in known if w in words]
         coverage = sum(idf[w] for w in matched) / mass
         if coverage < MIN_COVERAGE:
             continue
+        doc = _doc(row)
         relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
         doc["score"] = _score(doc, q, relevance, now)
         doc["coverage"] = round(coverage, 4)
@@ -312,13 +314,17 @@ def _follow_links(
                         wanted[key] = (doc, link["rel"])
         frontier = []
         found: dict[tuple[str, str], tuple[Any, ...]] = {}
-        for origin in sorted({o for o, _ in wanted}):
-            refs = sorted(r for o, r in wanted if o == origin)
-            marks = ", ".join("?" * len(refs))
-            for row in db.execute(
-                f"SELECT {_COLUMNS}, 0 FROM docs d WHERE d.origin = ? AND d.ref IN ({marks})", [origin, *refs]
+        keys = sorted(wanted)
+        for start in range(0, len(keys), 400):  # one query for them all (in chunks under SQLite's 999 variables)
+            chunk = keys[start : start + 400]
+            pairs = ", ".join("(?, ?)" for _ in chunk)
+            flat = [v for key in chunk for v in key]
+            for row in db.execute(  # a join, not `(origin, ref) IN (VALUES …)`: SQLite scans the index for that
+                f"WITH w(o, r) AS (VALUES {pairs}) SELECT {_COLUMNS}, 0 FROM w "
+                "JOIN docs d ON d.origin = w.o AND d.ref = w.r",
+                flat,
             ):
-                found[(origin, row[3])] = row
+                found[(row[2], row[3])] = row
         for (origin, ref), (parent, rel) in sorted(wanted.items()):
             if (origin, ref) not in found:
                 continue
@@ -382,13 +388,15 @@ def _supersede(ranked: list[dict[str, Any]], here: dict[str, Any]) -> None:
     another worktree or branch is listed under ``elsewhere`` on both, and supersedes nothing.
     """
     del here  # scopes are compared between the two outcomes, not with the caller's
-    outcomes = sorted((d for d in ranked if _polarity(d)), key=_when)
+    sign = {id(d): _polarity(d) for d in ranked}
+    outcomes = sorted((d for d in ranked if sign[id(d)]), key=_when)
+    subjects = {id(d): set(d["_data"].get("subject") or []) for d in outcomes}
     for i, early in enumerate(outcomes):
-        subject = set(early["_data"].get("subject") or [])
+        subject = subjects[id(early)]
         for late in outcomes[i + 1 :]:
-            if late["role"] != "test" or _polarity(late) == _polarity(early):
+            if late["role"] != "test" or sign[id(late)] == sign[id(early)]:
                 continue
-            if not subject & set(late["_data"].get("subject") or []):
+            if not subject & subjects[id(late)]:
                 continue
             if (late["worktreeId"], late["branch"]) != (early["worktreeId"], early["branch"]):
                 for a, b in ((early, late), (late, early)):
