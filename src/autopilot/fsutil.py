@@ -12,22 +12,30 @@ import os
 from contextlib import suppress
 from pathlib import Path
 
+TYPE_CHECKING = False  # the hooks' $handoff path writes through here: no typing imports at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
-def atomic_write(path: Path | str, data: bytes | str, *, mode: int | None = None, durable: bool = True) -> None:
+
+def atomic_write(
+    path: Path | str, data: bytes | str | Iterable[bytes], *, mode: int | None = None, durable: bool = True
+) -> None:
     """Replace ``path`` with ``data`` in one step; ``durable`` fsyncs the file and its directory first.
 
-    ``mode`` sets the permissions of the new file (for example 0o444 for an immutable packet).
+    ``data`` may be an iterable of byte chunks, for files too large to hold in memory (a decompressed
+    rollout). ``mode`` sets the permissions of the new file (for example 0o444 for an immutable packet).
     Caches that are cheap to rebuild pass ``durable=False``: a crash may lose them, never corrupt them.
     """
     import tempfile  # only writers pay for it
 
     path = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    chunks = [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            for chunk in chunks:
+                fh.write(chunk)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -52,3 +60,36 @@ def _sync_dir(directory: Path) -> None:
             os.close(dir_fd)
     except OSError:
         pass
+
+
+STALE_AFTER_S = 600.0  # a temp file or folder this old belongs to a process that died (no call takes 10 min to write)
+
+
+def sweep_stale(
+    directory: Path | str, prefixes: tuple[str, ...], *, suffix: str = "", older_than: float = STALE_AFTER_S
+) -> int:
+    """Remove what killed processes left in ``directory``: entries named ``<prefix>…<suffix>`` older than
+    ``older_than`` seconds (temp files of :func:`atomic_write`, temp index folders). Returns how many."""
+    import shutil
+    import time
+
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    cutoff = time.time() - older_than
+    for entry in entries:
+        if not entry.name.startswith(prefixes) or not entry.name.endswith(suffix):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime > cutoff:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+            removed += 1
+        except OSError:
+            continue
+    return removed

@@ -6,6 +6,10 @@ import os
 
 from autopilot.errors import BridgeError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the no-run hook path loads this module)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -77,7 +81,7 @@ def branch(repo: str) -> str | None:
 class Snapshot:
     """The work since a base commit: the patch, its stat, and a fingerprint of the work tree."""
 
-    __slots__ = ("base", "head", "tree", "patch", "stat", "files", "secret_files")
+    __slots__ = ("base", "head", "tree", "patch", "stat", "files", "secret_files", "skipped")
 
     def __init__(
         self,
@@ -89,9 +93,11 @@ class Snapshot:
         stat: str,
         files: list[str],
         secret_files: list[str] | None = None,
+        skipped: list[tuple[str, str]] | None = None,
     ) -> None:
         self.base, self.head, self.tree, self.patch, self.stat, self.files = base, head, tree, patch, stat, files
         self.secret_files = secret_files or []
+        self.skipped = skipped or []  # (path, why) of changed files left out of the snapshot
 
     @property
     def empty(self) -> bool:
@@ -99,15 +105,20 @@ class Snapshot:
         return not self.files
 
 
-def work_tree(repo: str, cache: str | None = None) -> str:
+def work_tree(repo: str, cache: str | None = None, skipped: list[tuple[str, str]] | None = None) -> str:
     """A tree object of the work tree as it is now (tracked and untracked, ignoring .gitignore'd files).
 
     The user's index is never touched: a copy of it is used, so staged/unstaged state stays as it was.
     With ``cache`` (a file path) the copy is kept between calls, so git's stat cache survives and only
     files that changed are hashed again; it is refreshed whenever the user's own index is newer.
+    Changed files larger than ``AUTOPILOT_MAX_FILE_BYTES`` (1 MiB) or binary are left out: hashing them
+    would store a new blob in .git/objects at every edit (a growing log appended three times is three
+    copies). They are appended to ``skipped`` with the reason, so a review can say what it did not see.
     """
     import shutil
     import tempfile
+
+    from autopilot.fsutil import sweep_stale
 
     index = os.path.join(repo, ".git", "index")
     if not os.path.isdir(os.path.join(repo, ".git")):  # a worktree or submodule: ask git where its index is
@@ -123,32 +134,63 @@ def work_tree(repo: str, cache: str | None = None) -> str:
     where = os.path.dirname(cache) if cache else None
     if where:
         os.makedirs(where, exist_ok=True)
+        sweep_stale(where, ("autopilot-index-",))  # left by a process killed mid-call
+    too_big = oversized(repo)
+    if skipped is not None:
+        skipped.extend(too_big)
+    excludes = [f":(exclude,literal){path}" for path, _ in too_big]
     # A private copy per call: concurrent callers (a hook and a review worker) never share an index.lock.
     with tempfile.TemporaryDirectory(prefix="autopilot-index-", dir=where) as tmp:
         temp_index = os.path.join(tmp, "index")
         if os.path.exists(source):
             shutil.copyfile(source, temp_index)
         env = {"GIT_INDEX_FILE": temp_index}
-        run_git(repo, "add", "--all", "--", ".", env=env)
+        run_git(repo, "add", "--all", "--", ".", *excludes, env=env)
         tree = run_git(repo, "write-tree", env=env).strip()
         if cache:
             os.replace(temp_index, cache)
         return tree
 
 
+MAX_FILE_BYTES = 1 << 20
+BINARY_PROBE = 8192  # git's own rule: a NUL byte in the first 8 KiB means binary
+
+
+def oversized(repo: str) -> list[tuple[str, str]]:
+    """Changed or untracked files (not ignored) a snapshot leaves out: too large, or binary; with why."""
+    limit = int(os.environ.get("AUTOPILOT_MAX_FILE_BYTES") or MAX_FILE_BYTES)
+    out = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", check=False)
+    found: list[tuple[str, str]] = []
+    for entry in out.split("\0"):
+        if len(entry) < 4 or entry[:2] in ("D ", " D", "DD"):
+            continue
+        path = entry[3:]
+        full = os.path.join(repo, path)
+        try:
+            size = os.path.getsize(full)
+            if size > limit:
+                found.append((path, f"{size:,} bytes, over the {limit:,}-byte limit (AUTOPILOT_MAX_FILE_BYTES)"))
+                continue
+            with open(full, "rb") as fh:
+                if b"\0" in fh.read(BINARY_PROBE):
+                    found.append((path, "binary"))
+        except OSError:
+            continue
+    return found
+
+
 def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: str | None = None) -> Snapshot:
     """Everything that changed since ``base`` (committed, staged, unstaged and untracked), minus ``exclude``.
 
-    Secret-bearing files (``.env``, keys, credential stores) are listed in ``secret_files`` and their
-    contents left out of the patch, so they never reach a prompt.
+    Secret-bearing files are listed in ``secret_files`` (both sides of a rename or copy) and their
+    contents left out of the patch and the stat, so they never reach a prompt (see ``secret_changes``).
     """
-    from autopilot.redact import is_secret_path
-
-    tree = work_tree(repo, cache)
+    skipped: list[tuple[str, str]] = []
+    tree = work_tree(repo, cache, skipped)
     since = base or EMPTY_TREE
     excludes = [f":(exclude){p}" for p in exclude]
     try:
-        names = run_git(repo, "diff", "--name-only", "-z", since, tree, "--", ".", *excludes)
+        raw = run_git(repo, "diff", "--raw", "-z", "--no-abbrev", "-M", "-C", since, tree, "--", ".", *excludes)
     except BridgeError:
         if base and not run_git(repo, "cat-file", "-t", base, check=False).strip():
             raise BridgeError(
@@ -156,8 +198,10 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
                 hint="re-plan with `codex-bridge plan --goal ...`",
             ) from None
         raise
-    files = [n for n in names.split("\0") if n]
-    secret_files = [f for f in files if is_secret_path(f)]
+    changes = _raw_changes(raw)
+    files = [path for _, old, new, _, _ in changes if (path := new or old)]
+    secret = secret_changes(repo, since, tree, changes)
+    secret_files = sorted({p for c in secret for p in (c[1], c[2]) if p})
     excludes += [f":(exclude,literal){f}" for f in secret_files]
     # One git call for the rest: the stat block, a blank line, then the patch.
     out = (
@@ -174,15 +218,125 @@ def snapshot(repo: str, base: str | None, exclude: tuple[str, ...] = (), cache: 
             ".",
             *excludes,
         )
-        if len(secret_files) < len(files)
+        if len(secret) < len(changes)
         else ""
     )
     stat, _, patch = out.partition("\n\ndiff --git ")
-    patch = f"diff --git {patch}" if patch else ""
+    patch = _uncut_hunk_headers(f"diff --git {patch}") if patch else ""
     stat = stat.strip("\n") + "\n" if stat else ""
     return Snapshot(
-        base=base, head=head_sha(repo), tree=tree, patch=patch, stat=stat, files=files, secret_files=secret_files
+        base=base,
+        head=head_sha(repo),
+        tree=tree,
+        patch=patch,
+        stat=stat,
+        files=files,
+        secret_files=secret_files,
+        skipped=skipped,
     )
+
+
+def _uncut_hunk_headers(patch: str) -> str:
+    """``patch`` without the hunk headers' function contexts that git cut at 80 bytes.
+
+    The context is the nearest line above the hunk; a cut one can end inside a secret, before
+    the part (``@host``, a closing quote) redaction needs to recognise it. Whole ones stay.
+    """
+    import re  # not at the top: the no-run hook path imports this module and must not load re
+
+    def uncut(match: re.Match[str]) -> str:
+        if len(match.group(2).encode("utf-8", "replace")) < 78:
+            return match.group(0)
+        return f"{match.group(1)} [function line omitted: git cut it at 80 bytes]"
+
+    return re.sub(r"^(@@@? -[^@\n]* @@@?) ([^\n]{60,})$", uncut, patch, flags=re.MULTILINE)
+
+
+# One changed path of `git diff --raw`: (status letter, old path, new path, old blob, new blob);
+# the old path is None for an addition, the new path None for a deletion.
+Change = tuple[str, "str | None", "str | None", str, str]
+_NO_BLOB = "0" * 40
+
+
+def _raw_changes(raw: str) -> list[Change]:
+    """The entries of ``git diff --raw -z --no-abbrev`` output."""
+    fields = raw.split("\0")
+    changes: list[Change] = []
+    i = 0
+    while i + 1 < len(fields) and fields[i].startswith(":"):
+        meta = fields[i][1:].split(" ")
+        old_blob, new_blob, status = meta[2], meta[3], meta[4][:1]
+        if status in ("R", "C"):
+            changes.append((status, fields[i + 1], fields[i + 2], old_blob, new_blob))
+            i += 3
+        else:
+            path = fields[i + 1]
+            changes.append(
+                (status, None if status == "A" else path, None if status == "D" else path, old_blob, new_blob)
+            )
+            i += 2
+    return changes
+
+
+def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> list[Change]:
+    """The changes whose contents must not leave: secret-bearing by name, by origin or by content.
+
+    By name: either side's path is a secret file (so ``.env`` renamed ``env.txt`` still is). By
+    origin: the contents are byte for byte a secret file's (``cp .env settings.bak``), from this
+    diff or from the base. By content: either side holds a key file's telltale line
+    (``redact.KEY_FILE_LINES``: a PEM BEGIN line, a PuTTY or OpenSSH key, a kubeconfig client key),
+    whatever the file is called. The base's listing and the content search run side by side.
+    """
+    from autopilot.redact import KEY_FILE_LINES, is_secret_path
+
+    by_name = {i for i, c in enumerate(changes) if any(p and is_secret_path(p) for p in (c[1], c[2]))}
+    rest = [c for i, c in enumerate(changes) if i not in by_name]
+    if not rest:
+        return changes
+    # Additions (and copies) could be copies of a secret file the base holds unchanged.
+    listing = (
+        _start_git(repo, "ls-tree", "-r", "-z", "--full-tree", since)
+        if since != EMPTY_TREE and any(c[1] is None or c[0] == "C" for c in rest)
+        else None
+    )
+    revs = [tree] if since == EMPTY_TREE else [tree, since]
+    paths = sorted({p for c in rest for p in (c[1], c[2]) if p})
+    patterns = [arg for p in KEY_FILE_LINES for arg in ("-e", p)]
+    searches = [
+        _start_git(repo, "grep", "-z", "-l", "-I", "-E", *patterns, *revs, "--", *(f":(literal){p}" for p in chunk))
+        for chunk in (paths[n : n + 500] for n in range(0, len(paths), 500))
+    ]
+    blobs = {b for i in by_name for b in changes[i][3:5] if b != _NO_BLOB}
+    for entry in (listing() if listing else "").split("\0"):
+        meta, _, path = entry.partition("\t")
+        if path and is_secret_path(path):
+            blobs.add(meta.rsplit(" ", 1)[-1])
+    keyed = {hit for search in searches for hit in search().split("\0") if hit}  # "<rev>:<path>"
+    return [
+        c
+        for i, c in enumerate(changes)
+        if i in by_name
+        or c[3] in blobs
+        or c[4] in blobs
+        or (c[2] and f"{tree}:{c[2]}" in keyed)
+        or (c[1] and f"{since}:{c[1]}" in keyed)
+    ]
+
+
+def _start_git(repo: str, *args: str) -> Callable[[], str]:
+    """Start git in ``repo`` and return a function that waits for its stdout (errors: empty output)."""
+    import subprocess
+
+    proc = subprocess.Popen(
+        ["git", "-C", repo, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        env={**os.environ, **_GIT_ENV},
+    )
+    return lambda: proc.communicate()[0]
 
 
 def bound(text: str, limit: int) -> tuple[str, bool]:

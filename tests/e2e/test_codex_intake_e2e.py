@@ -21,6 +21,7 @@ def _codex_present():
     agent_bin("codex")
 
 
+@pytest.mark.smoke
 def test_exec_and_resume_rollout_reads_back_as_paired_evidence():
     """A real exec turn with a command and a patch, then exec resume, reads back paired and complete."""
     with rig() as r:
@@ -106,3 +107,32 @@ def test_spawned_subagent_is_listed_with_its_rollout():
     assert child_answer["session"]["id"] == child["threadId"]
     assert (child_answer["session"]["isSubagent"], child_answer["session"]["parentThreadId"]) == (True, tid)
     assert "Say done" not in json.dumps(child_answer)  # the task text travels as encrypted content
+
+
+def test_a_rollout_codex_compressed_is_read_like_the_plain_one():
+    """The real codex compresses a cold rollout (app-server rollout/compress) into .jsonl.zst; the intake reads it."""
+    import os
+    import time
+
+    from autopilot.codex import sessions
+
+    with rig() as r:
+        r.srv.push(reply_text("An answer to keep."))
+        tid = r.thread_id(r.exec("--json", "--skip-git-repo-check", "Remember this"))
+        plain = r.rollout(tid)
+        before = intake(str(plain))
+        week_ago = time.time() - 8 * 86400  # Codex compresses rollouts older than about seven days
+        os.utime(plain, (week_ago, week_ago))
+        app = r.app()
+        try:
+            app.call("rollout/compress", None)
+            deadline = time.monotonic() + 60
+            while plain.exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
+        finally:
+            app.close()
+        packed = plain.with_name(plain.name + ".zst")
+        assert packed.exists() and not plain.exists(), "codex did not compress the rollout"
+        after = intake(str(sessions.readable(packed)))
+    assert [e.get("text") for e in after["entries"]] == [e.get("text") for e in before["entries"]]
+    assert after["session"]["id"] == tid

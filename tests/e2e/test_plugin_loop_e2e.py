@@ -43,6 +43,14 @@ def write(repo: Path, name: str, content: str) -> dict:
     return tool_use("Write", {"file_path": str(repo / name), "content": content})
 
 
+def kind(stop_output: dict) -> str | None:
+    """What a Stop hook answer did: "continue" (a block, or additionalContext on Claude Code >= 2.1.163) or None."""
+    if stop_output.get("decision") == "block" or (stop_output.get("hookSpecificOutput") or {}).get("additionalContext"):
+        return "continue"
+    return None
+
+
+@pytest.mark.smoke
 def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, bridge):
     """/autopilot plans; edits are reviewed; Stop continues Claude onto T2 with its criteria; then done."""
     codex.push("plan", reply_json(PLAN))
@@ -65,8 +73,9 @@ def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, 
     assert codex.asked == ["plan", "review", "verdict", "review", "verdict"]
     assert "T1 is done: feature.py exists." in codex.prompts("verdict")[0]
     stops = run.hook_outputs("Stop")
-    assert [s.get("decision") for s in stops] == ["block", None]
+    assert [kind(s) for s in stops] == ["continue", None]
     assert stops[1]["systemMessage"].startswith("codex-autopilot: done")
+    assert stops[1]["terminalSequence"].startswith("\x1b]9;codex-autopilot: done")  # the notification
     s = state_of(bridge, git_repo)
     assert (s["status"], s["iteration"], s["current_task"]["id"], s["owner_session_id"]) == (
         "done",
@@ -110,7 +119,7 @@ def test_budget_spent_mid_run_lets_claude_stop(claude, codex, planned_with_codex
     assert run.proc.returncode == 0 and len(run.main_texts()) == 4 and run.server.unscripted == 0
     assert codex.asked == ["plan", "review", "verdict", "review"]
     stops = run.hook_outputs("Stop")
-    assert [s.get("decision") for s in stops] == ["block", None]
+    assert [kind(s) for s in stops] == ["continue", None]
     assert "stopped: budget spent" in stops[1]["systemMessage"] and "budget set" in stops[1]["systemMessage"]
     s = state_of(bridge, repo)
     assert s["status"] == "stopped_budget" and s["budget_used_usd"] >= s["budget_usd"]
@@ -130,31 +139,56 @@ def test_codex_failing_never_holds_claude_more_than_twice(claude, codex, planned
     run = run_claude(claude, repo, "Finish the task.", steps, tmp_path / "h", AUTOPILOT_TIMEOUT="3")
     assert run.proc.returncode == 0 and len(run.main_texts()) == 3 and run.server.unscripted == 0
     stops = run.hook_outputs("Stop")
-    assert [s.get("decision") for s in stops] == ["block", "block", None]
+    assert [kind(s) for s in stops] == ["continue", "continue", None]
     assert "paused" in stops[2]["systemMessage"] and "/autopilot resume" in stops[2]["systemMessage"]
+    assert stops[2]["terminalSequence"].startswith("\x1b]9;codex-autopilot: the autopilot run paused")
     s = state_of(bridge, repo)
     assert (s["status"], s["consecutive_errors"], s["iteration"]) == ("paused_reviewer_unavailable", 3, 0)
     code, out, _ = bridge("-C", str(repo), "status")
     assert "paused_reviewer_unavailable (Codex was unavailable 3 times in a row" in out
 
 
-def test_run_pauses_before_claude_codes_block_cap(claude, codex, planned_with_codex, tmp_path, bridge):
-    """With CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3 the hook blocks twice, then pauses the run itself."""
-    repo = planned_with_codex()
-    (repo / "feature.py").write_text("x = 1\n")
-    codex.push("review", reply_json(APPROVE), reply_json(APPROVE))
-    codex.push("verdict", *(reply_json(continue_to("T1")) for _ in range(3)))
-    steps = [
-        text("Done."),
-        write(repo, "feature.py", "x = 2\n"),
-        text("Done."),
-        write(repo, "feature.py", "x = 3\n"),
-        text("Done."),
-    ]
-    run = run_claude(claude, repo, "Finish the task.", steps, tmp_path / "h", CLAUDE_CODE_STOP_HOOK_BLOCK_CAP="3")
-    assert run.proc.returncode == 0 and run.server.unscripted == 0
+NINE = {
+    "summary": "nine steps",
+    "tasks": [
+        {"id": f"T{n}", "title": f"Step {n}", "description": f"write step{n}.py", "acceptance": [f"step{n}.py exists"]}
+        for n in range(1, 10)
+    ],
+}
+
+
+def test_nine_tasks_with_a_tool_each_reach_done_without_a_pause(claude, codex, git_repo, tmp_path, bridge):
+    """Claude runs a tool in every continuation: Claude Code's block count restarts each time, and so does the run's,
+    so nine tasks (eight continuations, past the default cap of 8) end done, never paused."""
+    codex.push("plan", reply_json(NINE))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Nine steps")[0] == 0
+    codex.push("review", *(reply_json(APPROVE) for _ in range(9)))
+    codex.push(
+        "verdict", *(reply_json(continue_to(f"T{n}")) for n in range(2, 10)), reply_json(done("step9.py exists"))
+    )
+    steps = []
+    for n in range(1, 10):
+        steps += [write(git_repo, f"step{n}.py", f"n = {n}\n"), text(f"T{n} is done.")]
+    run = run_claude(claude, git_repo, "Work on the autopilot task.", steps, tmp_path / "h", timeout=600)
+    assert run.proc.returncode == 0 and run.server.unscripted == 0, run.proc.stderr[-2000:]
     stops = run.hook_outputs("Stop")
-    assert [s.get("decision") for s in stops] == ["block", "block", None]
-    assert "paused after 2" in stops[2]["systemMessage"]
+    assert [kind(s) for s in stops] == ["continue"] * 8 + [None]
+    assert all("hookSpecificOutput" in s for s in stops[:8])  # 2.1.332: continued without the "problem" label
+    s = state_of(bridge, git_repo)
+    assert (s["status"], s["iteration"], s["current_task"]["id"]) == ("done", 9, "T9")
+
+
+@pytest.mark.smoke
+def test_stops_without_tools_pause_before_claude_codes_cap(claude, codex, planned_with_codex, tmp_path, bridge):
+    """Claude keeps ending its turn without running a tool: the run blocks 7 times, then pauses itself before
+    Claude Code's default cap of 8 would end the turn."""
+    repo = planned_with_codex("--no-progress-threshold", "50", "--max-iterations", "50")
+    (repo / "feature.py").write_text("x = 1\n")
+    codex.push("verdict", *(reply_json(continue_to("T1")) for _ in range(8)))
+    run = run_claude(claude, repo, "Finish the task.", [text("Done.") for _ in range(8)], tmp_path / "h")
+    assert run.proc.returncode == 0 and run.server.unscripted == 0, run.proc.stderr[-2000:]
+    stops = run.hook_outputs("Stop")
+    assert [kind(s) for s in stops] == ["continue"] * 7 + [None]
+    assert "paused after 7" in stops[7]["systemMessage"]
     assert "blocked the turn from ending" not in run.proc.stdout  # Claude Code's own cap never fired
     assert state_of(bridge, repo)["status"] == "paused_block_cap"

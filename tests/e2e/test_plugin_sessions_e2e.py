@@ -60,6 +60,7 @@ def test_second_session_is_left_alone(claude, planned, tmp_path, bridge, monkeyp
     assert s["notices"] == [f"foreign-session:{run.session_id}"]
 
 
+@pytest.mark.smoke
 def test_handoff_writes_the_pointer_without_a_model_request(claude, git_repo, tmp_path, isolated_homes):
     """$handoff typed into the real claude records the pointer; the Messages server gets no request."""
     run = run_claude(claude, git_repo, "$handoff", [], tmp_path / "h")
@@ -167,3 +168,75 @@ def test_from_codex_skill_reads_the_handed_over_rollout(claude, git_repo, tmp_pa
     (first,) = run.main_texts()
     assert "01a22c45-f34f-7752-9ff7-c45689ad7d88" in first and "codex-rollout" in first
     assert "evidence-only" in first and "Reconcile with the repository before you edit anything" in first
+
+
+@pytest.mark.slow
+def test_one_setup_for_both_agents_from_a_fresh_home(claude, git_repo, tmp_path, isolated_homes):
+    """A new user: install the plugin from its marketplace, type the setup command in Claude Code, `$handoff`
+    in Claude, `$from-claude` in Codex: Codex gets the intake, and nothing was installed outside the plugin's venv."""
+    import shlex
+
+    from autopilot import paths
+    from autopilot.scripted.responses_server import reply_text, tool_call
+    from tests.support.agents import write_codex_config
+
+    source = plugin_copy(tmp_path / "codex-autopilot")
+    home = tmp_path / "h"
+    home.mkdir()
+    path = os.pathsep.join(  # no codex-bridge or venv of the test run: the plugin must bring its own
+        p
+        for p in os.environ["PATH"].split(os.pathsep)
+        if ".venv" not in p and not p.startswith(str(Path(sys.executable).parent))
+    )
+    extra = {"PATH": path, "AUTOPILOT_PYTHON": "", "AUTOPILOT_CODEX_BIN": str(agent_bin("codex"))}
+    with MessagesServer() as idle:
+        env = {**claude_env(home, idle), **extra}
+    for argv in (
+        ["plugin", "marketplace", "add", str(source)],
+        ["plugin", "install", "codex-autopilot@codex-autopilot"],
+    ):
+        proc = subprocess.run(
+            [str(claude), *argv], env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    with ResponsesServer() as codex_model:
+        write_codex_config(paths.codex_home(), codex_model.url)
+        run = run_claude(
+            claude,
+            git_repo,
+            "/codex-autopilot:setup --trust",
+            [text("Set up.")],
+            home,
+            plugin_dir=None,
+            timeout=900,
+            **extra,
+        )
+        assert run.proc.returncode == 0, run.proc.stderr[-2000:]
+        data = home / ".claude" / "plugins" / "data" / "codex-autopilot-codex-autopilot"
+        venv_python = data / "venv" / "bin" / "python"
+        assert venv_python.exists(), (data / "bootstrap.log").read_text() if (data / "bootstrap.log").exists() else data
+        first = run.main_texts()[0]
+        assert '"status": "trusted"' in first.replace('\\"', '"'), first[:3000]
+        launcher = paths.codex_home() / "skills" / "from-claude" / "scripts" / "from-claude"
+        assert str(venv_python) in launcher.read_text()  # Codex's side runs in the plugin's own environment
+        handoff = run_claude(claude, git_repo, "$handoff", [], home, plugin_dir=None, **extra)
+        assert handoff.proc.returncode == 0 and handoff.server.main_requests() == []
+        codex_model.push(tool_call("exec_command", {"cmd": shlex.quote(str(launcher))}, call_id="intake"))
+        codex_model.push(reply_text("Picked it up."))
+        proc = subprocess.run(
+            [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", "--", "$from-claude"],
+            cwd=git_repo,
+            env={**os.environ, "PATH": path, "FAKE_OPENAI_KEY": "scripted"},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        output = next(
+            item["output"]
+            for body in codex_model.requests
+            for item in body.get("input") or []
+            if isinstance(item, dict) and item.get("type") == "function_call_output" and item.get("call_id") == "intake"
+        )
+    assert '"format": "claude-code-transcript"' in output and handoff.session_id in output

@@ -255,3 +255,27 @@ def test_resume_clears_the_failed_verdict_count(planned, bridge):
     assert bridge("-C", str(planned), "resume")[0] == 0
     s = state_of(bridge, planned)
     assert (s["status"], s["verdict_errors"], s["consecutive_errors"]) == ("running", 0, 0)
+
+
+@pytest.mark.parametrize("command", [["state"], ["status"]])
+def test_read_only_commands_report_a_corrupt_state_and_move_nothing(planned, bridge, command):
+    """`state` and `status` promise to change nothing: a corrupt state.json is reported (exit 5), not moved."""
+    from autopilot.run.state import Store
+
+    store = Store(planned)
+    store.path.write_text('{"schema_version": 3, "status": ')
+    code, out, err = bridge("-C", str(planned), *command)
+    assert code == 5 and "left as it is" in err and out == ""
+    assert store.path.read_text() == '{"schema_version": 3, "status": ' and not list(store.dir.glob("*.corrupt-*"))
+
+
+def test_schema_invalid_state_exits_5_not_70(planned, bridge):
+    """A state.json with a wrongly typed field stops a review with exit 5 and the field's name, not a crash."""
+    from autopilot.run.state import Store
+
+    store = Store(planned)
+    state = json.loads(store.path.read_text())
+    state["iteration"] = "many"
+    store.path.write_text(json.dumps(state))
+    code, _, err = bridge("-C", str(planned), "review")
+    assert code == 5 and "iteration" in err and "internal error" not in err

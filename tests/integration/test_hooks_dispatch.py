@@ -57,9 +57,40 @@ def test_unknown_event_is_ignored(planned, bridge):
 
 def test_input_that_is_not_an_object_is_reported(bridge):
     """Malformed stdin becomes a visible systemMessage, never a block or a crash."""
-    code, out, _ = bridge("hook", "Stop", stdin="[1, 2")
+    code, out, _ = bridge("hook", "Stop", stdin="[1, 2]")
     answer = json.loads(out)
     assert code == 0 and "not a JSON object" in answer["systemMessage"] and "decision" not in answer
+
+
+def hostile_inputs(cwd: str) -> dict[str, str]:
+    """Stop hook stdin Claude Code would never send, each with a run present in ``cwd``."""
+    good = payload("Stop", cwd, stop_hook_active=False, last_assistant_message="done")
+    return {
+        "empty": "",
+        "blank": "  \n",
+        "not JSON": "{session_id:",
+        "a list": "[1, 2, 3]",
+        "a string": '"Stop"',
+        "list session_id": json.dumps({**good, "session_id": ["a"]}),
+        "numeric cwd": json.dumps({**good, "cwd": 12345}),
+        "no cwd": json.dumps({k: v for k, v in good.items() if k != "cwd"}),
+        "empty session_id": json.dumps({**good, "session_id": ""}),
+        "wrong event": json.dumps({**good, "hook_event_name": "PostToolUse"}),
+        "stop_hook_active as text": json.dumps({**good, "stop_hook_active": "yes"}),
+        "100,000 levels deep": "[" * 100_000 + "]" * 100_000,
+        "deep object": '{"a":' * 100_000 + "1" + "}" * 100_000,
+    }
+
+
+@pytest.mark.parametrize("case", sorted(hostile_inputs("/x")))
+def test_hostile_input_does_nothing_and_says_so(planned, openai_env, bridge, case):
+    """Input a hook cannot trust: exit 0, one message, no verdict paid for, no block, the run untouched."""
+    before = (run_dir(str(planned)) / "state.json").read_text()
+    calls = len(openai_env.requests)
+    code, out, err = bridge("hook", "Stop", stdin=hostile_inputs(str(planned))[case], cwd=planned)
+    answer = json.loads(out)
+    assert code == 0 and "cannot trust" in answer["systemMessage"] and "decision" not in answer, err
+    assert len(openai_env.requests) == calls and (run_dir(str(planned)) / "state.json").read_text() == before
 
 
 @pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x\\u00e9", null, true], "b": {}}', ' \n{"cwd": "/x"}\n', "[1]"])
@@ -100,7 +131,7 @@ def test_bridge_error_fails_open_without_a_crash_log(planned, bridge, isolated_h
 
 
 def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
-    """With no run, a hook never imports openai, jsonschema, yaml or the workspace machinery."""
+    """With no run, a hook imports no openai, jsonschema, yaml or workspace machinery: only the memory's recorder."""
     home = tmp_path / "home-with-other-run"
     (home / "runs" / "elsewhere-0123456789ab").mkdir(parents=True)
     probe = (
@@ -123,6 +154,8 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         "autopilot.errors",
         "autopilot.git",
         "autopilot.hooks",
+        "autopilot.memory",
+        "autopilot.memory.observe",
     ]
 
 

@@ -157,3 +157,35 @@ def test_other_session_edits_are_not_reviewed(planned, openai_env, bridge):
     (Path(planned) / "feature.py").write_text("x = 1\n")
     run_hook(bridge, "PostToolUse", planned, tool_name="Write", session_id=OTHER_SESSION)
     assert reviews(openai_env) == 0
+
+
+def test_a_200_finding_review_reaches_claude_under_the_cap(planned, openai_env, bridge):
+    """Findings beyond the cap are counted and pointed to (the review file), the most severe first."""
+    from autopilot.hooks.context import Hook
+    from autopilot.hooks.review import deliver
+    from autopilot.run.state import Store
+    from tests.support.hooks import payload
+
+    issues = [
+        {"severity": ["nit", "major"][i % 2], "file": f"m{i}.py", "line": i, "message": "y" * 300} for i in range(200)
+    ]
+    store = Store(planned)
+    with store.transaction() as s:
+        s["last_review"] = {
+            "task_id": s["current_task"]["id"],
+            "decision": "request_changes",
+            "summary": "z" * 5000,
+            "issues": issues,
+            "issues_count": 200,
+            "base_sha": None,
+            "head_sha": None,
+            "fingerprint": "f",
+            "timestamp": "2026-12-01T00:00:00.000000Z",
+            "review_path": "/runs/r/review-9.json",
+        }
+        state = dict(s)
+    text = deliver(Hook("PostToolUse", payload("PostToolUse", planned)), state)["hookSpecificOutput"][
+        "additionalContext"
+    ]
+    assert len(text) < 10_000 and "(all in /runs/r/review-9.json)" in text
+    assert "[major]" in text and "[nit]" not in text  # 100 majors do not all fit; no nit comes before them

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from autopilot.paths import run_dir
-from autopilot.scripted.responses_server import http_error, reply_json
+from autopilot.scripted.responses_server import delay, drip, http_error, reply_json
 from tests.support.hooks import OTHER_SESSION, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 
@@ -42,7 +43,7 @@ def test_continue_blocks_with_the_next_task(worked, openai_env, bridge):
     answer = stop(bridge, worked)
     assert answer["decision"] == "block"
     reason = answer["reason"]
-    assert "iteration 1 of 20): now do T2" in reason and "Task T2: Test it" in reason and "1. test passes" in reason
+    assert "iteration 1 of 20; the reviewer" in reason and "Task T2: Test it" in reason and "1. test passes" in reason
     assert state_of(bridge, worked)["consecutive_blocks"] == 1
 
 
@@ -52,7 +53,10 @@ def test_block_carries_open_review_findings(worked, openai_env, bridge):
     assert bridge("-C", str(worked), "review")[0] == 0
     openai_env.push(reply_json(continue_to("T1")))
     reason = stop(bridge, worked)["reason"]
-    assert "Open review findings on this task:\n- [major] feature.py:1: add a docstring" in reason
+    assert (
+        "Open review findings on this task (the reviewer's opinion; check them):\n"
+        "- [major] feature.py:1: add a docstring" in reason
+    )
 
 
 def test_verdict_gets_the_last_assistant_message(worked, openai_env, bridge):
@@ -180,7 +184,7 @@ def test_pauses_before_claude_codes_block_cap(worked, openai_env, bridge, monkey
         answers.append(stop(bridge, worked, stop_hook_active=n > 0))
     assert [a.get("decision") for a in answers] == ["block", "block", None]
     message = answers[2]["systemMessage"]
-    assert "after 3 consecutive Stop-hook blocks" in message and "paused after 2" in message
+    assert "after 3 Stop-hook blocks in a row without a tool call" in message and "paused after 2" in message
     assert "/autopilot resume" in message and "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" in message
     assert state_of(bridge, worked)["status"] == "paused_block_cap"
 
@@ -213,3 +217,180 @@ def test_stop_failure_is_recorded_and_blocks_nothing(worked, bridge):
         "stop_failure:rate_limit",
         "429 Too Many Requests",
     )
+
+
+HUNG = {
+    "accepts and never answers": lambda: delay(reply_json(continue_to("T2")), 120),
+    "one byte a second": lambda: drip(reply_json(continue_to("T2")), 1.0),
+}
+
+
+@pytest.mark.parametrize("hang", sorted(HUNG))
+def test_hung_codex_costs_one_bounded_stop_and_is_recorded(worked, openai_env, bridge, monkeypatch, hang):
+    """A backend that never finishes answering holds the Stop hook no longer than the call deadline; it is recorded."""
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "2")
+    openai_env.push(*[HUNG[hang]() for _ in range(6)])
+    started = time.monotonic()
+    answer = stop(bridge, worked)
+    took = time.monotonic() - started
+    s = state_of(bridge, worked)
+    assert took < 6, f"the Stop hook took {took:.1f}s"
+    assert s["last_error"]["kind"] == "timeout" and s["verdict_errors"] == 1 and s["iteration"] == 0
+    assert answer["decision"] == "block" and "could not give a verdict" in answer["reason"]
+
+
+def test_hung_codex_pauses_the_run_after_the_documented_failures(worked, openai_env, bridge, monkeypatch):
+    """Three hung verdicts in a row pause the run; every Stop returned within its deadline."""
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "1")
+    openai_env.push(*[drip(reply_json(continue_to("T2")), 1.0) for _ in range(10)])
+    answers = []
+    for _ in range(3):
+        started = time.monotonic()
+        answers.append(stop(bridge, worked, stop_hook_active=True))
+        assert time.monotonic() - started < 5
+    assert state_of(bridge, worked)["status"] == "paused_reviewer_unavailable"
+    assert "paused" in answers[-1]["systemMessage"] and "decision" not in answers[-1]
+
+
+def test_the_hook_budget_cuts_a_longer_call_timeout(worked, openai_env, bridge, monkeypatch):
+    """With AUTOPILOT_TIMEOUT past the Stop hook's budget, the budget wins: the failure is still recorded in time."""
+    from autopilot import hooks
+    from autopilot.hooks.context import RECORD_MARGIN_S
+
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "600")
+    monkeypatch.setitem(hooks.BUDGET_S, "Stop", RECORD_MARGIN_S + 2)
+    openai_env.push(delay(reply_json(continue_to("T2")), 120))
+    started = time.monotonic()
+    stop(bridge, worked)
+    assert time.monotonic() - started < 6 and state_of(bridge, worked)["last_error"]["kind"] == "timeout"
+
+
+def ran_a_tool(bridge, repo, tool: str = "Read") -> None:
+    """Claude Code's PostToolUse for one tool call (every tool reaches the `*` group as `hook ToolUse`)."""
+    time.sleep(0.01)  # the markers compare modification times
+    assert run_hook(bridge, "ToolUse", repo, tool_name=tool, hook_event_name="PostToolUse") is None
+
+
+def test_a_tool_call_between_blocks_restarts_the_count(worked, openai_env, bridge, monkeypatch):
+    """As in Claude Code: with a tool run in every continuation, nine tasks' worth of blocks never pause (cap 3)."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "3")
+    openai_env.push(*(reply_json(continue_to("T1")) for _ in range(9)))
+    for n in range(9):
+        (Path(worked) / "feature.py").write_text(f"x = {n + 2}\n")
+        answer = stop(bridge, worked, stop_hook_active=n > 0)
+        assert answer.get("decision") == "block", (n, answer)
+        ran_a_tool(bridge, worked)
+    s = state_of(bridge, worked)
+    assert s["status"] == "running" and s["consecutive_blocks"] == 1
+
+
+def test_without_tool_calls_the_run_pauses_before_the_cap(worked, openai_env, bridge, monkeypatch):
+    """Continuations that run no tool count up; the run pauses one block before Claude Code would end the turn."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "4")
+    openai_env.push(*(reply_json(continue_to("T1")) for _ in range(4)))
+    ran_a_tool(bridge, worked)  # a tool before the first block does not count for later ones
+    answers = []
+    for n in range(4):
+        (Path(worked) / "feature.py").write_text(f"x = {n + 2}\n")
+        answers.append(stop(bridge, worked, stop_hook_active=n > 0))
+    assert [a.get("decision") for a in answers] == ["block", "block", "block", None]
+    assert state_of(bridge, worked)["status"] == "paused_block_cap"
+
+
+def test_cap_zero_means_no_cap(worked, openai_env, bridge, monkeypatch):
+    """CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0 turns Claude Code's cap off; the run never pauses for it."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "0")
+    edit_state(worked, consecutive_blocks=50)
+    openai_env.push(reply_json(continue_to("T1")))
+    assert stop(bridge, worked, stop_hook_active=True)["decision"] == "block"
+    assert state_of(bridge, worked)["consecutive_blocks"] == 51
+
+
+def transcript_of(tmp_path: Path, version: str) -> str:
+    path = tmp_path / "session.jsonl"
+    path.write_text(
+        json.dumps({"type": "user", "version": version, "message": {"role": "user", "content": "go"}}) + "\n"
+    )
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "version, shape", [("2.1.332", "context"), ("2.1.163", "context"), ("2.1.162", "block"), (None, "block")]
+)
+def test_continuation_uses_context_where_claude_code_takes_it(worked, openai_env, bridge, tmp_path, version, shape):
+    """From Claude Code 2.1.163 a continuation is additionalContext (no "reported a problem" label); before, a block."""
+    openai_env.push(reply_json(continue_to("T2")))
+    path = transcript_of(tmp_path, version) if version else str(tmp_path / "missing.jsonl")
+    answer = stop(bridge, worked, transcript_path=path)
+    if shape == "context":
+        assert "decision" not in answer and "Task T2" in answer["hookSpecificOutput"]["additionalContext"]
+        assert answer["hookSpecificOutput"]["hookEventName"] == "Stop"
+    else:
+        assert answer["decision"] == "block" and "Task T2" in answer["reason"]
+
+
+def test_a_200_finding_review_stays_under_the_output_cap(worked, openai_env, bridge):
+    """200 long findings and a long verdict reason: the block stays under 10,000 characters and says what was left."""
+    issues = [
+        {"severity": ["nit", "minor", "major"][i % 3], "file": f"src/m{i}.py", "line": i, "message": "x" * 300}
+        for i in range(200)
+    ]
+    edit_state(
+        worked,
+        last_review={
+            **REQUEST_CHANGES,
+            "issues": issues,
+            "issues_count": 200,
+            "task_id": "T1",
+            "base_sha": None,
+            "head_sha": None,
+            "fingerprint": "f",
+            "timestamp": "2026-12-01T00:00:00.000000Z",
+            "review_path": "/runs/x/review-1.json",
+        },
+    )
+    openai_env.push(reply_json({**continue_to("T1"), "reason": "r" * 20_000}))
+    reason = stop(bridge, worked)["reason"]
+    assert len(reason) < 10_000
+    assert "more findings (all in /runs/x/review-1.json)" in reason and "characters cut" in reason
+    assert reason.index("[major]") < reason.index("[nit]") if "[nit]" in reason else "[major]" in reason
+
+
+def test_every_hook_text_is_capped_whatever_a_handler_builds():
+    """The dispatcher's last guard cuts any text field over the cap, in hookSpecificOutput too."""
+    from autopilot import hooks
+
+    out = hooks.capped({"systemMessage": "a" * 50_000, "hookSpecificOutput": {"additionalContext": "b" * 50_000}})
+    assert len(out["systemMessage"]) <= hooks.TEXT_CAP and "were left out" in out["systemMessage"]
+    assert len(out["hookSpecificOutput"]["additionalContext"]) <= hooks.TEXT_CAP
+
+
+@pytest.mark.parametrize("setting, sequence", [(None, "\x1b]9;codex-autopilot: done"), ("bell", "\a"), ("off", None)])
+def test_a_finished_run_notifies_the_user_as_configured(worked, openai_env, bridge, monkeypatch, setting, sequence):
+    """done: the message carries a terminal notification (OSC 9 by default, the bell, or none with notify: off)."""
+    if setting:
+        monkeypatch.setenv("AUTOPILOT_NOTIFY", setting)
+    openai_env.push(reply_json(done("feature.py exists")))
+    answer = stop(bridge, worked)
+    assert answer["systemMessage"].startswith("codex-autopilot: done")
+    if sequence is None:
+        assert "terminalSequence" not in answer
+    else:
+        assert answer["terminalSequence"].startswith(sequence) and "\x1b" not in answer["terminalSequence"][2:-1]
+
+
+def test_a_pause_notifies_and_a_continuation_does_not(worked, openai_env, bridge, monkeypatch):
+    """Only the end of Claude's supervised work rings: continuing onto the next task stays quiet."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2")
+    openai_env.push(reply_json(continue_to("T1")), reply_json(continue_to("T1")))
+    first = stop(bridge, worked)
+    (Path(worked) / "feature.py").write_text("x = 9\n")
+    second = stop(bridge, worked, stop_hook_active=True)
+    assert "terminalSequence" not in first and second["terminalSequence"].startswith("\x1b]9;codex-autopilot: the")
+
+
+def test_notification_text_carries_no_control_characters(worked, openai_env, bridge):
+    """A reason holding escape sequences cannot smuggle them into the terminal through the notification."""
+    openai_env.push(reply_json({**continue_to("T2"), "decision": "abort", "reason": "bad\x1b]0;pwned\x07 stuff"}))
+    seq = stop(bridge, worked)["terminalSequence"]
+    assert seq.count("\x1b") == 1 and seq.endswith("\x07") and seq.count("\x07") == 1

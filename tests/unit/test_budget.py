@@ -43,3 +43,11 @@ def test_broken_price_file_is_a_clear_error(isolated_homes):
     (isolated_homes / "autopilot" / "prices.yaml").write_text("gpt-x: {input: lots}\n")
     with pytest.raises(BridgeError, match="prices.yaml"):
         price_table()
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "-0.5", "true"])
+def test_prices_that_are_not_finite_non_negative_numbers_are_refused(isolated_homes, value):
+    """A price of NaN, infinity, a negative number or a boolean is refused when the table loads."""
+    (isolated_homes / "autopilot" / "prices.yaml").write_text(f"gpt-x: {{input: {value}, output: 1}}\n")
+    with pytest.raises(BridgeError, match="finite, non-negative"):
+        price_table()

@@ -12,9 +12,10 @@ import pytest
 
 from autopilot.commands import handoff_intake
 from autopilot.errors import BridgeError
-from autopilot.transcripts import jsonl
+from autopilot.transcripts import jsonl, raw
 from autopilot.transcripts.claude_fold import ClaudeFold
 from autopilot.transcripts.claude_intake import intake
+from autopilot.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT
 from tests.support.claude_rows import FIXTURES, Transcript, fixture, text, thinking, tool_use
 
 TOP_LEVEL = [
@@ -209,16 +210,16 @@ def test_checkpoint_is_not_repeated_as_an_entry():
     assert "SECOND-CHECKPOINT" not in dump(everything(fixture("compact"))["entries"])
 
 
-def test_resumed_runs_are_one_active_lineage():
-    """Prompts from the first run, the compactions and the resumed runs are all on the active lineage."""
+def test_resumed_runs_are_one_lineage_split_by_the_last_compaction():
+    """Every run's prompts are kept: those the last compaction summarised are compacted, the rest active."""
     answer = everything(fixture("compact"))
-    prompts = [e["content"][0]["text"] for e in answer["entries"] if e["role"] == "user"]
-    assert [p for p in prompts if not p.startswith("<")] == [
-        "What is left to do?",
-        "Add a second item to notes.md",
-        "Start a TODO list in notes.md",
+    prompts = [(e["content"][0]["text"], e["branch"]) for e in answer["entries"] if e["role"] == "user"]
+    assert [p for p in prompts if not p[0].startswith("<")] == [
+        ("What is left to do?", "active"),
+        ("Add a second item to notes.md", "compacted"),
+        ("Start a TODO list in notes.md", "compacted"),
     ]
-    assert {e["branch"] for e in answer["entries"]} == {"active"}
+    assert answer["branches"]["nonLineageEntries"] == 0
 
 
 def test_last_prompt_is_the_newest_typed_prompt():
@@ -614,3 +615,65 @@ def test_fixture_copy_keeps_its_subagents(tmp_path):
     shutil.copytree(source.with_suffix(""), tmp_path / source.stem)
     (agent,) = intake(tmp_path / source.name)["subagents"]
     assert agent["path"].startswith(str(tmp_path))
+
+
+SECRET_TEXT = "zq9-plain-secret-value"  # no credential shape: only the secret-file rule keeps it out
+
+
+def _secret_session() -> Transcript:
+    """A session that reads, cats and writes secret files, and reads one ordinary file."""
+    t = Transcript()
+    t.user("check the config")
+    t.assistant(tool_use("Read", {"file_path": "/home/dev/work/.env"}, "toolu_read"))
+    t.result("toolu_read", SECRET_TEXT)
+    t.rows[-1]["toolUseResult"] = {"type": "text", "file": {"filePath": "/home/dev/work/.env", "content": SECRET_TEXT}}
+    t.assistant(tool_use("Bash", {"command": "cat .env | head"}, "toolu_cat"))
+    t.result("toolu_cat", SECRET_TEXT)
+    t.assistant(tool_use("Write", {"file_path": "/home/dev/work/.env.local", "content": SECRET_TEXT}, "toolu_w"))
+    t.result("toolu_w", "File created successfully")
+    t.assistant(tool_use("Read", {"file_path": "/home/dev/work/notes.txt"}, "toolu_notes"))
+    t.result("toolu_notes", "ordinary notes")
+    return t
+
+
+def test_raw_read_omits_what_the_intake_omits_from_secret_files(tmp_path):
+    """Reads, command output and writes of secret-bearing files are omitted in raw read as in the intake."""
+    path = _secret_session().write(tmp_path / "t.jsonl")
+    rows = raw.read(str(path), line=1, count=9, max_chars=2000)["rows"]
+    assert SECRET_TEXT not in dump(rows) and SECRET_TEXT not in dump(everything(path))
+    results = [r["row"] for r in rows if r["row"].get("toolUseResult")]
+    assert [r["message"]["content"][0]["content"] for r in results] == [
+        OMITTED_SECRET,
+        OMITTED_SECRET_OUTPUT,
+        OMITTED_SECRET,  # as in the intake: a call on a secret file loses its result too
+        "ordinary notes",
+    ]
+    assert [r["toolUseResult"] for r in results[:3]] == [OMITTED_SECRET, OMITTED_SECRET_OUTPUT, OMITTED_SECRET]
+    write = next(r["row"] for r in rows if "toolu_w" in dump(r["row"]) and r["row"]["type"] == "assistant")
+    assert write["message"]["content"][0]["input"] == {
+        "file_path": "/home/dev/work/.env.local",
+        "content": OMITTED_SECRET,
+    }
+
+
+def test_raw_read_of_a_result_row_alone_finds_its_call_far_back(tmp_path):
+    """A result row read on its own is matched to its call 300 rows back, without sourceToolAssistantUUID."""
+    t = Transcript()
+    t.assistant(tool_use("Bash", {"command": "cat ~/.aws/credentials"}, "toolu_far"))
+    for n in range(300):
+        t.user(f"filler {n}")
+    t.result("toolu_far", SECRET_TEXT)
+    del t.rows[-1]["sourceToolAssistantUUID"]
+    path = t.write(tmp_path / "t.jsonl")
+    row = raw.read(str(path), line=302, count=1)["rows"][0]["row"]
+    assert SECRET_TEXT not in dump(row) and row["message"]["content"][0]["content"] == OMITTED_SECRET_OUTPUT
+
+
+def test_raw_read_omits_a_secret_read_whose_call_is_gone(tmp_path):
+    """A result whose call is not in the file is omitted when its own toolUseResult names a secret file."""
+    t = Transcript()
+    t.result("toolu_gone", SECRET_TEXT)
+    t.rows[-1]["toolUseResult"] = {"type": "text", "file": {"filePath": "/srv/app/id_ed25519", "content": SECRET_TEXT}}
+    path = t.write(tmp_path / "t.jsonl")
+    row = raw.read(str(path), line=1, count=1)["rows"][0]["row"]
+    assert SECRET_TEXT not in dump(row) and row["toolUseResult"] == OMITTED_SECRET

@@ -292,16 +292,24 @@ def test_deleted_main_transcript_is_reported(git_repo):
     assert [g["kind"] for g in listing["coverage"]["gaps"]] == ["deleted_transcripts"]
 
 
-def test_compressed_rollouts_are_reported_not_read(git_repo):
-    """A .jsonl.zst rollout is listed as a gap; naming its thread says how to decompress it."""
+def test_compressed_rollouts_are_listed_and_read(git_repo):
+    """A .jsonl.zst rollout (Codex compresses old ones) is listed like a plain one and located for reading."""
+    from pathlib import Path
+
+    import zstandard
+
     from autopilot.sources import codex
 
     path = codex_rollout("exec_plain", git_repo)
-    path.rename(path.with_name(path.name + ".zst"))
+    packed = path.with_name(path.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+    path.unlink()
+    thread = thread_of(codex_lines("exec_plain"))
     listing = codex.sessions(Project(str(git_repo)), Limits())
-    assert [g["kind"] for g in listing["coverage"]["gaps"]] == ["compressed"]
-    with pytest.raises(BridgeError, match="compressed"):
-        CodexSource().locate(thread_of(codex_lines("exec_plain")))
+    assert [s["threadId"] for s in listing["sessions"]] == [thread] and listing["coverage"]["gaps"] == []
+    assert Path(CodexSource().locate(thread)).read_bytes() == zstandard.ZstdDecompressor().decompress(
+        packed.read_bytes()
+    )
 
 
 def test_malformed_session_id_is_refused(git_repo, bridge):

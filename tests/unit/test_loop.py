@@ -290,3 +290,11 @@ def test_done_accepts_criteria_copied_with_their_numbering():
         ],
     )
     assert check(numbered) is None
+
+
+def test_prompt_placeholders_in_a_value_are_not_filled():
+    """A goal that contains `{{repo}}` reaches Codex as written, not with the repository facts pasted in."""
+    from autopilot.run.reviewer import prompt
+
+    text = prompt("plan", goal="explain {{repo}} and {{goal}}", repo="FACTS")
+    assert "explain {{repo}} and {{goal}}" in text and text.count("FACTS") == 1

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+import textwrap
+import uuid
+
 import pytest
 
-from autopilot.redact import Redactor, is_secret_path, redact
+from autopilot.redact import Redactor, is_key_file_text, is_secret_path, redact
+from tests.support.secret_corpus import der_pkcs8, der_rsa, key_needles, openssh_key, pem, ppk
 
 # Fake credentials assembled at run time so no scanner mistakes this file for a leak.
 A = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0"
@@ -53,6 +60,53 @@ SECRETS = [
     ("pypi_token", "pypi-AgEIcHlwaS5vcmc" + A + A),
 ]
 
+# (kind, text, the part that must go): shapes the issue-11 hardening added.
+PW = "Pw7kQz9xLm2!"
+MORE_SECRETS = [
+    ("slack_token", "xapp-1-A0123BCDEFG-1234567890123-" + A, A[:20]),
+    ("vault_token", "VAULT_ADDR=x hvs.CAESI" + A + A, A[:20]),
+    ("vault_token", "hvb.AAAAAQ" + A + A, A[:20]),
+    ("sentry_dsn", "https://0123456789abcdef0123456789abcdef@o4504.ingest.sentry.io/4505", "0123456789abcdef0123"),
+    ("url_password", f"redis://:{PW}@cache.internal:6379/0", PW),
+    ("header_secret", f'curl -H "X-Api-Key: {PW}" https://api.example.com', PW),
+    ("header_secret", f"--header 'PRIVATE-TOKEN: {PW}'", PW),
+    ("azure_key", f"DefaultEndpointsProtocol=https;AccountName=a;AccountKey={A}==;EndpointSuffix=x", A[:20]),
+    ("azure_key", f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={A}=", A[:20]),
+    ("signed_url", f"https://a.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig={A}%3D", A[:20]),
+    ("signed_url", f"https://b.s3.amazonaws.com/k?X-Amz-Signature={A}", A[:20]),
+    ("docker_auth", json.dumps({"auths": {"ghcr.io": {"auth": base64.b64encode(b"me:" + PW.encode()).decode()}}}), ""),
+    ("netrc_password", f"machine api.example.com login deploy password {PW}", PW),
+    ("netrc_password", f"machine git.example.com\n  login deploy\n  password {PW}\n", PW),
+    ("netrc_password", f"default login anonymous password {PW}", PW),
+    ("inline_secret", f"log in with password={PW} and rotate it", PW),
+    ("inline_secret", f"GET /api/items?access_token={PW}&page=2", PW),
+    ("inline_secret", f'env: ["API_KEY={PW}", "X=1"]', PW),
+    ("secret_assignment", json.dumps(json.dumps({"password": PW})), PW),  # JSON escaped inside a string
+    ("secret_assignment", f'"password": "{PW[:7]}"', PW[:7]),  # seven characters
+    ("cli_secret", f"mysql --password {PW} -h db", PW),
+    ("cli_secret", f"curl -u admin:{PW} https://ci.example.com", PW),
+    ("env_secret", f"@@ -5,4 +5,4 @@ export API_TOKEN={PW}", PW),  # a hunk header carries the line above
+    ("env_secret", f"./deploy.sh:3:export API_KEY={PW}", PW),  # grep -rn
+    ("env_secret", f"     3→export API_KEY={PW}", PW),  # Claude Code's Read
+    ("env_secret", f"+      - DB_PASSWORD={PW}", PW),  # a compose file's environment list
+    ("env_secret", f"ENV SERVICE_TOKEN={PW}", PW),  # a Dockerfile
+    ("netrc_password", f"@@ -1,3 +1,3 @@\n machine h\n-  password {PW}\n+  password x{PW}", PW),
+    ("key_material", f"tls.key: {A}{A}", A[:20]),
+]
+MORE_SECRETS = [(k, t.replace("\\n", "\n"), n) for k, t, n in MORE_SECRETS]
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "secret"), MORE_SECRETS, ids=[f"{k}-{n}" for n, (k, _, _) in enumerate(MORE_SECRETS)]
+)
+def test_more_secret_shapes_are_replaced(kind, text, secret):
+    """Each credential shape the hardening added is replaced by its typed placeholder, and its value is gone."""
+    out, counts = redact(text)
+    assert f"[REDACTED:{kind}]" in out and counts[kind] >= 1
+    if secret:
+        assert secret not in out
+
+
 NOT_SECRETS = [
     "task-list and risk-assessment are ordinary words",
     "commit 0123456789abcdef0123456789abcdef01234567 fixed it",
@@ -73,6 +127,42 @@ NOT_SECRETS = [
     "max_tokens: 4096",
     "secret_key = settings.SECRET",
     "tokenizer = Tokenizer()",
+    # prose about passwords and tokens, with no value
+    "Set the password in the settings page.",
+    "password: required",
+    "the password= option sets it",
+    "passwords must be at least 12 characters long",
+    "Use --password to pass it, or --token-file PATH",
+    "the default password policy requires a login",
+    "machine learning: password reset flow",
+    "Authorization: Bearer <token>",
+    '"auth": "required"',
+    '{"password": "string", "token": "********"}',
+    # code that names secrets without holding one
+    "client = Client(password=password, token=token)",
+    "+    client = Client(api_key=api_key, secret=self.secret)",
+    "api_key=API_KEY",
+    "MAX_TOKENS=4096",
+    "@@ -30,23 +30,38 @@ DEFAULT_BUDGET_TOKENS = 12_000",
+    "curl -u $USER:$TOKEN https://x",
+    "printf 'GITHUB_TOKEN=ghp_%s\\n' \"$T\"",
+    "docker login --password-stdin",
+    "key = cache_key(user_id)",
+    # hashes, ids, digests and ordinary base64
+    "\n".join(hashlib.sha1(str(i).encode()).hexdigest() for i in range(6)),
+    "\n".join(hashlib.sha512(str(i).encode()).hexdigest().upper() for i in range(3)),
+    "\n".join(str(uuid.UUID(int=i * 7919 + 1)) for i in range(6)),
+    "integrity sha512-" + base64.b64encode(hashlib.sha512(b"x").digest()).decode(),
+    "github.com/x/y v1.0.0 h1:" + base64.b64encode(hashlib.sha256(b"x").digest()).decode(),
+    "ThisIsAVeryLongCamelCaseIdentifierName123\nAnotherVeryLongCamelCaseIdentifierNameXY",
+]
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + hashlib.sha512(b"png").digest() * 8).decode()
+CERT_DER = bytes.fromhex("3082030130820269a003020102") + hashlib.sha512(b"cert").digest() * 10
+NOT_SECRETS += [
+    f'<img src="data:image/png;base64,{PNG}">',  # an ordinary base64 image
+    "\n".join(textwrap.wrap(PNG, 76)),  # the same, wrapped as MIME does
+    pem("CERTIFICATE", CERT_DER),  # a certificate is public
+    "\n".join(pem("CERTIFICATE", CERT_DER).splitlines()[:4]),  # and so is its start without the END line
 ]
 
 
@@ -90,7 +180,7 @@ def test_corpus_has_at_least_25_shapes():
     assert len(SECRETS) >= 25
 
 
-@pytest.mark.parametrize("text", NOT_SECRETS)
+@pytest.mark.parametrize("text", NOT_SECRETS, ids=range(len(NOT_SECRETS)))
 def test_ordinary_text_is_untouched(text):
     """Text that only looks near a secret is returned unchanged with no counts."""
     assert redact(text) == (text, {})
@@ -98,7 +188,7 @@ def test_ordinary_text_is_untouched(text):
 
 def test_redaction_is_idempotent():
     """Redacting already-redacted text changes nothing and counts nothing."""
-    once, _ = redact("\n".join(t for _, t in SECRETS))
+    once, _ = redact("\n".join([t for _, t in SECRETS] + [t for _, t, _ in MORE_SECRETS]))
     twice, counts = redact(once)
     assert twice == once
     assert sum(counts.values()) == 0
@@ -132,6 +222,11 @@ def test_redactor_accumulates_counts_across_strings_and_structures():
         ("README.md", False),
         ("config/secrets.yaml", True),
         (".git-credentials", True),
+        ("keys/deploy.ppk", True),
+        ("ops/kubeconfig", True),
+        ("infra/terraform.tfstate", True),
+        (".htpasswd", True),
+        ("src/keyboard.py", False),
     ],
 )
 def test_secret_bearing_paths(path, secret):
@@ -144,3 +239,78 @@ def test_the_end_of_a_key_without_its_begin_line_is_redacted():
     body = "\n".join(["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"] * 5)
     text, counts = redact(f"$ tail -6 server.pem\n{body}\n-----END PRIVATE KEY-----\n$ ls")
     assert text == "$ tail -6 server.pem\n[REDACTED:private_key]\n$ ls" and counts == {"private_key": 1}
+
+
+def test_the_middle_of_a_key_in_a_diff_hunk_is_key_material():
+    """A key file changed in the middle shows only body lines: a run of equal-width random base64 is redacted."""
+    lines = pem("RSA PRIVATE KEY", der_rsa()).splitlines()
+    hunk = "@@ -8,7 +8,7 @@\n" + "\n".join(" " + line for line in lines[6:9]) + f"\n-{lines[9]}\n+{lines[9][::-1]}\n"
+    out, counts = redact(hunk + "\n".join(" " + line for line in lines[10:13]))
+    assert out == "@@ -8,7 +8,7 @@\n [REDACTED:key_material]" and counts == {"key_material": 1}
+
+
+def test_a_key_line_in_a_hunk_header_joins_the_body():
+    """Git puts the line above a hunk in its header; a key body line there is redacted with the rest."""
+    lines = pem("RSA PRIVATE KEY", der_rsa()).splitlines()
+    out, _ = redact(f"@@ -5,7 +5,7 @@ {lines[4]}\n" + "\n".join(" " + line for line in lines[5:9]))
+    assert out == "@@ -5,7 +5,7 @@ [REDACTED:key_material]"
+
+
+def test_a_key_read_with_line_numbers_is_redacted():
+    """Body lines as Claude Code's Read shows them (`  12→…`), without BEGIN or END, are key material."""
+    body = pem("PRIVATE KEY", der_pkcs8()).splitlines()[5:12]
+    out, _ = redact("\n".join(f"{n:6d}→{line}" for n, line in enumerate(body, 6)))
+    assert not [n for n in key_needles("\n".join(body)) if n in out]
+
+
+def test_base64_wrapped_keys_are_private_keys():
+    """kubeconfig's client-key-data and a Secret's tls.key (base64 of a PEM key) are recognised by content."""
+    key = base64.b64encode(pem("RSA PRIVATE KEY", der_rsa()).encode()).decode()
+    out, counts = redact(f"    client-key-data: {key}\n  tls.key: {key}\n")
+    assert out == "    client-key-data: [REDACTED:private_key]\n  tls.key: [REDACTED:private_key]\n"
+    assert counts == {"private_key": 2}
+
+
+def test_a_der_key_on_one_line_is_recognised_by_its_structure():
+    """Base64 DER that opens like a private key (SEQUENCE, version, key) is redacted wherever it stands."""
+    der = base64.b64encode(der_pkcs8()).decode()
+    assert redact(f"signing: {der}") == ("signing: [REDACTED:private_key]", {"private_key": 1})
+
+
+def test_putty_private_lines_are_redacted_and_public_lines_kept():
+    """A .ppk's Private-Lines go; its public lines, a public key, stay readable."""
+    text = ppk()
+    out, counts = redact(text)
+    public, private = text.split("Private-Lines:")
+    assert public.split("\n", 1)[1] in out and counts == {"private_key": 1}
+    assert not [n for n in key_needles(private) if n in out]
+
+
+def test_openssh_key_body_without_its_armour_is_redacted():
+    """The first body line of an OpenSSH key (base64 of `openssh-key-v1`) marks the run as a private key."""
+    body = "\n".join(openssh_key().splitlines()[1:-1])
+    assert redact(body) == ("[REDACTED:private_key]", {"private_key": 1})
+
+
+def test_a_cut_key_in_a_json_string_is_redacted_to_its_end_line():
+    """A key cut out of a JSON string (literal \\n between lines, no BEGIN) goes with its END line."""
+    lines = pem("PRIVATE KEY", der_pkcs8()).splitlines()
+    text = '{"key": "' + "\\n".join(lines[-4:]) + '\\n"}'
+    assert redact(text) == ('{"key": "[REDACTED:private_key]\\n"}', {"private_key": 1})
+
+
+@pytest.mark.parametrize(
+    ("text", "key_file"),
+    [
+        (pem("RSA PRIVATE KEY", der_rsa()), True),
+        (ppk(), True),
+        ("apiVersion: v1\nusers:\n- user:\n    client-key-data: LS0tLS1CRUdJTi\n", True),
+        (openssh_key().split("\n", 1)[1], True),
+        ('KEY = "-----BEGIN RSA PRIVATE KEY-----\\nMIIE..."\n', False),  # a test string
+        ('PATTERN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"\n', False),  # a regex
+        (pem("CERTIFICATE", CERT_DER), False),
+    ],
+)
+def test_key_files_are_recognised_by_content(text, key_file):
+    """A key file's telltale whole line marks it, whatever its name; code that mentions one does not."""
+    assert is_key_file_text(text) is key_file

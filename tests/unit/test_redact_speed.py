@@ -34,3 +34,58 @@ def test_a_long_key_tail_is_found_in_linear_time():
     start = time.perf_counter()
     out, _ = redact(text)
     assert out == "[REDACTED:private_key]" and time.perf_counter() - start < 2.0
+
+
+def _random_base64_lines(n: int, width: int = 64) -> list[str]:
+    import base64
+    import random
+
+    rng = random.Random(5)
+    return [base64.b64encode(rng.randbytes(width * 3 // 4)).decode() for _ in range(n)]
+
+
+# Inputs built to make each pattern the hardening added backtrack, ~200 KB each (a quadratic
+# pattern takes minutes on these; a linear one, milliseconds).
+ADVERSARIAL = {
+    "password= repeated": "password=" * 25_000,
+    "password=a repeated": "password=a " * 20_000,
+    "--password repeated": "--password " * 20_000,
+    "netrc fields": "machine h login u " * 12_000 + "\n" + "password \n" * 20_000,
+    "header names": "x-api-key: " * 20_000,
+    "url users": "redis://:" * 25_000,
+    "sentry-like url": "https://" + "0" * 200_000,
+    "escaped json keys": '\\"password\\": \\"' * 12_000,
+    "docker auth keys": '"auth": "' * 20_000,
+    "key names": "key" * 70_000,
+    "key= repeated": "key=" * 50_000,
+    "a long key value": "client-key-data: " + "A" * 200_000,
+    "hunk headers": "\n".join("@@ -1,2 +1,2 @@ " + "a" * 50 for _ in range(4_000)),
+    "grep prefixes": "\n".join("a" * 199 + ":" for _ in range(1_000)),
+    "numbered lines": "\n".join("     1→" + "x" * 40 for _ in range(4_000)),
+    "sig= repeated": "&sig=" * 40_000,
+    "Private-Lines repeated": "Private-Lines: 3\n" * 12_000,
+    "END lines": "-----END PRIVATE KEY-----\n" * 8_000,
+    "short base64 lines": "\n".join("abcdefgh" for _ in range(25_000)),
+    "base64 lines joined by a literal \\n": "\\n".join(_random_base64_lines(3_000)),
+    "DER-like tokens": " ".join("MIIE" + line for line in _random_base64_lines(3_000)),
+}
+
+
+def test_new_patterns_stay_linear():
+    """Inputs built to make the added patterns backtrack are each redacted in well under two seconds."""
+    slow = {}
+    for name, text in ADVERSARIAL.items():
+        start = time.perf_counter()
+        redact(text)
+        took = time.perf_counter() - start
+        if took > 2.0:
+            slow[name] = round(took, 2)
+    assert slow == {}
+
+
+def test_a_long_run_of_key_lines_is_found_in_linear_time():
+    """Thousands of base64 body lines (a key's middle in a huge diff) are grouped in one pass."""
+    text = "\n".join("+" + line for line in _random_base64_lines(20_000))
+    start = time.perf_counter()
+    out, counts = redact(text)
+    assert out == "+[REDACTED:key_material]" and time.perf_counter() - start < 2.0

@@ -201,3 +201,85 @@ def test_status_vocabulary_is_the_schemas():
 
     schema = json.loads(state_mod.SCHEMA_PATH.read_text())
     assert tuple(schema["properties"]["status"]["enum"]) == status.ALL
+
+
+def valid_state_text(store: Store) -> str:
+    """A current-version state.json as this bridge writes it."""
+    with store.transaction() as s:
+        s["goal"] = "g"
+    return store.path.read_text()
+
+
+@pytest.mark.parametrize(
+    "edit, where",
+    [
+        (lambda s: s.update(iteration="three"), "iteration"),
+        (lambda s: s.update(status="sleeping"), "status"),
+        (lambda s: s.update(budget_usd=-1), "budget_usd"),
+        (lambda s: s.pop("token_usage"), "token_usage"),
+    ],
+)
+def test_schema_invalid_state_is_refused_with_what_is_wrong(git_repo, edit, where):
+    """A parseable state.json that breaks the schema is an unusable file (exit 5) naming the bad field."""
+    store = Store(git_repo)
+    state = json.loads(valid_state_text(store))
+    edit(state)
+    text = json.dumps(state)
+    write(store, text)
+    with pytest.raises(StateError, match=where) as caught:
+        store.load(repair=False)
+    assert caught.value.exit_code == 5 and store.path.read_text() == text  # reported, left as it is
+    with pytest.raises(StateError, match="moved aside"):
+        store.load()
+    assert not store.path.exists()
+
+
+def test_a_hand_edit_that_stays_valid_is_accepted(git_repo):
+    """Editing state.json by hand is fine as long as it keeps to the schema (the digest only skips the check)."""
+    store = Store(git_repo)
+    state = json.loads(valid_state_text(store))
+    state["goal"] = "edited by hand"
+    write(store, json.dumps(state))
+    assert store.load(repair=False)["goal"] == "edited by hand"
+
+
+def test_own_writes_are_not_revalidated_on_load(git_repo, monkeypatch):
+    """A file whose bytes match the digest of the last validated write loads without jsonschema."""
+    store = Store(git_repo)
+    valid_state_text(store)
+    monkeypatch.setattr(state_mod, "problem", lambda s: pytest.fail("validated again"))
+    assert store.load(repair=False)["goal"] == "g"
+
+
+def test_what_a_killed_process_left_is_swept_before_the_next_call(git_repo):
+    """Stale temp files and index folders in the run directory go; fresh ones (a live writer's) stay."""
+    import time
+
+    from autopilot import git
+
+    store = Store(git_repo)
+    valid_state_text(store)
+    old = time.time() - 3600
+    stale = [store.dir / ".state.json.abc123.tmp", store.dir / ".write-probe-99999"]
+    fresh = store.dir / ".state.json.live99.tmp"
+    for path in (*stale, fresh):
+        path.write_text("x")
+    folder = store.dir / "autopilot-index-dead"
+    folder.mkdir()
+    (folder / "index").write_text("x")
+    for path in (*stale, folder):
+        os.utime(path, (old, old))
+    store.check_writable()
+    git.work_tree(str(git_repo), str(store.dir / "work-index"))
+    assert not any(p.exists() for p in stale) and not folder.exists() and fresh.exists()
+
+
+@pytest.mark.parametrize("field", ["budget_usd", "budget_used_usd"])
+def test_nan_in_state_is_refused(git_repo, field):
+    """A NaN budget passes JSON Schema's minimum; the state check refuses it and names the field."""
+    store = Store(git_repo)
+    state = json.loads(valid_state_text(store))
+    state[field] = float("nan")
+    write(store, json.dumps(state))  # json writes NaN as a bare NaN token, which Python reads back
+    with pytest.raises(StateError, match=field):
+        store.load(repair=False)

@@ -51,7 +51,12 @@ class Reply:
 
 
 class Backend(Protocol):
-    """Sends one prompt that must be answered as JSON matching ``schema``."""
+    """Sends one prompt that must be answered as JSON matching ``schema``.
+
+    ``timeout`` bounds the whole send: connecting, every retry and its backoff, reading a
+    server that answers one byte at a time. When it runs out the send raises an InfraError of
+    kind ``timeout`` (a codex process is killed with its process group); nothing outlives it.
+    """
 
     name: str
 

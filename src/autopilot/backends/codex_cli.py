@@ -13,11 +13,69 @@ from typing import Any
 
 from autopilot import paths
 from autopilot.backends import Reply, Usage
-from autopilot.codex.sessions import find_rollout, newest_root_session
+from autopilot.codex.sessions import find_rollout, newest_root_session, readable
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import InfraError
 
 TOTALS_FILE = "codex-thread-usage.json"
+TIMEOUT_HINT = "raise AUTOPILOT_TIMEOUT or timeout_seconds in the config, or check that Codex answers"
+# What codex needs from the environment to authenticate and reach its provider, and nothing else:
+# the user's other secrets stay out of the reviewer's reach (its shell tools get a core set on top).
+REVIEWER_ENV = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TMPDIR",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "CODEX_HOME",
+    "CODEX_API_KEY",
+    "CODEX_ACCESS_TOKEN",
+    "CODEX_SQLITE_HOME",
+    "CODEX_CA_CERTIFICATE",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+)
+
+
+def reviewer_env() -> dict[str, str]:
+    """The environment codex runs in: REVIEWER_ENV, the ``env_key`` of every provider in Codex's config.toml,
+    and the names listed in ``$AUTOPILOT_CODEX_ENV`` (comma-separated, for what a custom setup needs)."""
+    names = set(REVIEWER_ENV) | provider_keys()
+    names |= {n.strip() for n in os.environ.get("AUTOPILOT_CODEX_ENV", "").split(",") if n.strip()}
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
+def provider_keys() -> set[str]:
+    """The environment variables Codex's configured model providers read their keys from."""
+    from autopilot.config import toml_reader
+
+    try:
+        with open(paths.codex_home() / "config.toml", "rb") as fh:
+            providers = toml_reader("reading Codex's providers").load(fh).get("model_providers")
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(providers, dict):
+        return set()
+    return {str(p["env_key"]) for p in providers.values() if isinstance(p, dict) and isinstance(p.get("env_key"), str)}
+
+
 LOCK_WAIT_S = 120.0
 ROLLOUT_TAIL = 512 * 1024
 
@@ -63,6 +121,7 @@ def rollout_total(thread_id: str) -> Usage | None:
     path = find_rollout(thread_id)
     if path is None:
         return None
+    path = readable(path)
     total: Usage | None = None
     with open(path, "rb") as fh:
         for line in fh:
@@ -82,6 +141,7 @@ def rollout_model(thread_id: str) -> str | None:
     path = find_rollout(thread_id)
     if path is None:
         return None
+    path = readable(path)
     with open(path, "rb") as fh:
         fh.seek(max(0, path.stat().st_size - ROLLOUT_TAIL))
         tail = fh.read()
@@ -117,43 +177,32 @@ class CodexCLI:
         self.binary = codex_binary(config)
         self.run_dir = Path(run_dir)
 
-    def _argv(
-        self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str
-    ) -> list[str]:
+    def _argv(self, schema_path: str, conversation_id: str | None, model: str | None, cwd: str) -> list[str]:
+        """The codex command line; the prompt goes on stdin (``-``): an argument is capped at 128 KiB and
+        visible in ``ps`` to every local user.
+
+        Every flag comes before ``resume`` (accepted there since codex 0.100; ``--output-schema`` after
+        ``resume`` only since 0.132). The reviewer runs isolated from the user's Codex setup: their hooks
+        are off for the call (``--disable hooks``) and its shell tools see only a core environment.
+        """
         assert self.binary
+        isolation = ["--disable", "hooks", "-c", "shell_environment_policy.inherit=core"]
+        common = ["--json", "--output-schema", schema_path, "--skip-git-repo-check", *isolation]
         model_args = ["-m", model] if model else []
         if conversation_id:
-            # `exec resume` has no --sandbox/-C: the sandbox goes through -c and the thread keeps its cwd.
+            # the thread keeps its cwd; `exec resume` takes the sandbox through -c only
             return [
                 self.binary,
                 "exec",
-                "resume",
-                "--json",
-                "--output-schema",
-                schema_path,
+                *common,
                 "-c",
                 'sandbox_mode="read-only"',
-                "--skip-git-repo-check",
                 *model_args,
-                "--",
+                "resume",
                 conversation_id,
-                prompt,
+                "-",
             ]
-        return [
-            self.binary,
-            "exec",
-            "--json",
-            "--output-schema",
-            schema_path,
-            "--sandbox",
-            "read-only",
-            "--skip-git-repo-check",
-            "-C",
-            cwd,
-            *model_args,
-            "--",
-            prompt,
-        ]
+        return [self.binary, "exec", *common, "--sandbox", "read-only", "-C", cwd, *model_args, "-"]
 
     def _totals(self) -> dict[str, Any]:
         try:
@@ -189,7 +238,8 @@ class CodexCLI:
         cwd: str,
         timeout: float,
     ) -> Reply:
-        """Ask Codex once; per-call usage is the growth of the thread's running total."""
+        """Ask Codex once, within ``timeout`` seconds in all; per-call usage is the growth of the thread's total."""
+        end = time.monotonic() + timeout
         if not self.binary or not (os.path.isfile(self.binary) or os.sep not in self.binary):
             raise InfraError(
                 f"the Codex CLI was not found ({self.binary or 'codex not on PATH'})",
@@ -197,23 +247,24 @@ class CodexCLI:
                 hint=SETUP_HINT + "; AUTOPILOT_CODEX_BIN names a binary",
             )
         try:
-            return self._turn(prompt, schema_path, conversation_id, model, cwd, timeout)
+            return self._turn(prompt, schema_path, conversation_id, model, cwd, end)
         except InfraError as exc:
             if exc.kind != "thread_missing" or not conversation_id:
                 raise
         # The run's thread is gone (sessions pruned or archived): carry on in a new one.
         print(f"codex-bridge: Codex no longer has thread {conversation_id}; starting a new one", file=sys.stderr)
-        return self._turn(prompt, schema_path, None, model, cwd, timeout)
+        return self._turn(prompt, schema_path, None, model, cwd, end)
 
     def _turn(
-        self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str, timeout: float
+        self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str, end: float
     ) -> Reply:
         import filelock
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
         # One turn at a time per run: the thread's running total must be read, grown and saved in order.
         # A review and a verdict can meet here; the later one waits a bounded time, then counts as busy.
-        lock = filelock.FileLock(str(self.run_dir / "codex-thread.lock"), timeout=min(timeout, LOCK_WAIT_S))
+        wait = max(0.0, min(end - time.monotonic(), LOCK_WAIT_S))
+        lock = filelock.FileLock(str(self.run_dir / "codex-thread.lock"), timeout=wait)
         try:
             lock.acquire()
         except filelock.Timeout:
@@ -225,7 +276,8 @@ class CodexCLI:
         try:
             baseline = self._baseline(conversation_id)
             started = time.time()
-            events = self._run(self._argv(prompt, schema_path, conversation_id, model, cwd), cwd, timeout)
+            argv = self._argv(schema_path, conversation_id, model, cwd)
+            events = self._run(argv, prompt, cwd, end - time.monotonic())
             thread_id, text, total, failure = conversation_id, None, None, None
             for event in events:
                 kind = event.get("type")
@@ -262,27 +314,28 @@ class CodexCLI:
             model=model or (rollout_model(thread_id) if thread_id else None) or configured_model(),
         )
 
-    def _run(self, argv: list[str], cwd: str, timeout: float) -> list[dict[str, Any]]:
+    def _run(self, argv: list[str], prompt: str, cwd: str, timeout: float) -> list[dict[str, Any]]:
+        if timeout <= 0:
+            raise InfraError("no time was left to ask codex", kind="timeout", hint=TIMEOUT_HINT)
         try:
             proc = subprocess.Popen(
                 argv,
                 cwd=cwd,
-                stdin=subprocess.DEVNULL,
+                env=reviewer_env(),
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
             )
-        except OSError as exc:
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise InfraError(f"cannot run {argv[0]}: {exc}", kind="binary_missing", hint=SETUP_HINT) from None
+        except OSError as exc:  # resources (EAGAIN, ENOMEM...): not a missing binary
+            raise InfraError(f"cannot start {argv[0]}: {exc}", kind="spawn_failed") from None
         try:
-            out, err = proc.communicate(timeout=timeout)
+            out, err = proc.communicate(prompt.encode("utf-8"), timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            raise InfraError(
-                f"codex did not answer within {timeout:.0f}s",
-                kind="timeout",
-                hint="raise AUTOPILOT_TIMEOUT or timeout_seconds in the config",
-            ) from None
+            raise InfraError(f"codex did not answer within {timeout:.0f}s", kind="timeout", hint=TIMEOUT_HINT) from None
         events = []
         for line in out.decode("utf-8", "replace").splitlines():
             try:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable
 from typing import Any
 
 from autopilot.backends import Reply, Usage
@@ -11,7 +13,10 @@ from autopilot.errors import InfraError
 DEFAULT_MODEL = "gpt-6.2-sol"
 
 
-def _retry_policy() -> dict[str, Any]:
+def _retry_policy(total: float) -> dict[str, Any]:
+    """Retry transient failures, but never past ``total`` seconds from now (backoff included)."""
+    import time
+
     import tenacity
     from openai import APIConnectionError, APITimeoutError, InternalServerError, RateLimitError
 
@@ -25,12 +30,50 @@ def _retry_policy() -> dict[str, Any]:
             return getattr(exc, "code", None) != "insufficient_quota"
         return isinstance(exc, (InternalServerError, APITimeoutError, APIConnectionError))
 
+    end = time.monotonic() + total
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        # a backoff that would end past the deadline is cut to it (the next attempt then times out)
+        return max(0.0, min(tenacity.wait_random_exponential(multiplier=base, max=cap)(state), end - time.monotonic()))
+
     return {
         "retry": tenacity.retry_if_exception(transient),
-        "wait": tenacity.wait_random_exponential(multiplier=base, max=cap),
-        "stop": tenacity.stop_after_attempt(max(1, attempts)),
+        "wait": wait,
+        "stop": tenacity.stop_after_attempt(max(1, attempts)) | tenacity.stop_after_delay(max(0.0, total)),
         "reraise": True,
     }
+
+
+def _within(seconds: float, call: Callable[[], Any], abort: Callable[[], None]) -> Any:
+    """``call()``, or an InfraError of kind ``timeout`` once ``seconds`` have passed, whatever the server does.
+
+    httpx's timeouts bound each read, not the response: a server that sends one byte a second never
+    trips them. So the call runs in a worker thread; at the deadline ``abort`` closes its connection.
+    """
+    import threading
+
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = call()
+        except BaseException as exc:  # re-raised in the caller's thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=target, name="openai-call", daemon=True)
+    worker.start()
+    worker.join(max(0.0, seconds))
+    if worker.is_alive():
+        with contextlib.suppress(Exception):
+            abort()
+        raise InfraError(
+            f"OpenAI did not answer within {seconds:.0f}s (retries included)",
+            kind="timeout",
+            hint="raise AUTOPILOT_TIMEOUT, or check the server (it may be hung)",
+        )
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
 
 
 def _infra(exc: Exception) -> InfraError:
@@ -78,7 +121,9 @@ class ResponsesBackend:
         cwd: str,
         timeout: float,
     ) -> Reply:
-        """Ask once (tenacity retries transient failures); usage is what this response reports."""
+        """Ask once (tenacity retries transient failures, all within ``timeout``); usage is what it reports."""
+        import time
+
         import openai
         import tenacity
 
@@ -86,7 +131,8 @@ class ResponsesBackend:
             raise InfraError(
                 "OPENAI_API_KEY is not set", kind="auth", hint="export OPENAI_API_KEY=... or choose --backend codex-cli"
             )
-        client = openai.OpenAI(max_retries=0, timeout=timeout)  # tenacity owns retries
+        end = time.monotonic() + timeout
+        client = openai.OpenAI(max_retries=0, timeout=max(0.1, timeout))  # tenacity owns retries
         request: dict[str, Any] = {
             "model": model or DEFAULT_MODEL,
             "input": prompt,
@@ -99,15 +145,18 @@ class ResponsesBackend:
         def create() -> Any:
             return client.responses.create(**request)
 
-        try:
+        def ask() -> Any:
             try:
-                response = tenacity.Retrying(**_retry_policy())(create)
+                return tenacity.Retrying(**_retry_policy(end - time.monotonic()))(create)
             except (openai.NotFoundError, openai.BadRequestError) as exc:
                 # An expired or unknown previous response: start a fresh thread instead of failing.
                 if not conversation_id or "previous" not in str(exc).lower():
                     raise
                 request.pop("previous_response_id")
-                response = tenacity.Retrying(**_retry_policy())(create)
+                return tenacity.Retrying(**_retry_policy(end - time.monotonic()))(create)
+
+        try:
+            response = _within(timeout, ask, client.close)
         except openai.OpenAIError as exc:
             raise _infra(exc) from None
         usage = response.usage

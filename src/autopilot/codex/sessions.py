@@ -15,17 +15,23 @@ once Codex compressed an old one.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+import zstandard
 
 from autopilot import paths
+from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
+from autopilot.fsutil import atomic_write
 
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
 META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
@@ -93,6 +99,71 @@ def _walk(root: Path) -> list[tuple[Path, float]]:
     return found
 
 
+MAX_ROLLOUT_BYTES = 4 << 30  # a decompressed rollout past this is refused (a zstd bomb, or not a rollout)
+ZST_CACHE_KEEP = 16  # decompressed rollouts kept under $AUTOPILOT_HOME/cache/rollouts
+
+
+def open_rollout(path: Path | str) -> BinaryIO:
+    """The rollout's bytes as a file object, decompressing a ``.jsonl.zst`` as it is read (for line 1, a scan)."""
+    fh = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    if not str(path).endswith(".zst"):
+        return fh
+    # the zstd reader has no readline(); a buffered reader gives it one (and lines for iteration)
+    return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh, closefd=True))
+
+
+def readable(path: Path | str) -> Path:
+    """A plain ``.jsonl`` with the rollout's lines: ``path`` itself, or for a ``.jsonl.zst`` its decompressed copy.
+
+    Readers need random access (indexes keep line offsets), so a compressed rollout is decompressed once,
+    atomically, into ``$AUTOPILOT_HOME/cache/rollouts/`` under a name made of its path, size and mtime:
+    a changed original gets a new copy. The original is never touched.
+    """
+    path = Path(path)
+    if not path.name.endswith(".zst"):
+        return path
+    info = path.stat()
+    cache = paths.autopilot_home() / "cache" / "rollouts"
+    key = sha256_hex(f"{os.path.realpath(path)}|{info.st_size}|{info.st_mtime_ns}".encode())[:24]
+    target = cache / f"{path.name[: -len('.zst')].removesuffix('.jsonl')}-{key}.jsonl"
+    if target.exists():
+        return target
+
+    def chunks() -> Iterator[bytes]:
+        total = 0
+        with open_rollout(path) as stream:
+            while chunk := stream.read(1 << 20):
+                total += len(chunk)
+                if total > MAX_ROLLOUT_BYTES:
+                    raise BridgeError(
+                        f"{path} decompresses to more than {MAX_ROLLOUT_BYTES >> 30} GiB; it was not read",
+                        hint="decompress it yourself (zstd -d) if it really is a rollout, and pass the .jsonl",
+                    )
+                yield chunk
+
+    try:
+        atomic_write(target, chunks(), durable=False)
+    except Exception as exc:
+        if isinstance(exc, BridgeError):
+            raise
+        raise BridgeError(
+            f"cannot decompress {path}: {exc}", hint="check that it is a Codex rollout (.jsonl.zst)"
+        ) from None
+    _prune(cache)
+    return target
+
+
+def _prune(cache: Path) -> None:
+    """Keep the newest ZST_CACHE_KEEP decompressed rollouts."""
+    try:
+        files = sorted(cache.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in files[ZST_CACHE_KEEP:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
 def thread_id_of(path: Path | str) -> str | None:
     """The thread id a rollout's file name ends with (``rollout-<time>-<uuid>.jsonl[.zst]``)."""
     name = os.path.basename(str(path))
@@ -107,10 +178,12 @@ def _first_line(path: Path, wait: float) -> bytes | None:
     deadline = time.monotonic() + wait
     while True:
         try:
-            with open(path, "rb") as fh:
+            with open_rollout(path) as fh:
                 line = fh.readline(META_LIMIT)
         except FileNotFoundError:
             line = b""
+        except Exception:  # a damaged .zst: no readable line 1
+            return None
         if line.endswith(b"\n"):
             return line
         if time.monotonic() >= deadline:

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.hooks import slash
 from autopilot.transcripts import paging
 from autopilot.transcripts.paging import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
 
@@ -42,12 +43,14 @@ def _check_rollout(rollout: str) -> str:
         )
     if os.path.isdir(path):
         raise BridgeError(f"{rollout} is a directory; pass one rollout-*.jsonl file inside it")
-    if path.endswith(".zst"):
-        raise BridgeError(f"{rollout} is zstd-compressed; decompress it first (zstd -d {rollout}) and pass the .jsonl")
+    if path.endswith(".zst"):  # Codex compresses rollouts older than about a week
+        from autopilot.codex.sessions import readable
+
+        return str(readable(path))
     return path
 
 
-CLAUDE_COMMAND = "/codex-autopilot:from-codex"  # the plugin's from-codex skill, namespaced so it always resolves
+CLAUDE_COMMAND = slash.namespaced("from-codex")  # namespaced: it resolves even if another skill takes the bare name
 
 
 def handoff_text(rollout: str) -> str:

@@ -3,8 +3,8 @@
 ``intake`` is the recovery view (docs/claude-intake.md): one page, newest first, with a checkpoint
 and a cursor. ``raw inspect`` and ``raw read`` are for diagnosing a transcript the
 intake cannot explain: file-level counts, and single rows with their private parts
-(thinking, system prompts, tool definitions, hook context, telemetry) masked and every
-string redacted.
+(thinking, system prompts, tool definitions, hook context, telemetry) masked, what the
+intake omits from secret-bearing files omitted, and every string redacted.
 """
 
 from __future__ import annotations
@@ -138,8 +138,9 @@ def add_parser(handoff_subparsers: Any) -> None:
     r = handoff_subparsers.add_parser(
         "raw",
         help="diagnose a Claude Code transcript: file facts or single rows (redacted, masked)",
-        description="Raw views for diagnosis when the intake looks wrong. Private parts are masked and "
-        "every string is redacted.",
+        description="Raw views for diagnosis when the intake looks wrong. Private parts are masked, "
+        "what the intake omits from secret-bearing files (contents written, results and command output "
+        "read) is omitted, and every string is redacted.",
     )
     rsub = r.add_subparsers(dest="raw_command", metavar="ACTION", required=True)
     i = rsub.add_parser("inspect", help="sizes, row types, malformed and oversize lines, index state")

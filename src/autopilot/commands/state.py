@@ -28,5 +28,5 @@ def show(*, all_runs: bool = False, cwd: str | None = None) -> int:
     from autopilot.run.workspace import Workspace
 
     ws = Workspace(cwd)
-    emit({**ws.store.load(), "run_dir": str(ws.store.dir), "exists": ws.store.exists()})
+    emit({**ws.store.load(repair=False), "run_dir": str(ws.store.dir), "exists": ws.store.exists()})
     return 0

@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the summary."""
     from autopilot.run.workspace import Workspace
 
-    print("\n".join(describe(Workspace(args.cwd).store.load())))
+    print("\n".join(describe(Workspace(args.cwd).store.load(repair=False))))
     return 0
 
 

@@ -7,6 +7,8 @@ object on stdout. Every hook exits 0: a block happens only on purpose, through
 The fast path comes first. Most events arrive in workspaces without a run, so before anything
 else is imported this module checks, with ``os`` and ``autopilot.git`` alone, whether the workspace has
 a state.json; heavy modules (openai, jsonschema, yaml) load only inside the handlers that need them.
+Every event the active memory follows is recorded first, run or no run, by ``autopilot.memory.observe``
+(one append; docs/memory.md); only when facts changed does ``hooks.memory`` load to inject them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,56 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "StopFailure": ("stop", "stop_failure"),
     "SessionEnd": ("session", "session_end"),  # all SessionEnd hooks share 1.5 s: nothing slow
 }
+# The events the active memory records (autopilot.memory.observe), with or without a run.
+MEMORY_EVENTS = frozenset(
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreCompact",
+        "PostCompact",
+        "PostModelSwitch",
+        "Stop",
+        "SessionEnd",
+    }
+)
+# Each hook's total time budget in seconds, below its timeout in hooks/hooks.json (a test keeps them apart):
+# a hook records any failure and answers before Claude Code would kill it. Model calls inside a hook get
+# a deadline inside this budget (Hook.deadline).
+BUDGET_S = {
+    "SessionStart": 280.0,  # the first one may build the plugin's venv (scripts/bootstrap.py)
+    "UserPromptSubmit": 25.0,
+    "PostToolUse": 80.0,  # waits for the review worker at most AUTOPILOT_HOOK_REVIEW_WAIT (45 s)
+    "Stop": 870.0,  # one verdict exchange (AUTOPILOT_TIMEOUT, 300 s by default) fits with room to spare
+    "StopFailure": 8.0,
+    "SessionEnd": 1.5,  # Claude Code gives every SessionEnd hook together 1.5 s
+    # memory only: one observation appended
+    "PostToolUseFailure": 8.0,
+    "PreCompact": 8.0,
+    "PostCompact": 8.0,
+    "PostModelSwitch": 8.0,
+}
+# `hook ToolUse` is PostToolUse for every tool (hooks.json's "*" group): it only notes that a tool ran.
+EVENT_OF = {"ToolUse": "PostToolUse"}
+# Claude Code (and Codex, for additionalContext) cut hook output at 10,000 characters and move the rest
+# to a file; every text a hook prints stays under TEXT_CAP (capped() guards the last step).
+TEXT_CAP = 9_500
+TOOL_MARK = "last-tool-use"  # touched on every PostToolUse: Claude Code's Stop-block count restarts after a tool
+REVIEWED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
+# Fields every event carries and their JSON types: input without them, or with other types, is not acted on.
+REQUIRED: tuple[tuple[str, type], ...] = (("session_id", str), ("cwd", str))
+OPTIONAL: tuple[tuple[str, type], ...] = (
+    ("hook_event_name", str),
+    ("transcript_path", str),
+    ("stop_hook_active", bool),
+    ("last_assistant_message", str),
+    ("prompt", str),
+    ("tool_name", str),
+    ("agent_id", str),
+    ("reason", str),
+    ("source", str),
+)
 # Typed exactly (after trimming) by a human in a root session: record the handoff pointer, no model request.
 HANDOFF_PROMPTS = ("$handoff", "/handoff", "/codex-autopilot:handoff")
 
@@ -45,25 +97,64 @@ def main(event: str) -> int:
     except (OSError, ValueError):
         raw = ""
     try:
-        data = parse_json(raw) if raw.strip() else {}
-    except ValueError:
+        data = parse_json(raw) if raw.strip() else None
+    except (ValueError, RecursionError):  # RecursionError: JSON nested past what Python parses
         data = None
     try:
-        if not isinstance(data, dict):
+        problem = untrusted(event, data)
+        if problem:
             out: Json | None = {
-                "systemMessage": f"codex-autopilot: the {event} hook got input that is not a "
-                "JSON object; it did nothing (is Claude Code up to date?)"
+                "systemMessage": f"codex-autopilot: the {event} hook got input it cannot trust ({problem}); "
+                "it did nothing (is Claude Code up to date?)"
             }
         else:
+            assert isinstance(data, dict)
             out = dispatch(event, data)
     except Exception as exc:  # fail open, visibly
         out = failed(event, exc)
     if out:
         import json
 
-        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.write(json.dumps(capped(out)) + "\n")
         sys.stdout.flush()
     return 0
+
+
+def capped(out: Json) -> Json:
+    """``out`` with every text Claude Code shows or hands the model kept under its 10,000-character cap.
+
+    Handlers already build their texts inside TEXT_BUDGET, most important part first; this is the last
+    guard, so no input can make Claude Code cut a message and move the rest to a file.
+    """
+
+    def cut(text: object) -> object:
+        if not isinstance(text, str) or len(text) <= TEXT_CAP:
+            return text
+        note = f"\n[cut by codex-autopilot: {len(text) - TEXT_CAP + 200:,} more characters were left out]"
+        return text[: TEXT_CAP - 200] + note
+
+    out = {key: cut(value) for key, value in out.items()}
+    specific = out.get("hookSpecificOutput")
+    if isinstance(specific, dict):
+        out["hookSpecificOutput"] = {key: cut(value) for key, value in specific.items()}
+    return out
+
+
+def untrusted(event: str, data: object) -> str | None:
+    """Why hook input cannot be acted on (empty, not an object, a field of the wrong type), or None."""
+    if data is None:
+        return "empty or not JSON"
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    for name, kind in REQUIRED:
+        if not isinstance(data.get(name), kind) or not data[name]:
+            return f"{name} is missing or not a {kind.__name__}"
+    for name, kind in OPTIONAL:
+        if name in data and data[name] is not None and not isinstance(data[name], kind):
+            return f"{name} is not a {kind.__name__}"
+    if data.get("hook_event_name") not in (None, EVENT_OF.get(event, event)):
+        return f"it is a {data['hook_event_name']} event, not {event}"
+    return None
 
 
 def parse_json(raw: str) -> object:
@@ -96,16 +187,39 @@ class _ScanContext:
 
 
 def dispatch(event: str, data: Json) -> Json | None:
-    """Route one event to its handler, or answer nothing when there is nothing to do."""
+    """Route one event to its handler, or answer nothing when there is nothing to do.
+
+    Every event the active memory follows is recorded first (cheap, with or without a run); when
+    facts changed since the last injection, the changed ones are added to the answer's context.
+    """
     if event == "UserPromptSubmit" and is_handoff_prompt(data):
         from autopilot.hooks.handoff import record
 
         return record(data)
+    memory = remember(event, data) if event in MEMORY_EVENTS else None
+    out = run_handler(event, data)
+    if memory:
+        from autopilot.hooks.memory import merge
+
+        out = merge(event, out, memory)
+    return out
+
+
+def run_handler(event: str, data: Json) -> Json | None:
+    """The autopilot's handler for the event when this workspace has a run; None otherwise."""
     target = HANDLERS.get(event)
-    if target is None or (event == "SessionEnd" and data.get("reason") != "clear"):
+    if (target is None and event != "ToolUse") or (event == "SessionEnd" and data.get("reason") != "clear"):
         return None
-    if not has_run(str(data.get("cwd") or os.getcwd())):
+    run = run_dir_of(str(data["cwd"]))
+    if run is None:
         return None
+    if event in ("PostToolUse", "ToolUse"):
+        # Claude Code starts its count of Stop blocks again once a continuation runs a tool: note when one did
+        # (the Stop hook compares it with its own last block). Only the editing tools and Bash get a review.
+        touch(os.path.join(run, TOOL_MARK))
+        if event == "ToolUse" or data.get("tool_name") not in REVIEWED_TOOLS:
+            return None
+    assert target is not None
     from importlib import import_module
 
     from autopilot.hooks.context import Hook
@@ -115,33 +229,74 @@ def dispatch(event: str, data: Json) -> Json | None:
     return handler(Hook(event, data))  # type: ignore[no-any-return]
 
 
+def remember(event: str, data: Json) -> Json | None:
+    """Record the event in the session's active memory; the memory's answer (context, a notice) or None.
+
+    A failure here never stops the autopilot's own handler: it becomes a notice (and a crash-log line).
+    """
+    try:
+        from autopilot.memory import observe
+
+        recorded = observe.record(event, data, "claude")
+        if recorded is None or not recorded[1]:
+            return None
+        from autopilot.hooks.memory import inject
+
+        return inject(event, data)
+    except Exception as exc:  # the memory fails open, visibly
+        answer = failed(event, exc)
+        answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)
+        return answer
+
+
 def is_handoff_prompt(data: Json) -> bool:
     """Whether a prompt is the human ``$handoff`` trigger from a root session (never a subagent)."""
     prompt = data.get("prompt")
     return isinstance(prompt, str) and prompt.strip() in HANDOFF_PROMPTS and not data.get("agent_id")
 
 
+def touch(path: str) -> None:
+    """Set ``path``'s mtime to now, creating it empty if needed (best effort)."""
+    try:
+        with open(path, "a"):
+            os.utime(path)
+    except OSError:
+        pass
+
+
 def has_run(cwd: str) -> bool:
     """Whether the git work tree around ``cwd`` has a state.json, using nothing heavier than ``os`` and git.py."""
+    return run_dir_of(cwd) is not None
+
+
+def run_dir_of(cwd: str) -> str | None:
+    """The run directory of the git work tree around ``cwd`` when it holds a state.json, else None."""
     home = os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
     runs = os.path.join(home, "runs")
     try:
         names = os.listdir(runs)
     except OSError:
-        return False
+        return None
     if not names:
-        return False
+        return None
     from autopilot.errors import BridgeError
     from autopilot.git import toplevel  # finds `.git` by walking up, without forking git
 
     try:
         top = toplevel(cwd)
     except BridgeError:  # not in a git repository
-        return False
+        return None
     from autopilot.digest import sha256_hex
 
     suffix = "-" + sha256_hex(top.encode("utf-8"))[:12]  # paths.run_dir: runs/<slug>-<sha256(realpath)[:12]>
-    return any(name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json")) for name in names)
+    return next(
+        (
+            os.path.join(runs, name)
+            for name in names
+            if name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json"))
+        ),
+        None,
+    )
 
 
 def failed(event: str, exc: BaseException) -> Json:

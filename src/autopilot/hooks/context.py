@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import time
 from functools import cached_property
 from typing import Any
 
+from autopilot.hooks import TOOL_MARK, slash
 from autopilot.run import loop
 from autopilot.run.state import State, Store
 from autopilot.run.workspace import Workspace
@@ -15,17 +17,34 @@ PREFIX = "codex-autopilot: "
 # Consecutive infrastructure failures (timeouts, a missing binary, quota...) before the run pauses.
 INFRA_PAUSE_AFTER = 3
 DEFAULT_BLOCK_CAP = 8  # Claude Code's CLAUDE_CODE_STOP_HOOK_BLOCK_CAP default
+RECORD_MARGIN_S = 20.0  # kept from a hook's budget to record a failed call and answer
+BLOCK_MARK = "last-stop-block"  # touched when the Stop hook blocks (see hooks.TOOL_MARK)
+VERSION_TAIL = 256 * 1024  # bytes of the transcript's end searched for the Claude Code version
+# From this Claude Code version a Stop hook can continue the turn with additionalContext, which the TUI
+# shows as "Stop hook says" instead of "Stop hook reported a problem" (verified 2.1.163-2.1.332; 2.1.162
+# rejects the whole answer).
+CONTEXT_CONTINUES_FROM = (2, 1, 163)
+TEXT_BUDGET = 9_000  # what a hook's own texts are built to fit (hooks.TEXT_CAP is the hard guard)
 
 
 class Hook:
     """One hook invocation: its event, input, workspace and session."""
 
     def __init__(self, event: str, data: dict[str, Any]) -> None:
+        self.started = time.monotonic()
         self.event = event
         self.data = data
         self.session_id: str | None = str(data.get("session_id") or "") or None
         self.cwd = str(data.get("cwd") or os.getcwd())
         self.subagent = bool(data.get("agent_id"))
+
+    def deadline(self) -> float:
+        """When a model call made by this hook must be over (``time.monotonic()``): the configured call
+        timeout, cut short so the hook can still record a failure and answer inside its budget."""
+        from autopilot.hooks import BUDGET_S
+
+        budget = BUDGET_S.get(self.event, 25.0) - RECORD_MARGIN_S
+        return min(self.started + max(1.0, budget), time.monotonic() + self.workspace.timeout())
 
     @cached_property
     def workspace(self) -> Workspace:
@@ -56,8 +75,8 @@ class Hook:
         return None, self.notice_once(
             f"foreign-session:{self.session_id}",
             f"the autopilot run in {self.workspace.root} belongs to another Claude Code session "
-            f"({str(owner)[:8]}…), so this session's hooks leave it alone (said once). /codex-status shows it; "
-            "/autopilot <goal> here would replace it.",
+            f"({str(owner)[:8]}…), so this session's hooks leave it alone (said once). {slash.STATUS} shows it; "
+            f"{slash.START} here would replace it.",
         )
 
     def notice_once(self, key: str, message: str) -> Output | None:
@@ -70,14 +89,37 @@ class Hook:
             s["notices"].append(key)
         return notice(message)
 
-    def block_cap(self) -> int:
-        """How many consecutive Stop blocks Claude Code allows before it ends the turn itself."""
+    def block_cap(self) -> int | None:
+        """How many Stop blocks in a row (with no tool run in between) Claude Code allows; None: no cap (0)."""
         raw = os.environ.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
         try:
             cap = int(raw)
         except ValueError:
             return DEFAULT_BLOCK_CAP
-        return cap if cap > 0 else DEFAULT_BLOCK_CAP
+        return None if cap == 0 else cap if cap > 0 else DEFAULT_BLOCK_CAP
+
+    def tool_ran_since_block(self) -> bool:
+        """Whether Claude ran a tool after this run's last Stop block (Claude Code then restarts its count)."""
+        try:
+            return os.stat(self.store.dir / TOOL_MARK).st_mtime_ns > os.stat(self.store.dir / BLOCK_MARK).st_mtime_ns
+        except OSError:
+            return False
+
+    def claude_version(self) -> tuple[int, ...] | None:
+        """The Claude Code version that wrote this session (from the transcript's newest rows), if it says."""
+        import re
+
+        path = self.data.get("transcript_path")
+        if not isinstance(path, str):
+            return None
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(max(0, os.fstat(fh.fileno()).st_size - VERSION_TAIL))
+                tail = fh.read()
+        except OSError:
+            return None
+        found = re.findall(rb'"version":\s*"(\d+)\.(\d+)\.(\d+)"', tail)
+        return tuple(int(x) for x in found[-1]) if found else None
 
 
 def notice(message: str) -> Output:
@@ -85,15 +127,50 @@ def notice(message: str) -> Output:
     return {"systemMessage": PREFIX + message}
 
 
+def alert(message: str) -> Output:
+    """A message for the user that also reaches them with the terminal in the background: the run ended or paused.
+
+    Claude Code writes a hook's ``terminalSequence`` to the terminal as it is (TUI only; OSC 0/1/2/9/99/777 and
+    BEL). ``notify`` in the config (or AUTOPILOT_NOTIFY) picks it: ``os`` (default) a desktop notification
+    (OSC 9, shown by iTerm2, WezTerm, Windows Terminal, Ghostty and others), ``bell`` the terminal bell,
+    ``off`` nothing.
+    """
+    out = notice(message)
+    sequence = terminal_sequence(message)
+    if sequence:
+        out["terminalSequence"] = sequence
+    return out
+
+
+def terminal_sequence(message: str) -> str | None:
+    """The escape sequence that notifies the user of ``message`` under the configured ``notify`` (None: off)."""
+    from autopilot import config
+
+    try:
+        choice = os.environ.get("AUTOPILOT_NOTIFY") or str(config.load_config().get("notify") or "os")
+    except Exception:  # a broken config must not cost the user the message itself
+        choice = "os"
+    if choice == "bell":
+        return "\a"
+    if choice != "os":
+        return None
+    text = "".join(ch if ch.isprintable() else " " for ch in f"codex-autopilot: {message}")[:200]
+    return f"\x1b]9;{text}\x07"
+
+
 def context(event: str, text: str, **extra: Any) -> Output:
     """Context for the model, attached where the event puts it."""
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}, **extra}
 
 
-def task_text(task: dict[str, Any] | None) -> str:
-    """A task as Claude should read it: id, title, description and numbered acceptance criteria."""
+def task_text(task: dict[str, Any] | None, budget: int = 3_000) -> str:
+    """A task as Claude should read it: id, title, description and numbered acceptance criteria (within ``budget``)."""
     if not task:
         return "(no current task)"
+    return clip(_task_text(task), budget)
+
+
+def _task_text(task: dict[str, Any]) -> str:
     criteria = "\n".join(f"{n}. {c}" for n, c in enumerate(task.get("acceptance") or [], start=1))
     description = (task.get("description") or "").strip()
     return (
@@ -112,15 +189,36 @@ def open_findings(state: State) -> list[dict[str, Any]]:
     return [i for i in review.get("issues") or [] if isinstance(i, dict)]
 
 
-def findings_text(issues: list[dict[str, Any]]) -> str:
-    """Review findings, one line each: severity, place, message."""
-    lines = []
-    for issue in issues:
-        where = issue.get("file") or ""
-        if where and issue.get("line"):
-            where += f":{issue['line']}"
-        lines.append(f"- [{issue.get('severity', '?')}] {where + ': ' if where else ''}{issue.get('message', '')}")
+def findings_text(issues: list[dict[str, Any]], *, budget: int = TEXT_BUDGET, where: str | None = None) -> str:
+    """Review findings, one line each (severity, place, message), as many as fit ``budget`` characters.
+
+    The most severe come first; what does not fit is counted, with the file (``where``) that holds them all.
+    """
+    rank = {"critical": 0, "major": 1, "minor": 2, "nit": 3}
+    ordered = sorted(issues, key=lambda i: rank.get(str(i.get("severity")), 4))
+    lines: list[str] = []
+    used = 0
+    for n, issue in enumerate(ordered):
+        place = str(issue.get("file") or "")
+        if place and issue.get("line"):
+            place += f":{issue['line']}"
+        line = clip(f"- [{issue.get('severity', '?')}] {place + ': ' if place else ''}{issue.get('message', '')}", 600)
+        rest = len(ordered) - n
+        if used + len(line) + 1 > budget - 200:
+            lines.append(
+                f"- … and {rest} more finding{'s' if rest != 1 else ''}" + (f" (all in {where})" if where else "")
+            )
+            break
+        lines.append(line)
+        used += len(line) + 1
     return "\n".join(lines)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 40] + f" […{len(text) - limit + 40:,} characters cut]"
 
 
 def cost_text(state: State) -> str:

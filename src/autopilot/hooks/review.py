@@ -16,10 +16,14 @@ import sys
 
 from autopilot import git
 from autopilot.errors import BridgeError, InfraError
+from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
+    TEXT_BUDGET,
     Hook,
     Output,
+    alert,
+    clip,
     context,
     findings_text,
     notice,
@@ -27,7 +31,6 @@ from autopilot.hooks.context import (
 from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
-TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 LOCK = "review.lock"
 WORKER_LOG = "review-worker.log"
 MAX_LOG_BYTES = 1_000_000  # then the log is rotated to review-worker.log.1
@@ -63,7 +66,7 @@ def post_tool_use(hook: Hook) -> Output | None:
 
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
     if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
-        return notice(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
+        return alert(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
         return notice(
             f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "
@@ -167,13 +170,14 @@ def deliver(hook: Hook, state: State) -> Output | None:
             return None
         s["notices"] = [n for n in s["notices"] if not n.startswith("review:")] + [key]
     issues = [i for i in review.get("issues") or [] if isinstance(i, dict)]
+    summary = clip(str(review.get("summary") or ""), 1_500)
     if review.get("decision") == "approve" and not issues:
-        text = f"Codex reviewed your changes against task {task.get('id')}: approved. {review.get('summary', '')}"
+        text = f"Codex reviewed your changes against task {task.get('id')}: approved. {summary}"
     else:
         verb = "asks for changes" if review.get("decision") == "request_changes" else "approves, with notes"
-        text = (
-            f"Codex reviewed your changes against task {task.get('id')} and {verb}: {review.get('summary', '')}"
-            + (f"\nFindings:\n{findings_text(issues)}" if issues else "")
-            + "\nThis is a reviewer's opinion of the diff: check it against the code before you act on it."
-        )
+        head = f"Codex reviewed your changes against task {task.get('id')} and {verb}: {summary}"
+        tail = "\nThis is a reviewer's opinion of the diff: check it against the code before you act on it."
+        room = TEXT_BUDGET - len(head) - len(tail) - 20
+        found = findings_text(issues, budget=room, where=review.get("review_path")) if issues else ""
+        text = head + (f"\nFindings:\n{found}" if found else "") + tail
     return context("PostToolUse", text)

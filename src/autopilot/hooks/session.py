@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from autopilot.hooks.context import Hook, Output, context, cost_text, notice, task_text
+from autopilot.hooks import slash
+from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text
 from autopilot.run import loop
 
 
@@ -14,7 +15,7 @@ def session_start(hook: Hook) -> Output | None:
     if state["status"] in loop.PAUSED:
         return notice(
             f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
-            "/autopilot resume continues it; /codex-stop ends it."
+            f"{slash.RESUME} continues it; {slash.STOP} ends it."
         )
     return context(
         "SessionStart",
@@ -49,9 +50,9 @@ def user_prompt_submit(hook: Hook) -> Output | None:
                 stopped = False
             state = dict(s)
         if stopped:
-            return notice(
+            return alert(
                 f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
-                "without Codex; `codex-bridge budget set USD` then /autopilot resume continues the run."
+                f"without Codex; `codex-bridge budget set USD` then {slash.RESUME} continues the run."
             )
     prompt = hook.data.get("prompt")
     if state["status"] != loop.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):

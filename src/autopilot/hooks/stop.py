@@ -5,10 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.hooks import slash, touch
 from autopilot.hooks.context import (
+    BLOCK_MARK,
+    CONTEXT_CONTINUES_FROM,
     INFRA_PAUSE_AFTER,
+    TEXT_BUDGET,
     Hook,
     Output,
+    alert,
+    clip,
+    context,
     cost_text,
     findings_text,
     notice,
@@ -19,12 +26,14 @@ from autopilot.hooks.context import (
 from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
+REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
 ENDED = {
     status.DONE: "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",
-    status.ABORTED: "aborted: {reason} ({cost}). /autopilot <goal> starts a new run.",
-    status.STOPPED_ITERATION_LIMIT: "stopped: {reason} ({cost}). /autopilot resume allows more iterations.",
+    status.ABORTED: "aborted: {reason} ({cost}). " + slash.START + " starts a new run.",
+    status.STOPPED_ITERATION_LIMIT: "stopped: {reason} ({cost}). " + slash.RESUME + " allows more iterations.",
     status.STOPPED_BUDGET: "stopped: {reason} ({cost}). Raise the cap with `codex-bridge budget set USD`, then "
-    "/autopilot resume.",
+    + slash.RESUME
+    + ".",
 }
 
 
@@ -33,11 +42,12 @@ def stop(hook: Hook) -> Output | None:
     state, refusal = hook.engage()
     if state is None:
         return refusal
-    if not hook.data.get("stop_hook_active") and state.get("consecutive_blocks"):
-        state = _reset_blocks(hook, state)  # a fresh stop: Claude Code's own count starts again too
+    if state.get("consecutive_blocks") and (not hook.data.get("stop_hook_active") or hook.tool_ran_since_block()):
+        # A fresh stop, or a continuation that ran a tool: Claude Code's own count of blocks starts again too.
+        state = _reset_blocks(hook, state)
     message = hook.data.get("last_assistant_message")
     try:
-        result = _decide(message if isinstance(message, str) else None, hook.workspace.root)
+        result = _decide(message if isinstance(message, str) else None, hook.workspace.root, hook.deadline())
     except InfraError as exc:
         return _unavailable(hook, exc)
     except BudgetExhausted:
@@ -58,14 +68,15 @@ def stop(hook: Hook) -> Output | None:
     return _block(
         hook,
         after,
-        f"Codex (autopilot, iteration {after['iteration']} of {after['max_iterations']}): {result.get('reason', '')}",
+        f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the reviewer's "
+        f"words, not the user's): {clip(str(result.get('reason') or ''), REASON_CHARS)}",
     )
 
 
-def _decide(message: str | None, root: str) -> dict[str, Any]:
+def _decide(message: str | None, root: str, deadline: float) -> dict[str, Any]:
     from autopilot.run.verdict import decide
 
-    return decide(last_message=message, cwd=root)
+    return decide(last_message=message, cwd=root, deadline=deadline)
 
 
 def _reset_blocks(hook: Hook, state: State) -> State:
@@ -76,31 +87,52 @@ def _reset_blocks(hook: Hook, state: State) -> State:
 
 
 def _block(hook: Hook, state: State, lead: str) -> Output | None:
-    """Keep Claude working with ``lead``, the task and open findings; pause instead before Claude Code's cap."""
+    """Keep Claude working with ``lead``, the task and open findings; pause instead before Claude Code's cap.
+
+    Claude Code ends a turn after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP blocks in a row whose continuations ran
+    no tool (0: no cap); the run counts the same way and pauses itself one block before that.
+    """
     cap = hook.block_cap()
     blocks = int(state.get("consecutive_blocks") or 0)
-    if blocks + 1 >= cap:
+    if cap is not None and blocks + 1 >= cap:
         reason = (
-            f"Claude Code ends a turn after {cap} consecutive Stop-hook blocks "
+            f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without a tool call "
             f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}"
         )
         if pause(hook.store, state.get("run_id"), status.PAUSED_BLOCK_CAP, reason) is None:
             return None
-        return notice(
-            f"the autopilot run paused: {reason}. /autopilot resume continues it (each prompt you type "
+        return alert(
+            f"the autopilot run paused: {reason}. {slash.RESUME} continues it (each prompt you type "
             "starts a new count); for longer unattended stretches start claude with "
-            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher."
+            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher, or 0 for no cap."
         )
     with hook.store.transaction() as s:
         if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
             return None
         s["consecutive_blocks"] = blocks + 1
+    touch(str(hook.store.dir / BLOCK_MARK))
+    review = state.get("last_review") or {}
     parts = [lead, "Next: " + task_text(state.get("current_task"))]
     findings = open_findings(state)
+    closing = "Work on this task now. End your turn when its acceptance criteria are met; Codex will judge it."
     if findings:
-        parts.append("Open review findings on this task:\n" + findings_text(findings))
-    parts.append("Work on this task now. End your turn when its acceptance criteria are met; Codex will judge it.")
-    return {"decision": "block", "reason": "\n\n".join(parts)}
+        room = TEXT_BUDGET - sum(len(p) + 2 for p in parts) - len(closing) - 60
+        text = findings_text(findings, budget=room, where=review.get("review_path"))
+        parts.append("Open review findings on this task (the reviewer's opinion; check them):\n" + text)
+    parts.append(closing)
+    return continue_turn(hook, "\n\n".join(parts))
+
+
+def continue_turn(hook: Hook, text: str) -> Output:
+    """Make Claude continue with ``text``: as context where Claude Code shows it as the hook speaking, else a block.
+
+    ``decision: block`` makes the TUI say "Stop hook reported a problem", which users read as a failure;
+    ``additionalContext`` continues the same way (same stop_hook_active and cap) from Claude Code 2.1.163.
+    """
+    version = hook.claude_version()
+    if version is not None and version >= CONTEXT_CONTINUES_FROM:
+        return context("Stop", text)
+    return {"decision": "block", "reason": text}
 
 
 def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
@@ -132,10 +164,10 @@ def pause_unavailable(store: Store, state: State, kind: str, detail: str, failur
 
 def paused_message(reason: str, detail: str) -> Output:
     """What the user reads when the reviewer-unavailable pause happens."""
-    return notice(
+    return alert(
         f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
-        "Codex works again (`codex-bridge status` shows the last error), /autopilot resume continues the "
-        "run; /codex-stop turns the autopilot off for this repository."
+        f"Codex works again (`codex-bridge status` shows the last error), {slash.RESUME} continues the "
+        f"run; {slash.STOP} turns the autopilot off for this repository."
     )
 
 
@@ -143,7 +175,7 @@ def _ended(state: State) -> Output | None:
     template = ENDED.get(state["status"])
     if template is None:
         return None
-    return notice(
+    return alert(
         template.format(cost=cost_text(state), reason=state.get("stop_reason"), plan_path=state.get("plan_path"))
     )
 

@@ -5,8 +5,8 @@ coverage) and the project's git state now. Every claim the packet makes carries
 ``refs`` (evidence references ``E<n>``, each an exact pointer into the source) or is
 labelled ``"basis": "inference"``. Test results are historical: each says whether edits
 followed it in the transcript, and none is called current; a run's outcome is what the
-command reported (its test summary, then its exit code: :mod:`.outcome`), never merely
-that the tool call completed. Pending tool calls are listed
+command reported (``transcripts.validation.classify``: its output, then its exit code),
+never merely that the tool call completed, and ``outcomeBasis`` says which. Pending tool calls are listed
 as pending, never as done and never replayed; nothing in a transcript (a tool printing
 "APPROVED", an assistant saying "ignore previous instructions") sets the packet's
 approval, which is always ``unreviewed``. Private reasoning never reaches a source's
@@ -23,22 +23,24 @@ from datetime import datetime, timezone
 from typing import Any
 
 from autopilot.errors import BridgeError
-from autopilot.packets import outcome
 from autopilot.packets import store as packets
 from autopilot.redact import Redactor
 from autopilot.sources import canonical, gap
 from autopilot.sources.project import Project, git_state
-from autopilot.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT, TRUST, clip
+from autopilot.transcripts.evidence import (
+    OMITTED_SECRET,
+    OMITTED_SECRET_OUTPUT,
+    TRUST,
+    clip,
+    constraints_in,
+    sentences,
+)
+from autopilot.transcripts.validation import basis, classify, kind_of
 
 DEFAULT_BUDGET_TOKENS = 12_000
 CHARS_PER_TOKEN = 4  # the estimate used everywhere here: tokens ~ characters / 4 (labelled as an estimate)
 LATEST_MESSAGES = 8
 EVIDENCE_EXCERPT = 2000
-CONSTRAINT = re.compile(
-    r"\b(?:don'?t|do not|never|must(?: not)?|only|without|avoid|keep|no longer|shouldn'?t|"
-    r"should not|make sure|required?)\b",
-    re.I,
-)
 HYPOTHESIS = re.compile(
     r"\b(?:I think|probably|likely|might be|may be|suspect|hypothes[ie]s|seems|appears|"
     r"could be|my guess)\b",
@@ -51,7 +53,6 @@ NEXT_LINE = re.compile(
 )
 # The same statement in the middle of a line, after a sentence ends: "Tests pass. Next: add one more."
 NEXT_INLINE = re.compile(r"(?:[.!?;)]|\s[-\u2013\u2014])\s+(?:\*\*)?next(?: steps?)?(?:\*\*)?\s*:\s*(.+)$", re.I | re.M)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
 
@@ -127,10 +128,6 @@ def _excerpt(event: dict[str, Any], part: str) -> str:
 
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _sentences(text: str, pattern: re.Pattern[str]) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and pattern.search(s) and len(s.strip()) > 3]
 
 
 def predecessors(observed: dict[str, Any]) -> list[dict[str, Any]]:
@@ -360,7 +357,7 @@ def _constraints(
         found.append({**c, "refs": [f"P1.{r}" for r in c.get("refs") or []], "inheritedFrom": inherited[0]["packetId"]})
     seen: set[str] = {c["text"] for c in found}
     for event in users:
-        for sentence in _sentences(event["text"], CONSTRAINT):
+        for sentence in constraints_in(event["text"]):
             if sentence in seen or len(found) >= 12:
                 continue
             seen.add(sentence)
@@ -427,19 +424,22 @@ def _completed(
     for i, event in enumerate(events):
         tool = event.get("tool") or {}
         command = tool.get("command")
-        if event["kind"] != "tool" or not isinstance(command, str) or not outcome.TESTS.search(command):
+        if event["kind"] != "tool" or not isinstance(command, str) or kind_of(command) is None:
             continue
         if tool.get("status") not in ("completed", "failed"):
             continue
         later_edits = [events[j]["id"] for j in edit_positions if j > i]
         result = tool.get("result") or {}
         earlier = runs.pop(command, None)
-        output = str(result.get("text") or "")
-        reported = outcome.read(command, output, result.get("exitCode"), tool["status"] == "failed")
+        # What the run showed, not only how it exited: `pytest || true` that ran nothing is no pass.
+        code = result.get("exitCode")
+        if not isinstance(code, int):
+            code = 1 if tool["status"] == "failed" else 0  # the sources mark a non-zero exit as failed
+        judged = classify(command, code, result.get("text"))
         runs[command] = {
             "command": clip(command, 300),
-            "outcome": reported.status,
-            "outcomeBasis": reported.basis,
+            "outcome": {"pass": "passed", "fail": "failed"}.get(judged["outcome"], judged["outcome"]),
+            "outcomeBasis": basis(judged, code),
             "exitCode": result.get("exitCode"),
             "refs": refs.cite(event) + refs.cite(event, "result"),
             "basis": "evidence",
@@ -523,7 +523,7 @@ def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Re
         )
     assistants = [e for e in events if e["kind"] == "assistant" and e.get("text")][-6:]
     for event in assistants:
-        for sentence in _sentences(event["text"], HYPOTHESIS)[:2]:
+        for sentence in sentences(event["text"], HYPOTHESIS)[:2]:
             text = budget.take("hypotheses", sentence, 300)
             if text:
                 hypotheses.append(

@@ -66,8 +66,9 @@ def store(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, Path]:
     """Write a packet and its evidence index once; writing the same packet again is a no-op."""
     pid, data, ev_bytes = seal(packet, evidence)
     folder = packets_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not folder.is_symlink():  # a store the user linked elsewhere keeps the permissions they gave it
+        os.chmod(folder, 0o700)
     hexid = pid.removeprefix("sha256:")
     path, ev_path = folder / f"{hexid}.json", folder / f"{hexid}.evidence.json"
     if path.exists() and verify(hexid, path.read_bytes()) is None:

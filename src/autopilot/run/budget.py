@@ -31,12 +31,19 @@ def _load_yaml(path: Path) -> dict[str, Any]:
             f"the price table {path} must map model names to prices", hint="see the shipped prices.yaml for the format"
         )
     for model, row in data.items():
-        if not isinstance(row, dict) or any(not isinstance(row.get(k, 0), (int, float)) for k in PRICE_KEYS):
+        if not isinstance(row, dict) or any(not _price(row.get(k, 0)) for k in PRICE_KEYS):
             raise BridgeError(
-                f"price table {path}: entry {model!r} needs numbers for {', '.join(PRICE_KEYS)}",
+                f"price table {path}: entry {model!r} needs finite, non-negative numbers for {', '.join(PRICE_KEYS)}",
                 hint="prices are USD per million tokens",
             )
     return data
+
+
+def _price(value: Any) -> bool:
+    """Whether ``value`` can be a price: a finite number, zero or more (YAML's .nan and .inf cannot)."""
+    import math
+
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def price_table() -> dict[str, dict[str, float]]:

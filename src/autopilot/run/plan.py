@@ -2,6 +2,8 @@
 
 Writes the plan file into the repository (``docs/autopilot/plans/``) and a plan artifact in
 the run directory. A failed plan leaves the run that is there untouched (it is in events.jsonl).
+The goal is redacted before anything uses it: no copy of it (prompt, plan file, state, output)
+holds a credential the user pasted.
 """
 
 from __future__ import annotations
@@ -70,6 +72,10 @@ def plan(
     goal = (goal or "").strip()
     if not goal:
         raise BridgeError("the goal is empty", hint='say what you want done: codex-bridge plan --goal "..."')
+    # Redacted once, here: the goal goes to Codex, into the plan file's name and text in the
+    # repository, state.json, stderr and stdout, and no copy of it keeps a credential.
+    redactor = Redactor()
+    goal = redactor(goal)
     ws = Workspace(cwd)
     cfg = ws.config
     budget_usd = (
@@ -100,18 +106,18 @@ def plan(
     chosen_model = config.resolve_model(model, None, cfg)
     previous = ws.store.load()
     if previous.get("status") == loop.RUNNING:
-        say(f"replacing the running run ({previous.get('goal')!r}); its spend stays in events.jsonl")
-    redactor = Redactor()
-    text = reviewer.prompt("plan", goal=redactor(goal), repo=_repo_facts(ws.root, redactor))
+        say(f"replacing the running run ({redactor(str(previous.get('goal')))!r}); its spend stays in events.jsonl")
+    text = reviewer.prompt("plan", goal=goal, repo=_repo_facts(ws.root, redactor))
     answer = ws.consult(
         "plan",
         text,
         None,  # a failed plan is in events.jsonl; the run that is there now is not touched by it
         backend=backend,
         model=chosen_model,
-        remaining_usd=budget_usd,
+        budget_usd=budget_usd,
         what=f"to plan: {goal[:80]}",
         check=loop.check_plan,
+        record=lambda answer: answer,  # the new run is built below, outside the call slot
     )
     plan = answer.data
     created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

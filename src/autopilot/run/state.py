@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from autopilot import paths
@@ -53,16 +53,41 @@ def new_state(workspace: str | None) -> State:
     return state
 
 
-def validate(state: State) -> None:
-    """Raise StateError when ``state`` breaks state_schema.json."""
-    import jsonschema  # heavy: only on writes and migrations
+def problem(state: State) -> str | None:
+    """What breaks state_schema.json in ``state`` (the first error, with its path), or None."""
+    import jsonschema  # heavy: only on writes, migrations and files this bridge did not write
 
+    odd = _non_finite(state)
+    if odd is not None:
+        return f"{odd or '(top level)'}: NaN and infinities are not numbers a run can use"
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
     errors = sorted(validator.iter_errors(state), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].path) or "(top level)"
+    if not errors:
+        return None
+    where = "/".join(str(p) for p in errors[0].path) or "(top level)"
+    return f"{where}: {errors[0].message}"
+
+
+def _non_finite(value: Any, where: str = "") -> str | None:
+    """The path of the first NaN or infinity in ``value`` (JSON Schema's minimum/maximum let NaN through)."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        found = _non_finite(inner, f"{where}/{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def validate(state: State) -> None:
+    """Raise StateError when ``state`` breaks state_schema.json (checked before every write)."""
+    found = problem(state)
+    if found:
         raise StateError(
-            f"refusing to write an invalid state.json: {where}: {errors[0].message}",
+            f"refusing to write an invalid state.json: {found}",
             hint="this is a bug in codex-autopilot; please report it with crash.log",
         )
 
@@ -75,6 +100,9 @@ class Store:
         self.dir = paths.run_dir(self.workspace)
         self.path = self.dir / "state.json"
         self.lock_path = self.dir / "state.json.lock"
+        # The digest of the bytes this bridge last validated and wrote: a file that still matches it
+        # is known valid, so the hot path never imports jsonschema to check its own writes.
+        self.valid_path = self.dir / "state.json.valid"
 
     def exists(self) -> bool:
         """Whether this workspace has ever had a run."""
@@ -83,21 +111,47 @@ class Store:
     def _parse(self) -> State | None:
         try:
             raw = self.path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            raise BridgeError(
+                f"cannot read {self.path} ({exc.strerror or exc})",
+                hint="check the permissions of $AUTOPILOT_HOME and the disk it is on",
+            ) from None
         try:
             data = json.loads(raw)
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise _Corrupt()
+            raise _Corrupt("it is not a JSON object")
+        if data.get("schema_version") == CURRENT_VERSION and not self._known_valid(raw):
+            found = problem(data)
+            if found:
+                raise _Corrupt(f"it breaks state_schema.json at {found}")
         return data
 
-    def load(self) -> State:
-        """The current state, or a fresh idle one when there is no run; an older file is migrated and saved once."""
+    def _known_valid(self, raw: bytes) -> bool:
+        from autopilot.digest import sha256_hex
+
+        try:
+            return self.valid_path.read_text(encoding="ascii").strip() == sha256_hex(raw)
+        except (OSError, UnicodeDecodeError):
+            return False
+
+    def load(self, *, repair: bool = True) -> State:
+        """The current state, or a fresh idle one when there is no run; an older file is migrated and saved once.
+
+        A state.json that cannot be used is moved aside (``repair``) or only reported (``repair=False``,
+        for commands that promise to change nothing); both raise StateError (exit 5) saying what is wrong.
+        """
         try:
             data = self._parse()
-        except _Corrupt:
+        except _Corrupt as exc:
+            if not repair:
+                raise StateError(
+                    f"{self.path} cannot be used: {exc}",
+                    hint="it was left as it is; `codex-bridge stop` or a new plan moves it aside",
+                ) from None
             with self.lock():
                 self._move_aside_if_corrupt()
             data = None
@@ -127,11 +181,11 @@ class Store:
     def _move_aside_if_corrupt(self) -> None:
         try:
             self._parse()
-        except _Corrupt:
+        except _Corrupt as exc:
             aside = self.path.with_name(f"state.json.corrupt-{stamp()}")
             os.replace(self.path, aside)
             raise StateError(
-                f"state.json could not be parsed and was moved aside to {aside}",
+                f"state.json could not be used ({exc}) and was moved aside to {aside}",
                 hint="nothing was overwritten; start a new run with `codex-bridge plan --goal ...`",
             ) from None
 
@@ -172,7 +226,58 @@ class Store:
             if not state.get("created_at"):
                 state["created_at"] = state["updated_at"]
             validate(state)
-            atomic_write(self.path, json.dumps(state, indent=2, sort_keys=True) + "\n")
+            self._write(json.dumps(state, indent=2, sort_keys=True) + "\n")
+
+    def _write(self, text: str) -> None:
+        """Write a validated state and remember its digest (best effort: a missing one only costs a check)."""
+        from autopilot.digest import sha256_hex
+
+        data = text.encode("utf-8")
+        with suppress(OSError):
+            self.valid_path.unlink()  # never vouch for the old bytes while the new ones land
+        atomic_write(self.path, data)
+        with suppress(OSError):
+            atomic_write(self.valid_path, sha256_hex(data) + "\n", durable=False)
+
+    @contextmanager
+    def call_slot(self, phase: str, deadline: float) -> Iterator[None]:
+        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then the call is ``busy``."""
+        import time
+
+        import filelock
+
+        from autopilot.errors import InfraError
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(str(self.dir / "call.lock"), timeout=max(0.0, deadline - time.monotonic()))
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise InfraError(
+                f"another call of this run was still talking to Codex; no {phase} call was made",
+                kind="busy",
+                hint="try again when it finishes (`codex-bridge status`)",
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def check_writable(self) -> None:
+        """Refuse (exit 1) before a paid call when the run directory cannot take a write (read-only, full)."""
+        from autopilot.fsutil import sweep_stale
+
+        sweep_stale(self.dir, (".",), suffix=".tmp")  # temp files of writes a killed process never finished
+        sweep_stale(self.dir, (".write-probe-",))
+        probe = self.dir / f".write-probe-{os.getpid()}"
+        try:
+            atomic_write(probe, b"\0" * 4096)  # a few blocks, synced: a full disk says so here
+            probe.unlink(missing_ok=True)
+        except OSError as exc:
+            raise BridgeError(
+                f"cannot write to {self.dir} ({exc.strerror or exc}); no call was made, so nothing was spent",
+                hint="free some disk space or make $AUTOPILOT_HOME writable, then try again",
+            ) from None
 
     def artifact(self, kind: str, payload: Any) -> Path:
         """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
@@ -189,7 +294,7 @@ class Store:
 
 
 class _Corrupt(Exception):
-    pass
+    """state.json is there but cannot be used; the message says why."""
 
 
 def all_runs() -> list[State]:

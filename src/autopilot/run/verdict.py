@@ -15,15 +15,24 @@ from autopilot.output import say
 from autopilot.redact import Redactor
 from autopilot.run import loop, reviewer
 from autopilot.run.review import diff_evidence, task_text
+from autopilot.run.reviewer import Answer
 from autopilot.run.workspace import Workspace
 
 MAX_MESSAGE_CHARS = 8000
 
 
 def decide(
-    *, last_message: str | None = None, backend: str | None = None, model: str | None = None, cwd: str | None = None
+    *,
+    last_message: str | None = None,
+    backend: str | None = None,
+    model: str | None = None,
+    cwd: str | None = None,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
-    """Ask for a verdict and advance the run by it; returns the decision and the run after it."""
+    """Ask for a verdict and advance the run by it; returns the decision and the run after it.
+
+    ``deadline`` (``time.monotonic()``) bounds the Codex exchange; default: now + AUTOPILOT_TIMEOUT.
+    """
     ws = Workspace(cwd)
     state = ws.store.load()
     ws.require_run(state)
@@ -73,50 +82,54 @@ def decide(
         task=redactor(task_text(task)),
         evidence=evidence,
     )
-    answer = ws.consult(
+
+    def record(answer: Answer) -> dict[str, Any]:
+        verdict = answer.data
+        fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
+        with ws.store.transaction() as s:
+            same_run = s.get("run_id") == state.get("run_id")
+            if same_run:  # a replaced run's calls stay in events.jsonl, not in the new run's budget
+                loop.settle(s, "verdict", answer)
+            if not same_run or s["status"] != loop.RUNNING:
+                say(f"the run changed while Codex decided (now {s['status']}); the verdict was not applied")
+                return {"applied": False, **verdict, "status": s["status"]}
+            path = ws.store.artifact(
+                "verdict",
+                {
+                    "task_id": task["id"],
+                    "base_sha": snap.base,
+                    "head_sha": snap.head,
+                    "fingerprint": fingerprint,
+                    **verdict,
+                    "usd": answer.usd,
+                    "redactions": redactor.summary(),
+                },
+            )
+            loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=str(path))
+            after = dict(s)
+        return {
+            "applied": True,
+            **verdict,
+            "progressed": after["last_verdict"]["progressed"],
+            "status": after["status"],
+            "iteration": after["iteration"],
+            "current_task": after["current_task"],
+            "no_progress_streak": after["no_progress_streak"],
+            "stop_reason": after.get("stop_reason"),
+            "verdict_path": str(path),
+            "usd": answer.usd,
+            "budget_used_usd": after["budget_used_usd"],
+            "budget_usd": after["budget_usd"],
+        }
+
+    return ws.consult(
         "verdict",
         text,
         state,
         backend=backend,
         model=model,
-        remaining_usd=state["budget_usd"] - state["budget_used_usd"],
+        deadline=deadline,
         what=f"for a verdict on {task['id']} (iteration {state['iteration'] + 1})",
         check=loop.verdict_check(state),
+        record=record,
     )
-    verdict = answer.data
-    fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
-    with ws.store.transaction() as s:
-        same_run = s.get("run_id") == state.get("run_id")
-        if same_run:  # a replaced run's calls stay in events.jsonl, not in the new run's budget
-            loop.settle(s, "verdict", answer)
-        if not same_run or s["status"] != loop.RUNNING:
-            say(f"the run changed while Codex decided (now {s['status']}); the verdict was not applied")
-            return {"applied": False, **verdict, "status": s["status"]}
-        path = ws.store.artifact(
-            "verdict",
-            {
-                "task_id": task["id"],
-                "base_sha": snap.base,
-                "head_sha": snap.head,
-                "fingerprint": fingerprint,
-                **verdict,
-                "usd": answer.usd,
-                "redactions": redactor.summary(),
-            },
-        )
-        loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=str(path))
-        after = dict(s)
-    return {
-        "applied": True,
-        **verdict,
-        "progressed": after["last_verdict"]["progressed"],
-        "status": after["status"],
-        "iteration": after["iteration"],
-        "current_task": after["current_task"],
-        "no_progress_streak": after["no_progress_streak"],
-        "stop_reason": after.get("stop_reason"),
-        "verdict_path": str(path),
-        "usd": answer.usd,
-        "budget_used_usd": after["budget_used_usd"],
-        "budget_usd": after["budget_usd"],
-    }

@@ -11,10 +11,13 @@ from autopilot.run.state import State, Store
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
     from autopilot.backends import Backend
     from autopilot.run.reviewer import Answer, Check
+
+    R = TypeVar("R")
 
 
 # Plan files are the run's own notes, not work to review.
@@ -55,34 +58,54 @@ class Workspace:
         *,
         backend: str | None,
         model: str | None,
-        remaining_usd: float,
         what: str,
+        record: Callable[[Answer], R],
+        budget_usd: float | None = None,
         check: Check | None = None,
-    ) -> Answer:
-        """Ask Codex for ``phase``'s JSON about the run in ``state`` (None: a new plan, no run yet).
+        deadline: float | None = None,
+    ) -> R:
+        """Ask Codex for ``phase``'s JSON about the run in ``state`` (None: a new plan, no run yet), then
+        ``record(answer)`` (charge and apply it) and return what that returns.
 
-        A failure is recorded in the run (and what it consumed charged once) before it is raised;
-        a plan's failure touches no run, it is in events.jsonl only.
+        One call per run is in flight at a time, and it keeps its slot until ``record`` has charged it:
+        the next call checks the budget against what the previous one cost, so 64 concurrent reviews
+        cannot spend past the cap (the call that crosses it is the last).
+        Before paying for a call the run directory must take a write, so the answer can be recorded.
+        A failure is recorded in the run (and what it consumed charged once) before it is raised; a
+        plan's failure touches no run (it is in events.jsonl). ``deadline`` (``time.monotonic()``)
+        bounds waiting for the slot and the whole exchange; default: now + AUTOPILOT_TIMEOUT.
         """
+        import time
+
         from autopilot import config
         from autopilot.output import say
         from autopilot.run import reviewer
 
+        if deadline is None:
+            deadline = time.monotonic() + self.timeout()
         chosen = self.backend(backend, state)
-        say(f"asking Codex ({chosen.name}) {what}")
         try:
-            return reviewer.ask(
-                self.store,
-                phase,
-                text,
-                backend=chosen,
-                model=config.resolve_model(model, (state or {}).get("model"), self.config),
-                conversation_id=self.conversation_for(chosen, state) if state else None,
-                cwd=self.root,
-                timeout=self.timeout(),
-                remaining_usd=remaining_usd,
-                check=check,
-            )
+            self.store.check_writable()
+            with self.store.call_slot(phase, deadline):
+                if state is not None:
+                    current = self.guard_budget(phase, state.get("run_id"))
+                    remaining = current["budget_usd"] - current["budget_used_usd"]
+                else:
+                    remaining = float(budget_usd or 0)
+                say(f"asking Codex ({chosen.name}) {what}")
+                answer = reviewer.ask(
+                    self.store,
+                    phase,
+                    text,
+                    backend=chosen,
+                    model=config.resolve_model(model, (state or {}).get("model"), self.config),
+                    conversation_id=self.conversation_for(chosen, state) if state else None,
+                    cwd=self.root,
+                    deadline=deadline,
+                    remaining_usd=remaining,
+                    check=check,
+                )
+                return record(answer)
         except BridgeError as exc:
             if state is not None:
                 self.record_failure(phase, exc, state.get("run_id"))
@@ -95,11 +118,19 @@ class Workspace:
                 f"there is no autopilot run in {self.root}", hint='start one with `codex-bridge plan --goal "..."`'
             )
 
-    def guard_budget(self, phase: str) -> None:
-        """Stop the run instead of calling Codex when its budget is already spent."""
+    def guard_budget(self, phase: str, run_id: str | None = None) -> State:
+        """The run as it is now; stops it instead of calling Codex when its budget is already spent.
+
+        With ``run_id``, a run that was replaced meanwhile refuses the call too (its budget is not this one's).
+        """
         state = self.store.load()
+        if run_id is not None and state.get("run_id") != run_id:
+            raise BridgeError(
+                "the run was re-planned while this call waited; nothing was asked",
+                hint="`codex-bridge status` shows the new run",
+            )
         if not loop.over_budget(state):
-            return
+            return state
         with self.store.transaction() as s:
             loop.budget_guard(s)
         raise BudgetExhausted(

@@ -12,7 +12,8 @@ of *steps*, then from an optional *responder* callable, then from a default repl
 A step is a plain dict (so scripts can be JSON files):
     {"output": [items...], "usage": {...}}       a completed response
     {"status": 429, "error": {"message", ...}}   an HTTP error
-    {"delay": 1.5, ...}                           wait before answering
+    {"delay": 1.5, ...}                           wait before answering (long: accepts, never answers)
+    {"drip": 1.0, ...}                            send the body one byte a second
     {"drop": true}                                close the connection without an answer
     {"failed": {"code", "message"}}               a streamed ``response.failed``
 """
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted
+from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted, write_body
 
 Step = dict[str, Any]
 Responder = Callable[[dict[str, Any]], Step]
@@ -83,8 +84,13 @@ def http_error(status: int, message: str = "scripted error", code: str | None = 
 
 
 def delay(step: Step, seconds: float) -> Step:
-    """The same step, answered after ``seconds``."""
+    """The same step, answered after ``seconds`` (a long delay is a server that accepts and never answers)."""
     return {**step, "delay": seconds}
+
+
+def drip(step: Step, seconds_per_byte: float) -> Step:
+    """The same step, its body sent one byte every ``seconds_per_byte`` (no read ever times out)."""
+    return {**step, "drip": seconds_per_byte}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -94,12 +100,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # quiet: tests read .requests instead
         pass
 
-    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+    def _send(self, status: int, body: bytes, ctype: str = "application/json", drip: float = 0.0) -> None:
         self.send_response(status)
         self.send_header("content-type", ctype)
         self.send_header("content-length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        write_body(self, body, drip)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         if self.path.rstrip("/").endswith("/models"):
@@ -125,10 +131,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(int(step["status"]), json.dumps({"error": step.get("error", {})}).encode())
             return
         response = self.server.owner._response(step, rid, body)
+        drip = float(step.get("drip") or 0)
         if body.get("stream"):
-            self._send(200, _sse(response, step), "text/event-stream")
+            self._send(200, _sse(response, step), "text/event-stream", drip)
         else:
-            self._send(200, json.dumps(response).encode())
+            self._send(200, json.dumps(response).encode(), drip=drip)
 
 
 def _sse(response: dict[str, Any], step: Step) -> bytes:

@@ -81,6 +81,20 @@ def delay_or_drop(handler: BaseHTTPRequestHandler, step: dict[str, Any]) -> bool
     return True
 
 
+def write_body(handler: BaseHTTPRequestHandler, body: bytes, drip: float = 0.0) -> None:
+    """Write the response body; with ``drip``, one byte at a time, ``drip`` seconds apart, until the client leaves."""
+    if not drip:
+        handler.wfile.write(body)
+        return
+    for i in range(len(body)):
+        try:
+            handler.wfile.write(body[i : i + 1])
+            handler.wfile.flush()
+        except OSError:
+            return
+        time.sleep(drip)
+
+
 def serve_until_interrupted(server: BackgroundServer) -> int:
     """Print the server's URL and serve until Ctrl-C (for manual runs against real clients)."""
     server.start()

@@ -5,8 +5,8 @@ entry of the packet's own session becomes one document; a tool call and its resu
 references a test run, a failed command or an edit cites) become one, ``E4+E5``. Its
 *role* comes from the claims that cite it (``test``, ``command``, ``edit``, ``objective``,
 ``constraint``, ``next-action``, ``pending``, ``blocker``, ``hypothesis``, ``message``,
-``summary``), its *outcome* from what the command reported (:mod:`autopilot.packets.outcome`,
-re-read from the excerpt for packets built before outcomes were), ``applied`` for an edit,
+``summary``), its *outcome* from what the command reported (``transcripts.validation``,
+re-read from the excerpt where the packet records none), ``applied`` for an edit,
 and ``claimed-fixed`` for a message that says something was fixed or passes (a claim,
 never proof). *Causal links* follow the session's order: an edit is ``tested-by`` the next
 test run; a test run ``tests`` the edits since the previous run and, when it failed, is
@@ -26,9 +26,11 @@ import re
 from datetime import datetime
 from typing import Any
 
-from autopilot.packets import claims, outcome
+from autopilot.packets import claims
 from autopilot.redact import is_secret_path
 from autopilot.search import terms
+from autopilot.transcripts.validation import basis as validation_basis
+from autopilot.transcripts.validation import classify, kind_of
 
 # A claim group's role; a reference cited by several groups takes the first role in ROLE_ORDER.
 ROLES = {
@@ -118,7 +120,7 @@ def _document(
     worktree: str,
 ) -> dict[str, Any]:
     roles = sorted({ROLES[g] for g, _ in cited}, key=ROLE_ORDER.index) or [str(entry.get("kind") or "event")]
-    if roles[0] == "command" and outcome.TESTS.search(str(cited[0][1].get("input") or "")):
+    if roles[0] == "command" and kind_of(str(cited[0][1].get("input") or "")):
         roles[0] = "test"  # a failed test run is listed among failed attempts: it is still a test run
     role = roles[0]
     text = str(entry.get("excerpt") or "")
@@ -162,11 +164,14 @@ def _document(
 def _run_outcome(claim: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
     command = str(claim.get("command") or claim.get("input") or "")
     status, basis = claim.get("outcome"), claim.get("outcomeBasis")
-    if not basis:  # a packet from before outcomes were read from the output: read it now
+    if not basis:  # a failed attempt, or a packet from before outcomes were read from the output: read it now
         text = str((result or {}).get("excerpt") or claim.get("error") or claim.get("output") or "")
-        failed = claim.get("outcome") == "failed" or "error" in claim
-        read = outcome.read(command, text, claim.get("exitCode"), failed)
-        status, basis = read.status, f"{read.basis} (read when indexed)"
+        code = claim.get("exitCode")
+        if not isinstance(code, int):
+            code = 1 if claim.get("outcome") == "failed" or "error" in claim else 0
+        judged = classify(command, code, text)
+        status = {"pass": "passed", "fail": "failed"}.get(judged["outcome"], judged["outcome"])
+        basis = f"{validation_basis(judged, code)} (read when indexed)"
     return {"status": status, "basis": basis, "exitCode": claim.get("exitCode"), "command": command}
 
 

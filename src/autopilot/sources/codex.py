@@ -52,7 +52,7 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Mov
 
 def probe_file(path: str) -> dict[str, Any]:
     """The whitelisted ``session_meta`` of a rollout's first line (empty when it has none)."""
-    with open(path, "rb") as fh:
+    with codex_sessions.open_rollout(path) as fh:
         first = fh.readline(PROBE_BYTES)
     try:
         row = orjson.loads(first)
@@ -78,13 +78,8 @@ class CodexSource(LocalSource):
         check_session_id(session_id)
         home = codex_home()
         found = codex_sessions.find_rollout(session_id)
-        if found is not None and found.name.endswith(".jsonl"):
-            return str(found)
         if found is not None:
-            raise BridgeError(
-                f"the rollout of thread {session_id} is compressed ({found})",
-                hint=f"decompress it next to the original (zstd -d {found}) and try again",
-            )
+            return str(codex_sessions.readable(found))  # a .jsonl.zst is read from its decompressed copy
         sharing = [
             m.get("id")
             for p in codex_sessions.rollout_files()
@@ -150,7 +145,11 @@ class CodexSource(LocalSource):
                 "kind": KINDS.get(entry.get("kind"), "other"),
                 "parent": parent,
                 "pointer": self.pointer(index, span, line),
-                "branch": "rolled-back" if entry.get("rolledBack") else "active",
+                "branch": "rolled-back"
+                if entry.get("rolledBack")
+                else "compacted"
+                if entry.get("compacted")
+                else "active",
             }
             for key in ("timestamp", "turnId"):
                 if entry.get(key):
@@ -311,16 +310,13 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
     source = CodexSource()
     mine: list[dict[str, Any]] = []
     siblings: list[dict[str, Any]] = []
-    compressed, unreadable = [], []
+    unreadable: list[str] = []
     children: dict[str, int] = {}
     for path in codex_sessions.rollout_files():
-        if path.suffix != ".jsonl":
-            compressed.append(str(path))
-            continue
         try:
             meta = probe_file(str(path))
             size = path.stat().st_size
-        except OSError:
+        except Exception:  # unreadable, or a damaged .zst
             unreadable.append(str(path))
             continue
         if not meta:
@@ -345,7 +341,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
             "modified": os.stat(path).st_mtime,
         }
         if scope == THIS_WORKTREE:
-            mine.append(_summary(source, path, size, limits, row))
+            mine.append(_summary(source, codex_sessions.readable(path), size, limits, row))
         elif scope != "other-project":
             siblings.append(row)
     for row in mine:
@@ -356,12 +352,6 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
     for row in mine + siblings:
         row.pop("modified")
     gaps = []
-    if compressed:
-        gaps.append(
-            gap(
-                "compressed", "zstd-compressed rollouts are not read; decompress them to include them", paths=compressed
-            )
-        )
     if unreadable:
         gaps.append(gap("unreadable", "rollouts without a readable session_meta first line", paths=unreadable))
     return {

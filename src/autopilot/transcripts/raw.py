@@ -3,14 +3,18 @@
 These back ``codex-bridge handoff raw inspect|read``. Unlike the intake they show rows as
 parsed, field by field, so a human can see why a row was or was not an entry; the parts
 the intake never emits are still masked here (replaced by what they were and how big),
-and every string is redacted and cut. A line that cannot be parsed (malformed, cut off
-or oversize) cannot be masked, so only its size, the reason and its row type are shown.
+and every string is redacted and cut. What the intake and export omit from secret-bearing
+files is omitted the same way (``evidence.tool_omission``): a result row is matched to its
+call, however far back. A line that cannot be parsed (malformed, cut off or oversize)
+cannot be masked, so only its size, the reason and its row type are shown.
 """
 
 from __future__ import annotations
 
 import os
 from bisect import bisect_left
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import orjson
@@ -25,8 +29,20 @@ from autopilot.transcripts.claude_fold import (
     safe_name,
     sniff_type,
     update_lineage,
+    uuid_key,
 )
-from autopilot.transcripts.evidence import TRUST, Evidence
+from autopilot.transcripts.evidence import (
+    OMITTED_SECRET,
+    SECRET_CONTENT_KEYS,
+    TRUST,
+    Evidence,
+    secret_path,
+    tool_omission,
+)
+from autopilot.transcripts.jsonl_index import Index, LineReader
+
+# How far back a result row's call is looked for (rows); past it only the row's own path counts.
+CALL_SEARCH_ROWS = 5000
 
 # Keys whose values the intake never emits, wherever they appear in a row.
 PRIVATE_KEYS = {
@@ -79,6 +95,7 @@ def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> dict[
     entries = set(index.entries[first : bisect_left(index.entries, line + count)])
     rows = []
     with index.reader() as reader:
+        calls = _Calls(index, reader)
         for n in range(line, min(line + count, index.lines + 1)):
             size = reader.size(n)
             obj = reader.load(n)
@@ -88,9 +105,83 @@ def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> dict[
                 out["reason"] = "oversize" if size > jsonl.MAX_LINE_BYTES else "malformed"
                 out["rowType"] = sniff_type(*reader.head_tail(n, 4096))
             else:
-                out.update(parsed=True, entry=n in entries, active=bool(st["active"][n]), row=mask(obj, ev))
+                shown = omit_secrets(obj, partial(calls.args, line=n, row=obj))
+                out.update(parsed=True, entry=n in entries, active=bool(st["active"][n]), row=mask(shown, ev))
             rows.append(out)
     return {"trust": TRUST, "transcript": path, "rows": rows, "redactions": ev.summary()}
+
+
+def omit_secrets(row: dict[str, Any], call_args: Callable[[Any], dict[str, Any] | None]) -> dict[str, Any]:
+    """``row`` without what the intake omits from secret-bearing files: contents written, results returned.
+
+    ``call_args(call_id)`` gives the input of the tool call a result answers (None when unknown).
+    """
+    message = row.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return row
+    content = message["content"]
+    blocks, omitted_any = [], None
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+            if tool_omission(block["input"]) == OMITTED_SECRET:
+                written = {k: OMITTED_SECRET if k in SECRET_CONTENT_KEYS else v for k, v in block["input"].items()}
+                block = {**block, "input": written}
+        elif isinstance(block, dict) and block.get("type") == "tool_result":
+            call = call_args(block.get("tool_use_id"))
+            omitted = tool_omission(call) if call is not None else _result_omission(row)
+            if omitted:
+                block, omitted_any = {**block, "content": omitted}, omitted
+        blocks.append(block)
+    shown = {**row, "message": {**message, "content": blocks}}
+    if omitted_any and "toolUseResult" in row:  # the same output, structured: file contents, stdout
+        shown["toolUseResult"] = omitted_any
+    return shown
+
+
+def _result_omission(row: dict[str, Any]) -> str | None:
+    """For a result whose call is not found: omit it when the row itself names a secret file."""
+    result = row.get("toolUseResult")
+    if not isinstance(result, dict):
+        return None
+    file = result.get("file")
+    paths = [result.get("filePath"), file.get("filePath") if isinstance(file, dict) else None]
+    return OMITTED_SECRET if any(secret_path(p) for p in paths) else None
+
+
+class _Calls:
+    """Finds the tool call a result row answers: by the row's ``sourceToolAssistantUUID``, else by its id."""
+
+    def __init__(self, index: Index, reader: LineReader) -> None:
+        self.st, self.reader = index.state, reader
+        self.found: dict[str, dict[str, Any] | None] = {}
+
+    def args(self, call_id: Any, line: int, row: dict[str, Any]) -> dict[str, Any] | None:
+        """The input of call ``call_id``, looked for before ``line``; None when it is not found."""
+        if not isinstance(call_id, str) or not call_id:
+            return None
+        if call_id not in self.found:
+            self.found[call_id] = self._search(call_id, line, row.get("sourceToolAssistantUUID"))
+        return self.found[call_id]
+
+    def _search(self, call_id: str, line: int, source: Any) -> dict[str, Any] | None:
+        lines, keys = self.st["nodeLine"], self.st["nodeKey"]
+        candidates = []
+        if source:
+            key = uuid_key(source)
+            stop = bisect_left(lines, line)
+            candidates = [lines[i] for i in range(stop - 1, max(-1, stop - 1 - CALL_SEARCH_ROWS), -1) if keys[i] == key]
+        needle = call_id.encode()
+        candidates += [n for n in range(line - 1, max(0, line - 1 - CALL_SEARCH_ROWS), -1) if n not in candidates]
+        for n in candidates:
+            if needle not in self.reader.raw(n):
+                continue
+            obj = self.reader.load(n)
+            content = ((obj or {}).get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("id") == call_id:
+                    args = block.get("input")
+                    return args if isinstance(args, dict) else {}
+        return None
 
 
 def mask(row: dict[str, Any], ev: Evidence) -> dict[str, Any]:

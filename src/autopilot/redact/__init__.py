@@ -1,0 +1,73 @@
+"""Credential redaction: every string that leaves the machine or lands in a packet passes here.
+
+Each match is replaced by a typed placeholder ``[REDACTED:<kind>]`` and counted, so a
+reader knows something was removed and of what kind. Redaction is idempotent: a
+placeholder never matches a pattern. Every pattern runs in time linear in the text
+(``tests/unit/test_redact_speed.py``): names are taken atomically, quantifiers inside a
+line are bounded, and key bodies are found line by line, never by a backtracking regex.
+Pattern-based redaction is a strong filter, not a guarantee; results of reads of
+secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FILE_LINES``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, overload
+
+from autopilot.redact.files import KEY_FILE_LINES, is_key_file_text, is_secret_path
+from autopilot.redact.keys import key_bodies, opens_private_key
+from autopilot.redact.rules import PLACEHOLDER, PRIVATE_KEY, RULES, apply, apply_local
+
+__all__ = [
+    "KEY_FILE_LINES",
+    "PLACEHOLDER",
+    "Redactor",
+    "is_key_file_text",
+    "is_secret_path",
+    "opens_private_key",
+    "redact",
+]
+
+
+def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[str]]:
+    """Return ``text`` with credentials replaced by typed placeholders, and the counts by kind."""
+    counts = Counter() if counts is None else counts
+    if not text:
+        return text, counts
+    lowered = text.lower()
+    text = apply(PRIVATE_KEY, text, lowered, counts)
+    # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.
+    text = key_bodies(text, counts)
+    for rule in RULES:
+        if not rule.local:
+            text = apply(rule, text, lowered, counts)
+    return apply_local(text, lowered, counts), counts
+
+
+class Redactor:
+    """Redacts many strings and keeps one running count of what it removed."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+
+    def __call__(self, text: str) -> str:
+        """Redact one string, adding to the running counts."""
+        return redact(text, self.counts)[0]
+
+    @overload
+    def walk(self, value: dict[str, Any]) -> dict[str, Any]: ...
+    @overload
+    def walk(self, value: Any) -> Any: ...
+    def walk(self, value: Any) -> Any:
+        """Redact every string inside a JSON-like value (keys included); a dict gives a dict."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {self(k) if isinstance(k, str) else k: self.walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.walk(v) for v in value]
+        return value
+
+    def summary(self) -> dict[str, Any]:
+        """How many redactions were made, in total and by kind."""
+        return {"total": sum(self.counts.values()), "by_kind": dict(sorted(self.counts.items()))}

@@ -1,0 +1,41 @@
+"""Secret-bearing files: known by name (``.env``, keys, credential stores) or by a key file's content."""
+
+from __future__ import annotations
+
+import re
+
+_SECRET_NAMES = re.compile(
+    r"(^|/)(\.env(\..+)?|\.envrc|\.netrc|_netrc|\.npmrc|\.pypirc|\.git-credentials|\.pgpass|\.my\.cnf"
+    r"|\.s3cfg|\.vault-token|\.dockercfg|\.htpasswd|kubeconfig(\.ya?ml)?"
+    r"|credentials(\.json|\.csv)?|secrets?(\.[a-z]+)?|id_(rsa|dsa|ecdsa|ed25519)"
+    r"|.*\.(pem|key|p8|p12|pfx|ppk|jks|keystore|keytab|asc|gpg|ovpn|kdbx|tfstate(\.backup)?))$",
+    re.IGNORECASE,
+)
+_SECRET_DIRS = re.compile(r"(^|/)(\.ssh|\.gnupg|\.aws|\.docker|\.kube|\.config/gcloud)/", re.IGNORECASE)
+_NOT_SECRET = re.compile(r"(^|/)\.env\.(example|sample|template|dist)$|\.pub$|(^|/)known_hosts$", re.IGNORECASE)
+
+# Lines that make a file a key file whatever its name, as POSIX extended regexes (``git grep -E``
+# reads them; ``is_key_file_text`` is the same test in Python): a PEM private key's BEGIN line, a
+# PuTTY key file's first line, a kubeconfig's embedded client key, an OpenSSH key's first body
+# line. Whole lines only, so code and docs that merely mention them (a regex, a test string) are
+# not key files.
+KEY_FILE_LINES = (
+    r"^[[:space:]]*-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----[[:space:]]*$",
+    r"^PuTTY-User-Key-File-[0-9]+:",
+    r"^[[:space:]]*client-key-data:[[:space:]]*[A-Za-z0-9+/]",
+    r"^[[:space:]]*b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]*=*[[:space:]]*$",
+)
+_KEY_FILE = re.compile("|".join(f"(?:{p})" for p in KEY_FILE_LINES).replace("[[:space:]]", r"[ \t\r]"), re.M)
+
+
+def is_key_file_text(text: str) -> bool:
+    """Whether file contents hold a key file's telltale line (``KEY_FILE_LINES``)."""
+    return bool(_KEY_FILE.search(text))
+
+
+def is_secret_path(path: str) -> bool:
+    """Whether a file path names a secret-bearing file whose contents must never be copied."""
+    p = path.replace("\\", "/")
+    if _NOT_SECRET.search(p):
+        return False
+    return bool(_SECRET_NAMES.search(p) or _SECRET_DIRS.search(p))

@@ -1,0 +1,155 @@
+"""Key material without its BEGIN line: bodies cut out of a key, tails, base64-wrapped and DER keys.
+
+Found line by line (runs of whole base64 lines) and token by token (base64 that opens like a
+private key), never by a backtracking regex, so the cost is one pass over the text.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from autopilot.redact.rules import HUNK, NUMBERED, PLACEHOLDER, mixed_case
+
+_LONG_B64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
+# One whole line of a base64 body: an optional line number, diff marker, indentation or quotes
+# around it. Lines end at real line breaks or at the literal `\n` of a string in code or JSON, and
+# the first may start a quoted string (`"private_key": "MIIE…\n…`).
+_BODY_LINE = re.compile(
+    r"(?:^|(?<=\\n)|(?<=[\"']))"
+    + HUNK
+    + NUMBERED
+    + r"[+\- ]?[ \t]*[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?,?[ \t]*(?=\r?$|(?:\\r)?\\n)",
+    re.MULTILINE,
+)
+_SEPARATORS = frozenset({"\n", "\r\n", "\\n", "\\r\\n"})
+_KEY_END = re.compile(r"[+\- ]?[ \t]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PUBLIC_END = re.compile(r"[+\- ]?[ \t]*-----END ")
+# Base64 that opens a key file or a base64-wrapped one: PEM armour (`-----BEGIN`), an OpenSSH
+# key (`openssh-key-v1`), a PuTTY key file; DER keys start with "M" (an ASN.1 SEQUENCE).
+_KEY_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9+/])(?:LS0tLS1CRUdJTi|b3BlbnNzaC1rZXktdjE|UHVUVFktVXNlci1LZXktRmlsZS|M[A-Za-z0-9+/]{3})"
+    r"[A-Za-z0-9+/]{36,}={0,2}"
+)
+# Base64 that opens a picture or a document: ordinary data, never key material.
+_NOT_KEY = ("iVBORw0KGg", "/9j/", "R0lGOD", "UklGR", "PHN2Zy", "PD94bWw", "JVBERi0", "AAABAA", "Qk0", "d09GR")
+# ASN.1 object ids of password-protected keys (PKCS#5 PBES2, PKCS#12 PBE).
+_ENCRYPTED_KEY_OIDS = (b"\x2a\x86\x48\x86\xf7\x0d\x01\x05\x0d", b"\x2a\x86\x48\x86\xf7\x0d\x01\x0c\x01")
+
+
+def _decoded_head(b64: str) -> bytes:
+    head = b64[:96]
+    try:
+        return binascii.a2b_base64(head[: len(head) // 4 * 4])
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def opens_private_key(b64: str) -> bool:
+    """Whether base64 text begins with a private key: PEM or PuTTY text, an OpenSSH or a DER key.
+
+    DER is read far enough to tell a private key (a SEQUENCE whose first field is a small version
+    INTEGER: PKCS#1, PKCS#8, SEC1, PKCS#12, or an encrypted PKCS#8) from a certificate or a public
+    key (a SEQUENCE that opens with another SEQUENCE), so public material stays readable.
+    """
+    if b64.startswith(("b3BlbnNzaC1rZXktdjE", "UHVUVFktVXNlci1LZXktRmlsZS")):
+        return True
+    raw = _decoded_head(b64)
+    if b64.startswith("LS0tLS1CRUdJTi"):
+        return b"PRIVATE KEY" in raw
+    if len(raw) < 8 or raw[0] != 0x30:
+        return False
+    n = 2 + (raw[1] - 0x80 if raw[1] > 0x80 else 0)  # skip the SEQUENCE's length
+    body = raw[n : n + 4]
+    if len(body) == 4 and body[0] == 0x02 and body[1] == 0x01 and body[2] in (0, 1, 3):
+        return body[3] in (0x02, 0x04, 0x30)
+    return any(oid in raw for oid in _ENCRYPTED_KEY_OIDS)
+
+
+_LOWER_RUN = re.compile(r"[a-z]{9}")
+
+
+def _random_line(line: str) -> bool:
+    """Whether a base64 line looks random, as key material does: long, mixed case and digits, no long word."""
+    return len(line) >= 40 and mixed_case(line) and not _LOWER_RUN.search(line)
+
+
+def opens_public_der(b64: str) -> bool:
+    """Whether base64 text begins with public DER: a SEQUENCE opening with a SEQUENCE (a certificate, a public key)."""
+    raw = _decoded_head(b64)
+    if len(raw) < 8 or raw[0] != 0x30 or any(oid in raw for oid in _ENCRYPTED_KEY_OIDS):
+        return False
+    n = 2 + (raw[1] - 0x80 if raw[1] > 0x80 else 0)
+    return raw[n : n + 1] == b"\x30"
+
+
+def _run_kind(text: str, run: list[re.Match[str]], after: int) -> tuple[str | None, int]:
+    """What a run of base64 lines is (``private_key``, ``key_material`` or None) and where it ends."""
+    first = run[0].group(1)
+    end = _KEY_END.match(text, after)
+    if end is not None:  # the tail of a PEM key: body lines and the END line
+        return "private_key", end.end()
+    if _PUBLIC_END.match(text, after) or first.startswith(_NOT_KEY):
+        return None, 0  # a certificate or public key block, or a picture: public data
+    start = run[0].start()
+    previous = text[text.rfind("\n", 0, max(0, start - 1)) + 1 : start]
+    if "-----BEGIN " in previous or "Public-Lines:" in previous:
+        return None, 0  # public: an armoured block that is not a private key, a PuTTY key's public lines
+    if "Private-Lines:" in previous or opens_private_key(first):
+        return "private_key", run[-1].end(1)
+    if opens_public_der(first):
+        return None, 0  # a certificate or a public key whose BEGIN line is not in the text
+    # The middle of a key: lines of one width (64 in PEM, 70 in OpenSSH) of mixed-case base64.
+    widths = Counter(len(m.group(1)) for m in run if _random_line(m.group(1)))
+    return ("key_material", run[-1].end(1)) if widths and max(widths.values()) >= 2 else (None, 0)
+
+
+def key_bodies(text: str, counts: Counter[str]) -> str:
+    """Key material whose BEGIN line is not in ``text``: bodies cut out of a key, tails, base64-wrapped keys.
+
+    A run of whole base64 lines is a key when it ends at an END line, follows a PuTTY
+    ``Private-Lines:`` line, opens like a private key, or has two or more long lines of mixed
+    case and digits (the middle of a PEM or OpenSSH key in a diff hunk). Single base64 tokens
+    that open like a private key (``client-key-data: LS0t…``) are redacted where they stand.
+    """
+    if "PRIVATE KEY" not in text and "Private-Lines" not in text and not _LONG_B64.search(text):
+        return text
+    lines = list(_BODY_LINE.finditer(text))
+    out, pos, i = [], 0, 0
+    while i < len(lines):
+        j = i
+        while j + 1 < len(lines) and text[lines[j].end() : lines[j + 1].start()] in _SEPARATORS:
+            j += 1
+        run, i = lines[i : j + 1], j + 1
+        after = lines[j].end()
+        for sep in ("\r\n", "\n", "\\r\\n", "\\n"):
+            if text.startswith(sep, after):
+                after += len(sep)
+                break
+        kind, end = _run_kind(text, run, after)
+        if kind is not None:
+            out += [text[pos : run[0].start(1)], PLACEHOLDER.format(kind=kind)]
+            counts[kind] += 1
+            pos = end
+    text = "".join(out) + text[pos:] if out else text
+    if "PRIVATE KEY" in text:  # an END line alone
+        text, n = _LONE_END.subn(PLACEHOLDER.format(kind="private_key"), text)
+        counts["private_key"] += n
+    if _LONG_B64.search(text):
+        text = _KEY_TOKEN.sub(_token_replacer(counts), text)
+    return text
+
+
+_LONE_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _token_replacer(counts: Counter[str]) -> Callable[[re.Match[str]], str]:
+    def replace(match: re.Match[str]) -> str:
+        if not opens_private_key(match.group(0)):
+            return match.group(0)
+        counts["private_key"] += 1
+        return PLACEHOLDER.format(kind="private_key")
+
+    return replace

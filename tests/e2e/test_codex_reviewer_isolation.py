@@ -1,0 +1,141 @@
+"""The reviewer runs apart from the user's Codex setup: no environment secrets, no user hooks, no argv limits.
+
+The real `codex` binary answers for the codex-cli backend against the scripted Responses server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from autopilot.codex import hooks_file
+from autopilot.codex import trust as codex_trust
+from autopilot.errors import EXIT_INFRA
+from autopilot.scripted.responses_server import ResponsesServer, drip, reply_json, tool_call
+from tests.e2e.test_codex_cli_backend import codex_processes_using
+from tests.support.agents import agent_bin, write_codex_config
+from tests.support.loop import APPROVE, PLAN, state_of
+
+pytestmark = pytest.mark.e2e
+
+SECRET = "s3cr3t-value-the-model-must-never-see"
+
+
+@pytest.fixture
+def codex(isolated_homes, monkeypatch):
+    """The real codex as the backend, talking to a scripted server; a secret sits in the bridge's environment."""
+    with ResponsesServer() as srv:
+        write_codex_config(isolated_homes / "codex", srv.url)
+        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
+        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
+        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
+        monkeypatch.setenv("AUTOPILOT_TEST_SECRET", SECRET)
+        yield srv
+
+
+def planned(codex, repo: Path, bridge) -> None:
+    codex.push(reply_json(PLAN))
+    code, _, err = bridge("-C", str(repo), "plan", "--goal", "Add a feature")
+    assert code == 0, err
+    (repo / "feature.py").write_text("x = 1\n")
+
+
+def tool_outputs(codex) -> str:
+    """Every function_call_output codex sent back to the model, as one text."""
+    outputs = [
+        item.get("output")
+        for body in codex.requests
+        for item in body.get("input") or []
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+    return json.dumps(outputs)
+
+
+@pytest.mark.smoke
+def test_environment_secrets_never_reach_the_model(codex, git_repo, bridge):
+    """The model makes codex run `env`: the output it gets back has no bridge secret and no provider key."""
+    planned(codex, git_repo, bridge)
+    codex.push(tool_call("exec_command", {"cmd": "env"}), reply_json(APPROVE))
+    code, _, err = bridge("-C", str(git_repo), "review")
+    assert code == 0, err
+    seen = tool_outputs(codex)
+    assert "PATH=" in seen  # the tool did run and its output came back
+    assert SECRET not in seen and "AUTOPILOT_TEST_SECRET" not in seen and "not-a-real-key" not in seen
+    assert SECRET not in json.dumps(codex.requests)
+
+
+def test_the_control_shows_plain_codex_would_leak_it(codex, git_repo):
+    """Without the bridge's isolation the same `env` call hands the secret to the model (the test above can fail)."""
+    codex.push(tool_call("exec_command", {"cmd": "env"}), reply_json({"ok": True}))
+    subprocess.run(
+        [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", "-"],
+        cwd=git_repo,
+        input="run env",
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    assert SECRET in tool_outputs(codex)
+
+
+def user_hook(codex_home: Path, marker: Path) -> None:
+    """A trusted user UserPromptSubmit hook in $CODEX_HOME/hooks.json that touches ``marker``."""
+    hooks = codex_home / "hooks.json"
+    doc, where = hooks_file.merge(None, f"touch {shlex.quote(str(marker))}")
+    hooks_file.write(hooks, doc)
+    entry = doc["hooks"][hooks_file.EVENT][where[0]]["hooks"][where[1]]
+    assert codex_trust.record(codex_home / "config.toml", codex_trust.key(hooks, where), codex_trust.hook_hash(entry))
+
+
+@pytest.mark.smoke
+def test_the_users_codex_hooks_do_not_run_for_reviewer_calls(codex, git_repo, bridge, isolated_homes, tmp_path):
+    """A trusted user hook fires for the user's own codex exec, never for the bridge's plan, review or verdict."""
+    marker = tmp_path / "hook-ran"
+    user_hook(isolated_homes / "codex", marker)
+    planned(codex, git_repo, bridge)
+    codex.push(reply_json(APPROVE))
+    assert bridge("-C", str(git_repo), "review")[0] == 0
+    assert not marker.exists()
+    codex.push(reply_json({"ok": True}))
+    subprocess.run(
+        [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", "-"],
+        cwd=git_repo,
+        input="hello",
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    assert marker.exists()  # the control: the hook is real and trusted
+
+
+def test_a_diff_larger_than_an_argument_reaches_codex_whole(codex, git_repo, bridge, monkeypatch):
+    """A 300 KB CJK diff (past Linux's 128 KiB per-argument cap) is reviewed: the prompt goes on stdin."""
+    monkeypatch.setenv("AUTOPILOT_MAX_DIFF_CHARS", "400000")
+    planned(codex, git_repo, bridge)
+    text = "".join(chr(0x4E00 + (i % 2000)) for i in range(100_000)) + "END-MARKER"
+    (git_repo / "notes.txt").write_text(text + "\n", encoding="utf-8")
+    codex.push(reply_json(APPROVE))
+    code, _, err = bridge("-C", str(git_repo), "review")
+    assert code == 0, err
+    assert "END-MARKER" in json.dumps(codex.requests[-1]["input"], ensure_ascii=False)
+    assert state_of(bridge, git_repo)["last_review"]["decision"] == "approve"
+
+
+def test_a_dripping_server_is_cut_at_the_deadline_and_codex_killed(codex, git_repo, bridge, monkeypatch):
+    """A server that answers one byte a second: the review fails as a timeout at the deadline, no codex left."""
+    planned(codex, git_repo, bridge)
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "4")
+    codex.push(*[drip(reply_json(APPROVE), 1.0) for _ in range(3)])
+    started = time.monotonic()
+    code, _, err = bridge("-C", str(git_repo), "review")
+    assert code == EXIT_INFRA and time.monotonic() - started < 15, err
+    assert state_of(bridge, git_repo)["last_error"]["kind"] == "timeout"
+    assert codex_processes_using(os.environ["CODEX_HOME"]) == []

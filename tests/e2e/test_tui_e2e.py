@@ -1,0 +1,112 @@
+"""What only the interactive TUIs show: the Stop continuation's label, and `$handoff` typed by a person in each agent.
+
+The real claude and codex run in tmux against the scripted model servers (tests/support/tui.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from autopilot import paths
+from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text
+from tests.support import tui
+from tests.support.agents import agent_bin, write_codex_config
+from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
+from tests.support.messages_server import MessagesServer, text, tool_use
+from tests.support.plugin_harness import ScriptedCodex, claude_env
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def codex(isolated_homes, monkeypatch):
+    brain = ScriptedCodex()
+    with brain.server:
+        write_codex_config(isolated_homes / "codex", brain.server.url)
+        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
+        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
+        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
+        yield brain
+
+
+def test_the_stop_continuation_is_not_shown_as_a_problem(codex, git_repo, tmp_path, bridge):
+    """When Codex says continue, the TUI shows the hook speaking ("Stop hook says"), not "reported a problem"."""
+    codex.push("plan", reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test")[0] == 0
+    codex.push("review", reply_json(APPROVE), reply_json(APPROVE))
+    codex.push("verdict", reply_json(continue_to("T2")), reply_json(done("test passes")))
+    steps = [
+        tool_use("Write", {"file_path": str(git_repo / "feature.py"), "content": "x = 1\n"}),
+        text("T1 is done."),
+        tool_use("Write", {"file_path": str(git_repo / "test_feature.py"), "content": "def test(): pass\n"}),
+        text("T2 is done."),
+    ]
+    home = tmp_path / "home"
+    tui.claude_home(home, git_repo)
+    with MessagesServer(steps) as server:
+        env = {**claude_env(home, server), "ANTHROPIC_API_KEY": "sk-test"}
+        command = [str(agent_bin("claude")), "--allowedTools", "Write,Edit,Read,Bash", *tui.plugin_args()]
+        with tui.session(command, git_repo, env, tmp_path) as screen:
+            screen.wait_for(tui.claude_ready, 90, "the prompt box")
+            screen.send("Work on the autopilot task.")
+            shown = screen.wait_for(lambda s: "T2 is done." in s, 240, "the second task's answer")
+            shown = screen.wait_for(lambda s: "done: Codex judged the goal met" in s, 120, "the done message")
+    assert "Stop hook says" in shown and "Task T2" in shown
+    assert "reported a problem" not in shown
+    assert state_of(bridge, git_repo)["status"] == "done"
+
+
+def test_handoff_typed_in_claudes_tui_records_the_session_without_a_model_request(git_repo, tmp_path):
+    """`$handoff` typed in the Claude TUI writes the pointer, says what to do in Codex, and asks the model nothing."""
+    home = tmp_path / "home"
+    tui.claude_home(home, git_repo)
+    with MessagesServer([text("unused")]) as server:
+        env = {**claude_env(home, server), "ANTHROPIC_API_KEY": "sk-test"}
+        with tui.session([str(agent_bin("claude")), *tui.plugin_args()], git_repo, env, tmp_path) as screen:
+            screen.wait_for(tui.claude_ready, 90, "the prompt box")
+            screen.send("$handoff")
+            shown = screen.wait_for(lambda s: "$from-claude" in s, 60, "the handoff message")
+        pointer = json.loads((paths.handoff_dir() / "claude-latest.json").read_text())
+        assert server.main_requests() == []
+    assert os.path.realpath(pointer["cwd"]) == os.path.realpath(git_repo) and pointer["transcript_path"].endswith(
+        ".jsonl"
+    )
+    assert "error" not in shown.lower()
+
+
+def test_handoff_typed_in_codexs_tui_records_the_session_without_a_model_request(git_repo, tmp_path, bridge):
+    """After `install codex --trust`, `$handoff` typed in the Codex TUI writes the pointer; the model is not asked."""
+    codex_home = paths.codex_home()
+    with ResponsesServer(steps=[reply_text("unused")]) as server:
+        write_codex_config(codex_home, server.url)
+        with open(codex_home / "config.toml", "a") as fh:  # the folder-trust dialog, answered in advance
+            fh.write(f'\n[projects."{git_repo}"]\ntrust_level = "trusted"\n')
+        os.environ["AUTOPILOT_CODEX_BIN"] = str(agent_bin("codex"))
+        try:
+            code, out, err = bridge("install", "codex", "--trust")
+        finally:
+            del os.environ["AUTOPILOT_CODEX_BIN"]
+        assert code == 0, err
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp_path),
+            "CODEX_HOME": str(codex_home),
+            "AUTOPILOT_HOME": os.environ["AUTOPILOT_HOME"],
+            "FAKE_OPENAI_KEY": "scripted",
+            "TERM": "xterm-256color",
+        }
+        # --no-daemon: the TUI would otherwise leave a shared app-server running after the test
+        with tui.session([str(agent_bin("codex")), "--no-daemon"], git_repo, env, tmp_path) as screen:
+            screen.wait_for(lambda s: "Ask Codex to do anything" in s, 90, "Codex's prompt")
+            screen.send("$handoff")
+            time.sleep(1.5)
+            if "Blocked by hook" not in screen.text():  # `$` opened the skill picker: its Enter took the skill
+                screen.press("Enter")
+            shown = screen.wait_for(lambda s: "from-codex" in s, 60, "the handoff message")
+        assert server.requests == []
+    pointer = json.loads((paths.handoff_dir() / "codex-latest.json").read_text())
+    assert "rollout-" in pointer["transcript_path"], shown
