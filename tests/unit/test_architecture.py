@@ -24,6 +24,7 @@ LAYERS = [
     {"backends", "transcripts"},  # Codex transports; transcript readers
     {"run", "sources"},  # the autopilot loop; read-only session sources
     {"packets", "memory"},  # handover packets; the active memory of live sessions
+    {"search"},  # the evidence index and its search (CLI-only)
     {"hooks"},  # Claude Code's adapters: event -> operation -> hook JSON
     {"commands"},  # the CLI's adapters: arguments -> operation -> JSON (`hook EVENT` runs a hook)
     {"cli"},

@@ -164,6 +164,7 @@ def export(
         return 0
     pid, path = packets.store(packet, evidence)
     say(f"wrote {pid} ({packet['estimates']['bytes']} bytes, ~{packet['estimates']['tokens']} tokens)")
+    _index(pid)
     emit(
         {
             "packet": pid,
@@ -195,6 +196,18 @@ def list_packets(*, cwd: str | None = None, limit: int = DEFAULT_LIMIT) -> int:
     return 0
 
 
+def _index(pid: str) -> None:
+    """Add a new packet to the evidence index; a failure there never fails the export (search catches up)."""
+    import sqlite3
+
+    from autopilot.search import index
+
+    try:
+        index.add_packet(pid)
+    except (BridgeError, OSError, sqlite3.Error) as exc:
+        say(f"the packet is stored, but the evidence index was not updated ({exc}); `handoff search` catches up")
+
+
 def inspect(packet_id: str) -> int:
     """Print a packet after re-verifying its hash and its evidence index."""
     from autopilot.output import emit
@@ -215,6 +228,12 @@ def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, ma
     stale = sum(len(v) for v in answer["staleClaims"].values())
     if stale:
         say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
+    unavailable = sum(len(v) for v in answer["unavailableClaims"].values())
+    if answer["missingSources"]:
+        say(
+            f"source transcript(s) gone: {', '.join(answer['missingSources'])}; {unavailable} claim(s) are marked "
+            "unavailable (their excerpts are the packet's copies; see unavailableClaims)"
+        )
     emit(answer)
     return 0
 
@@ -326,7 +345,8 @@ def add_parser(handoff_subparsers: Any) -> None:
         "import",
         help="verify a packet here and print the context for the receiving session",
         description="Refuse a tampered, foreign-project, other-worktree, app-server-only or source-changed "
-        "packet; compare git now with the packet's and mark stale claims; print bounded context.",
+        "packet; compare git now with the packet's and mark stale claims; print bounded context. A packet "
+        "whose source transcript was deleted is imported with the claims citing it marked unavailable.",
     )
     p.add_argument("packet_id", metavar="PACKET_ID")
     p.add_argument("--to", choices=AGENTS, required=True)

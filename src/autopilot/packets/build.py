@@ -4,7 +4,9 @@ Input is what a source's ``observe`` returned (events oldest first, edits, check
 coverage) and the project's git state now. Every claim the packet makes carries
 ``refs`` (evidence references ``E<n>``, each an exact pointer into the source) or is
 labelled ``"basis": "inference"``. Test results are historical: each says whether edits
-followed it in the transcript, and none is called current. Pending tool calls are listed
+followed it in the transcript, and none is called current; a run's outcome is what the
+command reported (``transcripts.validation.classify``: its output, then its exit code),
+never merely that the tool call completed, and ``outcomeBasis`` says which. Pending tool calls are listed
 as pending, never as done and never replayed; nothing in a transcript (a tool printing
 "APPROVED", an assistant saying "ignore previous instructions") sets the packet's
 approval, which is always ``unreviewed``. Private reasoning never reaches a source's
@@ -33,7 +35,7 @@ from autopilot.transcripts.evidence import (
     constraints_in,
     sentences,
 )
-from autopilot.transcripts.validation import classify, kind_of
+from autopilot.transcripts.validation import basis, classify, kind_of
 
 DEFAULT_BUDGET_TOKENS = 12_000
 CHARS_PER_TOKEN = 4  # the estimate used everywhere here: tokens ~ characters / 4 (labelled as an estimate)
@@ -49,6 +51,8 @@ NEXT_LINE = re.compile(
     r"\s*[:\-–]\s*(.+)$",
     re.I | re.M,
 )
+# The same statement in the middle of a line, after a sentence ends: "Tests pass. Next: add one more."
+NEXT_INLINE = re.compile(r"(?:[.!?;)]|\s[-\u2013\u2014])\s+(?:\*\*)?next(?: steps?)?(?:\*\*)?\s*:\s*(.+)$", re.I | re.M)
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
 
@@ -381,7 +385,10 @@ def _completed(
 
     files = []
     for edit in observed.get("edits") or []:
-        if edit.get("pointer"):  # the line that recorded the change, when it is not an event itself
+        call = None if edit["id"] in refs.by_id else _edit_call(events, edit, project)
+        if call is not None:  # cite the call with its patch (its symbols, its time), not the bare record
+            edit = {**edit, "id": call["id"]}
+        elif edit.get("pointer"):  # the line that recorded the change, when it is not an event itself
             refs.by_id.setdefault(
                 edit["id"],
                 {
@@ -428,10 +435,11 @@ def _completed(
         code = result.get("exitCode")
         if not isinstance(code, int):
             code = 1 if tool["status"] == "failed" else 0  # the sources mark a non-zero exit as failed
-        judged = classify(command, code, result.get("text"))["outcome"]
+        judged = classify(command, code, result.get("text"))
         runs[command] = {
             "command": clip(command, 300),
-            "outcome": {"pass": "passed", "fail": "failed"}.get(judged, judged),
+            "outcome": {"pass": "passed", "fail": "failed"}.get(judged["outcome"], judged["outcome"]),
+            "outcomeBasis": basis(judged, code),
             "exitCode": result.get("exitCode"),
             "refs": refs.cite(event) + refs.cite(event, "result"),
             "basis": "evidence",
@@ -443,6 +451,25 @@ def _completed(
             "note": "historical: recorded in the transcript before this export; rerun it against the current files",
         }
     return {"filesChanged": files, "validations": list(runs.values())}
+
+
+def _edit_call(events: list[dict[str, Any]], edit: dict[str, Any], project: Project) -> dict[str, Any] | None:
+    """The tool call that made an edit recorded on a line of its own (Codex's patch), found by path and order."""
+    line = _line_number(edit["id"])
+    target = project.relative(edit["path"])
+    found = None
+    for event in events:
+        tool = event.get("tool") or {}
+        if event["kind"] != "tool" or not tool.get("paths") or _line_number(event["id"]) > line:
+            continue
+        if any(project.relative(p) == target or target.endswith("/" + p) for p in tool["paths"]):
+            found = event
+    return found
+
+
+def _line_number(event_id: str) -> int:
+    found = re.match(r"L(\d+)", event_id or "")
+    return int(found.group(1)) if found else 0
 
 
 def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget) -> dict[str, Any]:
@@ -553,7 +580,7 @@ def _next_action(
             "the newest message is the user's, with no answer after it",
         )
     for event in reversed([e for e in events if e["kind"] == "assistant" and e.get("text")][-3:]):
-        stated = NEXT_LINE.findall(event["text"])
+        stated = NEXT_LINE.findall(event["text"]) or NEXT_INLINE.findall(event["text"])
         if stated:
             return action(stated[-1].strip(), refs.cite(event), "the assistant's own stated next step")
     if inherited and inherited[0]["packet"].get("nextAction"):

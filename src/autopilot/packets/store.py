@@ -80,20 +80,25 @@ def store(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, Path]:
 
 def verify(hexid: str, data: bytes) -> str | None:
     """Why ``data`` is not the packet ``hexid`` (None when it is)."""
+    return _check(hexid, data)[0]
+
+
+def _check(hexid: str, data: bytes) -> tuple[str | None, dict[str, Any]]:
+    """(why ``data`` is not the packet ``hexid`` or None, the parsed packet when it is)."""
     actual = sha256_hex(data)
     if actual != hexid:
-        return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export"
+        return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export", {}
     try:
         packet = json.loads(data)
     except ValueError:
-        return "it is not valid JSON"
+        return "it is not valid JSON", {}
     if not isinstance(packet, dict) or packet.get("schema") != SCHEMA:
-        return "it is not a codex-autopilot handoff packet"
+        return "it is not a codex-autopilot handoff packet", {}
     if packet.get("version") != VERSION:
-        return f"it is packet version {packet.get('version')}, this codex-bridge reads version {VERSION}: upgrade"
+        return f"it is packet version {packet.get('version')}, this codex-bridge reads version {VERSION}: upgrade", {}
     if canonical(packet) != data:
-        return "it is not in canonical form (sorted keys, compact separators): it was rewritten"
-    return None
+        return "it is not in canonical form (sorted keys, compact separators): it was rewritten", {}
+    return None, packet
 
 
 def resolve(ref: str) -> Path:
@@ -123,13 +128,12 @@ def load(ref: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """A verified packet and its verified evidence index, or a PacketError saying why not."""
     path = resolve(ref)
     hexid = path.name.removesuffix(".json")
-    reason = verify(hexid, path.read_bytes())
+    reason, packet = _check(hexid, path.read_bytes())
     if reason:
         raise PacketError(
             f"packet sha256:{hexid} is refused: {reason}",
             hint="do not use it; export a fresh packet from the source session",
         )
-    packet = json.loads(path.read_bytes())
     ev_path = path.with_name(f"{hexid}.evidence.json")
     try:
         ev_bytes = ev_path.read_bytes()

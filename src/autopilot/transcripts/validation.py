@@ -140,3 +140,12 @@ def classify(command: str, exit_code: int | None, output: str | None, *, interru
     else:
         outcome = "unknown"
     return {"outcome": outcome, "summary": summary, "masked": hidden}
+
+
+def basis(judged: dict[str, Any], exit_code: int | None) -> str:
+    """Where :func:`classify` read a run's outcome: its summary line, else its exit code (unless the command hid it)."""
+    if judged.get("summary"):
+        return f"the summary line '{judged['summary']}'"
+    if judged.get("masked"):
+        return "the command hides its exit code and printed no conclusive summary"
+    return f"exit code {exit_code}" if exit_code is not None else "no exit code and no conclusive summary"
