@@ -62,6 +62,21 @@ def test_plan_review_verdict_share_one_codex_thread(codex, git_repo, bridge):
     assert [c["sandbox_policy"]["type"] for c in contexts] == ["read-only"] * 3  # resumed turns stay read-only
 
 
+def test_effort_reaches_codexs_requests_on_every_call_resumes_included(codex, git_repo, bridge):
+    """plan --effort xhigh reaches the model as reasoning.effort; the resumed review asks xhigh again (Codex
+    forgets it across resumes), and review --effort low asks low for that call."""
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature", "--effort", "xhigh")[0] == 0
+    (git_repo / "feature.py").write_text("x = 1\n")
+    codex.push(reply_json(APPROVE))
+    assert bridge("-C", str(git_repo), "review")[0] == 0
+    (git_repo / "feature.py").write_text("x = 2\n")
+    codex.push(reply_json(APPROVE))
+    assert bridge("-C", str(git_repo), "review", "--effort", "low")[0] == 0
+    assert [r["reasoning"]["effort"] for r in codex.requests] == ["xhigh", "xhigh", "low"]
+    assert state_of(bridge, git_repo)["conversation_id"] in json.dumps(codex.requests[-1])  # one thread, resumed
+
+
 def test_each_call_is_charged_only_what_it_added(codex, git_repo, bridge):
     """Codex reports the thread's running total; the bridge charges each call the growth, not the total."""
     codex.push(reply_json(PLAN, usage(100, 0, 10)))

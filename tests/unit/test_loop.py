@@ -20,6 +20,7 @@ def planned(**overrides):
     s = new_state("/w")
     loop.apply_plan(
         s,
+        run_id="run-1",
         goal="g",
         plan={"summary": "s", "tasks": copy.deepcopy(TASKS)},
         plan_path="p.md",
@@ -66,6 +67,7 @@ def test_plan_resets_every_field_of_the_run():
     s["token_usage"]["review"]["calls"] = 9
     loop.apply_plan(
         s,
+        run_id="run-1",
         goal="g",
         plan={"summary": "s", "tasks": TASKS},
         plan_path="p.md",
@@ -87,6 +89,7 @@ def test_plan_resets_every_field_of_the_run():
         for k in (
             "goal",
             "plan_path",
+            "run_id",
             "conversation_id",
             "base_sha",
             "iteration",
@@ -102,6 +105,7 @@ def test_plan_resets_every_field_of_the_run():
     } == {
         "goal": "g",
         "plan_path": "p.md",
+        "run_id": "run-1",
         "conversation_id": "c1",
         "base_sha": "base0",
         "iteration": 0,

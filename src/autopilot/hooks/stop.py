@@ -187,6 +187,7 @@ def stop_failure(hook: Hook) -> Output | None:
     hook.store.append_event(
         {
             "phase": "claude",
+            "run_id": state.get("run_id"),
             "outcome": f"stop_failure:{hook.data.get('error') or 'unknown'}",
             "detail": str(hook.data.get("error_details") or "")[:300],
             "session_id": hook.session_id,

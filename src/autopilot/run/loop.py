@@ -63,6 +63,7 @@ def note_unknown_model(state: State, model: str | None) -> None:
 def apply_plan(
     state: State,
     *,
+    run_id: str,
     goal: str,
     plan: dict[str, Any],
     plan_path: str,
@@ -78,13 +79,16 @@ def apply_plan(
     usage: Usage,
     usd: float,
     calls: int,
+    effort: str | None = None,
+    min_rate_limit_left: float | None = None,
 ) -> None:
-    """cmdPlan: reset the whole run around a new plan; the first task becomes current."""
-    import uuid
+    """cmdPlan: reset the whole run around a new plan; the first task becomes current.
 
+    ``run_id`` is the one the plan's calls were logged with in events.jsonl (see :func:`new_run_id`).
+    """
     state.update(
         {
-            "run_id": uuid.uuid4().hex,
+            "run_id": run_id,
             "goal": goal,
             "plan_path": plan_path,
             "plan": plan,
@@ -101,6 +105,8 @@ def apply_plan(
             "no_progress_threshold": no_progress_threshold,
             "backend": backend,
             "model": model,
+            "effort": effort,
+            "min_rate_limit_left": min_rate_limit_left,
             "owner_session_id": owner_session_id,
             "last_review": None,
             "last_verdict": None,
@@ -117,6 +123,13 @@ def apply_plan(
     state["token_usage"] = {phase: empty_usage() for phase in PHASES}
     bucket = state["token_usage"]["plan"]
     bucket.update({"input": usage.input, "cached": usage.cached, "output": usage.output, "calls": calls})
+
+
+def new_run_id() -> str:
+    """A fresh run id, made before the plan's call so its events.jsonl lines name the run they start."""
+    import uuid
+
+    return uuid.uuid4().hex
 
 
 def apply_review(

@@ -63,6 +63,8 @@ class Workspace:
         budget_usd: float | None = None,
         check: Check | None = None,
         deadline: float | None = None,
+        effort: str | None = None,
+        run_id: str | None = None,
     ) -> R:
         """Ask Codex for ``phase``'s JSON about the run in ``state`` (None: a new plan, no run yet), then
         ``record(answer)`` (charge and apply it) and return what that returns.
@@ -74,6 +76,8 @@ class Workspace:
         A failure is recorded in the run (and what it consumed charged once) before it is raised; a
         plan's failure touches no run (it is in events.jsonl). ``deadline`` (``time.monotonic()``)
         bounds waiting for the slot and the whole exchange; default: now + AUTOPILOT_TIMEOUT.
+        ``model`` and ``effort`` are the flags (None: the environment, the config's phase settings, the
+        run's own); every call is logged with ``run_id`` (a plan's: the run it is about to create).
         """
         import time
 
@@ -84,6 +88,10 @@ class Workspace:
         if deadline is None:
             deadline = time.monotonic() + self.timeout()
         chosen = self.backend(backend, state)
+        run = state or {}
+        # Resolved before anything happens: a bad AUTOPILOT_EFFORT is bad input, and nothing changes.
+        chosen_model = config.resolve_model(model, run.get("model"), self.config, phase)
+        chosen_effort = config.resolve_effort(effort, run.get("effort"), self.config, phase)
         try:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
@@ -98,7 +106,9 @@ class Workspace:
                     phase,
                     text,
                     backend=chosen,
-                    model=config.resolve_model(model, (state or {}).get("model"), self.config),
+                    model=chosen_model,
+                    effort=chosen_effort,
+                    run_id=run.get("run_id") if state is not None else run_id,
                     conversation_id=self.conversation_for(chosen, state) if state else None,
                     cwd=self.root,
                     deadline=deadline,
