@@ -54,6 +54,41 @@ def over_budget(state: State) -> bool:
     return float(state["budget_used_usd"]) >= float(state["budget_usd"])
 
 
+def forecast(state: State) -> dict[str, Any] | None:
+    """Spend per iteration so far × iterations left: what the run will have spent by its iteration limit, and
+    how many more iterations its budget pays for at that rate; None before the first verdict."""
+    iteration = int(state.get("iteration") or 0)
+    if not state.get("plan") or iteration <= 0:
+        return None
+    used, budget = float(state["budget_used_usd"]), float(state["budget_usd"])
+    per = used / iteration
+    left = max(0, int(state["max_iterations"]) - iteration)
+    at_limit = used + per * left
+    return {
+        "usd_per_iteration": round(per, 6),
+        "iterations_left": left,
+        "usd_at_limit": round(at_limit, 6),
+        "over_budget": at_limit > budget,
+        "iterations_affordable": int(max(0.0, budget - used) // per) if per > 0 else None,
+    }
+
+
+def budget_warning(state: State, warn_at: float) -> str | None:
+    """What to tell the user once the run has spent ``warn_at`` percent of its budget (0: never), else None."""
+    used, budget = float(state["budget_used_usd"]), float(state["budget_usd"])
+    if warn_at <= 0 or not state.get("plan") or used < budget * warn_at / 100:
+        return None
+    text = f"the autopilot run has spent ${used:.2f} of its ${budget:.2f} budget ({100 * used / budget:.0f}%)"
+    ahead = forecast(state)
+    if ahead and ahead["iterations_affordable"] is not None:
+        more = min(ahead["iterations_affordable"], ahead["iterations_left"])
+        text += (
+            f"; at ${ahead['usd_per_iteration']:.2f} an iteration, {more} more "
+            f"iteration{'s' if more != 1 else ''} fit before it stops"
+        )
+    return text + ". `codex-bridge budget set USD` raises the cap (said once per run)."
+
+
 def note_unknown_model(state: State, model: str | None) -> None:
     """Remember a model without a price, so status can flag it (once per model)."""
     if model and model not in state["unknown_models"]:

@@ -126,6 +126,7 @@ def plan(
         model=model,
         effort=effort,
         run_id=run_id,
+        min_rate_limit_left=floor,
         budget_usd=budget_usd,
         what=f"to plan: {goal[:80]}",
         check=loop.check_plan,
@@ -166,6 +167,8 @@ def plan(
         loop.note_unknown_model(s, answer.unknown_model)
         state = dict(s)
     say(f"planned {len(plan['tasks'])} tasks; wrote {rel}")
+    if floor is not None and answer.backend != "codex-cli":
+        say("--min-rate-limit-left holds back codex-cli calls only (the openai backend spends no Codex plan window)")
     return {
         "status": state["status"],
         "goal": goal,
