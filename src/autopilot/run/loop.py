@@ -69,7 +69,8 @@ def forecast(state: State) -> dict[str, Any] | None:
         "iterations_left": left,
         "usd_at_limit": round(at_limit, 6),
         "over_budget": at_limit > budget,
-        "iterations_affordable": int(max(0.0, budget - used) // per) if per > 0 else None,
+        # (a hair of slack: $0.40 left at $0.40 an iteration is one more, whatever the float sums say)
+        "iterations_affordable": int(max(0.0, budget - used) / per + 1e-9) if per > 0 else None,
     }
 
 
@@ -82,9 +83,11 @@ def budget_warning(state: State, warn_at: float) -> str | None:
     ahead = forecast(state)
     if ahead and ahead["iterations_affordable"] is not None:
         more = min(ahead["iterations_affordable"], ahead["iterations_left"])
+        per = f"; at ${ahead['usd_per_iteration']:.2f} an iteration"
         text += (
-            f"; at ${ahead['usd_per_iteration']:.2f} an iteration, {more} more "
-            f"iteration{'s' if more != 1 else ''} fit before it stops"
+            f"{per}, the ${max(0.0, budget - used):.2f} left may not pay for another"
+            if more == 0
+            else f"{per}, {more} more iteration{'s' if more != 1 else ''} fit before it stops"
         )
     return text + ". `codex-bridge budget set USD` raises the cap (said once per run)."
 
