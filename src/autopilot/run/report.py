@@ -6,8 +6,8 @@ Every model call is one line of ``events.jsonl`` (``run/reviewer.py``): its phas
 A run's state.json keeps the same totals (``token_usage`` per phase; ``plan_usd`` for the plan,
 ``budget_used_usd`` for reviews and verdicts) until a new plan resets them, while the old calls stay
 in events.jsonl. So calls are attributed by run id: the calls of each run now in a state.json must
-add up to its totals exactly (tokens to the token, USD to within float rounding of 10-decimal
-amounts); calls of replaced runs and failed plans are reported as "earlier runs"; lines written
+add up to its totals exactly (tokens to the token; USD to the 1e-10 dollar every logged amount is
+rounded to); calls of replaced runs and failed plans are reported as "earlier runs"; lines written
 before events carried run ids are counted apart. Lines that are not a call (a Claude StopFailure)
 are skipped; lines that cannot be read are counted, never fatal.
 """
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -25,25 +26,27 @@ import orjson
 
 from autopilot import paths
 from autopilot.errors import BridgeError
-from autopilot.run.budget import add_usd
 from autopilot.run.migrations import PHASES
 
 GROUPS = ("day", "run", "model", "phase")
-USD_TOLERANCE = 1e-9  # sums of 10-decimal amounts in another order may differ in the last float bits
+# Money is added in whole units of 1e-10 USD: every amount the bridge logs is rounded to 10 decimals
+# (budget.charge_budget), so integer sums are exact in any order and equal the runs' own add_usd totals.
+UNITS_PER_USD = 10**10
 NO_RUN_ID = "(no run id)"
 DEFAULT_MODEL = "(codex default)"
+OTHER, MALFORMED = "other", "malformed"
 
 
 @dataclass
 class Totals:
-    """What a group of calls used and cost."""
+    """What a group of calls used and cost (``units``: USD in 1e-10)."""
 
     calls: int = 0
     failed: int = 0
     input: int = 0
     cached: int = 0
     output: int = 0
-    usd: float = 0.0
+    units: int = 0
 
     def add(self, call: Call) -> None:
         """Count one call in."""
@@ -52,10 +55,21 @@ class Totals:
         self.input += call.input
         self.cached += call.cached
         self.output += call.output
-        self.usd = add_usd(self.usd, call.usd)
+        self.units += call.units
+
+    def as_dict(self) -> dict[str, Any]:
+        """The totals as JSON shows them, USD as a number."""
+        return {
+            "calls": self.calls,
+            "failed": self.failed,
+            "input": self.input,
+            "cached": self.cached,
+            "output": self.output,
+            "usd": self.units / UNITS_PER_USD,
+        }
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     """One model call as events.jsonl recorded it."""
 
@@ -67,7 +81,7 @@ class Call:
     input: int
     cached: int
     output: int
-    usd: float
+    units: int
     failed: bool
 
 
@@ -97,35 +111,37 @@ def parse_since(text: str | None) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-OTHER, MALFORMED = "other", "malformed"
-
-
 def _call(raw: object, run_dir: str) -> Call | str:
-    """The call a decoded line records, else OTHER (an event that is not a call) or MALFORMED."""
-    if not isinstance(raw, dict):
+    """The call a decoded line records, else OTHER (an event that is not a call) or MALFORMED.
+
+    Types are checked exactly (``type(x) is int``: a JSON true is not a token count) and cheaply: a report
+    reads every line ever logged.
+    """
+    if type(raw) is not dict:
         return MALFORMED
-    if "tokens" not in raw:
-        return OTHER if isinstance(raw.get("phase"), str) and isinstance(raw.get("ts"), str) else MALFORMED
-    tokens, usd, ts, phase = raw.get("tokens"), raw.get("usd"), raw.get("ts"), raw.get("phase")
-    if not isinstance(tokens, dict) or not isinstance(ts, str) or phase not in PHASES:
+    tokens = raw.get("tokens")
+    ts, phase = raw.get("ts"), raw.get("phase")
+    if tokens is None:
+        return OTHER if type(phase) is str and type(ts) is str else MALFORMED
+    if type(tokens) is not dict or type(ts) is not str or phase not in PHASES:
         return MALFORMED
-    counts = [tokens.get(k, 0) for k in ("input", "cached", "output")]
-    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts):
+    inp, cached, out, usd = tokens.get("input", 0), tokens.get("cached", 0), tokens.get("output", 0), raw.get("usd")
+    if type(inp) is not int or type(cached) is not int or type(out) is not int or min(inp, cached, out) < 0:
         return MALFORMED
-    if isinstance(usd, bool) or not isinstance(usd, (int, float)) or not usd >= 0:
+    if (type(usd) is not float and type(usd) is not int) or not 0 <= usd < 1e9:  # NaN fails both comparisons
         return MALFORMED
     run_id, model = raw.get("run_id"), raw.get("model")
     return Call(
-        ts=ts,
-        phase=str(phase),
-        model=model if isinstance(model, str) and model else DEFAULT_MODEL,
-        run_id=run_id if isinstance(run_id, str) and run_id else None,
-        run_dir=run_dir,
-        input=counts[0],
-        cached=counts[1],
-        output=counts[2],
-        usd=float(usd),
-        failed=str(raw.get("outcome") or "ok") != "ok",
+        ts,
+        phase,
+        model if type(model) is str and model else DEFAULT_MODEL,
+        run_id if type(run_id) is str and run_id else None,
+        run_dir,
+        inp,
+        cached,
+        out,
+        round(usd * UNITS_PER_USD),
+        raw.get("outcome", "ok") != "ok",
     )
 
 
@@ -178,50 +194,42 @@ def check(run: Run) -> dict[str, Any]:
     each differing field) or ``unverified`` (no plan call carries its id: planned before events had run ids)."""
     state = run.state or {}
     run_id = state.get("run_id")
-    mine = [c for c in run.calls if c.run_id == run_id] if run_id else []
+    logged = {phase: Totals() for phase in PHASES}
+    for call in run.calls:
+        if run_id and call.run_id == run_id:
+            logged[call.phase].add(call)
     result: dict[str, Any] = {"run_id": run_id, "workspace": state.get("workspace"), "run_dir": run.dir}
-    if not any(c.phase == "plan" for c in mine):
+    if not logged["plan"].calls:
         return {**result, "result": "unverified", "differences": []}
     differences = []
     usage = state.get("token_usage") or {}
-    for phase in PHASES:
-        calls = [c for c in mine if c.phase == phase]
-        logged = {
-            "input": sum(c.input for c in calls),
-            "cached": sum(c.cached for c in calls),
-            "output": sum(c.output for c in calls),
-            "calls": len(calls),
-        }
+    for phase, totals in logged.items():
         kept = usage.get(phase) or {}
-        differences += [
-            {"field": f"token_usage.{phase}.{key}", "events": value, "state": kept.get(key)}
-            for key, value in logged.items()
-            if kept.get(key) != value
-        ]
-    for key, phases in (("plan_usd", ("plan",)), ("budget_used_usd", ("review", "verdict"))):
-        logged_usd = 0.0
-        for c in mine:
-            if c.phase in phases:
-                logged_usd = add_usd(logged_usd, c.usd)
+        for key in ("input", "cached", "output", "calls"):
+            if kept.get(key) != getattr(totals, key):
+                differences.append(
+                    {"field": f"token_usage.{phase}.{key}", "events": getattr(totals, key), "state": kept.get(key)}
+                )
+    for key, units in (
+        ("plan_usd", logged["plan"].units),
+        ("budget_used_usd", logged["review"].units + logged["verdict"].units),
+    ):
         kept_usd = state.get(key)
-        if not isinstance(kept_usd, (int, float)) or abs(logged_usd - float(kept_usd)) > USD_TOLERANCE:
-            differences.append({"field": key, "events": logged_usd, "state": kept_usd})
+        if (
+            isinstance(kept_usd, bool)
+            or not isinstance(kept_usd, (int, float))
+            or round(kept_usd * UNITS_PER_USD) != units
+        ):
+            differences.append({"field": key, "events": units / UNITS_PER_USD, "state": kept_usd})
     return {**result, "result": "mismatch" if differences else "match", "differences": differences}
 
 
-def _key(call: Call, by: str) -> str:
-    if by == "day":
-        return call.ts[:10]
-    if by == "model":
-        return call.model
-    if by == "phase":
-        return call.phase
-    return call.run_id or f"{NO_RUN_ID} {call.run_dir}"
-
-
-def _first(run: Run, key: str, by: str) -> str:
-    """When the group's first call in ``run`` was made."""
-    return min((c.ts for c in run.calls if _key(c, by) == key), default="")
+KEYS: dict[str, Callable[[Call], str]] = {
+    "day": lambda call: call.ts[:10],  # UTC, as logged
+    "model": lambda call: call.model,
+    "phase": lambda call: call.phase,
+    "run": lambda call: call.run_id or f"{NO_RUN_ID} {call.run_dir}",
+}
 
 
 def _run_label(key: str, run: Run) -> dict[str, Any]:
@@ -242,33 +250,39 @@ def report(*, by: str = "day", since: str | None = None, root: Path | None = Non
         raise BridgeError(f"--by must be one of {', '.join(GROUPS)}, not {by!r}")
     start = parse_since(since)
     runs, counts = read_runs(root)
+    key_of = KEYS[by]
     groups: dict[str, Totals] = {}
-    home: dict[str, Run] = {}  # group key -> the run directory its calls came from (for --by run)
-    total = Totals()
+    home: dict[str, tuple[Run, str]] = {}  # group key -> its run directory and first call (for --by run)
     without_run_id = 0
     for run in runs:
-        for call in run.calls:
+        for call in run.calls:  # in the order they were logged
             if start is not None and call.ts < start:
                 continue
-            key = _key(call, by)
-            groups.setdefault(key, Totals()).add(call)
-            home.setdefault(key, run)
-            total.add(call)
+            key = key_of(call)
+            totals = groups.get(key)
+            if totals is None:
+                totals = groups[key] = Totals()
+                home[key] = (run, call.ts)
+            totals.add(call)
             without_run_id += call.run_id is None
+    total = Totals()
+    for totals in groups.values():
+        for name in ("calls", "failed", "input", "cached", "output", "units"):
+            setattr(total, name, getattr(total, name) + getattr(totals, name))
     rows = []
-    # Days, models and phases by name; runs in the order they started.
-    order = sorted(groups, key=lambda k: (home[k].dir, _first(home[k], k, by)) if by == "run" else k)
+    # Days, models and phases by name; runs by directory, then in the order they started.
+    order = sorted(groups, key=lambda k: (home[k][0].dir, home[k][1]) if by == "run" else k)
     for key in order:
-        row: dict[str, Any] = {"key": key, **asdict(groups[key])}
+        row: dict[str, Any] = {"key": key, **groups[key].as_dict()}
         if by == "run":
-            row.update(_run_label(key, home[key]))
+            row.update(_run_label(key, home[key][0]))
         rows.append(row)
     checks = [check(run) for run in runs if (run.state or {}).get("run_id")]
     return {
         "by": by,
         "since": start,
         "rows": rows,
-        "total": asdict(total),
+        "total": total.as_dict(),
         "runs": {
             "checked": sum(c["result"] != "unverified" for c in checks),
             "matching": sum(c["result"] == "match" for c in checks),
