@@ -81,7 +81,7 @@ def test_per_run_rows_equal_each_runs_state_to_the_token_and_the_cent(history, b
         tokens, usd = state_totals(state)
         row = rows[state["run_id"]]
         assert {k: row[k] for k in TOKEN_KEYS} == tokens and row["run"] == "current"
-        assert round(row["usd"], 2) == round(usd, 2) and abs(row["usd"] - usd) < 1e-9
+        assert row["usd"] == usd  # exactly: both are the same 10-decimal amounts added up
 
 
 def test_total_is_the_runs_totals_plus_the_earlier_runs(history, bridge):
@@ -91,8 +91,10 @@ def test_total_is_the_runs_totals_plus_the_earlier_runs(history, bridge):
     assert len(earlier) == 2  # alpha's first run, beta's failed plan
     expected = {k: sum(state_totals(s)[0][k] for s in history) + sum(r[k] for r in earlier) for k in TOKEN_KEYS}
     assert {k: result["total"][k] for k in TOKEN_KEYS} == expected
-    usd = sum(state_totals(s)[1] for s in history) + sum(r["usd"] for r in earlier)
-    assert abs(result["total"]["usd"] - usd) < 1e-9
+    usd = 0.0
+    for amount in [state_totals(s)[1] for s in history] + [r["usd"] for r in earlier]:
+        usd = add_usd(usd, amount)
+    assert result["total"]["usd"] == usd
 
 
 def test_every_current_run_is_checked_and_matches(history, bridge):

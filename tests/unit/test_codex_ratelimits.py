@@ -66,6 +66,12 @@ def test_a_rollout_without_windows_is_passed_over(tmp_path):
     assert ratelimits.latest(tmp_path, now=NOW)["primary"]["used_percent"] == 55.0
 
 
+def test_only_the_newest_token_count_of_a_rollout_counts(tmp_path):
+    """A session whose latest turn recorded no window says nothing, whatever an earlier turn recorded."""
+    rollout(tmp_path, 0, "a", used(40), WITHOUT_WINDOWS)
+    assert ratelimits.latest(tmp_path, now=NOW) is None
+
+
 def test_no_record_at_all_is_none(tmp_path):
     """No sessions folder, or rollouts without windows: nothing to report."""
     assert ratelimits.latest(tmp_path, now=NOW) is None

@@ -8,9 +8,10 @@ login, records ``primary: null``). :func:`latest` returns the newest record that
 
 The status line calls it on every render, so it stays quick: it imports only ``os`` and ``time`` (JSON
 goes through the C scanner the json package itself uses, which spares ``re``); it lists only the day
-folders of the last RECENT_DAYS days, newest file first, reads only the last TAIL bytes of at most
-MAX_FILES rollouts, and stops at the first record with a window. A thread resumed more than RECENT_DAYS
-days after it started keeps writing to its old folder and is not looked at.
+folders of the last RECENT_DAYS days, newest file first, reads only the end of at most MAX_FILES
+rollouts (FIRST_TAIL bytes, TAIL when needed) and only each one's newest token_count, and stops at the
+first that has a window. A thread resumed more than RECENT_DAYS days after it started keeps writing to
+its old folder and is not looked at.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 RECENT_DAYS = 8  # a weekly window that started before this has reset anyway
 MAX_FILES = 24
+FIRST_TAIL = 32 * 1024  # a turn's token_count is usually in its rollout's last few kB
 TAIL = 256 * 1024
 SUFFIXES = (".jsonl", ".jsonl.zst")  # codex/sessions.SUFFIXES
 NAMES = {"primary": "5-hour", "secondary": "weekly"}  # what the Codex service's two windows are
@@ -83,46 +85,56 @@ def _recent(sessions: str, now: float) -> list[tuple[float, str]]:
     return found
 
 
-def _tail(path: str) -> bytes:
-    """The last TAIL bytes of a rollout, from its first whole line on (a ``.jsonl.zst`` is decompressed)."""
+def _tail(path: str, limit: int) -> tuple[bytes, bool]:
+    """The last ``limit`` bytes of a rollout from its first whole line on, and whether that is all of it
+    (a ``.jsonl.zst`` is decompressed as a stream, keeping only its end)."""
     if path.endswith(".zst"):
         from autopilot.codex.sessions import open_rollout  # zstandard: only for a compressed rollout
 
         kept = b""
         with open_rollout(path) as stream:
             while chunk := stream.read(1 << 20):
-                kept = (kept + chunk)[-TAIL:]
-        whole = len(kept) < TAIL
+                kept = (kept + chunk)[-limit:]
+        whole = len(kept) < limit
     else:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            fh.seek(max(0, size - TAIL))
-            kept = fh.read(TAIL)
-        whole = size <= TAIL
-    return kept if whole else kept[kept.find(b"\n") + 1 :]
+            fh.seek(max(0, size - limit))
+            kept = fh.read(limit)
+        whole = size <= limit
+    return (kept, True) if whole else (kept[kept.find(b"\n") + 1 :], False)
 
 
 def _newest_record(path: str) -> dict[str, Any] | None:
-    """The newest ``token_count`` event in the rollout's tail whose rate_limits have a window."""
-    try:
-        tail = _tail(path)
-    except Exception:  # gone, unreadable, or a damaged .zst: not a record
-        return None
-    for line in reversed(tail.split(b"\n")):
-        if b'"token_count"' not in line or b'"rate_limits"' not in line:
-            continue
-        if b'"primary":null' in line and b'"secondary":null' in line:
-            continue  # the common case of a session without windows, skipped without parsing
+    """The rate limits of the rollout's newest ``token_count`` event, when they have a window.
+
+    Only the newest event counts: a session whose latest turn recorded no window (an API-key login) has
+    none to give, so the file is passed over without reading further back. The tail is read small first
+    (FIRST_TAIL), then up to TAIL when no token_count is in it.
+    """
+    for limit in (FIRST_TAIL, TAIL) if not path.endswith(".zst") else (TAIL,):
         try:
-            event = _loads(line.decode("utf-8", "replace"))
-        except ValueError:
-            continue
-        payload = event.get("payload") if isinstance(event, dict) else None
-        if not isinstance(payload, dict) or payload.get("type") != "token_count":
-            continue
-        limits = payload.get("rate_limits")
-        if isinstance(limits, dict) and _windows(limits):
-            return {"at": event.get("timestamp"), **limits}
+            tail, whole = _tail(path, limit)
+        except Exception:  # gone, unreadable, or a damaged .zst: not a record
+            return None
+        end = len(tail)
+        while (hit := tail.rfind(b'"token_count"', 0, end)) >= 0:
+            start = tail.rfind(b"\n", 0, hit) + 1
+            stop = tail.find(b"\n", hit)
+            line, end = tail[start : stop if stop >= 0 else len(tail)], start
+            try:
+                event = _loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                continue  # a torn or damaged line: the one before may be whole
+            payload = event.get("payload") if isinstance(event, dict) else None
+            if not isinstance(payload, dict) or payload.get("type") != "token_count":
+                continue  # the words in some other event's text
+            limits = payload.get("rate_limits")
+            if isinstance(limits, dict) and _windows(limits):
+                return {"at": event.get("timestamp"), **limits}
+            return None
+        if whole:
+            return None
     return None
 
 
