@@ -25,6 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src"
 sys.path.insert(0, str(SRC))
 
+from bench_report import timed_ms  # noqa: E402  (bench/ is the script's own folder on sys.path)
+
 from autopilot.codex import ratelimits  # noqa: E402
 
 
@@ -57,16 +59,6 @@ def build(home: Path, *, windows: bool, days: int, rollouts: int, size_kb: int) 
             path.write_text("\n".join(lines) + "\n")
             stamp = at - n * 60
             os.utime(path, (stamp, stamp))
-
-
-def median_ms(call, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    call()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
 
 
 def main() -> int:
@@ -106,7 +98,7 @@ def main() -> int:
             ms = statistics.median(samples) * 1000
             print(f"{name:<78}{ms:>8.2f} ms{ms / bare:>8.2f}x")
         for shape, home in shapes.items():
-            inproc = median_ms(lambda home=home: ratelimits.latest(home), args.repeat)
+            inproc = timed_ms(lambda home=home: ratelimits.latest(home), args.repeat)
             print(f"{'latest() in-process: ' + shape:<78}{inproc:>8.2f} ms")
     return 0
 

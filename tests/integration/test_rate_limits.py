@@ -1,5 +1,5 @@
 """Codex's rate-limit windows in status, and the floor a run keeps free (without the real codex: the
-windows come from a rollout as codex 0.171 writes them; tests/e2e/test_codex_ratelimits_e2e.py has the real one)."""
+windows come from a rollout as codex 0.171 writes them; tests/e2e/test_codex_cli_backend.py has the real one)."""
 
 from __future__ import annotations
 
