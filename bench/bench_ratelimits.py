@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src"
 sys.path.insert(0, str(SRC))
 
-from bench_report import timed_ms  # noqa: E402  (bench/ is the script's own folder on sys.path)
+from bench_report import interleaved, timed_ms  # noqa: E402  (bench/ is the script's own folder on sys.path)
 
 from autopilot.codex import ratelimits  # noqa: E402
 
@@ -84,18 +83,16 @@ def main() -> int:
             assert (ratelimits.latest(home) is not None) == windows
             env = {**os.environ, "CODEX_HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"}
             commands[f"import + latest(), whole process: {shape}"] = ([py, "-I", "-c", probe], env)
-        # Interleaved, so the machine's load falls on every command alike.
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for round_ in range(args.repeat + 1):
-            for name, (argv, env) in commands.items():
-                start = time.perf_counter()
-                subprocess.run(argv, env=env, check=True)
-                if round_:  # the first round warms the page cache
-                    times[name].append(time.perf_counter() - start)
-        bare = statistics.median(times["bare `python -I -c pass`"]) * 1000
+        medians = interleaved(
+            {
+                name: (lambda argv=argv, env=env: subprocess.run(argv, env=env, check=True))
+                for name, (argv, env) in commands.items()
+            },
+            args.repeat,
+        )
+        bare = medians["bare `python -I -c pass`"]
         print(f"{'measure':<78}{'median':>11}{'ratio':>9}")
-        for name, samples in times.items():
-            ms = statistics.median(samples) * 1000
+        for name, ms in medians.items():
             print(f"{name:<78}{ms:>8.2f} ms{ms / bare:>8.2f}x")
         for shape, home in shapes.items():
             inproc = timed_ms(lambda home=home: ratelimits.latest(home), args.repeat)

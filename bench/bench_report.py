@@ -103,13 +103,21 @@ def naive(home: Path) -> float:
 
 
 def timed_ms(call, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    call()  # warm caches
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    """The median of ``repeat`` runs of ``call()`` in milliseconds, after one that warms caches."""
+    return interleaved({"call": call}, repeat)["call"]
+
+
+def interleaved(calls: dict, repeat: int) -> dict[str, float]:  # type: ignore[type-arg]
+    """The median milliseconds of each of ``calls``, run in turn ``repeat`` times (after one warming round),
+    so the machine's load falls on each alike."""
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for round_ in range(repeat + 1):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            if round_:
+                times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(samples) * 1000 for name, samples in times.items()}
 
 
 def main() -> int:
@@ -133,14 +141,20 @@ def main() -> int:
         runs, lines = check["runs"], check["lines"]
         if runs["matching"] != args.run_dirs or runs["mismatches"]:
             raise SystemExit(f"the report does not equal the runs' totals: {runs}")
-        bare = timed_ms(process("-I", "-c", "pass"), args.repeat)
-        by_day = timed_ms(process("-m", "autopilot", "report", "--json"), args.repeat)
-        by_run = timed_ms(process("-m", "autopilot", "report", "--by", "run"), args.repeat)
         os.environ["AUTOPILOT_HOME"] = str(home)
         from autopilot.run.report import report
 
-        inproc = timed_ms(lambda: report(by="day"), args.repeat)
-        baseline = timed_ms(lambda: naive(home), args.repeat)
+        whole = interleaved(
+            {
+                "bare": process("-I", "-c", "pass"),
+                "day": process("-m", "autopilot", "report", "--json"),
+                "run": process("-m", "autopilot", "report", "--by", "run"),
+            },
+            args.repeat,
+        )
+        inside = interleaved({"naive": lambda: naive(home), "report": lambda: report(by="day")}, args.repeat)
+        bare, by_day, by_run = whole["bare"], whole["day"], whole["run"]
+        baseline, inproc = inside["naive"], inside["report"]
         print(f"{args.run_dirs} runs x {args.events} events = {lines['calls']:,} calls ({lines['files']} files)")
         print(f"check: {runs['matching']} of {runs['checked']} runs equal their state.json totals")
         print(f"{'measure':<52}{'median':>11}{'ratio':>9}")

@@ -14,7 +14,6 @@ are skipped; lines that cannot be read are counted, never fatal.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -147,8 +146,8 @@ def _call(raw: object, run_dir: str) -> Call | str:
 
 def _state(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
         return None
     return data if isinstance(data, dict) else None
 
