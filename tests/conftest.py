@@ -26,6 +26,7 @@ def isolated_homes(tmp_path_factory, monkeypatch):
     for var in (
         "AUTOPILOT_BACKEND",
         "AUTOPILOT_MODEL",
+        "AUTOPILOT_EFFORT",
         "AUTOPILOT_BUDGET_USD",
         "AUTOPILOT_CODEX_BIN",
         "AUTOPILOT_CONFIG",

@@ -46,6 +46,7 @@ COMMANDS = (
     "stop",
     "resume",
     "budget",
+    "report",
     "demo",
     "handoff",
     "install",

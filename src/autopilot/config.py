@@ -23,7 +23,17 @@ KNOWN_KEYS = {
     "max_diff_chars",
     "codex_bin",
     "memory_inject_chars",  # the active memory's injection budget (memory/inject.py)
+    "effort",
+    "phases",
+    "budget_warn_at",
+    "min_rate_limit_left",
 }
+# Reasoning effort Codex is asked for (`-c model_reasoning_effort=…`, `reasoning.effort`). Codex itself
+# validates nothing (it sends any word); these are the values the models' catalogue lists.
+EFFORTS = ("low", "medium", "high", "xhigh")
+PHASE_NAMES = ("plan", "review", "verdict")  # run/migrations.PHASES (a test keeps them equal)
+PHASE_KEYS = ("model", "effort")
+DEFAULT_BUDGET_WARN_AT = 80.0  # percent of the budget at which the user is told once
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_DIFF_CHARS = 60_000
 SETUP_HINT = (
@@ -65,7 +75,60 @@ def load_config() -> dict[str, Any]:
         raise BridgeError(f"config {path}: backend must be one of {', '.join(BACKENDS)}")
     if data.get("notify") not in (None, *NOTIFY):
         raise BridgeError(f"config {path}: notify must be one of {', '.join(NOTIFY)}, not {data['notify']!r}")
+    if "effort" in data:
+        effort_value(f"config {path}: effort", data["effort"])
+    _check_phases(path, data.get("phases"))
+    for key in ("budget_warn_at", "min_rate_limit_left"):
+        if key in data:
+            percent(f"config {path}: {key}", data[key])
     return data
+
+
+def _check_phases(path: Path, phases: Any) -> None:
+    """``phases: {plan: {model: …, effort: …}, review: {…}, verdict: {…}}``, or a clear error."""
+    if phases is None:
+        return
+    example = "e.g. phases: {plan: {effort: high}, review: {model: gpt-5.5, effort: low}}"
+    if not isinstance(phases, dict):
+        raise BridgeError(f"config {path}: phases must map phase names to settings", hint=example)
+    for phase, settings in phases.items():
+        where = f"config {path}: phases.{phase}"
+        if phase not in PHASE_NAMES:
+            raise BridgeError(f"{where}: unknown phase", hint=f"phases are {', '.join(PHASE_NAMES)}")
+        if not isinstance(settings, dict):
+            raise BridgeError(f"{where} must be a mapping of {' and '.join(PHASE_KEYS)}", hint=example)
+        unknown = set(settings) - set(PHASE_KEYS)
+        if unknown:
+            raise BridgeError(
+                f"{where} has unknown keys: {', '.join(sorted(map(str, unknown)))}",
+                hint=f"a phase takes {' and '.join(PHASE_KEYS)}",
+            )
+        if "model" in settings and (not isinstance(settings["model"], str) or not settings["model"].strip()):
+            raise BridgeError(f"{where}.model must be a model name, not {settings['model']!r}")
+        if "effort" in settings:
+            effort_value(f"{where}.effort", settings["effort"])
+
+
+def effort_value(name: str, value: Any) -> str:
+    """``value`` when it is a reasoning effort Codex can be asked for, else a BridgeError naming ``name``."""
+    if value not in EFFORTS:
+        raise BridgeError(f"{name} must be one of {', '.join(EFFORTS)}, not {value!r}")
+    return str(value)
+
+
+def percent(name: str, value: Any) -> float:
+    """``value`` as a percentage from 0 to 100, or a BridgeError naming the setting."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise BridgeError(f"{name} must be a percentage from 0 to 100, not {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise BridgeError(f"{name} must be a percentage from 0 to 100, not {value!r}") from None
+    if not math.isfinite(number) or not 0 <= number <= 100:
+        raise BridgeError(f"{name} must be a percentage from 0 to 100, not {value!r}")
+    return number
 
 
 def codex_binary(config: dict[str, Any] | None = None) -> str | None:
@@ -94,9 +157,44 @@ def resolve_backend(flag: str | None, run_backend: str | None, config: dict[str,
     raise BridgeError("no Codex backend is set up", hint=SETUP_HINT)
 
 
-def resolve_model(flag: str | None, run_model: str | None, config: dict[str, Any]) -> str | None:
-    """Pick the model: --model > AUTOPILOT_MODEL > config > the run's own; None lets Codex choose."""
-    return flag or os.environ.get("AUTOPILOT_MODEL") or config.get("model") or run_model or None
+def _phase(config: dict[str, Any], phase: str | None) -> dict[str, Any]:
+    """The config's settings for one phase (``phases.<phase>``), or {}."""
+    phases = config.get("phases")
+    settings = phases.get(phase) if isinstance(phases, dict) and phase else None
+    return settings if isinstance(settings, dict) else {}
+
+
+def resolve_model(
+    flag: str | None, run_model: str | None, config: dict[str, Any], phase: str | None = None
+) -> str | None:
+    """Pick the model: --model > AUTOPILOT_MODEL > the config's ``phases.<phase>.model`` > its ``model`` > the
+    run's own; None lets Codex choose."""
+    return (
+        flag
+        or os.environ.get("AUTOPILOT_MODEL")
+        or _phase(config, phase).get("model")
+        or config.get("model")
+        or run_model
+        or None
+    )
+
+
+def resolve_effort(
+    flag: str | None, run_effort: str | None, config: dict[str, Any], phase: str | None = None
+) -> str | None:
+    """Pick the reasoning effort: --effort > AUTOPILOT_EFFORT > the config's ``phases.<phase>.effort`` > its
+    ``effort`` > the run's own; None lets Codex use the model's default."""
+    for source, value in (("--effort", flag), ("AUTOPILOT_EFFORT", os.environ.get("AUTOPILOT_EFFORT"))):
+        if value:
+            return effort_value(source, value)
+    chosen = _phase(config, phase).get("effort") or config.get("effort") or run_effort
+    return str(chosen) if chosen else None
+
+
+def budget_warn_at(config: dict[str, Any]) -> float:
+    """The share of the budget (percent) at which the user is warned once per run; 0 turns the warning off."""
+    raw = config.get("budget_warn_at")
+    return DEFAULT_BUDGET_WARN_AT if raw is None else percent("budget_warn_at", raw)
 
 
 def positive_number(name: str, value: Any, *, integer: bool = False) -> float | int:

@@ -9,7 +9,7 @@ import sys
 EXIT_OK = 0
 EXIT_ERROR = 1  # bad input or a refused operation: nothing changed
 EXIT_USAGE = 2  # argparse's own code for a malformed command line
-EXIT_INFRA = 3  # the reviewer was unavailable (binary, network, quota, bad output)
+EXIT_INFRA = 3  # the reviewer was unavailable (binary, network, quota, bad output) or its rate limit is too low
 EXIT_BUDGET = 4  # the run's budget is spent; no call was made
 EXIT_STATE = 5  # state.json is corrupt or from a newer version
 EXIT_CRASH = 70  # a bug in the bridge; a crash log was written
@@ -52,6 +52,12 @@ class BudgetExhausted(BridgeError):
     """The run has spent its budget, so no model call was made."""
 
     exit_code = EXIT_BUDGET
+
+
+class RateLimitLow(BridgeError):
+    """A Codex rate-limit window has less left than the run keeps free, so no model call was made."""
+
+    exit_code = EXIT_INFRA
 
 
 class StateError(BridgeError):

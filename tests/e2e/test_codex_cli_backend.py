@@ -11,9 +11,17 @@ from pathlib import Path
 import pytest
 
 from autopilot.backends.codex_cli import TOTALS_FILE
+from autopilot.codex import ratelimits
 from autopilot.codex.sessions import newest_root_session
 from autopilot.errors import EXIT_INFRA
-from autopilot.scripted.responses_server import ResponsesServer, delay, http_error, reply_json
+from autopilot.scripted.responses_server import (
+    ResponsesServer,
+    delay,
+    http_error,
+    rate_limit_headers,
+    reply_json,
+    with_headers,
+)
 from tests.support.agents import agent_bin, write_codex_config
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
@@ -60,6 +68,21 @@ def test_plan_review_verdict_share_one_codex_thread(codex, git_repo, bridge):
     rollout = next((Path(os.environ["CODEX_HOME"]) / "sessions").rglob(f"rollout-*{thread}.jsonl"))
     contexts = [json.loads(line)["payload"] for line in rollout.read_text().splitlines() if '"turn_context"' in line]
     assert [c["sandbox_policy"]["type"] for c in contexts] == ["read-only"] * 3  # resumed turns stay read-only
+
+
+def test_effort_reaches_codexs_requests_on_every_call_resumes_included(codex, git_repo, bridge):
+    """plan --effort xhigh reaches the model as reasoning.effort; the resumed review asks xhigh again (Codex
+    forgets it across resumes), and review --effort low asks low for that call."""
+    codex.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature", "--effort", "xhigh")[0] == 0
+    (git_repo / "feature.py").write_text("x = 1\n")
+    codex.push(reply_json(APPROVE))
+    assert bridge("-C", str(git_repo), "review")[0] == 0
+    (git_repo / "feature.py").write_text("x = 2\n")
+    codex.push(reply_json(APPROVE))
+    assert bridge("-C", str(git_repo), "review", "--effort", "low")[0] == 0
+    assert [r["reasoning"]["effort"] for r in codex.requests] == ["xhigh", "xhigh", "low"]
+    assert state_of(bridge, git_repo)["conversation_id"] in json.dumps(codex.requests[-1])  # one thread, resumed
 
 
 def test_each_call_is_charged_only_what_it_added(codex, git_repo, bridge):
@@ -206,3 +229,78 @@ def test_calls_are_priced_by_the_model_codex_ran(codex, git_repo, bridge):
     events = [json.loads(line) for line in (Path(s["run_dir"]) / "events.jsonl").read_text().splitlines()]
     assert s["model"] is None and s["unknown_models"] == []
     assert events[-1]["model"] == "gpt-6.2-sol"
+
+
+# Codex's rate-limit windows: the real codex records the headers the scripted server sends; the bridge
+# reads them back, shows them in status, and a run pauses before a window runs out.
+
+
+def test_windows_the_server_sends_are_read_back_from_codexs_rollout(codex, git_repo, bridge):
+    """The x-codex-primary/secondary headers land in the rollout's token_count; latest() reads them from there."""
+    now = int(time.time())
+    headers = rate_limit_headers(42.5, 17, primary_reset=now + 3600, secondary_reset=now + 86400 * 3)
+    codex.push(with_headers(reply_json(PLAN), headers))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    thread = state_of(bridge, git_repo)["conversation_id"]
+    found = ratelimits.latest()
+    assert found is not None and Path(found["rollout"]).name.endswith(f"{thread}.jsonl")
+    assert (found["limit_id"], found["primary"], found["secondary"]) == (
+        "codex",
+        {
+            "used_percent": 42.5,
+            "left_percent": 57.5,
+            "window_minutes": 300,
+            "resets_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 3600)),
+            "resets_at_unix": now + 3600,
+            "reset": False,
+        },
+        {
+            "used_percent": 17.0,
+            "left_percent": 83.0,
+            "window_minutes": 10080,
+            "resets_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 86400 * 3)),
+            "resets_at_unix": now + 86400 * 3,
+            "reset": False,
+        },
+    )
+
+
+def test_status_shows_what_is_left_of_each_window(codex, git_repo, bridge):
+    """codex-bridge status (and status --json) show the percentage left and the reset time Codex recorded."""
+    now = int(time.time())
+    codex.push(
+        with_headers(reply_json(PLAN), rate_limit_headers(80, 30, primary_reset=now + 7200, secondary_reset=now + 9e4))
+    )
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    code, out, _ = bridge("-C", str(git_repo), "status")
+    reset = time.strftime("%Y-%m-%d %H:%M", time.gmtime(now + 7200))
+    assert code == 0 and f"5-hour window: 20% left, resets {reset} UTC" in out and "weekly window: 70% left" in out
+    code, out, _ = bridge("-C", str(git_repo), "status", "--json")
+    limits = json.loads(out)["rate_limits"]
+    assert (limits["primary"]["left_percent"], limits["secondary"]["left_percent"]) == (20.0, 70.0)
+
+
+def test_a_run_pauses_before_a_window_runs_out_and_resumes_after_it_resets(codex, git_repo, bridge):
+    """With --min-rate-limit-left 10, a 5-hour window at 95% pauses the run before the review is asked for,
+    saying when the window resets; once it has, resume continues and the review reaches Codex."""
+    reset = int(time.time()) + 6
+    codex.push(
+        with_headers(reply_json(PLAN), rate_limit_headers(95, 20, primary_reset=reset, secondary_reset=reset + 9e4))
+    )
+    code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature", "--min-rate-limit-left", "10")
+    assert code == 0, err
+    (git_repo / "feature.py").write_text("x = 1\n")
+    code, _, err = bridge("-C", str(git_repo), "review")
+    s = state_of(bridge, git_repo)
+    assert code == EXIT_INFRA and "paused before its review call" in err and "/autopilot resume" in err
+    assert (s["status"], len(codex.requests), s["min_rate_limit_left"]) == ("paused_rate_limit", 1, 10.0)
+    when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(reset))
+    assert s["stop_reason"].startswith(
+        f"Codex's 5-hour window has 5% left, under the 10% this run keeps free; it resets at {when} UTC"
+    )
+    time.sleep(max(0.0, reset - time.time()) + 0.5)
+    assert bridge("-C", str(git_repo), "resume")[0] == 0
+    codex.push(reply_json(APPROVE))
+    code, _, err = bridge("-C", str(git_repo), "review")
+    assert code == 0, err
+    assert (state_of(bridge, git_repo)["status"], len(codex.requests)) == ("running", 2)

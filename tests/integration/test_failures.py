@@ -220,7 +220,7 @@ def test_internal_bug_writes_a_crash_log(planned, bridge, monkeypatch, isolated_
     from autopilot import __version__
     from autopilot.commands import status as status_command
 
-    monkeypatch.setattr(status_command, "describe", lambda s: 1 / 0)
+    monkeypatch.setattr(status_command, "describe", lambda *_: 1 / 0)
     code, _, err = bridge("-C", str(planned), "status")
     log = (isolated_homes / "autopilot" / "crash.log").read_text()
     assert code == 70 and "crash.log" in err and "ZeroDivisionError" in log and f"codex-autopilot {__version__}" in log
@@ -239,7 +239,7 @@ def test_crash_log_is_redacted(planned, bridge, monkeypatch, isolated_homes):
     from autopilot.commands import status as status_command
 
     key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    monkeypatch.setattr(status_command, "describe", lambda s: 1 / 0)
+    monkeypatch.setattr(status_command, "describe", lambda *_: 1 / 0)
     monkeypatch.setattr("sys.argv", ["codex-bridge", "status", key])
     bridge("-C", str(planned), "status")
     log = (isolated_homes / "autopilot" / "crash.log").read_text()

@@ -87,3 +87,52 @@ def hooks_json(doc: object) -> Path:
 def load_json(path: Path) -> object:
     """A JSON file's content."""
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+# A token_count event as codex 0.171 wrote it for a response carrying the x-codex-primary/secondary headers
+# (resets_at from x-codex-*-reset-at), and the same event from a session without them (an API-key login).
+WITH_WINDOWS = {
+    "timestamp": "2026-12-01T03:37:31.098Z",
+    "type": "event_msg",
+    "payload": {
+        "type": "token_count",
+        "info": {"total_token_usage": {"input_tokens": 1000, "output_tokens": 20}},
+        "rate_limits": {
+            "limit_id": "codex",
+            "limit_name": None,
+            "primary": {"used_percent": 42.5, "window_minutes": 300, "resets_at": 1796103449},
+            "secondary": {"used_percent": 17.0, "window_minutes": 10080, "resets_at": 1796499849},
+            "credits": None,
+            "individual_limit": None,
+            "spend_control_reached": None,
+            "plan_type": None,
+            "rate_limit_reached_type": None,
+        },
+    },
+}
+WITHOUT_WINDOWS = {
+    **WITH_WINDOWS,
+    "payload": {**WITH_WINDOWS["payload"], "rate_limits": {"limit_id": "codex", "primary": None, "secondary": None}},
+}
+
+
+def used(percent: float, event: dict = WITH_WINDOWS, *, resets_at: int | None = None) -> dict:
+    """``event`` with the 5-hour window at ``percent`` used (and resetting at ``resets_at`` when given)."""
+    limits = event["payload"]["rate_limits"]
+    primary = {**limits["primary"], "used_percent": percent}
+    if resets_at is not None:
+        primary["resets_at"] = resets_at
+    return {**event, "payload": {**event["payload"], "rate_limits": {**limits, "primary": primary}}}
+
+
+def limits_rollout(home: Path, day: float, name: str, *events: dict, mtime: float | None = None) -> Path:
+    """A rollout in the ``sessions`` day folder of time ``day`` under ``home``, holding ``events`` after a
+    session_meta line, written at ``mtime`` (default: ``day``)."""
+    folder = home / "sessions" / time.strftime("%Y/%m/%d", time.localtime(day))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"rollout-2026-12-01T00-00-00-{name}.jsonl"
+    lines = [{"type": "session_meta", "payload": {"id": name}}, *events]
+    path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    stamp = mtime if mtime is not None else day
+    os.utime(path, (stamp, stamp))
+    return path

@@ -66,6 +66,53 @@ def test_model_order(monkeypatch):
     assert config.resolve_model(None, None, {}) is None
 
 
+def test_model_of_a_phase_comes_between_the_environment_and_the_config_model(monkeypatch):
+    """--model > AUTOPILOT_MODEL > phases.<phase>.model > model > the run's; other phases keep the config's."""
+    cfg = {"model": "cfg-m", "phases": {"plan": {"model": "plan-m"}}}
+    assert config.resolve_model(None, "run-m", cfg, "plan") == "plan-m"
+    assert config.resolve_model(None, "run-m", cfg, "review") == "cfg-m"
+    assert config.resolve_model("flag-m", "run-m", cfg, "plan") == "flag-m"
+    monkeypatch.setenv("AUTOPILOT_MODEL", "env-m")
+    assert config.resolve_model(None, "run-m", cfg, "plan") == "env-m"
+
+
+def test_effort_order(monkeypatch):
+    """--effort > AUTOPILOT_EFFORT > phases.<phase>.effort > effort > the run's > none."""
+    cfg = {"effort": "medium", "phases": {"review": {"effort": "low"}}}
+    monkeypatch.setenv("AUTOPILOT_EFFORT", "xhigh")
+    assert config.resolve_effort("high", "low", cfg, "review") == "high"
+    assert config.resolve_effort(None, "low", cfg, "review") == "xhigh"
+    monkeypatch.delenv("AUTOPILOT_EFFORT")
+    assert config.resolve_effort(None, "high", cfg, "review") == "low"
+    assert config.resolve_effort(None, "high", cfg, "verdict") == "medium"
+    assert config.resolve_effort(None, "high", {}, "verdict") == "high"
+    assert config.resolve_effort(None, None, {}, "verdict") is None
+
+
+def test_bad_env_effort_is_refused(monkeypatch):
+    """An AUTOPILOT_EFFORT Codex cannot be asked for is an error naming the choices."""
+    monkeypatch.setenv("AUTOPILOT_EFFORT", "max")
+    with pytest.raises(BridgeError, match="AUTOPILOT_EFFORT must be one of low, medium, high, xhigh, not 'max'"):
+        config.resolve_effort(None, None, {}, "plan")
+
+
+def test_phase_names_are_the_runs_phases():
+    """The phases the config may name are the phases a run charges."""
+    from autopilot.run.migrations import PHASES
+
+    assert config.PHASE_NAMES == PHASES
+
+
+def test_a_valid_phases_section_loads(isolated_homes):
+    """Per-phase model and effort, a general effort and the two percentages load as written."""
+    (isolated_homes / "autopilot" / "config.yaml").write_text(
+        "effort: medium\nbudget_warn_at: 90\nmin_rate_limit_left: 10\n"
+        "phases:\n  plan: {model: gpt-5.5, effort: high}\n  review: {effort: low}\n"
+    )
+    phases = {"plan": {"model": "gpt-5.5", "effort": "high"}, "review": {"effort": "low"}}
+    assert config.load_config()["phases"] == phases
+
+
 @pytest.mark.parametrize(
     ("text", "match"),
     [
@@ -73,6 +120,15 @@ def test_model_order(monkeypatch):
         ("- a list", "mapping"),
         ("colour: blue", "unknown keys"),
         ("backend: gemini", "backend must"),
+        ("effort: max", "effort must be one of low, medium, high, xhigh"),
+        ("phases: [plan]", "phases must map phase names"),
+        ("phases: {fix: {effort: low}}", "phases.fix: unknown phase"),
+        ("phases: {plan: high}", "phases.plan must be a mapping of model and effort"),
+        ("phases: {plan: {speed: 1}}", "phases.plan has unknown keys: speed"),
+        ("phases: {review: {effort: bogus}}", "phases.review.effort must be one of"),
+        ("phases: {review: {model: ''}}", "phases.review.model must be a model name"),
+        ("budget_warn_at: 120", "budget_warn_at must be a percentage from 0 to 100"),
+        ("min_rate_limit_left: lots", "min_rate_limit_left must be a percentage"),
     ],
 )
 def test_bad_config_file_is_a_clear_error(isolated_homes, text, match):

@@ -20,6 +20,7 @@ def planned(**overrides):
     s = new_state("/w")
     loop.apply_plan(
         s,
+        run_id="run-1",
         goal="g",
         plan={"summary": "s", "tasks": copy.deepcopy(TASKS)},
         plan_path="p.md",
@@ -66,6 +67,7 @@ def test_plan_resets_every_field_of_the_run():
     s["token_usage"]["review"]["calls"] = 9
     loop.apply_plan(
         s,
+        run_id="run-1",
         goal="g",
         plan={"summary": "s", "tasks": TASKS},
         plan_path="p.md",
@@ -87,6 +89,7 @@ def test_plan_resets_every_field_of_the_run():
         for k in (
             "goal",
             "plan_path",
+            "run_id",
             "conversation_id",
             "base_sha",
             "iteration",
@@ -102,6 +105,7 @@ def test_plan_resets_every_field_of_the_run():
     } == {
         "goal": "g",
         "plan_path": "p.md",
+        "run_id": "run-1",
         "conversation_id": "c1",
         "base_sha": "base0",
         "iteration": 0,
@@ -298,3 +302,31 @@ def test_prompt_placeholders_in_a_value_are_not_filled():
 
     text = prompt("plan", goal="explain {{repo}} and {{goal}}", repo="FACTS")
     assert "explain {{repo}} and {{goal}}" in text and text.count("FACTS") == 1
+
+
+def test_forecast_is_spend_per_iteration_times_iterations_left():
+    """After 2 iterations costing $0.60, 3 more of 5 would bring the run to $1.50; $2.00 pays for 4 more."""
+    s = planned(iteration=2, budget_used_usd=0.6)
+    assert loop.forecast(s) == {
+        "usd_per_iteration": 0.3,
+        "iterations_left": 3,
+        "usd_at_limit": 1.5,
+        "over_budget": False,
+        "iterations_affordable": 4,
+    }
+
+
+def test_no_forecast_before_the_first_iteration():
+    """Nothing can be said per iteration before one has ended."""
+    assert loop.forecast(planned(iteration=0, budget_used_usd=0.2)) is None
+
+
+def test_budget_warning_from_the_warn_level_on():
+    """Under the level no warning; at it, the spend, the share and how many more iterations fit."""
+    assert loop.budget_warning(planned(iteration=1, budget_used_usd=1.59), 80) is None
+    assert loop.budget_warning(planned(iteration=1, budget_used_usd=1.6), 0) is None
+    assert loop.budget_warning(planned(iteration=2, budget_used_usd=1.6), 80) == (
+        "the autopilot run has spent $1.60 of its $2.00 budget (80%); at $0.80 an iteration, the $0.40 left "
+        "may not pay for another. `codex-bridge budget set USD` raises the cap (said once per run)."
+    )
+    assert "1 more iteration fit" in loop.budget_warning(planned(iteration=4, budget_used_usd=1.6), 80)

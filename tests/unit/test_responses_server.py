@@ -8,7 +8,14 @@ import urllib.request
 
 import pytest
 
-from autopilot.scripted.responses_server import ResponsesServer, http_error, reply_json, tool_call
+from autopilot.scripted.responses_server import (
+    ResponsesServer,
+    http_error,
+    rate_limit_headers,
+    reply_json,
+    tool_call,
+    with_headers,
+)
 
 
 def post(url: str, body: dict) -> tuple[int, str, str]:
@@ -64,3 +71,16 @@ def test_unknown_paths_are_404():
     with ResponsesServer() as s, pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(urllib.request.Request(f"{s.url}/chat/completions", data=b"{}"), timeout=10)
     assert err.value.code == 404
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_step_can_send_extra_headers(stream):
+    """A step's ``headers`` come back as HTTP response headers, on plain and streamed answers alike."""
+    extra = rate_limit_headers(42.5, 17, primary_reset=1796103449, secondary_reset=1796499849)
+    with ResponsesServer([with_headers(reply_json({"a": 1}), extra)]) as s:
+        req = urllib.request.Request(
+            f"{s.url}/responses", data=json.dumps({"input": "hi", "stream": stream}).encode(), method="POST"
+        )
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            got = {name: resp.headers[name] for name in extra}
+    assert got == extra and got["x-codex-primary-used-percent"] == "42.5"

@@ -95,6 +95,33 @@ def test_version_one_file_gains_bridge_fields():
     assert state["owner_session_id"] is None
 
 
+# A running run as schema version 3 wrote it (before the effort and the rate-limit floor).
+VERSION_3 = """{
+  "schema_version": 3, "run_id": "r3", "workspace": "/w", "owner_session_id": null, "goal": "g",
+  "plan_path": "p.md", "plan": {"summary": "s", "tasks": [{"id": "T1", "title": "t", "acceptance": ["a"]}]},
+  "conversation_id": "c", "backend": "openai", "model": "gpt-6.2-sol",
+  "current_task": {"id": "T1", "title": "t", "acceptance": ["a"]}, "base_sha": null, "plan_tree": null,
+  "iteration": 1, "max_iterations": 20, "no_progress_streak": 0, "no_progress_threshold": 3,
+  "status": "running", "budget_used_usd": 0.25, "budget_usd": 5.0, "plan_usd": 0.01,
+  "token_usage": {"plan": {"input": 1, "cached": 0, "output": 1, "calls": 1},
+                  "review": {"input": 2, "cached": 1, "output": 2, "calls": 1},
+                  "verdict": {"input": 0, "cached": 0, "output": 0, "calls": 0}},
+  "last_review": null, "last_verdict": null, "stop_reason": null, "last_error": null,
+  "consecutive_errors": 0, "verdict_errors": 0, "consecutive_blocks": 0, "unknown_models": [], "notices": [],
+  "created_at": "2026-11-01T00:00:00Z", "updated_at": "2026-11-01T00:00:00Z"
+}"""
+
+
+def test_version_three_file_gains_effort_and_rate_limit_floor(git_repo):
+    """A schema_version 3 run keeps everything and gains effort and min_rate_limit_left, both unset."""
+    store = Store(git_repo)
+    write(store, VERSION_3)
+    s = store.load()
+    assert (s["schema_version"], s["effort"], s["min_rate_limit_left"]) == (CURRENT_VERSION, None, None)
+    assert (s["run_id"], s["budget_used_usd"], s["token_usage"]["review"]["calls"]) == ("r3", 0.25, 1)
+    assert json.loads(store.path.read_text())["schema_version"] == CURRENT_VERSION
+
+
 def test_unknown_legacy_status_becomes_idle():
     """A status this version does not know is read as idle rather than crashing every hook."""
     state, _ = migrate({"status": "stopped", "iteration": 0, "no_progress_streak": 0, "token_usage": {}})

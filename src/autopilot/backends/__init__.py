@@ -56,6 +56,7 @@ class Backend(Protocol):
     ``timeout`` bounds the whole send: connecting, every retry and its backoff, reading a
     server that answers one byte at a time. When it runs out the send raises an InfraError of
     kind ``timeout`` (a codex process is killed with its process group); nothing outlives it.
+    ``effort`` is the reasoning effort to ask for (low … xhigh); None leaves the model's default.
     """
 
     name: str
@@ -71,6 +72,7 @@ class Backend(Protocol):
         model: str | None,
         cwd: str,
         timeout: float,
+        effort: str | None = None,
     ) -> Reply: ...
 
 

@@ -177,13 +177,16 @@ class CodexCLI:
         self.binary = codex_binary(config)
         self.run_dir = Path(run_dir)
 
-    def _argv(self, schema_path: str, conversation_id: str | None, model: str | None, cwd: str) -> list[str]:
+    def _argv(
+        self, schema_path: str, conversation_id: str | None, model: str | None, cwd: str, effort: str | None = None
+    ) -> list[str]:
         """The codex command line; the prompt goes on stdin (``-``): an argument is capped at 128 KiB and
         visible in ``ps`` to every local user.
 
         Every flag comes before ``resume`` (accepted there since codex 0.100; ``--output-schema`` after
         ``resume`` only since 0.132). The reviewer runs isolated from the user's Codex setup: their hooks
         are off for the call (``--disable hooks``) and its shell tools see only a core environment.
+        The reasoning effort goes on every call, resumes included: a thread does not keep it (codex 0.171).
         """
         assert self.binary
         isolation = [
@@ -194,6 +197,8 @@ class CodexCLI:
             "-c", "shell_environment_policy.ignore_default_excludes=false",
         ]  # fmt: skip
         common = ["--json", "--output-schema", schema_path, "--skip-git-repo-check", *isolation]
+        if effort:
+            common += ["-c", f'model_reasoning_effort="{effort}"']
         model_args = ["-m", model] if model else []
         if conversation_id:
             # the thread keeps its cwd; `exec resume` takes the sandbox through -c only
@@ -243,6 +248,7 @@ class CodexCLI:
         model: str | None,
         cwd: str,
         timeout: float,
+        effort: str | None = None,
     ) -> Reply:
         """Ask Codex once, within ``timeout`` seconds in all; per-call usage is the growth of the thread's total."""
         end = time.monotonic() + timeout
@@ -253,16 +259,23 @@ class CodexCLI:
                 hint=SETUP_HINT + "; AUTOPILOT_CODEX_BIN names a binary",
             )
         try:
-            return self._turn(prompt, schema_path, conversation_id, model, cwd, end)
+            return self._turn(prompt, schema_path, conversation_id, model, cwd, end, effort)
         except InfraError as exc:
             if exc.kind != "thread_missing" or not conversation_id:
                 raise
         # The run's thread is gone (sessions pruned or archived): carry on in a new one.
         print(f"codex-bridge: Codex no longer has thread {conversation_id}; starting a new one", file=sys.stderr)
-        return self._turn(prompt, schema_path, None, model, cwd, end)
+        return self._turn(prompt, schema_path, None, model, cwd, end, effort)
 
     def _turn(
-        self, prompt: str, schema_path: str, conversation_id: str | None, model: str | None, cwd: str, end: float
+        self,
+        prompt: str,
+        schema_path: str,
+        conversation_id: str | None,
+        model: str | None,
+        cwd: str,
+        end: float,
+        effort: str | None = None,
     ) -> Reply:
         import filelock
 
@@ -282,7 +295,7 @@ class CodexCLI:
         try:
             baseline = self._baseline(conversation_id)
             started = time.time()
-            argv = self._argv(schema_path, conversation_id, model, cwd)
+            argv = self._argv(schema_path, conversation_id, model, cwd, effort)
             events = self._run(argv, prompt, cwd, end - time.monotonic())
             thread_id, text, total, failure = conversation_id, None, None, None
             for event in events:

@@ -120,6 +120,7 @@ class ResponsesBackend:
         model: str | None,
         cwd: str,
         timeout: float,
+        effort: str | None = None,
     ) -> Reply:
         """Ask once (tenacity retries transient failures, all within ``timeout``); usage is what it reports."""
         import time
@@ -141,6 +142,8 @@ class ResponsesBackend:
         }
         if conversation_id:
             request["previous_response_id"] = conversation_id
+        if effort:
+            request["reasoning"] = {"effort": effort}
 
         def create() -> Any:
             return client.responses.create(**request)

@@ -13,10 +13,20 @@ if TYPE_CHECKING:
 
 
 def backend_flags(p: argparse.ArgumentParser) -> None:
-    """--backend and --model, for every command that asks Codex."""
+    """--backend, --model and --effort, for every command that asks Codex."""
     p.add_argument(
         "--backend",
         choices=["codex-cli", "openai"],
         help="Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)",
     )
-    p.add_argument("--model", help="model to ask (default: AUTOPILOT_MODEL, config, the run's, Codex's own)")
+    p.add_argument(
+        "--model",
+        help="model to ask (default: AUTOPILOT_MODEL, the config's phases.<phase>.model, its model, the run's, "
+        "Codex's own)",
+    )
+    p.add_argument(
+        "--effort",
+        choices=["low", "medium", "high", "xhigh"],
+        help="reasoning effort to ask for (default: AUTOPILOT_EFFORT, the config's phases.<phase>.effort, its "
+        "effort, the run's, the model's own); a plan's becomes the run's",
+    )

@@ -160,6 +160,7 @@ def demo(
     keep: bool = False,
     backend: str | None = None,
     model: str | None = None,
+    effort: str | None = None,
 ) -> int:
     """Run the demo loop and print each state change; returns 0 when the run ends done."""
     from autopilot.run import status
@@ -222,7 +223,7 @@ def demo(
         repo = _make_repo(root)
         print(f"throwaway repository: {repo}", file=sys.stderr, flush=True)
         store = Store(repo)
-        plan(GOAL, budget=0.50, max_iterations=4, backend=backend, model=model, cwd=repo)
+        plan(GOAL, budget=0.50, max_iterations=4, backend=backend, model=model, effort=effort, cwd=repo)
         show("plan", store.load(), f"{len(store.load()['plan']['tasks'])} tasks; wrote {store.load()['plan_path']}")
         for path, content in EDITS:
             with open(os.path.join(repo, path), "w", encoding="utf-8") as fh:
@@ -276,4 +277,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo; 0 when the run ends done."""
-    return demo(offline=args.offline, as_json=args.json, keep=args.keep, backend=args.backend, model=args.model)
+    return demo(
+        offline=args.offline,
+        as_json=args.json,
+        keep=args.keep,
+        backend=args.backend,
+        model=args.model,
+        effort=args.effort,
+    )

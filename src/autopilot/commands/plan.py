@@ -34,6 +34,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="ID",
         help="Claude session that owns the run (default: $CLAUDE_CODE_SESSION_ID; none: first to claim)",
     )
+    p.add_argument(
+        "--min-rate-limit-left",
+        type=float,
+        metavar="PCT",
+        help="pause the run (paused_rate_limit) before a call when a Codex rate-limit window (5-hour or weekly) "
+        "has less than PCT percent left; codex-cli backend (default: min_rate_limit_left in the config, never)",
+    )
     backend_flags(p)
     p.set_defaults(func=run)
 
@@ -49,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
             max_iterations=args.max_iterations,
             no_progress_threshold=args.no_progress_threshold,
             model=args.model,
+            effort=args.effort,
+            min_rate_limit_left=args.min_rate_limit_left,
             backend=args.backend,
             session_id=args.session_id,
             cwd=args.cwd,

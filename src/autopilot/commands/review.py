@@ -23,5 +23,5 @@ def run(args: argparse.Namespace) -> int:
     """Review the current diff; print the review as JSON (``skipped`` when nothing changed)."""
     from autopilot.run.review import review
 
-    emit(review(backend=args.backend, model=args.model, cwd=args.cwd))
+    emit(review(backend=args.backend, model=args.model, effort=args.effort, cwd=args.cwd))
     return 0

@@ -38,5 +38,5 @@ def run(args: argparse.Namespace) -> int:
                     message = fh.read()
         except OSError as exc:
             raise BridgeError(f"cannot read {args.last_message_file}: {exc.strerror}") from None
-    emit(decide(last_message=message, backend=args.backend, model=args.model, cwd=args.cwd))
+    emit(decide(last_message=message, backend=args.backend, model=args.model, effort=args.effort, cwd=args.cwd))
     return 0

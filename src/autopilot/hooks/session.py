@@ -1,10 +1,14 @@
-"""SessionStart and UserPromptSubmit: tell Claude what the run is doing; the budget guard."""
+"""SessionStart and UserPromptSubmit: tell Claude what the run is doing; the budget guard and its warning."""
 
 from __future__ import annotations
 
+from autopilot.errors import BridgeError
 from autopilot.hooks import slash
 from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text
 from autopilot.run import loop
+from autopilot.run.state import State
+
+BUDGET_WARNING = "budget-warning"  # the notices key: the warning is given once per run (a new plan clears notices)
 
 
 def session_start(hook: Hook) -> Output | None:
@@ -58,8 +62,29 @@ def user_prompt_submit(hook: Hook) -> Output | None:
     if state["status"] != loop.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):
         return None  # a slash command brings its own context (and /autopilot may be replacing this task)
     task = state.get("current_task") or {}
-    return context(
-        "UserPromptSubmit",
-        f"codex-autopilot: current task {task.get('id')}: {task.get('title')} (iteration "
-        f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
+    return with_budget_warning(
+        hook,
+        state,
+        context(
+            "UserPromptSubmit",
+            f"codex-autopilot: current task {task.get('id')}: {task.get('title')} (iteration "
+            f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
+        ),
     )
+
+
+def with_budget_warning(hook: Hook, state: State, out: Output | None) -> Output | None:
+    """``out`` with the once-per-run budget warning added as its systemMessage, when the run has spent its
+    warn level (the config's budget_warn_at, 80 % by default) and ``out`` says nothing to the user yet."""
+    if (out or {}).get("systemMessage") or BUDGET_WARNING in (state.get("notices") or []) or not state.get("plan"):
+        return out
+    if not state["budget_used_usd"]:
+        return out
+    from autopilot import config
+
+    try:
+        text = loop.budget_warning(state, config.budget_warn_at(hook.workspace.config))
+    except BridgeError:  # a broken config file is reported by the calls that need it
+        return out
+    warning = hook.notice_once(BUDGET_WARNING, text) if text else None
+    return {**(out or {}), **warning} if warning else out

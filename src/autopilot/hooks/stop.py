@@ -23,6 +23,7 @@ from autopilot.hooks.context import (
     pause,
     task_text,
 )
+from autopilot.hooks.session import with_budget_warning
 from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
@@ -65,11 +66,15 @@ def stop(hook: Hook) -> Output | None:
         return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
     if after["status"] != loop.RUNNING:
         return _ended(after)
-    return _block(
+    return with_budget_warning(
         hook,
         after,
-        f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the reviewer's "
-        f"words, not the user's): {clip(str(result.get('reason') or ''), REASON_CHARS)}",
+        _block(
+            hook,
+            after,
+            f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the "
+            f"reviewer's words, not the user's): {clip(str(result.get('reason') or ''), REASON_CHARS)}",
+        ),
     )
 
 
@@ -188,6 +193,7 @@ def stop_failure(hook: Hook) -> Output | None:
     hook.store.append_event(
         {
             "phase": "claude",
+            "run_id": state.get("run_id"),
             "outcome": f"stop_failure:{hook.data.get('error') or 'unknown'}",
             "detail": str(hook.data.get("error_details") or "")[:300],
             "session_id": hook.session_id,

@@ -54,6 +54,44 @@ def over_budget(state: State) -> bool:
     return float(state["budget_used_usd"]) >= float(state["budget_usd"])
 
 
+def forecast(state: State) -> dict[str, Any] | None:
+    """Spend per iteration so far × iterations left: what the run will have spent by its iteration limit, and
+    how many more iterations its budget pays for at that rate; None before the first verdict."""
+    iteration = int(state.get("iteration") or 0)
+    if not state.get("plan") or iteration <= 0:
+        return None
+    used, budget = float(state["budget_used_usd"]), float(state["budget_usd"])
+    per = used / iteration
+    left = max(0, int(state["max_iterations"]) - iteration)
+    at_limit = used + per * left
+    return {
+        "usd_per_iteration": round(per, 6),
+        "iterations_left": left,
+        "usd_at_limit": round(at_limit, 6),
+        "over_budget": at_limit > budget,
+        # (a hair of slack: $0.40 left at $0.40 an iteration is one more, whatever the float sums say)
+        "iterations_affordable": int(max(0.0, budget - used) / per + 1e-9) if per > 0 else None,
+    }
+
+
+def budget_warning(state: State, warn_at: float) -> str | None:
+    """What to tell the user once the run has spent ``warn_at`` percent of its budget (0: never), else None."""
+    used, budget = float(state["budget_used_usd"]), float(state["budget_usd"])
+    if warn_at <= 0 or not state.get("plan") or used < budget * warn_at / 100:
+        return None
+    text = f"the autopilot run has spent ${used:.2f} of its ${budget:.2f} budget ({100 * used / budget:.0f}%)"
+    ahead = forecast(state)
+    if ahead and ahead["iterations_affordable"] is not None:
+        more = min(ahead["iterations_affordable"], ahead["iterations_left"])
+        per = f"; at ${ahead['usd_per_iteration']:.2f} an iteration"
+        text += (
+            f"{per}, the ${max(0.0, budget - used):.2f} left may not pay for another"
+            if more == 0
+            else f"{per}, {more} more iteration{'s' if more != 1 else ''} fit before it stops"
+        )
+    return text + ". `codex-bridge budget set USD` raises the cap (said once per run)."
+
+
 def note_unknown_model(state: State, model: str | None) -> None:
     """Remember a model without a price, so status can flag it (once per model)."""
     if model and model not in state["unknown_models"]:
@@ -63,6 +101,7 @@ def note_unknown_model(state: State, model: str | None) -> None:
 def apply_plan(
     state: State,
     *,
+    run_id: str,
     goal: str,
     plan: dict[str, Any],
     plan_path: str,
@@ -78,13 +117,16 @@ def apply_plan(
     usage: Usage,
     usd: float,
     calls: int,
+    effort: str | None = None,
+    min_rate_limit_left: float | None = None,
 ) -> None:
-    """cmdPlan: reset the whole run around a new plan; the first task becomes current."""
-    import uuid
+    """cmdPlan: reset the whole run around a new plan; the first task becomes current.
 
+    ``run_id`` is the one the plan's calls were logged with in events.jsonl (see :func:`new_run_id`).
+    """
     state.update(
         {
-            "run_id": uuid.uuid4().hex,
+            "run_id": run_id,
             "goal": goal,
             "plan_path": plan_path,
             "plan": plan,
@@ -101,6 +143,8 @@ def apply_plan(
             "no_progress_threshold": no_progress_threshold,
             "backend": backend,
             "model": model,
+            "effort": effort,
+            "min_rate_limit_left": min_rate_limit_left,
             "owner_session_id": owner_session_id,
             "last_review": None,
             "last_verdict": None,
@@ -117,6 +161,13 @@ def apply_plan(
     state["token_usage"] = {phase: empty_usage() for phase in PHASES}
     bucket = state["token_usage"]["plan"]
     bucket.update({"input": usage.input, "cached": usage.cached, "output": usage.output, "calls": calls})
+
+
+def new_run_id() -> str:
+    """A fresh run id, made before the plan's call so its events.jsonl lines name the run they start."""
+    import uuid
+
+    return uuid.uuid4().hex
 
 
 def apply_review(

@@ -111,7 +111,19 @@ def m003_plan_tree_and_verdict_errors(state: State) -> State:
     return state
 
 
-MIGRATIONS: list[Callable[[State], State]] = [m001_budget_fields, m002_bridge_fields, m003_plan_tree_and_verdict_errors]
+def m004_effort_and_rate_limit_floor(state: State) -> State:
+    """The reasoning effort the run asks Codex for, and the share of a Codex rate-limit window it keeps free."""
+    state.setdefault("effort", None)
+    state.setdefault("min_rate_limit_left", None)
+    return state
+
+
+MIGRATIONS: list[Callable[[State], State]] = [
+    m001_budget_fields,
+    m002_bridge_fields,
+    m003_plan_tree_and_verdict_errors,
+    m004_effort_and_rate_limit_floor,
+]
 CURRENT_VERSION = len(MIGRATIONS)
 
 

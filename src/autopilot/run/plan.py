@@ -67,8 +67,14 @@ def plan(
     backend: str | None = None,
     session_id: str | None = None,
     cwd: str | None = None,
+    effort: str | None = None,
+    min_rate_limit_left: float | None = None,
 ) -> dict[str, Any]:
-    """Plan ``goal`` with Codex, write the plan file and reset the run; returns the new run."""
+    """Plan ``goal`` with Codex, write the plan file and reset the run; returns the new run.
+
+    The run keeps ``model`` and ``effort`` as given (flag, environment, the config's own; a phase's
+    settings in the config apply per call) and ``min_rate_limit_left`` (flag, else the config's).
+    """
     goal = (goal or "").strip()
     if not goal:
         raise BridgeError("the goal is empty", hint='say what you want done: codex-bridge plan --goal "..."')
@@ -104,6 +110,10 @@ def plan(
         )
     )
     chosen_model = config.resolve_model(model, None, cfg)
+    run_effort = config.resolve_effort(effort, None, cfg)
+    floor_raw = min_rate_limit_left if min_rate_limit_left is not None else cfg.get("min_rate_limit_left")
+    floor = config.percent("--min-rate-limit-left", floor_raw) if floor_raw is not None else None
+    run_id = loop.new_run_id()
     previous = ws.store.load()
     if previous.get("status") == loop.RUNNING:
         say(f"replacing the running run ({redactor(str(previous.get('goal')))!r}); its spend stays in events.jsonl")
@@ -113,7 +123,10 @@ def plan(
         text,
         None,  # a failed plan is in events.jsonl; the run that is there now is not touched by it
         backend=backend,
-        model=chosen_model,
+        model=model,
+        effort=effort,
+        run_id=run_id,
+        min_rate_limit_left=floor,
         budget_usd=budget_usd,
         what=f"to plan: {goal[:80]}",
         check=loop.check_plan,
@@ -132,6 +145,7 @@ def plan(
     with ws.store.transaction() as s:
         loop.apply_plan(
             s,
+            run_id=run_id,
             goal=goal,
             plan=plan,
             plan_path=str(rel),
@@ -147,10 +161,14 @@ def plan(
             usage=answer.usage,
             usd=answer.usd,
             calls=answer.calls,
+            effort=run_effort,
+            min_rate_limit_left=floor,
         )
         loop.note_unknown_model(s, answer.unknown_model)
         state = dict(s)
     say(f"planned {len(plan['tasks'])} tasks; wrote {rel}")
+    if floor is not None and answer.backend != "codex-cli":
+        say("--min-rate-limit-left holds back codex-cli calls only (the openai backend spends no Codex plan window)")
     return {
         "status": state["status"],
         "goal": goal,
@@ -163,6 +181,9 @@ def plan(
         "plan_usd": answer.usd,
         "backend": answer.backend,
         "model": chosen_model,
+        "effort": run_effort,
+        "min_rate_limit_left": floor,
+        "run_id": run_id,
         "conversation_id": answer.conversation_id,
         "owner_session_id": owner,
     }

@@ -77,7 +77,12 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
 
 
 def review(
-    *, backend: str | None = None, model: str | None = None, cwd: str | None = None, deadline: float | None = None
+    *,
+    backend: str | None = None,
+    model: str | None = None,
+    effort: str | None = None,
+    cwd: str | None = None,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
     """Review the current diff and record it; returns the review (``skipped`` when nothing changed).
 
@@ -139,6 +144,7 @@ def review(
         state,
         backend=backend,
         model=model,
+        effort=effort,
         deadline=deadline,
         what=f"to review {facts['files']} changed files against {task['id']}",
         record=record,

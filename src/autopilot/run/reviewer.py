@@ -99,13 +99,17 @@ def ask(
     deadline: float,
     remaining_usd: float,
     check: Check | None = None,
+    effort: str | None = None,
+    run_id: str | None = None,
 ) -> Answer:
     """Ask Codex for the phase's JSON; one corrective retry, then an InfraError of kind ``schema``.
 
     ``deadline`` (a ``time.monotonic()`` value) bounds the whole exchange, the corrective retry and
-    every backend retry included: past it the exchange fails as a ``timeout``.
+    every backend retry included: past it the exchange fails as a ``timeout``. Every call is one line
+    of events.jsonl carrying ``run_id`` (the run it is charged to), the model and the effort asked for.
     """
     output_schema, schema_path = schema(phase)
+    call = {"phase": phase, "backend": backend.name, "effort": effort, "run_id": run_id}
     table = price_table()
     total, usd, calls, unknown = Usage(), 0.0, 0, None
     for attempt in (1, 2):
@@ -126,14 +130,13 @@ def ask(
                 model=model,
                 cwd=cwd,
                 timeout=deadline - started,
+                effort=effort,
             )
         except InfraError as exc:
             used = exc.usage if isinstance(exc.usage, Usage) else Usage()
             cost, known = charge_budget(model, used, table)
             unknown = unknown or (None if known else (model or "(codex default)"))
-            _event(
-                store, phase, backend.name, model, started, used, cost, f"error:{exc.kind}", conversation_id, attempt
-            )
+            _event(store, call, model, started, used, cost, f"error:{exc.kind}", conversation_id, attempt)
             exc.usage, exc.usd, exc.calls = total + used, add_usd(usd, cost), calls + 1
             raise
         calls += 1
@@ -145,8 +148,7 @@ def ask(
         data, problem = _problem(reply.text, output_schema, check)
         _event(
             store,
-            phase,
-            backend.name,
+            call,
             reply.model or model,
             started,
             reply.usage,
@@ -179,8 +181,7 @@ def ask(
 
 def _event(
     store: Store,
-    phase: str,
-    backend: str,
+    call: dict[str, str | None],
     model: str | None,
     started: float,
     used: Usage,
@@ -191,8 +192,7 @@ def _event(
 ) -> None:
     store.append_event(
         {
-            "phase": phase,
-            "backend": backend,
+            **call,
             "model": model,
             "attempt": attempt,
             "latency_ms": int((time.monotonic() - started) * 1000),

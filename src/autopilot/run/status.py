@@ -11,6 +11,7 @@ STOPPED_BUDGET = "stopped_budget"
 STOPPED_ITERATION_LIMIT = "stopped_iteration_limit"
 PAUSED_REVIEWER_UNAVAILABLE = "paused_reviewer_unavailable"
 PAUSED_BLOCK_CAP = "paused_block_cap"
+PAUSED_RATE_LIMIT = "paused_rate_limit"  # a Codex rate-limit window fell below the run's min_rate_limit_left
 
 ALL = (
     IDLE,
@@ -21,6 +22,7 @@ ALL = (
     STOPPED_ITERATION_LIMIT,
     PAUSED_REVIEWER_UNAVAILABLE,
     PAUSED_BLOCK_CAP,
+    PAUSED_RATE_LIMIT,
 )
-PAUSED = (PAUSED_REVIEWER_UNAVAILABLE, PAUSED_BLOCK_CAP)
+PAUSED = (PAUSED_REVIEWER_UNAVAILABLE, PAUSED_BLOCK_CAP, PAUSED_RATE_LIMIT)
 RESUMABLE = (*PAUSED, STOPPED_BUDGET, STOPPED_ITERATION_LIMIT)  # what `resume` continues

@@ -26,6 +26,7 @@ def decide(
     last_message: str | None = None,
     backend: str | None = None,
     model: str | None = None,
+    effort: str | None = None,
     cwd: str | None = None,
     deadline: float | None = None,
 ) -> dict[str, Any]:
@@ -128,6 +129,7 @@ def decide(
         state,
         backend=backend,
         model=model,
+        effort=effort,
         deadline=deadline,
         what=f"for a verdict on {task['id']} (iteration {state['iteration'] + 1})",
         check=loop.verdict_check(state),

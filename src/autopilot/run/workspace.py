@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from autopilot import git
-from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.errors import BridgeError, BudgetExhausted, InfraError, RateLimitLow
 from autopilot.run import loop
 from autopilot.run.state import State, Store
 
@@ -63,6 +63,9 @@ class Workspace:
         budget_usd: float | None = None,
         check: Check | None = None,
         deadline: float | None = None,
+        effort: str | None = None,
+        run_id: str | None = None,
+        min_rate_limit_left: float | None = None,
     ) -> R:
         """Ask Codex for ``phase``'s JSON about the run in ``state`` (None: a new plan, no run yet), then
         ``record(answer)`` (charge and apply it) and return what that returns.
@@ -74,6 +77,10 @@ class Workspace:
         A failure is recorded in the run (and what it consumed charged once) before it is raised; a
         plan's failure touches no run (it is in events.jsonl). ``deadline`` (``time.monotonic()``)
         bounds waiting for the slot and the whole exchange; default: now + AUTOPILOT_TIMEOUT.
+        ``model`` and ``effort`` are the flags (None: the environment, the config's phase settings, the
+        run's own); every call is logged with ``run_id`` (a plan's: the run it is about to create).
+        Before the call, a Codex rate-limit window with less than the run's ``min_rate_limit_left`` percent
+        left (a plan's: ``min_rate_limit_left``) pauses the run instead (:meth:`guard_rate_limit`).
         """
         import time
 
@@ -84,21 +91,29 @@ class Workspace:
         if deadline is None:
             deadline = time.monotonic() + self.timeout()
         chosen = self.backend(backend, state)
+        run = state or {}
+        # Resolved before anything happens: a bad AUTOPILOT_EFFORT is bad input, and nothing changes.
+        chosen_model = config.resolve_model(model, run.get("model"), self.config, phase)
+        chosen_effort = config.resolve_effort(effort, run.get("effort"), self.config, phase)
         try:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
                 if state is not None:
                     current = self.guard_budget(phase, state.get("run_id"))
                     remaining = current["budget_usd"] - current["budget_used_usd"]
+                    self.guard_rate_limit(phase, chosen.name, current.get("min_rate_limit_left"), current)
                 else:
                     remaining = float(budget_usd or 0)
+                    self.guard_rate_limit(phase, chosen.name, min_rate_limit_left, None)
                 say(f"asking Codex ({chosen.name}) {what}")
                 answer = reviewer.ask(
                     self.store,
                     phase,
                     text,
                     backend=chosen,
-                    model=config.resolve_model(model, (state or {}).get("model"), self.config),
+                    model=chosen_model,
+                    effort=chosen_effort,
+                    run_id=run.get("run_id") if state is not None else run_id,
                     conversation_id=self.conversation_for(chosen, state) if state else None,
                     cwd=self.root,
                     deadline=deadline,
@@ -137,6 +152,37 @@ class Workspace:
             f"the run's budget is spent (${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}); "
             f"no {phase} call was made",
             hint="raise it with `codex-bridge budget set USD` then `codex-bridge resume`, or re-plan",
+        )
+
+    def guard_rate_limit(self, phase: str, backend: str, floor: float | None, state: State | None) -> None:
+        """Refuse the call when one of Codex's rate-limit windows has less than ``floor`` percent left, as its
+        rollouts last recorded it; a running run becomes paused_rate_limit, saying when the window resets.
+
+        Only the codex-cli backend spends the windows of the user's Codex plan (the Responses API bills an
+        API key instead), so only its calls are held back.
+        """
+        if floor is None or backend != "codex-cli":
+            return
+        from autopilot.codex import ratelimits
+        from autopilot.run import status
+
+        found = ratelimits.short_window(ratelimits.latest(), float(floor))
+        if found is None:
+            return
+        name, window = found
+        when = ratelimits.until(window["resets_at_unix"])
+        reason = (
+            f"Codex's {name} window has {window['left_percent']:g}% left, under the {float(floor):g}% this run keeps "
+            f"free" + (f"; it resets at {window['resets_at'][:16].replace('T', ' ')} UTC ({when})" if when else "")
+        )
+        if state is None:
+            raise RateLimitLow(f"no plan was asked for: {reason}", hint="plan again once the window has reset")
+        with self.store.transaction() as s:
+            if s.get("run_id") == state.get("run_id") and s["status"] == status.RUNNING:
+                s.update(status=status.PAUSED_RATE_LIMIT, stop_reason=reason, consecutive_blocks=0)
+        raise RateLimitLow(
+            f"the autopilot run paused before its {phase} call: {reason}",
+            hint="once it has reset, `/autopilot resume` (or `codex-bridge resume`) continues the run",
         )
 
     def record_failure(self, phase: str, exc: BridgeError, run_id: str | None) -> None:

@@ -16,6 +16,8 @@ A step is a plain dict (so scripts can be JSON files):
     {"drip": 1.0, ...}                            send the body one byte a second
     {"drop": true}                                close the connection without an answer
     {"failed": {"code", "message"}}               a streamed ``response.failed``
+    {"headers": {"name": "value"}, ...}          extra response headers (e.g. Codex's rate-limit
+                                                  ``x-codex-primary-used-percent``, see with_headers)
 """
 
 from __future__ import annotations
@@ -88,6 +90,25 @@ def delay(step: Step, seconds: float) -> Step:
     return {**step, "delay": seconds}
 
 
+def with_headers(step: Step, headers: dict[str, str]) -> Step:
+    """The same step, answered with extra HTTP response headers (Codex records ``x-codex-*`` rate limits)."""
+    return {**step, "headers": {**step.get("headers", {}), **headers}}
+
+
+def rate_limit_headers(
+    primary_used: float, secondary_used: float, *, primary_reset: int, secondary_reset: int
+) -> dict[str, str]:
+    """The rate-limit headers the Codex service sends: a 5-hour (primary) and a weekly (secondary) window."""
+    return {
+        "x-codex-primary-used-percent": str(primary_used),
+        "x-codex-primary-window-minutes": "300",
+        "x-codex-primary-reset-at": str(primary_reset),
+        "x-codex-secondary-used-percent": str(secondary_used),
+        "x-codex-secondary-window-minutes": "10080",
+        "x-codex-secondary-reset-at": str(secondary_reset),
+    }
+
+
 def drip(step: Step, seconds_per_byte: float) -> Step:
     """The same step, its body sent one byte every ``seconds_per_byte`` (no read ever times out)."""
     return {**step, "drip": seconds_per_byte}
@@ -100,10 +121,19 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # quiet: tests read .requests instead
         pass
 
-    def _send(self, status: int, body: bytes, ctype: str = "application/json", drip: float = 0.0) -> None:
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        ctype: str = "application/json",
+        drip: float = 0.0,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("content-type", ctype)
         self.send_header("content-length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
         self.end_headers()
         write_body(self, body, drip)
 
@@ -127,15 +157,16 @@ class _Handler(BaseHTTPRequestHandler):
         step, rid = self.server.owner._next(body, dict(self.headers))
         if delay_or_drop(self, step):
             return
+        extra = step.get("headers")
         if "status" in step:
-            self._send(int(step["status"]), json.dumps({"error": step.get("error", {})}).encode())
+            self._send(int(step["status"]), json.dumps({"error": step.get("error", {})}).encode(), headers=extra)
             return
         response = self.server.owner._response(step, rid, body)
         drip = float(step.get("drip") or 0)
         if body.get("stream"):
-            self._send(200, _sse(response, step), "text/event-stream", drip)
+            self._send(200, _sse(response, step), "text/event-stream", drip, extra)
         else:
-            self._send(200, json.dumps(response).encode(), drip=drip)
+            self._send(200, json.dumps(response).encode(), drip=drip, headers=extra)
 
 
 def _sse(response: dict[str, Any], step: Step) -> bytes:

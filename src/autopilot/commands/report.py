@@ -1,0 +1,36 @@
+"""codex-bridge report: what Codex cost, by day, run, model or phase, from every run's events.jsonl."""
+
+from __future__ import annotations
+
+import argparse
+
+from autopilot.output import emit
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "report",
+        help="Codex spend and tokens by day, run, model or phase, from every run's events.jsonl",
+        description="Add up every model call logged under $AUTOPILOT_HOME/runs (plans, reviews, verdicts; failed "
+        "calls and corrective retries included) by day, run, model or phase, and check each current run's calls "
+        "against its state.json totals (tokens and USD). Input tokens include cached input, which is also "
+        "shown apart. Unreadable lines are counted and skipped.",
+    )
+    p.add_argument("--since", metavar="DATE", help="only calls at or after DATE (YYYY-MM-DD or an ISO time; UTC)")
+    p.add_argument(
+        "--by", choices=["day", "run", "model", "phase"], default="day", help="how to group the calls (default: day)"
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report: a table, or JSON with --json."""
+    from autopilot.run.report import report, table
+
+    result = report(by=args.by, since=args.since)
+    if args.json:
+        emit(result)
+    else:
+        print("\n".join(table(result)))
+    return 0
