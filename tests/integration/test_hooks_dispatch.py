@@ -152,6 +152,7 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         "autopilot.cli",
         "autopilot.digest",
         "autopilot.errors",
+        "autopilot.fastjson",
         "autopilot.git",
         "autopilot.hooks",
         "autopilot.memory",

@@ -17,7 +17,7 @@ from autopilot import cli, commands
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "autopilot"
 # Lowest first. A unit may import its own modules and any unit of a lower layer, never a higher one.
 LAYERS = [
-    {"redact", "digest", "clipboard", "output", "scripted"},  # leaves: no bridge imports
+    {"redact", "digest", "clipboard", "output", "scripted", "fastjson"},  # leaves: no bridge imports
     {"errors", "paths", "fsutil"},
     {"config", "git"},
     {"codex"},  # Codex's own formats and files

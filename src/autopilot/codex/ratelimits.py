@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import time
 
+from autopilot.fastjson import parse_json
+
 TYPE_CHECKING = False  # typing and pathlib cost milliseconds to import; this idiom keeps them off this path
 if TYPE_CHECKING:
     from pathlib import Path
@@ -123,10 +125,12 @@ def _newest_record(path: str) -> dict[str, Any] | None:
             stop = tail.find(b"\n", hit)
             line, end = tail[start : stop if stop >= 0 else len(tail)], start
             try:
-                event = _loads(line.decode("utf-8", "replace"))
+                event = parse_json(line.decode("utf-8", "replace"))
             except ValueError:
                 continue  # a torn or damaged line: the one before may be whole
-            payload = event.get("payload") if isinstance(event, dict) else None
+            if not isinstance(event, dict):
+                continue
+            payload = event.get("payload")
             if not isinstance(payload, dict) or payload.get("type") != "token_count":
                 continue  # the words in some other event's text
             limits = payload.get("rate_limits")
@@ -229,29 +233,3 @@ def window_text(key: str, window: dict[str, Any], now: float | None = None) -> s
     resets = window.get("resets_at")
     when = f", resets {resets[:16].replace('T', ' ')} UTC ({until(window['resets_at_unix'], now)})" if resets else ""
     return f"{name} window: {window['left_percent']:g}% left{when}"
-
-
-def _loads(text: str) -> Any:
-    """``json.loads`` through the C scanner json itself uses (no ``re``); the same as hooks.parse_json."""
-    try:
-        from _json import make_scanner
-    except ImportError:
-        import json
-
-        return json.loads(text)
-    try:
-        value, _end = make_scanner(_ScanContext())(text.strip(), 0)  # type: ignore[arg-type]
-    except StopIteration:
-        raise ValueError("not JSON") from None
-    return value
-
-
-class _ScanContext:
-    """The settings json.JSONDecoder gives its scanner, as plain attributes."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = float

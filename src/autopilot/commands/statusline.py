@@ -73,7 +73,8 @@ def respond(argv: list[str]) -> int:
 
 def segment(raw: str) -> str:
     """The segment for the status-line JSON ``raw`` ('' when no run is active there)."""
-    from autopilot.hooks import parse_json, run_dir_of
+    from autopilot.fastjson import parse_json
+    from autopilot.hooks import run_dir_of
 
     try:
         data = parse_json(raw) if raw.strip() else None

@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import sys
 
+from autopilot.fastjson import parse_json as parse_json  # re-exported: tests use hooks.parse_json
+
 TYPE_CHECKING = False  # see below: `typing` stays off the hot path
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
@@ -155,35 +157,6 @@ def untrusted(event: str, data: object) -> str | None:
     if data.get("hook_event_name") not in (None, EVENT_OF.get(event, event)):
         return f"it is a {data['hook_event_name']} event, not {event}"
     return None
-
-
-def parse_json(raw: str) -> object:
-    """``json.loads(raw)`` without importing the json package (falls back to it where ``_json`` is missing)."""
-    try:
-        from _json import make_scanner
-    except ImportError:
-        import json
-
-        return json.loads(raw)
-    text = raw.strip()
-    try:
-        value, end = make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
-    except StopIteration:
-        raise ValueError("not JSON") from None
-    if end != len(text):
-        raise ValueError("extra data after the JSON value")
-    return value
-
-
-class _ScanContext:
-    """The settings json.JSONDecoder gives its scanner, as plain attributes."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = float  # NaN, Infinity, -Infinity
 
 
 def dispatch(event: str, data: Json) -> Json | None:

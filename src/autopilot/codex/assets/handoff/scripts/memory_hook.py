@@ -15,7 +15,7 @@ codex` reads it from the rollout; coverage says so until then).
 
 Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on the
 same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names),
-``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is ``autopilot.hooks.parse_json``.
+``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is ``autopilot.fastjson.parse_json``.
 """
 
 import os
@@ -136,7 +136,7 @@ class _ScanContext:
 
 
 def loads(raw: str) -> object:
-    """``json.loads(raw)`` with the C scanner alone (``autopilot.hooks.parse_json``)."""
+    """``json.loads(raw)`` with the C scanner alone (``autopilot.fastjson.parse_json``)."""
     if make_scanner is None:
         import json
 
