@@ -110,3 +110,23 @@ def test_handoff_typed_in_codexs_tui_records_the_session_without_a_model_request
         assert server.requests == []
     pointer = json.loads((paths.handoff_dir() / "codex-latest.json").read_text())
     assert "rollout-" in pointer["transcript_path"], shown
+
+
+def test_the_status_line_shows_the_run_in_claudes_tui(codex, git_repo, tmp_path, bridge, monkeypatch):
+    """After `setup --statusline`, Claude Code renders the run's segment: task id, iteration and spend."""
+    from autopilot.run.state import Store
+
+    codex.push("plan", reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test", "--budget", "3")[0] == 0
+    with Store(git_repo).transaction() as s:
+        s.update(budget_used_usd=0.42, iteration=2)
+    home = tmp_path / "home"
+    tui.claude_home(home, git_repo)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    code, out, err = bridge("setup", "--statusline")
+    assert code == 0, err
+    with MessagesServer([text("unused")]) as server:
+        env = {**claude_env(home, server), "ANTHROPIC_API_KEY": "sk-test"}
+        with tui.session([str(agent_bin("claude")), *tui.plugin_args()], git_repo, env, tmp_path) as screen:
+            shown = screen.wait_for(lambda s: "autopilot ▶" in s, 90, "the status-line segment")
+    assert "autopilot ▶ T1 2/20 · $0.42/$3.00 · codex waiting" in shown

@@ -99,3 +99,25 @@ def test_setup_adds_it_to_claudes_status_line_keeping_the_users_own(bridge, isol
         "model": "opus",
         "statusLine": {"type": "command", "command": "echo mine"},
     }
+
+
+def test_a_nearly_used_codex_window_shows_on_codex_runs(planned, bridge, isolated_homes):
+    """On the codex-cli backend, a 5-hour window with under 20 % left is shown; a roomy one is not."""
+    import time as clock
+
+    day = isolated_homes / "codex" / "sessions" / clock.strftime("%Y/%m/%d")
+    day.mkdir(parents=True)
+    rollout = day / "rollout-2026-12-01T00-00-00-01a2300a-0000-7000-8000-000000000001.jsonl"
+
+    def record(used: float) -> None:
+        limits = {"primary": {"used_percent": used, "window_minutes": 300, "resets_at": int(clock.time()) + 3600}}
+        rollout.write_text(
+            json.dumps({"type": "event_msg", "payload": {"type": "token_count", "rate_limits": limits}}) + "\n"
+        )
+
+    with Store(planned).transaction() as s:
+        s["backend"] = "codex-cli"
+    record(50.0)
+    assert "left" not in line(bridge, planned)
+    record(88.0)
+    assert line(bridge, planned).rstrip().endswith("· 5-hour 12% left")

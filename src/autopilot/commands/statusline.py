@@ -37,6 +37,7 @@ SHOWN = (
     "stopped_budget",
     "stopped_iteration_limit",
 )
+NEAR_LIMIT = 20.0  # percent left in a Codex rate-limit window below which the status line shows it
 PAUSED_WORDS = {
     "paused_reviewer_unavailable": "paused: reviewer unavailable",
     "paused_block_cap": "paused: block cap",
@@ -108,7 +109,21 @@ def render(state: dict[str, Any], run: str) -> str:
         return " · ".join(p for p in (f"autopilot ⏸ {PAUSED_WORDS.get(status, status)}", spend, how) if p)
     task = (state.get("current_task") or {}).get("id") or "?"
     where = f"{task} {state.get('iteration', 0)}/{state.get('max_iterations', '?')}"
-    return " · ".join(("autopilot ▶ " + where, spend, "codex " + reviewer_state(state, run)))
+    parts = ["autopilot ▶ " + where, spend, "codex " + reviewer_state(state, run)]
+    if state.get("backend") == "codex-cli":
+        parts += near_limit()
+    return " · ".join(parts)
+
+
+def near_limit() -> list[str]:
+    """``5-hour 12% left`` when a Codex plan window is nearly used up (under NEAR_LIMIT percent left)."""
+    from autopilot.codex import ratelimits
+
+    try:
+        short = ratelimits.short_window(ratelimits.latest(), NEAR_LIMIT)
+    except Exception:  # unreadable rollouts must never break the status line
+        return []
+    return [f"{short[0]} {short[1]['left_percent']:g}% left"] if short else []
 
 
 def reviewer_state(state: dict[str, Any], run: str) -> str:
