@@ -88,10 +88,10 @@ def shim(plugin, env, *args, stdin="{}"):
 
 
 def test_autopilot_python_wins(plugin, env, tmp_path):
-    """AUTOPILOT_PYTHON is exec'd directly with -I -m autopilot and the arguments."""
+    """AUTOPILOT_PYTHON is exec'd directly, isolated, running the bridge's entry with the arguments."""
     py = fake_python(tmp_path / "mine" / "python")
     out = shim(plugin, {**env, "AUTOPILOT_PYTHON": str(py)}, "hook", "Stop").stdout.split("\n")
-    assert out[:6] == [str(py), "-I", "-m", "autopilot", "hook", "Stop"]
+    assert out[:6] == [str(py), "-I", "-c", "from autopilot.cli import entry; entry()", "hook", "Stop"]
 
 
 def test_venv_built_from_these_files_is_used(plugin, env):

@@ -114,6 +114,9 @@ def uninstall() -> dict[str, Any]:
     }
 
 
+# How a launcher runs the bridge: `-c`, not `-m autopilot` (runpy costs ~4 ms a call; the status line runs on
+# every render, bench/bench_statusline.py).
+RUN_BRIDGE = "-c 'from autopilot.cli import entry; entry()'"
 STATUSLINE_MARK = "statusline"  # the word our status-line command ends with (before any --with)
 
 
@@ -126,7 +129,7 @@ def _statusline_record() -> Path:
 
 
 def _ours(command: object) -> bool:
-    return isinstance(command, str) and f"-m autopilot {STATUSLINE_MARK}" in command
+    return isinstance(command, str) and f"{RUN_BRIDGE} {STATUSLINE_MARK}" in command
 
 
 def _load_settings(path: Path) -> dict[str, Any]:
@@ -153,7 +156,7 @@ def add_statusline() -> dict[str, Any]:
     path = _settings()
     settings = _load_settings(path)
     current = settings.get("statusLine")
-    command = f"{shlex.quote(sys.executable)} -I -m autopilot {STATUSLINE_MARK}"
+    command = f"{shlex.quote(sys.executable)} -I {RUN_BRIDGE} {STATUSLINE_MARK}"
     if isinstance(current, dict) and _ours(current.get("command")):
         return {"settings": str(path), "command": current.get("command"), "changed": False}
     if isinstance(current, dict) and current.get("type") == "command" and isinstance(current.get("command"), str):
@@ -235,7 +238,7 @@ def _write_launcher(folder: Path) -> dict[str, Any]:
         f'(the plugin rebuilds it), or run {SETUP_COMMAND} again" >&2\n'
         "  exit 1\n"
         "fi\n"
-        'exec "$py" -I -m autopilot "$@"\n'
+        f'exec "$py" -I {RUN_BRIDGE} "$@"\n'
     )
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LAUNCHER_NAME
