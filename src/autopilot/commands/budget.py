@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-
 from autopilot.errors import EXIT_BUDGET
 from autopilot.output import emit, say
+
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

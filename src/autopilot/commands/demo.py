@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -14,6 +13,10 @@ from typing import Any
 from autopilot import config, paths
 from autopilot.commands import backend_flags
 from autopilot.errors import BridgeError
+
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a test"
 PLAN: dict[str, Any] = {

@@ -9,7 +9,6 @@ skills, trust, whether it is current); the backend that would be chosen and why;
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -22,6 +21,10 @@ from autopilot import __version__, config, paths
 from autopilot.errors import EXIT_ERROR, BridgeError
 from autopilot.hooks import slash
 from autopilot.output import emit
+
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 # The oldest versions codex-autopilot works with, and why (README, "Supported versions").
 CLAUDE_FLOOR = (2, 1, 143)  # Stop-hook block cap semantics (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), plugin data, StopFailure

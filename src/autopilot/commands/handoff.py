@@ -8,7 +8,9 @@ its index). Each registers its actions here and runs them.
 
 from __future__ import annotations
 
-import argparse
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

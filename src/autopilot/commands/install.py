@@ -8,7 +8,6 @@ overwritten.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -18,6 +17,10 @@ from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.output import say
+
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 ASSETS = Path(__file__).resolve().parent.parent / "codex" / "assets"
 HOOK_SCRIPT = "scripts/handoff_hook.py"

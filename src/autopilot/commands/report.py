@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from autopilot.output import emit
+
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -3,7 +3,6 @@ is left of Codex's rate-limit windows; for people, or JSON with --json."""
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from autopilot.codex import ratelimits
@@ -11,6 +10,10 @@ from autopilot.errors import BridgeError
 from autopilot.output import emit
 from autopilot.run import loop, status
 from autopilot.run.state import State
+
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

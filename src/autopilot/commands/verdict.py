@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from autopilot.commands import backend_flags
 from autopilot.errors import BridgeError
 from autopilot.output import emit
+
+TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
