@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -191,6 +192,35 @@ def test_active_redacts_secrets(git_repo, bridge):
     hook(bridge, "UserPromptSubmit", git_repo, prompt="deploy with key AKIAABCDEFGHIJKLMNOP please")
     view = active(bridge, git_repo)
     assert "AKIAABCDEFGHIJKLMNOP" not in json.dumps(view) and view["redactions"]["total"] >= 1
+
+
+# --- search ------------------------------------------------------------------------------------------
+
+
+def search(bridge, repo: Path, query: str) -> dict:
+    code, out, err = bridge("-C", str(repo), "handoff", "search", query, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_search_finds_a_checkpoint_written_a_moment_ago(recorded, bridge):
+    """A checkpoint is searchable at once, labelled as a checkpoint of this session; a newer one replaces it."""
+    checkpoint(bridge, recorded, CHECKPOINT)
+    (hit,) = [r for r in search(bridge, recorded, "empty input crashes")["results"] if r["kind"] == "checkpoint"]
+    assert "unresolved: empty input crashes parse()" in hit["excerpt"] and hit["session"] == SESSION
+    checkpoint(bridge, recorded, {**CHECKPOINT, "unresolved": ["the lexer drops tabs"]})
+    texts = [r["excerpt"] for r in search(bridge, recorded, "lexer drops tabs")["results"] if r["kind"] == "checkpoint"]
+    assert texts and all("the lexer drops tabs" in t for t in texts)
+
+
+def test_search_does_not_show_another_worktrees_memory(recorded, bridge, tmp_path):
+    """A checkpoint recorded in one repository is not evidence in an unrelated one."""
+    checkpoint(bridge, recorded, CHECKPOINT)
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    code, out, err = bridge("-C", str(other), "handoff", "search", "empty input crashes", "--json")
+    assert code == 0, err
+    assert [r for r in json.loads(out)["results"] if r["kind"] == "checkpoint"] == []
 
 
 # --- recover -------------------------------------------------------------------------------------------

@@ -59,6 +59,10 @@ from autopilot.packets import store as packets
 from autopilot.paths import handoff_dir
 from autopilot.search import terms
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.sources.project import Project
+
 FILE = "evidence.sqlite3"
 TEXT_MAX = 4000
 LOCK_TIMEOUT_S = 120.0
@@ -573,3 +577,55 @@ def stats(db: sqlite3.Connection) -> dict[str, Any]:
         "bytes": index_path().stat().st_size if index_path().exists() else 0,
         "generation": _meta(db, "generation"),
     }
+
+
+def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
+    """Bring this worktree's active memory (checkpoints, observations) into the index; documents added.
+
+    Each session is one origin (``memory:<agent>:<session>:<worktree id>``), re-indexed whole when its logs
+    changed since the last sync (their sizes and times, kept in the index's meta table), so a search
+    sees what the hooks recorded and the agents checkpointed a moment ago.
+    """
+    from autopilot.memory import feed
+    from autopilot.memory.store import SessionStore, sessions_of
+
+    added = 0
+    for agent, session in sessions_of(project.worktree):
+        store = SessionStore(agent, session, project.worktree)
+        stamp = ",".join(_stamp(store.dir / name) for name in ("observations.jsonl", "checkpoints.jsonl"))
+        origin = f"memory:{agent}:{session}:{project.worktree_id}"
+        key = f"synced:{origin}"
+        with closing(_connect(index_path())) as db:
+            if _meta(db, key) == stamp:
+                continue
+        docs = [
+            {
+                **doc,
+                "kind": "checkpoint" if doc["kind"] == "memory.checkpoint" else "observation",
+                "role": doc["kind"],
+                "origin": origin,
+                "ref": f"{origin}:{doc['ref'].get('log')}:{doc['ref'].get('index')}",
+                "pointer": doc["ref"],
+                "repoId": project.repo_id,
+                "worktreeId": project.worktree_id,
+                "outcome": {"status": doc["outcome"]} if isinstance(doc.get("outcome"), str) else doc.get("outcome"),
+            }
+            for doc in feed.documents(store)
+            if str(doc.get("text") or "").strip()
+        ]
+        try:
+            added += add_documents(docs) if docs else remove_origin(origin)
+        except BridgeError as exc:
+            say(f"the active memory of {agent} session {session[:8]} was not indexed ({exc})", notes)
+            continue
+        with writer() as w:
+            _set_meta(w, key, stamp)
+    return added
+
+
+def _stamp(path: Path) -> str:
+    try:
+        info = path.stat()
+    except OSError:
+        return "-"
+    return f"{info.st_size}:{info.st_mtime_ns}"

@@ -86,6 +86,11 @@ def search(
     project = Project(cwd)
     here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
     notes = list(q.notes)
+    try:
+        index.open_index(notes=notes).close()  # made (or rebuilt) before the memory joins it
+        index.sync_memory(project, notes=notes)
+    except (OSError, sqlite3.DatabaseError) as exc:  # the packets' evidence still answers
+        notes.append(f"the active memory was not brought into the index ({exc})")
     for attempt in (1, 2):
         db = index.open_index(notes=notes)
         try:
