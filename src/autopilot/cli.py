@@ -48,6 +48,7 @@ COMMANDS = (
     "budget",
     "demo",
     "handoff",
+    "memory",
     "install",
     "setup",
     "hook",

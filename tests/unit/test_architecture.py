@@ -24,7 +24,9 @@ LAYERS = [
     {"backends", "transcripts"},  # Codex transports; transcript readers
     {"run", "sources"},  # the autopilot loop; read-only session sources
     {"packets"},
+    {"durable"},  # approved durable knowledge: candidates, decisions by a person, supersession
     {"hooks"},  # Claude Code's adapters: event -> operation -> hook JSON
+    {"dashboard"},  # the local web app: one API over the operations below, served on 127.0.0.1
     {"commands"},  # the CLI's adapters: arguments -> operation -> JSON (`hook EVENT` runs a hook)
     {"cli"},
     {"__main__"},
