@@ -1,7 +1,18 @@
-"""A run in words: the human summary `codex-bridge status` prints (and the dashboard shows), one fact per line."""
+"""A run for people and for pages: the lines `codex-bridge status` prints, and the same run as JSON.
+
+:func:`describe` is the human summary, one fact per line; :func:`summary` is the run's facts as
+JSON (``status --json --all`` and the dashboard's run list); :func:`report` adds the last
+review's findings, the last verdict's criteria and the newest calls from ``events.jsonl``
+(``status --json`` and the dashboard's run view). Reads only: nothing here changes a run, and
+files are read only from the run's own directory, whatever path state.json records.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+from pathlib import Path
 from typing import Any
 
 from autopilot.run import status
@@ -69,3 +80,139 @@ def describe(state: State) -> list[str]:
 def _position(tasks: list[dict[str, Any]], task: dict[str, Any]) -> str:
     ids = [t.get("id") for t in tasks]
     return f"{ids.index(task.get('id')) + 1} of {len(ids)}" if task.get("id") in ids else f"? of {len(ids)}"
+
+
+RUN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,40}-[0-9a-f]{12}")  # runs/<slug>-<hash12>, as paths.run_dir names them
+ARTIFACT = re.compile(r"(review|verdict|plan)-[0-9A-Za-z.:-]{1,80}\.json")
+EVENTS_TAIL_BYTES = 1 << 20  # the newest MiB of events.jsonl is read (thousands of calls)
+CALLS = 300  # the newest calls a report lists
+
+
+def summary(state: State) -> dict[str, Any]:
+    """A run's facts as JSON (what `status --json --all` lists and the dashboard shows for each run)."""
+    run_dir = state.get("run_dir")
+    base = {"run": os.path.basename(run_dir) if run_dir else None, "run_dir": run_dir, "status": state.get("status")}
+    if state.get("status") == "corrupt":  # all_runs() could not read it
+        return {**base, "error": state.get("error"), "exists": False, "resumable": False, "stoppable": False}
+    task = state.get("current_task") or None
+    tasks = (state.get("plan") or {}).get("tasks") or []
+    ids = [t.get("id") for t in tasks]
+    used, budget = float(state.get("budget_used_usd") or 0), float(state.get("budget_usd") or 0)
+    return {
+        **base,
+        "workspace": state.get("workspace"),
+        "exists": bool(state.get("plan")),
+        "goal": state.get("goal"),
+        "stop_reason": state.get("stop_reason"),
+        "task": None
+        if task is None
+        else {
+            "id": task.get("id"),
+            "title": task.get("title"),
+            "description": task.get("description"),
+            "acceptance": list(task.get("acceptance") or []),
+            "position": ids.index(task.get("id")) + 1 if task.get("id") in ids else None,
+            "of": len(ids),
+        },
+        "iteration": state.get("iteration", 0),
+        "max_iterations": state.get("max_iterations"),
+        "no_progress_streak": state.get("no_progress_streak", 0),
+        "no_progress_threshold": state.get("no_progress_threshold"),
+        "spend": {
+            "used_usd": used,
+            "budget_usd": budget,
+            "plan_usd": float(state.get("plan_usd") or 0),
+            "fraction": round(used / budget, 4) if budget > 0 else None,
+        },
+        "token_usage": state.get("token_usage"),
+        "backend": state.get("backend"),
+        "model": state.get("model"),
+        "owner_session_id": state.get("owner_session_id"),
+        "plan_path": state.get("plan_path"),
+        "last_review": state.get("last_review"),
+        "last_verdict": state.get("last_verdict"),
+        "last_error": state.get("last_error"),
+        "consecutive_errors": state.get("consecutive_errors", 0),
+        "unknown_models": state.get("unknown_models") or [],
+        "resumable": state.get("status") in status.RESUMABLE,
+        "stoppable": bool(state.get("plan")) and state.get("status") != status.IDLE,
+        "created_at": state.get("created_at"),
+        "updated_at": state.get("updated_at"),
+        "lines": describe(state),
+    }
+
+
+def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> dict[str, Any]:
+    """The newest ``limit`` model calls of a run from events.jsonl, oldest first; malformed lines are counted."""
+    path = Path(run_dir) / "events.jsonl"
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            start = max(0, size - EVENTS_TAIL_BYTES)
+            fh.seek(start)
+            data = fh.read()
+    except FileNotFoundError:
+        return {"calls": [], "total_read": 0, "malformed": 0, "older_not_read": False}
+    lines = data.split(b"\n")
+    if start > 0:
+        lines = lines[1:]  # the first is probably cut
+    events, malformed = [], 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+            if not isinstance(event, dict):
+                raise ValueError
+        except ValueError:
+            malformed += 1
+            continue
+        tokens = event["tokens"] if isinstance(event.get("tokens"), dict) else {}
+        events.append(
+            {
+                "ts": event.get("ts"),
+                "phase": event.get("phase"),
+                "outcome": event.get("outcome"),
+                "backend": event.get("backend"),
+                "model": event.get("model"),
+                "latency_ms": event.get("latency_ms"),
+                "usd": event.get("usd") if isinstance(event.get("usd"), (int, float)) else 0.0,
+                "tokens": {k: tokens.get(k, 0) for k in ("input", "cached", "output")},
+                "detail": event.get("detail"),
+            }
+        )
+    return {"calls": events[-limit:], "total_read": len(events), "malformed": malformed, "older_not_read": start > 0}
+
+
+def artifact(run_dir: str | os.PathLike[str], recorded: Any, kind: str) -> dict[str, Any] | None:
+    """The review, verdict or plan file a state field records, read only from the run's own directory."""
+    if not isinstance(recorded, str):
+        return None
+    name = os.path.basename(recorded)
+    if not ARTIFACT.fullmatch(name) or not name.startswith(kind + "-"):
+        return None
+    try:
+        data = json.loads((Path(run_dir) / name).read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def report(state: State) -> dict[str, Any]:
+    """One run in full: its summary, the last review's findings, the last verdict's criteria and its calls."""
+    facts = summary(state)
+    run_dir = state.get("run_dir")
+    if not run_dir or state.get("status") == "corrupt":
+        return {"summary": facts, "review": None, "verdict": None, "calls": calls(run_dir or "/nonexistent")}
+    review = artifact(run_dir, (state.get("last_review") or {}).get("review_path"), "review")
+    verdict = artifact(run_dir, (state.get("last_verdict") or {}).get("verdict_path"), "verdict")
+    return {
+        "summary": facts,
+        "review": None
+        if review is None
+        else {k: review.get(k) for k in ("decision", "summary", "issues", "task_id", "head_sha", "redactions")},
+        "verdict": None
+        if verdict is None
+        else {k: verdict.get(k) for k in ("decision", "reason", "next_task_id", "progressed", "criteria")},
+        "calls": calls(run_dir),
+    }
