@@ -49,6 +49,7 @@ COMMANDS = (
     "demo",
     "handoff",
     "memory",
+    "dashboard",
     "install",
     "setup",
     "hook",

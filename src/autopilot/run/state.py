@@ -295,19 +295,25 @@ class _Corrupt(Exception):
 def all_runs() -> list[State]:
     """Every run under ``$AUTOPILOT_HOME/runs``, each with its ``run_dir``."""
     root = paths.autopilot_home() / "runs"
-    runs: list[State] = []
     if not root.is_dir():
-        return runs
-    for entry in sorted(root.iterdir()):
-        path = entry / "state.json"
-        if not path.is_file():
-            continue
-        try:
-            data = json.loads(path.read_bytes())
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-            data, _ = migrate(data)
-        except (ValueError, TypeError) as exc:
-            data = {"status": "corrupt", "error": str(exc)}
-        runs.append({**data, "run_dir": str(entry)})
-    return runs
+        return []
+    found = (read_run(entry) for entry in sorted(root.iterdir()))
+    return [run for run in found if run is not None]
+
+
+def read_run(entry: Path) -> State | None:
+    """The run in directory ``entry`` (migrated in memory, never written), or None when it has no state.json.
+
+    A state.json that cannot be read comes back as ``{"status": "corrupt", "error": ...}``.
+    """
+    path = entry / "state.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        data, _ = migrate(data)
+    except (ValueError, TypeError) as exc:
+        data = {"status": "corrupt", "error": str(exc)}
+    return {**data, "run_dir": str(entry)}
