@@ -217,6 +217,7 @@ function drawChart(calls) {
     tip.textContent = `${when(c.ts)} ${c.phase} ${c.outcome}: ${usd(c.usd)}, ${tokens[i].toLocaleString()} tokens`;
     bar.append(tip);
     svg.append(bar);
+    if (list.length <= 30) label(x + step / 2, H - B + 14, c.phase || "?", "middle");
     points.push(`${x + step / 2},${y(tokens[i], maxTok)}`);
   });
   svg.append(s("polyline", { points: points.join(" "), class: "line" }));
@@ -269,7 +270,17 @@ function claimList(title, items, render) {
   if (!items || !items.length) return null;
   return h("div", {}, h("h4", { text: title }), h("ul", {}, items.map((i) => h("li", {}, render(i)))));
 }
-const refs = (c) => (c && c.refs && c.refs.length ? h("span", { class: "muted" }, " [", c.refs.join(", "), "]") : "");
+function goToEvidence(e, ref) {
+  const row = document.getElementById(`ev-${ref}`);
+  if (!row) return;
+  e.preventDefault();
+  row.closest("details").open = true;
+  row.scrollIntoView({ block: "center" });
+  row.classList.add("selected");
+}
+const refs = (c) => (c && c.refs && c.refs.length
+  ? h("span", { class: "muted" }, " [", c.refs.flatMap((r, i) => [i ? ", " : "", h("a", { href: `#ev-${r}`, text: r, onclick: (e) => goToEvidence(e, r) })]), "]")
+  : "");
 const quote = (text) => h("div", { class: "evidence", text: text ?? "" });
 
 function packetSummary(p) {
@@ -356,7 +367,7 @@ async function inspect(pid) {
     const work = c.completedWork || {};
     const un = c.unresolved || {};
     const body = clear($("inspect-body"));
-    body.append(
+    const parts = [
       h("p", {}, h("span", { class: "ok", text: "verified" }), ` (packet hash, evidence index). ${res.importable ? "Importable." : res.importNote}`),
       h("dl", {},
         h("dt", { text: "Source" }), h("dd", { text: `${src.agent} ${src.agentVersion || ""}, session ${src.threadId || src.sessionId}, events ${(src.eventRange || {}).first}–${(src.eventRange || {}).last}` }),
@@ -377,7 +388,8 @@ async function inspect(pid) {
       claimList("Blockers", un.blockers, (b) => h("span", {}, quote(b.text || b.error || JSON.stringify(b)), refs(b))),
       claimList("Hypotheses (inferences)", un.hypotheses, (x) => h("span", {}, quote(x.text), refs(x))),
       driftView(res.driftNow),
-      evidenceTable(c, res.evidenceIndex));
+      evidenceTable(c, res.evidenceIndex)];
+    body.append(...parts.filter(Boolean));
     $("import-to").value = (c.destination || {}).agent || "codex";
     clear($("import-result"));
     say("");
@@ -486,8 +498,8 @@ async function loadDurable() {
     if (r.status === "candidate") actions.push(h("button", { type: "button", class: "approve primary", disabled: !ui.approvals, onclick: () => decide("approve", r), text: "Approve", "aria-label": `Approve ${r.id}` }));
     if (r.status === "candidate" || r.status === "approved") actions.push(h("button", { type: "button", class: "revoke danger", disabled: !ui.approvals, onclick: () => decide("revoke", r), text: r.status === "candidate" ? "Reject" : "Revoke", "aria-label": `Revoke ${r.id}` }));
     body.append(h("tr", { id: `rule-${r.id}`, "data-rule": r.id },
-      h("td", {}, h("code", { text: r.id }), h("br"), h("span", { class: "muted", text: r.kind })),
-      h("td", {}, badge(r.status)), h("td", { text: r.text }),
+      h("td", {}, h("code", { class: "nowrap", text: r.id }), h("br"), h("span", { class: "muted", text: r.kind })),
+      h("td", {}, badge(r.status)), h("td", {}, r.text, r.why ? h("div", { class: "muted", text: `why: ${r.why}` }) : null),
       h("td", { text: `${r.proposed.by} (${r.proposed.channel}, ${when(r.proposed.at)})` }),
       h("td", { text: decided }), h("td", {}, links.flatMap((l, i) => (i ? [h("br"), l] : [l]))), h("td", {}, actions)));
   }
