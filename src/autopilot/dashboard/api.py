@@ -13,6 +13,7 @@ package lazily and, while it is not installed, answers ``{"available": false, "w
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -209,6 +210,11 @@ class Api:
             rows.append(row)
         rows.sort(key=lambda r: r.get("createdAt") or "", reverse=True)
         return {"packets": rows[:limit], "total": len(rows), "directory": str(packets.packets_dir())}
+
+    def warm(self) -> None:
+        """Read every packet's listing row once (at start, in a thread), so the first page load is fast too."""
+        with contextlib.suppress(OSError, BridgeError):  # the first real request will say what is wrong
+            self.packets(limit=0)
 
     def packet(self, packet_id: Any) -> dict[str, Any]:
         """A packet re-verified (``handoff inspect``), with git drift now when it is this worktree's."""

@@ -27,7 +27,9 @@ HOST = "127.0.0.1"
 
 def bind(port: int) -> socket.socket:
     """A listening TCP socket on 127.0.0.1:``port`` (0: any free port)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without
+    # it a keep-alive answer written in two parts waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((HOST, port))
@@ -60,6 +62,7 @@ def serve(project_dir: str | None, *, port: int = 0, open_browser: bool = True) 
         timeout_graceful_shutdown=3,
     )
     server = uvicorn.Server(config)
+    threading.Thread(target=api.warm, name="warm-packets", daemon=True).start()
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(guard.url(),)).start()
     try:
