@@ -148,16 +148,20 @@ def test_active_memory_says_what_is_missing(page, screens):
     driver.save_screenshot(str(screens / "6-active-memory.png"))
 
 
+def propose_and_open_approval(driver, rule: str, person: str) -> None:
+    """Propose ``rule`` in the Durable memory view, give the person's name and open the approval dialog."""
+    driver.find_element(By.ID, "tab-durable").click()
+    driver.find_element(By.ID, "propose-text").send_keys(rule)
+    driver.find_element(By.CSS_SELECTOR, "#propose-form button[type=submit]").click()
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rules button.approve"))
+    driver.find_element(By.ID, "person").send_keys(person)
+    driver.find_element(By.CSS_SELECTOR, "#rules button.approve").click()
+
+
 def test_approve_then_revoke_a_rule(page, screens):
     """A person proposes a rule, approves it by typing their name again, then revokes it with a reason."""
     driver, _ = page
-    driver.find_element(By.ID, "tab-durable").click()
-    driver.find_element(By.ID, "propose-text").send_keys("Never change the public API of parse().")
-    driver.find_element(By.ID, "propose-why").send_keys("callers outside this repository use it")
-    driver.find_element(By.CSS_SELECTOR, "#propose-form button[type=submit]").click()
-    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rules button.approve"))
-    driver.find_element(By.ID, "person").send_keys("Ada Lovelace")
-    driver.find_element(By.CSS_SELECTOR, "#rules button.approve").click()
+    propose_and_open_approval(driver, "Never change the public API of parse().", "Ada Lovelace")
     driver.find_element(By.ID, "confirm-name").send_keys("Ada Lovelace")
     driver.save_screenshot(str(screens / "7-durable-confirm.png"))
     driver.find_element(By.ID, "confirm-ok").click()
@@ -175,12 +179,7 @@ def test_approve_then_revoke_a_rule(page, screens):
 def test_a_wrong_confirmation_decides_nothing(page):
     """Typing a different name in the confirmation is refused and the rule stays a candidate."""
     driver, _ = page
-    driver.find_element(By.ID, "tab-durable").click()
-    driver.find_element(By.ID, "propose-text").send_keys("Keep commits small.")
-    driver.find_element(By.CSS_SELECTOR, "#propose-form button[type=submit]").click()
-    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rules button.approve"))
-    driver.find_element(By.ID, "person").send_keys("Ada")
-    driver.find_element(By.CSS_SELECTOR, "#rules button.approve").click()
+    propose_and_open_approval(driver, "Keep commits small.", "Ada")
     driver.find_element(By.ID, "confirm-name").send_keys("Mallory")
     driver.find_element(By.ID, "confirm-ok").click()
     text_in(driver, "status", "does not match")

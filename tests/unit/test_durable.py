@@ -231,3 +231,33 @@ def test_cli_approve_inside_an_agents_shell_is_refused_even_at_a_terminal():
     code, text = _at_terminal(["memory", "approve", rid], "Ada\nAda\n", {**_clean_env(), "CLAUDECODE": "1"})
     assert code == 1 and "CLAUDECODE is set" in text
     assert Log().view()["rules"][rid]["status"] == "candidate"
+
+
+def test_cli_propose_records_a_candidate_from_the_cli_channel(bridge):
+    """`memory propose` without a terminal records a candidate proposed through the cli channel; list shows it."""
+    code, out, err = bridge("memory", "propose", "--text", "Keep commits small.", "--why", "review is easier")
+    rule = json.loads(out)
+    assert code == 0, err
+    assert (rule["status"], rule["proposed"]["channel"], rule["why"]) == ("candidate", "cli", "review is easier")
+    listing = json.loads(bridge("memory", "list", "--status", "candidate")[1])
+    assert [r["id"] for r in listing["rules"]] == [rule["id"]] and listing["counts"]["candidate"] == 1
+
+
+def test_cli_propose_from_a_packets_constraint(bridge, git_repo):
+    """`memory propose --from-packet ID` takes the packet's constraint, with the packet and its evidence refs."""
+    from tests.support.claude_rows import Transcript
+    from tests.support.handoff_env import claude_session, work_session
+
+    claude_session(work_session(Transcript()), git_repo)
+    code, out, err = bridge(
+        "handoff", "export", "--from", "claude", "--session", Transcript().session, "--to", "codex", cwd=git_repo
+    )
+    pid = json.loads(out)["packet"]
+    code, out, err = bridge("memory", "propose", "--from-packet", pid)
+    rule = json.loads(out)
+    assert code == 0, err
+    assert (rule["text"], rule["source"]["packet"], rule["proposed"]["channel"]) == (
+        "Never change the public API of parse().",
+        pid,
+        "packet",
+    )

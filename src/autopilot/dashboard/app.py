@@ -78,6 +78,15 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
+async def _posted(request: Request, call: Callable[[dict[str, Any]], Any]) -> Response:
+    """Read the request's JSON body, then run ``call(body)`` like any other endpoint."""
+    try:
+        body = await _body(request)
+    except BridgeError as exc:
+        return _error(exc)
+    return await _call(call, body)
+
+
 def _page(name: str) -> bytes:
     return resources.files("autopilot.dashboard").joinpath("static", name).read_bytes()
 
@@ -109,11 +118,7 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
         return await _call(api.run, request.path_params["run"])
 
     async def stop(request: Request) -> Response:
-        try:
-            body = await _body(request)
-        except BridgeError as exc:
-            return _error(exc)
-        return await _call(api.stop, request.path_params["run"], body.get("reason"))
+        return await _posted(request, lambda b: api.stop(request.path_params["run"], b.get("reason")))
 
     async def resume(request: Request) -> Response:
         return await _call(api.resume, request.path_params["run"])
@@ -128,11 +133,10 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
         )
 
     async def export(request: Request) -> Response:
-        try:
-            b = await _body(request)
-        except BridgeError as exc:
-            return _error(exc)
-        return await _call(api.export, b.get("agent"), b.get("session"), b.get("to"), preview=b.get("preview") is True)
+        return await _posted(
+            request,
+            lambda b: api.export(b.get("agent"), b.get("session"), b.get("to"), preview=b.get("preview") is True),
+        )
 
     async def packet_list(request: Request) -> Response:
         return await _call(api.packets, limit=q(request, "limit", 200))
@@ -141,11 +145,8 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
         return await _call(api.packet, request.path_params["packet"])
 
     async def packet_import(request: Request) -> Response:
-        try:
-            b = await _body(request)
-        except BridgeError as exc:
-            return _error(exc)
-        return await _call(api.import_packet, request.path_params["packet"], b.get("to"), b.get("session"))
+        pid = request.path_params["packet"]
+        return await _posted(request, lambda b: api.import_packet(pid, b.get("to"), b.get("session")))
 
     async def active(request: Request) -> Response:
         return await _call(api.active_memory)
@@ -157,11 +158,7 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
         return await _call(api.durable_list, q(request, "status"))
 
     async def propose(request: Request) -> Response:
-        try:
-            b = await _body(request)
-        except BridgeError as exc:
-            return _error(exc)
-        return await _call(api.propose, b)
+        return await _posted(request, api.propose)
 
     def decision(action: str) -> Callable[[Request], Any]:
         async def decide(request: Request) -> Response:
@@ -170,11 +167,8 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
                     {"error": f"to {action}, a person uses the dashboard page (a script's token cannot decide)"},
                     status_code=403,
                 )
-            try:
-                b = await _body(request)
-            except BridgeError as exc:
-                return _error(exc)
-            return await _call(api.decide, action, request.path_params["rule"], b)
+            rule = request.path_params["rule"]
+            return await _posted(request, lambda b: api.decide(action, rule, b))
 
         return decide
 

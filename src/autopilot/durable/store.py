@@ -25,14 +25,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from autopilot import paths
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 from autopilot.packets import store as packets
 from autopilot.redact import redact
+from autopilot.run.state import held
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -185,14 +184,8 @@ class Log:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        try:
-            with filelock.FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT_S):
-                yield
-        except filelock.Timeout:
-            raise BridgeError(
-                f"another codex-bridge process has held {self.lock_path} for {LOCK_TIMEOUT_S:.0f}s",
-                hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
-            ) from None
+        with held(self.lock_path, LOCK_TIMEOUT_S):
+            yield
 
     def _lines(self) -> list[bytes]:
         try:

@@ -187,17 +187,9 @@ class Store:
     @contextmanager
     def lock(self) -> Iterator[None]:
         """Hold this run's lock (a separate .lock file) for the duration of the block."""
-        import filelock
-
         self.dir.mkdir(parents=True, exist_ok=True)
-        try:
-            with filelock.FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT_S):
-                yield
-        except filelock.Timeout:
-            raise BridgeError(
-                f"another codex-bridge process has held {self.lock_path} for {LOCK_TIMEOUT_S:.0f}s",
-                hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
-            ) from None
+        with held(self.lock_path):
+            yield
 
     @contextmanager
     def transaction(self) -> Iterator[State]:
@@ -286,6 +278,21 @@ class Store:
         line = json.dumps({"ts": now_iso(), **event}, sort_keys=True) + "\n"
         with open(self.dir / "events.jsonl", "a", encoding="utf-8") as fh:
             fh.write(line)
+
+
+@contextmanager
+def held(lock_path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the lock file ``lock_path`` for the block; another process holding it past ``timeout`` is an error."""
+    import filelock
+
+    try:
+        with filelock.FileLock(str(lock_path), timeout=timeout):
+            yield
+    except filelock.Timeout:
+        raise BridgeError(
+            f"another codex-bridge process has held {lock_path} for {timeout:.0f}s",
+            hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
+        ) from None
 
 
 class _Corrupt(Exception):
