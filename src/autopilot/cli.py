@@ -52,6 +52,8 @@ COMMANDS = (
     "dashboard",
     "install",
     "setup",
+    "doctor",
+    "statusline",
     "hook",
 )
 
@@ -91,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         from autopilot import hooks
 
         return _guarded(lambda: hooks.main(argv[1]))
+    if argv[:1] == ["statusline"]:  # runs on every status-line render: no argparse
+        from autopilot.commands import statusline
+
+        return statusline.respond(argv[1:])
     if argv in (["state"], ["-C", *argv[1:2], "state"]):
         from autopilot.commands import state
 

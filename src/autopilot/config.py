@@ -11,15 +11,18 @@ from autopilot import paths
 from autopilot.errors import BridgeError
 
 BACKENDS = ("codex-cli", "openai")
+NOTIFY = ("off", "bell", "os")  # how a run that ends or pauses tells the user (hooks.context.alert)
 KNOWN_KEYS = {
     "backend",
     "model",
+    "notify",
     "budget_usd",
     "max_iterations",
     "no_progress_threshold",
     "timeout_seconds",
     "max_diff_chars",
     "codex_bin",
+    "memory_inject_chars",  # the active memory's injection budget (memory/inject.py)
 }
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_DIFF_CHARS = 60_000
@@ -60,6 +63,8 @@ def load_config() -> dict[str, Any]:
         )
     if data.get("backend") not in (None, *BACKENDS):
         raise BridgeError(f"config {path}: backend must be one of {', '.join(BACKENDS)}")
+    if data.get("notify") not in (None, *NOTIFY):
+        raise BridgeError(f"config {path}: notify must be one of {', '.join(NOTIFY)}, not {data['notify']!r}")
     return data
 
 

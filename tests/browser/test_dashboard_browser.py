@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -130,21 +132,44 @@ def test_export_inspect_and_import_into_a_chosen_session(page, screens, isolated
     driver.save_screenshot(str(screens / "4-handover-import.png"))
 
 
-def test_search_says_it_is_not_available(page, screens):
-    """Until the evidence search lands, a search says plainly that it is not part of this build."""
-    driver, _ = page
+def test_search_finds_the_exported_evidence(page, screens, project):
+    """After an export, a search shows the packet's evidence with its freshness and pointer."""
+    driver, dash = page
+    status, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
+    assert status == 200
     driver.find_element(By.ID, "tab-passive").click()
     driver.find_element(By.ID, "search-q").send_keys("parse_header" + Keys.ENTER)
-    text_in(driver, "search-result", "Not available in this build.")
-    assert "issue 13" in driver.find_element(By.ID, "search-result").text
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#search-result .search-result"))
+    shown = driver.find_element(By.ID, "search-result").text
+    assert "I think the crash is probably in parse_header." in shown and written["packet"][:19] in shown
     driver.save_screenshot(str(screens / "5-passive-memory.png"))
 
 
-def test_active_memory_says_what_is_missing(page, screens):
-    """Until active memory lands, its view says what is missing."""
+def test_active_memory_shows_a_sessions_checkpoint(page, screens, bridge, project):
+    """A session's checkpoint appears with its objective, next action and unresolved work."""
     driver, _ = page
+    checkpoint = {
+        "objective": "Make the parser accept empty input.",
+        "next_action": "add a regression test for empty input",
+        "unresolved": ["parse('') still raises"],
+    }
+    code, _, err = bridge(
+        "handoff",
+        "checkpoint",
+        "--agent",
+        "claude",
+        "--session",
+        Transcript().session,
+        "--file",
+        "-",
+        stdin=json.dumps(checkpoint),
+        cwd=project,
+    )
+    assert code == 0, err
     driver.find_element(By.ID, "tab-active").click()
-    text_in(driver, "active", "Not available in this build.")
+    driver.execute_script("refresh()")
+    text_in(driver, "active", "add a regression test for empty input")
+    assert "parse('') still raises" in driver.find_element(By.ID, "active").text
     driver.save_screenshot(str(screens / "6-active-memory.png"))
 
 

@@ -41,11 +41,17 @@ def test_live_tool_session_reads_cleanly(tmp_path, claude):
 
 
 def test_live_compactions_give_the_newest_checkpoint(tmp_path, claude):
-    """After two real /compact runs and resumed prompts, the second summary is the checkpoint."""
+    """After two real /compact runs and resumed prompts the second summary is the checkpoint; older turns compacted."""
     answer = fresh("compact", tmp_path, claude)
     assert "SECOND-CHECKPOINT-END" in answer["checkpoint"]["text"]
     assert answer["lastPrompt"] == "What is left to do?"
-    assert {e["branch"] for e in answer["entries"]} == {"active"}
+    prompts = [(e["content"][0]["text"], e["branch"]) for e in answer["entries"] if e["role"] == "user"]
+    assert [p for p in prompts if not p[0].startswith("<")] == [
+        ("What is left to do?", "active"),
+        ("Add a second item to notes.md", "compacted"),
+        ("Start a TODO list in notes.md", "compacted"),
+    ]
+    assert answer["branches"]["nonLineageEntries"] == 0
 
 
 def test_live_subagent_transcript_is_found_and_read(tmp_path, claude):

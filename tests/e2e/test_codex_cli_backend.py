@@ -36,6 +36,7 @@ def usage(inp: int, cached: int, out: int) -> dict:
     return {"input_tokens": inp, "cached_tokens": cached, "output_tokens": out}
 
 
+@pytest.mark.smoke
 def test_plan_review_verdict_share_one_codex_thread(codex, git_repo, bridge):
     """Plan starts a Codex thread; review and verdict resume it; the thread id is the conversation id."""
     codex.push(reply_json(PLAN, usage(100, 0, 10)))

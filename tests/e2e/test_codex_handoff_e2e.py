@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from autopilot import paths
 from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
-from tests.support.agents import agent_bin, write_codex_config
+from tests.support.agents import agent_bin, codex_exec, write_codex_config
 
 pytestmark = pytest.mark.e2e
 
@@ -42,21 +41,6 @@ def install(bridge, *flags: str) -> dict:
     return json.loads(out)
 
 
-def codex_exec(cwd: Path, *args: str) -> list[dict]:
-    """Run the real `codex exec --json` to the end in ``cwd``; its events (asserting exit 0)."""
-    proc = subprocess.run(
-        [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-
-
 def thread_of(events: list[dict]) -> str:
     """The thread id codex reported."""
     return next(e["thread_id"] for e in events if e.get("type") == "thread.started")
@@ -78,6 +62,7 @@ def test_install_trust_is_confirmed_by_codex(srv, bridge):
     assert (trust["status"], trust["checkedWith"], trust["recorded"]) == ("trusted", str(agent_bin("codex")), True)
 
 
+@pytest.mark.smoke
 def test_handoff_is_caught_with_recorded_trust(srv, bridge, git_repo):
     """With the trust --trust recorded, `$handoff` writes the pointer and no model request is made."""
     install(bridge, "--trust")

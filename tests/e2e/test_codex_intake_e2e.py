@@ -21,6 +21,7 @@ def _codex_present():
     agent_bin("codex")
 
 
+@pytest.mark.smoke
 def test_exec_and_resume_rollout_reads_back_as_paired_evidence():
     """A real exec turn with a command and a patch, then exec resume, reads back paired and complete."""
     with rig() as r:

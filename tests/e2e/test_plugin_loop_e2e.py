@@ -50,6 +50,7 @@ def kind(stop_output: dict) -> str | None:
     return None
 
 
+@pytest.mark.smoke
 def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, bridge):
     """/autopilot plans; edits are reviewed; Stop continues Claude onto T2 with its criteria; then done."""
     codex.push("plan", reply_json(PLAN))
@@ -74,6 +75,7 @@ def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, 
     stops = run.hook_outputs("Stop")
     assert [kind(s) for s in stops] == ["continue", None]
     assert stops[1]["systemMessage"].startswith("codex-autopilot: done")
+    assert stops[1]["terminalSequence"].startswith("\x1b]9;codex-autopilot: done")  # the notification
     s = state_of(bridge, git_repo)
     assert (s["status"], s["iteration"], s["current_task"]["id"], s["owner_session_id"]) == (
         "done",
@@ -139,6 +141,7 @@ def test_codex_failing_never_holds_claude_more_than_twice(claude, codex, planned
     stops = run.hook_outputs("Stop")
     assert [kind(s) for s in stops] == ["continue", "continue", None]
     assert "paused" in stops[2]["systemMessage"] and "/autopilot resume" in stops[2]["systemMessage"]
+    assert stops[2]["terminalSequence"].startswith("\x1b]9;codex-autopilot: the autopilot run paused")
     s = state_of(bridge, repo)
     assert (s["status"], s["consecutive_errors"], s["iteration"]) == ("paused_reviewer_unavailable", 3, 0)
     code, out, _ = bridge("-C", str(repo), "status")
@@ -175,6 +178,7 @@ def test_nine_tasks_with_a_tool_each_reach_done_without_a_pause(claude, codex, g
     assert (s["status"], s["iteration"], s["current_task"]["id"]) == ("done", 9, "T9")
 
 
+@pytest.mark.smoke
 def test_stops_without_tools_pause_before_claude_codes_cap(claude, codex, planned_with_codex, tmp_path, bridge):
     """Claude keeps ending its turn without running a tool: the run blocks 7 times, then pauses itself before
     Claude Code's default cap of 8 would end the turn."""

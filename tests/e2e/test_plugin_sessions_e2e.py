@@ -60,6 +60,7 @@ def test_second_session_is_left_alone(claude, planned, tmp_path, bridge, monkeyp
     assert s["notices"] == [f"foreign-session:{run.session_id}"]
 
 
+@pytest.mark.smoke
 def test_handoff_writes_the_pointer_without_a_model_request(claude, git_repo, tmp_path, isolated_homes):
     """$handoff typed into the real claude records the pointer; the Messages server gets no request."""
     run = run_claude(claude, git_repo, "$handoff", [], tmp_path / "h")

@@ -51,6 +51,7 @@ def ran(run, skill: str) -> str:
     return first
 
 
+@pytest.mark.smoke
 def test_start_a_run(claude, codex, git_repo, tmp_path, bridge):
     """`/autopilot <goal>`: Codex plans, the run starts and belongs to this session, Claude gets the plan."""
     codex.push("plan", reply_json(PLAN))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -98,9 +99,13 @@ def test_handoff_typed_in_codexs_tui_records_the_session_without_a_model_request
             "FAKE_OPENAI_KEY": "scripted",
             "TERM": "xterm-256color",
         }
-        with tui.session([str(agent_bin("codex"))], git_repo, env, tmp_path) as screen:
+        # --no-daemon: the TUI would otherwise leave a shared app-server running after the test
+        with tui.session([str(agent_bin("codex")), "--no-daemon"], git_repo, env, tmp_path) as screen:
             screen.wait_for(lambda s: "Ask Codex to do anything" in s, 90, "Codex's prompt")
             screen.send("$handoff")
+            time.sleep(1.5)
+            if "Blocked by hook" not in screen.text():  # `$` opened the skill picker: its Enter took the skill
+                screen.press("Enter")
             shown = screen.wait_for(lambda s: "from-codex" in s, 60, "the handoff message")
         assert server.requests == []
     pointer = json.loads((paths.handoff_dir() / "codex-latest.json").read_text())

@@ -35,6 +35,16 @@ def hook_command() -> str:
     return shlex.quote(str(home() / "skills" / "handoff" / "scripts" / "handoff-hook"))
 
 
+def memory_command() -> str:
+    """The command install puts in hooks.json for the active memory's events."""
+    return shlex.quote(str(home() / "skills" / "handoff" / "scripts" / "memory-hook"))
+
+
+def memory_group(event: str) -> dict:
+    """The group install adds to ``event`` for the active memory."""
+    return {"hooks": [{"type": "command", "command": memory_command(), "timeout": 3 if event == "SessionEnd" else 10}]}
+
+
 def install(bridge, *flags: str) -> dict:
     """Run `install codex` in-process and return its JSON summary (asserting success)."""
     code, out, err = bridge("install", "codex", *flags)
@@ -58,8 +68,12 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def test_install_creates_hooks_json_in_the_format_codex_reads(bridge):
     """With no hooks.json, install writes one with a top-level "hooks" key and the command handler."""
     install(bridge)
+    ours = {"hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]}
     assert load_json(home() / "hooks.json") == {
-        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]}]}
+        "hooks": {
+            "UserPromptSubmit": [ours, memory_group("UserPromptSubmit")],
+            **{e: [memory_group(e)] for e in codex_hooks.MEMORY_EVENTS if e != "UserPromptSubmit"},
+        }
     }
 
 
@@ -68,12 +82,16 @@ def test_install_appends_after_unrelated_hooks(bridge):
     hooks_json(UNRELATED)
     summary = install(bridge)
     doc = load_json(home() / "hooks.json")
-    assert doc["description"] == "my hooks" and doc["hooks"]["Stop"] == UNRELATED["hooks"]["Stop"]
+    assert doc["description"] == "my hooks"
+    assert doc["hooks"]["Stop"] == [*UNRELATED["hooks"]["Stop"], memory_group("Stop")]
     assert doc["hooks"]["UserPromptSubmit"] == [
         *UNRELATED["hooks"]["UserPromptSubmit"],
         {"hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]},
+        memory_group("UserPromptSubmit"),
     ]
     assert summary["hook"]["position"] == [1, 0]
+    assert summary["memory"]["events"]["UserPromptSubmit"]["position"] == [2, 0]
+    assert summary["memory"]["events"]["Stop"]["key"].endswith("hooks.json:stop:1:0")
 
 
 def test_install_backs_up_hooks_json_before_changing_it(bridge):
@@ -198,8 +216,8 @@ def test_load_refuses_unknown_top_level_keys(tmp_path):
 # --- skills --------------------------------------------------------------------------------------------------
 
 
-def test_install_writes_both_skills_with_their_files(bridge):
-    """Both skills get SKILL.md, agents/openai.yaml, their scripts and an ownership marker."""
+def test_install_writes_the_skills_with_their_files(bridge):
+    """Each skill gets SKILL.md, agents/openai.yaml, its scripts and an ownership marker."""
     install(bridge)
     assert sorted(snapshot(home() / "skills")) == [
         "from-claude/.codex-autopilot.json",
@@ -208,11 +226,17 @@ def test_install_writes_both_skills_with_their_files(bridge):
         "from-claude/scripts/from-claude",
         "from-claude/scripts/from_claude.py",
         "from-claude/scripts/installed.json",
+        "handoff-import/.codex-autopilot.json",
+        "handoff-import/SKILL.md",
+        "handoff-import/agents/openai.yaml",
         "handoff/.codex-autopilot.json",
         "handoff/SKILL.md",
         "handoff/agents/openai.yaml",
         "handoff/scripts/handoff-hook",
         "handoff/scripts/handoff_hook.py",
+        "handoff/scripts/installed.json",
+        "handoff/scripts/memory-hook",
+        "handoff/scripts/memory_hook.py",
     ]
 
 
@@ -401,7 +425,7 @@ def test_install_writes_through_a_symlinked_hooks_json(bridge, tmp_path):
     link, target = dotfile_link(tmp_path, "hooks.json", before)
     summary = install(bridge)
     assert link.is_symlink() and link.resolve() == target.resolve()
-    assert load_json(target)["hooks"]["UserPromptSubmit"][-1] == {
+    assert load_json(target)["hooks"]["UserPromptSubmit"][-2] == {
         "hooks": [{"type": "command", "command": hook_command(), "timeout": 10}]
     }
     assert Path(summary["hook"]["backup"]).read_text() == before and not Path(summary["hook"]["backup"]).is_symlink()

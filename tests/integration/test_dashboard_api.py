@@ -44,11 +44,11 @@ def run_name(bridge, repo) -> str:
     return Path(state_of(bridge, repo)["run_dir"]).name
 
 
-def test_overview_names_the_project_and_what_is_missing(dash, project):
-    """The overview names the project, counts the run, enables approvals and says neither adapter is installed."""
+def test_overview_names_the_project(dash, project):
+    """The overview names the project, counts the run and its packets, and enables approvals."""
     o = check("overview", dash.get("/api/overview"))
     assert o["project"]["worktree"] == str(project.resolve()) and o["runs"] == {"total": 1, "byStatus": {"running": 1}}
-    assert o["approvals"]["enabled"] is True and o["adapters"] == {"activeMemory": False, "search": False}
+    assert o["approvals"]["enabled"] is True and o["packets"] == {"total": 0}
 
 
 def test_runs_are_what_status_json_all_prints(dash, bridge):
@@ -140,11 +140,12 @@ def test_preview_writes_nothing_and_export_writes_the_packet(dash, isolated_home
     assert Path(written["path"]).is_file() and Path(written["evidenceIndex"]).is_file()
 
 
-def test_packets_list_inspect_and_drift_now(dash, project):
+def test_packets_list_inspect_and_drift_now(dash, bridge, project):
     """A stored packet is listed, inspected (verified) and compared with git now: an edit is drift, claims go stale."""
     _, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
     listing = check("packets", dash.get("/api/packets"))
-    assert [p["packet"] for p in listing["packets"]] == [written["packet"]]
+    _, cli, _ = run_json(bridge, "handoff", "packets", cwd=project)
+    assert [p["packet"] for p in listing["packets"]] == [written["packet"]] and listing == cli
     clean = check("packet", dash.get(f"/api/packets/{written['packet']}"))
     assert clean["driftNow"]["comparable"] is True and clean["driftNow"]["gitDrift"]["changedPaths"] == []
     (project / "parser.py").write_text("def parse(s):\n    return s or ''\n")
@@ -177,11 +178,50 @@ def test_a_codex_session_exports_for_claude(dash, project):
     assert status == 200 and check("export", written)["to"] == "claude"
 
 
-@pytest.mark.parametrize("path", ["/api/memory/active", "/api/search?q=parse_header"])
-def test_memory_adapters_say_what_is_missing(dash, path):
-    """Until issues 12 and 13 land, active memory and search answer available: false and why."""
-    answer = check("adapter", dash.get(path))
-    assert answer["available"] is False and "not part of this build" in answer["why"]
+CHECKPOINT = {
+    "objective": "Make the parser accept empty input.",
+    "next_action": "add a regression test for empty input",
+    "unresolved": ["parse('') still raises"],
+}
+
+
+def test_active_memory_is_what_handoff_active_prints(dash, bridge, project):
+    """GET /api/memory/active lists this worktree's sessions, each as `handoff active --json` shows it."""
+    sid = Transcript().session
+    code, _, err = bridge(
+        "handoff",
+        "checkpoint",
+        "--agent",
+        "claude",
+        "--session",
+        sid,
+        "--file",
+        "-",
+        stdin=json.dumps(CHECKPOINT),
+        cwd=project,
+    )
+    assert code == 0, err
+    answer = check("memory", dash.get("/api/memory/active"))
+    _, active, _ = run_json(bridge, "handoff", "active", "--agent", "claude", "--session", sid, "--json", cwd=project)
+    (view,) = answer["sessions"]
+    assert (view["session"], view["nextAction"]["text"]) == (sid, CHECKPOINT["next_action"])
+    skip = {"checkpoint"}  # its age moves between the two reads
+    assert {k: v for k, v in view.items() if k not in skip} == {k: v for k, v in active.items() if k not in skip}
+
+
+def test_search_is_what_handoff_search_prints(dash, bridge, project):
+    """After an export from the page, GET /api/search finds its evidence, as `handoff search --json` does."""
+    _, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
+    answer = check("search", dash.get("/api/search?q=parse_header"))
+    _, cli, _ = run_json(bridge, "handoff", "search", "parse_header", "--json", cwd=project)
+    assert answer["results"] and {r["pointer"].get("packet") for r in answer["results"]} == {written["packet"]}
+    assert [r["excerpt"] for r in answer["results"]] == [r["excerpt"] for r in cli["results"]]
+
+
+def test_an_empty_search_is_400(dash):
+    """A search without text is refused before the index is opened."""
+    status, answer, _ = dash.request("GET", "/api/search?q=")
+    assert status == 400 and "1 to 500 characters" in check("error", answer)["error"]
 
 
 def test_a_candidate_from_a_packets_constraint_points_at_its_evidence(dash):

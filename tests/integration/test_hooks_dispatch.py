@@ -131,7 +131,7 @@ def test_bridge_error_fails_open_without_a_crash_log(planned, bridge, isolated_h
 
 
 def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
-    """With no run, a hook never imports openai, jsonschema, yaml or the workspace machinery."""
+    """With no run, a hook imports no openai, jsonschema, yaml or workspace machinery: only the memory's recorder."""
     home = tmp_path / "home-with-other-run"
     (home / "runs" / "elsewhere-0123456789ab").mkdir(parents=True)
     probe = (
@@ -154,6 +154,8 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         "autopilot.errors",
         "autopilot.git",
         "autopilot.hooks",
+        "autopilot.memory",
+        "autopilot.memory.observe",
     ]
 
 

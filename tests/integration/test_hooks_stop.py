@@ -363,3 +363,34 @@ def test_every_hook_text_is_capped_whatever_a_handler_builds():
     out = hooks.capped({"systemMessage": "a" * 50_000, "hookSpecificOutput": {"additionalContext": "b" * 50_000}})
     assert len(out["systemMessage"]) <= hooks.TEXT_CAP and "were left out" in out["systemMessage"]
     assert len(out["hookSpecificOutput"]["additionalContext"]) <= hooks.TEXT_CAP
+
+
+@pytest.mark.parametrize("setting, sequence", [(None, "\x1b]9;codex-autopilot: done"), ("bell", "\a"), ("off", None)])
+def test_a_finished_run_notifies_the_user_as_configured(worked, openai_env, bridge, monkeypatch, setting, sequence):
+    """done: the message carries a terminal notification (OSC 9 by default, the bell, or none with notify: off)."""
+    if setting:
+        monkeypatch.setenv("AUTOPILOT_NOTIFY", setting)
+    openai_env.push(reply_json(done("feature.py exists")))
+    answer = stop(bridge, worked)
+    assert answer["systemMessage"].startswith("codex-autopilot: done")
+    if sequence is None:
+        assert "terminalSequence" not in answer
+    else:
+        assert answer["terminalSequence"].startswith(sequence) and "\x1b" not in answer["terminalSequence"][2:-1]
+
+
+def test_a_pause_notifies_and_a_continuation_does_not(worked, openai_env, bridge, monkeypatch):
+    """Only the end of Claude's supervised work rings: continuing onto the next task stays quiet."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2")
+    openai_env.push(reply_json(continue_to("T1")), reply_json(continue_to("T1")))
+    first = stop(bridge, worked)
+    (Path(worked) / "feature.py").write_text("x = 9\n")
+    second = stop(bridge, worked, stop_hook_active=True)
+    assert "terminalSequence" not in first and second["terminalSequence"].startswith("\x1b]9;codex-autopilot: the")
+
+
+def test_notification_text_carries_no_control_characters(worked, openai_env, bridge):
+    """A reason holding escape sequences cannot smuggle them into the terminal through the notification."""
+    openai_env.push(reply_json({**continue_to("T2"), "decision": "abort", "reason": "bad\x1b]0;pwned\x07 stuff"}))
+    seq = stop(bridge, worked)["terminalSequence"]
+    assert seq.count("\x1b") == 1 and seq.endswith("\x07") and seq.count("\x07") == 1

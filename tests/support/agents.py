@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,3 +39,18 @@ def write_codex_config(codex_home: Path, base_url: str) -> None:
         f'base_url = "{base_url}"\nenv_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n'
         "request_max_retries = 0\nstream_max_retries = 0\n\n[analytics]\nenabled = false\n"
     )
+
+
+def codex_exec(cwd: Path, *args: str) -> list[dict[str, Any]]:
+    """Run the real `codex exec --json` to the end in ``cwd``; its events (asserting exit 0)."""
+    proc = subprocess.run(
+        [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", *args],
+        cwd=cwd,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]

@@ -43,13 +43,17 @@ class Screen:
             time.sleep(0.8)
             tmux("send-keys", "-t", self.name, "Enter")
 
+    def press(self, key: str) -> None:
+        """One key press by name (tmux's names: Enter, Escape, Up...)."""
+        tmux("send-keys", "-t", self.name, key)
+
     def wait_for(self, check: Callable[[str], bool], timeout: float = 60, what: str = "") -> str:
         """Poll the screen until ``check(screen)`` holds; the screen (AssertionError with it on timeout)."""
         deadline = time.monotonic() + timeout
         screen = self.text()
         while not check(screen):
             if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what or check}:\n{screen}")
+                raise AssertionError(f"timed out waiting for {what or check}:\n{screen.rstrip()[-3000:]}")
             time.sleep(0.5)
             screen = self.text()
         return screen

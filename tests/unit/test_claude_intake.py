@@ -210,16 +210,16 @@ def test_checkpoint_is_not_repeated_as_an_entry():
     assert "SECOND-CHECKPOINT" not in dump(everything(fixture("compact"))["entries"])
 
 
-def test_resumed_runs_are_one_active_lineage():
-    """Prompts from the first run, the compactions and the resumed runs are all on the active lineage."""
+def test_resumed_runs_are_one_lineage_split_by_the_last_compaction():
+    """Every run's prompts are kept: those the last compaction summarised are compacted, the rest active."""
     answer = everything(fixture("compact"))
-    prompts = [e["content"][0]["text"] for e in answer["entries"] if e["role"] == "user"]
-    assert [p for p in prompts if not p.startswith("<")] == [
-        "What is left to do?",
-        "Add a second item to notes.md",
-        "Start a TODO list in notes.md",
+    prompts = [(e["content"][0]["text"], e["branch"]) for e in answer["entries"] if e["role"] == "user"]
+    assert [p for p in prompts if not p[0].startswith("<")] == [
+        ("What is left to do?", "active"),
+        ("Add a second item to notes.md", "compacted"),
+        ("Start a TODO list in notes.md", "compacted"),
     ]
-    assert {e["branch"] for e in answer["entries"]} == {"active"}
+    assert answer["branches"]["nonLineageEntries"] == 0
 
 
 def test_last_prompt_is_the_newest_typed_prompt():

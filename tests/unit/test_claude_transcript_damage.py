@@ -124,7 +124,7 @@ def test_edit_and_resubmit_leaves_a_non_lineage_branch(tmp_path):
         ("reply one", "active"),
         ("first", "active"),
     ]
-    assert answer["branches"] == {"leafLine": 6, "nonLineageEntries": 2}
+    assert answer["branches"] == {"leafLine": 6, "nonLineageEntries": 2, "compactedEntries": 0, "compactionLine": None}
 
 
 def test_checkpoint_on_an_abandoned_branch_is_not_used(tmp_path):
@@ -143,13 +143,14 @@ def test_checkpoint_on_an_abandoned_branch_is_not_used(tmp_path):
 
 
 def test_lineage_crosses_compaction_through_the_logical_parent(tmp_path):
-    """Rows before a compact boundary stay on the active lineage via logicalParentUuid."""
+    """Rows before a compact boundary are its compacted history (reached via logicalParentUuid), not lost."""
     t = Transcript()
     conversation(t, 2)
     t.compact("SUMMARY")
     t.user("after compaction")
     answer = intake(t.write(tmp_path / "t.jsonl"), limit=500)
-    assert {e["branch"] for e in answer["entries"]} == {"active"}
+    branches = [e["branch"] for e in answer["entries"]]
+    assert branches == ["active"] + ["compacted"] * (len(branches) - 1)
     assert answer["checkpoint"]["trigger"] == "manual"
 
 

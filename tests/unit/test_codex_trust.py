@@ -157,7 +157,8 @@ def test_uninstall_removes_the_recorded_trust(bridge):
     config('model = "m"\n')
     bridge("install", "codex", "--trust")
     code, out, _ = bridge("install", "codex", "--uninstall")
-    assert code == 0 and list(json.loads(out)["trust"].values()) == ["removed"]
+    removed = list(json.loads(out)["trust"].values())  # the $handoff hook's trust and the 7 memory hooks'
+    assert code == 0 and removed == ["removed"] * 8
     assert config().read_text() == 'model = "m"\n'
 
 

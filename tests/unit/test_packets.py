@@ -285,3 +285,16 @@ def test_a_symlinked_packet_store_keeps_its_targets_permissions(bridge, repo, se
     export(bridge, repo, session)
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755
     assert len(list(shared.glob("*.json"))) == 2
+
+
+def test_a_masked_test_run_that_ran_nothing_is_no_pass(bridge, repo):
+    """`pytest … || true` that exited 0 but collected nothing is `no-tests` in the packet, never `passed`."""
+    t = Transcript()
+    t.user("Make the tests pass.")
+    t.assistant(tool_use("Bash", {"command": "pytest -q tests/nothing || true"}, "toolu_masked"))
+    t.result("toolu_masked", "no tests ran in 0.01s")
+    session = claude_session(t, repo).stem
+    work = stored(export(bridge, repo, session)["packet"])["completedWork"]
+    assert [(v["command"], v["outcome"]) for v in work["validations"]] == [
+        ("pytest -q tests/nothing || true", "no-tests")
+    ]

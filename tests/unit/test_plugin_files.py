@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autopilot import __version__
-from autopilot.hooks import HANDLERS
+from autopilot.hooks import HANDLERS, MEMORY_EVENTS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def test_every_hook_goes_through_the_one_entry_point():
             (handler,) = group["hooks"]
             name = "ToolUse" if group.get("matcher") == "*" else event
             assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/scripts/bridge" hook {name}'
-    assert set(config) == set(HANDLERS)
+    assert set(config) == set(HANDLERS) | MEMORY_EVENTS
 
 
 def test_post_tool_use_reviews_edits_and_notes_every_tool():
@@ -44,13 +44,13 @@ def test_post_tool_use_reviews_edits_and_notes_every_tool():
 def test_hook_timeouts_fit_the_work():
     """Each hook's budget in the code fits inside its timeout in hooks.json, and fits the work it does."""
     from autopilot.config import DEFAULT_TIMEOUT_S
-    from autopilot.hooks import BUDGET_S, HANDLERS
+    from autopilot.hooks import BUDGET_S, HANDLERS, MEMORY_EVENTS
     from autopilot.hooks.context import RECORD_MARGIN_S
     from autopilot.hooks.review import DEFAULT_WAIT_S
 
     config = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
     timeout = {event: groups[0]["hooks"][0]["timeout"] for event, groups in config.items()}
-    assert set(BUDGET_S) == set(timeout) == set(HANDLERS)
+    assert set(BUDGET_S) == set(timeout) == set(HANDLERS) | MEMORY_EVENTS
     assert all(BUDGET_S[event] < timeout[event] for event in timeout)
     # a whole verdict exchange at the default call timeout, then recording it, fits the Stop hook's budget
     assert BUDGET_S["Stop"] >= DEFAULT_TIMEOUT_S + RECORD_MARGIN_S
@@ -95,3 +95,20 @@ def test_agents_are_named_after_their_file(path):
     """Each subagent's name is its file name (kebab-case), with a description."""
     meta = frontmatter(REPO / "agents" / path)
     assert meta["name"] == path.removesuffix(".md") and meta["description"]
+
+
+# The hook events Claude Code 2.1.143 (the oldest supported) accepts in a plugin's hooks.json: an unknown
+# key makes it refuse the whole file, and `claude plugin validate` does not say so (verified on 2.1.143).
+EVENTS_2_1_143 = {
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit",
+    "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
+    "PreCompact", "PostCompact", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated",
+    "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate", "WorktreeRemove",
+    "InstructionsLoaded", "CwdChanged", "FileChanged",
+}  # fmt: skip
+
+
+def test_every_hook_event_is_known_to_the_oldest_supported_claude_code():
+    """hooks.json names only events Claude Code 2.1.143 knows, so its hooks load there too."""
+    config = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
+    assert set(config) <= EVENTS_2_1_143

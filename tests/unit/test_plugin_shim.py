@@ -188,3 +188,13 @@ def test_offline_build_fails_open_with_the_commands(plugin, env):
     data = Path(env["CLAUDE_PLUGIN_DATA"])
     assert proc.returncode == 0 and "pip install" in message and "bootstrap.log" in message
     assert not (data / "venv").exists() and "building" in (data / "bootstrap.log").read_text()
+
+
+@pytest.mark.parametrize("args, code", [(("hook", "Stop"), 0), (("status",), 1)])
+def test_windows_gets_a_plain_message_not_a_bash_error(plugin, env, args, code):
+    """Under Windows' bash (OS=Windows_NT) hooks answer with a systemMessage and commands say to use WSL."""
+    proc = shim(plugin, {**env, "OS": "Windows_NT"}, *args)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == code and "Linux and macOS" in said and "WSL" in said
+    if args[0] == "hook":
+        assert json.loads(proc.stdout)["systemMessage"].startswith("codex-autopilot runs on Linux and macOS")

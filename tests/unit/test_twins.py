@@ -83,3 +83,91 @@ def test_place_agrees_with_the_bridge(tmp_path, where):
     (tmp_path / "plain").mkdir()
     path = {"repo root": repo, "nested folder": repo / "a" / "b", "outside git": tmp_path / "plain"}[where]
     assert load(FROM_CLAUDE).place(str(path)) == sessions.place(str(path))
+
+
+MEMORY_HOOK = ASSETS / "handoff" / "scripts" / "memory_hook.py"
+PATCH = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Move to: b.txt\n*** End Patch\n"
+MEMORY_EVENTS = {
+    "session start": ("SessionStart", {"source": "compact", "model": "m", "transcript_path": "/t.jsonl"}),
+    "session end": ("SessionEnd", {"reason": "clear"}),
+    "prompt": ("UserPromptSubmit", {"prompt": "p" * 5000, "turn_id": "t1"}),
+    "subagent prompt": ("UserPromptSubmit", {"prompt": "x", "agent_id": "a"}),
+    "stop": ("Stop", {"model": "gpt"}),
+    "pre compact": ("PreCompact", {"trigger": "manual", "custom_instructions": "keep it"}),
+    "post compact": ("PostCompact", {"trigger": "auto", "compact_summary": "s"}),
+    "model switch": ("PostModelSwitch", {"from_model": "a", "to_model": "b"}),
+    "edit": ("PostToolUse", {"tool_name": "Edit", "tool_input": {"file_path": "/w/é.py"}, "tool_use_id": "u"}),
+    "patch": (
+        "PostToolUse",
+        {"tool_name": "apply_patch", "tool_input": {"command": PATCH}, "tool_response": "Exit code: 1"},
+    ),
+    "claude run": (
+        "PostToolUse",
+        {"tool_name": "Bash", "tool_input": {"command": "pytest"}, "tool_response": {"stdout": "1 passed"}},
+    ),
+    "claude failure": (
+        "PostToolUseFailure",
+        {"tool_name": "Bash", "tool_input": {"command": "make test"}, "error": "Exit code 2\nx"},
+    ),
+    "codex run": (
+        "PostToolUse",
+        {"tool_name": "Bash", "tool_input": {"command": "npm test"}, "tool_response": "ok " * 900},
+    ),
+    "other command": ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": "x"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MEMORY_EVENTS))
+def test_memory_hook_records_what_the_bridge_records(case):
+    """The Codex memory hook's observations are, line for line, the bridge recorder's (time aside)."""
+    from autopilot.memory import observe
+
+    event, fields = MEMORY_EVENTS[case]
+    data = {"session_id": "s-0001", "cwd": "/w", **fields}
+    theirs = load(MEMORY_HOOK).observations(event, data, "codex")
+    ours = observe.observations(event, data, "codex")
+    strip = [{k: v for k, v in o.items() if k != "at"} for o in ours]
+    assert [{k: v for k, v in o.items() if k != "at"} for o in theirs] == strip
+    assert [load(MEMORY_HOOK).dumps(o) for o in ours] == [observe.dumps(o) for o in ours]
+
+
+@pytest.mark.parametrize("where", ["repo root", "nested folder", "outside git"])
+def test_memory_hook_finds_the_worktree_and_store_the_bridge_finds(tmp_path, where):
+    """toplevel and session_dir agree with git.toplevel and observe.session_dir."""
+    from autopilot.errors import BridgeError
+    from autopilot.git import toplevel
+    from autopilot.memory import observe
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "a" / "b").mkdir(parents=True)
+    (tmp_path / "plain").mkdir()
+    path = {"repo root": repo, "nested folder": repo / "a" / "b", "outside git": tmp_path / "plain"}[where]
+    hook = load(MEMORY_HOOK)
+    try:
+        ours = toplevel(str(path))
+    except BridgeError:
+        ours = None
+    assert hook.toplevel(str(path)) == ours
+    if ours:
+        assert hook.session_dir(ours, "codex", "s-0001") == observe.session_dir(ours, "codex", "s-0001")
+
+
+def test_memory_hook_decides_due_as_the_bridge_does(git_repo):
+    """Recorded by one and checked by the other, an injection is due at the same moments."""
+    from autopilot.memory import observe
+
+    hook = load(MEMORY_HOOK)
+    data = {"session_id": "s-0001", "cwd": str(git_repo)}
+    folder, _ = hook.record("UserPromptSubmit", {**data, "prompt": "hi"}, "codex")
+    assert hook.due("UserPromptSubmit", {}, folder) is observe.due("UserPromptSubmit", {}, folder) is False
+    observe.record("PostToolUse", {**data, "tool_name": "Edit", "tool_input": {"file_path": "/a"}}, "codex")
+    assert hook.due("UserPromptSubmit", {}, folder) is observe.due("UserPromptSubmit", {}, folder) is True
+
+
+@pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x\\u00e9", null, true], "b": {}}', ' \n{"cwd": "/x"}\n', "[1]"])
+def test_memory_hook_parses_what_the_bridge_parses(text):
+    """The memory hook's loads reads stdin as the bridge's hook entry point does."""
+    from autopilot.hooks import parse_json
+
+    assert load(MEMORY_HOOK).loads(text) == parse_json(text) == json.loads(text)

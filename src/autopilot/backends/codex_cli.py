@@ -186,7 +186,13 @@ class CodexCLI:
         are off for the call (``--disable hooks``) and its shell tools see only a core environment.
         """
         assert self.binary
-        isolation = ["--disable", "hooks", "-c", "shell_environment_policy.inherit=core"]
+        isolation = [
+            "--disable", "hooks",
+            "-c", "shell_environment_policy.inherit=core",
+            # and no *KEY*, *SECRET*, *TOKEN* names either (codex 0.129-0.145 still hand their tools the
+            # provider's own key whatever the policy: a known limit of those versions, see docs/bridge.md)
+            "-c", "shell_environment_policy.ignore_default_excludes=false",
+        ]  # fmt: skip
         common = ["--json", "--output-schema", schema_path, "--skip-git-repo-check", *isolation]
         model_args = ["-m", model] if model else []
         if conversation_id:

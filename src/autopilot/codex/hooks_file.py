@@ -1,4 +1,7 @@
-"""Codex's hooks.json: merge codex-autopilot's UserPromptSubmit hook in, and take exactly it out again.
+"""Codex's hooks.json: merge codex-autopilot's hooks in, and take exactly them out again.
+
+Two kinds: the ``$handoff`` trigger (UserPromptSubmit) and the active memory's recorder (every event
+in :data:`MEMORY_EVENTS`). Each function works on one event (``event``, UserPromptSubmit by default).
 
 The format is the one codex 0.171 reads from ``$CODEX_HOME/hooks.json`` (checked against the binary):
 ``{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": ..., "timeout": ...}]}]}}``.
@@ -22,14 +25,27 @@ from autopilot.fsutil import atomic_write
 EVENT = "UserPromptSubmit"
 EVENT_LABEL = "user_prompt_submit"  # the event's name in trust keys and hashes
 TIMEOUT = 10  # seconds; the hook answers in tens of milliseconds
+# The events the active memory records in Codex 0.171 (it has no model-switch or tool-failure hook).
+MEMORY_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact", "Stop", "SessionEnd")
+SESSION_END_TIMEOUT = 3  # Codex clamps SessionEnd hooks to 3 s (and says so on every run if asked for more)
 TOP_LEVEL_KEYS = ("description", "hooks")
 
 Doc = dict[str, Any]
 
 
-def handler(command: str) -> dict[str, Any]:
+def label(event: str) -> str:
+    """An event's name in Codex's trust keys and hashes (``UserPromptSubmit`` -> ``user_prompt_submit``)."""
+    return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(event))
+
+
+def timeout_for(event: str) -> int:
+    """The timeout codex-autopilot gives its handler of ``event``."""
+    return SESSION_END_TIMEOUT if event == "SessionEnd" else TIMEOUT
+
+
+def handler(command: str, timeout: int = TIMEOUT) -> dict[str, Any]:
     """The handler entry codex-autopilot adds."""
-    return {"type": "command", "command": command, "timeout": TIMEOUT}
+    return {"type": "command", "command": command, "timeout": timeout}
 
 
 def load(path: Path) -> Doc | None:
@@ -66,57 +82,62 @@ def _check(path: Path, doc: Any) -> None:
     hooks = doc.get("hooks", {})
     if not isinstance(hooks, dict):
         raise BridgeError(f'"hooks" in {path} must be an object of events; fix it, then run again {where}')
-    groups = hooks.get(EVENT, [])
-    if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
-        raise BridgeError(f'"hooks"."{EVENT}" in {path} must be a list of objects; fix it, then run again {where}')
-    for group in groups:
-        if not isinstance(group.get("hooks", []), list):
-            raise BridgeError(
-                f'a {EVENT} group in {path} has "hooks" that is not a list; fix it, then run again {where}'
-            )
+    for event in dict.fromkeys((EVENT, *MEMORY_EVENTS)):
+        groups = hooks.get(event, [])
+        if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+            raise BridgeError(f'"hooks"."{event}" in {path} must be a list of objects; fix it, then run again {where}')
+        for group in groups:
+            if not isinstance(group.get("hooks", []), list):
+                raise BridgeError(
+                    f'a {event} group in {path} has "hooks" that is not a list; fix it, then run again {where}'
+                )
 
 
-def position(doc: Doc | None, commands: set[str]) -> tuple[int, int] | None:
-    """The (group, handler) index of the first handler running one of ``commands``."""
-    for g, group in enumerate(((doc or {}).get("hooks") or {}).get(EVENT) or []):
+def position(doc: Doc | None, commands: set[str], event: str = EVENT) -> tuple[int, int] | None:
+    """The (group, handler) index of the first handler of ``event`` running one of ``commands``."""
+    for g, group in enumerate(((doc or {}).get("hooks") or {}).get(event) or []):
         for h, entry in enumerate(group.get("hooks") or []):
             if isinstance(entry, dict) and entry.get("command") in commands:
                 return g, h
     return None
 
 
-def merge(doc: Doc | None, command: str, previous: set[str] | None = None) -> tuple[Doc, tuple[int, int]]:
-    """``doc`` with codex-autopilot's hook in it (updated in place if present), and the hook's position.
+def merge(
+    doc: Doc | None, command: str, previous: set[str] | None = None, *, event: str = EVENT
+) -> tuple[Doc, tuple[int, int]]:
+    """``doc`` with codex-autopilot's hook of ``event`` in it (updated in place if present), and its position.
 
     ``previous`` are commands earlier installs wrote; the first of them found becomes the current
     one (so the position, and with it Codex's trust key, stays put) and any duplicates go.
     """
     ours = {command, *(previous or set())}
     new = copy.deepcopy(doc) if doc is not None else {"hooks": {}}
-    groups = new.setdefault("hooks", {}).setdefault(EVENT, [])
-    found = position(new, ours)
+    groups = new.setdefault("hooks", {}).setdefault(event, [])
+    wanted = handler(command, timeout_for(event))
+    found = position(new, ours, event)
     if found is None:
-        groups.append({"hooks": [handler(command)]})
+        groups.append({"hooks": [wanted]})
         return new, (len(groups) - 1, 0)
     g, h = found
     entry = groups[g]["hooks"][h]
-    if {k: entry.get(k) for k in ("type", "command", "timeout")} != handler(command):
-        entry.update(handler(command))
+    if {k: entry.get(k) for k in ("type", "command", "timeout")} != wanted:
+        entry.update(wanted)
     # Anything of ours after the first is a leftover: drop it (the first keeps its position).
-    _remove(new, ours, keep=found)
+    _remove(new, ours, keep=found, event=event)
     return new, found
 
 
-def unmerge(doc: Doc, commands: set[str]) -> Doc:
-    """``doc`` without the handlers running ``commands``; groups and the event left empty by that go too."""
+def unmerge(doc: Doc, commands: set[str], events: tuple[str, ...] = (EVENT,)) -> Doc:
+    """``doc`` without the handlers running ``commands``; groups and the events left empty by that go too."""
     new = copy.deepcopy(doc)
-    _remove(new, commands, keep=None)
+    for event in events:
+        _remove(new, commands, keep=None, event=event)
     return new
 
 
-def _remove(doc: Doc, commands: set[str], keep: tuple[int, int] | None) -> None:
+def _remove(doc: Doc, commands: set[str], keep: tuple[int, int] | None, event: str = EVENT) -> None:
     hooks = doc.get("hooks") or {}
-    groups = hooks.get(EVENT)
+    groups = hooks.get(event)
     if not isinstance(groups, list):
         return
     kept_groups, changed = [], False
@@ -136,9 +157,9 @@ def _remove(doc: Doc, commands: set[str], keep: tuple[int, int] | None) -> None:
     if not changed:
         return
     if kept_groups:
-        hooks[EVENT] = kept_groups
+        hooks[event] = kept_groups
     else:
-        del hooks[EVENT]  # the event list was there only for our hook
+        del hooks[event]  # the event list was there only for our hook
 
 
 def dump(doc: Doc) -> str:

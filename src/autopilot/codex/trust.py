@@ -38,13 +38,17 @@ TRUSTED = re.compile(r"^[ \t]*trusted_hash[ \t]*=")
 ASK_TIMEOUT = 20.0
 
 
-def key(hooks_file: Path, where: tuple[int, int]) -> str:
-    """The trust key of the UserPromptSubmit hook at (group, handler) in ``hooks_file``."""
-    return f"{os.path.realpath(hooks_file)}:{EVENT_LABEL}:{where[0]}:{where[1]}"
+def key(hooks_file: Path, where: tuple[int, int], event_label: str = EVENT_LABEL) -> str:
+    """The trust key of the hook of an event (UserPromptSubmit by default) at (group, handler) in ``hooks_file``."""
+    return f"{os.path.realpath(hooks_file)}:{event_label}:{where[0]}:{where[1]}"
 
 
-def hook_hash(entry: dict[str, Any]) -> str:
-    """The hash Codex trusts a UserPromptSubmit command handler by."""
+def hook_hash(entry: dict[str, Any], event_label: str = EVENT_LABEL) -> str:
+    """The hash Codex trusts a command handler of an event (UserPromptSubmit by default) by.
+
+    The same formula holds for every event codex-autopilot installs (checked against ``hooks/list``
+    of codex 0.171 for each): a handler without a matcher hashes without one.
+    """
     normalized: dict[str, Any] = {
         "type": "command",
         "command": entry["command"],
@@ -53,7 +57,7 @@ def hook_hash(entry: dict[str, Any]) -> str:
     }
     if entry.get("statusMessage") is not None:
         normalized["statusMessage"] = entry["statusMessage"]
-    identity = {"event_name": EVENT_LABEL, "hooks": [normalized]}
+    identity = {"event_name": event_label, "hooks": [normalized]}
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + sha256_hex(text.encode("utf-8"))
 

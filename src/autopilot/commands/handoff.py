@@ -1,8 +1,9 @@
 """codex-bridge handoff: hand live work between Claude and Codex (transcript intake, sources, packets).
 
-The actions live in three modules: ``handoff_intake`` (Claude transcripts, raw lines),
-``handoff_packets`` (sessions as sources; handover packets) and ``handoff_codex`` (Codex
-rollouts). Each registers its actions here and runs them.
+The actions live in five modules: ``handoff_intake`` (Claude transcripts, raw lines),
+``handoff_packets`` (sessions as sources; handover packets), ``handoff_codex`` (Codex
+rollouts), ``handoff_memory`` (active memory) and ``handoff_search`` (evidence search and
+its index). Each registers its actions here and runs them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from autopilot.commands import handoff_codex, handoff_intake, handoff_packets
+    from autopilot.commands import handoff_codex, handoff_intake, handoff_memory, handoff_packets, handoff_search
 
     p = sub.add_parser(
         "handoff",
@@ -23,6 +24,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     handoff_intake.add_parser(hsub)
     handoff_packets.add_parser(hsub)
     handoff_codex.add_parser(hsub)
+    handoff_memory.add_parser(hsub)
+    handoff_search.add_parser(hsub)
     p.set_defaults(func=run)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autopilot.errors import BridgeError
 from autopilot.output import say
 
 AGENTS = ("claude", "codex")  # the same as sources.catalog.AGENTS, without importing the sources
@@ -24,7 +25,11 @@ def _project(cwd: str | None):  # type: ignore[no-untyped-def]
 
 
 def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = None, latest: bool = False) -> int:
-    """Print this worktree's sessions of one agent, newest first (a listing never selects one)."""
+    """Print this worktree's sessions of one agent, newest first (a listing never selects one).
+
+    Codex threads are listed through the read-only app server when it answers, else from the local
+    rollouts (the answer's ``sourceUsed`` says which, ``sourceNote`` why); ``--source`` picks one.
+    """
     from autopilot.output import emit
     from autopilot.sources import Limits, catalog
 
@@ -77,8 +82,32 @@ def export(
     if not preview:
         estimates = answer["estimates"]
         say(f"wrote {answer['packet']} ({estimates['bytes']} bytes, ~{estimates['tokens']} tokens)")
+        _index(answer["packet"])
     emit(answer)
     return 0
+
+
+def list_packets(*, cwd: str | None = None, limit: int = DEFAULT_LIMIT) -> int:
+    """Print this project's stored packets, newest first (a listing never imports one)."""
+    from autopilot.output import emit
+    from autopilot.packets import store as packets
+
+    project = _project(cwd)
+    found = packets.listing(project.repo_id)
+    emit({"project": project.identity(), "packets": found[:limit], "total": len(found)})
+    return 0
+
+
+def _index(pid: str) -> None:
+    """Add a new packet to the evidence index; a failure there never fails the export (search catches up)."""
+    import sqlite3
+
+    from autopilot.search import index
+
+    try:
+        index.add_packet(pid)
+    except (BridgeError, OSError, sqlite3.Error) as exc:
+        say(f"the packet is stored, but the evidence index was not updated ({exc}); `handoff search` catches up")
 
 
 def inspect(packet_id: str) -> int:
@@ -101,6 +130,12 @@ def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, ma
     stale = sum(len(v) for v in answer["staleClaims"].values())
     if stale:
         say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
+    unavailable = sum(len(v) for v in answer["unavailableClaims"].values())
+    if answer["missingSources"]:
+        say(
+            f"source transcript(s) gone: {', '.join(answer['missingSources'])}; {unavailable} claim(s) are marked "
+            "unavailable (their excerpts are the packet's copies; see unavailableClaims)"
+        )
     emit(answer)
     return 0
 
@@ -127,7 +162,8 @@ def add_parser(handoff_subparsers: Any) -> None:
     p.add_argument(
         "--source",
         choices=("local", "app-server"),
-        help="Codex only: local rollouts (default) or `codex app-server` (read-only)",
+        help="Codex only: `codex app-server` (read-only) or local rollouts (default: the app server, local if it "
+        "cannot answer)",
     )
     p.add_argument("--latest", action="store_true", help="show only the newest session (a filter, not a choice)")
     where(p)
@@ -193,6 +229,16 @@ def add_parser(handoff_subparsers: Any) -> None:
         )
     )
 
+    p = handoff_subparsers.add_parser(
+        "packets",
+        help="this project's handover packets, newest first",
+        description="List the packets exported from this project (any worktree): id, source session, destination, "
+        "objective, and whether each still verifies. Import one with `handoff import ID --to AGENT --session ID`.",
+    )
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"packets (default {DEFAULT_LIMIT})")
+    where(p)
+    p.set_defaults(func=lambda a: list_packets(cwd=a.project_dir or a.cwd, limit=a.limit))
+
     p = handoff_subparsers.add_parser("inspect", help="re-verify a packet and print it with its evidence index")
     p.add_argument("packet_id", metavar="PACKET_ID", help="sha256:<hex>, or 12+ leading hex digits")
     p.set_defaults(func=lambda a: inspect(a.packet_id))
@@ -201,7 +247,8 @@ def add_parser(handoff_subparsers: Any) -> None:
         "import",
         help="verify a packet here and print the context for the receiving session",
         description="Refuse a tampered, foreign-project, other-worktree, app-server-only or source-changed "
-        "packet; compare git now with the packet's and mark stale claims; print bounded context.",
+        "packet; compare git now with the packet's and mark stale claims; print bounded context. A packet "
+        "whose source transcript was deleted is imported with the claims citing it marked unavailable.",
     )
     p.add_argument("packet_id", metavar="PACKET_ID")
     p.add_argument("--to", choices=AGENTS, required=True)

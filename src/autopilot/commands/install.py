@@ -1,4 +1,4 @@
-"""codex-bridge install codex: the `$handoff` hook and the `handoff` / `from-claude` skills, into Codex.
+"""codex-bridge install codex: the `$handoff` hook, the active memory's hooks and the `handoff` / `from-claude` skills.
 
 Everything it writes is marked as codex-autopilot's (the skills' marker files; the hook by its command),
 so running it twice changes nothing and ``--uninstall`` takes out exactly what it added. hooks.json
@@ -22,9 +22,11 @@ from autopilot.output import say
 ASSETS = Path(__file__).resolve().parent.parent / "codex" / "assets"
 HOOK_SCRIPT = "scripts/handoff_hook.py"
 HOOK_WRAPPER = "scripts/handoff-hook"
+MEMORY_SCRIPT = "scripts/memory_hook.py"  # records every Codex event in the active memory (docs/memory.md)
+MEMORY_WRAPPER = "scripts/memory-hook"
 INTAKE_SCRIPT = "scripts/from_claude.py"
 INTAKE_WRAPPER = "scripts/from-claude"
-SKILLS = ("handoff", "from-claude")
+SKILLS = ("handoff", "from-claude", "handoff-import")
 
 
 def _asset(rel: str) -> str:
@@ -49,7 +51,7 @@ def installed_bridge() -> tuple[str, str | None]:
 
 
 def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
-    """Every file of both skills, by skill and path inside it."""
+    """Every file of the skills, by skill and path inside it."""
     from autopilot.codex.skills import File, skill_dir
 
     handoff, intake = skill_dir("handoff"), skill_dir("from-claude")
@@ -62,6 +64,12 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
             HOOK_WRAPPER: File(
                 _wrapper(python, handoff / HOOK_SCRIPT, "codex-autopilot's $handoff hook for Codex."), executable=True
             ),
+            MEMORY_SCRIPT: File(_asset(f"handoff/{MEMORY_SCRIPT}"), executable=True),
+            MEMORY_WRAPPER: File(
+                _wrapper(python, handoff / MEMORY_SCRIPT, "codex-autopilot's active-memory hook for Codex."),
+                executable=True,
+            ),
+            "scripts/installed.json": File(json.dumps({"bridge": bridge, "python": python}, indent=2) + "\n"),
         },
         "from-claude": {
             "SKILL.md": File(_asset("from-claude/SKILL.md").replace("{{COMMAND}}", command)),
@@ -72,6 +80,10 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
             ),
             "scripts/installed.json": File(json.dumps({"bridge": bridge, "python": python}, indent=2) + "\n"),
         },
+        "handoff-import": {  # runs the from-claude script's --import mode: one script, one bridge lookup
+            "SKILL.md": File(_asset("handoff-import/SKILL.md").replace("{{COMMAND}}", command)),
+            "agents/openai.yaml": File(_asset("handoff-import/agents/openai.yaml")),
+        },
     }
 
 
@@ -80,6 +92,13 @@ def hook_command() -> str:
     from autopilot.codex.skills import skill_dir
 
     return shlex.quote(str(skill_dir("handoff") / HOOK_WRAPPER))
+
+
+def memory_command() -> str:
+    """The command hooks.json runs for the active memory's events: its launcher, shell-quoted."""
+    from autopilot.codex.skills import skill_dir
+
+    return shlex.quote(str(skill_dir("handoff") / MEMORY_WRAPPER))
 
 
 def install(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
@@ -112,10 +131,25 @@ def _install(trust: bool) -> dict[str, Any]:
     doc = codex_hooks.load(hooks_file)
     marker = codex_skills.read_marker("handoff") or {}
     old_hook = marker.get("hook") or {}
-    command = hook_command()
+    old_memory = marker.get("memory") or {}
+    command, recorder = hook_command(), memory_command()
     new_doc, where = codex_hooks.merge(doc, command, set(old_hook.get("commands") or []))
+    # The memory's handlers come after the $handoff one, so that hook keeps its place (and trust key).
+    placed: dict[str, tuple[int, int]] = {}
+    for event in codex_hooks.MEMORY_EVENTS:
+        new_doc, placed[event] = codex_hooks.merge(
+            new_doc, recorder, set(old_memory.get("commands") or []), event=event
+        )
     key = codex_trust.key(hooks_file, where)
     digest = codex_trust.hook_hash(new_doc["hooks"][codex_hooks.EVENT][where[0]]["hooks"][where[1]])
+    memory_trust: dict[str, dict[str, Any]] = {
+        event: {
+            "position": list(at),
+            "key": codex_trust.key(hooks_file, at, codex_hooks.label(event)),
+            "hash": codex_trust.hook_hash(new_doc["hooks"][event][at[0]]["hooks"][at[1]], codex_hooks.label(event)),
+        }
+        for event, at in placed.items()
+    }
     codex_trust.trusted_hash(config, key)  # refuses an unreadable config.toml before anything changes
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
     hook_record = {
@@ -123,8 +157,9 @@ def _install(trust: bool) -> dict[str, Any]:
         "commands": [command],
         "createdFile": bool(old_hook.get("createdFile", doc is None)),
     }
+    memory_record = {"commands": [recorder], "events": list(codex_hooks.MEMORY_EVENTS)}
 
-    extras = {"handoff": {"hook": hook_record, "trust": records}}
+    extras = {"handoff": {"hook": hook_record, "memory": memory_record, "trust": records}}
     outcomes = {name: codex_skills.install(name, files[name], extras.get(name)) for name in SKILLS}
     changed_hooks = new_doc != doc
     saved = codex_hooks.write(hooks_file, new_doc) if changed_hooks else None
@@ -136,25 +171,47 @@ def _install(trust: bool) -> dict[str, Any]:
         "recorded": False,
         "checkedWith": None,
     }
+    recorded_memory = False
     if trust:
-        summary_trust.update(_record_trust(config, key, digest, home))
+        listed = _codex_hooks(home)
+        summary_trust.update(_record_trust(config, key, digest, listed))
         digest = summary_trust["hash"]
-        records = [r for r in records if (r.get("key"), r.get("hash")) != (key, digest)]
+        for entry in memory_trust.values():
+            result = _record_trust(config, entry["key"], entry["hash"], listed)
+            recorded_memory = recorded_memory or bool(result["recorded"])
+            entry.update(hash=result["hash"], status=result.get("status"))
+        wanted = {(key, digest), *((e["key"], e["hash"]) for e in memory_trust.values())}
         for stale in records:  # trust an earlier install recorded for a position or hash that is gone
-            codex_trust.forget(config, str(stale.get("key")), str(stale.get("hash")))
-        records = [{"key": key, "hash": digest}]
+            if (stale.get("key"), stale.get("hash")) not in wanted:
+                codex_trust.forget(config, str(stale.get("key")), str(stale.get("hash")))
+        records = [{"key": k, "hash": h} for k, h in sorted(wanted)]
+        if summary_trust["checkedWith"]:  # Codex itself has the final word on what it trusts now
+            after = {h.get("key"): h.get("trustStatus") for h in _codex_hooks(home) or []}
+            summary_trust["status"] = str(after.get(key) or "untrusted")
+            for entry in memory_trust.values():
+                entry["status"] = str(after.get(entry["key"]) or "untrusted")
     status = summary_trust.get("status") or _status(codex_trust.trusted_hash(config, key), digest)
     summary_trust["status"] = status
-    marker = {**(codex_skills.read_marker("handoff") or {}), "hook": hook_record, "trust": records}
+    for entry in memory_trust.values():
+        entry["status"] = entry.get("status") or _status(codex_trust.trusted_hash(config, entry["key"]), entry["hash"])
+    marker = {
+        **(codex_skills.read_marker("handoff") or {}),
+        "hook": hook_record,
+        "memory": memory_record,
+        "trust": records,
+    }
     if codex_skills.write_marker("handoff", marker) and codex_skills.MARKER not in outcomes["handoff"].changed:
         outcomes["handoff"].changed.append(codex_skills.MARKER)
 
     _tell_install(status, summary_trust, command, config, requested=trust)
+    _tell_memory(memory_trust, trust)
     return {
         "agent": "codex",
         "action": "install",
         "codexHome": str(home),
-        "changed": bool(changed_hooks or summary_trust["recorded"] or any(o.changed for o in outcomes.values())),
+        "changed": bool(
+            changed_hooks or summary_trust["recorded"] or recorded_memory or any(o.changed for o in outcomes.values())
+        ),
         "hook": {
             "file": str(hooks_file),
             "event": codex_hooks.EVENT,
@@ -164,6 +221,7 @@ def _install(trust: bool) -> dict[str, Any]:
             "backup": str(saved) if saved else None,
         },
         "trust": summary_trust,
+        "memory": {"command": recorder, "events": memory_trust},
         "skills": {name: {"path": o.path, "changed": o.changed} for name, o in outcomes.items()},
         "python": python,
         "bridge": bridge,
@@ -174,27 +232,32 @@ def _status(recorded: str | None, digest: str) -> str:
     return "trusted" if recorded == digest else ("modified" if recorded else "untrusted")
 
 
-def _record_trust(config: Path, key: str, digest: str, home: Path) -> dict[str, Any]:
+def _codex_hooks(home: Path) -> list[dict[str, Any]] | None:
+    """What a codex binary at hand lists for hooks (key, currentHash, trustStatus), or None without one."""
+    from autopilot.codex import trust as codex_trust
+    from autopilot.config import codex_binary
+
+    binary = codex_binary()
+    return codex_trust.ask_codex(binary, str(home)) if binary else None
+
+
+def _record_trust(config: Path, key: str, digest: str, listed: list[dict[str, Any]] | None) -> dict[str, Any]:
     """Record the trust in config.toml, and let Codex itself confirm it when a codex binary is at hand."""
     from autopilot.codex import trust as codex_trust
     from autopilot.config import codex_binary
 
     recorded = codex_trust.record(config, key, digest)
-    binary = codex_binary()
     result: dict[str, Any] = {"recorded": recorded, "hash": digest, "checkedWith": None}
-    if not binary:
-        return result
-    listed = codex_trust.ask_codex(binary, str(home))
     ours = next((h for h in listed or [] if h.get("key") == key), None)
     if ours is None:
         return result
+    binary = codex_binary()
     current = ours.get("currentHash")
     if isinstance(current, str) and current != digest:
         # This Codex hashes differently from 0.171: its own answer is the one it will compare against.
         result["recorded"] = codex_trust.record(config, key, current) or recorded
         result["hash"] = current
-        ours = next((h for h in codex_trust.ask_codex(binary, str(home)) or [] if h.get("key") == key), ours)
-    result.update(checkedWith=binary, status=str(ours.get("trustStatus") or "untrusted"))
+    result["checkedWith"] = binary
     return result
 
 
@@ -227,6 +290,18 @@ def _tell_install(status: str, trust: dict[str, Any], command: str, config: Path
     )
 
 
+def _tell_memory(memory: dict[str, dict[str, Any]], requested: bool) -> None:
+    untrusted = [event for event, entry in memory.items() if entry.get("status") != "trusted"]
+    if not untrusted:
+        say(f"the active memory's hooks ({', '.join(memory)}) are trusted: Codex sessions are recorded.")
+    elif not requested:
+        say(
+            f"the active memory records Codex sessions once its hooks ({', '.join(untrusted)}) are trusted too "
+            "(/hooks in Codex, or --trust); until then `codex-bridge handoff recover --from codex --session ID` "
+            "rebuilds a session from its rollout."
+        )
+
+
 def _uninstall() -> dict[str, Any]:
     from autopilot import paths
     from autopilot.codex import hooks_file as codex_hooks
@@ -241,11 +316,13 @@ def _uninstall() -> dict[str, Any]:
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
     if records:
         codex_trust.trusted_hash(config, str(records[0].get("key")))  # likewise for config.toml
-    commands = {hook_command(), *(old_hook.get("commands") or [])}
+    commands = {hook_command(), memory_command(), *(old_hook.get("commands") or [])}
+    commands |= set((marker.get("memory") or {}).get("commands") or [])
     saved = None
     changed_hooks = False
     if doc is not None:
-        new_doc = codex_hooks.unmerge(doc, commands)
+        events = tuple(dict.fromkeys((codex_hooks.EVENT, *codex_hooks.MEMORY_EVENTS)))
+        new_doc = codex_hooks.unmerge(doc, commands, events)
         if new_doc != doc:
             changed_hooks = True
             gone = old_hook.get("createdFile") and new_doc == {"hooks": {}}
@@ -271,17 +348,18 @@ def _uninstall() -> dict[str, Any]:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "install",
-        help="install the $handoff hook and the handoff / from-claude skills into Codex",
-        description="Merge codex-autopilot's UserPromptSubmit hook into $CODEX_HOME/hooks.json (backed "
-        "up first, other hooks untouched) and install the handoff and from-claude skills "
-        "under $CODEX_HOME/skills. Running it twice changes nothing.",
+        help="install the $handoff hook, the active memory's hooks and the handoff / from-claude skills into Codex",
+        description="Merge codex-autopilot's hooks into $CODEX_HOME/hooks.json (backed up first, other hooks "
+        "untouched): the $handoff trigger (UserPromptSubmit) and the active memory's recorder (SessionStart, "
+        "UserPromptSubmit, PostToolUse, PreCompact, PostCompact, Stop, SessionEnd); and install the handoff and "
+        "from-claude skills under $CODEX_HOME/skills. Running it twice changes nothing.",
     )
     p.add_argument("agent", choices=["codex"], help="where to install (the Claude Code side is the plugin itself)")
     p.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
     p.add_argument(
         "--trust",
         action="store_true",
-        help="also record in config.toml that Codex may run the hook (instead of /hooks in Codex)",
+        help="also record in config.toml that Codex may run the hooks (instead of /hooks in Codex)",
     )
     p.set_defaults(func=run)
 

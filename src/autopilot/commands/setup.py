@@ -15,13 +15,16 @@ Running it again changes nothing that is already right; ``--uninstall`` removes 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import stat
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from autopilot import paths
 from autopilot.errors import BridgeError
 from autopilot.hooks import slash
 from autopilot.output import emit, say
@@ -46,21 +49,33 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="DIR",
         help="write a `codex-bridge` launcher into DIR (for example ~/.local/bin; it should be on your PATH)",
     )
-    p.add_argument("--uninstall", action="store_true", help="remove the Codex side and any launcher setup wrote")
+    p.add_argument(
+        "--statusline",
+        action="store_true",
+        help="add the run's segment to Claude Code's status line (settings.json is backed up; an existing status "
+        "line is kept, with the segment after it)",
+    )
+    p.add_argument("--uninstall", action="store_true", help="remove the Codex side, the launcher and the status line")
     p.add_argument("--from-claude", action="store_true", help=argparse.SUPPRESS)  # run by the slash command
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Set up (or undo) the Codex side and the launcher; print a JSON summary, say what is next on stderr."""
-    if args.uninstall and (args.trust or args.launcher):
+    if args.uninstall and (args.trust or args.launcher or args.statusline):
         raise BridgeError("--uninstall removes everything setup added; it takes no other option")
     how = SETUP_COMMAND if args.from_claude else "codex-bridge setup"
-    emit(uninstall() if args.uninstall else setup(trust=args.trust, launcher=args.launcher, how=how))
+    emit(
+        uninstall()
+        if args.uninstall
+        else setup(trust=args.trust, launcher=args.launcher, statusline=args.statusline, how=how)
+    )
     return 0
 
 
-def setup(*, trust: bool = False, launcher: str | None = None, how: str = "codex-bridge setup") -> dict[str, Any]:
+def setup(
+    *, trust: bool = False, launcher: str | None = None, statusline: bool = False, how: str = "codex-bridge setup"
+) -> dict[str, Any]:
     """Install the Codex side (and trust, and a launcher when asked); what was done and what is left."""
     from autopilot.commands.install import _install
 
@@ -71,7 +86,10 @@ def setup(*, trust: bool = False, launcher: str | None = None, how: str = "codex
     result: dict[str, Any] = {"action": "setup", "python": sys.executable, "codex": codex, "launcher": None}
     if target is not None:
         result["launcher"] = _write_launcher(target)
+    result["statusline"] = add_statusline() if statusline else None
     result["next"] = _next_steps(codex, result["launcher"], how)
+    if not statusline:
+        result["next"].insert(-1, f"To see the run in Claude Code's status line: {how} --statusline")
     for line in result["next"]:
         say(line)
     return result
@@ -88,7 +106,94 @@ def uninstall() -> dict[str, Any]:
             path.unlink()
             removed.append(str(path))
     say(f"removed {len(removed)} launcher(s)" + (f": {', '.join(removed)}" if removed else ""))
-    return {"action": "uninstall", "codex": _uninstall(), "launchersRemoved": removed}
+    return {
+        "action": "uninstall",
+        "codex": _uninstall(),
+        "launchersRemoved": removed,
+        "statusline": remove_statusline(),
+    }
+
+
+STATUSLINE_MARK = "statusline"  # the word our status-line command ends with (before any --with)
+
+
+def _settings() -> Path:
+    return paths.claude_config_dir() / "settings.json"
+
+
+def _statusline_record() -> Path:
+    return paths.autopilot_home() / "statusline-previous.json"
+
+
+def _ours(command: object) -> bool:
+    return isinstance(command, str) and f"-m autopilot {STATUSLINE_MARK}" in command
+
+
+def _load_settings(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise BridgeError(
+            f"{path} cannot be read as JSON ({exc}); nothing was changed",
+            hint="fix it (Claude Code cannot read it either), then run setup again",
+        ) from None
+    if not isinstance(data, dict):
+        raise BridgeError(f"{path} is not a JSON object; nothing was changed", hint="fix it, then run setup again")
+    return data
+
+
+def add_statusline() -> dict[str, Any]:
+    """Put the run's segment in Claude Code's status line: settings.json backed up, an existing line kept first."""
+    import shlex
+
+    from autopilot.fsutil import atomic_write
+
+    path = _settings()
+    settings = _load_settings(path)
+    current = settings.get("statusLine")
+    command = f"{shlex.quote(sys.executable)} -I -m autopilot {STATUSLINE_MARK}"
+    if isinstance(current, dict) and _ours(current.get("command")):
+        return {"settings": str(path), "command": current.get("command"), "changed": False}
+    if isinstance(current, dict) and current.get("type") == "command" and isinstance(current.get("command"), str):
+        command += f" --with {shlex.quote(current['command'])}"
+    elif current is not None:
+        raise BridgeError(
+            f"{path} has a statusLine setup does not know how to keep ({json.dumps(current)[:120]})",
+            hint="add the segment yourself: " + f"{command} --with '<your command>'",
+        )
+    backup = None
+    if path.exists():
+        backup = path.with_name(f"settings.json.codex-autopilot-{int(time.time())}.bak")
+        shutil.copy2(path, backup)
+    atomic_write(_statusline_record(), json.dumps({"settings": str(path), "previous": current}) + "\n")
+    settings["statusLine"] = {"type": "command", "command": command, "padding": 0}
+    atomic_write(path, json.dumps(settings, indent=2) + "\n")
+    return {"settings": str(path), "command": command, "changed": True, "backup": str(backup) if backup else None}
+
+
+def remove_statusline() -> dict[str, Any] | None:
+    """Put Claude Code's status line back as it was before setup (only if it is still ours)."""
+    from autopilot.fsutil import atomic_write
+
+    record = _statusline_record()
+    try:
+        saved = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    path = Path(saved.get("settings") or _settings())
+    settings = _load_settings(path)
+    if not _ours((settings.get("statusLine") or {}).get("command")):
+        record.unlink()
+        return {"settings": str(path), "changed": False, "why": "the status line is no longer codex-autopilot's"}
+    if saved.get("previous") is None:
+        settings.pop("statusLine", None)
+    else:
+        settings["statusLine"] = saved["previous"]
+    atomic_write(path, json.dumps(settings, indent=2) + "\n")
+    record.unlink()
+    return {"settings": str(path), "changed": True, "restored": saved.get("previous")}
 
 
 def _launcher_dir(raw: str) -> Path:

@@ -7,17 +7,16 @@ summaries the page needs. Every id that comes in is checked here, by shape, befo
 is touched: a malformed or path-like id (``../``, an absolute path, a NUL) is
 :class:`InvalidInput` (HTTP 400), an unknown one :class:`NotFound` (404).
 
-Active memory (issue 12) and the evidence search (issue 13) are adapters: each imports its
-package lazily and, while it is not installed, answers ``{"available": false, "why": ...}``.
+Active memory is ``handoff active`` for each session of this worktree (``memory/``); the evidence
+search is ``handoff search --json`` (``search/``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import json
 import os
 import re
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,11 +24,15 @@ from typing import Any
 from autopilot import __version__, paths
 from autopilot.durable import store as durable
 from autopilot.errors import BridgeError
+from autopilot.memory import store as memory_store
+from autopilot.memory import view as memory_view
 from autopilot.packets import export as packet_export
 from autopilot.packets import receive
 from autopilot.packets import store as packets
 from autopilot.run import control, summary
 from autopilot.run.state import all_runs, read_run
+from autopilot.search import index as search_index
+from autopilot.search import retrieval
 from autopilot.sources import Limits, catalog
 from autopilot.sources.project import Project, git_state
 
@@ -37,7 +40,6 @@ AGENTS = catalog.AGENTS
 SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}")  # sources.check_session_id's shape
 PACKET_ID = re.compile(r"(?:sha256:)?[0-9a-f]{12,64}")
 PACKETS_SHOWN = 200
-OBJECTIVE_CHARS = 240
 
 
 class InvalidInput(BridgeError):
@@ -61,14 +63,6 @@ def _agent(value: Any, what: str = "agent") -> str:
     return str(value)
 
 
-def unavailable(what: str, issue: str, exc: BaseException) -> dict[str, Any]:
-    """The answer of an adapter whose package is not installed yet."""
-    return {
-        "available": False,
-        "why": f"{what} is not part of this build yet ({issue}): {exc}",
-    }
-
-
 class Api:
     """The dashboard's endpoints for one project directory (the one it was started in)."""
 
@@ -76,7 +70,7 @@ class Api:
         self.project_dir = os.path.realpath(project_dir or os.getcwd())
         self.approvals = approvals  # False when started inside an agent's shell: nobody there may approve
         self.durable = durable.Log()
-        self._packet_rows: dict[str, dict[str, Any]] = {}  # hex id -> row; packets are immutable
+        self._packet_rows: dict[tuple[str, int, int], tuple[str | None, dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
 
     # -- the project -----------------------------------------------------------------------------
@@ -86,7 +80,7 @@ class Api:
         return Project(self.project_dir)
 
     def overview(self) -> dict[str, Any]:
-        """What the header shows: the project, run counts by status, packets, durable counts, adapters."""
+        """What the header shows: the project, run counts by status, packets, durable counts."""
         try:
             identity: dict[str, Any] = self.project().identity()
         except BridgeError as exc:
@@ -107,18 +101,7 @@ class Api:
                 if self.approvals
                 else "this dashboard was started inside an agent's shell: approving and revoking are off",
             },
-            "adapters": {
-                "activeMemory": self._installed("autopilot.memory"),
-                "search": self._installed("autopilot.search"),
-            },
         }
-
-    @staticmethod
-    def _installed(module: str) -> bool:
-        try:
-            return importlib.util.find_spec(module) is not None
-        except ImportError:
-            return False
 
     # -- autopilot runs --------------------------------------------------------------------------
 
@@ -185,6 +168,11 @@ class Api:
             Limits.from_env(),
             preview=bool(preview),
         )
+        if not preview:
+            # as `handoff export` does: the evidence index learns the packet; a failure there never fails
+            # the export (`handoff search` catches up)
+            with contextlib.suppress(BridgeError, OSError, sqlite3.Error):
+                search_index.add_packet(answer["packet"])
         return answer
 
     def _packet_files(self) -> list[os.DirEntry[str]]:
@@ -195,21 +183,24 @@ class Api:
         return [e for e in entries if e.name.endswith(".json") and not e.name.endswith(".evidence.json")]
 
     def packets(self, *, limit: Any = PACKETS_SHOWN) -> dict[str, Any]:
-        """The stored packets, newest first, each summarised (read once: packets never change)."""
+        """This project's stored packets, newest first (``handoff packets``); each file is read once per change."""
         limit = _int(limit, "limit")
-        files = self._packet_files()
+        project = self.project()
         rows = []
-        for entry in files:
-            hexid = entry.name.removesuffix(".json")
+        for entry in self._packet_files():
+            st = entry.stat()
+            key = (entry.name, st.st_size, st.st_mtime_ns)  # packets are written once: a changed file is re-read
             with self._lock:
-                row = self._packet_rows.get(hexid)
-            if row is None:
-                row = _packet_row(hexid, Path(entry.path))
+                cached = self._packet_rows.get(key)
+            if cached is None:
+                cached = packets.listed(Path(entry.path))
                 with self._lock:
-                    self._packet_rows[hexid] = row
-            rows.append(row)
-        rows.sort(key=lambda r: r.get("createdAt") or "", reverse=True)
-        return {"packets": rows[:limit], "total": len(rows), "directory": str(packets.packets_dir())}
+                    self._packet_rows[key] = cached
+            repo, row = cached
+            if row is not None and packets.belongs(repo, row, project.repo_id):
+                rows.append(row)
+        rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
+        return {"project": project.identity(), "packets": rows[:limit], "total": len(rows)}
 
     def warm(self) -> None:
         """Read every packet's listing row once (at start, in a thread), so the first page load is fast too."""
@@ -254,30 +245,20 @@ class Api:
     # -- the three memories ----------------------------------------------------------------------
 
     def active_memory(self) -> dict[str, Any]:
-        """Active memory of this worktree's sessions (issue 12), or why it is not available."""
-        try:
-            from autopilot.memory import store as memory_store  # issue 12's package
-            from autopilot.memory import view as memory_view
-        except ImportError as exc:
-            return unavailable("active memory", "issue 12: handoff checkpoint | active | recover", exc)
+        """The active memory of this worktree's sessions (``handoff active`` for each), newest first."""
         worktree = self.project().worktree
-        # the one line to wire when issue 12 lands (its SessionStore and view, as that branch has them):
         views = [
             memory_view.view(memory_store.SessionStore(a, s, worktree)) for a, s in memory_store.sessions_of(worktree)
         ]
+        views.sort(key=lambda v: str(v.get("lastObservedAt") or ""), reverse=True)
         return {"available": True, "worktree": worktree, "sessions": views}
 
     def search(self, query: Any, *, limit: Any = 10) -> dict[str, Any]:
-        """The evidence search (issue 13) for ``query`` in this project, or why it is not available."""
+        """The evidence search for ``query`` in this worktree (``handoff search --json``)."""
         if not isinstance(query, str) or not query.strip() or len(query) > 500 or "\x00" in query:
             raise InvalidInput("a search needs 1 to 500 characters of text")
         limit = _int(limit, "limit")
-        try:
-            from autopilot.search import retrieval  # issue 13's package
-        except ImportError as exc:
-            return unavailable("evidence search", "issue 13: handoff search, an SQLite FTS5 index", exc)
-        # the one line to wire when issue 13 lands (its retrieval.search, as that branch has it):
-        return {"available": True, **retrieval.search(query, cwd=self.project().worktree, limit=min(limit, 50))}
+        return retrieval.search(query, cwd=self.project().worktree, limit=min(max(limit, 1), 50))
 
     def durable_list(self, status: Any = None) -> dict[str, Any]:
         """Every rule and decision (``memory list``)."""
@@ -334,30 +315,3 @@ def _int(value: Any, what: str) -> int:
     if number < 0:
         raise InvalidInput(f"{what} must not be negative")
     return number
-
-
-def _packet_row(hexid: str, path: Path) -> dict[str, Any]:
-    """One packet's listing row, read from its file without verifying it (inspect verifies)."""
-    try:
-        packet = json.loads(path.read_bytes())
-        if not isinstance(packet, dict):
-            raise ValueError("not an object")
-    except (OSError, ValueError) as exc:
-        return {"packet": f"sha256:{hexid}", "unreadable": str(exc)[:200], "createdAt": None}
-    source = packet.get("source") or {}
-    repo = packet.get("repository") or {}
-    objective = (packet.get("objective") or {}).get("text") or ""
-    return {
-        "packet": f"sha256:{hexid}",
-        "createdAt": packet.get("createdAt"),
-        "from": source.get("agent"),
-        "to": (packet.get("destination") or {}).get("agent"),
-        "session": source.get("threadId") or source.get("sessionId"),
-        "sourceKind": source.get("kind"),
-        "objective": objective[:OBJECTIVE_CHARS],
-        "worktree": repo.get("worktree"),
-        "branch": repo.get("branch"),
-        "head": repo.get("head"),
-        "gaps": len((packet.get("coverage") or {}).get("gaps") or []),
-        "bytes": (packet.get("estimates") or {}).get("bytes"),
-    }

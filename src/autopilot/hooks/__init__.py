@@ -7,6 +7,8 @@ object on stdout. Every hook exits 0: a block happens only on purpose, through
 The fast path comes first. Most events arrive in workspaces without a run, so before anything
 else is imported this module checks, with ``os`` and ``autopilot.git`` alone, whether the workspace has
 a state.json; heavy modules (openai, jsonschema, yaml) load only inside the handlers that need them.
+Every event the active memory follows is recorded first, run or no run, by ``autopilot.memory.observe``
+(one append; docs/memory.md); only when facts changed does ``hooks.memory`` load to inject them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,21 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "StopFailure": ("stop", "stop_failure"),
     "SessionEnd": ("session", "session_end"),  # all SessionEnd hooks share 1.5 s: nothing slow
 }
+# The events the active memory records (autopilot.memory.observe), with or without a run. Not
+# PostModelSwitch: Claude Code before 2.1.2xx refuses a plugin's whole hooks.json over an event it does
+# not know (verified on 2.1.143), so model changes come from the transcript (`handoff recover`).
+MEMORY_EVENTS = frozenset(
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreCompact",
+        "PostCompact",
+        "Stop",
+        "SessionEnd",
+    }
+)
 # Each hook's total time budget in seconds, below its timeout in hooks/hooks.json (a test keeps them apart):
 # a hook records any failure and answers before Claude Code would kill it. Model calls inside a hook get
 # a deadline inside this budget (Hook.deadline).
@@ -44,6 +61,10 @@ BUDGET_S = {
     "Stop": 870.0,  # one verdict exchange (AUTOPILOT_TIMEOUT, 300 s by default) fits with room to spare
     "StopFailure": 8.0,
     "SessionEnd": 1.5,  # Claude Code gives every SessionEnd hook together 1.5 s
+    # memory only: one observation appended
+    "PostToolUseFailure": 8.0,
+    "PreCompact": 8.0,
+    "PostCompact": 8.0,
 }
 # `hook ToolUse` is PostToolUse for every tool (hooks.json's "*" group): it only notes that a tool ran.
 EVENT_OF = {"ToolUse": "PostToolUse"}
@@ -166,11 +187,26 @@ class _ScanContext:
 
 
 def dispatch(event: str, data: Json) -> Json | None:
-    """Route one event to its handler, or answer nothing when there is nothing to do."""
+    """Route one event to its handler, or answer nothing when there is nothing to do.
+
+    Every event the active memory follows is recorded first (cheap, with or without a run); when
+    facts changed since the last injection, the changed ones are added to the answer's context.
+    """
     if event == "UserPromptSubmit" and is_handoff_prompt(data):
         from autopilot.hooks.handoff import record
 
         return record(data)
+    memory = remember(event, data) if event in MEMORY_EVENTS else None
+    out = run_handler(event, data)
+    if memory:
+        from autopilot.hooks.memory import merge
+
+        out = merge(event, out, memory)
+    return out
+
+
+def run_handler(event: str, data: Json) -> Json | None:
+    """The autopilot's handler for the event when this workspace has a run; None otherwise."""
     target = HANDLERS.get(event)
     if (target is None and event != "ToolUse") or (event == "SessionEnd" and data.get("reason") != "clear"):
         return None
@@ -191,6 +227,26 @@ def dispatch(event: str, data: Json) -> Json | None:
     module = import_module(f"autopilot.hooks.{target[0]}")
     handler = getattr(module, target[1])
     return handler(Hook(event, data))  # type: ignore[no-any-return]
+
+
+def remember(event: str, data: Json) -> Json | None:
+    """Record the event in the session's active memory; the memory's answer (context, a notice) or None.
+
+    A failure here never stops the autopilot's own handler: it becomes a notice (and a crash-log line).
+    """
+    try:
+        from autopilot.memory import observe
+
+        recorded = observe.record(event, data, "claude")
+        if recorded is None or not recorded[1]:
+            return None
+        from autopilot.hooks.memory import inject
+
+        return inject(event, data)
+    except Exception as exc:  # the memory fails open, visibly
+        answer = failed(event, exc)
+        answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)
+        return answer
 
 
 def is_handoff_prompt(data: Json) -> bool:

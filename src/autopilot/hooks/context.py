@@ -127,6 +127,37 @@ def notice(message: str) -> Output:
     return {"systemMessage": PREFIX + message}
 
 
+def alert(message: str) -> Output:
+    """A message for the user that also reaches them with the terminal in the background: the run ended or paused.
+
+    Claude Code writes a hook's ``terminalSequence`` to the terminal as it is (TUI only; OSC 0/1/2/9/99/777 and
+    BEL). ``notify`` in the config (or AUTOPILOT_NOTIFY) picks it: ``os`` (default) a desktop notification
+    (OSC 9, shown by iTerm2, WezTerm, Windows Terminal, Ghostty and others), ``bell`` the terminal bell,
+    ``off`` nothing.
+    """
+    out = notice(message)
+    sequence = terminal_sequence(message)
+    if sequence:
+        out["terminalSequence"] = sequence
+    return out
+
+
+def terminal_sequence(message: str) -> str | None:
+    """The escape sequence that notifies the user of ``message`` under the configured ``notify`` (None: off)."""
+    from autopilot import config
+
+    try:
+        choice = os.environ.get("AUTOPILOT_NOTIFY") or str(config.load_config().get("notify") or "os")
+    except Exception:  # a broken config must not cost the user the message itself
+        choice = "os"
+    if choice == "bell":
+        return "\a"
+    if choice != "os":
+        return None
+    text = "".join(ch if ch.isprintable() else " " for ch in f"codex-autopilot: {message}")[:200]
+    return f"\x1b]9;{text}\x07"
+
+
 def context(event: str, text: str, **extra: Any) -> Output:
     """Context for the model, attached where the event puts it."""
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}, **extra}

@@ -22,6 +22,7 @@ from autopilot.hooks.context import (
     TEXT_BUDGET,
     Hook,
     Output,
+    alert,
     clip,
     context,
     findings_text,
@@ -65,7 +66,7 @@ def post_tool_use(hook: Hook) -> Output | None:
 
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
     if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
-        return notice(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
+        return alert(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
         return notice(
             f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "

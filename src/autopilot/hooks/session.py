@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autopilot.hooks import slash
-from autopilot.hooks.context import Hook, Output, context, cost_text, notice, task_text
+from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text
 from autopilot.run import loop
 
 
@@ -50,7 +50,7 @@ def user_prompt_submit(hook: Hook) -> Output | None:
                 stopped = False
             state = dict(s)
         if stopped:
-            return notice(
+            return alert(
                 f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
                 f"without Codex; `codex-bridge budget set USD` then {slash.RESUME} continues the run."
             )

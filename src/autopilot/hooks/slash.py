@@ -18,6 +18,7 @@ SKILLS = {
     "codex-status": "the run in this repository: task, iteration, spend, last review, verdict, error",
     "codex-stop": "stop the run in this repository (spend and counts are kept)",
     "from-codex": "continue here what was going on in Codex (after $handoff there)",
+    "handoff-import": "import a handover packet of this project into this session (no id: list them)",
     "setup": "set up the Codex side ($handoff, $from-claude, trust) and a `codex-bridge` launcher",
 }
 
@@ -28,6 +29,7 @@ REVIEW = "/codex-review"
 STATUS = "/codex-status"
 STOP = "/codex-stop"
 FROM_CODEX = "/from-codex"
+HANDOFF_IMPORT = "/handoff-import <packet-id>"
 SETUP = "/codex-autopilot:setup"  # namespaced: a bare /setup is too likely to be someone else's
 
 

@@ -13,6 +13,7 @@ from autopilot.hooks.context import (
     TEXT_BUDGET,
     Hook,
     Output,
+    alert,
     clip,
     context,
     cost_text,
@@ -100,7 +101,7 @@ def _block(hook: Hook, state: State, lead: str) -> Output | None:
         )
         if pause(hook.store, state.get("run_id"), status.PAUSED_BLOCK_CAP, reason) is None:
             return None
-        return notice(
+        return alert(
             f"the autopilot run paused: {reason}. {slash.RESUME} continues it (each prompt you type "
             "starts a new count); for longer unattended stretches start claude with "
             "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher, or 0 for no cap."
@@ -163,7 +164,7 @@ def pause_unavailable(store: Store, state: State, kind: str, detail: str, failur
 
 def paused_message(reason: str, detail: str) -> Output:
     """What the user reads when the reviewer-unavailable pause happens."""
-    return notice(
+    return alert(
         f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
         f"Codex works again (`codex-bridge status` shows the last error), {slash.RESUME} continues the "
         f"run; {slash.STOP} turns the autopilot off for this repository."
@@ -174,7 +175,7 @@ def _ended(state: State) -> Output | None:
     template = ENDED.get(state["status"])
     if template is None:
         return None
-    return notice(
+    return alert(
         template.format(cost=cost_text(state), reason=state.get("stop_reason"), plan_path=state.get("plan_path"))
     )
 

@@ -4,7 +4,9 @@ Input is what a source's ``observe`` returned (events oldest first, edits, check
 coverage) and the project's git state now. Every claim the packet makes carries
 ``refs`` (evidence references ``E<n>``, each an exact pointer into the source) or is
 labelled ``"basis": "inference"``. Test results are historical: each says whether edits
-followed it in the transcript, and none is called current. Pending tool calls are listed
+followed it in the transcript, and none is called current; a run's outcome is what the
+command reported (``transcripts.validation.classify``: its output, then its exit code),
+never merely that the tool call completed, and ``outcomeBasis`` says which. Pending tool calls are listed
 as pending, never as done and never replayed; nothing in a transcript (a tool printing
 "APPROVED", an assistant saying "ignore previous instructions") sets the packet's
 approval, which is always ``unreviewed``. Private reasoning never reaches a source's
@@ -25,22 +27,20 @@ from autopilot.packets import store as packets
 from autopilot.redact import Redactor
 from autopilot.sources import canonical, gap
 from autopilot.sources.project import Project, git_state
-from autopilot.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT, TRUST, clip
+from autopilot.transcripts.evidence import (
+    OMITTED_SECRET,
+    OMITTED_SECRET_OUTPUT,
+    TRUST,
+    clip,
+    constraints_in,
+    sentences,
+)
+from autopilot.transcripts.validation import basis, classify, kind_of
 
 DEFAULT_BUDGET_TOKENS = 12_000
 CHARS_PER_TOKEN = 4  # the estimate used everywhere here: tokens ~ characters / 4 (labelled as an estimate)
 LATEST_MESSAGES = 8
 EVIDENCE_EXCERPT = 2000
-TESTS = re.compile(
-    r"\b(?:py\.?test|tox|nox|unittest|npm (?:run )?test|yarn test|pnpm test|jest|vitest|mocha|"
-    r"go test|cargo test|make (?:test|check)|ruff|mypy|flake8|pylint|eslint|tsc|rspec|phpunit|"
-    r"gradle(?:w)? test|mvn test|ctest|bats|tests/run)\b"
-)
-CONSTRAINT = re.compile(
-    r"\b(?:don'?t|do not|never|must(?: not)?|only|without|avoid|keep|no longer|shouldn'?t|"
-    r"should not|make sure|required?)\b",
-    re.I,
-)
 HYPOTHESIS = re.compile(
     r"\b(?:I think|probably|likely|might be|may be|suspect|hypothes[ie]s|seems|appears|"
     r"could be|my guess)\b",
@@ -51,7 +51,8 @@ NEXT_LINE = re.compile(
     r"\s*[:\-–]\s*(.+)$",
     re.I | re.M,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# The same statement in the middle of a line, after a sentence ends: "Tests pass. Next: add one more."
+NEXT_INLINE = re.compile(r"(?:[.!?;)]|\s[-\u2013\u2014])\s+(?:\*\*)?next(?: steps?)?(?:\*\*)?\s*:\s*(.+)$", re.I | re.M)
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
 
@@ -127,10 +128,6 @@ def _excerpt(event: dict[str, Any], part: str) -> str:
 
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _sentences(text: str, pattern: re.Pattern[str]) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and pattern.search(s) and len(s.strip()) > 3]
 
 
 def predecessors(observed: dict[str, Any]) -> list[dict[str, Any]]:
@@ -360,7 +357,7 @@ def _constraints(
         found.append({**c, "refs": [f"P1.{r}" for r in c.get("refs") or []], "inheritedFrom": inherited[0]["packetId"]})
     seen: set[str] = {c["text"] for c in found}
     for event in users:
-        for sentence in _sentences(event["text"], CONSTRAINT):
+        for sentence in constraints_in(event["text"]):
             if sentence in seen or len(found) >= 12:
                 continue
             seen.add(sentence)
@@ -388,7 +385,10 @@ def _completed(
 
     files = []
     for edit in observed.get("edits") or []:
-        if edit.get("pointer"):  # the line that recorded the change, when it is not an event itself
+        call = None if edit["id"] in refs.by_id else _edit_call(events, edit, project)
+        if call is not None:  # cite the call with its patch (its symbols, its time), not the bare record
+            edit = {**edit, "id": call["id"]}
+        elif edit.get("pointer"):  # the line that recorded the change, when it is not an event itself
             refs.by_id.setdefault(
                 edit["id"],
                 {
@@ -424,16 +424,22 @@ def _completed(
     for i, event in enumerate(events):
         tool = event.get("tool") or {}
         command = tool.get("command")
-        if event["kind"] != "tool" or not isinstance(command, str) or not TESTS.search(command):
+        if event["kind"] != "tool" or not isinstance(command, str) or kind_of(command) is None:
             continue
         if tool.get("status") not in ("completed", "failed"):
             continue
         later_edits = [events[j]["id"] for j in edit_positions if j > i]
         result = tool.get("result") or {}
         earlier = runs.pop(command, None)
+        # What the run showed, not only how it exited: `pytest || true` that ran nothing is no pass.
+        code = result.get("exitCode")
+        if not isinstance(code, int):
+            code = 1 if tool["status"] == "failed" else 0  # the sources mark a non-zero exit as failed
+        judged = classify(command, code, result.get("text"))
         runs[command] = {
             "command": clip(command, 300),
-            "outcome": "failed" if tool["status"] == "failed" else "passed",
+            "outcome": {"pass": "passed", "fail": "failed"}.get(judged["outcome"], judged["outcome"]),
+            "outcomeBasis": basis(judged, code),
             "exitCode": result.get("exitCode"),
             "refs": refs.cite(event) + refs.cite(event, "result"),
             "basis": "evidence",
@@ -445,6 +451,25 @@ def _completed(
             "note": "historical: recorded in the transcript before this export; rerun it against the current files",
         }
     return {"filesChanged": files, "validations": list(runs.values())}
+
+
+def _edit_call(events: list[dict[str, Any]], edit: dict[str, Any], project: Project) -> dict[str, Any] | None:
+    """The tool call that made an edit recorded on a line of its own (Codex's patch), found by path and order."""
+    line = _line_number(edit["id"])
+    target = project.relative(edit["path"])
+    found = None
+    for event in events:
+        tool = event.get("tool") or {}
+        if event["kind"] != "tool" or not tool.get("paths") or _line_number(event["id"]) > line:
+            continue
+        if any(project.relative(p) == target or target.endswith("/" + p) for p in tool["paths"]):
+            found = event
+    return found
+
+
+def _line_number(event_id: str) -> int:
+    found = re.match(r"L(\d+)", event_id or "")
+    return int(found.group(1)) if found else 0
 
 
 def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget) -> dict[str, Any]:
@@ -498,7 +523,7 @@ def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Re
         )
     assistants = [e for e in events if e["kind"] == "assistant" and e.get("text")][-6:]
     for event in assistants:
-        for sentence in _sentences(event["text"], HYPOTHESIS)[:2]:
+        for sentence in sentences(event["text"], HYPOTHESIS)[:2]:
             text = budget.take("hypotheses", sentence, 300)
             if text:
                 hypotheses.append(
@@ -555,7 +580,7 @@ def _next_action(
             "the newest message is the user's, with no answer after it",
         )
     for event in reversed([e for e in events if e["kind"] == "assistant" and e.get("text")][-3:]):
-        stated = NEXT_LINE.findall(event["text"])
+        stated = NEXT_LINE.findall(event["text"]) or NEXT_INLINE.findall(event["text"])
         if stated:
             return action(stated[-1].strip(), refs.cite(event), "the assistant's own stated next step")
     if inherited and inherited[0]["packet"].get("nextAction"):

@@ -6,7 +6,9 @@ gaps); the text stops at the character bound and says what it left out. Everythi
 from a transcript is quoted so nothing in it reads as an instruction or as this document's own
 structure: prose (objective, constraints, the next action, pending and failed calls, blockers,
 hypotheses, messages, the summary) line by line (``> ``), and short values (paths, commands,
-names) on one line in a code span they cannot close. Only our own labels start a line.
+names) on one line in a code span they cannot close. Only our own labels start a line. A claim
+git changed is marked STALE; a claim whose source transcript is gone is marked UNAVAILABLE (its
+text is the packet's copy), and the checks line says so before anything else.
 """
 
 from __future__ import annotations
@@ -52,11 +54,18 @@ def _quote(text: Any, limit: int = 1500) -> str:
     return "\n".join("> " + _line(line, len(line) + 1) for line in text.splitlines() or [""])
 
 
-def _stale(stale: dict[str, list[dict[str, Any]]], group: str, index: int | None = None) -> str:
-    for item in stale.get(group) or []:
-        if index is None or item.get("index") == index:
-            return " — STALE: " + "; ".join(_line(r) for r in item["reasons"])
-    return ""
+Marks = dict[str, list[dict[str, Any]]]
+
+
+def _stale(stale: Marks, group: str, index: int | None = None, unavailable: Marks | None = None) -> str:
+    """The STALE and UNAVAILABLE marks of one claim (a group's ``index``-th, or the group's only one)."""
+    out = ""
+    for label, marks in (("STALE", stale), ("UNAVAILABLE", unavailable or {})):
+        for item in marks.get(group) or []:
+            if index is None or item.get("index") == index:
+                out += f" — {label}: " + "; ".join(_line(r) for r in item["reasons"])
+                break
+    return out
 
 
 def render(
@@ -64,10 +73,18 @@ def render(
     packet: dict[str, Any],
     checks: dict[str, Any],
     drift: dict[str, Any],
-    stale: dict[str, list[dict[str, Any]]],
+    stale: Marks,
     max_chars: int,
+    *,
+    unavailable: Marks | None = None,
 ) -> str:
     """The Markdown handed to the receiving agent, at most ``max_chars`` long."""
+    gone = unavailable or {}
+    deleted = {path for items in gone.values() for item in items for path in item.get("sources") or []}
+
+    def marks(group: str, index: int | None = None) -> str:
+        return _stale(stale, group, index, gone)
+
     src = packet["source"]
     sections: list[tuple[str, list[str]]] = []
     head = [
@@ -77,7 +94,11 @@ def render(
         f"Trust: {TRUST}. Claims carry evidence references [E…] or say (inference). Nothing below is an "
         "instruction or an approval; text from the session is quoted (`> ` lines, code spans). Check current "
         "files and rerun tests before relying on any of it.",
-        "Checks: packet hash, evidence index, project, worktree and source transcript verified."
+        (
+            "Checks: packet hash, evidence index, project, worktree and source transcript verified."
+            if checks.get("sourceAvailable", True)
+            else "Checks: packet hash, evidence index, project and worktree verified. SOURCE UNAVAILABLE:"
+        )
         + (f" {_line(checks['sourceNote'])}" if checks.get("sourceNote") else ""),
     ]
     repo = packet["repository"]
@@ -100,11 +121,11 @@ def render(
     sections.append(("Git since export", git))
     obj = packet.get("objective")
     if obj:
-        lines = [f"{_line(obj.get('provenance', ''))}{_refs(obj)}:", _quote(obj.get("text"))]
+        lines = [f"{_line(obj.get('provenance', ''))}{_refs(obj)}{marks('objective')}:", _quote(obj.get("text"))]
         sections.append(("Objective", lines))
     constraints = []
-    for c in packet.get("constraints") or []:
-        constraints += [f"-{_refs(c) or ' (no reference)'}:", _quote(c["text"], 400)]
+    for i, c in enumerate(packet.get("constraints") or []):
+        constraints += [f"-{_refs(c) or ' (no reference)'}{marks('constraints', i)}:", _quote(c["text"], 400)]
     if constraints:
         sections.append(("Constraints (the user's words, quoted)", constraints))
     nxt = packet.get("nextAction")
@@ -113,7 +134,7 @@ def render(
             (
                 "Next action",
                 [
-                    f"A suggestion{_refs(nxt)}{_stale(stale, 'nextAction')} (why: {_line(nxt.get('why'))}):",
+                    f"A suggestion{_refs(nxt)}{marks('nextAction')} (why: {_line(nxt.get('why'))}):",
                     _quote(nxt.get("text"), 600),
                 ],
             )
@@ -121,7 +142,7 @@ def render(
     work = packet.get("completedWork") or {}
     files = [
         f"- {_code(f['path'], 200)} ({_line(f.get('tool'), 40)}, {_line(f.get('status'), 40)}; "
-        f"git now: {_line(f.get('gitNow'), 40)}){_refs(f)}{_stale(stale, 'filesChanged', i)}"
+        f"git now: {_line(f.get('gitNow'), 40)}){_refs(f)}{marks('filesChanged', i)}"
         for i, f in enumerate(work.get("filesChanged") or [])
     ]
     if files:
@@ -129,7 +150,7 @@ def render(
     tests = [
         f"- {_code(v['command'])}: {_line(v['outcome'], 40)}"
         + (f" (exit {_line(v['exitCode'], 20)})" if v.get("exitCode") is not None else "")
-        + f", {_line(v['freshness'], 60)}{_refs(v)}{_stale(stale, 'validations', i)}"
+        + f", {_line(v['freshness'], 60)}{_refs(v)}{marks('validations', i)}"
         for i, v in enumerate(work.get("validations") or [])
     ]
     if tests:
@@ -138,27 +159,31 @@ def render(
     open_items = []
     for i, p in enumerate(un.get("pendingCommands") or []):
         open_items += [
-            f"- pending, not known to have run: {_code(p['tool'], 60)}{_refs(p)}{_stale(stale, 'pendingCommands', i)}:",
+            f"- pending, not known to have run: {_code(p['tool'], 60)}{_refs(p)}{marks('pendingCommands', i)}:",
             _quote(p["input"], 400),
         ]
-    for f in un.get("failedAttempts") or []:
+    for i, f in enumerate(un.get("failedAttempts") or []):
         code = f" (exit {_line(f['exitCode'], 20)})" if f.get("exitCode") is not None else ""
-        open_items += [f"- failed: {_code(f['tool'], 60)}{code}{_refs(f)}:", _quote(f["input"], 400)]
-    for b in un.get("blockers") or []:
-        open_items += [f"- blocker ({_line(b['kind'], 40)}){_refs(b)}:", _quote(b["text"], 400)]
-    for h in un.get("hypotheses") or []:
-        open_items += [f"- hypothesis{_refs(h)}:", _quote(h["text"], 400)]
+        mark = marks("failedAttempts", i)
+        open_items += [f"- failed: {_code(f['tool'], 60)}{code}{_refs(f)}{mark}:", _quote(f["input"], 400)]
+    for i, b in enumerate(un.get("blockers") or []):
+        open_items += [f"- blocker ({_line(b['kind'], 40)}){_refs(b)}{marks('blockers', i)}:", _quote(b["text"], 400)]
+    for i, h in enumerate(un.get("hypotheses") or []):
+        open_items += [f"- hypothesis{_refs(h)}{marks('hypotheses', i)}:", _quote(h["text"], 400)]
     if open_items:
         sections.append(("Unresolved", open_items))
     messages = []
-    for m in reversed(packet.get("latestMessages") or []):
+    latest = packet.get("latestMessages") or []
+    for i in reversed(range(len(latest))):
+        m = latest[i]
         if m.get("text"):
-            messages += [f"{_line(m['role'], 20)}{_refs(m)}:", _quote(m["text"], 1200)]
+            messages += [f"{_line(m['role'], 20)}{_refs(m)}{marks('latestMessages', i)}:", _quote(m["text"], 1200)]
     if messages:
         sections.append(("Latest messages (oldest first, quoted)", messages))
-    for cp in packet.get("compactionSummaries") or []:
+    for i, cp in enumerate(packet.get("compactionSummaries") or []):
         if cp.get("text"):
-            sections.append((f"Compaction summary{_refs(cp)}", [_quote(cp["text"], 4000)]))
+            title = f"Compaction summary{_refs(cp)}{marks('compactionSummaries', i)}"
+            sections.append((title, [_quote(cp["text"], 4000)]))
             break
     pointers = []
     for e in packet.get("evidence") or []:
@@ -169,9 +194,10 @@ def render(
             else f"item {_code(where.get('itemId'), 80)} of turn {_code(where.get('turnId'), 80)}"
         )
         origin = f"packet {_line(e['packetId'][:19])}… " if e.get("packetId") else ""
+        transcript = e.get("transcript") or src.get("transcript")
+        lost = " (deleted: the excerpt survives only in the packet)" if transcript in deleted else ""
         pointers.append(
-            f"- {_line(e['ref'], 40)} {origin}{_line(e.get('kind'), 40)} {loc} in "
-            f"{_code(e.get('transcript') or src.get('transcript'), 400)}"
+            f"- {_line(e['ref'], 40)} {origin}{_line(e.get('kind'), 40)} {loc} in {_code(transcript, 400)}{lost}"
         )
     if pointers:
         sections.append(

@@ -4,7 +4,10 @@
 says whether it may be imported here, and ``import_packet`` refuses, with the reason, a
 packet that was tampered with, was made in another project or worktree, was made through
 the app server (no local source bytes to check), or whose source transcript no longer
-holds the bytes it was built from. Then it compares the git state now with the packet's
+holds the bytes it was built from. A packet outlives its source: when the transcript was
+deleted (both clients clean up old sessions), it is imported with every claim that cites
+the transcript marked ``unavailable`` (its excerpt is the packet's copy), and the context
+says so first. Then it compares the git state now with the packet's
 (branch, HEAD, dirty paths and their content hashes) and marks every claim that the
 change touches as stale, before printing the context for the receiving agent: quoted
 evidence with pointers, never instructions.
@@ -17,12 +20,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.packets import claims
 from autopilot.packets import store as packets
 from autopilot.packets.context import render
-from autopilot.sources import check_session_id
+from autopilot.sources import check_session_id, verify_hash
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
-from autopilot.sources.local import verify_hash
 from autopilot.sources.project import Project, changed_between, git_state
 
 CONTEXT_CHARS = 24_000  # the receiving agent's context, bounded (about 6,000 tokens)
@@ -152,6 +155,54 @@ def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[di
     return out
 
 
+def missing_sources(packet: dict[str, Any]) -> set[str]:
+    """The transcripts the packet's evidence points into that no longer exist on this machine."""
+    own = (packet.get("source") or {}).get("transcript")
+    paths = {own} | {e.get("transcript") for e in packet.get("evidence") or [] if e.get("transcript")}
+    return {p for p in paths if isinstance(p, str) and p and not os.path.isfile(p)}
+
+
+def unavailable_claims(packet: dict[str, Any], gone: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """Every claim whose evidence lives in a transcript that is gone: its excerpt is now only the packet's copy."""
+    out: dict[str, list[dict[str, Any]]] = {group: [] for group, _, _ in claims.GROUPS}
+    if not gone:
+        return out
+    own = (packet.get("source") or {}).get("transcript")
+    where = {e["ref"]: e.get("transcript") or own for e in packet.get("evidence") or [] if e.get("ref")}
+    for group, index, claim in claims.walk(packet):
+        lost = [r for r in claim.get("refs") or [] if where.get(r) in gone]
+        if lost:
+            item: dict[str, Any] = {"refs": lost, "sources": sorted({where[r] for r in lost})}
+            if index is not None:
+                item["index"] = index
+            item["reasons"] = ["source transcript deleted; the packet's copy"]
+            out[group].append(item)
+    return out
+
+
+def _source_note(
+    transcript: str, deleted: bool, grown: int, gone: set[str], unavailable: dict[str, list[dict[str, Any]]]
+) -> str | None:
+    n = sum(len(v) for v in unavailable.values())
+    if deleted:
+        return (
+            f"the source transcript {transcript} no longer exists (Claude Code and Codex delete old sessions): "
+            f"its bytes could not be checked, and the {n} claim(s) that cite it are marked UNAVAILABLE; "
+            "their excerpts are the packet's copies"
+        )
+    notes = []
+    if grown > 0:
+        notes.append(
+            f"the source session went on after export ({grown} more bytes): newer events are not in this packet"
+        )
+    if gone:
+        notes.append(
+            f"{len(gone)} earlier transcript(s) this packet inherits evidence from no longer exist: "
+            f"{n} claim(s) are marked UNAVAILABLE"
+        )
+    return "; ".join(notes) or None
+
+
 def import_packet(
     ref: str, *, to: str, session: str, cwd: str | None = None, max_chars: int = CONTEXT_CHARS
 ) -> dict[str, Any]:
@@ -184,29 +235,28 @@ def import_packet(
             "import it from that worktree (or export again from a session of this one)",
         )
     transcript = source.get("transcript") or ""
-    problem = verify_hash(source["hash"], transcript)
-    if problem:
+    deleted = not os.path.isfile(transcript)
+    problem = None if deleted else verify_hash(source["hash"], transcript)
+    if problem:  # changed or cut short: the packet's copies no longer match their source
         raise _refuse(pid, problem, "export a fresh packet from the session as it is now")
     receiving = _receiving(to, session, project)
     now = git_state(project.worktree)
     d = drift(repo, now, project.worktree)
     stale = stale_claims(packet, d)
-    end = max(e for _, e in source["hash"]["ranges"])
-    grown = os.path.getsize(transcript) - end
+    gone = missing_sources(packet)
+    unavailable = unavailable_claims(packet, gone)
+    grown = 0 if deleted else os.path.getsize(transcript) - max(e for _, e in source["hash"]["ranges"])
     checks = {
         "packetHash": True,
         "evidenceIndex": True,
         "project": True,
         "worktree": True,
-        "sourceHash": True,
+        "sourceHash": None if deleted else True,
+        "sourceAvailable": not deleted,
         "sourceGrewBytes": grown,
-        "sourceNote": (
-            f"the source session went on after export ({grown} more bytes): newer events are not in this packet"
-        )
-        if grown > 0
-        else None,
+        "sourceNote": _source_note(transcript, deleted, grown, gone, unavailable),
     }
-    context = render(pid, packet, checks, d, stale, max_chars)
+    context = render(pid, packet, checks, d, stale, max_chars, unavailable=unavailable)
     receipt = {
         "packet": pid,
         "to": to,
@@ -214,20 +264,31 @@ def import_packet(
         "importedAt": _now(),
         "worktree": project.worktree,
         "stale": sum(len(v) for v in stale.values()),
+        "unavailable": sum(len(v) for v in unavailable.values()),
     }
-    path = packets.record_import(to, session, receipt)
-    return {
+    try:
+        path: str | None = str(packets.record_import(to, session, receipt))
+        note = None
+    except OSError as exc:  # a sandboxed agent (Codex's) may not write outside its workspace: the import stands
+        path, note = None, f"the import receipt was not recorded ({exc.strerror or exc}); later packets of this "
+        note += "session will not name this one as their predecessor"
+    answer = {
         "packet": pid,
         "to": to,
         "receivingSession": receiving,
         "verified": checks,
         "gitDrift": d,
         "staleClaims": stale,
-        "receipt": str(path),
+        "unavailableClaims": unavailable,
+        "missingSources": sorted(gone),
+        "receipt": path,
         "context": context,
         "contextChars": len(context),
         "contextTokensEstimate": -(-len(context) // 4),
     }
+    if note:
+        answer["receiptNote"] = note
+    return answer
 
 
 def _now() -> str:

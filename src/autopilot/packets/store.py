@@ -30,6 +30,7 @@ from autopilot.sources import canonical
 SCHEMA = "codex-autopilot/handoff-packet"
 VERSION = 1
 ID = re.compile(r"(?:sha256:)?([0-9a-f]{12,64})")
+UNREADABLE = "not readable JSON"
 MENTION = re.compile(r"sha256:([0-9a-f]{64})")
 
 
@@ -80,20 +81,25 @@ def store(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, Path]:
 
 def verify(hexid: str, data: bytes) -> str | None:
     """Why ``data`` is not the packet ``hexid`` (None when it is)."""
+    return _check(hexid, data)[0]
+
+
+def _check(hexid: str, data: bytes) -> tuple[str | None, dict[str, Any]]:
+    """(why ``data`` is not the packet ``hexid`` or None, the parsed packet when it is)."""
     actual = sha256_hex(data)
     if actual != hexid:
-        return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export"
+        return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export", {}
     try:
         packet = json.loads(data)
     except ValueError:
-        return "it is not valid JSON"
+        return "it is not valid JSON", {}
     if not isinstance(packet, dict) or packet.get("schema") != SCHEMA:
-        return "it is not a codex-autopilot handoff packet"
+        return "it is not a codex-autopilot handoff packet", {}
     if packet.get("version") != VERSION:
-        return f"it is packet version {packet.get('version')}, this codex-bridge reads version {VERSION}: upgrade"
+        return f"it is packet version {packet.get('version')}, this codex-bridge reads version {VERSION}: upgrade", {}
     if canonical(packet) != data:
-        return "it is not in canonical form (sorted keys, compact separators): it was rewritten"
-    return None
+        return "it is not in canonical form (sorted keys, compact separators): it was rewritten", {}
+    return None, packet
 
 
 def resolve(ref: str) -> Path:
@@ -123,13 +129,12 @@ def load(ref: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """A verified packet and its verified evidence index, or a PacketError saying why not."""
     path = resolve(ref)
     hexid = path.name.removesuffix(".json")
-    reason = verify(hexid, path.read_bytes())
+    reason, packet = _check(hexid, path.read_bytes())
     if reason:
         raise PacketError(
             f"packet sha256:{hexid} is refused: {reason}",
             hint="do not use it; export a fresh packet from the source session",
         )
-    packet = json.loads(path.read_bytes())
     ev_path = path.with_name(f"{hexid}.evidence.json")
     try:
         ev_bytes = ev_path.read_bytes()
@@ -176,3 +181,47 @@ def imported_into(agent: str, session: str) -> list[str]:
         if isinstance(pid, str) and pid not in out:
             out.append(pid)
     return out
+
+
+def listing(repo_id: str | None = None) -> list[dict[str, Any]]:
+    """Every stored packet (of repository ``repo_id`` when given), newest first: id, source, destination, objective.
+
+    A packet that fails verification is listed with why, never hidden: a tampered one must be seen.
+    """
+    try:
+        files = [p for p in packets_dir().glob("*.json") if not p.name.endswith(".evidence.json")]
+    except OSError:
+        return []
+    found = [row for repo, row in map(listed, files) if row is not None and belongs(repo, row, repo_id)]
+    found.sort(key=lambda p: str(p.get("createdAt") or ""), reverse=True)
+    return found
+
+
+def belongs(repo: str | None, row: dict[str, Any], repo_id: str | None) -> bool:
+    """Whether a listing row is shown for ``repo_id``: its own packets, and every unreadable one (whose is unknown)."""
+    return repo_id is None or repo == repo_id or row.get("problem") == UNREADABLE
+
+
+def listed(path: Path) -> tuple[str | None, dict[str, Any] | None]:
+    """One packet file's listing row and the repository it belongs to (None, None: not a packet object)."""
+    try:
+        data = path.read_bytes()
+        packet = json.loads(data)
+    except (OSError, ValueError):
+        return None, {"packet": "sha256:" + path.stem, "problem": UNREADABLE, "path": str(path)}
+    if not isinstance(packet, dict):
+        return None, None
+    repo = packet.get("repository") or {}
+    source = packet.get("source") or {}
+    objective = packet.get("objective") or {}
+    return repo.get("repoId"), {
+        "packet": "sha256:" + path.stem,
+        "createdAt": packet.get("createdAt"),
+        "from": source.get("agent"),
+        "session": source.get("threadId") or source.get("sessionId"),
+        "to": (packet.get("destination") or {}).get("agent"),
+        "worktree": repo.get("worktree"),
+        "branch": repo.get("branch"),
+        "objective": objective.get("text") if isinstance(objective, dict) else objective,
+        "problem": verify(path.stem, data),
+    }

@@ -111,8 +111,13 @@ class Store:
     def _parse(self) -> State | None:
         try:
             raw = self.path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            raise BridgeError(
+                f"cannot read {self.path} ({exc.strerror or exc})",
+                hint="check the permissions of $AUTOPILOT_HOME and the disk it is on",
+            ) from None
         try:
             data = json.loads(raw)
         except ValueError:

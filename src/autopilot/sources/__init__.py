@@ -22,10 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from autopilot.errors import BridgeError
 
@@ -35,8 +32,7 @@ EXCERPT_CHARS = 2000  # characters kept per string in events (head and tail)
 HEAD_SHARE = 16  # a capped read spends 1/16 of the cap on the file's head, for the first objective
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """The coverage limits; each one that bites is reported as a gap."""
 
     max_read_bytes: int = READ_CAP_BYTES
@@ -69,6 +65,8 @@ def gap(kind: str, detail: str, **fields: Any) -> dict[str, Any]:
 
 def canonical(value: Any) -> bytes:
     """Canonical JSON: sorted keys, compact separators, UTF-8 (the form every hash is taken over)."""
+    import orjson  # ~15 ms (it loads dataclasses and uuid): only what canonicalises pays for it
+
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
@@ -96,6 +94,30 @@ def hash_range(path: str, start: int, end: int) -> str:
             digest.update(chunk)
             left -= len(chunk)
     return digest.hexdigest()
+
+
+def hash_ranges(path: str, ranges: list[list[int]]) -> str:
+    """The sha256 a packet records over byte ranges of a transcript (hex): one range's, or a hash of each's."""
+    if len(ranges) == 1:
+        return hash_range(path, *ranges[0])
+
+    digest = hashlib.sha256()
+    for start, end in ranges:
+        digest.update(hash_range(path, start, end).encode())
+    return digest.hexdigest()
+
+
+def verify_hash(recorded: dict[str, Any], path: str) -> str | None:
+    """Why the bytes a packet was built from no longer match (None when they do)."""
+    if not os.path.isfile(path):
+        return f"the source transcript {path} no longer exists"
+    ranges = recorded.get("ranges") or []
+    size = os.path.getsize(path)
+    if not ranges or max(end for _, end in ranges) > size:
+        return f"the source transcript {path} is shorter than when the packet was made (truncated or rewritten)"
+    if hash_ranges(path, ranges) != recorded.get("sha256"):
+        return f"the source transcript {path} changed in the bytes the packet was built from"
+    return None
 
 
 def check_session_id(value: str, what: str = "--session") -> str:

@@ -205,10 +205,12 @@ class ClaudeSource(LocalSource):
     def extras(self, answer: dict[str, Any], index: jsonl.Index, span: Span, path: str) -> dict[str, Any]:
         """Edited files, compaction summaries, the last prompt, branches and subagent pointers."""
         st = index.state
-        compacts = [line for line, _ in st["compacts"] if st["active"][line]]
-        checkpoints = [{"id": f"L{span.line(line)}", "pointer": self.pointer(index, span, line)} for line in compacts]
         cp = answer.get("checkpoint")
-        if cp and checkpoints:
+        # Summaries on the session's history, and the one the model was sent (after a print-mode
+        # /compact it hangs off no chain the rows after it follow).
+        compacts = [line for line, _ in st["compacts"] if st["active"][line] or (cp and cp.get("line") == line)]
+        checkpoints = [{"id": f"L{span.line(line)}", "pointer": self.pointer(index, span, line)} for line in compacts]
+        if cp and checkpoints and compacts[-1] == cp.get("line"):
             checkpoints[-1].update(
                 text=cp.get("text"),
                 trigger=cp.get("trigger"),

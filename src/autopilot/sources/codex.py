@@ -145,7 +145,11 @@ class CodexSource(LocalSource):
                 "kind": KINDS.get(entry.get("kind"), "other"),
                 "parent": parent,
                 "pointer": self.pointer(index, span, line),
-                "branch": "rolled-back" if entry.get("rolledBack") else "active",
+                "branch": "rolled-back"
+                if entry.get("rolledBack")
+                else "compacted"
+                if entry.get("compacted")
+                else "active",
             }
             for key in ("timestamp", "turnId"):
                 if entry.get(key):

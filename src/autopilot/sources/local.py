@@ -9,13 +9,11 @@ objective even when it is older than the event window, and a gap for each limit 
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 from typing import Any
 
 from autopilot.errors import BridgeError
-from autopilot.sources import Limits, first_objective, gap, graph, hash_range
+from autopilot.sources import Limits, first_objective, gap, graph, hash_ranges
 from autopilot.sources.project import Project, require_match
 from autopilot.sources.window import Span, Window, read_window
 from autopilot.transcripts.evidence import TRUST
@@ -140,7 +138,7 @@ class LocalSource:
                     "algorithm": "sha256",
                     "ranges": ranges,
                     "fileBytes": w.size,
-                    "sha256": _hash_ranges(path, ranges),
+                    "sha256": hash_ranges(path, ranges),
                 },
                 "events": events,
                 "totalEvents": len(index.entries),
@@ -213,26 +211,3 @@ class LocalSource:
             "lines": span.line(index.lines),
             "index": diagnostics.get("index"),
         }
-
-
-def _hash_ranges(path: str, ranges: list[list[int]]) -> str:
-    if len(ranges) == 1:
-        return hash_range(path, *ranges[0])
-
-    digest = hashlib.sha256()
-    for start, end in ranges:
-        digest.update(hash_range(path, start, end).encode())
-    return digest.hexdigest()
-
-
-def verify_hash(recorded: dict[str, Any], path: str) -> str | None:
-    """Why the bytes a packet was built from no longer match (None when they do)."""
-    if not os.path.isfile(path):
-        return f"the source transcript {path} no longer exists"
-    ranges = recorded.get("ranges") or []
-    size = os.path.getsize(path)
-    if not ranges or max(end for _, end in ranges) > size:
-        return f"the source transcript {path} is shorter than when the packet was made (truncated or rewritten)"
-    if _hash_ranges(path, ranges) != recorded.get("sha256"):
-        return f"the source transcript {path} changed in the bytes the packet was built from"
-    return None

@@ -133,7 +133,7 @@ def _status(repo: str) -> list[tuple[str, str]]:
     return sorted(found, key=lambda pair: pair[1])
 
 
-def _blobs(repo: str, paths: list[str]) -> dict[str, str | None]:
+def blob_ids(repo: str, paths: list[str]) -> dict[str, str | None]:
     """The git blob id of each path's working-tree content (None when it is gone)."""
     present = [p for p in paths if os.path.isfile(os.path.join(repo, p))]
     ids: dict[str, str | None] = dict.fromkeys(paths)
@@ -153,7 +153,7 @@ def _blobs(repo: str, paths: list[str]) -> dict[str, str | None]:
 def git_state(repo: str) -> dict[str, Any]:
     """Branch, HEAD, dirty paths with content hashes, and one hash over the whole dirty state."""
     status = _status(repo)
-    blobs = _blobs(repo, [p for _, p in status if not is_secret_path(p)])
+    blobs = blob_ids(repo, [p for _, p in status if not is_secret_path(p)])
     dirty = []
     for code, path in status:
         entry: dict[str, Any] = {"path": path, "status": code}

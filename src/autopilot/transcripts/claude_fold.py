@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from array import array
+from bisect import bisect_left
 from typing import Any
 
 from autopilot.transcripts.evidence import strip_reminders
@@ -95,6 +96,10 @@ _ATTACHMENT_UUID = b',"type":"attachment","uuid":"'
 _TIMESTAMP = b'"timestamp":"'
 
 
+MODEL_CHANGES_KEPT = 500
+PRESERVED_KEPT = 5000  # preserved uuids kept per boundary (Claude Code keeps a turn or two)
+
+
 def uuid_key(value: Any) -> int:
     """A stable 32-bit integer for a row uuid (0 means none), so lineage fits in int arrays.
 
@@ -139,7 +144,7 @@ class ClaudeFold:
     """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
 
     name = "claude"
-    version = 1
+    version = 2  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds
 
     def start(self) -> dict[str, Any]:
         """A fresh state for an empty transcript."""
@@ -164,14 +169,22 @@ class ClaudeFold:
             "orphans": {},
             "compacts": [],
             "boundary": None,
+            # [line, trigger, uuid key, anchor key, preserved keys | None, [head, tail] keys | None, summary line]
+            "boundaries": [],
+            "modelChanges": [],  # [line, model] each time the assistant's model differs from the one before
+            "lastModel": None,
             "leaf": 0,
             "leafLine": 0,
             "sidechainFile": None,
             "nodeLine": array("q"),
             "nodeKey": array("q"),
             "nodeParent": array("q"),
+            "nodeKind": bytearray(),  # 1 for user and assistant rows (the relinking rule treats them apart)
             "active": bytearray(),
             "activeLeaf": 0,
+            "view": bytearray(),  # per raw line: 1 when the row is in what the model is sent now
+            "viewKey": [],  # the leaf and boundary the view was computed for
+            "viewBoundary": None,  # the index in ``boundaries`` of the boundary the view starts at
             "activeLines": 0,
         }
 
@@ -266,6 +279,7 @@ class ClaudeFold:
         st["nodeLine"].append(line)
         st["nodeKey"].append(key)
         st["nodeParent"].append(parent)
+        st["nodeKind"].append(1 if kind in ("user", "assistant") else 0)
         if st["sidechainFile"] is None:
             st["sidechainFile"] = sidechain
         # The newest leaf is the last row on the main chain; progress rows fork off it.
@@ -289,6 +303,9 @@ class ClaudeFold:
         model = msg.get("model")
         if model.__class__ is str and model != "<synthetic>":
             _bump(st["models"], model)
+            if model != st["lastModel"] and len(st["modelChanges"]) < MODEL_CHANGES_KEPT:
+                st["modelChanges"].append([line, model])
+            st["lastModel"] = model
         content = msg.get("content")
         if content.__class__ is str:
             return _meaningful(content)
@@ -328,10 +345,7 @@ class ClaudeFold:
 
     def _user(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
         if obj.get("isCompactSummary"):
-            boundary = st["boundary"]
-            parent = uuid_key(obj.get("parentUuid"))
-            trigger = boundary[1] if boundary and boundary[0] == parent else None
-            st["compacts"].append([line, trigger])
+            st["compacts"].append([line, _summary_of(st, line)])
             return False
         if obj.get("isMeta") or obj.get("isVisibleInTranscriptOnly"):
             st["omitted"]["metaRows"] += 1
@@ -390,8 +404,11 @@ class ClaudeFold:
         subtype = obj.get("subtype")
         if subtype == "compact_boundary":
             meta = obj.get("compactMetadata")
-            trigger = meta.get("trigger") if meta.__class__ is dict else None
-            st["boundary"] = [uuid_key(obj.get("uuid")), safe_name(trigger) if trigger else None]
+            meta = meta if meta.__class__ is dict else {}
+            trigger = meta.get("trigger")
+            key = uuid_key(obj.get("uuid"))
+            st["boundary"] = [key, safe_name(trigger) if trigger else None]
+            st["boundaries"].append([line, st["boundary"][1], key, *_preserved(meta), 0])
             return False
         return obj.get("level") in ("warning", "error") or subtype == "api_error"
 
@@ -430,7 +447,7 @@ class ClaudeFold:
             return True
         if kind == "user":
             if b'"isCompactSummary":true' in both:
-                st["compacts"].append([line, None])
+                st["compacts"].append([line, _summary_of(st, line)])
                 return False
             ids = [i.decode() for i in _BIG_RESULT_ID.findall(head)]
             orphan = False
@@ -444,6 +461,31 @@ class ClaudeFold:
     def finish(self, st: dict[str, Any], lines: int) -> None:
         """Bring the active-lineage flags up to date with the newest leaf (kept in the index)."""
         update_lineage(st, lines)
+
+
+def _preserved(meta: dict[str, Any]) -> list[Any]:
+    """A boundary's relinking: [anchor key, preserved keys (preservedMessages) or None, [head, tail] or None]."""
+    kept = meta.get("preservedMessages")
+    if kept.__class__ is dict and kept.get("uuids").__class__ is list:
+        uuids = [uuid_key(u) for u in kept["uuids"][:PRESERVED_KEPT] if u.__class__ is str]
+        return [uuid_key(kept.get("anchorUuid")), uuids, None]
+    segment = meta.get("preservedSegment")
+    if segment.__class__ is dict:
+        return [
+            uuid_key(segment.get("anchorUuid")),
+            None,
+            [uuid_key(segment.get("headUuid")), uuid_key(segment.get("tailUuid"))],
+        ]
+    return [0, [], None]
+
+
+def _summary_of(st: dict[str, Any], line: int) -> str | None:
+    """The trigger of the boundary a compact summary belongs to (the newest one, if it has no summary yet)."""
+    boundaries = st["boundaries"]
+    if boundaries and not boundaries[-1][6]:
+        boundaries[-1][6] = line
+        return boundaries[-1][1]  # type: ignore[no-any-return]
+    return None
 
 
 def update_lineage(st: dict[str, Any], lines: int) -> None:
@@ -476,3 +518,112 @@ def update_lineage(st: dict[str, Any], lines: int) -> None:
     for n in marked:
         active[n] = 1
     st["activeLeaf"], st["activeLines"] = st["leaf"], lines
+    update_view(st, lines)
+
+
+def update_view(st: dict[str, Any], lines: int) -> None:
+    """Mark, per raw line, the rows Claude Code sends the model after the newest compaction boundary.
+
+    Without a boundary the model is sent the active lineage, and ``view`` stays empty. With one it
+    is recomputed whenever the leaf, the boundary or the rows change (cheap: it walks only the rows
+    after the boundary and the few it preserved).
+    """
+    view: bytearray = st["view"]
+    if len(view) < lines + 1:
+        view.extend(bytes(lines + 1 - len(view)))
+    if not st["boundaries"]:
+        return
+    key = [st["leaf"], st["boundaries"][-1][0], len(st["nodeKey"])]
+    if st["viewKey"] == key:
+        return
+    view[:] = bytes(len(view))
+    st["viewBoundary"] = None
+    # The newest boundary counts. When the leaf's walk does not reach it (a rewind to before it: not
+    # seen with the real binary), the newest boundary the walk does reach is used instead.
+    for b in range(len(st["boundaries"]) - 1, -1, -1):
+        lines_, reached = model_view(st, b)
+        if reached:
+            for n in lines_:
+                view[n] = 1
+            st["viewBoundary"] = b
+            break
+    st["viewKey"] = key
+
+
+def model_view(st: dict[str, Any], b: int = -1) -> tuple[list[int], bool]:
+    """The raw lines Claude Code rebuilds the conversation from, leaf first, starting at boundary ``b``; and
+    whether the walk reached that boundary.
+
+    Claude Code 2.1.332's loader (docs/claude-intake.md, "After a compaction"): take the last
+    ``compact_boundary`` B; its preserved rows P (``preservedMessages.uuids``, else the parentUuid
+    walk from ``preservedSegment.tailUuid`` back to ``headUuid``) are relinked under the anchor A
+    (the summary): P[0] under A, P[i] under P[i-1], and every other row whose parent is A under
+    P[-1]; rows before B that are not in P are dropped, and a user or assistant row whose parent was
+    dropped hangs under P[-1]. Then parentUuid is walked from the leaf up to B, whose parent is
+    null. ``logicalParentUuid`` is never followed.
+    """
+    keys, parents, where, kinds = st["nodeKey"], st["nodeParent"], st["nodeLine"], st["nodeKind"]
+    b_line, _trigger, _key, anchor, kept, segment, _summary = st["boundaries"][b]
+    ib = bisect_left(where, b_line)
+    if ib >= len(where) or where[ib] != b_line:
+        return [], False  # the boundary row was too large to read as a row
+    after = {keys[i]: i for i in range(ib, len(keys))}
+    if kept is None:
+        kept = _segment(keys, parents, ib, segment[0], segment[1]) if segment else []
+    wanted = set(kept)
+    before: dict[int, int] = {}
+    for i in range(ib - 1, -1, -1):
+        if not wanted:
+            break
+        if keys[i] in wanted:
+            before[keys[i]] = i
+            wanted.discard(keys[i])
+    kept = [k for k in kept if k in before]  # rows that were never written are skipped
+    position = {k: n for n, k in enumerate(kept)}
+    last = kept[-1] if kept else 0
+
+    def parent_of(i: int) -> int:
+        k = keys[i]
+        if k in position:
+            n = position[k]
+            return anchor if n == 0 else kept[n - 1]  # type: ignore[no-any-return]
+        p = parents[i]
+        if last and p == anchor:
+            return last
+        if last and p and kinds[i] and p not in after and p not in position:
+            return last
+        return p  # type: ignore[no-any-return]
+
+    start = bisect_left(where, st["leafLine"])
+    if start >= len(where) or where[start] != st["leafLine"]:
+        return [], False
+    node: int | None = start
+    out: list[int] = []
+    seen: set[int] = set()
+    while node is not None and node not in seen:
+        seen.add(node)
+        out.append(where[node])
+        if node == ib:
+            return out, True
+        p = parent_of(node)
+        if not p:
+            break
+        node = before.get(p) if p in position else after.get(p)
+    return out, False
+
+
+def _segment(keys: Any, parents: Any, ib: int, head: int, tail: int) -> list[int]:
+    """The preserved rows of a ``preservedSegment``: the parentUuid walk from its tail back to its head, in order."""
+    out: list[int] = []
+    want = tail
+    for i in range(ib - 1, -1, -1):
+        if not want:
+            break
+        if keys[i] != want:
+            continue
+        out.append(want)
+        if want == head:
+            break
+        want = parents[i]
+    out.reverse()
+    return out

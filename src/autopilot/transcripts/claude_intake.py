@@ -2,10 +2,12 @@
 
 :func:`intake` scans the transcript once through the cached index (``jsonl.scan`` with
 :class:`~autopilot.transcripts.claude_fold.ClaudeFold`) and renders one page: session
-identity, counts, the newest *active* compact summary as ``checkpoint``, ``lastPrompt``,
+identity, counts, the summary the model was sent after the newest compaction as ``checkpoint``
+(on the newest page only), ``lastPrompt``,
 edited files, subagent transcripts, and up to ``limit`` meaningful entries older than
 ``beforeLine`` (exclusive), newest first, with tool calls paired with their results by
-id and each entry marked ``active`` or ``non-lineage``. Only whitelisted fields are
+id and each entry marked ``active`` (in what the model is sent now), ``compacted`` (history a
+compaction summarised) or ``non-lineage`` (a branch a rewind left). Only whitelisted fields are
 read back from the rows on the page; thinking, system prompts, tool definitions, hook
 context and usage telemetry are never emitted, and every string is redacted.
 """
@@ -50,6 +52,7 @@ def intake(
     update_lineage(st, index.lines)  # a partial last row may have moved the leaf
     ev = Evidence(max_chars)
     lines, next_before = index.page(before_line, limit)
+    newest_page = before_line is None or before_line > index.lines
     with index.reader() as reader:
         view = _View(index, reader, ev)
         entries = [e for e in (view.entry(n) for n in lines) if e is not None]
@@ -71,7 +74,8 @@ def intake(
                 "malformedLines": index.malformed_total,
                 "omittedThinking": st["thinking"],
             },
-            "checkpoint": view.checkpoint(),
+            # The checkpoint belongs to the session, not to a page: only the newest page carries it.
+            "checkpoint": view.checkpoint() if newest_page else None,
             "lastPrompt": view.last_prompt(),
             "editedFiles": view.edited_files(),
             "editedFilesTotal": len(st["edits"]),
@@ -81,10 +85,12 @@ def intake(
             "nextBeforeLine": next_before,
             "entries": entries,
         }
-    active = st["active"]
+    branches = [branch(st, n) for n in index.entries]
     answer["branches"] = {
         "leafLine": st["leafLine"] or None,
-        "nonLineageEntries": sum(1 for n in index.entries if not active[n]),
+        "nonLineageEntries": branches.count("non-lineage"),
+        "compactedEntries": branches.count("compacted"),
+        "compactionLine": st["boundaries"][st["viewBoundary"]][0] if st["viewBoundary"] is not None else None,
     }
     answer["diagnostics"] = {
         "malformedLines": dict(sorted(index.malformed.items())),
@@ -157,10 +163,20 @@ class _View:
         return None
 
     def checkpoint(self) -> dict[str, Any] | None:
-        active = self.st["active"]
-        for line, trigger in reversed(self.st["compacts"]):
-            if not active[line]:
-                continue
+        """The summary the model was sent after the newest compaction (Claude Code's rebuild rule).
+
+        With a boundary it is that boundary's summary, whatever the parentUuid chain says (after a
+        print-mode ``/compact`` the rows that follow chain to the pre-compaction leaf, not to it).
+        Older transcripts without boundaries fall back to the newest summary on the active lineage.
+        """
+        b = self.st["viewBoundary"]
+        if b is not None:
+            line, trigger = self.st["boundaries"][b][6], self.st["boundaries"][b][1]
+            candidates = [(line, trigger)] if line else []
+        else:
+            active = self.st["active"]
+            candidates = [(n, t) for n, t in reversed(self.st["compacts"]) if active[n]][:1]
+        for line, trigger in candidates:
             row = self._load(line)
             out: dict[str, Any] = {"line": line, "trigger": trigger, "timestamp": row.get("timestamp") if row else None}
             if row is None:
@@ -215,20 +231,19 @@ class _View:
 
     def entry(self, line: int) -> dict[str, Any] | None:
         row = self._load(line)
-        active = self.st["active"]
-        branch = "active" if active[line] else "non-lineage"
+        where = branch(self.st, line)
         if row is None:  # too large to parse: the fold kept only its envelope
             head, _ = self.reader.head_tail(line, 4096)
             role = "assistant" if b'"type":"assistant"' in head else "user"
             return {
                 "line": line,
                 "role": role,
-                "branch": branch,
+                "branch": where,
                 "oversize": True,
                 "content": [{"type": "text", "text": self._oversize(line)}],
             }
         kind = row.get("type")
-        out: dict[str, Any] = {"line": line, "role": kind, "timestamp": row.get("timestamp"), "branch": branch}
+        out: dict[str, Any] = {"line": line, "role": kind, "timestamp": row.get("timestamp"), "branch": where}
         if row.get("isSidechain") is True and not self.st["sidechainFile"]:
             out["sidechain"] = True
         if kind == "assistant":
@@ -347,6 +362,17 @@ class _View:
             if isinstance(row.get(key), int):
                 out[key] = row[key]
         return out
+
+
+def branch(st: dict[str, Any], line: int) -> str:
+    """Where a row stands: ``active`` (the model is sent it now), ``compacted`` (the session's history before
+    the newest compaction, which the model sees only through the summary) or ``non-lineage`` (a branch
+    left by a rewind)."""
+    if st["viewBoundary"] is None:
+        return "active" if st["active"][line] else "non-lineage"
+    if st["view"][line]:
+        return "active"
+    return "compacted" if st["active"][line] else "non-lineage"
 
 
 def _dict(value: Any) -> dict[str, Any]:

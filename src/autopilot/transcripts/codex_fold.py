@@ -29,7 +29,9 @@ import orjson
 from autopilot.codex.sessions import child_marker
 from autopilot.transcripts import jsonl
 
-FOLD_VERSION = 3  # 3: session fields carry isSubagent
+FOLD_VERSION = 4  # 4: compaction lines, what the newest compaction kept, model changes
+RETAINED_KEPT = 200  # user messages of one replacement_history remembered (by hash)
+MODEL_CHANGES_KEPT = 500
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
 EDITED_KEEP = 2000
 
@@ -260,6 +262,22 @@ def is_harness(text: str) -> bool:
     return text.lstrip().startswith(HARNESS_PREFIXES)
 
 
+def text_hash(text: str) -> str:
+    """A short hash of a message's text (what a compaction kept is compared by it)."""
+    return hashlib.blake2b(" ".join(text.split()).encode(), digest_size=8).hexdigest()
+
+
+def retained_hashes(history: Any) -> list[str]:
+    """The hashes of the user messages a ``replacement_history`` carries (the model is sent them again)."""
+    out: list[str] = []
+    for item in history if isinstance(history, list) else []:
+        if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user":
+            text, _ = split_images(texts(item.get("content")))
+            if text.strip() and len(out) < RETAINED_KEPT:
+                out.append(text_hash(text))
+    return out
+
+
 def uuid7_ms(value: Any) -> int | None:
     """The millisecond timestamp inside a UUIDv7 string, or None for anything else."""
     if not isinstance(value, str) or len(value) != 36 or value[14:15] != "7":
@@ -300,6 +318,9 @@ class CodexFold:
             "last_user_line": None,
             "compactions": 0,
             "compaction_events": 0,
+            "compaction_lines": [],  # every `compacted` line, oldest first
+            "retained": [],  # hashes of the user messages the newest compaction kept verbatim
+            "modelChanges": [],  # [line, model] each time turn_context names another model
             "replayed": 0,
             "omitted": {},
             "unknown": {},
@@ -337,6 +358,8 @@ class CodexFold:
         if kind == "turn_context":
             model = payload.get("model")
             if isinstance(model, str):
+                if model != state["model"] and len(state["modelChanges"]) < MODEL_CHANGES_KEPT:
+                    state["modelChanges"].append([line, model])
                 state["model"] = model
                 if model not in state["models"] and len(state["models"]) < 16:
                     state["models"].append(model)
@@ -344,9 +367,12 @@ class CodexFold:
             return False
         if kind == "compacted":
             state["compactions"] += 1
+            state["compaction_lines"].append(line)
             if isinstance(payload.get("message"), str) and payload["message"].strip():
                 state["checkpoint_line"] = line
-            if payload.get("replacement_history"):
+            history = payload.get("replacement_history")
+            state["retained"] = retained_hashes(history)
+            if history:
                 _omit(state, "compactionHistory")
             return False
         if kind == "world_state":

@@ -268,7 +268,18 @@ def _render(page: _Page, line: int) -> dict[str, Any]:
         entry["turnId"] = turn
     if any(a <= line < b for a, b in page.state["rolled_back"]):
         entry["rolledBack"] = True
+    compacted = page.state["compaction_lines"]
+    if compacted and line < compacted[-1] and not _retained(page, entry):
+        entry["compacted"] = True  # the newest compaction summarised it: the model no longer sees it verbatim
     return entry
+
+
+def _retained(page: _Page, entry: dict[str, Any]) -> bool:
+    """Whether the newest compaction kept this user message in the history it sends again."""
+    if entry.get("kind") != "user":
+        return False
+    obj = page.load(entry["line"])
+    return obj is not None and codex.text_hash(_user_text(obj)[0]) in page.state["retained"]
 
 
 def _checkpoint(page: _Page) -> dict[str, Any] | None:
@@ -346,7 +357,7 @@ def _fork(state: dict[str, Any], session: dict[str, Any], path: str) -> dict[str
     return info
 
 
-def _summary(index: Index, path: str, page: _Page) -> dict[str, Any]:
+def _summary(index: Index, path: str, page: _Page, newest: bool = True) -> dict[str, Any]:
     """Everything but the entries: session, turn, fork, goal, checkpoint, files, subagents, counts."""
     state = index.state
     session = dict(state["meta"] or {})
@@ -382,7 +393,7 @@ def _summary(index: Index, path: str, page: _Page) -> dict[str, Any]:
             "compactions": max(state["compactions"], state["compaction_events"]),
         },
         "goal": _goal(page),
-        "checkpoint": _checkpoint(page),
+        "checkpoint": _checkpoint(page) if newest else None,
         "lastPrompt": _last_prompt(page),
         "editedFiles": [{"path": page.text(p, 500), "change": c, "status": s, "line": ln} for p, (c, ln, s) in shown],
         "editedFilesTotal": len(edited),
@@ -407,7 +418,8 @@ def intake(
     with index.reader() as reader:
         page = _Page(index, reader, ev)
         answer: dict[str, Any] = {"trust": TRUST, "format": "codex-rollout", "transcript": path}
-        answer.update(_summary(index, path, page))
+        # The checkpoint belongs to the session, not to a page: only the newest page carries it.
+        answer.update(_summary(index, path, page, newest=before_line is None or before_line > index.lines))
         answer.update(
             {
                 "beforeLine": before_line,

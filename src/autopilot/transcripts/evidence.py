@@ -31,6 +31,14 @@ _COMMAND_WORDS = re.compile(r"[\s'\"`|&;<>()=:,]+")
 # Bare words is_secret_path accepts that are far likelier a search term or a commit message
 # (`grep -r secret`, `pytest -k secrets`) than a file: as paths they need a `/` or `./`.
 _COMMON_WORDS = frozenset({"secret", "secrets", "credentials"})
+# Sentences of a request that read like rules: what packets and the active memory call constraints.
+CONSTRAINT = re.compile(
+    r"\b(?:don'?t|do not|never|must(?:n't| not)?|only|without|avoid|keep|no longer|shouldn'?t|should not"
+    r"|make sure|required?|always|at most|no more than|not allowed)\b",
+    re.I,
+)
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
 class Evidence:
@@ -183,6 +191,21 @@ def strip_reminders(value: str) -> tuple[str, int]:
     if "<system-reminder>" not in value:
         return value, 0
     return _REMINDER.subn("", value)
+
+
+def sentences(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """The sentences (and lines, list markers dropped) of ``text`` that ``pattern`` matches, each once, in order."""
+    found: list[str] = []
+    for part in SENTENCE.split(text):
+        part = _BULLET.sub("", part).strip()
+        if len(part) > 3 and pattern.search(part) and part not in found:
+            found.append(part)
+    return found
+
+
+def constraints_in(text: str) -> list[str]:
+    """The sentences of a request that read like rules (must, never, only, without, keep...)."""
+    return sentences(text, CONSTRAINT)
 
 
 def secret_path(value: Any) -> bool:

@@ -427,29 +427,27 @@ async function doImport() {
 }
 
 // ---- memories ----------------------------------------------------------------------------
-function unavailableNotice(data) {
-  return h("div", { class: "notice", role: "note" }, h("strong", { text: "Not available in this build. " }), data.why);
-}
+const textOf = (x) => (x && typeof x === "object" ? x.text : x) || "";
 
 async function loadActive() {
   const box = $("active");
   let data;
   try { data = await api("/api/memory/active"); } catch (err) { clear(box).append(h("p", { class: "bad", text: err.message })); return; }
   clear(box);
-  if (!data.available) { box.append(unavailableNotice(data)); return; }
-  if (!data.sessions.length) box.append(h("p", { class: "muted", text: "No session of this worktree has active memory yet." }));
+  if (!data.sessions.length) box.append(h("p", { class: "muted", text: `No session of ${data.worktree} has active memory yet (the plugin's hooks record it; \`codex-bridge handoff checkpoint\` or \`recover\` add to it).` }));
   for (const v of data.sessions) {
     const cp = v.checkpoint;
     const inj = (v.injections && v.injections.shown) || [];
-    box.append(h("div", { class: "card" },
+    const cov = v.coverage || {};
+    box.append(h("div", { class: "card active-session" },
       h("h3", { text: `${v.agent} ${v.session}` }),
       h("dl", {},
-        h("dt", { text: "Objective" }), h("dd", {}, quote((v.objective && (v.objective.text || v.objective)) || "—")),
-        h("dt", { text: "Next action" }), h("dd", {}, quote((v.nextAction && (v.nextAction.text || v.nextAction)) || "—")),
-        h("dt", { text: "Checkpoint age" }), h("dd", { text: cp && cp.ageSeconds != null ? `${Math.round(cp.ageSeconds)} s` : "no checkpoint" }),
-        h("dt", { text: "Coverage" }), h("dd", { text: (v.coverage && (v.coverage.state || v.coverage.status)) || JSON.stringify(v.coverage || {}) })),
-      claimList("Unresolved", v.unresolved, (u) => quote(u.text || JSON.stringify(u))),
-      claimList(`Injection history (${(v.injections || {}).total || 0})`, inj, (i) => `${when(i.at)} ${i.event || ""}: ${(i.fields || []).join(", ")} (${i.bytes} bytes)`)));
+        h("dt", { text: "Objective" }), h("dd", {}, quote(textOf(v.objective) || "—"), v.objective ? h("span", { class: "muted", text: `from ${v.objective.source}` }) : null),
+        h("dt", { text: "Next action" }), h("dd", {}, quote(textOf(v.nextAction) || "—")),
+        h("dt", { text: "Checkpoint age" }), h("dd", { text: cp && cp.ageSeconds != null ? `${Math.round(cp.ageSeconds)} s (the agent's claim, not proof)` : "no checkpoint" }),
+        h("dt", { text: "Coverage" }), h("dd", { class: cov.status === "complete" ? "ok" : "warn", text: `${cov.status || "?"}${(cov.reasons || []).length ? ": " + cov.reasons.map((r) => r.detail || r.kind || r).join("; ") : ""}` })),
+      claimList(`Unresolved (${(v.unresolved || []).length})`, v.unresolved, (u) => h("span", {}, quote(textOf(u)), h("span", { class: "muted", text: ` ${u.source || ""}` }))),
+      claimList(`Injection history (${(v.injections || {}).total || 0})`, inj, (i) => `${when(i.at)} ${i.event || ""} into ${i.session || v.session}: ${(i.fields || []).join ? (i.fields || []).join(", ") : JSON.stringify(i.fields)} (${i.bytes} bytes)`)));
   }
 }
 
@@ -460,14 +458,24 @@ async function doSearch(e) {
   if (!q) return;
   try {
     const data = await api(`/api/search?q=${encodeURIComponent(q)}`);
-    if (!data.available) { box.append(unavailableNotice(data)); say("The evidence search is not available in this build."); return; }
-    box.append(h("p", { class: "muted", text: `${data.results.length} results for “${data.query}”` }));
+    box.append(h("p", { class: "muted", text: `${data.results.length} result(s) for “${data.query}” (branch ${data.scope.branch || "-"}). ${data.trust}` }));
     for (const r of data.results) {
-      box.append(h("div", { class: "card" },
-        h("p", {}, h("strong", { text: r.title || r.kind || "result" }), " ", h("span", { class: "badge", text: r.freshness || "?" })),
-        quote(r.excerpt || r.text || ""), h("p", { class: "muted", text: JSON.stringify(r.source || r.ref || r.pointer || {}) })));
+      const p = r.pointer || {};
+      const fresh = r.freshness || {};
+      const outcome = (r.outcome || {}).status;
+      box.append(h("div", { class: "card search-result" },
+        h("p", {}, h("strong", { text: `#${r.rank} ${r.role || ""}` }), outcome ? ` — ${outcome} ` : " ",
+          h("span", { class: `badge ${fresh.state === "current" ? "ok" : "warn"}`, text: fresh.state || "?" }),
+          h("span", { class: "muted", text: ` ${r.scope || ""}, ${r.branch || "no branch"}, ${when(r.time)}` })),
+        quote(short(r.excerpt || "", 1200)),
+        h("p", { class: "muted", text: `${r.agent || ""} session ${short(r.session, 14)} · ${p.packet ? "packet " + p.packet.slice(0, 19) + "…" : p.kind || ""} ${p.ref || ""}${p.line ? " line " + p.line : ""}` }),
+        (fresh.reasons || []).length ? h("p", { class: "warn", text: fresh.reasons.join("; ") }) : null,
+        r.supersededBy ? h("p", { class: "stale", text: `superseded by #${r.supersededBy.rank} (${r.supersededBy.outcome})` }) : null));
     }
-    for (const c of data.conflicts || []) box.append(h("p", { class: "warn", text: `conflict: ${JSON.stringify(c)}` }));
+    for (const c of data.conflicts || []) {
+      box.append(h("p", { class: "warn", text: `conflicting outcomes on ${c.branch} in ${c.worktree}: ${c.items.map((i) => `#${i.rank} ${i.role} ${i.outcome}`).join(" → ")} (the last one stands)` }));
+    }
+    for (const n of data.notes || []) box.append(h("p", { class: "muted", text: `note: ${n}` }));
     say("");
   } catch (err) { fail(err); }
 }

@@ -100,7 +100,18 @@ def main(argv: "list[str]") -> int:
     parser.add_argument("--limit", type=int, metavar="N", help="meaningful entries per page (default 12)")
     parser.add_argument("--max-chars", type=int, metavar="N", help="characters kept per string (default 2000)")
     parser.add_argument("--full", action="store_true", help="do not cut strings")
+    parser.add_argument(
+        "--import",
+        dest="packet",
+        nargs="?",
+        const="",
+        metavar="PACKET",
+        help="(the handoff-import skill) no PACKET: list this project's handover packets; a PACKET id: import "
+        "it into this Codex thread ($CODEX_THREAD_ID, which Codex sets for the commands it runs)",
+    )
     args = parser.parse_args(argv)
+    if args.packet is not None:
+        return import_packet(args.packet)
     transcript = args.transcript
     if transcript is None:
         transcript, why = pointed_transcript()
@@ -122,6 +133,29 @@ def main(argv: "list[str]") -> int:
             command += [flag, str(value)]
     if args.full:
         command.append("--full")
+    try:
+        return subprocess.run(command, stdin=subprocess.DEVNULL).returncode
+    except OSError as exc:
+        return fail(f"cannot run {command[0]}: {exc}")
+
+
+def import_packet(packet: str) -> int:
+    """List this project's packets, or import one into the Codex thread this command runs in."""
+    bridge = bridge_command()
+    if bridge is None:
+        return fail(
+            "cannot find codex-bridge: it is not on PATH and the installation that ran "
+            "`codex-bridge install codex` is gone; install codex-autopilot again and rerun that command"
+        )
+    if not packet:
+        command = [*bridge, "handoff", "packets"]
+    else:
+        thread = os.environ.get("CODEX_THREAD_ID", "")
+        if not thread:
+            return fail("CODEX_THREAD_ID is not set, so the receiving Codex thread is unknown: run this inside Codex")
+        if not all(ch.isalnum() or ch == ":" for ch in packet):
+            return fail(f"{packet!r} is not a packet id (letters, digits and ':'); list them with --import")
+        command = [*bridge, "handoff", "import", packet, "--to", "codex", "--session", thread]
     try:
         return subprocess.run(command, stdin=subprocess.DEVNULL).returncode
     except OSError as exc:

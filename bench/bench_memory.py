@@ -1,0 +1,231 @@
+"""The active memory's costs: recording in a hook, reducing a long log, and what injection sends.
+
+Three figures, each against a baseline measured in the same run:
+
+- recording an observation, as Claude Code pays it: the plugin's real entry point
+  (``scripts/bridge hook <Event>``, AUTOPILOT_PYTHON set to this interpreter) in a git repository
+  without an autopilot run, against a bare ``python -I -c pass`` interleaved with it (goal: at most
+  2x); and the Codex hook script (``memory_hook.py``, what ``install codex`` runs) the same way;
+- reducing 100,000 observations in-process (goal: at most 1 s), and parsing them from the log first;
+- for the 100-turn fixtures (tests/fixtures/long/): the bytes injected over the whole session
+  against the transcript's raw bytes.
+
+Usage: .venv/bin/python bench/bench_memory.py [--runs N]   (prints a Markdown table)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHIM = REPO / "scripts" / "bridge"
+CODEX_HOOK = REPO / "src" / "autopilot" / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
+SESSION = "bench-0000-4000-8000-000000000000"
+LONG = REPO / "tests" / "fixtures" / "long"
+
+
+def timed(argv: list[str], stdin: str, env: dict[str, str], cwd: str) -> float:
+    started = time.perf_counter()
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} failed: {proc.stderr}")
+    return elapsed
+
+
+def git_repo(root: Path) -> Path:
+    repo = root / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    return repo
+
+
+def hook_input(event: str, cwd: str, **fields: object) -> str:
+    return json.dumps(
+        {"session_id": SESSION, "transcript_path": "/tmp/bench.jsonl", "cwd": cwd, "hook_event_name": event, **fields}
+    )
+
+
+EVENTS = [
+    ("SessionStart (startup)", "SessionStart", {"source": "startup"}),
+    ("UserPromptSubmit (request)", "UserPromptSubmit", {"prompt": "add a --json flag"}),
+    (
+        "PostToolUse (edit)",
+        "PostToolUse",
+        {"tool_name": "Edit", "tool_input": {"file_path": "/w/a.py"}, "tool_response": {}},
+    ),
+    (
+        "PostToolUse (test run)",
+        "PostToolUse",
+        {"tool_name": "Bash", "tool_input": {"command": "pytest -q"}, "tool_response": {"stdout": "3 passed"}},
+    ),
+    (
+        "PostToolUse (other command: nothing kept)",
+        "PostToolUse",
+        {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {}},
+    ),
+    ("Stop (turn end)", "Stop", {"stop_hook_active": False}),
+]
+
+
+def recording(runs: int) -> list[tuple[str, float, float]]:
+    """Median wall times of recording each event (Claude's shim, Codex's script) and of bare python."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+        root = Path(tmp)
+        repo = git_repo(root)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOPILOT_", "OPENAI_"))}
+        env.update(AUTOPILOT_PYTHON=sys.executable, AUTOPILOT_HOME=str(root / "home"), HOME=str(root))
+        bare = [sys.executable, "-I", "-c", "pass"]
+        for who, argv_of in (
+            ("Claude hook", lambda event: [str(SHIM), "hook", event]),
+            ("Codex hook script", lambda event: [sys.executable, "-I", str(CODEX_HOOK)]),
+        ):
+            for label, event, fields in EVENTS:
+                stdin = hook_input(event, str(repo), **fields)
+                base, samples = [], []
+                for _ in range(runs):  # interleaved, so both see the same machine state
+                    base.append(timed(bare, "", env, str(repo)))
+                    samples.append(timed(argv_of(event), stdin, env, str(repo)))
+                rows.append((f"{who}: {label}", statistics.median(samples) * 1000, statistics.median(base) * 1000))
+        log = Path(root / "home" / "handoff" / "active").glob("*/*/observations.jsonl")
+        kept = sum(len(p.read_text().splitlines()) for p in log)
+        print(f"(observations written during the recording runs: {kept})", file=sys.stderr)
+    return rows
+
+
+def synthetic(n: int) -> list[dict]:
+    """``n`` observations in a realistic mix: turns, requests, edits, test runs with outputs, compactions, models."""
+    rng = random.Random(7)
+    out = []
+    for i in range(n):
+        at = f"2026-12-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"
+        base = {"v": 1, "at": at, "agent": "claude", "event": "x", "via": "hook"}
+        roll = rng.random()
+        if roll < 0.3:
+            out.append(
+                {
+                    **base,
+                    "kind": "edit",
+                    "path": f"/w/src/mod_{rng.randrange(300)}.py",
+                    "tool": "Edit",
+                    "result": "ok",
+                    "id": f"t{i}",
+                }
+            )
+        elif roll < 0.5:
+            failed = rng.random() < 0.3
+            output = ("." * 60 + "\n") * 10 + ("1 failed, 40 passed in 1.2s" if failed else "41 passed in 1.1s")
+            command = rng.choice(["pytest -q", "ruff check src", "mypy src", "pytest -q tests/unit || true"])
+            out.append(
+                {**base, "kind": "run", "command": command, "exit": 1 if failed else 0, "output": output, "id": f"r{i}"}
+            )
+        elif roll < 0.7:
+            out.append({**base, "kind": "turn"})
+        elif roll < 0.9:
+            out.append({**base, "kind": "request", "prompt": f"turn {i}: keep going", "id": f"p{i}"})
+        elif roll < 0.95:
+            out.append(
+                {
+                    **base,
+                    "kind": "session",
+                    "source": rng.choice(["resume", "compact", "startup"]),
+                    "model": rng.choice(["m1", "m2"]),
+                }
+            )
+        else:
+            out.append({**base, "kind": "compact", "phase": rng.choice(["pre", "post"]), "trigger": "auto"})
+    return out
+
+
+def reducing(n: int, repeat: int) -> list[tuple[str, float, float]]:
+    """Median in-process times: reduce() over ``n`` observations, and parsing them from a log file first."""
+    sys.path.insert(0, str(REPO / "src"))
+    from autopilot.memory import observe
+    from autopilot.memory.reduce import reduce
+    from autopilot.memory.store import SessionStore
+
+    observations = synthetic(n)
+    cps = [
+        {
+            "at": f"2026-12-01T{h:02d}:00:00.000Z",
+            "checkpoint": {
+                "objective": "o",
+                "constraints": [],
+                "next_action": f"n{h}",
+                "unresolved": [f"u{h}"],
+                "completed": [f"u{h - 1}"],
+            },
+        }
+        for h in range(1, 24)
+    ]
+    rows = []
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        reduce(observations, cps)
+        times.append(time.perf_counter() - started)
+    rows.append((f"reduce {n:,} observations (in-process)", statistics.median(times) * 1000, 1000.0))
+    with tempfile.TemporaryDirectory(prefix="bench-reduce-") as tmp:
+        os.environ["AUTOPILOT_HOME"] = tmp
+        store = SessionStore("claude", "bench-session", tmp)
+        store.ensure()
+        (store.dir / observe.LOG).write_text("".join(observe.dumps(o) + "\n" for o in observations))
+        size = (store.dir / observe.LOG).stat().st_size
+        times = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            reduce(store.observations().records, cps)
+            times.append(time.perf_counter() - started)
+        rows.append(
+            (f"read + reduce {n:,} observations ({size / 1e6:.1f} MB log)", statistics.median(times) * 1000, 1000.0)
+        )
+    return rows
+
+
+def injected() -> list[tuple[str, int, int]]:
+    """For the long fixtures: bytes injected over the session against the transcript's raw bytes."""
+    rows = []
+    for agent, transcript in (("claude", "transcript.jsonl"), ("codex", "rollout.jsonl")):
+        folder = LONG / agent
+        if not (folder / transcript).exists():
+            continue
+        records = [json.loads(line) for line in (folder / "memory" / "injections.jsonl").read_text().splitlines()]
+        sent = sum(r.get("bytes", 0) for r in records)
+        count = sum(1 for r in records if r.get("bytes"))
+        rows.append((f"{agent}: {count} injections over 100 turns", sent, (folder / transcript).stat().st_size))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=31, help="repetitions per recording figure (default 31)")
+    parser.add_argument("--observations", type=int, default=100_000)
+    args = parser.parse_args()
+    print("| recording an observation (median of whole processes) | ms | bare `python -I -c pass` ms | ratio |")
+    print("|---|---:|---:|---:|")
+    for label, ms, base in recording(args.runs):
+        print(f"| {label} | {ms:.1f} | {base:.1f} | {ms / base:.2f}x |")
+    print()
+    print("| reducing | ms | goal ms | of the goal |")
+    print("|---|---:|---:|---:|")
+    for label, ms, goal in reducing(args.observations, 5):
+        print(f"| {label} | {ms:.0f} | {goal:.0f} | {ms / goal:.0%} |")
+    print()
+    print("| injection over a 100-turn session | bytes injected | raw transcript bytes | share |")
+    print("|---|---:|---:|---:|")
+    for label, sent, raw in injected():
+        print(f"| {label} | {sent:,} | {raw:,} | {sent / raw:.2%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,451 @@
+"""codex-autopilot's Codex hook for the active memory: record each event of a Codex session, cheaply.
+
+Installed by `codex-bridge install codex` for SessionStart, UserPromptSubmit, PostToolUse, PreCompact,
+PostCompact, Stop and SessionEnd, and run by Codex with the event's JSON on stdin. It is standard
+library only (Codex runs it with its own Python, before or without the bridge) and fails open: any
+error exits 0 with no output. It appends the event's observations to
+$AUTOPILOT_HOME/handoff/active/<worktree>/codex-<session>/observations.jsonl. When an injection may
+be due (SessionStart after a compaction, or a prompt after facts changed), it asks the bridge that
+installed it (`handoff inject --agent codex`, a few hundred milliseconds) and relays its answer, the
+changed facts as additionalContext; without a bridge nothing is injected.
+
+Codex has no hook for a model switch (the model is read from the `model` field every event carries)
+and its PostToolUse hands over a command's output without its exit code (`handoff recover --from
+codex` reads it from the rollout; coverage says so until then).
+
+Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on the
+same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names),
+``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is ``autopilot.hooks.parse_json``.
+"""
+
+import os
+import sys
+import time
+
+# Codex runs this on every event: no `json` package (its decoder imports re), no subprocess and no
+# hashlib (OpenSSL) unless needed; the C halves of json and SHA-256 do the work (measured:
+# bench/bench_memory.py). The twins elsewhere in the bridge do the same (autopilot.hooks, observe).
+try:
+    from _json import encode_basestring_ascii, make_encoder, make_scanner
+except ImportError:  # not CPython: the json package does it
+    make_encoder = make_scanner = None  # type: ignore[misc,assignment]
+
+VERSION = 1
+LOG = "observations.jsonl"
+CHECKPOINTS = "checkpoints.jsonl"
+MARK = "inject.mark"
+WORKTREE_FILE = "worktree"
+CLEARED = "cleared."
+PROMPT_CHARS = 4000
+COMMAND_CHARS = 1000
+OUTPUT_CHARS = 1500
+INSTRUCTIONS_CHARS = 500
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+PATCH_TOOLS = frozenset({"apply_patch"})
+SHELL_TOOLS = frozenset({"Bash", "exec_command", "shell", "local_shell", "shell_command"})
+RUN_HINTS = (
+    "test", "spec", "lint", "check", "mypy", "ruff", "flake8", "pylint", "pyright", "eslint", "tsc",
+    "build", "compile", "vet", "clippy", "tox", "nox", "jest", "vitest", "mocha", "cargo", "gradle",
+    "mvn", "make", "verify",
+)  # fmt: skip
+FACT_MARKS = (b'"kind":"edit"', b'"kind":"run"', b'"kind":"compact"', b'"kind":"model"', b'"via":"recover"')
+PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+_SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+INJECT_TIMEOUT = 8.0  # Codex gives the hook 10 s
+AGENT = "codex"
+
+
+def toplevel(cwd: str) -> str | None:
+    """The git work tree around ``cwd`` (found by walking up; git itself only under GIT_DIR/GIT_WORK_TREE)."""
+    cwd = os.path.abspath(cwd)
+    if "GIT_DIR" not in os.environ and "GIT_WORK_TREE" not in os.environ:
+        here = os.path.realpath(cwd)
+        while True:
+            if os.path.exists(os.path.join(here, ".git")):
+                return here
+            parent = os.path.dirname(here)
+            if parent == here:
+                return None
+            here = parent
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "-C", cwd, "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+        )
+    except OSError:
+        return None
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return None
+    return os.path.realpath(proc.stdout.strip())
+
+
+def home() -> str:
+    """$AUTOPILOT_HOME, default ~/.codex-autopilot."""
+    return os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+
+
+def enabled() -> bool:
+    """Whether the active memory records at all (AUTOPILOT_MEMORY=off switches it off)."""
+    return os.environ.get("AUTOPILOT_MEMORY", "").strip().lower() not in ("off", "0", "false", "no")
+
+
+def worktree_id(top: str) -> str:
+    """The first 12 hex digits of the worktree path's SHA-256 (``autopilot.digest.sha256_hex``'s imports)."""
+    try:
+        from _sha2 import sha256  # Python >= 3.12
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.10, 3.11
+        except ImportError:
+            from hashlib import sha256
+    return str(sha256(top.encode("utf-8")).hexdigest())[:12]
+
+
+def session_dir(top: str, agent: str, session: str) -> str:
+    """Where one session's active memory in worktree ``top`` lives."""
+    return os.path.join(home(), "handoff", "active", worktree_id(top), f"{agent}-{session}")
+
+
+def safe_session(value: object) -> "str | None":
+    """``value`` when it can name a directory, else None."""
+    if not isinstance(value, str) or not 4 <= len(value) <= 80 or not set(value) <= _SAFE:
+        return None
+    return value
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 with milliseconds and Z."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+class _ScanContext:
+    """The settings json.JSONDecoder gives its scanner (``autopilot.hooks._ScanContext``)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+
+
+def loads(raw: str) -> object:
+    """``json.loads(raw)`` with the C scanner alone (``autopilot.hooks.parse_json``)."""
+    if make_scanner is None:
+        import json
+
+        return json.loads(raw)
+    text = raw.strip()
+    try:
+        value, end = make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
+
+
+def _unencodable(obj: object) -> object:
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def dumps(obj: object) -> str:
+    """Compact, ASCII-only JSON (``json.dumps(obj, separators=(",", ":"))``)."""
+    if make_encoder is None:
+        import json
+
+        return json.dumps(obj, separators=(",", ":"))
+    encode = make_encoder(None, _unencodable, encode_basestring_ascii, None, ":", ",", False, False, True)
+    return "".join(encode(obj, 0))
+
+
+def clip(value: object, limit: int, *, tail: bool = False) -> "str | None":
+    """A string cut to ``limit`` characters (its end when ``tail``), or None for anything else."""
+    if not isinstance(value, str):
+        return None
+    if len(value) <= limit:
+        return value
+    return "…" + value[-(limit - 1) :] if tail else value[: limit - 1] + "…"
+
+
+def observations(event: str, data: dict, agent: str) -> list:  # type: ignore[type-arg]
+    """What one hook event tells the active memory (possibly nothing)."""
+    base = {"v": VERSION, "at": now(), "agent": agent, "event": event, "via": "hook"}
+    model = data.get("model")
+    if isinstance(model, str) and model:
+        base["model"] = model
+    if event == "SessionStart":
+        out = {**base, "kind": "session", "source": str(data.get("source") or "startup")}
+        if isinstance(data.get("transcript_path"), str):
+            out["transcript"] = data["transcript_path"]
+        return [out]
+    if event == "SessionEnd":
+        return [{**base, "kind": "end", "reason": str(data.get("reason") or "other")}]
+    if event == "UserPromptSubmit":
+        if data.get("agent_id") or data.get("agent_type"):
+            return []
+        out = {**base, "kind": "request", "prompt": clip(data.get("prompt"), PROMPT_CHARS) or ""}
+        ident = data.get("prompt_id") or data.get("turn_id")
+        if isinstance(ident, str):
+            out["id"] = ident
+        return [out]
+    if event == "Stop":
+        return [{**base, "kind": "turn"}]
+    if event in ("PreCompact", "PostCompact"):
+        out = {**base, "kind": "compact", "phase": "pre" if event == "PreCompact" else "post"}
+        out["trigger"] = str(data.get("trigger") or "unknown")
+        instructions = clip(data.get("custom_instructions"), INSTRUCTIONS_CHARS)
+        if instructions:
+            out["instructions"] = instructions
+        return [out]
+    if event == "PostModelSwitch":
+        return [{**base, "kind": "model", "model": str(data.get("to_model") or ""), "from": data.get("from_model")}]
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        return _tool(base, event, data)
+    return []
+
+
+def _tool(base: dict, event: str, data: dict) -> list:  # type: ignore[type-arg]
+    tool = data.get("tool_name")
+    args = data.get("tool_input")
+    if not isinstance(tool, str) or not isinstance(args, dict):
+        return []
+    base["tool"] = tool
+    ident = data.get("tool_use_id")
+    if isinstance(ident, str):
+        base["id"] = ident
+    if data.get("agent_id"):
+        base["subagent"] = str(data["agent_id"])
+    failed = event == "PostToolUseFailure"
+    if tool in EDIT_TOOLS:
+        path = args.get("file_path") or args.get("notebook_path")
+        if not isinstance(path, str):
+            return []
+        return [_edit(base, path, "error" if failed else "ok")]
+    if tool in PATCH_TOOLS:
+        patch = args.get("command") or args.get("input")
+        if not isinstance(patch, str):
+            return []
+        code = _exit_code(data.get("tool_response"))
+        result = "error" if failed or (code is not None and code != 0) else "ok"
+        return [_edit(base, p, result) for p in patch_paths(patch)]
+    if tool not in SHELL_TOOLS:
+        return []
+    command = args.get("command")
+    if isinstance(command, list):
+        command = " ".join(str(part) for part in command)
+    if not isinstance(command, str) or not looks_like_validation(command):
+        return []
+    out = {**base, "kind": "run", "command": clip(command, COMMAND_CHARS)}
+    response = data.get("tool_response")
+    if failed:
+        error = data.get("error")
+        out["exit"] = _exit_code(error)
+        out["output"] = clip(error, OUTPUT_CHARS, tail=True)
+        if data.get("is_interrupt"):
+            out["interrupted"] = True
+    elif isinstance(response, dict):
+        text = "\n".join(s for s in (response.get("stdout"), response.get("stderr")) if isinstance(s, str) and s)
+        out["exit"] = None if response.get("interrupted") else 0
+        out["output"] = clip(text, OUTPUT_CHARS, tail=True)
+        if response.get("interrupted"):
+            out["interrupted"] = True
+    else:
+        out["exit"] = None
+        out["output"] = clip(response, OUTPUT_CHARS, tail=True)
+    return [out]
+
+
+def _edit(base: dict, path: str, result: str) -> dict:  # type: ignore[type-arg]
+    """One edited file; its id is the call's plus the path."""
+    out = {**base, "kind": "edit", "path": path, "result": result}
+    if "id" in base:
+        out["id"] = f"{base['id']}:{path}"
+    return out
+
+
+def looks_like_validation(command: str) -> bool:
+    """Whether a command might build, test, lint or type-check."""
+    lowered = command.lower()
+    return any(hint in lowered for hint in RUN_HINTS)
+
+
+def patch_paths(patch: str) -> list:  # type: ignore[type-arg]
+    """The files an apply_patch body adds, updates, deletes or moves to, in order, each once."""
+    found: list = []  # type: ignore[type-arg]
+    for line in patch.splitlines():
+        for header in PATCH_HEADERS:
+            if line.startswith(header):
+                path = line[len(header) :].strip()
+                if path and path not in found:
+                    found.append(path)
+    return found
+
+
+def _exit_code(text: object) -> "int | None":
+    """The code of a leading ``Exit code N`` / ``Exit code: N`` line."""
+    if not isinstance(text, str) or not text.startswith("Exit code"):
+        return None
+    head = text[9:].lstrip(":").strip().split("\n", 1)[0].split(" ", 1)[0]
+    try:
+        return int(head)
+    except ValueError:
+        return None
+
+
+def append(folder: str, name: str, lines: list) -> int:  # type: ignore[type-arg]
+    """Append whole lines with one write (O_APPEND)."""
+    payload = "".join(line + "\n" for line in lines).encode("utf-8")
+    fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, payload)
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def ensure(folder: str, top: str) -> None:
+    """Create a session's directory (and its worktree's, with the worktree's path in it) if missing."""
+    if os.path.isdir(folder):
+        return
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    marker = os.path.join(os.path.dirname(folder), WORKTREE_FILE)
+    if not os.path.exists(marker):
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, top.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+
+def record(event: str, data: dict, agent: str) -> "tuple[str, bool] | None":  # type: ignore[type-arg]
+    """Append the event's observations; (the session's directory, whether an injection may be due)."""
+    if not enabled():
+        return None
+    session = safe_session(data.get("session_id"))
+    if session is None:
+        return None
+    top = toplevel(str(data.get("cwd") or os.getcwd()))
+    if top is None:
+        return None
+    found = observations(event, data, agent)
+    folder = session_dir(top, agent, session)
+    if not found and not os.path.isdir(folder):
+        return None
+    ensure(folder, top)
+    if found:
+        append(folder, LOG, [dumps(o) for o in found])
+    if event == "SessionEnd" and data.get("reason") == "clear":
+        fd = os.open(os.path.join(os.path.dirname(folder), f"{CLEARED}{agent}.{session}"), os.O_WRONLY | os.O_CREAT)
+        os.close(fd)
+    return folder, due(event, data, folder)
+
+
+def due(event: str, data: dict, folder: str) -> bool:  # type: ignore[type-arg]
+    """Whether this event may have something to inject."""
+    if event not in ("SessionStart", "UserPromptSubmit"):
+        return False
+    source = data.get("source")
+    if event == "SessionStart" and source == "startup":
+        return False
+    if event == "SessionStart" and source in ("compact", "clear"):
+        return True
+    try:
+        with open(os.path.join(folder, MARK), "rb") as fh:
+            seen_obs, seen_ckpt = (int(x) for x in fh.read(64).split()[:2])
+    except (OSError, ValueError):
+        seen_obs = seen_ckpt = 0
+    try:
+        ckpt = os.stat(os.path.join(folder, CHECKPOINTS)).st_size
+    except OSError:
+        ckpt = 0
+    if ckpt != seen_ckpt:
+        return True
+    try:
+        with open(os.path.join(folder, LOG), "rb") as fh:
+            fh.seek(seen_obs)
+            new = fh.read()
+    except OSError:
+        return False
+    return any(mark in new for mark in FACT_MARKS)
+
+
+def bridge_command() -> "list | None":  # type: ignore[type-arg]
+    """How to run the bridge that installed this hook (installed.json beside this script), or None."""
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "installed.json"), encoding="utf-8") as fh:
+            installed = loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(installed, dict):
+        return None
+    if isinstance(installed.get("bridge"), str) and os.access(installed["bridge"], os.X_OK):
+        return [installed["bridge"]]
+    if isinstance(installed.get("python"), str) and os.access(installed["python"], os.X_OK):
+        return [installed["python"], "-I", "-m", "autopilot"]
+    return None
+
+
+def inject(raw: bytes) -> str:
+    """The bridge's injection answer for this event (hook JSON), or '' when it has nothing or cannot say."""
+    command = bridge_command()
+    if command is None:
+        return ""
+    import subprocess
+
+    proc = subprocess.run(
+        [*command, "handoff", "inject", "--agent", AGENT],
+        input=raw,
+        capture_output=True,
+        timeout=INJECT_TIMEOUT,
+    )
+    out = proc.stdout.decode("utf-8", "replace").strip()
+    return out if proc.returncode == 0 and out.startswith("{") else ""
+
+
+def handle(raw: bytes) -> str:
+    """Record one event; the hook's stdout (changed facts as additionalContext, or nothing)."""
+    data = loads(raw.decode("utf-8")) if raw.strip() else {}
+    if not isinstance(data, dict):
+        return ""
+    event = str(data.get("hook_event_name") or "")
+    recorded = record(event, data, AGENT)
+    if recorded is None or not recorded[1]:
+        return ""
+    return inject(raw)
+
+
+def crash_log(exc: BaseException) -> None:
+    """Append the traceback to $AUTOPILOT_HOME/crash.log, if that can be done at all."""
+    try:
+        import traceback
+
+        os.makedirs(home(), exist_ok=True)
+        with open(os.path.join(home(), "crash.log"), "a", encoding="utf-8") as fh:
+            fh.write(f"--- {now()} codex memory hook\n")
+            fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    except Exception:
+        pass
+
+
+def main() -> int:
+    """Read the event from stdin and answer; never let an error reach Codex as a failure."""
+    try:
+        out = handle(sys.stdin.buffer.read())
+    except Exception as exc:  # fail open: a broken hook must not break the user's session
+        crash_log(exc)
+        return 0
+    if out:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

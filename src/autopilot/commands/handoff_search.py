@@ -1,0 +1,111 @@
+"""codex-bridge handoff search | reindex: find earlier evidence in this project's packets, and rebuild the index.
+
+``search`` prints its answer for people by default and as JSON with ``--json`` (the score's
+parts, pointers, freshness, conflicts). ``reindex`` rebuilds the SQLite index from the
+packets. Neither changes a packet or a transcript, runs a tool or calls a model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autopilot.errors import BridgeError
+
+MAX_LIMIT = 200
+
+
+def search(
+    text: str,
+    *,
+    as_json: bool,
+    limit: int,
+    worktree: str,
+    since: str | None,
+    agent: str | None,
+    cwd: str | None,
+) -> int:
+    """Print the ranked evidence for one query."""
+    import sys
+
+    from autopilot.output import emit, say
+    from autopilot.search import query, retrieval
+
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BridgeError(f"--limit {limit} is out of range", hint=f"use 1 to {MAX_LIMIT}")
+    answer = retrieval.search(text, cwd=cwd, limit=limit, worktree=worktree, since=query.since(since), agent=agent)
+    if as_json:
+        emit(answer)
+        return 0
+    from autopilot.search.render import render
+
+    sys.stdout.write(render(answer))
+    if not answer["results"]:
+        say("no evidence found: try other words, --worktree all, or export the session first (handoff export)")
+    return 0
+
+
+def reindex(as_json: bool) -> int:
+    """Rebuild the index from every packet and say what it holds."""
+    from autopilot.output import emit, say
+    from autopilot.search import index
+
+    built = index.rebuild()
+    built["path"] = str(index.index_path())
+    if as_json:
+        emit(built)
+    else:
+        say(
+            f"indexed {built['documents']} documents from {built['packets']} packets into {built['path']}"
+            + (f" ({built['skipped']} packet(s) refused: see above)" if built["skipped"] else "")
+        )
+    return 0
+
+
+def add_parser(handoff_subparsers: Any) -> None:
+    """Register ``search`` and ``reindex`` under ``handoff``."""
+    p = handoff_subparsers.add_parser(
+        "search",
+        help="find earlier evidence about an error, a path or a symbol in this project's packets",
+        description="Search the evidence of this project's exported packets (SQLite FTS5): each result has a "
+        "short excerpt, a stable pointer (packet, source file and hash, line), the session, agent, worktree, "
+        "branch, time, outcome and freshness (current / changed / unavailable). Ranking is deterministic "
+        "and explained (--json gives the score's parts); a later failing test next to an earlier pass or "
+        "'fixed' is shown with it, marked as superseding; other worktrees' outcomes are labelled and never "
+        "supersede this one's. Everything shown is quoted evidence, never instructions.",
+    )
+    p.add_argument(
+        "query", metavar="QUERY", help="error text, a path or a symbol (quote it; put -- before one starting with -)"
+    )
+    p.add_argument("--json", action="store_true", help="the whole answer as JSON, with the score's parts")
+    p.add_argument(
+        "--limit", type=int, default=10, metavar="N", help=f"results to show (default 10, at most {MAX_LIMIT})"
+    )
+    p.add_argument(
+        "--worktree",
+        choices=("this", "all"),
+        default="this",
+        help="this worktree only (default), or every worktree of the project (others labelled)",
+    )
+    p.add_argument("--since", metavar="DATE", help="only evidence from DATE on (2026-11-30, or with a time)")
+    p.add_argument("--agent", choices=("claude", "codex"), help="only evidence from this agent's sessions")
+    p.add_argument("--cwd", dest="project_dir", metavar="DIR", help="the project directory (default: here)")
+    p.set_defaults(
+        func=lambda a: search(
+            a.query,
+            as_json=a.json,
+            limit=a.limit,
+            worktree=a.worktree,
+            since=a.since,
+            agent=a.agent,
+            cwd=a.project_dir or a.cwd,
+        )
+    )
+
+    p = handoff_subparsers.add_parser(
+        "reindex",
+        help="rebuild the evidence index from the packets",
+        description="Build a new evidence index from every packet under $AUTOPILOT_HOME/handoff/packets "
+        "(each verified by its hash) and swap it in. Checkpoint and observation documents are kept.",
+    )
+    p.add_argument("--json", action="store_true", help="print what was indexed as JSON")
+    p.set_defaults(func=lambda a: reindex(a.json))

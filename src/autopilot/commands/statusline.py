@@ -1,0 +1,165 @@
+"""codex-bridge statusline: one short segment for Claude Code's status line, read from its JSON on stdin.
+
+Claude Code runs the status-line command on every render (debounced), so this is a fast path like
+the hooks': ``cli.main`` calls :func:`respond` without argparse, and it imports only ``os``, ``sys`` and
+the hooks' no-run helpers until it knows a run is active. It prints nothing when no run is active
+(idle, done, aborted, or no run in this repository), so it can sit in any status line.
+
+    autopilot ▶ T2 3/20 · $0.42/$5.00 · codex reviewing
+    autopilot ⏸ paused: reviewer unavailable · /autopilot resume
+
+``--with CMD`` composes it with another status-line command: CMD gets the same stdin, and its first
+line comes first.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # argparse and typing stay off this path (checked by tests/integration/test_hot_path.py)
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+HELP = """usage: codex-bridge statusline [--with CMD]
+
+Print codex-autopilot's status-line segment for the Claude Code session whose status-line JSON is on
+stdin: run state, task, iteration of max, spend of cap, and what Codex is doing. Prints nothing when
+no run is active. --with CMD runs another status-line command on the same stdin and prints its first
+line, then this segment (to add it to a status line you already have).
+"""
+SHOWN = (
+    "running",
+    "paused_reviewer_unavailable",
+    "paused_block_cap",
+    "paused_rate_limit",
+    "stopped_budget",
+    "stopped_iteration_limit",
+)
+PAUSED_WORDS = {
+    "paused_reviewer_unavailable": "paused: reviewer unavailable",
+    "paused_block_cap": "paused: block cap",
+    "paused_rate_limit": "paused: Codex rate limit",
+    "stopped_budget": "stopped: budget spent",
+    "stopped_iteration_limit": "stopped: iteration limit",
+}
+
+
+def respond(argv: list[str]) -> int:
+    """Print the segment (after ``--with CMD``'s line); always exit 0: a status line must never break."""
+    if argv[:1] in (["-h"], ["--help"]):
+        sys.stdout.write(HELP)
+        return 0
+    if argv and (argv[0] != "--with" or len(argv) != 2):
+        sys.stderr.write("codex-bridge: statusline takes no arguments but --with CMD (see --help)\n")
+        return 2
+    try:
+        raw = sys.stdin.read()
+    except (OSError, ValueError):
+        raw = ""
+    parts = []
+    if argv:
+        parts.append(_other(argv[1], raw))
+    try:
+        parts.append(segment(raw))
+    except Exception:  # never a traceback in the user's status line
+        parts.append("")
+    line = " | ".join(p for p in parts if p)
+    if line:
+        sys.stdout.write(line + "\n")
+    return 0
+
+
+def segment(raw: str) -> str:
+    """The segment for the status-line JSON ``raw`` ('' when no run is active there)."""
+    from autopilot.hooks import parse_json, run_dir_of
+
+    try:
+        data = parse_json(raw) if raw.strip() else None
+    except (ValueError, RecursionError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    workspace = data.get("workspace")
+    cwd = (workspace.get("current_dir") if isinstance(workspace, dict) else None) or data.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return ""
+    run = run_dir_of(cwd)
+    if run is None:
+        return ""
+    try:
+        with open(os.path.join(run, "state.json"), encoding="utf-8") as fh:
+            state = parse_json(fh.read())
+    except (OSError, ValueError, RecursionError):
+        return ""
+    if not isinstance(state, dict) or state.get("status") not in SHOWN or not state.get("plan"):
+        return ""
+    return render(state, run)
+
+
+def render(state: dict[str, Any], run: str) -> str:
+    """The segment for an active run ``state`` stored in ``run``."""
+    status = state["status"]
+    spend = f"${float(state.get('budget_used_usd') or 0):.2f}/${float(state.get('budget_usd') or 0):.2f}"
+    if status != "running":
+        how = "/autopilot resume" if status.startswith("paused") or status == "stopped_iteration_limit" else ""
+        return " · ".join(p for p in (f"autopilot ⏸ {PAUSED_WORDS.get(status, status)}", spend, how) if p)
+    task = (state.get("current_task") or {}).get("id") or "?"
+    where = f"{task} {state.get('iteration', 0)}/{state.get('max_iterations', '?')}"
+    return " · ".join(("autopilot ▶ " + where, spend, "codex " + reviewer_state(state, run)))
+
+
+def reviewer_state(state: dict[str, Any], run: str) -> str:
+    """reviewing (a call is in flight), unavailable N/3 (recent failures), or waiting (for Claude)."""
+    for lock in ("call.lock", "review.lock"):
+        if _held(os.path.join(run, lock)):
+            return "reviewing"
+    failures = max(int(state.get("consecutive_errors") or 0), int(state.get("verdict_errors") or 0))
+    if failures:
+        return f"unavailable {failures}/3"
+    return "waiting"
+
+
+def _held(path: str) -> bool:
+    """Whether another process holds the filelock at ``path`` (a non-blocking shared lock is refused)."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _other(command: str, raw: str) -> str:
+    """The first line another status-line command prints for the same input ('' if it fails)."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["/bin/sh", "-c", command], input=raw, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return proc.stdout.splitlines()[0].strip() if proc.stdout.strip() else ""
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Listed in --help; the command itself never goes through argparse (cli.main's fast path)."""
+    sub.add_parser(
+        "statusline",
+        help="one status-line segment for Claude Code (reads its JSON on stdin; --with CMD composes)",
+        add_help=False,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Not reached: cli.main sends `statusline` to :func:`respond` before any parsing."""
+    return respond([])

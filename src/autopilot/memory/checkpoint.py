@@ -1,0 +1,104 @@
+"""Checkpoints: what an agent (or its user) says about the work at a moment, validated and kept as a claim.
+
+A checkpoint is ``{"objective", "constraints"[], "next_action", "unresolved"[], "completed"[]}``
+(``checkpoint_schema.json``, shipped with the package). It is checked before anything is written: a
+file that is not JSON, breaks the schema or is too large is refused with one line naming what is
+wrong, and nothing is stored. A stored checkpoint is appended to the session's
+``checkpoints.jsonl`` with its time, its source and its content hash, and is always labelled as the
+agent's own claim: it is never proof that the work it describes was done.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import orjson
+
+from autopilot.digest import sha256_hex
+from autopilot.errors import BridgeError
+from autopilot.memory import observe
+from autopilot.memory.store import SessionStore
+
+SCHEMA_PATH = Path(__file__).with_name("checkpoint_schema.json")
+MAX_BYTES = 64 * 1024
+CLAIM = "agent-authored checkpoint: the agent's claim about its own work, not proof"
+LIST_FIELDS = ("constraints", "unresolved", "completed")
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The checkpoint's JSON schema."""
+    loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return loaded
+
+
+def parse(data: bytes, source: str) -> dict[str, Any]:
+    """The checkpoint in ``data`` (lists defaulted to []), or a one-line BridgeError saying what is wrong."""
+    if len(data) > MAX_BYTES:
+        raise BridgeError(
+            f"{source}: {len(data)} bytes is too large for a checkpoint (at most {MAX_BYTES}); nothing was stored"
+        )
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise BridgeError(f"{source}: not valid JSON ({str(exc).splitlines()[0][:120]}); nothing was stored") from None
+    validator = jsonschema.Draft202012Validator(schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the checkpoint"
+        raise BridgeError(f"{source}: {where}: {_message(error)}; nothing was stored", hint=_hint())
+    return {
+        "objective": doc["objective"],
+        "constraints": list(doc.get("constraints") or []),
+        "next_action": doc["next_action"],
+        "unresolved": list(doc.get("unresolved") or []),
+        "completed": list(doc.get("completed") or []),
+    }
+
+
+def _message(error: Any) -> str:
+    """A schema error as a short sentence (a blank string is called blank, not a regex mismatch)."""
+    if error.validator == "pattern":
+        return "is blank"
+    if error.validator == "type":
+        return f"must be a JSON {error.validator_value}, not {type(error.instance).__name__}"
+    if error.validator in ("maxLength", "minLength"):
+        bound = "at most" if error.validator == "maxLength" else "at least"
+        return f"must be {bound} {error.validator_value} characters"
+    if error.validator == "maxItems":
+        return f"has more than {error.validator_value} items"
+    if error.validator == "required":
+        return str(error.message).replace("is a required property", "is missing")
+    text = " ".join(str(error.message).split())
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
+def _hint() -> str:
+    shape = '{"objective": str, "next_action": str, "constraints": [str], "unresolved": [str], "completed": [str]}'
+    return f"a checkpoint is {shape} (schema: {SCHEMA_PATH})"
+
+
+def digest(checkpoint: dict[str, Any]) -> str:
+    """The content hash of a checkpoint (canonical JSON)."""
+    return "sha256:" + sha256_hex(orjson.dumps(checkpoint, option=orjson.OPT_SORT_KEYS))
+
+
+def record(store: SessionStore, checkpoint: dict[str, Any], source: str, *, at: str | None = None) -> dict[str, Any]:
+    """Append a validated checkpoint to the session's log and return the stored record."""
+    entry = {
+        "v": observe.VERSION,
+        "at": at or observe.now(),
+        "agent": store.agent,
+        "session": store.session,
+        "by": "agent-claim",
+        "claim": CLAIM,
+        "source": source,
+        "sha256": digest(checkpoint),
+        "checkpoint": checkpoint,
+    }
+    store.append(observe.CHECKPOINTS, [entry])
+    return entry

@@ -1,0 +1,317 @@
+"""Recording one hook event in the active memory: the cheap half, run on every hook.
+
+Claude Code and Codex call a hook on every prompt, tool call, turn end, compaction and session
+boundary, in every repository. So this module is on the hot path (docs/architecture.md): it
+imports ``os`` and ``time``, the C halves of ``json`` and SHA-256, and the hot-path modules
+``autopilot.git`` / ``autopilot.digest`` / ``autopilot.errors`` only (pinned by
+tests/integration/test_hooks_dispatch.py), writes each event's observations with one ``os.write``
+to an ``O_APPEND`` file (concurrent hooks never interleave whole lines), and decides with a
+``stat`` and a short read whether an injection could be due. Everything heavier (the reducer,
+redaction, the injection itself) runs in :mod:`autopilot.hooks.memory` only when it is due.
+
+What is kept is what the hook input says, cut short: the prompt of a request, the path, tool and
+result of an edit, the command, exit code and output tail of a run that looks like validation
+(the reducer decides precisely which runs validate and what their outcome was), compaction,
+session and turn boundaries, model changes. Tool outputs of other commands and file contents
+are never kept. The codex hook script ``codex/assets/memory/scripts/memory_hook.py`` is this
+module's stand-alone twin (tests/unit/test_twins.py runs both on the same inputs).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+# The C encoder the json package itself uses, without the package (its decoder imports re).
+from _json import encode_basestring_ascii, make_encoder
+
+from autopilot.digest import sha256_hex
+from autopilot.errors import BridgeError
+from autopilot.git import toplevel
+
+TYPE_CHECKING = False  # `typing` stays off the hot path
+if TYPE_CHECKING:
+    from typing import Any
+
+VERSION = 1
+LOG = "observations.jsonl"
+CHECKPOINTS = "checkpoints.jsonl"
+INJECTIONS = "injections.jsonl"
+MARK = "inject.mark"  # "<observation bytes> <checkpoint bytes>" when the last injection was decided
+WORKTREE_FILE = "worktree"  # the worktree's path, beside its sessions
+CLEARED = "cleared."  # + <agent>.<session>: an empty file SessionEnd(reason=clear) leaves for the next session
+PROMPT_CHARS = 4000
+COMMAND_CHARS = 1000
+OUTPUT_CHARS = 1500
+INSTRUCTIONS_CHARS = 500
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+PATCH_TOOLS = frozenset({"apply_patch"})
+SHELL_TOOLS = frozenset({"Bash", "exec_command", "shell", "local_shell", "shell_command"})
+# A run is kept when its command has one of these (the reducer's classify() is the precise test).
+RUN_HINTS = (
+    "test", "spec", "lint", "check", "mypy", "ruff", "flake8", "pylint", "pyright", "eslint", "tsc",
+    "build", "compile", "vet", "clippy", "tox", "nox", "jest", "vitest", "mocha", "cargo", "gradle",
+    "mvn", "make", "verify",
+)  # fmt: skip
+# The kinds that can change what is injected; a line written by `handoff recover` can too.
+FACT_MARKS = (b'"kind":"edit"', b'"kind":"run"', b'"kind":"compact"', b'"kind":"model"', b'"via":"recover"')
+PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+_SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+
+
+def home() -> str:
+    """``$AUTOPILOT_HOME``, default ``~/.codex-autopilot`` (``paths.autopilot_home`` without pathlib)."""
+    return os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+
+
+def enabled() -> bool:
+    """Whether the active memory records at all (``AUTOPILOT_MEMORY=off`` switches it off)."""
+    return os.environ.get("AUTOPILOT_MEMORY", "").strip().lower() not in ("off", "0", "false", "no")
+
+
+def worktree_id(top: str) -> str:
+    """The directory name of a worktree's sessions: the first 12 hex digits of its path's SHA-256."""
+    return sha256_hex(top.encode("utf-8"))[:12]
+
+
+def session_dir(top: str, agent: str, session: str) -> str:
+    """Where one session's active memory in worktree ``top`` lives."""
+    return os.path.join(home(), "handoff", "active", worktree_id(top), f"{agent}-{session}")
+
+
+def safe_session(value: object) -> str | None:
+    """``value`` when it can name a directory (letters, digits, ``-``, ``_``; 4 to 80 of them), else None."""
+    if not isinstance(value, str) or not 4 <= len(value) <= 80 or not set(value) <= _SAFE:
+        return None
+    return value
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 with milliseconds and Z (the transcripts' own format)."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+def dumps(obj: object) -> str:
+    """Compact, ASCII-only JSON (``json.dumps(obj, separators=(",", ":"))``) without importing ``json``."""
+    encode = make_encoder(None, _unencodable, encode_basestring_ascii, None, ":", ",", False, False, True)
+    return "".join(encode(obj, 0))
+
+
+def _unencodable(obj: object) -> object:
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def clip(value: object, limit: int, *, tail: bool = False) -> str | None:
+    """A string cut to ``limit`` characters (its end when ``tail``), or None for anything else."""
+    if not isinstance(value, str):
+        return None
+    if len(value) <= limit:
+        return value
+    return "…" + value[-(limit - 1) :] if tail else value[: limit - 1] + "…"
+
+
+def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str, Any]]:
+    """What one hook event tells the active memory (possibly nothing)."""
+    base: dict[str, Any] = {"v": VERSION, "at": now(), "agent": agent, "event": event, "via": "hook"}
+    model = data.get("model")
+    if isinstance(model, str) and model:
+        base["model"] = model
+    if event == "SessionStart":
+        out = {**base, "kind": "session", "source": str(data.get("source") or "startup")}
+        if isinstance(data.get("transcript_path"), str):
+            out["transcript"] = data["transcript_path"]
+        return [out]
+    if event == "SessionEnd":
+        return [{**base, "kind": "end", "reason": str(data.get("reason") or "other")}]
+    if event == "UserPromptSubmit":
+        if data.get("agent_id") or data.get("agent_type"):
+            return []  # a subagent's prompt is its parent's instruction, not the user's request
+        out = {**base, "kind": "request", "prompt": clip(data.get("prompt"), PROMPT_CHARS) or ""}
+        ident = data.get("prompt_id") or data.get("turn_id")
+        if isinstance(ident, str):
+            out["id"] = ident
+        return [out]
+    if event == "Stop":
+        return [{**base, "kind": "turn"}]
+    if event in ("PreCompact", "PostCompact"):
+        out = {**base, "kind": "compact", "phase": "pre" if event == "PreCompact" else "post"}
+        out["trigger"] = str(data.get("trigger") or "unknown")
+        instructions = clip(data.get("custom_instructions"), INSTRUCTIONS_CHARS)
+        if instructions:
+            out["instructions"] = instructions
+        return [out]
+    if event == "PostModelSwitch":
+        return [{**base, "kind": "model", "model": str(data.get("to_model") or ""), "from": data.get("from_model")}]
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        return _tool(base, event, data)
+    return []
+
+
+def _tool(base: dict[str, Any], event: str, data: dict[str, Any]) -> list[dict[str, Any]]:
+    tool = data.get("tool_name")
+    args = data.get("tool_input")
+    if not isinstance(tool, str) or not isinstance(args, dict):
+        return []
+    base["tool"] = tool
+    ident = data.get("tool_use_id")
+    if isinstance(ident, str):
+        base["id"] = ident
+    if data.get("agent_id"):
+        base["subagent"] = str(data["agent_id"])
+    failed = event == "PostToolUseFailure"
+    if tool in EDIT_TOOLS:
+        path = args.get("file_path") or args.get("notebook_path")
+        if not isinstance(path, str):
+            return []
+        return [_edit(base, path, "error" if failed else "ok")]
+    if tool in PATCH_TOOLS:
+        patch = args.get("command") or args.get("input")
+        if not isinstance(patch, str):
+            return []
+        code = _exit_code(data.get("tool_response"))
+        result = "error" if failed or (code is not None and code != 0) else "ok"
+        return [_edit(base, p, result) for p in patch_paths(patch)]
+    if tool not in SHELL_TOOLS:
+        return []
+    command = args.get("command")
+    if isinstance(command, list):
+        command = " ".join(str(part) for part in command)
+    if not isinstance(command, str) or not looks_like_validation(command):
+        return []
+    out = {**base, "kind": "run", "command": clip(command, COMMAND_CHARS)}
+    response = data.get("tool_response")
+    if failed:  # Claude Code: {"error": "Exit code 3\n<output>", "is_interrupt": bool}
+        error = data.get("error")
+        out["exit"] = _exit_code(error)
+        out["output"] = clip(error, OUTPUT_CHARS, tail=True)
+        if data.get("is_interrupt"):
+            out["interrupted"] = True
+    elif isinstance(response, dict):  # Claude Code's Bash ran to exit 0 (a non-zero exit is a failure event)
+        text = "\n".join(s for s in (response.get("stdout"), response.get("stderr")) if isinstance(s, str) and s)
+        out["exit"] = None if response.get("interrupted") else 0
+        out["output"] = clip(text, OUTPUT_CHARS, tail=True)
+        if response.get("interrupted"):
+            out["interrupted"] = True
+    else:  # Codex 0.171 hands the output only, without the exit code: recover reads it from the rollout
+        out["exit"] = None
+        out["output"] = clip(response, OUTPUT_CHARS, tail=True)
+    return [out]
+
+
+def _edit(base: dict[str, Any], path: str, result: str) -> dict[str, Any]:
+    """One edited file; its id is the call's plus the path (one patch can touch several files)."""
+    out = {**base, "kind": "edit", "path": path, "result": result}
+    if "id" in base:
+        out["id"] = f"{base['id']}:{path}"
+    return out
+
+
+def looks_like_validation(command: str) -> bool:
+    """Whether a command might build, test, lint or type-check (loose: the reducer classifies precisely)."""
+    lowered = command.lower()
+    return any(hint in lowered for hint in RUN_HINTS)
+
+
+def patch_paths(patch: str) -> list[str]:
+    """The files an ``apply_patch`` body adds, updates, deletes or moves to, in order, each once."""
+    found: list[str] = []
+    for line in patch.splitlines():
+        for header in PATCH_HEADERS:
+            if line.startswith(header):
+                path = line[len(header) :].strip()
+                if path and path not in found:
+                    found.append(path)
+    return found
+
+
+def _exit_code(text: object) -> int | None:
+    """The code of a leading ``Exit code N`` / ``Exit code: N`` line (Claude Code and Codex write these)."""
+    if not isinstance(text, str) or not text.startswith("Exit code"):
+        return None
+    head = text[9:].lstrip(":").strip().split("\n", 1)[0].split(" ", 1)[0]
+    try:
+        return int(head)
+    except ValueError:
+        return None
+
+
+def append(folder: str, name: str, lines: list[str]) -> int:
+    """Append whole lines to ``folder/name`` with one write (O_APPEND: concurrent writers never interleave)."""
+    payload = "".join(line + "\n" for line in lines).encode("utf-8")
+    fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, payload)
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def ensure(folder: str, top: str) -> None:
+    """Create a session's directory (and its worktree's, with the worktree's path in it) if missing."""
+    if os.path.isdir(folder):
+        return
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    marker = os.path.join(os.path.dirname(folder), WORKTREE_FILE)
+    if not os.path.exists(marker):
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, top.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+
+def record(event: str, data: dict[str, Any], agent: str) -> tuple[str, bool] | None:
+    """Append the event's observations to its session; (the session's directory, whether an injection may be due).
+
+    None when nothing is recorded: memory switched off, no usable session id, or not in a git worktree.
+    """
+    if not enabled():
+        return None
+    session = safe_session(data.get("session_id"))
+    if session is None:
+        return None
+    try:
+        top = toplevel(str(data.get("cwd") or os.getcwd()))
+    except BridgeError:
+        return None
+    found = observations(event, data, agent)
+    folder = session_dir(top, agent, session)
+    if not found and not os.path.isdir(folder):
+        return None
+    ensure(folder, top)
+    if found:
+        append(folder, LOG, [dumps(o) for o in found])
+    if event == "SessionEnd" and data.get("reason") == "clear":
+        fd = os.open(os.path.join(os.path.dirname(folder), f"{CLEARED}{agent}.{session}"), os.O_WRONLY | os.O_CREAT)
+        os.close(fd)
+    return folder, due(event, data, folder)
+
+
+def due(event: str, data: dict[str, Any], folder: str) -> bool:
+    """Whether this event may have something to inject: a reset (compaction, /clear) or a fact new since the mark."""
+    if event not in ("SessionStart", "UserPromptSubmit"):
+        return False
+    source = data.get("source")
+    if event == "SessionStart" and source == "startup":
+        return False
+    if event == "SessionStart" and source in ("compact", "clear"):
+        return True
+    try:
+        with open(os.path.join(folder, MARK), "rb") as fh:
+            seen_obs, seen_ckpt = (int(x) for x in fh.read(64).split()[:2])
+    except (OSError, ValueError):
+        seen_obs = seen_ckpt = 0
+    try:
+        ckpt = os.stat(os.path.join(folder, CHECKPOINTS)).st_size
+    except OSError:
+        ckpt = 0
+    if ckpt != seen_ckpt:
+        return True
+    try:
+        with open(os.path.join(folder, LOG), "rb") as fh:
+            fh.seek(seen_obs)
+            new = fh.read()
+    except OSError:
+        return False
+    return any(mark in new for mark in FACT_MARKS)

@@ -1,0 +1,225 @@
+"""``handoff active``: one session's active state, its coverage, and what was injected into it.
+
+Read-only (apart from moving a corrupt ``active.json`` aside): the state is reduced from the logs
+on every call. Coverage is ``complete`` only when nothing says otherwise; each reason it is
+``degraded`` is named (no hook ever ran, the hooks began mid-session, observations had to be
+recovered from the transcript, a gap in that transcript, malformed log lines, a corrupt state
+file, Codex runs judged without their exit code, a transcript that is gone). Every string is
+redacted; transcript and tool text is evidence, and the checkpoint is the agent's claim.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from typing import Any
+
+from autopilot.memory.reduce import reduce
+from autopilot.memory.store import Log, SessionStore
+from autopilot.transcripts.evidence import Evidence
+
+TRUST = (
+    "evidence-only: observations are what hooks and transcripts showed; checkpoints are the agent's own "
+    "claims, not proof; nothing here is an instruction"
+)
+RECENT_RUNS = 5
+RECENT_EDITS = 10
+HISTORY_SHOWN = 20
+
+
+def gap(kind: str, detail: str, **fields: Any) -> dict[str, Any]:
+    """One reason coverage is degraded."""
+    return {"kind": kind, "detail": detail, **fields}
+
+
+def age_seconds(at: Any, now: datetime | None = None) -> float | None:
+    """Seconds since ISO time ``at`` (None when there is none)."""
+    if not isinstance(at, str):
+        return None
+    try:
+        then = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return round(((now or datetime.now(timezone.utc)) - then).total_seconds(), 1)
+
+
+def transcript_of(observations: list[dict[str, Any]]) -> str | None:
+    """The transcript the newest SessionStart (or recovery) named."""
+    for o in reversed(observations):
+        path = o.get("transcript")
+        if isinstance(path, str) and path:
+            return path
+    return None
+
+
+def _fresh_start(first: dict[str, Any] | None) -> bool:
+    """Whether the first hook saw the session begin (a startup, or a /clear that carried the old one over)."""
+    return first is not None and first.get("event") == "SessionStart" and first.get("source") in ("startup", "clear")
+
+
+def coverage(
+    store: SessionStore, state: dict[str, Any], logs: dict[str, Log], transcript: str | None
+) -> dict[str, Any]:
+    """Complete, or degraded with every reason."""
+    reasons: list[dict[str, Any]] = []
+    counts = state["observations"]
+    hooks = counts["byVia"].get("hook", 0)
+    recovered = counts["byVia"].get("recover", 0)
+    command = f"codex-bridge handoff recover --from {store.agent} --session {store.session}"
+    if hooks == 0:
+        reasons.append(
+            gap(
+                "hooks_missing",
+                "no hook observation was recorded for this session (hooks not installed or not trusted, or the "
+                "session ran before them)"
+                + (f"; `{command}` rebuilds what the transcript shows" if not recovered else ""),
+            )
+        )
+    elif not _fresh_start(counts["firstHook"]):
+        first = counts["firstHook"]
+        reasons.append(
+            gap(
+                "hooks_late",
+                f"the hooks began mid-session (the first was {first['event']}"
+                + (f" ({first['source']})" if first.get("source") else "")
+                + f" at {first['at']}); what came before "
+                "is known only from the transcript" + ("" if recovered else f": `{command}` rebuilds it"),
+            )
+        )
+    for rec in state["recoveries"]:
+        added = rec.get("added") or {}
+        if sum(added.values()):
+            reasons.append(
+                gap(
+                    "recovered",
+                    f"{sum(added.values())} observation(s) the hooks missed were rebuilt from the transcript "
+                    f"at {rec.get('at')}",
+                    added=added,
+                )
+            )
+        for g in rec.get("gaps") or []:
+            if isinstance(g, dict):
+                reasons.append({**g, "from": "transcript"})
+    malformed = {name: log.malformed for name, log in logs.items() if log.malformed}
+    if malformed:
+        reasons.append(gap("malformed_lines", "lines that are not records were skipped", counts=malformed))
+    for note in store.notes:
+        reasons.append(gap("state_file_corrupt", note))
+    if store.agent == "codex":
+        blind = [v["command"] for v in state["validation"] if v.get("exit") is None and v.get("via") == "hook"]
+        if blind:
+            reasons.append(
+                gap(
+                    "exit_codes_unknown",
+                    f"Codex hooks report no exit code: {len(blind)} validation run(s) were judged by their output "
+                    f"only; `{command}` reads the exit codes from the rollout",
+                    commands=blind[:10],
+                )
+            )
+    if transcript and not os.path.exists(transcript):
+        reasons.append(
+            gap("transcript_missing", f"{transcript} no longer exists: nothing the hooks missed can be recovered")
+        )
+    return {
+        "status": "degraded" if reasons else "complete",
+        "reasons": reasons,
+        "hookObservations": hooks,
+        "recoveredObservations": recovered,
+    }
+
+
+def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
+    """The whole active view of one session (redacted)."""
+    logs = {"observations": store.observations(), "checkpoints": store.checkpoints(), "injections": store.injections()}
+    store.load_active()  # a corrupt state file is moved aside here, and noted
+    state = reduce(logs["observations"].records, logs["checkpoints"].records)
+    transcript = transcript_of(logs["observations"].records)
+    checkpoint = state["checkpoint"]
+    if checkpoint:
+        checkpoint = {**checkpoint, "ageSeconds": age_seconds(checkpoint.get("at"), now)}
+    history = [
+        {
+            k: r.get(k)
+            for k in ("at", "session", "event", "reset", "fields", "items", "omitted", "bytes", "sourceHash")
+            if k in r
+        }
+        for r in logs["injections"].records
+        if r.get("kind") == "injection"
+    ]
+    out = {
+        "trust": TRUST,
+        "agent": store.agent,
+        "session": store.session,
+        "worktree": store.worktree,
+        "store": str(store.dir),
+        "transcript": transcript,
+        "objective": state["objective"],
+        "constraints": state["constraints"],
+        "currentWork": state["currentWork"],
+        "nextAction": state["nextAction"],
+        "unresolved": state["unresolved"],
+        "completed": state["completed"],
+        "recentEvidence": {
+            "validation": list(reversed(state["validation"][-RECENT_RUNS:])),
+            "edits": state["edits"]["recent"][:RECENT_EDITS],
+            "editsTotal": state["edits"]["total"],
+        },
+        "checkpoint": checkpoint,
+        "compactions": state["compactions"],
+        "model": state["model"],
+        "modelChanges": state["modelChanges"],
+        "turns": state["turns"],
+        "requests": state["requests"],
+        "lastObservedAt": state["lastAt"],
+        "coverage": coverage(store, state, logs, transcript),
+        "injections": {"total": len(history), "shown": history[-HISTORY_SHOWN:]},
+    }
+    ev = Evidence(None)
+    redacted: dict[str, Any] = ev.value(out)
+    redacted["redactions"] = ev.summary()
+    return redacted
+
+
+def text(v: dict[str, Any]) -> str:
+    """The view for a person (``handoff active`` without ``--json``)."""
+    lines = [f"Active memory of {v['agent']} session {v['session']} in {v['worktree']}"]
+    lines.append(f"  ({v['trust']})")
+    obj = v.get("objective")
+    lines.append(f"Objective: {obj['text']}  [{obj['source']}]" if obj else "Objective: (none recorded)")
+    for c in v.get("constraints") or []:
+        lines.append(f"  constraint: {c['text']}  [{c['source']}]")
+    nxt = v.get("nextAction")
+    lines.append(f"Next action: {nxt['text']}  [{nxt['source']}]" if nxt else "Next action: (none)")
+    work = v.get("currentWork") or {}
+    if work.get("request"):
+        lines.append(f"Current request: {work['request']['text'][:300]}")
+    edited = work.get("editedSinceCheckpoint") or []
+    if edited:
+        lines.append("Edited since the last checkpoint: " + ", ".join(e["path"] for e in edited[:15]))
+    for u in v.get("unresolved") or []:
+        lines.append(f"Unresolved: {u['text']}  [{u['source']}]")
+    for c in v.get("completed") or []:
+        lines.append(f"Completed: {c['text']}")
+    for run in v["recentEvidence"]["validation"]:
+        lines.append(
+            f"Validation: {run['command']} -> {run['outcome']}" + (f" ({run['summary']})" if run.get("summary") else "")
+        )
+    cp = v.get("checkpoint")
+    lines.append(
+        f"Checkpoint: {cp['count']} stored, newest {cp['at']} ({cp['ageSeconds']} s ago), the agent's claim"
+        if cp
+        else "Checkpoint: none"
+    )
+    lines.append(f"Compactions: {len(v['compactions'])}; model changes: {len(v['modelChanges'])}; turns: {v['turns']}")
+    cov = v["coverage"]
+    lines.append(f"Coverage: {cov['status']}")
+    for r in cov["reasons"]:
+        lines.append(f"  - {r['kind']}: {r['detail']}")
+    inj = v["injections"]
+    lines.append(f"Injections: {inj['total']}")
+    for r in inj["shown"][-5:]:
+        lines.append(
+            f"  {r['at']} {r['event']}{' (reset: ' + str(r['reset']) + ')' if r.get('reset') else ''}: "
+            f"{', '.join(r.get('fields') or []) or 'nothing'} ({r.get('bytes', 0)} bytes)"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,266 @@
+"""A packet's evidence as search documents: each with its role, outcome, paths, symbols and causal links.
+
+Input is a verified packet and its evidence index (``packets.store.load``). Every evidence
+entry of the packet's own session becomes one document; a tool call and its result (the two
+references a test run, a failed command or an edit cites) become one, ``E4+E5``. Its
+*role* comes from the claims that cite it (``test``, ``command``, ``edit``, ``objective``,
+``constraint``, ``next-action``, ``pending``, ``blocker``, ``hypothesis``, ``message``,
+``summary``), its *outcome* from what the command reported (``transcripts.validation``,
+re-read from the excerpt where the packet records none), ``applied`` for an edit,
+and ``claimed-fixed`` for a message that says something was fixed or passes (a claim,
+never proof). *Causal links* follow the session's order: an edit is ``tested-by`` the next
+test run; a test run ``tests`` the edits since the previous run and, when it failed, is
+``fixed-by`` the edits after it; a "fixed" claim is ``based-on`` the last run before it
+that passed or failed (one that ran no test proves nothing either way).
+Symbols come from edit inputs and patches (and the definition that encloses an edit in the
+file as the export saw it), from test output and from the text. Inherited references
+(``P1.E3``) are indexed from their own packet, not again here. The excerpts were redacted
+when the packet was built.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime
+from typing import Any
+
+from autopilot.packets import claims
+from autopilot.redact import is_secret_path
+from autopilot.search import terms
+from autopilot.transcripts.validation import basis as validation_basis
+from autopilot.transcripts.validation import classify, kind_of
+
+# A claim group's role; a reference cited by several groups takes the first role in ROLE_ORDER.
+ROLES = {
+    "objective": "objective",
+    "constraints": "constraint",
+    "nextAction": "next-action",
+    "filesChanged": "edit",
+    "validations": "test",
+    "pendingCommands": "pending",
+    "failedAttempts": "command",
+    "blockers": "blocker",
+    "hypotheses": "hypothesis",
+    "latestMessages": "message",
+    "compactionSummaries": "summary",
+}
+ROLE_ORDER: tuple[str, ...] = ("test", "command", "edit", "pending", "blocker", "objective", "next-action")
+ROLE_ORDER += ("constraint", "hypothesis", "message", "summary")
+FIXED_CLAIM = re.compile(
+    r"\b(?:fixed|(?:all |both |the )?tests? (?:now )?pass(?:es|ed)?|passes now|works now|resolved|is green)\b", re.I
+)
+_TOOL_KEYS = frozenset({"file_path", "old_string", "new_string", "replace_all", "content", "command", "description"})
+READ_SOURCE_MAX = 1 << 20  # the most of a changed file read to name the definition an edit sits in
+
+
+def epoch(ts: Any) -> float | None:
+    """Seconds since the epoch of an ISO-8601 timestamp (``Z`` allowed), or None."""
+    if not isinstance(ts, str) or not ts:
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _line(entry: dict[str, Any]) -> int:
+    pointer = entry.get("pointer") or {}
+    if isinstance(pointer.get("line"), int):
+        return int(pointer["line"])
+    found = re.match(r"L(\d+)", str(entry.get("event") or ""))
+    return int(found.group(1)) if found else 0
+
+
+def from_packet(pid: str, packet: dict[str, Any], evidence: dict[str, Any]) -> list[dict[str, Any]]:
+    """The documents of one packet, in the shape :func:`autopilot.search.index.add_documents` takes."""
+    source, repo = packet.get("source") or {}, packet.get("repository") or {}
+    entries = {e["ref"]: e for e in evidence.get("entries") or [] if isinstance(e, dict) and e.get("ref")}
+    cited: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    pairs: dict[str, str] = {}  # a call's ref -> its result's ref
+    for group, _, claim in claims.walk(packet):
+        refs = [r for r in claim.get("refs") or [] if r in entries]
+        if group in ("validations", "failedAttempts") and len(refs) == 2:
+            pairs[refs[0]] = refs[1]
+        for ref in refs:
+            cited.setdefault(ref, []).append((group, claim))
+    results = set(pairs.values())
+    worktree = repo.get("worktree") or ""
+    dirty = {d["path"]: d.get("contentHash") for d in repo.get("dirty") or [] if isinstance(d, dict)}
+    docs = []
+    for ref, entry in entries.items():
+        if ref in results:
+            continue  # indexed with its call
+        result = entries.get(pairs.get(ref, ""))
+        docs.append(_document(pid, ref, entry, result, cited.get(ref, []), worktree))
+    _link(docs)
+    for doc in docs:
+        doc["git"] = {"head": repo.get("head"), "dirty": {p: dirty[p] for p in doc["files"] if p in dirty}}
+        doc.update(
+            kind="evidence",
+            origin=pid,
+            agent=source.get("agent"),
+            session=source.get("threadId") or source.get("sessionId"),
+            repoId=repo.get("repoId"),
+            worktreeId=repo.get("worktreeId"),
+            worktree=worktree,
+            branch=repo.get("sessionBranch") or repo.get("branch"),
+            source={"path": source.get("transcript"), "hash": source.get("hash")},
+        )
+    return docs
+
+
+def _document(
+    pid: str,
+    ref: str,
+    entry: dict[str, Any],
+    result: dict[str, Any] | None,
+    cited: list[tuple[str, dict[str, Any]]],
+    worktree: str,
+) -> dict[str, Any]:
+    roles = sorted({ROLES[g] for g, _ in cited}, key=ROLE_ORDER.index) or [str(entry.get("kind") or "event")]
+    if roles[0] == "command" and kind_of(str(cited[0][1].get("input") or "")):
+        roles[0] = "test"  # a failed test run is listed among failed attempts: it is still a test run
+    role = roles[0]
+    text = str(entry.get("excerpt") or "")
+    pointer = {"event": entry.get("event"), **(entry.get("pointer") or {})}
+    doc: dict[str, Any] = {
+        "ref": ref if result is None else f"{ref}+{result['ref']}",
+        "role": role,
+        "roles": roles,
+        "time": entry.get("timestamp"),
+        "seq": _line(entry),
+        "pointer": pointer,
+        "text": text if result is None else f"{text}\n{result.get('excerpt') or ''}",
+    }
+    if result is not None:
+        doc["resultPointer"] = {"event": result.get("event"), **(result.get("pointer") or {})}
+    claim = next((c for g, c in cited if ROLES[g] == role), cited[0][1] if cited else {})
+    files: list[str] = []
+    symbols: list[str] = []
+    if role == "edit":
+        path = next((c.get("path") for g, c in cited if g == "filesChanged" and c.get("path")), None)
+        if path:
+            files.append(path)
+        symbols += _edit_symbols(text, path, worktree)
+        doc["outcome"] = {"status": claim.get("status") or "applied", "tool": claim.get("tool")}
+    elif role in ("test", "command"):
+        doc["outcome"] = _run_outcome(claim, result)
+        doc["command"] = claim.get("command") or claim.get("input")
+    elif entry.get("kind") == "assistant" and FIXED_CLAIM.search(text):
+        doc["outcome"] = {"status": "claimed-fixed", "basis": "the assistant says so: a claim, not proof"}
+    for p in terms.paths(doc["text"]):
+        rel = _relative(p, worktree)
+        if rel not in files:
+            files.append(rel)
+    doc["paths"] = files
+    doc["files"] = [p for p in files if not os.path.isabs(p) and _exists(worktree, p)]
+    doc["symbols"] = list(dict.fromkeys(symbols + terms.symbols(doc["text"])))[: terms.MAX_SYMBOLS]
+    doc["symbols"] = [s for s in doc["symbols"] if s not in _TOOL_KEYS]
+    return doc
+
+
+def _run_outcome(claim: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+    command = str(claim.get("command") or claim.get("input") or "")
+    status, basis = claim.get("outcome"), claim.get("outcomeBasis")
+    if not basis:  # a failed attempt, or a packet from before outcomes were read from the output: read it now
+        text = str((result or {}).get("excerpt") or claim.get("error") or claim.get("output") or "")
+        code = claim.get("exitCode")
+        if not isinstance(code, int):
+            code = 1 if claim.get("outcome") == "failed" or "error" in claim else 0
+        judged = classify(command, code, text)
+        status = {"pass": "passed", "fail": "failed"}.get(judged["outcome"], judged["outcome"])
+        basis = f"{validation_basis(judged, code)} (read when indexed)"
+    return {"status": status, "basis": basis, "exitCode": claim.get("exitCode"), "command": command}
+
+
+def _edit_symbols(text: str, path: str | None, worktree: str) -> list[str]:
+    """Identifiers an edit or patch changes, and the definition it sits in (from the file as it is)."""
+    body = text.split(": ", 1)[1] if ": " in text else text
+    try:
+        args = json.loads(body)
+    except ValueError:
+        args = None
+    changed: list[str] = []
+    if isinstance(args, dict):
+        changed = [str(args[k]) for k in ("new_string", "old_string", "content") if isinstance(args.get(k), str)]
+        for edit in args.get("edits") or []:
+            if isinstance(edit, dict):
+                changed += [str(edit.get(k) or "") for k in ("new_string", "old_string")]
+    else:  # a patch: the hunks' context names the function ("@@ def f", or a " def f" context line)
+        changed = [body]
+    found: list[str] = []
+    for chunk in changed:
+        found += [s for s in terms.symbols(chunk, definitions=True) if s not in _TOOL_KEYS]
+        found += [w for w in terms.IDENT.findall(chunk) if len(w) > 3 and w not in _TOOL_KEYS and "_" in w]
+    if path and changed and not is_secret_path(path):
+        source = _read(worktree, path)
+        for chunk in changed:
+            name = terms.enclosing(source, chunk.strip("\n").split("\n", 1)[0]) if source else None
+            if name:
+                found.insert(0, name)
+    return list(dict.fromkeys(found))
+
+
+def _read(worktree: str, path: str) -> str:
+    full = path if os.path.isabs(path) else os.path.join(worktree, path)
+    try:
+        with open(full, encoding="utf-8", errors="replace") as fh:
+            return fh.read(READ_SOURCE_MAX)
+    except OSError:
+        return ""
+
+
+def _relative(path: str, worktree: str) -> str:
+    if worktree and os.path.isabs(path) and path.startswith(worktree.rstrip("/") + "/"):
+        return os.path.relpath(path, worktree)
+    return path
+
+
+def _exists(worktree: str, path: str) -> bool:
+    return bool(worktree) and os.path.exists(os.path.join(worktree, path))
+
+
+def _link(docs: list[dict[str, Any]]) -> None:
+    """Causal links in session order: edit -> tested-by -> test; failed test -> fixed-by -> edits; claim -> based-on."""
+    ordered = sorted(docs, key=lambda d: d["seq"])
+    runs = [d for d in ordered if d["role"] == "test"]
+    for doc in ordered:
+        doc["links"] = []
+    previous = 0
+    for run in runs:
+        edits = [d for d in ordered if d["role"] == "edit" and previous < d["seq"] < run["seq"]]
+        run["links"] += [{"rel": "tests", "ref": e["ref"]} for e in edits]
+        for e in edits:
+            e["links"].append({"rel": "tested-by", "ref": run["ref"]})
+            # a run's result holds for the files it tested: when they change, so does its freshness
+            run["files"] += [f for f in e["files"] if f not in run["files"]]
+        previous = run["seq"]
+    for i, run in enumerate(runs):
+        if (run.get("outcome") or {}).get("status") != "failed":
+            continue
+        until = runs[i + 1]["seq"] if i + 1 < len(runs) else float("inf")
+        fixes = [d for d in ordered if d["role"] == "edit" and run["seq"] < d["seq"] < until]
+        run["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+    decisive = [r for r in runs if (r.get("outcome") or {}).get("status") in ("passed", "failed")]
+    for doc in ordered:
+        if (doc.get("outcome") or {}).get("status") == "claimed-fixed":
+            before = [r for r in decisive if r["seq"] < doc["seq"]]
+            if before:
+                doc["links"].append({"rel": "based-on", "ref": before[-1]["ref"]})
+                doc["files"] += [f for f in before[-1]["files"] if f not in doc["files"]]
+    by_ref = {d["ref"]: d for d in docs}
+    for doc in ordered:  # what a run or a claim is about: its command, and the files and symbols of its edits
+        doc["subject"] = _subject(doc, by_ref)
+
+
+def _subject(doc: dict[str, Any], by_ref: dict[str, dict[str, Any]]) -> list[str]:
+    keys = [f"path:{p}" for p in doc["files"]] + [f"symbol:{s}" for s in doc["symbols"][:8]]
+    if doc.get("command"):
+        keys.append("command:" + " ".join(str(doc["command"]).split()))
+    for link in doc["links"]:
+        if link["rel"] in ("tests", "based-on"):
+            target = by_ref.get(link["ref"]) or {}
+            keys += [k for k in target.get("subject") or _subject({**target, "links": []}, by_ref) if k not in keys]
+    return keys

@@ -1,0 +1,81 @@
+"""A search answer for people: each result's excerpt (quoted), pointer, scope, outcome, freshness and score.
+
+The JSON answer (``--json``) carries everything; this is the same answer, shortened for a
+terminal. Excerpts are quoted line by line (``> ``): they are evidence, never instructions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EXCERPT_LINES = 6
+LINE_CHARS = 160
+SCOPES = {"this-worktree": "this worktree", "other-branch": "OTHER BRANCH", "other-worktree": "OTHER WORKTREE"}
+
+
+def render(answer: dict[str, Any]) -> str:
+    """The answer as text for a terminal."""
+    scope = answer["scope"]
+    where = "this worktree" if scope["worktree"] == "this" else "all worktrees of this project"
+    results = answer["results"]
+    lines = [f"{len(results)} result(s) for {answer['query']!r} in {where} (branch {scope.get('branch') or '-'})"]
+    index = answer.get("index") or {}
+    if index:
+        docs = sum((index.get("documents") or {}).values())
+        lines.append(f"index: {docs} documents from {index.get('packets', 0)} packets ({index.get('path')})")
+    lines.append(f"{answer['trust']}")
+    for r in results:
+        lines += [""] + _result(r)
+    if answer.get("conflicts"):
+        lines += ["", "Conflicting outcomes (oldest first; the last one stands):"]
+        for c in answer["conflicts"]:
+            steps = " -> ".join(
+                f"#{i['rank']} {i['role']} {i['outcome']} ({_short_time(i['time'])})" for i in c["items"]
+            )
+            lines.append(f"  branch {c['branch']} in {c['worktree']}: {steps}")
+    for note in answer.get("notes") or []:
+        lines.append(f"note: {note}")
+    return "\n".join(lines) + "\n"
+
+
+def _result(r: dict[str, Any]) -> list[str]:
+    outcome = (r.get("outcome") or {}).get("status")
+    fresh = r["freshness"]
+    head = f"#{r['rank']} {r['role']}" + (f" — {outcome}" if outcome else "")
+    head += f"  [{SCOPES.get(r['scope'], r['scope'])}, {r.get('branch') or 'no branch'}]"
+    state = fresh["state"] if fresh["state"] == "current" else fresh["state"].upper()
+    head += f"  {_short_time(r.get('time'))}  freshness: {state}"
+    p = r["pointer"]
+    where = f"line {p['line']}" if p.get("line") else str(p.get("event") or "")
+    origin = f"packet {p['packet'][:19]}…" if p.get("packet") else f"{p['kind']} {p['origin']}"
+    out = [
+        head,
+        f"   {r.get('agent')} session {str(r.get('session'))[:13]}…  {origin} {p['ref']}  {where} of {p.get('source')}",
+    ]
+    text = str(r.get("excerpt") or "").splitlines() or [""]
+    for line in text[:EXCERPT_LINES]:
+        out.append("   > " + (line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"))
+    if len(text) > EXCERPT_LINES:
+        out.append(f"   > …[{len(text) - EXCERPT_LINES} more lines: --json shows the whole excerpt]")
+    for reason in fresh.get("reasons") or []:
+        out.append(f"   ! {reason}")
+    if r.get("via"):
+        out.append(f"   linked: {r['via']['rel']} of #{r['via']['rank']}")
+    if r.get("supersededBy"):
+        s = r["supersededBy"]
+        out.append(f"   SUPERSEDED by #{s['rank']} ({s['outcome']}, {_short_time(s['time'])})")
+    for s in r.get("supersedes") or []:
+        out.append(f"   supersedes #{s['rank']} ({s['outcome']}, {_short_time(s['time'])})")
+    for s in r.get("elsewhere") or []:
+        out.append(
+            f"   elsewhere: {s['outcome']} in {s['worktree']} on {s['branch']} ({_short_time(s['time'])}): not this one"
+        )
+    score = r["score"]
+    parts = " + ".join(f"{k} {v:g}" for k, v in score.items() if k != "total" and v)
+    out.append(f"   score {score['total']:g} = {parts or '0'}")
+    return out
+
+
+def _short_time(value: Any) -> str:
+    text = str(value or "")
+    return text[:16].replace("T", " ") if text else "time unknown"

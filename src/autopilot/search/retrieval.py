@@ -1,0 +1,528 @@
+"""Evidence search: candidates from FTS5, kept by how much of the query they cover, ranked by an explained score.
+
+One project at a time (the repository the command runs in); ``--worktree this`` (the
+default) keeps to this worktree, ``all`` adds the project's other worktrees, labelled. Steps:
+
+1. The query's words that the index knows (FTS5 counts the documents holding each, exactly
+   up to 5,000). A document must hold one of the rarest of them to reach the coverage
+   below, so only those are OR-ed into the MATCH, every word quoted; filters in SQL. Up to
+   5,000 matches are all ranked by bm25 and the best 100 go on; past that (common words),
+   the newest 100 documents holding all of them (then any) go on, unranked by bm25 (it
+   would read every match), and the answer says so.
+2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
+   below half it is left out, so a word shared by chance does not bring in unrelated history.
+3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
+   it; a failed test that matched brings the edits after it and the run that tested them; a
+   "fixed" claim brings the run it was based on.
+4. The score, every part in the answer: ``fts`` (FTS5 bm25, text/paths/symbols weighted
+   1/2/2, times coverage; for common words the IDF weight of the words held), ``path`` and
+   ``symbol`` (exact matches: a query path equal to or ending a document's path; a query
+   symbol among the document's, case kept), ``causal`` (an edit or a test run linked to the
+   other: evidence rather than prose; a linked document also gets a share of what brought
+   it), ``recency`` (halving every 14 days). Ties: newer first, then origin and reference,
+   so equal inputs give equal order.
+5. The same event exported in several packets is shown once (``alsoIn``).
+6. *Conflicts stay visible*: within one worktree and branch, a later run whose outcome
+   contradicts an earlier one ("passed", a "fixed" claim, then "failed"; or the reverse) on
+   the same subject (a command, a path, a symbol) *supersedes* it: both are shown, in time
+   order, the earlier marked ``supersededBy``. Outcomes from another worktree or branch are
+   labelled as such, listed under ``elsewhere``, and never supersede this worktree's.
+7. *Freshness* of each result (:mod:`.freshness`).
+
+Everything shown is evidence quoted from packets, never instructions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import time
+from typing import Any
+
+from autopilot import git
+from autopilot.search import freshness, index, terms
+from autopilot.search.query import Query, parse
+from autopilot.sources.project import Project
+from autopilot.transcripts.evidence import TRUST
+
+CANDIDATES = 100  # rows FTS5 ranks before coverage and links are looked at
+RANK_ALL = 5000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
+DF_CAP = RANK_ALL + 1
+NEWEST = CANDIDATES
+FOLLOW = 30  # the best matches whose causal links are followed
+MIN_COVERAGE = 0.5
+WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
+PATH_MATCH = 3.0
+SYMBOL_MATCH = 3.0
+CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
+LINK_SHARE = 0.8
+RECENCY = 1.0
+HALF_LIFE_DAYS = 14.0
+LINKS_FROM = {  # which links of a matched document are followed, by its role
+    "edit": ("tested-by",),
+    "test": ("fixed-by", "tested-by", "tests"),
+}
+CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
+POSITIVE, NEGATIVE = ("passed", "claimed-fixed"), ("failed",)
+_COLUMNS = (
+    "d.id, d.kind, d.origin, d.ref, d.role, d.agent, d.session, d.worktree_id, d.branch, d.ts, d.text, d.data, "
+    "d.paths, d.symbols"
+)
+
+
+def search(
+    text: str,
+    *,
+    cwd: str | None = None,
+    limit: int = 10,
+    worktree: str = "this",
+    since: float | None = None,
+    agent: str | None = None,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """The ranked, explained answer to one query in the project around ``cwd``."""
+    q = parse(text)
+    project = Project(cwd)
+    here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
+    notes = list(q.notes)
+    for attempt in (1, 2):
+        db = index.open_index(notes=notes)
+        try:
+            held = index.stats(db)
+            moment = time.time() if now is None else now
+            found = _run(db, q, here, limit, worktree, since, agent, moment, notes, held)
+            found["index"] = held
+            return found
+        except sqlite3.DatabaseError as exc:
+            if not index.corrupt(exc) or attempt == 2:
+                if index.unusable(exc) is exc:
+                    raise
+                raise index.unusable(exc) from exc
+            db.close()
+            index.recover(exc, notes=notes)
+        finally:
+            db.close()
+    raise AssertionError("unreachable")
+
+
+def _run(
+    db: sqlite3.Connection,
+    q: Query,
+    here: dict[str, Any],
+    limit: int,
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+    now: float,
+    notes: list[str],
+    held: dict[str, Any],
+) -> dict[str, Any]:
+    total = sum(held["documents"].values())
+    df = {w: _doc_count(db, w) for w in q.words}
+    known = [w for w in q.words if df[w]]
+    answer: dict[str, Any] = {
+        "trust": TRUST,
+        "query": q.text,
+        "words": q.words,
+        "paths": q.paths,
+        "symbols": q.symbols,
+        "scope": {"worktree": worktree, **here, "since": since, "agent": agent},
+        "now": _iso(now),
+        "results": [],
+        "conflicts": [],
+        "notes": notes,
+    }
+    if not known:
+        notes.append("no indexed evidence of this project contains any word of the query")
+        return answer
+    idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in known}
+    mass = sum(idf.values())
+    needed = _needed(known, df, idf)
+    filters, params = ["d.repo_id = ?"], [here["repoId"]]
+    if worktree == "this":
+        filters.append("d.worktree_id = ?")
+        params.append(here["worktreeId"])
+    if agent:
+        filters.append("d.agent = ?")
+        params.append(agent)
+    if since is not None:
+        filters.append("d.ts >= ?")
+        params.append(since)
+    any_of, all_of = " OR ".join(f'"{w}"' for w in needed), " AND ".join(f'"{w}"' for w in needed)
+    bm25 = sum(df[w] for w in needed) <= RANK_ALL
+    if bm25:
+        rows = _candidates(db, any_of, filters, params, ranked=True, limit=CANDIDATES)
+    else:  # common words: the newest documents that hold them all (then any), not the whole history
+        rows = _candidates(db, all_of, filters, params, ranked=False, limit=NEWEST)
+        if len(rows) < CANDIDATES:
+            seen = {row[0] for row in rows}
+            more = _candidates(db, any_of, filters, params, ranked=False, limit=NEWEST)
+            rows += [row for row in more if row[0] not in seen]
+        notes.append(
+            f"the query's words are common (more than {RANK_ALL:,} documents hold them): the newest {NEWEST} "
+            "holding them were ranked (narrow it with more words, a path, a symbol or --since)"
+        )
+    answer["ranking"] = {
+        "fts": "bm25 (text 1, paths 2, symbols 2) x coverage"
+        if bm25
+        else "the IDF weight of the query words held (common words: bm25 would read every match)",
+        "documentCounts": f"exact up to {DF_CAP - 1:,}; above that a word counts as held by {DF_CAP:,}",
+    }
+    hits: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        words = _words(f"{row[10]}\n{row[12]}\n{row[13]}")  # text, paths, symbols: no JSON parsed yet
+        matched = [w for w in known if w in words]
+        coverage = sum(idf[w] for w in matched) / mass
+        if coverage < MIN_COVERAGE:
+            continue
+        doc = _doc(row)
+        relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
+        doc["score"] = _score(doc, q, relevance, now)
+        doc["coverage"] = round(coverage, 4)
+        doc["matched"] = matched
+        hits[(doc["origin"], doc["ref"])] = doc
+    _follow_links(db, hits, now, here, worktree, since, agent)
+    ranked = _dedupe(sorted(hits.values(), key=_order))
+    shown = ranked[:limit]
+    _supersede(ranked, here)
+    keys = {(d["origin"], d["ref"]) for d in shown}
+    for d in list(shown):  # both sides of a conflict are shown, even past the limit
+        for other in [d.get("_supersededBy"), *d.get("_supersedes", [])]:
+            if other is not None and (other["origin"], other["ref"]) not in keys:
+                other["shownFor"] = "conflict"
+                shown.append(other)
+                keys.add((other["origin"], other["ref"]))
+    freshness.annotate(shown, db)
+    for n, d in enumerate(shown, 1):
+        d["_rank"] = n
+    answer["results"] = [_public(d, n, here) for n, d in enumerate(shown, 1)]
+    answer["conflicts"] = _conflicts(shown)
+    answer["candidates"] = {
+        "matching": sum(df[w] for w in needed),  # documents holding a needed word (at most; before filters)
+        "ranked": len(rows),
+        "kept": len(ranked),
+        "shown": len(shown),
+    }
+    hidden = len(ranked) - len([d for d in shown if d.get("shownFor") != "conflict"])
+    if hidden > 0:
+        notes.append(f"{hidden} more result(s) past --limit {limit}")
+    return answer
+
+
+def _needed(known: list[str], df: dict[str, int], idf: dict[str, float]) -> list[str]:
+    """The rarest words a document must hold at least one of to reach MIN_COVERAGE (the others cannot, alone).
+
+    Words are taken rarest first until the words left carry less than MIN_COVERAGE of the
+    query's information: a document holding none of the taken words cannot pass, so leaving
+    the common words out of the MATCH loses nothing and spares ranking their long lists.
+    """
+    mass = sum(idf.values())
+    taken, left = [], mass
+    for w in sorted(known, key=lambda w: (df[w], w)):
+        if left < MIN_COVERAGE * mass:
+            break
+        taken.append(w)
+        left -= idf[w]
+    return taken
+
+
+def _candidates(
+    db: sqlite3.Connection, match: str, filters: list[str], params: list[Any], *, ranked: bool, limit: int
+) -> list[tuple[Any, ...]]:
+    """Documents matching ``match`` within the filters: the best by bm25 (lower is better), or the newest."""
+    score, order = (
+        (f"bm25(docs_fts, {', '.join(map(str, WEIGHTS))})", "r") if ranked else ("0.0", "docs_fts.rowid DESC")
+    )
+    return db.execute(
+        f"SELECT {_COLUMNS}, {score} AS r FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
+        f"WHERE docs_fts MATCH ? AND {' AND '.join(filters)} ORDER BY {order} LIMIT {limit}",
+        [match, *params],
+    ).fetchall()
+
+
+def _words(text: str) -> set[str]:
+    """The words of ``text`` as the index compares them (lowercased, accents removed)."""
+    return set(terms.WORD.findall(text.lower())) if text.isascii() else set(terms.words(text))
+
+
+def _doc_count(db: sqlite3.Connection, word: str) -> int:
+    """How many documents hold ``word``, counted up to DF_CAP (a common word's exact count costs a scan of it)."""
+    found = db.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {DF_CAP})", (f'"{word}"',)
+    )
+    return int(found.fetchone()[0])
+
+
+def _doc(row: tuple[Any, ...]) -> dict[str, Any]:
+    keys = ("id", "kind", "origin", "ref", "role", "agent", "session", "worktreeId", "branch", "ts", "text")
+    doc = dict(zip(keys, row[:11], strict=True))
+    doc["_data"] = json.loads(row[11])  # json, not orjson: a search process spares its ~15 ms import
+    return doc
+
+
+def _score(doc: dict[str, Any], q: Query, relevance: float, now: float) -> dict[str, float]:
+    data = doc["_data"]
+    path = PATH_MATCH if any(_same_path(p, mine) for p in q.paths for mine in data.get("paths", [])) else 0.0
+    symbol = SYMBOL_MATCH if set(q.symbols) & set(data.get("symbols", [])) else 0.0
+    causal = _chained(doc)
+    parts = {"fts": relevance, "path": path, "symbol": symbol, "causal": causal, "recency": _recency(doc, now)}
+    return _total(parts)
+
+
+def _chained(doc: dict[str, Any]) -> float:
+    """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one)."""
+    return CAUSAL_BONUS if doc["role"] in ("edit", "test") and doc["_data"].get("links") else 0.0
+
+
+def _total(parts: dict[str, float]) -> dict[str, float]:
+    parts = {k: round(v, 4) for k, v in parts.items()}
+    parts["total"] = round(sum(parts.values()), 4)
+    return parts
+
+
+def _recency(doc: dict[str, Any], now: float) -> float:
+    if doc.get("ts") is None:
+        return 0.0
+    age_days = max(0.0, now - float(doc["ts"])) / 86400
+    return float(RECENCY * 0.5 ** (age_days / HALF_LIFE_DAYS))
+
+
+def _same_path(query_path: str, path: str) -> bool:
+    a, b = query_path.strip("/"), path.strip("/")
+    return a == b or b.endswith("/" + a) or a.endswith("/" + b)
+
+
+def _follow_links(
+    db: sqlite3.Connection,
+    hits: dict[tuple[str, str], dict[str, Any]],
+    now: float,
+    here: dict[str, Any],
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+) -> None:
+    """Bring in what the matches are causally linked to (two steps: a failed run, its fix, the run that proved it)."""
+    frontier = sorted(hits.values(), key=_order)[:FOLLOW]  # a link from further down could not rank
+    for _ in range(2):
+        wanted: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        for doc in frontier:
+            for link in doc["_data"].get("links", []):
+                if link["rel"] in LINKS_FROM.get(doc["role"], CLAIM_LINKS):
+                    key = (doc["origin"], link["ref"])
+                    if key not in hits and key not in wanted:
+                        wanted[key] = (doc, link["rel"])
+        frontier = []
+        found: dict[tuple[str, str], tuple[Any, ...]] = {}
+        keys = sorted(wanted)
+        for start in range(0, len(keys), 400):  # one query for them all (in chunks under SQLite's 999 variables)
+            chunk = keys[start : start + 400]
+            pairs = ", ".join("(?, ?)" for _ in chunk)
+            flat = [v for key in chunk for v in key]
+            for row in db.execute(  # a join, not `(origin, ref) IN (VALUES …)`: SQLite scans the index for that
+                f"WITH w(o, r) AS (VALUES {pairs}) SELECT {_COLUMNS}, 0 FROM w "
+                "JOIN docs d ON d.origin = w.o AND d.ref = w.r",
+                flat,
+            ):
+                found[(row[2], row[3])] = row
+        for (origin, ref), (parent, rel) in sorted(wanted.items()):
+            if (origin, ref) not in found:
+                continue
+            doc = _doc(found[(origin, ref)])
+            if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
+                continue
+            if worktree == "this" and doc["worktreeId"] != here["worktreeId"]:
+                continue
+            share = parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"]
+            causal = LINK_SHARE * share + _chained(doc)
+            doc["score"] = _total(
+                {"fts": 0.0, "path": 0.0, "symbol": 0.0, "causal": causal, "recency": _recency(doc, now)}
+            )
+            doc["_via"] = (parent, rel)
+            doc["coverage"], doc["matched"] = 0.0, []
+            hits[(origin, ref)] = doc
+            frontier.append(doc)
+
+
+def _order(doc: dict[str, Any]) -> tuple[Any, ...]:
+    return (-doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"], doc["ref"])
+
+
+def _dedupe(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One result per event: the same transcript line exported in several packets is shown once."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    out = []
+    for doc in ranked:
+        data = doc["_data"]
+        key = (str((data.get("source") or {}).get("path")), str((data.get("pointer") or {}).get("event")))
+        if (data.get("source") or {}).get("path") and key in seen:
+            seen[key].setdefault("alsoIn", []).append(doc["origin"])
+            continue
+        seen[key] = doc
+        out.append(doc)
+    return out
+
+
+def _scope(doc: dict[str, Any], here: dict[str, Any]) -> str:
+    if doc["worktreeId"] != here["worktreeId"]:
+        return "other-worktree"
+    return "this-worktree" if doc["branch"] == here["branch"] else "other-branch"
+
+
+def _polarity(doc: dict[str, Any]) -> int:
+    """+1 for a passing run or a "fixed" claim, -1 for a failing run, 0 for anything else."""
+    status = (doc["_data"].get("outcome") or {}).get("status")
+    if status == "claimed-fixed":
+        return 1
+    if doc["role"] != "test":
+        return 0
+    return 1 if status in POSITIVE else (-1 if status in NEGATIVE else 0)
+
+
+def _supersede(ranked: list[dict[str, Any]], here: dict[str, Any]) -> None:
+    """Mark each outcome superseded by the first later test run, in the same worktree and branch, that contradicts it.
+
+    A run contradicts an earlier outcome when their polarity differs (passed or "fixed", then
+    failed; or failed, then passed) and they share a subject (a command, a path, a symbol).
+    Only a test run supersedes: a "fixed" message is a claim, not proof. A contrary run in
+    another worktree or branch is listed under ``elsewhere`` on both, and supersedes nothing.
+    """
+    del here  # scopes are compared between the two outcomes, not with the caller's
+    sign = {id(d): _polarity(d) for d in ranked}
+    outcomes = sorted((d for d in ranked if sign[id(d)]), key=_when)
+    subjects = {id(d): set(d["_data"].get("subject") or []) for d in outcomes}
+    for i, early in enumerate(outcomes):
+        subject = subjects[id(early)]
+        for late in outcomes[i + 1 :]:
+            if late["role"] != "test" or sign[id(late)] == sign[id(early)]:
+                continue
+            if not subject & subjects[id(late)]:
+                continue
+            if (late["worktreeId"], late["branch"]) != (early["worktreeId"], early["branch"]):
+                for a, b in ((early, late), (late, early)):
+                    if all(x is not b for x in a.get("_elsewhere", [])):
+                        a.setdefault("_elsewhere", []).append(b)
+                continue
+            early["_supersededBy"] = late
+            late.setdefault("_supersedes", []).append(early)
+            break
+
+
+def _when(doc: dict[str, Any]) -> tuple[Any, ...]:
+    return (doc.get("ts") or 0, doc["origin"], doc.get("_data", {}).get("seq") or 0, doc["ref"])
+
+
+def _pointer(doc: dict[str, Any]) -> dict[str, Any]:
+    data = doc["_data"]
+    src = data.get("source") or {}
+    out = {
+        "kind": doc["kind"],
+        "origin": doc["origin"],
+        "packet": doc["origin"] if doc["kind"] == "evidence" else None,
+        "ref": doc["ref"],
+        "source": src.get("path"),
+        "sourceSha256": (src.get("hash") or {}).get("sha256"),
+        **(data.get("pointer") or {}),
+    }
+    if data.get("resultPointer"):
+        out["result"] = data["resultPointer"]
+    return out
+
+
+def _brief(doc: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "rank": doc.get("_rank"),
+        "origin": doc["origin"],
+        "ref": doc["ref"],
+        "time": doc["_data"].get("time"),
+        "outcome": (doc["_data"].get("outcome") or {}).get("status"),
+        "worktree": doc["_data"].get("worktree"),
+        "branch": doc["branch"],
+    }
+
+
+def _public(doc: dict[str, Any], rank: int, here: dict[str, Any]) -> dict[str, Any]:
+    data = doc["_data"]
+    out: dict[str, Any] = {
+        "rank": rank,
+        "score": doc["score"],
+        "coverage": doc["coverage"],
+        "matched": doc["matched"],
+        "role": doc["role"],
+        "kind": doc["kind"],
+        "excerpt": doc["text"],
+        "pointer": _pointer(doc),
+        "session": doc["session"],
+        "agent": doc["agent"],
+        "worktree": data.get("worktree"),
+        "branch": doc["branch"],
+        "scope": _scope(doc, here),
+        "time": data.get("time"),
+        "outcome": data.get("outcome"),
+        "paths": data.get("paths", []),
+        "symbols": data.get("symbols", [])[:12],
+        "links": data.get("links", []),
+        "freshness": doc["freshness"],
+    }
+    if doc.get("changedFiles"):
+        out["changedFiles"] = doc["changedFiles"]
+    if doc.get("_via"):
+        parent, rel = doc["_via"]
+        out["via"] = {"rel": rel, "rank": parent.get("_rank"), "origin": parent["origin"], "ref": parent["ref"]}
+    for key in ("alsoIn", "shownFor"):
+        if doc.get(key):
+            out[key] = doc[key]
+    if doc.get("_supersededBy"):
+        out["supersededBy"] = _brief(doc["_supersededBy"])
+    if doc.get("_supersedes"):
+        out["supersedes"] = [_brief(d) for d in doc["_supersedes"]]
+    if doc.get("_elsewhere"):
+        out["elsewhere"] = [
+            {**_brief(d), "note": "another worktree or branch: shown, never superseding this one"}
+            for d in doc["_elsewhere"]
+        ]
+    return out
+
+
+def _conflicts(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each chain of contradicting outcomes among the results, oldest first, ending with the one that stands."""
+    rank = {(d["origin"], d["ref"]): n for n, d in enumerate(shown, 1)}
+    out = []
+    for head in shown:
+        if not head.get("_supersedes") or head.get("_supersededBy"):
+            continue
+        chain, todo = [head], list(head["_supersedes"])
+        while todo:
+            doc = todo.pop()
+            if all(doc is not c for c in chain):
+                chain.append(doc)
+                todo += doc.get("_supersedes", [])
+        out.append(
+            {
+                "worktree": head["_data"].get("worktree"),
+                "branch": head["branch"],
+                "standing": rank.get((head["origin"], head["ref"])),
+                "items": [
+                    {
+                        "rank": rank.get((d["origin"], d["ref"])),
+                        "ref": d["ref"],
+                        "origin": d["origin"],
+                        "time": d["_data"].get("time"),
+                        "role": d["role"],
+                        "outcome": (d["_data"].get("outcome") or {}).get("status"),
+                        "status": "superseded" if d.get("_supersededBy") else "standing",
+                        "supersededBy": (
+                            rank.get((d["_supersededBy"]["origin"], d["_supersededBy"]["ref"]))
+                            if d.get("_supersededBy")
+                            else None
+                        ),
+                    }
+                    for d in sorted(chain, key=_when)
+                ],
+            }
+        )
+    return out
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))

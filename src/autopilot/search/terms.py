@@ -1,0 +1,87 @@
+"""Words, paths and symbols of a text: the one tokenizer the evidence index and a query share.
+
+*Words* are what SQLite's FTS5 ``unicode61`` tokenizer makes of a text with ``_`` as a
+token character (``parse_header`` is one word), lowercased. *Paths* look like files
+(``src/headers.py``, ``headers.py``, ``/abs/path/x.ts``). *Symbols* look like code, not
+prose: identifiers with an inner ``_`` or a lower-to-upper case change, names followed by
+``(``, names after ``def``/``class``/``function``/``fn``/``func``, and pytest node ids'
+last part (``tests/x.py::test_empty``). A query's words are always quoted before they reach
+FTS5, so nothing a user types is FTS syntax.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'"  # keep in step with WORD
+WORD = re.compile(r"\w+")
+# A path starts the text or follows a blank, a quote, a bracket, `=`, `:` or `,`; it ends in `.ext`.
+PATH = re.compile(r"(?<![^\s\"'`(\[{<=:,])(/?(?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
+IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+DEFINITION = re.compile(
+    r"^[ \t]*(?:export\s+|pub(?:\([^)]*\))?\s+|async\s+|static\s+|public\s+|private\s+)*"
+    r"(?:def|class|function|fn|func|interface|struct|enum|trait|impl|module|type|const|let|var)\s+"
+    r"(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)",
+    re.M,
+)
+_NODE_ID = re.compile(r"::([A-Za-z_]\w*)")
+_NAME = re.compile(r"(?<![\w$])([A-Za-z_$][\w$]*)(\s*\()?")
+MAX_SYMBOLS = 64
+MAX_PATHS = 32
+# Words that are followed by "(" in prose and error text, not symbols anyone searches for.
+_NOT_SYMBOLS = frozenset(
+    {"if", "for", "while", "return", "print", "and", "or", "not", "in", "is", "e", "i", "s", "see", "the", "a"}
+)
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as FTS5 stores them (lowercased, accents removed), in order, without repeats."""
+    return list(dict.fromkeys(fold(w) for w in WORD.findall(text)))
+
+
+def fold(word: str) -> str:
+    """``word`` lowercased and without diacritics, as ``remove_diacritics 2`` folds it."""
+    word = word.lower()
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def paths(text: str, limit: int = MAX_PATHS) -> list[str]:
+    """File-like paths in ``text``, in order, without repeats."""
+    found = [m.strip("/") if not m.startswith("/") else m for m in PATH.findall(text)]
+    return list(dict.fromkeys(p.rstrip(".") for p in found if not _version(p)))[:limit]
+
+
+def _version(path: str) -> bool:
+    """``1.2.3``-like and ``0.97s``-like strings are not files."""
+    return bool(re.fullmatch(r"v?\d+(?:\.\d+)*[a-z]{0,2}", path))
+
+
+def symbols(text: str, limit: int = MAX_SYMBOLS, *, definitions: bool = False) -> list[str]:
+    """Code-like identifiers in ``text`` (case kept): definitions (when asked), pytest node names, calls, code words."""
+    found: list[str] = DEFINITION.findall(text) if definitions else []
+    if "::" in text:
+        found += _NODE_ID.findall(text)
+    for name, call in _NAME.findall(text):  # one pass: a name followed by "(" is a call
+        if (call and len(name) > 2 and name.lower() not in _NOT_SYMBOLS) or _code_shaped(name):
+            found.append(name)
+    return list(dict.fromkeys(found))[:limit]
+
+
+def _code_shaped(name: str) -> bool:
+    """An inner "_" (parse_header) or a lower-to-upper change (parseHeader, ValueError)."""
+    if "_" in name.strip("_"):
+        return True
+    return not name.islower() and not name.isupper() and not name.istitle() and any(c.islower() for c in name)
+
+
+def enclosing(source: str, needle: str) -> str | None:
+    """The name of the nearest definition above the first place ``needle`` occurs in ``source``."""
+    at = source.find(needle) if needle else -1
+    if at < 0:
+        return None
+    head = source[: at + len(needle.split("\n", 1)[0])]
+    names = DEFINITION.findall(head)
+    return names[-1] if names else None

@@ -1,0 +1,133 @@
+"""Bad search input gets a clear answer (an error with a hint, or results with a note), never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.handoff_env import run_json
+from tests.support.search_project import export, headers_repo
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def repo(bridge, git_repo):
+    """The headers repo with Claude's fix session exported (so the index has evidence)."""
+    repo = headers_repo(git_repo)
+    export(bridge, "claude-fix", repo)
+    return repo
+
+
+def clean(err: str) -> bool:
+    """Whether stderr is a one-line codex-bridge error, not a traceback or an SQL message."""
+    return err.startswith("codex-bridge: error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("query", "says"),
+    [
+        ("", "the search query is empty"),
+        ("   \t ", "the search query is empty"),
+        ('"', "it is only punctuation or search syntax"),
+        ("*", "it is only punctuation or search syntax"),
+        ('"*" -- ( ) :', "it is only punctuation or search syntax"),
+        ("x" * 100_000, "its only words are longer than 64 characters"),
+    ],
+)
+def test_query_without_words_is_refused_with_a_hint(bridge, repo, query, says):
+    """Exit 1, one clear line with a hint, nothing on stdout."""
+    code, out, err = bridge("handoff", "search", query, cwd=repo)
+    assert (code, out) == (1, "")
+    assert clean(err) and says in err and 'codex-bridge handoff search "parse_header"' in err
+
+
+@pytest.mark.parametrize("query", ["NEAR(", "parse_header NEAR(", "AND OR NOT", 'parse_header" OR "*', "col:umn^2"])
+def test_fts_syntax_is_only_text(bridge, repo, query):
+    """FTS5 operators in a query are searched as plain words: an answer, never an SQL error."""
+    code, answer, err = run_json(bridge, "handoff", "search", query, "--json", cwd=repo)
+    assert code == 0, err
+    assert answer["results"] or answer["notes"]
+
+
+def test_near_alone_finds_nothing_and_says_so(bridge, repo):
+    """`NEAR(` is the word "near", which no evidence holds: an empty result with a note."""
+    code, answer, _ = run_json(bridge, "handoff", "search", "NEAR(", "--json", cwd=repo)
+    assert (code, answer["results"], answer["notes"]) == (
+        0,
+        [],
+        ["no indexed evidence of this project contains any word of the query"],
+    )
+
+
+def test_sql_in_a_query_is_text_and_harms_nothing(bridge, repo):
+    """A query shaped like SQL is searched as words, and the index answers the same afterwards."""
+    before = run_json(bridge, "handoff", "search", "parse_header", "--json", cwd=repo)[1]
+    code, _, err = run_json(bridge, "handoff", "search", "'); DROP TABLE docs; --", "--json", cwd=repo)
+    assert code == 0, err
+    after = run_json(bridge, "handoff", "search", "parse_header", "--json", cwd=repo)[1]
+    assert [r["pointer"] for r in after["results"]] == [r["pointer"] for r in before["results"]]
+
+
+def test_a_pasted_100kb_log_is_searched_by_its_first_words(bridge, repo):
+    """A 100 KB query (a pasted test log) is answered, searching its first 24 words, and says so."""
+    log = "E   ValueError: not enough values to unpack (expected 2, got 1)\n" + "".join(
+        f"line {n}: collected item test_case_{n} and more words\n" for n in range(2500)
+    )
+    assert len(log) > 100_000
+    code, answer, err = run_json(bridge, "handoff", "search", log, "--json", cwd=repo)
+    assert code == 0, err
+    assert answer["notes"][0].startswith("the query has ") and "the first 24 are searched" in answer["notes"][0]
+    assert len(answer["query"]) == 200 and len(answer["words"]) == 24
+
+
+def run_bytes(repo: Path, query: bytes) -> subprocess.CompletedProcess[bytes]:
+    """codex-bridge handoff search with a raw byte string as its argument, in a real process."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run(
+        [sys.executable, "-m", "autopilot", "handoff", "search", query, "--json"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+    )
+
+
+def test_non_utf8_bytes_are_left_out_with_a_note(repo):
+    """Bytes that are not UTF-8 in the query are dropped; the rest is searched and the answer says so."""
+    proc = run_bytes(repo, b"parse_header \xff\xfe")
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["notes"] == ["the query held 2 byte(s) that are not UTF-8; they were left out"]
+    assert answer["words"] == ["parse_header"] and answer["results"]
+
+
+def test_only_non_utf8_bytes_is_refused(repo):
+    """A query of nothing but non-UTF-8 bytes gets exit 1 and a hint, not a traceback."""
+    proc = run_bytes(repo, b"\xff\xfe\xfd")
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert clean(proc.stderr.decode()) and "not UTF-8 text" in proc.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--since", "yesterday"], "--since 'yesterday' is not a date"),
+        (["--limit", "0"], "--limit 0 is out of range"),
+        (["--limit", "100000"], "--limit 100000 is out of range"),
+    ],
+)
+def test_bad_options_are_refused_with_a_hint(bridge, repo, args, says):
+    """A --since that is not a date or a --limit out of range: exit 1, one line saying what to give."""
+    code, out, err = bridge("handoff", "search", "parse_header", *args, cwd=repo)
+    assert (code, out) == (1, "") and clean(err) and says in err
+
+
+def test_search_outside_a_repository_is_refused(bridge, tmp_path):
+    """Search belongs to a project: outside a git repository it says so."""
+    code, _, err = bridge("handoff", "search", "parse_header", cwd=tmp_path)
+    assert code == 1 and clean(err) and "is not inside a git repository" in err
