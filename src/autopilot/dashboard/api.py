@@ -186,6 +186,7 @@ class Api:
         """This project's stored packets, newest first (``handoff packets``); each file is read once per change."""
         limit = _int(limit, "limit")
         project = self.project()
+        repo_id = project.repo_id
         rows = []
         for entry in self._packet_files():
             st = entry.stat()
@@ -197,7 +198,7 @@ class Api:
                 with self._lock:
                     self._packet_rows[key] = cached
             repo, row = cached
-            if row is not None and packets.belongs(repo, row, project.repo_id):
+            if row is not None and packets.belongs(repo, row, repo_id):
                 rows.append(row)
         rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
         return {"project": project.identity(), "packets": rows[:limit], "total": len(rows)}
