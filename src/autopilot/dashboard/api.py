@@ -188,18 +188,15 @@ class Api:
         project = self.project()
         repo_id = project.repo_id
         rows = []
-        for entry in self._packet_files():
-            st = entry.stat()
-            key = (entry.name, st.st_size, st.st_mtime_ns)  # packets are written once: a changed file is re-read
-            with self._lock:
-                cached = self._packet_rows.get(key)
-            if cached is None:
-                cached = packets.listed(Path(entry.path))
-                with self._lock:
-                    self._packet_rows[key] = cached
-            repo, row = cached
-            if row is not None and packets.belongs(repo, row, repo_id):
-                rows.append(row)
+        with self._lock:  # one reader fills the cache; a request during the start-up read waits for it
+            for entry in self._packet_files():
+                st = entry.stat()
+                key = (entry.name, st.st_size, st.st_mtime_ns)  # packets are written once: a changed file is re-read
+                if key not in self._packet_rows:
+                    self._packet_rows[key] = packets.listed(Path(entry.path))
+                repo, row = self._packet_rows[key]
+                if row is not None and packets.belongs(repo, row, repo_id):
+                    rows.append(row)
         rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
         return {"project": project.identity(), "packets": rows[:limit], "total": len(rows)}
 
