@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -12,7 +10,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from autopilot.scripted.responses_server import reply_json
 from tests.support.claude_rows import Transcript
-from tests.support.dashboard import Dashboard
+from tests.support.dashboard import Dashboard, record_checkpoint
 from tests.support.handoff_env import claude_session, work_session
 from tests.support.loop import continue_to, state_of
 
@@ -148,24 +146,7 @@ def test_search_finds_the_exported_evidence(page, screens, project):
 def test_active_memory_shows_a_sessions_checkpoint(page, screens, bridge, project):
     """A session's checkpoint appears with its objective, next action and unresolved work."""
     driver, _ = page
-    checkpoint = {
-        "objective": "Make the parser accept empty input.",
-        "next_action": "add a regression test for empty input",
-        "unresolved": ["parse('') still raises"],
-    }
-    code, _, err = bridge(
-        "handoff",
-        "checkpoint",
-        "--agent",
-        "claude",
-        "--session",
-        Transcript().session,
-        "--file",
-        "-",
-        stdin=json.dumps(checkpoint),
-        cwd=project,
-    )
-    assert code == 0, err
+    record_checkpoint(bridge, project, Transcript().session)
     driver.find_element(By.ID, "tab-active").click()
     driver.execute_script("refresh()")
     text_in(driver, "active", "add a regression test for empty input")

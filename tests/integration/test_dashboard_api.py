@@ -9,7 +9,7 @@ import pytest
 
 from autopilot.scripted.responses_server import reply_json
 from tests.support.claude_rows import Transcript
-from tests.support.dashboard import Dashboard, check
+from tests.support.dashboard import CHECKPOINT, Dashboard, check
 from tests.support.handoff_env import claude_session, codex_lines, codex_rollout, run_json, thread_of, work_session
 from tests.support.loop import continue_to, state_of
 
@@ -176,13 +176,6 @@ def test_a_codex_session_exports_for_claude(dash, project):
     assert [s["threadId"] for s in dash.get("/api/sources/codex")["sessions"]] == [thread_of(lines)]
     status, written = dash.post("/api/export", {"agent": "codex", "session": thread_of(lines), "to": "claude"})
     assert status == 200 and check("export", written)["to"] == "claude"
-
-
-CHECKPOINT = {
-    "objective": "Make the parser accept empty input.",
-    "next_action": "add a regression test for empty input",
-    "unresolved": ["parse('') still raises"],
-}
 
 
 def test_active_memory_is_what_handoff_active_prints(dash, bridge, project):

@@ -135,3 +135,19 @@ def check(name: str, answer: Any) -> Any:
     errors = sorted(schema_validator(name).iter_errors(answer), key=lambda e: list(e.path))
     assert not errors, f"{name}: {errors[0].message} at {list(errors[0].path)}"
     return answer
+
+
+CHECKPOINT = {
+    "objective": "Make the parser accept empty input.",
+    "next_action": "add a regression test for empty input",
+    "unresolved": ["parse('') still raises"],
+}
+
+
+def record_checkpoint(bridge: Any, project: Path, session: str) -> None:
+    """Store :data:`CHECKPOINT` for a Claude session of ``project`` through `handoff checkpoint`."""
+    code, _, err = bridge(
+        "handoff", "checkpoint", "--agent", "claude", "--session", session, "--file", "-",
+        stdin=json.dumps(CHECKPOINT), cwd=project,
+    )  # fmt: skip
+    assert code == 0, err
