@@ -48,6 +48,8 @@ COMMANDS = (
     "report",
     "demo",
     "handoff",
+    "memory",
+    "dashboard",
     "install",
     "setup",
     "doctor",

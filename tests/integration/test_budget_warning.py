@@ -77,7 +77,7 @@ def test_status_forecasts_the_spend_at_the_iteration_limit(planned, bridge):
     assert code == 0 and "Forecast:   $0.2500 an iteration so far; $6.0000 by iteration 24" in out
     assert "(over the cap: the budget pays for 16 more)" in out and "20% used" in out
     _, out, _ = bridge("-C", str(planned), "status", "--json")
-    assert json.loads(out)["run"]["forecast"] == {
+    assert json.loads(out)["summary"]["forecast"] == {
         "usd_per_iteration": 0.25,
         "iterations_left": 20,
         "usd_at_limit": 6.0,

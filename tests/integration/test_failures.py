@@ -218,9 +218,9 @@ def test_verdict_on_a_finished_run_is_refused(planned, bridge):
 def test_internal_bug_writes_a_crash_log(planned, bridge, monkeypatch, isolated_homes):
     """An unexpected exception exits 70 and leaves a traceback with the version in crash.log."""
     from autopilot import __version__
-    from autopilot.commands import status as status_command
+    from autopilot.run import summary
 
-    monkeypatch.setattr(status_command, "describe", lambda *_: 1 / 0)
+    monkeypatch.setattr(summary, "describe", lambda *_: 1 / 0)
     code, _, err = bridge("-C", str(planned), "status")
     log = (isolated_homes / "autopilot" / "crash.log").read_text()
     assert code == 70 and "crash.log" in err and "ZeroDivisionError" in log and f"codex-autopilot {__version__}" in log
@@ -236,10 +236,10 @@ def test_non_finite_budget_is_refused(planned, openai_env, bridge, value):
 
 def test_crash_log_is_redacted(planned, bridge, monkeypatch, isolated_homes):
     """A credential in the command line of a crashing command is redacted in crash.log."""
-    from autopilot.commands import status as status_command
+    from autopilot.run import summary
 
     key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    monkeypatch.setattr(status_command, "describe", lambda *_: 1 / 0)
+    monkeypatch.setattr(summary, "describe", lambda *_: 1 / 0)
     monkeypatch.setattr("sys.argv", ["codex-bridge", "status", key])
     bridge("-C", str(planned), "status")
     log = (isolated_homes / "autopilot" / "crash.log").read_text()

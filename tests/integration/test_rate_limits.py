@@ -94,7 +94,7 @@ def test_status_without_a_run_still_shows_codexs_windows(short_window, git_repo,
     code, out, _ = bridge("-C", str(git_repo), "status")
     assert code == 0 and "No autopilot run" in out and "Codex:      5-hour window: 4% left, resets" in out
     doc = json.loads(bridge("-C", str(git_repo), "status", "--json")[1])
-    assert doc["run"] is None and doc["rate_limits"]["primary"]["left_percent"] == 4.0
+    assert doc["summary"]["exists"] is False and doc["rate_limits"]["primary"]["left_percent"] == 4.0
 
 
 def test_status_says_when_no_window_was_recorded(git_repo, bridge):

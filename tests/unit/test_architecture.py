@@ -25,7 +25,9 @@ LAYERS = [
     {"run", "sources"},  # the autopilot loop; read-only session sources
     {"packets", "memory"},  # handover packets; the active memory of live sessions
     {"search"},  # the evidence index and its search (CLI-only)
+    {"durable"},  # approved durable knowledge: candidates, decisions by a person, supersession
     {"hooks"},  # Claude Code's adapters: event -> operation -> hook JSON
+    {"dashboard"},  # the local web app: one API over the operations below, served on 127.0.0.1
     {"commands"},  # the CLI's adapters: arguments -> operation -> JSON (`hook EVENT` runs a hook)
     {"cli"},
     {"__main__"},

@@ -14,29 +14,14 @@ from typing import Any
 from autopilot.errors import BridgeError
 from autopilot.output import say
 
-AGENTS = ("claude", "codex")
+AGENTS = ("claude", "codex")  # the same as sources.catalog.AGENTS, without importing the sources
 DEFAULT_LIMIT = 20
-MAX_LIMIT = 500
 
 
 def _project(cwd: str | None):  # type: ignore[no-untyped-def]
     from autopilot.sources.project import Project
 
     return Project(cwd)
-
-
-def _source_kind(agent: str, source: str | None) -> str:
-    """local, app-server, or auto (Codex with no --source: the app server first, local files if it cannot answer)."""
-    if source == "app-server" and agent != "codex":
-        raise BridgeError("--source app-server reads Codex threads only", hint="use --from codex, or drop --source")
-    if source is None:
-        return "auto" if agent == "codex" else "local"
-    return source
-
-
-def _with_source(answer: dict[str, Any], used: str, why: str | None = None) -> dict[str, Any]:
-    """The answer with where it came from (and why the preferred source was not used)."""
-    return {**answer, "sourceUsed": used, **({"sourceNote": why} if why else {})}
 
 
 def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = None, latest: bool = False) -> int:
@@ -46,26 +31,9 @@ def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = No
     rollouts (the answer's ``sourceUsed`` says which, ``sourceNote`` why); ``--source`` picks one.
     """
     from autopilot.output import emit
-    from autopilot.sources import Limits
+    from autopilot.sources import Limits, catalog
 
-    project, limits = _project(cwd), Limits.from_env()
-    kind = _source_kind(agent, source)
-    note = None
-    if kind in ("app-server", "auto"):
-        from autopilot.sources import appserver
-
-        try:
-            emit(_with_source(appserver.sessions(project, limits, latest=latest), "app-server"))
-            return 0
-        except BridgeError as exc:
-            if kind == "app-server":
-                raise
-            note = f"the Codex app server could not answer ({exc}); local rollouts were read instead"
-    if agent == "claude":
-        from autopilot.sources import claude as module
-    else:
-        from autopilot.sources import codex as module  # type: ignore[no-redef]
-    emit(_with_source(module.sessions(project, limits, latest=latest), "local", note))
+    emit(catalog.sessions(agent, _project(cwd), Limits.from_env(), source=source, latest=latest))
     return 0
 
 
@@ -81,40 +49,15 @@ def read(
 ) -> int:
     """Print one page of a session's events, newest first, with its metadata and coverage."""
     from autopilot.output import emit
-    from autopilot.sources import Limits
+    from autopilot.sources import Limits, catalog
 
-    if not 1 <= limit <= MAX_LIMIT:
-        raise BridgeError(f"--limit {limit} is out of range; use 1 to {MAX_LIMIT}")
-    if before is not None and before < 1:
-        raise BridgeError(f"--before {before} is not a line number; pass the previous page's nextBeforeLine")
-    project, limits = _project(cwd), Limits.from_env()
-    kind = _source_kind(agent, source)
-    if kind == "auto" and before is not None:
-        kind = "local"  # --before is a local line number; --cursor pages the app server
-    note = None
-    if kind in ("app-server", "auto"):
-        from autopilot.sources.appserver import AppServerSource
-
-        try:
-            page = AppServerSource().read(project, session, cursor=cursor, limit=limit, limits=limits)
-            emit(_with_source(page, "app-server"))
-            return 0
-        except BridgeError as exc:
-            if kind == "app-server":
-                raise
-            note = f"the Codex app server could not answer ({exc}); the local rollout was read instead"
-    emit(_with_source(_local(agent).read(project, session, before=before, limit=limit, limits=limits), "local", note))
+    project = _project(cwd)
+    emit(
+        catalog.read(
+            agent, project, session, Limits.from_env(), limit=limit, before=before, cursor=cursor, source=source
+        )
+    )
     return 0
-
-
-def _local(agent: str):  # type: ignore[no-untyped-def]
-    if agent == "claude":
-        from autopilot.sources.claude import ClaudeSource
-
-        return ClaudeSource()
-    from autopilot.sources.codex import CodexSource
-
-    return CodexSource()
 
 
 def export(
@@ -128,60 +71,19 @@ def export(
     budget_tokens: int | None = None,
 ) -> int:
     """Build a packet from one session; print it (``--preview``, nothing written) or store it and print its id."""
-    import os
-
     from autopilot.output import emit
-    from autopilot.packets import build as packet_build
-    from autopilot.packets import store as packets
+    from autopilot.packets import export as packet_export
     from autopilot.sources import Limits
 
-    if budget_tokens is None:
-        raw = os.environ.get("AUTOPILOT_HANDOFF_BUDGET_TOKENS") or str(packet_build.DEFAULT_BUDGET_TOKENS)
-        if not raw.isdigit():
-            raise BridgeError(f"AUTOPILOT_HANDOFF_BUDGET_TOKENS={raw!r} is not a whole number; unset it or give one")
-        budget_tokens = int(raw)
-    if budget_tokens < 100:
-        raise BridgeError(f"--budget-tokens {budget_tokens} is too small; use at least 100")
-    project, limits = _project(cwd), Limits.from_env()
-    if _source_kind(agent, source) == "app-server":
-        from autopilot.sources.appserver import AppServerSource
-
-        observed = AppServerSource().observe(project, session, limits)
-    else:
-        observed = _local(agent).observe(project, session, limits)
-    packet, evidence = packet_build.build(observed, project, to, budget_tokens=budget_tokens)
-    if preview:
-        pid, _, _ = packets.seal(packet, evidence)
-        emit(
-            {
-                "preview": True,
-                "written": False,
-                "packet": pid,
-                "contents": packet,
-                "evidenceEntries": len(evidence["entries"]),
-            }
-        )
-        return 0
-    pid, path = packets.store(packet, evidence)
-    say(f"wrote {pid} ({packet['estimates']['bytes']} bytes, ~{packet['estimates']['tokens']} tokens)")
-    _index(pid)
-    emit(
-        {
-            "packet": pid,
-            "path": str(path),
-            "evidenceIndex": str(path.with_name(path.stem + ".evidence.json")),
-            "from": agent,
-            "to": to,
-            "source": packet["source"]["kind"],
-            "session": packet["source"].get("threadId") or packet["source"].get("sessionId"),
-            "objective": packet.get("objective"),
-            "nextAction": packet.get("nextAction"),
-            "gaps": [g["kind"] for g in packet["coverage"]["gaps"]],
-            "estimates": packet["estimates"],
-            "redactions": packet["redactions"],
-            "next": f"codex-bridge handoff import {pid} --to {to} --session RECEIVING_SESSION_ID",
-        }
+    budget = packet_export.budget_tokens(budget_tokens)  # refused before any git or transcript work
+    answer = packet_export.export(
+        agent, session, to, _project(cwd), Limits.from_env(), preview=preview, source=source, budget=budget
     )
+    if not preview:
+        estimates = answer["estimates"]
+        say(f"wrote {answer['packet']} ({estimates['bytes']} bytes, ~{estimates['tokens']} tokens)")
+        _index(answer["packet"])
+    emit(answer)
     return 0
 
 

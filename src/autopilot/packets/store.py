@@ -30,6 +30,7 @@ from autopilot.sources import canonical
 SCHEMA = "codex-autopilot/handoff-packet"
 VERSION = 1
 ID = re.compile(r"(?:sha256:)?([0-9a-f]{12,64})")
+UNREADABLE = "not readable JSON"
 MENTION = re.compile(r"sha256:([0-9a-f]{64})")
 
 
@@ -187,37 +188,40 @@ def listing(repo_id: str | None = None) -> list[dict[str, Any]]:
 
     A packet that fails verification is listed with why, never hidden: a tampered one must be seen.
     """
-    found: list[dict[str, Any]] = []
     try:
         files = [p for p in packets_dir().glob("*.json") if not p.name.endswith(".evidence.json")]
     except OSError:
-        return found
-    for path in files:
-        try:
-            data = path.read_bytes()
-            packet = json.loads(data)
-        except (OSError, ValueError):
-            found.append({"packet": "sha256:" + path.stem, "problem": "not readable JSON", "path": str(path)})
-            continue
-        if not isinstance(packet, dict):
-            continue
-        repo = packet.get("repository") or {}
-        if repo_id is not None and repo.get("repoId") != repo_id:
-            continue
-        source = packet.get("source") or {}
-        objective = packet.get("objective") or {}
-        found.append(
-            {
-                "packet": "sha256:" + path.stem,
-                "createdAt": packet.get("createdAt"),
-                "from": source.get("agent"),
-                "session": source.get("threadId") or source.get("sessionId"),
-                "to": (packet.get("destination") or {}).get("agent"),
-                "worktree": repo.get("worktree"),
-                "branch": repo.get("branch"),
-                "objective": objective.get("text") if isinstance(objective, dict) else objective,
-                "problem": verify(path.stem, data),
-            }
-        )
+        return []
+    found = [row for repo, row in map(listed, files) if row is not None and belongs(repo, row, repo_id)]
     found.sort(key=lambda p: str(p.get("createdAt") or ""), reverse=True)
     return found
+
+
+def belongs(repo: str | None, row: dict[str, Any], repo_id: str | None) -> bool:
+    """Whether a listing row is shown for ``repo_id``: its own packets, and every unreadable one (whose is unknown)."""
+    return repo_id is None or repo == repo_id or row.get("problem") == UNREADABLE
+
+
+def listed(path: Path) -> tuple[str | None, dict[str, Any] | None]:
+    """One packet file's listing row and the repository it belongs to (None, None: not a packet object)."""
+    try:
+        data = path.read_bytes()
+        packet = json.loads(data)
+    except (OSError, ValueError):
+        return None, {"packet": "sha256:" + path.stem, "problem": UNREADABLE, "path": str(path)}
+    if not isinstance(packet, dict):
+        return None, None
+    repo = packet.get("repository") or {}
+    source = packet.get("source") or {}
+    objective = packet.get("objective") or {}
+    return repo.get("repoId"), {
+        "packet": "sha256:" + path.stem,
+        "createdAt": packet.get("createdAt"),
+        "from": source.get("agent"),
+        "session": source.get("threadId") or source.get("sessionId"),
+        "to": (packet.get("destination") or {}).get("agent"),
+        "worktree": repo.get("worktree"),
+        "branch": repo.get("branch"),
+        "objective": objective.get("text") if isinstance(objective, dict) else objective,
+        "problem": verify(path.stem, data),
+    }

@@ -192,17 +192,9 @@ class Store:
     @contextmanager
     def lock(self) -> Iterator[None]:
         """Hold this run's lock (a separate .lock file) for the duration of the block."""
-        import filelock
-
         self.dir.mkdir(parents=True, exist_ok=True)
-        try:
-            with filelock.FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT_S):
-                yield
-        except filelock.Timeout:
-            raise BridgeError(
-                f"another codex-bridge process has held {self.lock_path} for {LOCK_TIMEOUT_S:.0f}s",
-                hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
-            ) from None
+        with held(self.lock_path):
+            yield
 
     @contextmanager
     def transaction(self) -> Iterator[State]:
@@ -293,6 +285,21 @@ class Store:
             fh.write(line)
 
 
+@contextmanager
+def held(lock_path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the lock file ``lock_path`` for the block; another process holding it past ``timeout`` is an error."""
+    import filelock
+
+    try:
+        with filelock.FileLock(str(lock_path), timeout=timeout):
+            yield
+    except filelock.Timeout:
+        raise BridgeError(
+            f"another codex-bridge process has held {lock_path} for {timeout:.0f}s",
+            hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
+        ) from None
+
+
 class _Corrupt(Exception):
     """state.json is there but cannot be used; the message says why."""
 
@@ -300,19 +307,25 @@ class _Corrupt(Exception):
 def all_runs() -> list[State]:
     """Every run under ``$AUTOPILOT_HOME/runs``, each with its ``run_dir``."""
     root = paths.autopilot_home() / "runs"
-    runs: list[State] = []
     if not root.is_dir():
-        return runs
-    for entry in sorted(root.iterdir()):
-        path = entry / "state.json"
-        if not path.is_file():
-            continue
-        try:
-            data = json.loads(path.read_bytes())
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-            data, _ = migrate(data)
-        except (ValueError, TypeError) as exc:
-            data = {"status": "corrupt", "error": str(exc)}
-        runs.append({**data, "run_dir": str(entry)})
-    return runs
+        return []
+    found = (read_run(entry) for entry in sorted(root.iterdir()))
+    return [run for run in found if run is not None]
+
+
+def read_run(entry: Path) -> State | None:
+    """The run in directory ``entry`` (migrated in memory, never written), or None when it has no state.json.
+
+    A state.json that cannot be read comes back as ``{"status": "corrupt", "error": ...}``.
+    """
+    path = entry / "state.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        data, _ = migrate(data)
+    except (ValueError, TypeError) as exc:
+        data = {"status": "corrupt", "error": str(exc)}
+    return {**data, "run_dir": str(entry)}

@@ -1,0 +1,201 @@
+"""The dashboard in a real browser: open it with its token, see a run and its chart, hand over, decide a rule."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from autopilot.scripted.responses_server import reply_json
+from tests.support.claude_rows import Transcript
+from tests.support.dashboard import Dashboard, record_checkpoint
+from tests.support.handoff_env import claude_session, work_session
+from tests.support.loop import continue_to, state_of
+
+RECEIVER = "01a2ffff-0000-7000-8000-000000000001"
+FINDINGS = {
+    "decision": "request_changes",
+    "summary": "feature.py needs a docstring",
+    "issues": [{"severity": "major", "file": "feature.py", "line": 1, "message": "add a docstring"}],
+}
+
+
+@pytest.fixture
+def project(planned, openai_env, bridge):
+    """A running run with a plan, a review with findings and a verdict (three calls), and a Claude session."""
+    (planned / "parser.py").write_text("def parse(s):\n    return s\n")
+    (planned / "feature.py").write_text("x = 1\n")
+    openai_env.push(reply_json(FINDINGS, {"input_tokens": 5200, "cached_tokens": 1200, "output_tokens": 900}))
+    assert bridge("-C", str(planned), "review")[0] == 0
+    openai_env.push(reply_json(continue_to("T2"), {"input_tokens": 2600, "output_tokens": 300}))
+    assert bridge("-C", str(planned), "verdict", "--last-message", "feature added")[0] == 0
+    claude_session(work_session(Transcript()), planned)
+    return planned
+
+
+@pytest.fixture
+def page(browser, project):
+    """The dashboard opened in the browser with its launch token."""
+    with Dashboard(project) as dash:
+        browser.get(dash.url)
+        wait(browser).until(lambda d: "Project" in d.find_element(By.ID, "project").text)
+        yield browser, dash
+
+
+def wait(driver, seconds: float = 30) -> WebDriverWait:
+    return WebDriverWait(driver, seconds)
+
+
+def text_in(driver, element_id: str, text: str) -> None:
+    wait(driver).until(ec.text_to_be_present_in_element((By.ID, element_id), text))
+
+
+def open_run(driver) -> None:
+    wait(driver).until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#runs button.open-run"))).click()
+    wait(driver).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#run-chart svg rect.bar")) == 3)
+
+
+def test_the_token_becomes_a_cookie_the_page_cannot_read(page):
+    """After opening the URL the token is gone from the address bar and the session cookie is HttpOnly."""
+    driver, dash = page
+    assert driver.current_url == f"http://127.0.0.1:{dash.port}/#autopilot"
+    assert driver.execute_script("return document.cookie") == ""
+    cookie = driver.get_cookie(f"autopilot_dashboard_{dash.port}")
+    assert cookie["httpOnly"] is True and cookie["sameSite"] == "Strict"
+
+
+def test_a_run_its_findings_and_its_chart(page, screens):
+    """The Autopilot view lists the run; opened, it shows the task's criteria, the findings and one bar per call."""
+    driver, _ = page
+    wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#runs tbody"), "Add a feature with a test"))
+    open_run(driver)
+    text_in(driver, "run-task", "T2: Test it (2 of 2)")
+    assert driver.find_element(By.ID, "run-criteria").text == "test passes"
+    assert "add a docstring" in driver.find_element(By.ID, "run-findings").text
+    assert "continue" in driver.find_element(By.ID, "run-verdict").text
+    assert driver.find_elements(By.CSS_SELECTOR, "#run-chart svg polyline.line")
+    driver.save_screenshot(str(screens / "1-autopilot.png"))
+    driver.execute_script("document.getElementById('run-chart-figure').scrollIntoView()")
+    driver.save_screenshot(str(screens / "1-autopilot-chart.png"))
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )
+    driver.save_screenshot(str(screens / "1-autopilot-chart-dark.png"))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_stop_and_resume_buttons(page, bridge, project):
+    """Stop from the page does what /codex-stop does; Resume is offered only for a resumable run."""
+    driver, _ = page
+    open_run(driver)
+    assert driver.find_element(By.ID, "run-resume").get_attribute("disabled") is not None
+    driver.find_element(By.ID, "stop-reason").send_keys("lunch")
+    driver.find_element(By.ID, "run-stop").click()
+    text_in(driver, "status", "Stopped")
+    assert (state_of(bridge, project)["status"], state_of(bridge, project)["stop_reason"]) == ("idle", "lunch")
+
+
+def test_export_inspect_and_import_into_a_chosen_session(page, screens, isolated_homes):
+    """Choose a session, preview, export, inspect (evidence links, drift) and import into a session typed in."""
+    driver, _ = page
+    driver.find_element(By.ID, "tab-handover").click()
+    assert driver.find_element(By.ID, "export-go").get_attribute("disabled") is not None  # nothing chosen for you
+    driver.find_element(By.ID, "src-refresh").click()
+    radio = wait(driver).until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#sources input[type=radio]")))
+    assert not radio.is_selected()
+    radio.click()
+    text_in(driver, "chosen-session", Transcript().session)
+    driver.find_element(By.ID, "export-preview").click()
+    text_in(driver, "status", "nothing was written")
+    assert not (isolated_homes / "autopilot" / "handoff" / "packets").exists()
+    driver.save_screenshot(str(screens / "2-handover-preview.png"))
+    driver.find_element(By.ID, "export-go").click()
+    text_in(driver, "inspect-body", "verified")
+    body = driver.find_element(By.ID, "inspect-body").text
+    assert "Make the parser accept empty input." in body and "Drift now" in body
+    driver.find_element(By.CSS_SELECTOR, "#inspect-body details summary").click()
+    assert driver.find_elements(By.CSS_SELECTOR, "#inspect-body tr#ev-E1")
+    driver.save_screenshot(str(screens / "3-handover-inspect.png"))
+    Select(driver.find_element(By.ID, "import-to")).select_by_value("codex")
+    driver.find_element(By.ID, "import-go").click()
+    text_in(driver, "status", "Choose the receiving session first")
+    driver.find_element(By.ID, "import-session").send_keys(RECEIVER)
+    driver.find_element(By.ID, "import-go").click()
+    text_in(driver, "status", f"Imported into codex session {RECEIVER}")
+    assert driver.find_element(By.ID, "import-context").text.startswith("# Handoff packet sha256:")
+    assert (isolated_homes / "autopilot" / "handoff" / "imports" / f"codex-{RECEIVER}.jsonl").is_file()
+    driver.execute_script("document.getElementById('import-box').scrollIntoView()")
+    driver.save_screenshot(str(screens / "4-handover-import.png"))
+
+
+def test_search_finds_the_exported_evidence(page, screens, project):
+    """After an export, a search shows the packet's evidence with its freshness and pointer."""
+    driver, dash = page
+    status, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
+    assert status == 200
+    driver.find_element(By.ID, "tab-passive").click()
+    driver.find_element(By.ID, "search-q").send_keys("parse_header" + Keys.ENTER)
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#search-result .search-result"))
+    shown = driver.find_element(By.ID, "search-result").text
+    assert "I think the crash is probably in parse_header." in shown and written["packet"][:19] in shown
+    driver.save_screenshot(str(screens / "5-passive-memory.png"))
+
+
+def test_active_memory_shows_a_sessions_checkpoint(page, screens, bridge, project):
+    """A session's checkpoint appears with its objective, next action and unresolved work."""
+    driver, _ = page
+    record_checkpoint(bridge, project, Transcript().session)
+    driver.find_element(By.ID, "tab-active").click()
+    driver.execute_script("refresh()")
+    text_in(driver, "active", "add a regression test for empty input")
+    assert "parse('') still raises" in driver.find_element(By.ID, "active").text
+    driver.save_screenshot(str(screens / "6-active-memory.png"))
+
+
+def propose_and_open_approval(driver, rule: str, person: str) -> None:
+    """Propose ``rule`` in the Durable memory view, give the person's name and open the approval dialog."""
+    driver.find_element(By.ID, "tab-durable").click()
+    driver.find_element(By.ID, "propose-text").send_keys(rule)
+    driver.find_element(By.CSS_SELECTOR, "#propose-form button[type=submit]").click()
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rules button.approve"))
+    driver.find_element(By.ID, "person").send_keys(person)
+    driver.find_element(By.CSS_SELECTOR, "#rules button.approve").click()
+
+
+def test_approve_then_revoke_a_rule(page, screens):
+    """A person proposes a rule, approves it by typing their name again, then revokes it with a reason."""
+    driver, _ = page
+    propose_and_open_approval(driver, "Never change the public API of parse().", "Ada Lovelace")
+    driver.find_element(By.ID, "confirm-name").send_keys("Ada Lovelace")
+    driver.save_screenshot(str(screens / "7-durable-confirm.png"))
+    driver.find_element(By.ID, "confirm-ok").click()
+    wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#rules tbody"), "approved by Ada Lovelace"))
+    driver.save_screenshot(str(screens / "8-durable-approved.png"))
+    driver.find_element(By.CSS_SELECTOR, "#rules button.revoke").click()
+    driver.find_element(By.ID, "confirm-name").send_keys("Ada Lovelace")
+    driver.find_element(By.ID, "confirm-reason").send_keys("superseded by the v2 API")
+    driver.find_element(By.ID, "confirm-ok").click()
+    wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#rules tbody"), "revoked by Ada Lovelace"))
+    assert "superseded by the v2 API" in driver.find_element(By.CSS_SELECTOR, "#rules tbody").text
+    driver.save_screenshot(str(screens / "9-durable-revoked.png"))
+
+
+def test_a_wrong_confirmation_decides_nothing(page):
+    """Typing a different name in the confirmation is refused and the rule stays a candidate."""
+    driver, _ = page
+    propose_and_open_approval(driver, "Keep commits small.", "Ada")
+    driver.find_element(By.ID, "confirm-name").send_keys("Mallory")
+    driver.find_element(By.ID, "confirm-ok").click()
+    text_in(driver, "status", "does not match")
+    assert "candidate" in driver.find_element(By.CSS_SELECTOR, "#rules tbody").text
+
+
+def test_the_views_are_reachable_by_keyboard(page):
+    """Arrow keys move between the views' tabs and show each panel."""
+    driver, _ = page
+    driver.find_element(By.ID, "tab-autopilot").send_keys(Keys.ARROW_RIGHT)
+    assert driver.switch_to.active_element.get_attribute("id") == "tab-handover"
+    assert driver.find_element(By.ID, "panel-handover").is_displayed()
+    assert not driver.find_element(By.ID, "panel-autopilot").is_displayed()

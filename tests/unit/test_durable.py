@@ -1,0 +1,263 @@
+"""Durable knowledge: candidates, decisions by a named person only, supersession, and a log that shows tampering."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autopilot.durable.store import Log, agent_marker
+from autopilot.errors import BridgeError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def log():
+    return Log()
+
+
+def approve(log, rid, name="Ada Lovelace", channel="dashboard"):
+    return log.decide("approve", rid, person=name, confirm=name, channel=channel)
+
+
+def test_a_proposal_is_only_a_candidate(log):
+    """Proposing a rule records a candidate with its proposer; nothing is approved."""
+    rule = log.propose("rule", "Never change the public API of parse().", by="claude", channel="cli")
+    assert (rule["status"], rule["approved"], rule["proposed"]["by"], rule["proposed"]["channel"]) == (
+        "candidate",
+        None,
+        "claude",
+        "cli",
+    )
+    assert rule["id"].startswith("R-") and log.listing()["counts"]["approved"] == 0
+
+
+def test_a_person_at_the_dashboard_approves(log):
+    """An approval names the person and the channel it was taken at."""
+    rid = log.propose("decision", "Use SQLite FTS5 for the evidence index.", by="ada", channel="dashboard")["id"]
+    rule = approve(log, rid)
+    assert rule["status"] == "approved" and rid.startswith("D-")
+    assert (rule["approved"]["person"], rule["approved"]["channel"]) == ("Ada Lovelace", "dashboard")
+
+
+@pytest.mark.parametrize("channel", ["cli", "hook", "packet", "skill"])
+def test_no_other_channel_can_approve(log, channel):
+    """Only the dashboard and a terminal decide: any other channel is refused and the log is unchanged."""
+    rid = log.propose("rule", "Keep commits small.", by="codex", channel="cli")["id"]
+    before = log.path.read_bytes()
+    with pytest.raises(BridgeError, match="only be made by a person"):
+        approve(log, rid, channel=channel)
+    assert log.path.read_bytes() == before
+
+
+def test_the_confirmation_must_match_the_name(log):
+    """A decision whose typed confirmation differs from the name is refused and changes nothing."""
+    rid = log.propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    before = log.path.read_bytes()
+    with pytest.raises(BridgeError, match="does not match"):
+        log.decide("approve", rid, person="Ada", confirm="Bob", channel="dashboard")
+    assert log.path.read_bytes() == before
+
+
+def test_revoking_an_approved_rule_keeps_who_and_why(log):
+    """Revoking records the person, the channel and the reason; the approval stays in the record."""
+    rid = log.propose("rule", "Run ruff before committing.", by="x", channel="cli")["id"]
+    approve(log, rid)
+    rule = log.decide("revoke", rid, person="Grace", confirm="Grace", channel="terminal", reason="CI does it now")
+    assert rule["status"] == "revoked" and rule["approved"]["person"] == "Ada Lovelace"
+    assert (rule["revoked"]["person"], rule["revoked"]["channel"], rule["revoked"]["reason"]) == (
+        "Grace",
+        "terminal",
+        "CI does it now",
+    )
+
+
+def test_an_approved_successor_supersedes_its_predecessor(log):
+    """Once a rule that names another in supersedes is approved, the old one is superseded and links to it."""
+    old = log.propose("rule", "Use black for formatting.", by="x", channel="cli")["id"]
+    approve(log, old)
+    new = log.propose("rule", "Use ruff format for formatting.", by="x", channel="cli", supersedes=old)["id"]
+    assert log.view()["rules"][old]["status"] == "approved"  # proposing replaces nothing
+    approve(log, new)
+    rules = log.view()["rules"]
+    assert (rules[old]["status"], rules[old]["supersededBy"], rules[new]["supersedes"]) == ("superseded", new, old)
+
+
+def test_only_an_approved_rule_can_be_superseded(log):
+    """A candidate cannot be superseded: the proposal is refused."""
+    cand = log.propose("rule", "Prefer tabs.", by="x", channel="cli")["id"]
+    with pytest.raises(BridgeError, match="only an approved one"):
+        log.propose("rule", "Prefer spaces.", by="x", channel="cli", supersedes=cand)
+
+
+def test_a_decided_rule_cannot_be_approved_again(log):
+    """Approving twice is refused: the second decision is not appended."""
+    rid = log.propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    approve(log, rid)
+    lines = log.path.read_bytes().count(b"\n")
+    with pytest.raises(BridgeError, match="not a candidate"):
+        approve(log, rid)
+    assert log.path.read_bytes().count(b"\n") == lines
+
+
+def test_an_edited_log_line_breaks_the_chain_and_is_reported(log):
+    """Changing a past line (say, the approver's name) is seen: the next line no longer follows it."""
+    rid = log.propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    approve(log, rid)
+    log.propose("rule", "Another rule.", by="x", channel="cli")
+    lines = log.path.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b"Ada Lovelace", b"Mallory")
+    log.path.write_bytes(b"\n".join(lines))
+    integrity = log.listing()["integrity"]
+    assert integrity["ok"] is False and integrity["chainBreaks"] == [3]
+
+
+def test_a_hand_written_approval_without_a_person_is_ignored(log):
+    """A line appended by hand that approves without a person at a deciding channel changes no status."""
+    rid = log.propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    with open(log.path, "ab") as fh:
+        fh.write(json.dumps({"action": "approve", "id": rid, "channel": "hook", "person": "agent"}).encode() + b"\n")
+    listing = log.listing()
+    assert listing["rules"][0]["status"] == "candidate"
+    assert listing["integrity"]["refusedLines"][0]["line"] == 2 and listing["integrity"]["chainBreaks"] == [2]
+
+
+def test_malformed_lines_are_counted_not_fatal(log):
+    """A line that is not JSON is counted; the rules around it still load."""
+    log.propose("rule", "First rule.", by="x", channel="cli")
+    with open(log.path, "ab") as fh:
+        fh.write(b"{not json\n")
+    log.propose("rule", "Second rule.", by="x", channel="cli")
+    listing = log.listing()
+    assert len(listing["rules"]) == 2 and listing["integrity"]["malformedLines"] == 1
+
+
+def test_the_view_is_rebuilt_from_the_log(log):
+    """A missing or stale rules.json is rebuilt from the log, which is the truth."""
+    rid = log.propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    approve(log, rid)
+    log.view_path.write_text(json.dumps({"lastHash": "stale", "rules": {}}))
+    assert log.view()["rules"][rid]["status"] == "approved"
+    log.view_path.unlink()
+    assert log.view()["rules"][rid]["status"] == "approved"
+
+
+def test_proposed_text_is_redacted(log):
+    """A credential in a proposed rule is replaced before it is written."""
+    token = "ghp_" + "Zx9" * 12
+    log.propose("rule", f"Deploy with {token} only.", by="x", channel="cli")
+    assert token not in log.path.read_text() and "[REDACTED:" in log.path.read_text()
+
+
+def test_agent_shells_are_recognised():
+    """Claude Code's and Codex's tool shells are named by the variable that shows them."""
+    assert agent_marker({"CLAUDECODE": "1"}) == "CLAUDECODE"
+    assert agent_marker({"CODEX_SANDBOX": "seccomp"}) == "CODEX_SANDBOX"
+    assert agent_marker({"HOME": "/h"}) is None
+
+
+def test_no_agent_tool_reaches_a_decision():
+    """Hooks, skills, the plugin's scripts and the scripts Codex runs never import durable memory or decide."""
+    roots = [REPO / "src/autopilot/hooks", REPO / "src/autopilot/codex", REPO / "skills", REPO / "scripts"]
+    offenders = [
+        str(p.relative_to(REPO))
+        for root in roots
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in (".py", ".md", ".sh", "") and p.stat().st_size < 1_000_000
+        for text in [p.read_text(errors="replace")]
+        if any(w in text for w in ("autopilot.durable", "durable.store", "memory approve", "memory revoke"))
+    ]
+    assert offenders == []
+
+
+def test_cli_approve_without_a_terminal_is_refused(bridge):
+    """`memory approve` with stdin not a TTY (as an agent's tool runs it) is refused and changes nothing."""
+    rid = Log().propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    before = Log().path.read_bytes()
+    code, out, err = bridge("memory", "approve", rid, stdin="Ada\nAda\n")
+    assert code == 1 and "needs a person at a terminal" in err and out == ""
+    assert Log().path.read_bytes() == before
+
+
+def _at_terminal(args, answers, env):
+    """Run codex-bridge with stdin, stdout and stderr on a pseudo-terminal; type ``answers``; return (code, text)."""
+    main, child = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autopilot", *args], stdin=child, stdout=child, stderr=child, env=env, close_fds=True
+    )
+    os.close(child)
+    out = b""
+    deadline = time.monotonic() + 30
+    sent = False
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:
+            break
+        out += chunk
+        if b"your name" in out and not sent:
+            os.write(main, answers.encode())
+            sent = True
+    code = proc.wait(timeout=30)
+    os.close(main)
+    return code, out.decode(errors="replace")
+
+
+def _clean_env():
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")}
+    env["PYTHONPATH"] = str(REPO / "src")
+    return env
+
+
+def test_cli_approve_at_a_terminal_records_the_person():
+    """At a TTY, outside any agent's shell, typing the name twice approves as that person at the terminal."""
+    rid = Log().propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    code, text = _at_terminal(["memory", "approve", rid], "Ada\nAda\n", _clean_env())
+    assert code == 0, text
+    rule = Log().view()["rules"][rid]
+    assert (rule["status"], rule["approved"]["person"], rule["approved"]["channel"]) == ("approved", "Ada", "terminal")
+
+
+def test_cli_approve_inside_an_agents_shell_is_refused_even_at_a_terminal():
+    """A TTY inside Claude Code's tool shell (CLAUDECODE=1) is still an agent: refused, nothing changed."""
+    rid = Log().propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
+    code, text = _at_terminal(["memory", "approve", rid], "Ada\nAda\n", {**_clean_env(), "CLAUDECODE": "1"})
+    assert code == 1 and "CLAUDECODE is set" in text
+    assert Log().view()["rules"][rid]["status"] == "candidate"
+
+
+def test_cli_propose_records_a_candidate_from_the_cli_channel(bridge):
+    """`memory propose` without a terminal records a candidate proposed through the cli channel; list shows it."""
+    code, out, err = bridge("memory", "propose", "--text", "Keep commits small.", "--why", "review is easier")
+    rule = json.loads(out)
+    assert code == 0, err
+    assert (rule["status"], rule["proposed"]["channel"], rule["why"]) == ("candidate", "cli", "review is easier")
+    listing = json.loads(bridge("memory", "list", "--status", "candidate")[1])
+    assert [r["id"] for r in listing["rules"]] == [rule["id"]] and listing["counts"]["candidate"] == 1
+
+
+def test_cli_propose_from_a_packets_constraint(bridge, git_repo):
+    """`memory propose --from-packet ID` takes the packet's constraint, with the packet and its evidence refs."""
+    from tests.support.claude_rows import Transcript
+    from tests.support.handoff_env import claude_session, work_session
+
+    claude_session(work_session(Transcript()), git_repo)
+    code, out, err = bridge(
+        "handoff", "export", "--from", "claude", "--session", Transcript().session, "--to", "codex", cwd=git_repo
+    )
+    pid = json.loads(out)["packet"]
+    code, out, err = bridge("memory", "propose", "--from-packet", pid)
+    rule = json.loads(out)
+    assert code == 0, err
+    assert (rule["text"], rule["source"]["packet"], rule["proposed"]["channel"]) == (
+        "Never change the public API of parse().",
+        pid,
+        "packet",
+    )
