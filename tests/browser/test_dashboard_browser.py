@@ -76,6 +76,9 @@ def test_a_run_its_findings_and_its_chart(page, screens):
     assert "add a docstring" in driver.find_element(By.ID, "run-findings").text
     assert "continue" in driver.find_element(By.ID, "run-verdict").text
     assert driver.find_elements(By.CSS_SELECTOR, "#run-chart svg polyline.line")
+    facts = driver.find_element(By.ID, "run-facts").text
+    assert "Forecast" in facts and "by iteration 20" in facts
+    assert "Codex limits\nnone recorded in the last week" in facts
     driver.save_screenshot(str(screens / "1-autopilot.png"))
     driver.execute_script("document.getElementById('run-chart-figure').scrollIntoView()")
     driver.save_screenshot(str(screens / "1-autopilot-chart.png"))

@@ -148,8 +148,13 @@ async function loadRun() {
   fact("Iteration", r.exists ? `${r.iteration} of ${r.max_iterations} (no progress ${r.no_progress_streak} of ${r.no_progress_threshold})` : "—");
   const sp = r.spend || {};
   fact("Spend", h("span", {}, h("meter", { min: 0, max: sp.budget_usd || 1, value: sp.used_usd || 0 }), ` ${usd(sp.used_usd)} of $${Number(sp.budget_usd || 0).toFixed(2)}`, sp.plan_usd ? ` (plan ${usd(sp.plan_usd)}, not counted)` : ""));
-  fact("Backend", `${r.backend || "?"}${r.model ? ", " + r.model : ""}`);
+  const fc = r.forecast;
+  if (fc) fact("Forecast", `${usd(fc.usd_per_iteration)} an iteration; ${usd(fc.usd_at_limit)} by iteration ${r.max_iterations}${fc.over_budget && fc.iterations_affordable != null ? ` (over the cap: the budget pays for ${fc.iterations_affordable} more)` : ""}`);
+  fact("Backend", `${r.backend || "?"}${r.model ? ", " + r.model : ""}${r.effort ? ", effort " + r.effort : ""}`);
   fact("Owner", r.owner_session_id || "unclaimed");
+  const rl = rep.rate_limits;
+  const win = (name, w) => w ? `${name}: ${w.left_percent}% left${w.resets_at ? ", resets " + when(w.resets_at) : ""}` : null;
+  fact("Codex limits", rl ? [win("5-hour", rl.primary), win("weekly", rl.secondary)].filter(Boolean).join("; ") || "—" : "none recorded in the last week");
   $("run-stop").disabled = !r.stoppable;
   $("run-resume").disabled = !r.resumable;
   $("run-task").textContent = r.task ? `${r.task.id}: ${r.task.title} (${r.task.position ?? "?"} of ${r.task.of})` : "No current task.";
