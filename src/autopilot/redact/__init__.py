@@ -7,6 +7,10 @@ placeholder never matches a pattern. Every pattern runs in time linear in the te
 line are bounded, and key bodies are found line by line, never by a backtracking regex.
 Pattern-based redaction is a strong filter, not a guarantee; results of reads of
 secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FILE_LINES``).
+
+Importing this package compiles no pattern: :mod:`.rules` and :mod:`.keys` (about a hundred
+regular expressions, ~8 ms) load on the first redaction, so a command that only asks
+``is_secret_path`` (a search, a listing) does not pay for them.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from collections import Counter
 from typing import Any, overload
 
 from autopilot.redact.files import KEY_FILE_LINES, is_key_file_text, is_secret_path
-from autopilot.redact.keys import key_bodies, opens_private_key
-from autopilot.redact.rules import PLACEHOLDER, PRIVATE_KEY, RULES, apply, apply_local
+
+PLACEHOLDER = "[REDACTED:{kind}]"
 
 __all__ = [
     "KEY_FILE_LINES",
@@ -34,6 +38,9 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
     counts = Counter() if counts is None else counts
     if not text:
         return text, counts
+    from autopilot.redact.keys import key_bodies
+    from autopilot.redact.rules import PRIVATE_KEY, RULES, apply, apply_local
+
     lowered = text.lower()
     text = apply(PRIVATE_KEY, text, lowered, counts)
     # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.
@@ -42,6 +49,13 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
         if not rule.local:
             text = apply(rule, text, lowered, counts)
     return apply_local(text, lowered, counts), counts
+
+
+def opens_private_key(text: str) -> bool:
+    """Whether ``text`` holds the BEGIN line of a private key (see :func:`.keys.opens_private_key`)."""
+    from autopilot.redact.keys import opens_private_key as opens
+
+    return opens(text)
 
 
 class Redactor:

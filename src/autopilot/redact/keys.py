@@ -11,7 +11,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from autopilot.redact.rules import HUNK, NUMBERED, PLACEHOLDER, mixed_case
+from autopilot.redact import PLACEHOLDER
+from autopilot.redact.rules import HUNK, NUMBERED, mixed_case
 
 _LONG_B64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
 # One whole line of a base64 body: an optional line number, diff marker, indentation or quotes

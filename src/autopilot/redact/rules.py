@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import NamedTuple
 
-PLACEHOLDER = "[REDACTED:{kind}]"
+from autopilot.redact import PLACEHOLDER
 
 # A value that only names a secret (``$TOKEN``, ``${{ secrets.X }}``, ``<your-key>``,
 # an earlier placeholder) is not itself a secret.
