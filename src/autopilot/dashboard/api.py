@@ -24,6 +24,7 @@ from typing import Any
 from autopilot import __version__, paths
 from autopilot.durable import store as durable
 from autopilot.errors import BridgeError
+from autopilot.memory import observe
 from autopilot.memory import store as memory_store
 from autopilot.memory import view as memory_view
 from autopilot.packets import export as packet_export
@@ -245,9 +246,7 @@ class Api:
     def active_memory(self) -> dict[str, Any]:
         """The active memory of this worktree's sessions (``handoff active`` for each), newest first."""
         worktree = self.project().worktree
-        views = [
-            memory_view.view(memory_store.SessionStore(a, s, worktree)) for a, s in memory_store.sessions_of(worktree)
-        ]
+        views = [memory_view.view(memory_store.SessionStore(a, s, worktree)) for a, s in observe.sessions_of(worktree)]
         views.sort(key=lambda v: str(v.get("lastObservedAt") or ""), reverse=True)
         return {"available": True, "worktree": worktree, "sessions": views}
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 VERSION = 1
+AGENTS = ("claude", "codex")  # whose sessions a worktree's active memory holds
 LOG = "observations.jsonl"
 CHECKPOINTS = "checkpoints.jsonl"
 INJECTIONS = "injections.jsonl"
@@ -77,6 +78,21 @@ def worktree_id(top: str) -> str:
 def session_dir(top: str, agent: str, session: str) -> str:
     """Where one session's active memory in worktree ``top`` lives."""
     return os.path.join(home(), "handoff", "active", worktree_id(top), f"{agent}-{session}")
+
+
+def sessions_of(worktree: str) -> list[tuple[str, str]]:
+    """The (agent, session) pairs with an active memory in ``worktree``, sorted."""
+    folder = os.path.dirname(session_dir(worktree, "x", "xxxx"))
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:  # no memory here yet (or the folder is unreadable: nothing to list)
+        return []
+    found = []
+    for name in names:
+        agent, _, session = name.partition("-")
+        if agent in AGENTS and session and os.path.isdir(os.path.join(folder, name)):
+            found.append((agent, session))
+    return found
 
 
 def safe_session(value: object) -> str | None:

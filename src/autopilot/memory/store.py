@@ -24,7 +24,6 @@ from autopilot.paths import handoff_dir
 from autopilot.run.state import stamp
 
 ACTIVE = "active.json"
-AGENTS = ("claude", "codex")
 
 
 @dataclass
@@ -144,17 +143,6 @@ class SessionStore:
         """Replace ``active.json`` atomically (a crash leaves the old one or the new one, never half)."""
         self.ensure()
         atomic_write(self.dir / ACTIVE, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-
-
-def sessions_of(worktree: str) -> list[tuple[str, str]]:
-    """The (agent, session) pairs with an active memory in ``worktree``."""
-    folder = Path(observe.session_dir(worktree, "x", "xxxx")).parent
-    found = []
-    for child in sorted(folder.iterdir()) if folder.is_dir() else []:
-        agent, _, session = child.name.partition("-")
-        if child.is_dir() and agent in AGENTS and session:
-            found.append((agent, session))
-    return found
 
 
 def elsewhere(agent: str, session: str) -> list[str]:

@@ -586,18 +586,21 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
     changed since the last sync (their sizes and times, kept in the index's meta table), so a search
     sees what the hooks recorded and the agents checkpointed a moment ago.
     """
-    from autopilot.memory import feed
-    from autopilot.memory.store import SessionStore, sessions_of
+    from autopilot.memory import observe
 
     added = 0
-    for agent, session in sessions_of(project.worktree):
-        store = SessionStore(agent, session, project.worktree)
-        stamp = ",".join(_stamp(store.dir / name) for name in ("observations.jsonl", "checkpoints.jsonl"))
+    for agent, session in observe.sessions_of(project.worktree):
+        folder = Path(observe.session_dir(project.worktree, agent, session))
+        stamp = ",".join(_stamp(folder / name) for name in (observe.LOG, observe.CHECKPOINTS))
         origin = f"memory:{agent}:{session}:{project.worktree_id}"
         key = f"synced:{origin}"
         with closing(_connect(index_path())) as db:
             if _meta(db, key) == stamp:
                 continue
+        from autopilot.memory import feed  # only for a session whose logs changed since the last sync
+        from autopilot.memory.store import SessionStore
+
+        store = SessionStore(agent, session, project.worktree)
         docs = [
             {
                 **doc,
