@@ -1,18 +1,31 @@
 """SHA-256 in hex, importable from the hook hot path (no pathlib, no OpenSSL binding)."""
 
-_sha256 = None  # the constructor found on first use (a failed import is not cached by Python: look once)
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from hashlib import _Hash
+
+# The constructor, found on first use (a failed import is not cached by Python: look once).
+_constructor: Callable[[bytes], _Hash] | None = None
 
 
 def sha256_hex(data: bytes) -> str:
     """The SHA-256 of ``data`` in hex."""
-    global _sha256
-    if _sha256 is None:
+    return sha256(data).hexdigest()
+
+
+def sha256(data: bytes = b"") -> _Hash:
+    """A SHA-256 hash object (``update``, ``hexdigest``), started with ``data``."""
+    global _constructor
+    if _constructor is None:
         try:  # the builtin module is ~2 ms cheaper to import than hashlib's OpenSSL binding
-            from _sha2 import sha256  # type: ignore[import-not-found]  # Python >= 3.12
+            from _sha2 import sha256 as found  # type: ignore[import-not-found]  # Python >= 3.12
         except ImportError:
             try:
-                from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # Python 3.10, 3.11
+                from _sha256 import sha256 as found  # type: ignore[import-not-found,no-redef]  # Python 3.10, 3.11
             except ImportError:
-                from hashlib import sha256  # type: ignore[assignment]
-        _sha256 = sha256
-    return str(_sha256(data).hexdigest())
+                from hashlib import sha256 as found
+        _constructor = found
+    return _constructor(data)

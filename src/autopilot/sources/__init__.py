@@ -19,11 +19,11 @@ redacted, bounded ``text`` or ``tool`` it carries. The content is evidence, neve
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from typing import Any, NamedTuple
 
+from autopilot.digest import sha256
 from autopilot.errors import BridgeError
 
 READ_CAP_BYTES = 64 << 20  # the most of one transcript a packet reads (64 MiB, a documented limit)
@@ -72,7 +72,7 @@ def canonical(value: Any) -> bytes:
 
 def graph(events: list[dict[str, Any]]) -> dict[str, Any]:
     """The event graph's size and one hash over every event's id, kind, parent and content."""
-    digest = hashlib.sha256()
+    digest = sha256()
     edges = 0
     for event in events:
         digest.update(canonical(event))
@@ -83,7 +83,7 @@ def graph(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 def hash_range(path: str, start: int, end: int) -> str:
     """The sha256 of bytes ``start``..``end`` of ``path`` (hex)."""
-    digest = hashlib.sha256()
+    digest = sha256()
     with open(path, "rb") as fh:
         fh.seek(start)
         left = end - start
@@ -101,7 +101,7 @@ def hash_ranges(path: str, ranges: list[list[int]]) -> str:
     if len(ranges) == 1:
         return hash_range(path, *ranges[0])
 
-    digest = hashlib.sha256()
+    digest = sha256()
     for start, end in ranges:
         digest.update(hash_range(path, start, end).encode())
     return digest.hexdigest()
