@@ -235,6 +235,35 @@ def test_a_compaction_keeps_what_was_injected_in_the_current_turn(git_repo, brid
     assert "NEXT-ACTION-MARKER" in text and '"/w/cli.py"' not in text
 
 
+def claude_event(repo: Path, event: str, **fields) -> str:
+    """Record a Claude Code hook event in-process and ask for its injection (what the memory hook prints)."""
+    from autopilot.memory.inject import hook_answer
+
+    data = {"session_id": SESSION, "cwd": str(repo), "hook_event_name": event, **fields}
+    recorded = observe.record(event, data, "claude")
+    return context_of(hook_answer("claude", event, data) if recorded and recorded[1] else None)
+
+
+def test_a_compaction_orders_by_the_logs_when_the_clock_does_not_move(git_repo, bridge):
+    """A Stop, a resume's injection and a compaction within one millisecond: the logs' order decides, not the clock."""
+    from freezegun import freeze_time
+
+    from autopilot.memory import checkpoint as checkpoints
+    from autopilot.memory.store import SessionStore
+
+    with freeze_time("2026-12-01 11:00:00"):
+        claude_event(git_repo, "SessionStart", source="startup")
+        checkpoints.record(SessionStore("claude", SESSION, os.path.realpath(git_repo)), CHECKPOINT, "test")
+    with freeze_time("2026-12-01 12:00:00"):
+        claude_event(git_repo, "UserPromptSubmit", prompt="Add a --json flag to export.")
+        claude_event(git_repo, "PostToolUse", tool_name="Edit", tool_input={"file_path": "/w/cli.py"}, tool_response={})
+        claude_event(git_repo, "Stop", stop_hook_active=False)
+        assert '"/w/cli.py"' in claude_event(git_repo, "SessionStart", source="resume")
+        claude_event(git_repo, "PreCompact", trigger="manual", custom_instructions=None)
+        after = claude_event(git_repo, "SessionStart", source="compact")
+    assert "NEXT-ACTION-MARKER" in after and '"/w/cli.py"' not in after
+
+
 def test_a_compaction_forgets_what_earlier_turns_were_told(git_repo, bridge):
     """An injection made before the last turn ended is summarised away: it comes again after the compaction."""
     started(bridge, git_repo)

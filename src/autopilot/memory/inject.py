@@ -180,18 +180,28 @@ def kept_through(store: SessionStore, injections: list[dict[str, Any]]) -> dict[
         at_compaction = _last(observations, lambda o: o.get("kind") == "session" and o.get("source") == "compact")
     if at_compaction is None:
         return {}
+    # The logs' order, not the clock, says what came after what: a Stop, the compaction and an injection
+    # can share a millisecond. An injection records how many observations the log held when it was made.
     if store.agent == "codex":
-        after = str(observations[at_compaction].get("at"))
+        since: int | None = at_compaction
     else:
-        # the log's order, not the clock, says which Stop came before the compaction (both can share a millisecond)
-        stop = _last(observations[:at_compaction], lambda o: o.get("kind") == "turn")
-        after = str(observations[stop].get("at")) if stop is not None else ""
+        since = _last(observations[:at_compaction], lambda o: o.get("kind") == "turn")
     kept: dict[str, set[str]] = {}
     for record in injections:
-        if record.get("kind") == "injection" and str(record.get("at")) > after:
+        if record.get("kind") == "injection" and _after(record, since, observations):
             for field, hashes in (record.get("injected") or {}).items():
                 kept.setdefault(field, set()).update(hashes)
     return {f: sorted(h) for f, h in kept.items()}
+
+
+def _after(record: dict[str, Any], index: int | None, observations: list[dict[str, Any]]) -> bool:
+    """Whether an injection was made after observation ``index`` (None: before the first; always true)."""
+    if index is None:
+        return True
+    seen = record.get("observed")
+    if isinstance(seen, int) and not isinstance(seen, bool):
+        return seen > index
+    return str(record.get("at")) > str(observations[index].get("at"))  # records written before "observed"
 
 
 def _last(items: list[dict[str, Any]], match: Any) -> int | None:
@@ -246,7 +256,8 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
     source = data.get("source") if event == "SessionStart" else None
     reset = source in RESETS
     carried = adopt_cleared(store) if source == "clear" else None
-    state = reduce(store.observations().records, store.checkpoints().records)
+    observed = store.observations().records
+    state = reduce(observed, store.checkpoints().records)
     items = facts(state)
     doc = store.load_active() or {}
     if source == "compact":
@@ -285,6 +296,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
             "sourceHash": source_hash(items),
             "injected": {f: sorted(item_hash(f, t) for t in taken) for f, taken in shown.items()},
             "known": baseline,
+            "observed": len(observed),
         }
         if reset:
             record["reset"] = source
