@@ -31,9 +31,13 @@ def user_facing_files() -> list[Path]:
     found += [p for p in (REPO / "docs").glob("*.md") if p.name != "BENCHMARKS.md"]
     found += [*REPO.glob("skills/*/SKILL.md"), *REPO.glob("agents/*.md")]
     package = REPO / "src" / "autopilot"
-    found += [*package.glob("hooks/*.py"), *package.glob("commands/*.py"), *package.glob("cli.py")]
-    found += [p for p in (package / "codex" / "assets").rglob("*") if p.is_file()]
-    return found
+    # every message the package can print or show (the dashboard's page included), not only the adapters'
+    found += [p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".html", ".js", ".md", "")]
+    return [p for p in found if "__pycache__" not in p.parts]
+
+
+# Slash-led words in the package's code that are URL or schema paths, never shown as commands.
+NOT_COMMANDS = {"evidence", "models", "responses", "nonexistent"}
 
 
 def named_commands() -> dict[str, set[str]]:
@@ -65,7 +69,7 @@ def test_the_scan_finds_commands():
 def test_every_named_command_exists_as_typed(command):
     """A command users are told to type is a user-invocable skill of this plugin (bare or namespaced) or a built-in."""
     plugin, _, name = command.rpartition(":")
-    if not plugin and name in BUILTIN:
+    if not plugin and (name in BUILTIN or name in NOT_COMMANDS):
         return
     assert plugin in ("", slash.PLUGIN), f"/{command} names another plugin"
     defined = skills()

@@ -230,6 +230,31 @@ def test_status_vocabulary_is_the_schemas():
     assert tuple(schema["properties"]["status"]["enum"]) == status.ALL
 
 
+def test_every_published_status_enum_is_the_vocabulary():
+    """Every run-status enum the package publishes (the dashboard's run summaries) lists every status, no other."""
+    from autopilot.run import status
+
+    schemas = sorted((state_mod.SCHEMA_PATH.parents[1] / "dashboard" / "schemas").glob("*.json"))
+    enums = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            props = node.get("properties")
+            found = props.get("status") if isinstance(props, dict) else None
+            if isinstance(found, dict) and status.RUNNING in (found.get("enum") or []):  # rules have their own
+                enums.append(found["enum"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    for path in schemas:
+        walk(json.loads(path.read_text()))
+    assert enums, "no run status enum found in the dashboard's schemas"
+    assert all(tuple(e) == status.ALL for e in enums)
+
+
 def valid_state_text(store: Store) -> str:
     """A current-version state.json as this bridge writes it."""
     with store.transaction() as s:

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -264,7 +263,9 @@ class CodexCLI:
             if exc.kind != "thread_missing" or not conversation_id:
                 raise
         # The run's thread is gone (sessions pruned or archived): carry on in a new one.
-        print(f"codex-bridge: Codex no longer has thread {conversation_id}; starting a new one", file=sys.stderr)
+        from autopilot.output import say
+
+        say(f"Codex no longer has thread {conversation_id}; starting a new one")
         return self._turn(prompt, schema_path, None, model, cwd, end, effort)
 
     def _turn(

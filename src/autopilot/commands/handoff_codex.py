@@ -7,6 +7,7 @@ from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.hooks import slash
+from autopilot.output import say
 from autopilot.transcripts import paging
 from autopilot.transcripts.paging import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
 
@@ -62,7 +63,6 @@ def handoff_text(rollout: str) -> str:
 
 def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
     """Print the handoff line for the session ``$handoff`` saved (or the newest root one in ``cwd``) and copy it."""
-    import sys
 
     from autopilot import clipboard
     from autopilot.codex import sessions as codex_sessions
@@ -76,13 +76,10 @@ def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
     text = handoff_text(str(rollout.path))
     tool, failures = clipboard.copy(text)
     for note in choice.notes:
-        print(f"codex-bridge: {note}", file=sys.stderr)
+        say(note)
     if tool is None:
         tried = f" ({'; '.join(failures)})" if failures else ""
-        print(
-            f"codex-bridge: no clipboard tool worked (wl-copy, xclip, xsel, pbcopy){tried}; copy the line by hand",
-            file=sys.stderr,
-        )
+        say(f"no clipboard tool worked (wl-copy, xclip, xsel, pbcopy){tried}; copy the line by hand")
     if as_json:
         emit(
             {

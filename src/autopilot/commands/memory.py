@@ -18,9 +18,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser(
         "memory",
         help="durable rules and decisions: list, propose; approve and revoke (a person at a terminal)",
-        description="Durable knowledge (seed 003's third store): candidate rules and decisions, approved or "
-        "revoked by a named person in the dashboard or here at a terminal. Kept in $AUTOPILOT_HOME/durable "
-        "as an append-only, hash-chained log.",
+        description="Durable knowledge (the memory a person approves, beside active state and evidence search): "
+        "candidate rules and decisions, approved or revoked by a named person in the dashboard or here at a "
+        "terminal. Kept in $AUTOPILOT_HOME/durable as an append-only, hash-chained log.",
     )
     msub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     m = msub.add_parser("list", help="every rule and decision, newest first, and the log's integrity")

@@ -17,6 +17,9 @@ from __future__ import annotations
 import os
 import sys
 
+from autopilot.hooks import slash
+from autopilot.run import status
+
 TYPE_CHECKING = False  # argparse and typing stay off this path (checked by tests/integration/test_hot_path.py)
 if TYPE_CHECKING:
     import argparse
@@ -29,22 +32,15 @@ stdin: run state, task, iteration of max, spend of cap, and what Codex is doing.
 no run is active. --with CMD runs another status-line command on the same stdin and prints its first
 line, then this segment (to add it to a status line you already have).
 """
-SHOWN = (
-    "running",
-    "paused_reviewer_unavailable",
-    "paused_block_cap",
-    "paused_rate_limit",
-    "stopped_budget",
-    "stopped_iteration_limit",
-)
 NEAR_LIMIT = 20.0  # percent left in a Codex rate-limit window below which the status line shows it
 PAUSED_WORDS = {
-    "paused_reviewer_unavailable": "paused: reviewer unavailable",
-    "paused_block_cap": "paused: block cap",
-    "paused_rate_limit": "paused: Codex rate limit",
-    "stopped_budget": "stopped: budget spent",
-    "stopped_iteration_limit": "stopped: iteration limit",
+    status.PAUSED_REVIEWER_UNAVAILABLE: "paused: reviewer unavailable",
+    status.PAUSED_BLOCK_CAP: "paused: block cap",
+    status.PAUSED_RATE_LIMIT: "paused: Codex rate limit",
+    status.STOPPED_BUDGET: "stopped: budget spent",
+    status.STOPPED_ITERATION_LIMIT: "stopped: iteration limit",
 }
+SHOWN = (status.RUNNING, *PAUSED_WORDS)  # what counts as an active run here; the rest print nothing
 
 
 def respond(argv: list[str]) -> int:
@@ -102,11 +98,11 @@ def segment(raw: str) -> str:
 
 def render(state: dict[str, Any], run: str) -> str:
     """The segment for an active run ``state`` stored in ``run``."""
-    status = state["status"]
+    now = state["status"]
     spend = f"${float(state.get('budget_used_usd') or 0):.2f}/${float(state.get('budget_usd') or 0):.2f}"
-    if status != "running":
-        how = "/autopilot resume" if status.startswith("paused") or status == "stopped_iteration_limit" else ""
-        return " · ".join(p for p in (f"autopilot ⏸ {PAUSED_WORDS.get(status, status)}", spend, how) if p)
+    if now != status.RUNNING:
+        how = slash.RESUME if now in status.PAUSED or now == status.STOPPED_ITERATION_LIMIT else ""
+        return " · ".join(p for p in (f"autopilot ⏸ {PAUSED_WORDS.get(now, now)}", spend, how) if p)
     task = (state.get("current_task") or {}).get("id") or "?"
     where = f"{task} {state.get('iteration', 0)}/{state.get('max_iterations', '?')}"
     parts = ["autopilot ▶ " + where, spend, "codex " + reviewer_state(state, run)]

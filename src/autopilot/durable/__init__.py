@@ -1,6 +1,6 @@
 """Approved durable knowledge: rules and decisions a named person approved, revoked or superseded.
 
-The third store of seed 003 (beside active task state and passive evidence). Anyone may
+The third memory store, beside active task state (``memory/``) and passive evidence (``search/``). Anyone may
 *propose* a candidate (an agent, a person, or a packet's constraint through the dashboard);
 only a person may *approve* or *revoke* one, through one of two channels that no agent
 tool reaches: the dashboard (session cookie and the person's name typed again) or

@@ -144,7 +144,9 @@ def worker() -> int:
 
             pause_unavailable(store, state, exc.kind, str(exc), failures)
     except BridgeError as exc:  # budget spent (the run is already stopped) or nothing to review
-        print(f"codex-bridge: review worker: {exc}", file=sys.stderr)
+        from autopilot.output import say
+
+        say(f"review worker: {exc}")
     except Exception as exc:
         from autopilot.errors import write_crash_log
         from autopilot.paths import autopilot_home

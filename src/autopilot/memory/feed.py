@@ -1,6 +1,6 @@
 """The active memory as documents for an evidence index: plain dicts, one per checkpoint or observation.
 
-The evidence search (``search/``, seed 003 milestone 4) indexes documents with a ``kind`` column; this
+The evidence search (``search/``, ``codex-bridge handoff search``) indexes documents with a ``kind`` column; this
 module is how the active memory would be handed to it, without depending on it: every document is a
 plain dict with ``kind``, ``session``, ``agent``, ``worktree``, ``branch``, ``time``, ``text``,
 ``outcome`` and ``ref``, redacted. Checkpoints are ``memory.checkpoint`` (the agent's claim);

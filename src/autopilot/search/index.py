@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
@@ -286,7 +285,9 @@ def say(message: str, notes: list[str] | None) -> None:
     if notes is not None:
         notes.append(message)
     else:
-        print(f"codex-bridge: {message}", file=sys.stderr, flush=True)
+        from autopilot.output import say as tell
+
+        tell(message)
 
 
 def rebuild(*, notes: list[str] | None = None, keep_other_kinds: bool = True) -> dict[str, Any]:
