@@ -3,7 +3,9 @@
 Every file the bridge writes that someone else may read while it is written (state.json,
 artifacts, packets, Codex's hooks.json and skills, pointers, index caches) goes through
 :func:`atomic_write`: a temp file in the same directory, optionally fsynced, then
-``os.replace``. A failure leaves the old file untouched and no temp file behind.
+``os.replace``. A failure leaves the old file untouched and no temp file behind. Files that belong
+to the user (Codex's config and hooks.json, the plan in the repository) go through
+:func:`replace_text`, which keeps their permissions and writes through a symlink.
 """
 
 from __future__ import annotations
@@ -48,6 +50,24 @@ def atomic_write(
         raise
     if durable:
         _sync_dir(path.parent)
+
+
+def replace_text(path: Path | str, text: str) -> None:
+    """Replace a user's file atomically, keeping its permissions (a new one gets 0666 less the umask).
+
+    A symlink is written through: its target is replaced and the link stays, so a file a dotfiles
+    manager links into ``$CODEX_HOME`` stays managed (``os.replace`` on the link would swap the link
+    itself for a regular file).
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    atomic_write(target, text)
+    os.chmod(target, mode)
 
 
 def _sync_dir(directory: Path) -> None:

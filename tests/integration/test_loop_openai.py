@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from freezegun import freeze_time
@@ -37,6 +38,10 @@ def test_plan_writes_the_plan_file_and_resets_the_run(openai_env, git_repo, brid
     assert result["plan_path"] == "docs/autopilot/plans/2026-05-04-add-a-feature.md"
     text = (git_repo / result["plan_path"]).read_text()
     assert "## T1: Add feature" in text and "- [ ] feature.py exists" in text
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (git_repo / result["plan_path"]).stat().st_mode & 0o777 == 0o666 & ~umask  # a file of the user's, not 0600
+    assert not list((git_repo / result["plan_path"]).parent.glob(".*.tmp"))
     s = state_of(bridge, git_repo)
     assert (
         s["status"],

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from autopilot.errors import BridgeError
-from autopilot.fsutil import atomic_write
+from autopilot.fsutil import replace_text
 
 EVENT = "UserPromptSubmit"
 EVENT_LABEL = "user_prompt_submit"  # the event's name in trust keys and hashes
@@ -183,24 +183,6 @@ def backup(path: Path) -> Path | None:
         target = path.with_name(f"{path.name}.codex-autopilot-{stamp}-{n}.bak")
     shutil.copy2(path, target)
     return target
-
-
-def replace_text(path: Path, text: str) -> None:
-    """Replace a user's file atomically, keeping its permissions (a new one gets 0666 less the umask).
-
-    A symlink is written through: its target is replaced and the link stays, so a file a dotfiles
-    manager links into ``$CODEX_HOME`` stays managed (``os.replace`` on the link would swap the link
-    itself for a regular file).
-    """
-    target = Path(os.path.realpath(path))
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    atomic_write(target, text)
-    os.chmod(target, mode)
 
 
 def write(path: Path, doc: Doc | None) -> Path | None:

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from autopilot.codex.app_server import AppServerClient
-from autopilot.codex.hooks_file import EVENT_LABEL, backup, replace_text
+from autopilot.codex.hooks_file import EVENT_LABEL, backup
 from autopilot.config import toml_reader
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
+from autopilot.fsutil import replace_text
 
 HEADER = re.compile(
     r"""^[ \t]*\[[ \t]*hooks[ \t]*\.[ \t]*state[ \t]*\.[ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*\]"""

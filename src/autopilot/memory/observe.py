@@ -13,7 +13,7 @@ What is kept is what the hook input says, cut short: the prompt of a request, th
 result of an edit, the command, exit code and output tail of a run that looks like validation
 (the reducer decides precisely which runs validate and what their outcome was), compaction,
 session and turn boundaries, model changes. Tool outputs of other commands and file contents
-are never kept. The codex hook script ``codex/assets/memory/scripts/memory_hook.py`` is this
+are never kept. The codex hook script ``codex/assets/handoff/scripts/memory_hook.py`` is this
 module's stand-alone twin (tests/unit/test_twins.py runs both on the same inputs).
 """
 

@@ -125,7 +125,7 @@ def now() -> str:
 
 
 class _ScanContext:
-    """The settings json.JSONDecoder gives its scanner (``autopilot.hooks._ScanContext``)."""
+    """The settings json.JSONDecoder gives its scanner (``autopilot.fastjson._ScanContext``)."""
 
     strict = True
     object_hook = None
