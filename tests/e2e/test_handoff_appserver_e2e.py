@@ -165,3 +165,33 @@ def test_round_trip_through_a_real_codex_session(r, bridge):
     )
     assert code == 0, err
     assert a["objective"]["text"] in json.loads(out)["context"]
+
+
+def test_list_and_read_prefer_the_app_server_and_fall_back_to_local_files(r, bridge, monkeypatch):
+    """With no --source, Codex sessions come from the app server; when it cannot answer, the rollouts, said so."""
+    tid = exec_thread(r, "Work here", reply_text("Here."))
+    requests = len(r.srv.requests)
+    answers = {}
+    for label, args in {
+        "list": ("handoff", "list", "--from", "codex"),
+        "read": ("handoff", "read", "--from", "codex", "--session", tid),
+        "list-local": ("handoff", "list", "--from", "codex", "--source", "local"),
+    }.items():
+        code, out, err = bridge(*args, cwd=r.work)
+        assert code == 0, err
+        answers[label] = json.loads(out)
+    assert [answers[k]["sourceUsed"] for k in ("list", "read", "list-local")] == ["app-server", "app-server", "local"]
+    assert not any("sourceNote" in a for a in answers.values())
+    listed = [[s["threadId"] for s in answers[k]["sessions"]] for k in ("list", "list-local")]
+    assert listed == [[tid], [tid]]
+    monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(r.home / "no-such-codex"))
+    for args in (("handoff", "list", "--from", "codex"), ("handoff", "read", "--from", "codex", "--session", tid)):
+        code, out, err = bridge(*args, cwd=r.work)
+        assert code == 0, err
+        fell_back = json.loads(out)
+        assert fell_back["sourceUsed"] == "local" and "app server could not answer" in fell_back["sourceNote"]
+        found = fell_back["sessions"][0] if "sessions" in fell_back else fell_back["session"]
+        assert found["threadId"] == tid
+    code, _, err = bridge("handoff", "list", "--from", "codex", "--source", "app-server", cwd=r.work)
+    assert code == 1 and "--source local" in err  # named explicitly, there is no fallback
+    assert len(r.srv.requests) == requests  # listing and reading never ask the model
