@@ -20,7 +20,7 @@ from autopilot.errors import EXIT_INFRA
 from autopilot.scripted.responses_server import ResponsesServer, drip, reply_json, tool_call
 from tests.e2e.test_codex_cli_backend import codex_processes_using
 from tests.support.agents import agent_bin, write_codex_config
-from tests.support.loop import APPROVE, PLAN, state_of
+from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
 pytestmark = pytest.mark.e2e
 
@@ -112,7 +112,10 @@ def test_the_users_codex_hooks_do_not_run_for_reviewer_calls(codex, git_repo, br
     planned(codex, git_repo, bridge)
     codex.push(reply_json(APPROVE))
     assert bridge("-C", str(git_repo), "review")[0] == 0
-    assert not marker.exists()
+    codex.push(reply_json(continue_to("T2")))
+    code, _, err = bridge("-C", str(git_repo), "verdict")
+    assert code == 0, err
+    assert len(codex.requests) == 3 and not marker.exists()  # plan, review and verdict ran; the hook never did
     codex.push(reply_json({"ok": True}))
     subprocess.run(
         [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", "-"],
@@ -149,3 +152,31 @@ def test_a_dripping_server_is_cut_at_the_deadline_and_codex_killed(codex, git_re
     assert code == EXIT_INFRA and time.monotonic() - started < 15, err
     assert state_of(bridge, git_repo)["last_error"]["kind"] == "timeout"
     assert codex_processes_using(os.environ["CODEX_HOME"]) == []
+
+
+def test_reviewer_threads_stay_out_of_the_users_resume_picker(codex, git_repo, bridge, isolated_homes, tmp_path):
+    """`codex resume` in the repository lists none of the bridge's threads; `--include-non-interactive` shows them."""
+    from tests.support import tui
+
+    planned(codex, git_repo, bridge)
+    thread = state_of(bridge, git_repo)["conversation_id"]
+    with open(isolated_homes / "codex" / "config.toml", "a") as fh:  # the folder-trust dialog, answered in advance
+        fh.write(f'\n[projects."{git_repo}"]\ntrust_level = "trusted"\n')
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "CODEX_HOME": str(isolated_homes / "codex"),
+        "FAKE_OPENAI_KEY": "not-a-real-key",
+        "TERM": "xterm-256color",
+    }
+    screens = {}
+    for label, extra in (("picker", []), ("control", ["--include-non-interactive"])):
+        command = [str(agent_bin("codex")), "resume", "--no-daemon", *extra]
+        with tui.session(command, git_repo, env, tmp_path) as screen:
+            screen.wait_for(lambda s: "Resume a previous session" in s, 60, f"the {label}")
+            time.sleep(3)  # the list fills in after the frame
+            screens[label] = screen.text()
+    # the planner's prompt opens the bridge's thread; the control shows the list does fill in
+    assert "autopilot loop" in screens["control"], screens["control"]
+    assert "autopilot loop" not in screens["picker"] and "No sessions yet" in screens["picker"], screens["picker"]
+    assert thread  # the plan ran in a real Codex thread
