@@ -68,6 +68,16 @@ def test_uninstall_removes_the_launcher_and_the_codex_side(bridge, isolated_home
     assert not (isolated_homes / "codex" / "skills" / "from-claude").exists()
 
 
+def test_uninstall_finds_a_launcher_in_a_folder_that_is_not_on_path(bridge, tmp_path):
+    """setup records where it wrote each launcher: one outside PATH and ~/.local/bin is still taken out."""
+    folder = tmp_path / "tools" / "bin"
+    assert str(folder) not in os.environ["PATH"]
+    setup(bridge, "--launcher", str(folder))
+    answer = setup(bridge, "--uninstall")
+    assert answer["launchersRemoved"] == [str(folder / LAUNCHER_NAME)] and not (folder / LAUNCHER_NAME).exists()
+    assert setup(bridge, "--uninstall")["launchersRemoved"] == []  # nothing left to find, and no error
+
+
 def make_venv(path: Path) -> Path:
     """A venv at ``path`` that can import this checkout (as the plugin's venv would after a build)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)

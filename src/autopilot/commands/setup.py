@@ -96,15 +96,17 @@ def setup(
 
 
 def uninstall() -> dict[str, Any]:
-    """Remove the Codex side and every launcher this command wrote (found on PATH and in ~/.local/bin)."""
+    """Remove the Codex side and every launcher this command wrote (where it recorded them, on PATH, ~/.local/bin)."""
     from autopilot.commands.install import _uninstall
 
     removed = []
-    for folder in _launcher_candidates():
+    recorded = [Path(p).parent for p in _recorded_launchers()]
+    for folder in dict.fromkeys([*recorded, *_launcher_candidates()]):
         path = folder / LAUNCHER_NAME
         if _is_ours(path):
             path.unlink()
             removed.append(str(path))
+    _launcher_record().unlink(missing_ok=True)
     say(f"removed {len(removed)} launcher(s)" + (f": {', '.join(removed)}" if removed else ""))
     return {
         "action": "uninstall",
@@ -245,6 +247,9 @@ def _write_launcher(folder: Path) -> dict[str, Any]:
     changed = not path.exists() or path.read_text(encoding="utf-8") != text
     if changed:
         atomic_write(path, text, mode=stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+    known = _recorded_launchers()
+    if str(path) not in known:  # so --uninstall finds it in a folder that is not on PATH
+        atomic_write(_launcher_record(), json.dumps(sorted({*known, str(path)}), indent=2) + "\n")
     found = shutil.which(LAUNCHER_NAME)
     return {
         "path": str(path),
@@ -253,6 +258,19 @@ def _write_launcher(folder: Path) -> dict[str, Any]:
         "onPath": found is not None and Path(found).absolute() == path,
         "shadowedBy": found if found and Path(found).absolute() != path else None,
     }
+
+
+def _launcher_record() -> Path:
+    return paths.autopilot_home() / "launchers.json"
+
+
+def _recorded_launchers() -> list[str]:
+    """The launchers setup wrote, as it recorded them (an unreadable record counts as none: PATH is searched too)."""
+    try:
+        found = json.loads(_launcher_record().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [p for p in found if isinstance(p, str)] if isinstance(found, list) else []
 
 
 def _sh_quote(text: str) -> str:
