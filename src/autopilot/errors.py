@@ -40,12 +40,24 @@ class InfraError(BridgeError):
 
     def __init__(self, message: str, *, kind: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
-        self.kind = kind  # binary_missing | exit_status | timeout | rate_limit | auth | schema | network | ...
+        self.kind = kind  # binary_missing | exit_status | timeout | rate_limit | auth | schema | network | busy | ...
 
     def with_usage(self, usage: object) -> InfraError:
         """Attach the tokens the failed call consumed, so they are charged exactly once."""
         self.usage = usage
         return self
+
+
+class CallBusy(InfraError):
+    """Another call of the same run held Codex for the whole wait: lock contention, not the reviewer failing.
+
+    It is recorded as the run's last error and told to the user, but it counts toward no pause.
+    """
+
+    KIND = "busy"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, kind=self.KIND, hint=hint)
 
 
 class BudgetExhausted(BridgeError):

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from autopilot import git
-from autopilot.errors import BridgeError, InfraError
+from autopilot.errors import BridgeError, CallBusy, InfraError
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
@@ -68,6 +68,11 @@ def post_tool_use(hook: Hook) -> Output | None:
     if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
         return alert(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
+        if error.get("kind") == CallBusy.KIND:
+            return notice(
+                "Codex could not review this change: another call of this run was still talking to Codex; "
+                "Claude carries on (this does not count toward pausing the run)."
+            )
         return notice(
             f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "
             f"Claude carries on (failure {after.get('consecutive_errors')} of {INFRA_PAUSE_AFTER} in a row "
@@ -136,10 +141,10 @@ def worker() -> int:
         return EXIT_BUSY
     try:
         review(cwd=root)
-    except InfraError as exc:  # already recorded in state, with consecutive_errors counted
+    except InfraError as exc:  # already recorded in state, with consecutive_errors counted (busy: not counted)
         state = store.load()
         failures = int(state.get("consecutive_errors") or 0)
-        if state["status"] == loop.RUNNING and failures >= INFRA_PAUSE_AFTER:
+        if state["status"] == loop.RUNNING and failures >= INFRA_PAUSE_AFTER and not isinstance(exc, CallBusy):
             from autopilot.hooks.stop import pause_unavailable
 
             pause_unavailable(store, state, exc.kind, str(exc), failures)

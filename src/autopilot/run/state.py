@@ -233,22 +233,21 @@ class Store:
 
     @contextmanager
     def call_slot(self, phase: str, deadline: float) -> Iterator[None]:
-        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then the call is ``busy``."""
+        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then raises CallBusy."""
         import time
 
         import filelock
 
-        from autopilot.errors import InfraError
+        from autopilot.errors import CallBusy
 
         self.dir.mkdir(parents=True, exist_ok=True)
         lock = filelock.FileLock(str(self.dir / "call.lock"), timeout=max(0.0, deadline - time.monotonic()))
         try:
             lock.acquire()
         except filelock.Timeout:
-            raise InfraError(
+            raise CallBusy(
                 f"another call of this run was still talking to Codex; no {phase} call was made",
-                kind="busy",
-                hint="try again when it finishes (`codex-bridge status`)",
+                hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
             ) from None
         try:
             yield
