@@ -59,7 +59,7 @@ MEMORY_EVENTS = frozenset(
 BUDGET_S = {
     "SessionStart": 280.0,  # the first one may build the plugin's venv (scripts/bootstrap.py)
     "UserPromptSubmit": 25.0,
-    "PostToolUse": 80.0,  # waits for the review worker at most AUTOPILOT_HOOK_REVIEW_WAIT (45 s)
+    "PostToolUse": 80.0,  # waits for the review worker AUTOPILOT_HOOK_REVIEW_WAIT (45 s), at most 80 - 20 s
     "Stop": 870.0,  # one verdict exchange (AUTOPILOT_TIMEOUT, 300 s by default) fits with room to spare
     "StopFailure": 8.0,
     "SessionEnd": 1.5,  # Claude Code gives every SessionEnd hook together 1.5 s

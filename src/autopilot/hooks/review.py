@@ -1,9 +1,11 @@
 """PostToolUse: Codex reviews the new diff against the current task, in a worker Claude never waits on for long.
 
 The hook starts a detached worker process for the review and waits for it at most
-``AUTOPILOT_HOOK_REVIEW_WAIT`` seconds (default 45). A review that takes longer keeps running on
-its own and records its findings in state.json; the next PostToolUse hands them to Claude. So
-Claude keeps working instead of waiting, and a hook that Claude Code times out loses nothing.
+``AUTOPILOT_HOOK_REVIEW_WAIT`` seconds (default 45), never past the hook's budget less its margin
+(``Hook.clamp_wait``: 60 s of the 80 s budget, inside hooks.json's 90 s timeout). A review that
+takes longer keeps running on its own and records its findings in state.json; the next PostToolUse
+hands them to Claude. So Claude keeps working instead of waiting, and a hook that Claude Code times
+out loses nothing.
 At most one review is in flight per run: the worker holds ``review.lock`` without blocking.
 """
 
@@ -51,7 +53,7 @@ def post_tool_use(hook: Hook) -> Output | None:
         return deliver(hook, state)
     errors_before = (state.get("last_error") or {}).get("timestamp")
     worker = start_worker(hook.store, hook.workspace.root)
-    wait = wait_seconds()
+    wait = hook.clamp_wait(wait_seconds())
     try:
         worker.wait(timeout=wait)
     except subprocess.TimeoutExpired:
@@ -82,7 +84,8 @@ def post_tool_use(hook: Hook) -> Output | None:
 
 
 def wait_seconds() -> float:
-    """How long the hook waits for a review before letting Claude carry on."""
+    """How long the hook is asked to wait for a review (``AUTOPILOT_HOOK_REVIEW_WAIT``) before Claude carries on;
+    the hook clamps it to its budget."""
     try:
         return max(0.0, float(os.environ.get("AUTOPILOT_HOOK_REVIEW_WAIT") or DEFAULT_WAIT_S))
     except ValueError:
