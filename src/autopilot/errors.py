@@ -72,6 +72,31 @@ class RateLimitLow(BridgeError):
     exit_code = EXIT_INFRA
 
 
+class Unwritable(BridgeError):
+    """A write failed because the disk is full, a file-size limit or quota was reached, or it is read-only.
+
+    Not a bug: exit 1 and no crash log (which could not be written either); the message names the file,
+    the cause and what was kept.
+    """
+
+    def __init__(self, what: object, exc: OSError, *, kept: str = "") -> None:
+        super().__init__(
+            f"cannot write {what} ({exc.strerror or exc})" + (f"; {kept}" if kept else ""),
+            hint="free some disk space, raise the file-size limit or make $AUTOPILOT_HOME writable, then try again",
+        )
+        self.errno = exc.errno
+
+
+def unwritable(exc: BaseException) -> Unwritable | None:
+    """``exc`` as an Unwritable when it says the disk is full, over a size limit or quota, or read-only; else None."""
+    import errno  # builtin: free, but only failures need it
+
+    full = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM)
+    if isinstance(exc, OSError) and exc.errno in full:
+        return Unwritable(exc.filename or "a file", exc)
+    return None
+
+
 class StateError(BridgeError):
     """state.json cannot be used as it is (corrupt, or written by a newer version)."""
 

@@ -274,8 +274,9 @@ def run_dir_of(cwd: str) -> str | None:
 
 def failed(event: str, exc: BaseException) -> Json:
     """The fail-open answer to an error: a systemMessage (and a crash-log line for bugs); never a block."""
-    from autopilot.errors import BridgeError
+    from autopilot.errors import BridgeError, unwritable
 
+    exc = unwritable(exc) or exc  # a full or read-only disk is said as it is, not as a bug
     if isinstance(exc, BridgeError):
         return {"systemMessage": f"codex-autopilot: the {event} hook did nothing: {exc}"}
     from autopilot.errors import write_crash_log
