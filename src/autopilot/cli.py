@@ -135,8 +135,13 @@ def _guarded(call: Callable[[], int]) -> int:
         print("codex-bridge: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug: say so, keep the traceback
-        from autopilot.errors import write_crash_log
+        from autopilot.errors import unwritable, write_crash_log
         from autopilot.paths import autopilot_home
+
+        full = unwritable(exc)  # a full or read-only disk met outside the run's own writes is no bug either
+        if full is not None:
+            print(f"codex-bridge: error: {full}", file=sys.stderr)
+            return full.exit_code
 
         log = write_crash_log(str(autopilot_home()), exc)
         print(

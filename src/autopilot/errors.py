@@ -40,12 +40,24 @@ class InfraError(BridgeError):
 
     def __init__(self, message: str, *, kind: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
-        self.kind = kind  # binary_missing | exit_status | timeout | rate_limit | auth | schema | network | ...
+        self.kind = kind  # binary_missing | exit_status | timeout | rate_limit | auth | schema | network | busy | ...
 
     def with_usage(self, usage: object) -> InfraError:
         """Attach the tokens the failed call consumed, so they are charged exactly once."""
         self.usage = usage
         return self
+
+
+class CallBusy(InfraError):
+    """Another call of the same run held Codex for the whole wait: lock contention, not the reviewer failing.
+
+    It is recorded as the run's last error and told to the user, but it counts toward no pause.
+    """
+
+    KIND = "busy"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, kind=self.KIND, hint=hint)
 
 
 class BudgetExhausted(BridgeError):
@@ -58,6 +70,31 @@ class RateLimitLow(BridgeError):
     """A Codex rate-limit window has less left than the run keeps free, so no model call was made."""
 
     exit_code = EXIT_INFRA
+
+
+class Unwritable(BridgeError):
+    """A write failed because the disk is full, a file-size limit or quota was reached, or it is read-only.
+
+    Not a bug: exit 1 and no crash log (which could not be written either); the message names the file,
+    the cause and what was kept.
+    """
+
+    def __init__(self, what: object, exc: OSError, *, kept: str = "") -> None:
+        super().__init__(
+            f"cannot write {what} ({exc.strerror or exc})" + (f"; {kept}" if kept else ""),
+            hint="free some disk space, raise the file-size limit or make $AUTOPILOT_HOME writable, then try again",
+        )
+        self.errno = exc.errno
+
+
+def unwritable(exc: BaseException) -> Unwritable | None:
+    """``exc`` as an Unwritable when it says the disk is full, over a size limit or quota, or read-only; else None."""
+    import errno  # builtin: free, but only failures need it
+
+    full = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM)
+    if isinstance(exc, OSError) and exc.errno in full:
+        return Unwritable(exc.filename or "a file", exc)
+    return None
 
 
 class StateError(BridgeError):

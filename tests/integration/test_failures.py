@@ -279,3 +279,29 @@ def test_schema_invalid_state_exits_5_not_70(planned, bridge):
     store.path.write_text(json.dumps(state))
     code, _, err = bridge("-C", str(planned), "review")
     assert code == 5 and "iteration" in err and "internal error" not in err
+
+
+def test_a_busy_call_slot_is_told_but_never_counted_toward_a_pause(planned, openai_env, bridge, monkeypatch):
+    """While another call of the run holds Codex, reviews give up as busy (exit 3) and the failure count stays."""
+    import filelock
+
+    from autopilot.run.state import Store
+
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "0.3")
+    change(planned)
+    store = Store(planned)
+    with store.transaction() as s:
+        s["consecutive_errors"] = 2  # two real failures before: a busy slot neither adds a third nor clears them
+    calls = len(openai_env.requests)
+    with filelock.FileLock(str(store.dir / "call.lock")):
+        results = [bridge("-C", str(planned), "review") for _ in range(4)]
+    assert [code for code, _, _ in results] == [EXIT_INFRA] * 4
+    assert all("still talking to Codex" in err and "does not count" in err for _, _, err in results)
+    s = state_of(bridge, planned)
+    assert (s["status"], s["consecutive_errors"], s["verdict_errors"], s["last_error"]["kind"]) == (
+        "running",
+        2,
+        0,
+        "busy",
+    )
+    assert len(openai_env.requests) == calls and s["token_usage"]["review"]["calls"] == 0

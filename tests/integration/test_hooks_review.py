@@ -189,3 +189,32 @@ def test_a_200_finding_review_reaches_claude_under_the_cap(planned, openai_env, 
     ]
     assert len(text) < 10_000 and "(all in /runs/r/review-9.json)" in text
     assert "[major]" in text and "[nit]" not in text  # 100 majors do not all fit; no nit comes before them
+
+
+def test_a_busy_call_slot_is_told_and_never_pauses_the_run(planned, openai_env, bridge, monkeypatch):
+    """A review that waited out another call of the run says so; three in a row leave the run running."""
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "0.3")
+    with filelock.FileLock(str(Store(planned).dir / "call.lock")):
+        answers = [edit(bridge, planned, content=f"x = {n}\n") for n in range(3)]
+    assert all("another call of this run" in a["systemMessage"] for a in answers)
+    assert all("does not count toward pausing" in a["systemMessage"] for a in answers)
+    s = state_of(bridge, planned)
+    assert (s["status"], s["consecutive_errors"], s["last_error"]["kind"]) == ("running", 0, "busy")
+    assert reviews(openai_env) == 0
+
+
+def test_a_review_wait_past_the_hook_budget_is_cut_to_it(planned, openai_env, bridge, monkeypatch):
+    """AUTOPILOT_HOOK_REVIEW_WAIT=200 still lets Claude carry on before the hook's budget (less its margin) is out."""
+    from autopilot import hooks
+    from autopilot.hooks.context import RECORD_MARGIN_S
+
+    monkeypatch.setenv("AUTOPILOT_HOOK_REVIEW_WAIT", "200")
+    monkeypatch.setitem(hooks.BUDGET_S, "PostToolUse", RECORD_MARGIN_S + 1.5)  # 1.5 s to wait, not 200
+    openai_env.push(delay(reply_json(REQUEST_CHANGES), 5.0))
+    started = time.monotonic()
+    answer = edit(bridge, planned)
+    assert time.monotonic() - started < 4 and "still reviewing" in answer["systemMessage"]
+    deadline = time.monotonic() + 20  # the worker goes on and records the review
+    while state_of(bridge, planned)["last_review"] is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert state_of(bridge, planned)["last_review"]["decision"] == "request_changes"

@@ -394,3 +394,21 @@ def test_notification_text_carries_no_control_characters(worked, openai_env, bri
     openai_env.push(reply_json({**continue_to("T2"), "decision": "abort", "reason": "bad\x1b]0;pwned\x07 stuff"}))
     seq = stop(bridge, worked)["terminalSequence"]
     assert seq.count("\x1b") == 1 and seq.endswith("\x07") and seq.count("\x07") == 1
+
+
+def test_a_busy_call_slot_holds_claude_but_never_pauses_the_run(worked, openai_env, bridge, monkeypatch):
+    """A verdict that waited out another call of the run is told to Claude; four in a row pause nothing."""
+    import filelock
+
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "0.3")
+    with filelock.FileLock(str(run_dir(str(worked)) / "call.lock")):
+        answers = [stop(bridge, worked, stop_hook_active=True) for _ in range(4)]
+    assert all("another call of this run was still talking to Codex" in a["reason"] for a in answers)
+    s = state_of(bridge, worked)
+    assert (s["status"], s["verdict_errors"], s["consecutive_errors"], s["last_error"]["kind"]) == (
+        "running",
+        0,
+        0,
+        "busy",
+    )
+    assert len(openai_env.requests) == 1  # the plan's; no verdict was asked

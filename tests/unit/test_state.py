@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from autopilot.errors import StateError
+from autopilot.errors import StateError, Unwritable
 from autopilot.run import state as state_mod
 from autopilot.run.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
 from autopilot.run.state import Store
@@ -162,7 +162,7 @@ def test_old_file_survives_a_failed_write(git_repo, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(state_mod.os, "replace", broken_replace)
-    with pytest.raises(OSError), store.transaction() as s:
+    with pytest.raises(Unwritable, match="disk full.*the old state.json is unchanged"), store.transaction() as s:
         s["goal"] = "after"
     assert store.path.read_bytes() == before
     assert [p.name for p in store.dir.iterdir() if p.name.endswith(".tmp")] == []
@@ -324,6 +324,19 @@ def test_what_a_killed_process_left_is_swept_before_the_next_call(git_repo):
     store.check_writable()
     git.work_tree(str(git_repo), str(store.dir / "work-index"))
     assert not any(p.exists() for p in stale) and not folder.exists() and fresh.exists()
+
+
+def test_temp_files_of_a_killed_state_writer_go_with_the_next_write(git_repo):
+    """Under the lock no writer of state.json is alive, so its temp files are swept at once; others wait to be stale."""
+    store = Store(git_repo)
+    valid_state_text(store)
+    dead = [store.dir / ".state.json.k1ll3d.tmp", store.dir / ".state.json.valid.k1ll3d.tmp"]
+    other = store.dir / ".review-20261201T000000.000000Z-abcdef.json.live.tmp"  # maybe a live writer's
+    for path in (*dead, other):
+        path.write_text("{")
+    with store.transaction() as s:
+        s["goal"] = "next"
+    assert not any(p.exists() for p in dead) and other.exists()
 
 
 @pytest.mark.parametrize("field", ["budget_usd", "budget_used_usd"])

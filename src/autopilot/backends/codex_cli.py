@@ -14,7 +14,7 @@ from autopilot import paths
 from autopilot.backends import Reply, Usage
 from autopilot.codex.sessions import find_rollout, newest_root_session, readable
 from autopilot.config import SETUP_HINT, codex_binary
-from autopilot.errors import InfraError
+from autopilot.errors import CallBusy, InfraError
 
 TOTALS_FILE = "codex-thread-usage.json"
 TIMEOUT_HINT = "raise AUTOPILOT_TIMEOUT or timeout_seconds in the config, or check that Codex answers"
@@ -288,9 +288,8 @@ class CodexCLI:
         try:
             lock.acquire()
         except filelock.Timeout:
-            raise InfraError(
+            raise CallBusy(
                 f"another call of this run has been talking to Codex for over {LOCK_WAIT_S:.0f}s",
-                kind="busy",
                 hint="try again when it finishes (`codex-bridge status`)",
             ) from None
         try:

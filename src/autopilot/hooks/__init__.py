@@ -59,7 +59,7 @@ MEMORY_EVENTS = frozenset(
 BUDGET_S = {
     "SessionStart": 280.0,  # the first one may build the plugin's venv (scripts/bootstrap.py)
     "UserPromptSubmit": 25.0,
-    "PostToolUse": 80.0,  # waits for the review worker at most AUTOPILOT_HOOK_REVIEW_WAIT (45 s)
+    "PostToolUse": 80.0,  # waits for the review worker AUTOPILOT_HOOK_REVIEW_WAIT (45 s), at most 80 - 20 s
     "Stop": 870.0,  # one verdict exchange (AUTOPILOT_TIMEOUT, 300 s by default) fits with room to spare
     "StopFailure": 8.0,
     "SessionEnd": 1.5,  # Claude Code gives every SessionEnd hook together 1.5 s
@@ -274,8 +274,9 @@ def run_dir_of(cwd: str) -> str | None:
 
 def failed(event: str, exc: BaseException) -> Json:
     """The fail-open answer to an error: a systemMessage (and a crash-log line for bugs); never a block."""
-    from autopilot.errors import BridgeError
+    from autopilot.errors import BridgeError, unwritable
 
+    exc = unwritable(exc) or exc  # a full or read-only disk is said as it is, not as a bug
     if isinstance(exc, BridgeError):
         return {"systemMessage": f"codex-autopilot: the {event} hook did nothing: {exc}"}
     from autopilot.errors import write_crash_log

@@ -38,13 +38,21 @@ class Hook:
         self.cwd = str(data.get("cwd") or os.getcwd())
         self.subagent = bool(data.get("agent_id"))
 
+    def budget_end(self) -> float:
+        """When this hook must stop waiting (``time.monotonic()``): its budget (hooks.BUDGET_S) from its start,
+        less RECORD_MARGIN_S to record a failure and answer; never under a second."""
+        from autopilot.hooks import BUDGET_S
+
+        return self.started + max(1.0, BUDGET_S.get(self.event, 25.0) - RECORD_MARGIN_S)
+
     def deadline(self) -> float:
         """When a model call made by this hook must be over (``time.monotonic()``): the configured call
         timeout, cut short so the hook can still record a failure and answer inside its budget."""
-        from autopilot.hooks import BUDGET_S
+        return min(self.budget_end(), time.monotonic() + self.workspace.timeout())
 
-        budget = BUDGET_S.get(self.event, 25.0) - RECORD_MARGIN_S
-        return min(self.started + max(1.0, budget), time.monotonic() + self.workspace.timeout())
+    def clamp_wait(self, seconds: float) -> float:
+        """``seconds`` of waiting (an env-configured wait), cut to what is left before :meth:`budget_end`."""
+        return max(0.0, min(seconds, self.budget_end() - time.monotonic()))
 
     @cached_property
     def workspace(self) -> Workspace:

@@ -1,9 +1,11 @@
 """PostToolUse: Codex reviews the new diff against the current task, in a worker Claude never waits on for long.
 
 The hook starts a detached worker process for the review and waits for it at most
-``AUTOPILOT_HOOK_REVIEW_WAIT`` seconds (default 45). A review that takes longer keeps running on
-its own and records its findings in state.json; the next PostToolUse hands them to Claude. So
-Claude keeps working instead of waiting, and a hook that Claude Code times out loses nothing.
+``AUTOPILOT_HOOK_REVIEW_WAIT`` seconds (default 45), never past the hook's budget less its margin
+(``Hook.clamp_wait``: 60 s of the 80 s budget, inside hooks.json's 90 s timeout). A review that
+takes longer keeps running on its own and records its findings in state.json; the next PostToolUse
+hands them to Claude. So Claude keeps working instead of waiting, and a hook that Claude Code times
+out loses nothing.
 At most one review is in flight per run: the worker holds ``review.lock`` without blocking.
 """
 
@@ -15,7 +17,7 @@ import subprocess
 import sys
 
 from autopilot import git
-from autopilot.errors import BridgeError, InfraError
+from autopilot.errors import BridgeError, CallBusy, InfraError
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
     INFRA_PAUSE_AFTER,
@@ -51,7 +53,7 @@ def post_tool_use(hook: Hook) -> Output | None:
         return deliver(hook, state)
     errors_before = (state.get("last_error") or {}).get("timestamp")
     worker = start_worker(hook.store, hook.workspace.root)
-    wait = wait_seconds()
+    wait = hook.clamp_wait(wait_seconds())
     try:
         worker.wait(timeout=wait)
     except subprocess.TimeoutExpired:
@@ -68,6 +70,11 @@ def post_tool_use(hook: Hook) -> Output | None:
     if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
         return alert(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
+        if error.get("kind") == CallBusy.KIND:
+            return notice(
+                "Codex could not review this change: another call of this run was still talking to Codex; "
+                "Claude carries on (this does not count toward pausing the run)."
+            )
         return notice(
             f"Codex could not review this change ({error.get('kind')}: {str(error.get('message'))[:200]}); "
             f"Claude carries on (failure {after.get('consecutive_errors')} of {INFRA_PAUSE_AFTER} in a row "
@@ -77,7 +84,8 @@ def post_tool_use(hook: Hook) -> Output | None:
 
 
 def wait_seconds() -> float:
-    """How long the hook waits for a review before letting Claude carry on."""
+    """How long the hook is asked to wait for a review (``AUTOPILOT_HOOK_REVIEW_WAIT``) before Claude carries on;
+    the hook clamps it to its budget."""
     try:
         return max(0.0, float(os.environ.get("AUTOPILOT_HOOK_REVIEW_WAIT") or DEFAULT_WAIT_S))
     except ValueError:
@@ -136,10 +144,10 @@ def worker() -> int:
         return EXIT_BUSY
     try:
         review(cwd=root)
-    except InfraError as exc:  # already recorded in state, with consecutive_errors counted
+    except InfraError as exc:  # already recorded in state, with consecutive_errors counted (busy: not counted)
         state = store.load()
         failures = int(state.get("consecutive_errors") or 0)
-        if state["status"] == loop.RUNNING and failures >= INFRA_PAUSE_AFTER:
+        if state["status"] == loop.RUNNING and failures >= INFRA_PAUSE_AFTER and not isinstance(exc, CallBusy):
             from autopilot.hooks.stop import pause_unavailable
 
             pause_unavailable(store, state, exc.kind, str(exc), failures)

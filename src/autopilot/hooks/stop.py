@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError
 from autopilot.hooks import slash, touch
 from autopilot.hooks.context import (
     BLOCK_MARK,
@@ -141,10 +141,21 @@ def continue_turn(hook: Hook, text: str) -> Output:
 
 
 def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
-    """Hold Claude at most twice while Codex gives no verdict, then pause the run with the way out."""
+    """Hold Claude at most twice while Codex gives no verdict, then pause the run with the way out (a busy call
+    slot holds Claude without counting)."""
     state = hook.store.load()
     if state["status"] != loop.RUNNING:
         return _ended(state) if state["status"] in ENDED else None
+    if isinstance(exc, CallBusy):
+        # Another call of this run (a review) held Codex the whole wait: contention, not Codex failing, so it
+        # counts toward no pause; Claude Code's block cap (see _block) still bounds how often it holds Claude.
+        return _block(
+            hook,
+            state,
+            "Codex could not give a verdict this time: another call of this run was still talking to Codex "
+            "(this does not count toward pausing the run). If the current task is finished, say so in one line "
+            "and end your turn; Codex will be asked again.",
+        )
     # Failed verdicts in a row: a review that succeeds in between resets consecutive_errors but not this,
     # so it cannot make Claude wait at every stop. Three failed calls of any kind in a row pause too.
     failures = max(int(state.get("verdict_errors") or 0), int(state.get("consecutive_errors") or 0))

@@ -317,9 +317,15 @@ def apply_stop(state: State, reason: str) -> None:
     state["consecutive_blocks"] = 0
 
 
-def record_error(state: State, phase: str, kind: str, message: str) -> None:
-    """Remember an infrastructure failure and count it (reviewer unavailable, not a "no")."""
+def record_error(state: State, phase: str, kind: str, message: str, *, counts: bool = True) -> None:
+    """Remember an infrastructure failure and count it (reviewer unavailable, not a "no").
+
+    ``counts=False`` (a busy call slot: another call of the run held Codex) only remembers it: the failure
+    counts that pause the run are neither raised nor cleared.
+    """
     state["last_error"] = {"phase": phase, "kind": kind, "message": message[:500], "timestamp": now_iso()}
+    if not counts:
+        return
     state["consecutive_errors"] = int(state.get("consecutive_errors") or 0) + 1
     if phase == "verdict":
         state["verdict_errors"] = int(state.get("verdict_errors") or 0) + 1

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from autopilot.backends import Backend, Usage
-from autopilot.errors import BridgeError, BudgetExhausted, InfraError
+from autopilot.errors import BridgeError, BudgetExhausted, InfraError, Unwritable
+from autopilot.output import say
 from autopilot.run.budget import add_usd, charge_budget, price_table
 from autopilot.run.state import Store
 from autopilot.transcripts.evidence import neutralise_tags
@@ -190,15 +191,19 @@ def _event(
     conversation_id: str | None,
     attempt: int,
 ) -> None:
-    store.append_event(
-        {
-            **call,
-            "model": model,
-            "attempt": attempt,
-            "latency_ms": int((time.monotonic() - started) * 1000),
-            "tokens": used.as_dict(),
-            "usd": usd,
-            "outcome": outcome,
-            "conversation_id": conversation_id,
-        }
-    )
+    """Log one call in events.jsonl; a log that cannot be written does not lose the answer (state.json records
+    its cost if it can still be written): it is said instead."""
+    event = {
+        **call,
+        "model": model,
+        "attempt": attempt,
+        "latency_ms": int((time.monotonic() - started) * 1000),
+        "tokens": used.as_dict(),
+        "usd": usd,
+        "outcome": outcome,
+        "conversation_id": conversation_id,
+    }
+    try:
+        store.append_event(event)
+    except Unwritable as exc:
+        say(f"{exc}: this Codex call is not in events.jsonl; state.json records it if it can still be written")

@@ -1,4 +1,13 @@
-"""The run's state.json: lenient reads, locked transactions, strict validated atomic writes."""
+"""The run's state.json: lenient reads, locked transactions, strict validated atomic writes.
+
+Invariants: state.json is only ever replaced whole (``fsutil.atomic_write``) inside the run's lock, after
+validating against state_schema.json, so a process killed at any moment leaves the old file or the new one;
+a write that fails (full disk, file-size limit, read-only) is :class:`~autopilot.errors.Unwritable` (exit 1)
+and keeps the old file. Temp files of a killed writer of state.json are swept by the next write (the lock
+proves their writer is dead); others in the run directory by the next paid call once stale. No paid call
+starts unless the run directory takes a write as large as the run's files may grow (:meth:`Store.check_writable`).
+events.jsonl gets one whole line per model call; a line torn by a failed write never swallows the next.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +17,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from autopilot import paths
-from autopilot.errors import BridgeError, StateError
-from autopilot.fsutil import atomic_write
+from autopilot.errors import BridgeError, StateError, Unwritable
+from autopilot.fsutil import atomic_write, sweep_stale
 from autopilot.run import status
 from autopilot.run.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
 from autopilot.run.migrations import State as State  # re-exported: the run's state dict
@@ -20,6 +29,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 LOCK_TIMEOUT_S = 60.0
+PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
+PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
 SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
 
 
@@ -225,30 +236,35 @@ class Store:
         from autopilot.digest import sha256_hex
 
         data = text.encode("utf-8")
+        # Under the lock no other writer of state.json (or its digest) is alive: their temp files are a killed
+        # process's, whatever their age.
+        sweep_stale(self.dir, (f".{self.path.name}.",), suffix=".tmp", older_than=0)
         with suppress(OSError):
             self.valid_path.unlink()  # never vouch for the old bytes while the new ones land
-        atomic_write(self.path, data)
+        try:
+            atomic_write(self.path, data)
+        except OSError as exc:
+            raise Unwritable(self.path, exc, kept="the old state.json is unchanged") from None
         with suppress(OSError):
             atomic_write(self.valid_path, sha256_hex(data) + "\n", durable=False)
 
     @contextmanager
     def call_slot(self, phase: str, deadline: float) -> Iterator[None]:
-        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then the call is ``busy``."""
+        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then raises CallBusy."""
         import time
 
         import filelock
 
-        from autopilot.errors import InfraError
+        from autopilot.errors import CallBusy
 
         self.dir.mkdir(parents=True, exist_ok=True)
         lock = filelock.FileLock(str(self.dir / "call.lock"), timeout=max(0.0, deadline - time.monotonic()))
         try:
             lock.acquire()
         except filelock.Timeout:
-            raise InfraError(
+            raise CallBusy(
                 f"another call of this run was still talking to Codex; no {phase} call was made",
-                kind="busy",
-                hint="try again when it finishes (`codex-bridge status`)",
+                hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
             ) from None
         try:
             yield
@@ -256,33 +272,60 @@ class Store:
             lock.release()
 
     def check_writable(self) -> None:
-        """Refuse (exit 1) before a paid call when the run directory cannot take a write (read-only, full)."""
-        from autopilot.fsutil import sweep_stale
-
+        """Refuse (Unwritable, exit 1) before a paid call when the run directory cannot take what the call will
+        write: read-only, full, or a file-size limit (RLIMIT_FSIZE, the filesystem's) under what its files reach.
+        """
         sweep_stale(self.dir, (".",), suffix=".tmp")  # temp files of writes a killed process never finished
         sweep_stale(self.dir, (".write-probe-",))
         probe = self.dir / f".write-probe-{os.getpid()}"
+        # The largest file the call grows, plus room for one call's growth: stretching the probe that far
+        # (sparse: no blocks, no time) meets a size limit now, not after Codex has been paid.
+        reach = max(_size(self.path), _size(self.dir / "events.jsonl")) + PROBE_HEADROOM
         try:
-            atomic_write(probe, b"\0" * 4096)  # a few blocks, synced: a full disk says so here
-            probe.unlink(missing_ok=True)
+            atomic_write(probe, b"\0" * PROBE_BYTES)  # a few blocks, synced: a full disk says so here
+            os.truncate(probe, reach)
         except OSError as exc:
-            raise BridgeError(
-                f"cannot write to {self.dir} ({exc.strerror or exc}); no call was made, so nothing was spent",
-                hint="free some disk space or make $AUTOPILOT_HOME writable, then try again",
-            ) from None
+            raise Unwritable(self.dir, exc, kept="no call was made, so nothing was spent") from None
+        finally:
+            with suppress(OSError):
+                probe.unlink()
 
     def artifact(self, kind: str, payload: Any) -> Path:
         """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
         path = self.dir / f"{kind}-{stamp()}.json"
-        atomic_write(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        try:
+            atomic_write(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise Unwritable(path, exc, kept="the old state.json is unchanged") from None
         return path
 
     def append_event(self, event: dict[str, Any]) -> None:
-        """Append one line to events.jsonl (one line per model call)."""
+        """Append one line to events.jsonl (one line per model call), starting a new line if a failed write
+        left a torn one at the end (it stays one unreadable line, counted by readers; this one is whole)."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"ts": now_iso(), **event}, sort_keys=True) + "\n"
-        with open(self.dir / "events.jsonl", "a", encoding="utf-8") as fh:
-            fh.write(line)
+        path = self.dir / "events.jsonl"
+        line = (json.dumps({"ts": now_iso(), **event}, sort_keys=True) + "\n").encode("utf-8")
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                end = os.fstat(fd).st_size
+                if end and os.pread(fd, 1, end - 1) != b"\n":
+                    line = b"\n" + line
+                view = memoryview(line)
+                while view:  # a short write (a size limit reached part-way) ends in the error of the next
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise Unwritable(path, exc) from None
+
+
+def _size(path: Path) -> int:
+    """The size of ``path`` in bytes, 0 when it is not there."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 @contextmanager

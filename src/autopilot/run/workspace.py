@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from autopilot import git
-from autopilot.errors import BridgeError, BudgetExhausted, InfraError, RateLimitLow
+from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow
 from autopilot.run import loop
 from autopilot.run.state import State, Store
 
@@ -198,7 +198,7 @@ class Workspace:
             if exc.calls or usage.input or usage.output:
                 loop.charge(s, phase, usage, exc.usd, exc.calls)
             if isinstance(exc, InfraError):
-                loop.record_error(s, phase, exc.kind, str(exc))
+                loop.record_error(s, phase, exc.kind, str(exc), counts=not isinstance(exc, CallBusy))
             elif isinstance(exc, BudgetExhausted):
                 loop.budget_guard(s)
 
