@@ -17,9 +17,10 @@ import pytest
 from autopilot.codex import hooks_file
 from autopilot.codex import trust as codex_trust
 from autopilot.errors import EXIT_INFRA
-from autopilot.scripted.responses_server import ResponsesServer, drip, reply_json, tool_call
+from autopilot.scripted.responses_server import ResponsesServer, delay, drip, reply_json, tool_call
 from tests.e2e.test_codex_cli_backend import codex_processes_using
 from tests.support.agents import agent_bin, write_codex_config
+from tests.support.hooks import run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
 pytestmark = pytest.mark.e2e
@@ -180,3 +181,29 @@ def test_reviewer_threads_stay_out_of_the_users_resume_picker(codex, git_repo, b
     assert "autopilot loop" in screens["control"], screens["control"]
     assert "autopilot loop" not in screens["picker"] and "No sessions yet" in screens["picker"], screens["picker"]
     assert thread  # the plan ran in a real Codex thread
+
+
+HUNG = {
+    "accepts and never answers": lambda: delay(reply_json(continue_to("T2")), 120),
+    "one byte a second": lambda: drip(reply_json(continue_to("T2")), 1.0),
+}
+
+
+@pytest.mark.parametrize("hang", sorted(HUNG))
+def test_a_hung_codex_holds_the_stop_hook_no_longer_than_its_deadline(codex, git_repo, bridge, monkeypatch, hang):
+    """The real codex against a server that never finishes: each Stop returns by the deadline, the failure is
+    recorded, codex is killed, and the third in a row pauses the run instead of holding Claude again."""
+    planned(codex, git_repo, bridge)
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "4")
+    codex.push(*[HUNG[hang]() for _ in range(12)])
+    answers, took = [], []
+    for n in range(3):
+        started = time.monotonic()
+        answers.append(run_hook(bridge, "Stop", git_repo, stop_hook_active=n > 0, last_assistant_message="T1 done."))
+        took.append(time.monotonic() - started)
+        assert codex_processes_using(os.environ["CODEX_HOME"]) == []
+    assert max(took) < 15, took  # 4 s of deadline plus codex's start and the record, never 4 x 300 s of retries
+    s = state_of(bridge, git_repo)
+    assert s["last_error"]["kind"] == "timeout" and s["iteration"] == 0
+    assert [("decision" in a) for a in answers] == [True, True, False]  # held twice, then the pause lets it stop
+    assert s["status"] == "paused_reviewer_unavailable" and "paused" in answers[-1]["systemMessage"]
