@@ -261,6 +261,24 @@ def test_recover_rebuilds_what_the_hooks_missed(git_repo, bridge):
     assert view["coverage"]["status"] == "degraded" and kinds[:2] == ["hooks_missing", "recovered"]
 
 
+def test_recovered_observations_are_found_by_search(git_repo, bridge):
+    """recover, then handoff search: the rebuilt request is found, labelled as recovered, pointing at its line."""
+    t = work_transcript(git_repo)
+    path = claude_session(t, git_repo)
+    bridge("-C", str(git_repo), "handoff", "recover", "--from", "claude", "--session", t.session)
+    code, out, err = bridge("-C", str(git_repo), "handoff", "search", "parser public API", "--json")
+    assert code == 0, err
+    (hit,) = json.loads(out)["results"]
+    assert (hit["kind"], hit["role"], hit["excerpt"], hit["session"]) == (
+        "observation", "memory.request", "Fix the parser. Never change the public API.", t.session
+    )  # fmt: skip
+    assert {k: hit["pointer"][k] for k in ("via", "source", "line", "log")} == {
+        "via": "recover", "source": str(path), "line": 1, "log": "observations.jsonl"
+    }  # fmt: skip
+    code, out, _ = bridge("-C", str(git_repo), "handoff", "search", "parser public API")
+    assert code == 0 and "(recovered from the transcript)" in out and f"line 1 of {path}" in out
+
+
 def test_recover_twice_adds_nothing(git_repo, bridge):
     """A second recover writes nothing at all."""
     t = work_transcript(git_repo)

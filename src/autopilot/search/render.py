@@ -48,6 +48,8 @@ def _result(r: dict[str, Any]) -> list[str]:
     p = r["pointer"]
     where = f"line {p['line']}" if p.get("line") else str(p.get("event") or "")
     origin = f"packet {p['packet'][:19]}…" if p.get("packet") else f"{p['kind']} {p['origin']}"
+    if p.get("via") == "recover":
+        origin += " (recovered from the transcript)"
     out = [
         head,
         f"   {r.get('agent')} session {str(r.get('session'))[:13]}…  {origin} {p['ref']}  {where} of {p.get('source')}",
