@@ -261,6 +261,16 @@ def test_recover_rebuilds_what_the_hooks_missed(git_repo, bridge):
     assert view["coverage"]["status"] == "degraded" and kinds[:2] == ["hooks_missing", "recovered"]
 
 
+def test_recovered_observations_count_what_recover_added(git_repo, bridge):
+    """handoff active counts the observations recover rebuilt, not the recovery marker it writes with them."""
+    t = work_transcript(git_repo)
+    claude_session(t, git_repo)
+    code, out, _ = bridge("-C", str(git_repo), "handoff", "recover", "--from", "claude", "--session", t.session)
+    added = sum(json.loads(out)["added"].values())
+    coverage = active(bridge, git_repo, session=t.session)["coverage"]
+    assert (added, coverage["recoveredObservations"], coverage["hookObservations"]) == (7, 7, 0)
+
+
 def test_recovered_observations_are_found_by_search(git_repo, bridge):
     """recover, then handoff search: the rebuilt request is found, labelled as recovered, pointing at its line."""
     t = work_transcript(git_repo)
