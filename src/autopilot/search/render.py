@@ -6,7 +6,9 @@ terminal. Excerpts are quoted line by line (``> ``): they are evidence, never in
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing costs ~2 ms to import, and every search without --json renders
+if TYPE_CHECKING:
+    from typing import Any
 
 EXCERPT_LINES = 6
 LINE_CHARS = 160

@@ -14,12 +14,14 @@ import os
 import re
 import subprocess
 from functools import cached_property
-from typing import Any
 
 from autopilot import git
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
-from autopilot.redact import is_secret_path
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module
+if TYPE_CHECKING:
+    from typing import Any
 
 THIS_WORKTREE = "this-worktree"
 SIBLING_WORKTREE = "sibling-worktree"
@@ -152,6 +154,8 @@ def blob_ids(repo: str, paths: list[str]) -> dict[str, str | None]:
 
 def git_state(repo: str) -> dict[str, Any]:
     """Branch, HEAD, dirty paths with content hashes, and one hash over the whole dirty state."""
+    from autopilot.redact import is_secret_path  # the redaction package: only packets need it, never a search
+
     status = _status(repo)
     blobs = blob_ids(repo, [p for _, p in status if not is_secret_path(p)])
     dirty = []
