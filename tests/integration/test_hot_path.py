@@ -41,10 +41,13 @@ def test_state_fast_path_matches_the_full_parser(git_repo, bridge):
 
 
 # What `handoff search` must not load: argparse and its formatter (~8 ms) and the other handoff actions' parsers
-# (~4 ms), typing (~2 ms), the redactor and the evidence module's patterns (~2 ms), and what only writers need.
+# (~4 ms), typing (~2 ms), subprocess with threading (~3 ms: git is not forked for the branch or the project's
+# identity, only for a result's freshness), the redactor and evidence patterns (~2 ms), what only writers need.
 NOT_FOR_SEARCH = (
     "argparse",
     "typing",
+    "subprocess",
+    "threading",
     "autopilot.commands.handoff",
     "autopilot.commands.handoff_codex",
     "autopilot.commands.handoff_intake",
@@ -59,8 +62,8 @@ NOT_FOR_SEARCH = (
 
 @pytest.mark.parametrize("output", [["--json"], []])
 def test_search_loads_only_what_it_needs(git_repo, output):
-    """`codex-bridge -C DIR handoff search Q` (an index in place) answers without argparse, typing, the other
-    handoff actions, the redactor or the index's writers."""
+    """`codex-bridge -C DIR handoff search Q` (an index in place) answers without argparse, typing, a git process,
+    the other handoff actions, the redactor or the index's writers."""
     code = (
         "import sys, io, contextlib; from autopilot.cli import main\n"
         "out, err = io.StringIO(), io.StringIO()\n"
