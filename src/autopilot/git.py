@@ -66,6 +66,51 @@ def toplevel(cwd: str | None = None) -> str:
     return os.path.realpath(proc.stdout.strip())
 
 
+def git_dir(top: str) -> str | None:
+    """The git directory of the work tree at ``top``, read from its ``.git`` (a directory, or a file naming one
+    as linked worktrees and submodules have); None when only git can say (GIT_DIR and the like are set)."""
+    if any(v in os.environ for v in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")):
+        return None
+    dot = os.path.join(top, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:
+        with open(dot, encoding="utf-8") as fh:
+            line = fh.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not line.startswith("gitdir: "):
+        return None
+    path = os.path.join(top, line[len("gitdir: ") :])  # relative to the work tree, unless absolute
+    return path if os.path.isdir(path) else None
+
+
+def common_dir(top: str) -> str:
+    """The repository's common git directory (the one all its worktrees share) as a real path.
+
+    Read from the files as git reads them (the git directory's ``commondir``, relative to it), so a
+    search forks no ``git rev-parse --git-common-dir`` (~3 ms); git is asked when the files do not say.
+    """
+    found = git_dir(top)
+    shared = _shared_dir(found) if found is not None else None
+    if shared is not None:
+        return shared
+    out = run_git(top, "rev-parse", "--git-common-dir").strip()
+    return os.path.realpath(os.path.join(top, out))
+
+
+def _shared_dir(found: str) -> str | None:
+    """The common directory of git directory ``found`` (its ``commondir``, else itself); None: unreadable."""
+    try:
+        with open(os.path.join(found, "commondir"), encoding="utf-8") as fh:
+            shared = fh.read(4096).strip()
+    except FileNotFoundError:  # a main worktree's .git, or a submodule's directory: it is its own
+        return os.path.realpath(found)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return os.path.realpath(os.path.join(found, shared)) if shared else None
+
+
 def head_sha(repo: str) -> str | None:
     """The commit HEAD points at, or None in a repository without commits."""
     out = run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).strip()
@@ -73,9 +118,49 @@ def head_sha(repo: str) -> str | None:
 
 
 def branch(repo: str) -> str | None:
-    """The checked-out branch name, or None when HEAD is detached."""
+    """The checked-out branch name, or None when HEAD is detached.
+
+    Read from HEAD when it plainly names a branch whose short name nothing else could mean (what
+    ``git symbolic-ref --short HEAD`` would print, without forking git: ~3 ms of every search); git
+    is asked otherwise (a reftable repository, a tag or ref of the same name, GIT_DIR set...).
+    """
+    found = git_dir(repo)
+    if found is not None:
+        name = _head_branch(found)
+        if name is not None:
+            return name or None
     out = run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).strip()
     return out or None
+
+
+def _head_branch(found: str) -> str | None:
+    """The short branch name HEAD in git directory ``found`` names, "" when it is detached, None: ask git."""
+    try:
+        with open(os.path.join(found, "HEAD"), "rb") as fh:
+            head = fh.read(4096).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
+        return ""  # detached: symbolic-ref says nothing
+    prefix = "ref: refs/heads/"
+    name = head[len(prefix) :] if head.startswith(prefix) else ""
+    shared = _shared_dir(found)
+    if not name or name == ".invalid" or any(c.isspace() for c in name) or shared is None:
+        return None  # .invalid: a reftable repository
+    # --short keeps "heads/" when the short name also names a ref by a rule git tries first: NAME, refs/NAME,
+    # refs/tags/NAME (loose, or in packed-refs).
+    shadows = (name, f"refs/{name}", f"refs/tags/{name}")
+    for base in dict.fromkeys((found, shared)):
+        if any(os.path.lexists(os.path.join(base, *ref.split("/"))) for ref in shadows):
+            return None
+        try:
+            with open(os.path.join(base, "packed-refs"), "rb") as fh:
+                packed = fh.read()
+        except OSError:
+            continue
+        if any(f" {ref}\n".encode() in packed for ref in shadows[1:]):
+            return None
+    return name
 
 
 class Snapshot:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from pathlib import Path
 
 from autopilot.memory import observe
+from autopilot.scripted.responses_server import reply_json
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload, run_hook
 
 CHECKPOINT = {
@@ -191,6 +193,31 @@ def test_memory_context_joins_the_autopilots(planned, bridge):
     checkpoint(bridge, planned)
     text = context_of(run_hook(bridge, "UserPromptSubmit", planned, prompt="go"))
     assert text.startswith("codex-autopilot: current task") and "NEXT-ACTION-MARKER" in text
+
+
+def test_no_fact_is_recorded_as_injected_unless_it_reached_the_output(openai_env, git_repo, bridge, monkeypatch):
+    """With a run's long context in the same answer, the memory takes only the room left: what it records reached
+    the output uncut, and the rest comes with the next prompt."""
+    from tests.support.loop import PLAN
+
+    openai_env.push(reply_json(copy.deepcopy(PLAN)))
+    code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Ship it. " + "g" * 7000)
+    assert code == 0, err
+    monkeypatch.setenv("AUTOPILOT_MEMORY_INJECT_CHARS", "8000")
+    run_hook(bridge, "SessionStart", git_repo, source="startup")
+    run_hook(bridge, "UserPromptSubmit", git_repo, prompt="go", prompt_id="p1")
+    steps = [f"step {n:03} done " + "x" * 120 for n in range(60)]
+    checkpoint(bridge, git_repo, {**CHECKPOINT, "completed": steps})
+    texts = [
+        context_of(run_hook(bridge, "SessionStart", git_repo, source="resume")),
+        context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="continue")),
+        context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="continue")),
+    ]
+    assert texts[0].startswith("codex-autopilot run active.") and all(len(t) <= 9_500 for t in texts)
+    assert not any("[cut by codex-autopilot" in t for t in texts)
+    shown = [line for t in texts for line in t.splitlines() if line.startswith("- ")]
+    assert sum(r["items"] for r in injections(git_repo) if r["kind"] == "injection") == len(shown)
+    assert all(any(f'"{step}"' in line for line in shown) for step in steps)
 
 
 def test_a_failing_memory_does_not_stop_the_autopilot(planned, bridge, monkeypatch):

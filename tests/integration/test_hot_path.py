@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("openai", "jsonschema", "yaml", "filelock", "tenacity")
 
 
@@ -36,3 +38,40 @@ def test_state_fast_path_matches_the_full_parser(git_repo, bridge):
     assert out.getvalue() == fast
     code, full, _ = bridge("-C", str(git_repo), "state", "--all")
     assert code == 0 and json.loads(full) == []
+
+
+# What `handoff search` must not load: argparse and its formatter (~8 ms) and the other handoff actions' parsers
+# (~4 ms), typing (~2 ms), subprocess with threading (~3 ms: git is not forked for the branch or the project's
+# identity, only for a result's freshness), the redactor and evidence patterns (~2 ms), what only writers need.
+NOT_FOR_SEARCH = (
+    "argparse",
+    "typing",
+    "subprocess",
+    "threading",
+    "autopilot.commands.handoff",
+    "autopilot.commands.handoff_codex",
+    "autopilot.commands.handoff_intake",
+    "autopilot.commands.handoff_memory",
+    "autopilot.commands.handoff_packets",
+    "autopilot.redact",
+    "autopilot.transcripts.evidence",
+    "orjson",
+    "filelock",
+)
+
+
+@pytest.mark.parametrize("output", [["--json"], []])
+def test_search_loads_only_what_it_needs(git_repo, output):
+    """`codex-bridge -C DIR handoff search Q` (an index in place) answers without argparse, typing, a git process,
+    the other handoff actions, the redactor or the index's writers."""
+    code = (
+        "import sys, io, contextlib; from autopilot.cli import main\n"
+        "out, err = io.StringIO(), io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+        "    rc = main(['-C', sys.argv[1], 'handoff', 'search', *sys.argv[2:], 'parse_header'])\n"
+        f"print(rc, [m for m in {NOT_FOR_SEARCH!r} if m in sys.modules], out.getvalue().startswith(('{{', '0 result')))"
+    )
+    argv = [sys.executable, "-c", code, str(git_repo), *output]
+    subprocess.run(argv, capture_output=True, text=True, check=True)  # builds the index
+    out = subprocess.run(argv, capture_output=True, text=True, check=True)
+    assert out.stdout == "0 [] True\n", out.stderr

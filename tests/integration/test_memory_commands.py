@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from autopilot.memory import observe
+from autopilot.scripted.responses_server import ResponsesServer
 from tests.support.claude_rows import Transcript, text, tool_use
 from tests.support.handoff_env import claude_session, codex_rollout
 from tests.support.hooks import SESSION, payload
+from tests.support.messages_server import MessagesServer
 
 CHECKPOINT = {
     "objective": "Make the parser accept empty input",
@@ -250,7 +253,6 @@ def test_recover_rebuilds_what_the_hooks_missed(git_repo, bridge):
     summary = json.loads(out)
     assert code == 0, err
     assert summary["added"] == {"compact": 1, "edit": 1, "model": 1, "request": 2, "run": 2}
-    assert summary["modelRequests"] == 0
     view = active(bridge, git_repo, session=t.session)
     assert view["objective"]["text"].startswith("Fix the parser") and view["objective"]["source"] == "first-request"
     assert [(v["command"], v["outcome"], v["previous"]) for v in view["recentEvidence"]["validation"]] == [
@@ -259,6 +261,64 @@ def test_recover_rebuilds_what_the_hooks_missed(git_repo, bridge):
     assert len(view["compactions"]) == 1
     kinds = [r["kind"] for r in view["coverage"]["reasons"]]
     assert view["coverage"]["status"] == "degraded" and kinds[:2] == ["hooks_missing", "recovered"]
+
+
+def test_recover_makes_no_model_request(git_repo, tmp_path):
+    """recover as its own process, every model route pointed at a recorder (both APIs, codex and claude on PATH):
+    it rebuilds the session and none of them is asked anything."""
+    t = work_transcript(git_repo)
+    claude_session(t, git_repo)
+    calls = tmp_path / "agent-calls"
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    for name in ("codex", "claude"):
+        (shims / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "{calls}"\nexit 1\n')
+        (shims / name).chmod(0o755)
+    with ResponsesServer() as openai, MessagesServer() as anthropic:
+        env = {
+            **os.environ,
+            **anthropic.env(),
+            "OPENAI_BASE_URL": openai.url,
+            "OPENAI_API_KEY": "sk-test-not-a-real-key",
+            "AUTOPILOT_BACKEND": "openai",
+            "PATH": f"{shims}{os.pathsep}{os.environ['PATH']}",
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "autopilot", "-C", str(git_repo), "handoff", "recover", "--from", "claude",
+             "--session", t.session],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert sum(json.loads(done.stdout)["added"].values()) == 7
+        assert (openai.requests, anthropic.log, calls.exists()) == ([], [], False)
+
+
+def test_recovered_observations_count_what_recover_added(git_repo, bridge):
+    """handoff active counts the observations recover rebuilt, not the recovery marker it writes with them."""
+    t = work_transcript(git_repo)
+    claude_session(t, git_repo)
+    code, out, _ = bridge("-C", str(git_repo), "handoff", "recover", "--from", "claude", "--session", t.session)
+    added = sum(json.loads(out)["added"].values())
+    coverage = active(bridge, git_repo, session=t.session)["coverage"]
+    assert (added, coverage["recoveredObservations"], coverage["hookObservations"]) == (7, 7, 0)
+
+
+def test_recovered_observations_are_found_by_search(git_repo, bridge):
+    """recover, then handoff search: the rebuilt request is found, labelled as recovered, pointing at its line."""
+    t = work_transcript(git_repo)
+    path = claude_session(t, git_repo)
+    bridge("-C", str(git_repo), "handoff", "recover", "--from", "claude", "--session", t.session)
+    code, out, err = bridge("-C", str(git_repo), "handoff", "search", "parser public API", "--json")
+    assert code == 0, err
+    (hit,) = json.loads(out)["results"]
+    assert (hit["kind"], hit["role"], hit["excerpt"], hit["session"]) == (
+        "observation", "memory.request", "Fix the parser. Never change the public API.", t.session
+    )  # fmt: skip
+    assert {k: hit["pointer"][k] for k in ("via", "source", "line", "log")} == {
+        "via": "recover", "source": str(path), "line": 1, "log": "observations.jsonl"
+    }  # fmt: skip
+    code, out, _ = bridge("-C", str(git_repo), "handoff", "search", "parser public API")
+    assert code == 0 and "(recovered from the transcript)" in out and f"line 1 of {path}" in out
 
 
 def test_recover_twice_adds_nothing(git_repo, bridge):

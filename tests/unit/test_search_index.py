@@ -110,6 +110,15 @@ def test_checkpoint_documents_are_searchable_with_their_kind(bridge, repo):
     ]
 
 
+def test_documents_are_counted_by_their_own_kind(bridge, repo):
+    """One session's origin holds observations and checkpoints: the answer counts each under its own kind."""
+    where, _ = repo
+    before = search(bridge, where)["index"]["documents"]
+    observation = {**checkpoint(where), "kind": "observation", "role": "memory.request", "ref": "obs-1"}
+    index.add_documents([observation, checkpoint(where), {**checkpoint(where), "ref": "cp-2"}])
+    assert search(bridge, where)["index"]["documents"] == {**before, "observation": 1, "checkpoint": 2}
+
+
 def test_adding_an_origin_again_replaces_its_documents(repo):
     """Documents are grouped by origin: feeding an origin again replaces what it had."""
     index.add_documents([CHECKPOINT, {**CHECKPOINT, "ref": "cp-2"}])

@@ -131,3 +131,77 @@ def test_search_outside_a_repository_is_refused(bridge, tmp_path):
     """Search belongs to a project: outside a git repository it says so."""
     code, _, err = bridge("handoff", "search", "parse_header", cwd=tmp_path)
     assert code == 1 and clean(err) and "is not inside a git repository" in err
+
+
+# The command lines cli.py's fast path reads itself (argparse is ~12 ms of a search) and those it leaves to argparse.
+QUICK = [
+    ["parse_header"],
+    ["parse_header", "--json"],
+    ["--json", "parse_header"],
+    ["parse_header", "--limit", "5"],
+    ["--limit=5", "parse_header"],
+    ["parse_header", "--limit", " 7 "],
+    ["parse_header", "--worktree", "all", "--since", "2026-11-30", "--agent", "codex", "--cwd", "/tmp"],
+    ["parse_header", "--worktree=this", "--since=", "--agent=claude"],
+    ["parse_header", "--since=-1"],
+    ["parse_header", "--json", "--json", "--limit", "1", "--limit", "2"],
+    ["--", "-x"],
+    ["--json", "--", "--json"],
+    ["parse_header", "--"],
+    [""],
+]
+ARGPARSE = [
+    [],
+    ["--help"],
+    ["-h"],
+    ["parse_header", "--help"],
+    ["parse_header", "--lim", "5"],
+    ["parse_header", "--js"],
+    ["parse_header", "--limit", "x"],
+    ["parse_header", "--limit", "-5"],
+    ["parse_header", "--limit"],
+    ["parse_header", "--since", "--json"],
+    ["parse_header", "--json=1"],
+    ["parse_header", "--worktree", "other"],
+    ["parse_header", "--agent", "gpt"],
+    ["parse_header", "second"],
+    ["-x"],
+    ["-x y"],
+    ["--", "a", "--"],
+    ["parse_header", "-C", "/tmp"],
+]
+
+
+def argparse_reading(argv: list[str]) -> dict | None:
+    """What argparse makes of ``handoff search ARGV`` (None: it refuses or prints help)."""
+    import contextlib
+    import io
+
+    from autopilot import cli
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            args = cli._parser("handoff").parse_args(["handoff", "search", *argv])
+    except SystemExit:
+        return None
+    keys = ("query", "json", "limit", "worktree", "since", "agent", "project_dir")
+    return {k: getattr(args, k) for k in keys}
+
+
+@pytest.mark.parametrize("argv", QUICK + ARGPARSE)
+def test_the_fast_command_line_reads_as_argparse_does(argv):
+    """`handoff search` without argparse reads the usual command lines exactly as argparse does and leaves the rest
+    (help, abbreviations, bad values, a query starting with "-") to argparse."""
+    from autopilot.commands.handoff_search import quick_args
+
+    expected = argparse_reading(argv)
+    assert quick_args(argv) == (expected if argv in QUICK else None)
+    assert argv not in QUICK or expected is not None
+
+
+def test_help_and_bad_choices_are_still_argparse_s(bridge, repo):
+    """`handoff search --help` prints the usage, a bad --worktree is a usage error (exit 2), as before."""
+    code, out, _ = bridge("handoff", "search", "--help", cwd=repo)
+    assert code == 0 and out.startswith("usage: codex-bridge handoff search") and "--worktree {this,all}" in out
+    code, out, err = bridge("handoff", "search", "parse_header", "--worktree", "other", cwd=repo)
+    assert (code, out) == (2, "") and "argument --worktree: invalid choice: 'other'" in err

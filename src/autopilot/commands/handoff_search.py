@@ -7,9 +7,11 @@ packets. Neither changes a packet or a transcript, runs a tool or calls a model.
 
 from __future__ import annotations
 
-from typing import Any
-
 from autopilot.errors import BridgeError
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_LIMIT = 200
 
@@ -59,6 +61,67 @@ def reindex(as_json: bool) -> int:
             + (f" ({built['skipped']} packet(s) refused: see above)" if built["skipped"] else "")
         )
     return 0
+
+
+# The search command line without argparse (cli.py's fast path; argparse and its formatter cost ~8 ms, the other
+# handoff actions' parsers ~4 ms): the options add_parser declares, read as argparse reads them. Anything else
+# (--help, an abbreviation, a missing or bad value, a second query, a query starting with "-") returns None and
+# goes to argparse, so its usage, errors and exit codes stay exactly argparse's
+# (tests/unit/test_search_input.py compares the two).
+FLAGS = {"--json": "json"}
+VALUES = {"--limit": "limit", "--worktree": "worktree", "--since": "since", "--agent": "agent", "--cwd": "project_dir"}
+CHOICES = {"worktree": ("this", "all"), "agent": ("claude", "codex")}
+DEFAULTS: dict[str, Any] = {"json": False, "limit": 10, "worktree": "this", "since": None, "agent": None}
+
+
+def quick_args(argv: list[str]) -> dict[str, Any] | None:
+    """The options of ``handoff search ARGV`` as argparse would parse them, or None when only argparse may say."""
+    out: dict[str, Any] = {**DEFAULTS, "project_dir": None, "query": None}
+    rest = iter(argv)
+    only_positional = False
+    for arg in rest:
+        if arg == "--" and not only_positional:
+            only_positional = True
+            continue
+        if only_positional or not arg.startswith("-"):
+            if out["query"] is not None or arg == "--":
+                return None
+            out["query"] = arg
+            continue
+        if arg in FLAGS:
+            out[FLAGS[arg]] = True
+            continue
+        name, eq, value = arg.partition("=")
+        if name not in VALUES:
+            return None
+        if not eq:
+            value = next(rest, "-")
+            if value.startswith("-"):
+                return None
+        key = VALUES[name]
+        if key == "limit":
+            try:
+                out[key] = int(value)
+            except ValueError:
+                return None
+        elif key in CHOICES and value not in CHOICES[key]:
+            return None
+        else:
+            out[key] = value
+    return out if out["query"] is not None else None
+
+
+def run_quick(options: dict[str, Any], cwd: str | None) -> int:
+    """Run a search whose command line :func:`quick_args` read (``cwd``: from ``-C``)."""
+    return search(
+        options["query"],
+        as_json=options["json"],
+        limit=options["limit"],
+        worktree=options["worktree"],
+        since=options["since"],
+        agent=options["agent"],
+        cwd=options["project_dir"] or cwd,
+    )
 
 
 def add_parser(handoff_subparsers: Any) -> None:

@@ -163,14 +163,18 @@ def dispatch(event: str, data: Json) -> Json | None:
     """Route one event to its handler, or answer nothing when there is nothing to do.
 
     Every event the active memory follows is recorded first (cheap, with or without a run); when
-    facts changed since the last injection, the changed ones are added to the answer's context.
+    facts changed since the last injection, the changed ones are added to the answer's context, in
+    the room the autopilot's own answer leaves under the output cap (so every fact recorded as
+    injected reaches the model).
     """
     if event == "UserPromptSubmit" and is_handoff_prompt(data):
         from autopilot.hooks.handoff import record
 
         return record(data)
-    memory = remember(event, data) if event in MEMORY_EVENTS else None
+    due, memory = remember(event, data) if event in MEMORY_EVENTS else (False, None)
     out = run_handler(event, data)
+    if due:
+        memory = recall(event, data, out)
     if memory:
         from autopilot.hooks.memory import merge
 
@@ -202,8 +206,8 @@ def run_handler(event: str, data: Json) -> Json | None:
     return handler(Hook(event, data))  # type: ignore[no-any-return]
 
 
-def remember(event: str, data: Json) -> Json | None:
-    """Record the event in the session's active memory; the memory's answer (context, a notice) or None.
+def remember(event: str, data: Json) -> tuple[bool, Json | None]:
+    """Record the event in the session's active memory: (whether an injection may be due, a failure notice or None).
 
     A failure here never stops the autopilot's own handler: it becomes a notice (and a crash-log line).
     """
@@ -211,15 +215,26 @@ def remember(event: str, data: Json) -> Json | None:
         from autopilot.memory import observe
 
         recorded = observe.record(event, data, "claude")
-        if recorded is None or not recorded[1]:
-            return None
+        return recorded is not None and recorded[1], None
+    except Exception as exc:  # the memory fails open, visibly
+        return False, memory_failed(event, exc)
+
+
+def recall(event: str, data: Json, out: Json | None) -> Json | None:
+    """The memory's answer (the changed facts, within the room ``out`` leaves), a failure notice, or None."""
+    try:
         from autopilot.hooks.memory import inject
 
-        return inject(event, data)
+        return inject(event, data, out)
     except Exception as exc:  # the memory fails open, visibly
-        answer = failed(event, exc)
-        answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)
-        return answer
+        return memory_failed(event, exc)
+
+
+def memory_failed(event: str, exc: BaseException) -> Json:
+    """The fail-open answer to an error in the active memory."""
+    answer = failed(event, exc)
+    answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)
+    return answer
 
 
 def is_handoff_prompt(data: Json) -> bool:

@@ -1,5 +1,8 @@
 """The active memory's side of the hooks: inject the changed facts, and merge that into the autopilot's answer.
 
+The injection is decided after the autopilot's answer, in the room it leaves under ``hooks.TEXT_CAP``,
+so ``capped()`` never cuts a fact that ``injections.jsonl`` records as injected.
+
 Recording is done before this module is ever loaded (``autopilot.memory.observe``, on the hot path);
 this runs only when an injection may be due (a compaction, a ``/clear``, a resume or a prompt after
 facts changed), so it may load the reducer, the config and the redactor.
@@ -9,14 +12,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from autopilot.hooks import TEXT_CAP
 from autopilot.memory.inject import hook_answer
 
 Json = dict[str, Any]
+SEPARATOR = "\n\n"  # between the autopilot's context and the memory's
 
 
-def inject(event: str, data: Json) -> Json | None:
-    """The hook answer carrying the facts that changed since the last injection, or None."""
-    return hook_answer("claude", event, data)
+def inject(event: str, data: Json, out: Json | None = None) -> Json | None:
+    """The hook answer carrying the facts that changed since the last injection, in the room the autopilot's
+    answer ``out`` leaves under the output cap (None: nothing new, or no room)."""
+    return hook_answer("claude", event, data, room=room(out))
+
+
+def room(out: Json | None) -> int:
+    """How many characters of context the memory may add to ``out`` without the merged text passing TEXT_CAP."""
+    before = ((out or {}).get("hookSpecificOutput") or {}).get("additionalContext")
+    if not isinstance(before, str) or not before:
+        return TEXT_CAP
+    return TEXT_CAP - len(before) - len(SEPARATOR)
 
 
 def merge(event: str, out: Json | None, memory: Json) -> Json:
@@ -31,6 +45,6 @@ def merge(event: str, out: Json | None, memory: Json) -> Json:
     if extra:
         specific = dict(out.get("hookSpecificOutput") or {"hookEventName": event})
         before = specific.get("additionalContext")
-        specific["additionalContext"] = f"{before}\n\n{extra}" if before else extra
+        specific["additionalContext"] = f"{before}{SEPARATOR}{extra}" if before else extra
         merged["hookSpecificOutput"] = specific
     return merged

@@ -6,12 +6,13 @@ the session already knows is the set of item hashes injected into it since its c
 reset (a compaction or ``/clear`` resets it; a resume does not: the resumed history still holds
 what was injected). Only items outside that set are injected, inside a bounded excerpt (default
 :data:`DEFAULT_CHARS`, ``AUTOPILOT_MEMORY_INJECT_CHARS`` or ``memory_inject_chars`` in the config,
-at most :data:`MAX_CHARS`, well under the clients' 10,000-character hook output cap); what did not
-fit stays unknown and comes next time. The first request of a session is its own objective: until a
-compaction summarises it away, it is known without being echoed back. Every injection is recorded
-in ``injections.jsonl`` (when, which session, which fields, bytes, the hash of the facts it was
-cut from). Text is redacted and
-quoted: it is evidence and the agent's own claims, never an instruction.
+at most :data:`MAX_CHARS`, well under the clients' 10,000-character hook output cap, and never more
+than the room the autopilot's own context leaves in the same output); what did not fit stays unknown
+and comes next time: a fact is recorded as injected only when the excerpt holds it. The first
+request of a session is its own objective: until a compaction summarises it away, it is known
+without being echoed back. Every injection is recorded in ``injections.jsonl`` (when, which
+session, which fields, bytes, the hash of the facts it was cut from). Text is redacted and quoted:
+it is evidence and the agent's own claims, never an instruction.
 """
 
 from __future__ import annotations
@@ -251,8 +252,12 @@ def adopt_cleared(store: SessionStore) -> str | None:
     return old
 
 
-def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | None:
-    """Decide what to inject before the next turn, record it, and return the excerpt (None: nothing new)."""
+def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int | None = None) -> str | None:
+    """Decide what to inject before the next turn, record it, and return the excerpt (None: nothing new).
+
+    ``room``: the characters left in the hook's output by what else it carries (the autopilot's context);
+    the excerpt never takes more, so every fact recorded as injected is one the output really holds.
+    """
     source = data.get("source") if event == "SessionStart" else None
     reset = source in RESETS
     carried = adopt_cleared(store) if source == "clear" else None
@@ -276,7 +281,8 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
     delta = {f: [t for h, t in current[f].items() if h not in knows[f]] for f in FIELDS}
     delta = {f: v for f, v in delta.items() if v}
     footer = f"codex-bridge handoff active --agent {store.agent} --session {store.session}"
-    text, shown, left = render(delta, budget(), footer) if delta else ("", {}, 0)
+    limit = budget() if room is None else min(budget(), room)
+    text, shown, left = render(delta, limit, footer) if delta else ("", {}, 0)
     for field, taken in shown.items():
         knows[field] |= {item_hash(field, t) for t in taken}
     baseline = {f: sorted(knows[f]) for f in FIELDS if knows[f]}
@@ -309,15 +315,16 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any]) -> str | 
     return text if shown else None
 
 
-def hook_answer(agent: str, event: str, data: dict[str, Any]) -> dict[str, Any] | None:
-    """The hook JSON that injects the changed facts for ``event`` (None: nothing new, or nothing recorded)."""
+def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None = None) -> dict[str, Any] | None:
+    """The hook JSON that injects the changed facts for ``event`` within ``room`` characters (None: nothing new,
+    nothing recorded, or no room)."""
     session = observe.safe_session(data.get("session_id"))
     if session is None or not observe.enabled():
         return None
     store = SessionStore(agent, session, toplevel(str(data.get("cwd") or os.getcwd())))
     if not store.exists():
         return None
-    text = before_turn(store, event, data)
+    text = before_turn(store, event, data, room)
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}

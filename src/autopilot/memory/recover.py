@@ -221,5 +221,5 @@ def recover(agent: str, session: str, cwd: str | None = None) -> dict[str, Any]:
         "alreadyKnown": len(candidates) - len(new),
         "changed": wrote,
         "gaps": gaps,
-        "modelRequests": 0,
+        "modelRequests": 0,  # no code path here asks a model: test_recover_makes_no_model_request proves it
     }

@@ -326,7 +326,10 @@ def _checkpoint(cp: dict[str, Any] | None, count: int) -> dict[str, Any] | None:
     }
 
 
-def _counts(obs: list[dict[str, Any]]) -> dict[str, Any]:
+def _counts(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The observations by how they came and by kind; a recovery marker is recover's note of what it added
+    (``recoveries``), not an observation, so it is not counted."""
+    obs = [o for o in records if o.get("kind") != "recovery"]
     by_via: dict[str, int] = {}
     by_kind: dict[str, int] = {}
     for o in obs:

@@ -19,13 +19,16 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 from autopilot.paths import handoff_dir
 from autopilot.sources import canonical
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "codex-autopilot/handoff-packet"
 VERSION = 1

@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from autopilot import git
 from autopilot.errors import BridgeError
 from autopilot.search import index
 from autopilot.sources import verify_hash
 from autopilot.sources.project import blob_ids
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 CURRENT, CHANGED, UNAVAILABLE = "current", "changed", "unavailable"
 
@@ -119,6 +121,12 @@ def _source(db: sqlite3.Connection, path: str, recorded: dict[str, Any]) -> tupl
 
 def _in_parallel(jobs: list[Callable[[], None]]) -> None:
     """Run each git question in a thread of its own (each is a process; the GIL is no obstacle)."""
+    if len(jobs) < 2:  # one question or none: no thread (and no threading to import when git is not asked)
+        for job in jobs:
+            job()
+        return
+    import threading
+
     threads = [threading.Thread(target=job) for job in jobs[1:]]
     for t in threads:
         t.start()

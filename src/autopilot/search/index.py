@@ -51,15 +51,16 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
-from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.packets import store as packets
 from autopilot.paths import handoff_dir
 from autopilot.search import terms
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs ~2 ms to import, and a search loads this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from autopilot.sources.project import Project
 
 FILE = "evidence.sqlite3"
@@ -565,16 +566,25 @@ def generation() -> str | None:
 
 
 def stats(db: sqlite3.Connection) -> dict[str, Any]:
-    """What the index holds: documents by kind, packets, schema version, file size (one pass over the origins)."""
-    by_kind = {
-        k: (int(n), int(d or 0))
-        for k, n, d in db.execute("SELECT kind, count(*), sum(docs) FROM origins GROUP BY kind")
-    }
+    """What the index holds: documents by kind, packets, schema version, file size.
+
+    A packet's documents are counted from its origin row (one pass over the origins); an active-memory
+    origin holds a session's checkpoints and observations together, so its documents are counted by
+    their own kind (through the origin index: a few sessions, not the millions of evidence rows; CROSS JOIN
+    keeps SQLite from scanning ``docs`` instead).
+    """
+    packets, evidence = db.execute("SELECT count(*), sum(docs) FROM origins WHERE kind = 'evidence'").fetchone()
+    documents = {"evidence": int(evidence)} if packets else {}
+    for kind, n in db.execute(
+        "SELECT d.kind, count(*) FROM origins o CROSS JOIN docs d ON d.origin = o.origin "
+        "WHERE o.kind != 'evidence' GROUP BY d.kind ORDER BY d.kind"
+    ):
+        documents[kind] = documents.get(kind, 0) + int(n)
     return {
         "path": str(index_path()),
         "schemaVersion": int(db.execute("PRAGMA user_version").fetchone()[0]),
-        "documents": {k: d for k, (_, d) in by_kind.items()},
-        "packets": by_kind.get("evidence", (0, 0))[0],
+        "documents": documents,
+        "packets": int(packets),
         "bytes": index_path().stat().st_size if index_path().exists() else 0,
         "generation": _meta(db, "generation"),
     }
@@ -609,7 +619,7 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
                 "role": doc["kind"],
                 "origin": origin,
                 "ref": f"{origin}:{doc['ref'].get('log')}:{doc['ref'].get('index')}",
-                "pointer": doc["ref"],
+                "pointer": _memory_pointer(doc["ref"]),
                 "repoId": project.repo_id,
                 "worktreeId": project.worktree_id,
                 "outcome": {"status": doc["outcome"]} if isinstance(doc.get("outcome"), str) else doc.get("outcome"),
@@ -625,6 +635,17 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
         with writer() as w:
             _set_meta(w, key, stamp)
     return added
+
+
+def _memory_pointer(ref: dict[str, Any]) -> dict[str, Any]:
+    """Where a memory document is: its log and index in the store, how it came (``via``: ``hook`` or
+    ``recover``) and, for one rebuilt from the transcript, that file and line (the pointer's ``source``)."""
+    out = {k: v for k, v in ref.items() if k != "source"}
+    source = ref.get("source")
+    if isinstance(source, dict) and source.get("transcript"):
+        out["source"] = source["transcript"]
+        out["line"] = source.get("line")
+    return out
 
 
 def _stamp(path: Path) -> str:

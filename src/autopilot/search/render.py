@@ -6,7 +6,9 @@ terminal. Excerpts are quoted line by line (``> ``): they are evidence, never in
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing costs ~2 ms to import, and every search without --json renders
+if TYPE_CHECKING:
+    from typing import Any
 
 EXCERPT_LINES = 6
 LINE_CHARS = 160
@@ -48,6 +50,8 @@ def _result(r: dict[str, Any]) -> list[str]:
     p = r["pointer"]
     where = f"line {p['line']}" if p.get("line") else str(p.get("event") or "")
     origin = f"packet {p['packet'][:19]}…" if p.get("packet") else f"{p['kind']} {p['origin']}"
+    if p.get("via") == "recover":
+        origin += " (recovered from the transcript)"
     out = [
         head,
         f"   {r.get('agent')} session {str(r.get('session'))[:13]}…  {origin} {p['ref']}  {where} of {p.get('source')}",

@@ -38,13 +38,16 @@ import json
 import math
 import sqlite3
 import time
-from typing import Any
 
 from autopilot import git
 from autopilot.search import freshness, index, terms
 from autopilot.search.query import Query, parse
 from autopilot.sources.project import Project
-from autopilot.transcripts.evidence import TRUST
+from autopilot.transcripts import TRUST
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 CANDIDATES = 100  # rows FTS5 ranks before coverage and links are looked at
 RANK_ALL = 5000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are

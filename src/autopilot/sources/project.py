@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from functools import cached_property
-from typing import Any
 
 from autopilot import git
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
-from autopilot.redact import is_secret_path
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module
+if TYPE_CHECKING:
+    from typing import Any
 
 THIS_WORKTREE = "this-worktree"
 SIBLING_WORKTREE = "sibling-worktree"
@@ -42,9 +43,7 @@ class Project:
 
     def __init__(self, cwd: str | None = None) -> None:
         self.worktree = git.toplevel(cwd)
-        common = git.run_git(self.worktree, "rev-parse", "--git-common-dir").strip()
-        common = common if os.path.isabs(common) else os.path.join(self.worktree, common)
-        self.common_dir = os.path.realpath(common)
+        self.common_dir = git.common_dir(self.worktree)
         self.root = os.path.dirname(self.common_dir) if os.path.basename(self.common_dir) == ".git" else self.common_dir
         self._owners: dict[str, str | None] = {}
 
@@ -138,6 +137,8 @@ def blob_ids(repo: str, paths: list[str]) -> dict[str, str | None]:
     present = [p for p in paths if os.path.isfile(os.path.join(repo, p))]
     ids: dict[str, str | None] = dict.fromkeys(paths)
     if present:
+        import subprocess  # ~3 ms with what it loads: a search that asks git nothing never pays it
+
         proc = subprocess.run(
             ["git", "-C", repo, "hash-object", "--no-filters", "--stdin-paths"],
             input="\n".join(present) + "\n",
@@ -152,6 +153,8 @@ def blob_ids(repo: str, paths: list[str]) -> dict[str, str | None]:
 
 def git_state(repo: str) -> dict[str, Any]:
     """Branch, HEAD, dirty paths with content hashes, and one hash over the whole dirty state."""
+    from autopilot.redact import is_secret_path  # the redaction package: only packets need it, never a search
+
     status = _status(repo)
     blobs = blob_ids(repo, [p for _, p in status if not is_secret_path(p)])
     dirty = []

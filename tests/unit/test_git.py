@@ -1,0 +1,79 @@
+"""git.py reads the branch and the common git directory from the files, as git itself would answer."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from autopilot import git
+
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+}
+
+
+def run(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, env=ENV, capture_output=True, text=True).stdout
+
+
+def gits_answer(repo: Path) -> tuple[str | None, str]:
+    """What git says: ``symbolic-ref --short HEAD`` (None when detached) and ``rev-parse --git-common-dir``."""
+    short = subprocess.run(["git", "-C", str(repo), "symbolic-ref", "--quiet", "--short", "HEAD"], capture_output=True)
+    common = run(repo, "rev-parse", "--git-common-dir").strip()
+    return short.stdout.decode().strip() or None, os.path.realpath(os.path.join(repo, common))
+
+
+def ours(repo: Path) -> tuple[str | None, str]:
+    return git.branch(str(repo)), git.common_dir(str(repo))
+
+
+@pytest.fixture
+def no_fork(monkeypatch):
+    """Any git process started from here fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"git was forked: {args[0] if args else kwargs}")
+
+    monkeypatch.setattr(subprocess, "run", refuse)
+
+
+def test_a_branch_and_the_common_dir_come_from_the_files(git_repo, no_fork):
+    """On a branch of the main worktree: git's answers, without forking git."""
+    assert ours(git_repo) == ("main", os.path.realpath(git_repo / ".git"))
+
+
+def test_every_plain_case_matches_git(git_repo, tmp_path):
+    """A linked worktree, a branch with a slash, an unborn branch, a detached HEAD: the answers git gives."""
+    linked = tmp_path / "linked"
+    run(git_repo, "worktree", "add", "-q", "-b", "feature/x", str(linked))
+    fresh = tmp_path / "fresh"
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(fresh)], check=True, env=ENV)
+    detached = tmp_path / "detached"
+    run(git_repo, "worktree", "add", "-q", "--detach", str(detached))
+    for repo in (git_repo, linked, fresh, detached):
+        assert ours(repo) == gits_answer(repo), repo
+    assert [ours(r)[0] for r in (linked, fresh, detached)] == ["feature/x", "trunk", None]
+    assert ours(linked)[1] == os.path.realpath(git_repo / ".git")
+
+
+@pytest.mark.parametrize("pack", [False, True])
+def test_a_tag_of_the_branchs_name_is_left_to_git(git_repo, pack):
+    """A tag named like the branch makes git print "heads/main": the files are not trusted to say that."""
+    run(git_repo, "tag", "main")
+    if pack:
+        run(git_repo, "pack-refs", "--all")
+    assert ours(git_repo) == gits_answer(git_repo) and ours(git_repo)[0] == "heads/main"
+
+
+def test_git_dir_in_the_environment_is_left_to_git(git_repo, monkeypatch):
+    """With GIT_DIR set the files of the work tree are not read: git answers."""
+    monkeypatch.setenv("GIT_DIR", str(git_repo / ".git"))
+    assert git.git_dir(str(git_repo)) is None
+    assert ours(git_repo) == gits_answer(git_repo)
