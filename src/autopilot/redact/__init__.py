@@ -8,8 +8,8 @@ line are bounded, and key bodies are found line by line, never by a backtracking
 Pattern-based redaction is a strong filter, not a guarantee; results of reads of
 secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FILE_LINES``).
 
-Importing this package compiles no pattern: :mod:`.rules` and :mod:`.keys` (about a hundred
-regular expressions, ~8 ms) load on the first redaction, so a command that only asks
+Importing this package compiles no pattern: :mod:`.tokens`, :mod:`.named` and :mod:`.keys`
+(about a hundred regular expressions, ~8 ms) load on the first redaction, so a command that only asks
 ``is_secret_path`` (a search, a listing) does not pay for them.
 """
 
@@ -39,16 +39,21 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
     if not text:
         return text, counts
     from autopilot.redact.keys import key_bodies
-    from autopilot.redact.rules import PRIVATE_KEY, RULES, apply, apply_local
+    from autopilot.redact.named import NAMED
+    from autopilot.redact.rules import apply, apply_local
+    from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
 
     lowered = text.lower()
     text = apply(PRIVATE_KEY, text, lowered, counts)
     # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.
     text = key_bodies(text, counts)
-    for rule in RULES:
+    # Token shapes before names with values, so `API_KEY=sk-…` is reported as the token it is.
+    for rule in TOKENS:
+        text = apply(rule, text, lowered, counts)
+    for rule in NAMED:
         if not rule.local:
             text = apply(rule, text, lowered, counts)
-    return apply_local(text, lowered, counts), counts
+    return apply_local(NAMED, text, lowered, counts), counts
 
 
 def opens_private_key(text: str) -> bool:

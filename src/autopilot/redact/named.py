@@ -1,0 +1,232 @@
+"""Credentials known by the name they are given: ``NAME=value``, config keys, headers, flags.
+
+A value next to a secret-looking name (``password``, ``API_TOKEN``, ``X-Api-Key``) is redacted
+unless it is code, a number, a reference or a stand-in (the checks below keep those). Most of
+these rules are ``local``: they run only on the lines that hold a secret word.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autopilot.redact.rules import LINE_START, Rule, mixed_case, stand_in, whole_name
+
+_SECRET_WORDS = (
+    r"(?:secret|token|passw(?:or)?d|passwd|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|client[_-]?secret|auth[_-]?key|credentials?|session[_-]?key|signing[_-]?key)"
+)
+_ENV_PREFIX = r"(?:(?:export|ENV|ARG|set|declare[ \t]+-x)[ \t]+|\$env:)?"
+
+
+_TEMPLATE = re.compile(r"%[-#0 +]*\d*[sdifrx]")
+
+
+def _inline_value(value: str, match: re.Match[str]) -> bool:
+    """Whether an unquoted ``name=value`` in running text holds a secret rather than code.
+
+    ``password=password``, ``token=MY_TOKEN``, ``secret=secretValue`` and ``count=12`` are code
+    or numbers; ``password=hunter2`` and ``token=abcdef`` are secrets.
+    """
+    if value.isdigit() or stand_in(value) or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
+        return False
+    if _TEMPLATE.search(value):  # printf 'TOKEN=ghp_%s' fills it in later
+        return False
+    if re.fullmatch(r"[A-Za-z_]\w*", value) and not any(c.isdigit() for c in value):
+        name = match.group(2).lower().lstrip("-")
+        if "_" in value or any(c.isupper() for c in value[1:]) or value.lower() in name:
+            return False
+    return True
+
+
+def _flag_value(value: str, match: re.Match[str]) -> bool:
+    """Whether ``--password VALUE`` passes a secret: not a path option, and not a plain word of prose."""
+    if re.search(r"file|path|dir|stdin|env|name|type|length|count|size|prompt|id$", match.group(2), re.I):
+        return False
+    return not stand_in(value) and (not value.isalpha() or len(value) >= 12)
+
+
+def _mixed(value: str, match: re.Match[str]) -> bool:
+    """Whether a base64 value has upper case, lower case and digits, as key material does (hex and words do not)."""
+    return mixed_case(value)
+
+
+def _not_stand_in(value: str, match: re.Match[str]) -> bool:
+    return not stand_in(value)
+
+
+def _env_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``) or a stand-in."""
+    return not (stand_in(value) or re.fullmatch(r"[\d_.]+", value))
+
+
+def _config_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a config line's value is a secret, not a stand-in or a constant's name (``api_key=API_KEY``)."""
+    name = match.group(2).lower()
+    if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value):
+        return False
+    return not re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*", value)
+
+
+NAMED: list[Rule] = [
+    Rule(
+        "aws_secret_access_key",
+        re.compile(
+            r"(?i)(aws_?secret_?(?:access_?)?key\\{0,3}[\"']?\s*[:=]\s*\\{0,3}[\"']?)"
+            r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        2,
+        lower=("secret",),
+        local=True,
+    ),
+    Rule(
+        "bearer_token",
+        re.compile(
+            r"(?i)(\b(?:proxy-)?authorization\\{0,3}[\"']?\s*[:=]\s*\\{0,3}[\"']?\s*(?:bearer|token|basic)\s+)"
+            r"([A-Za-z0-9._~+/=\-]{12,})"
+        ),
+        2,
+        lower=("authorization",),
+        local=True,
+    ),
+    # API keys in request headers, wherever the header is written (curl -H, code, logs).
+    Rule(
+        "header_secret",
+        re.compile(
+            r"(?i)(?<![\w\-])((?:x-)?(?:api-?key|auth-?token|access-?token|vault-token|private-token"
+            r"|amz-security-token|goog-api-key|functions-key|ocp-apim-subscription-key)"
+            r"\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?)([A-Za-z0-9._~+/=\-]{8,})"
+        ),
+        2,
+        _not_stand_in,
+        lower=("key", "token"),
+        local=True,
+    ),
+    # Azure storage and Service Bus connection strings.
+    Rule(
+        "azure_key",
+        re.compile(r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=)([^;\"'\s]{16,})"),
+        2,
+        lower=("accountkey", "sharedaccess"),
+        local=True,
+    ),
+    # The signature of a signed URL: Azure SAS `sig=`, S3 `X-Amz-Signature=`, GCS `X-Goog-Signature=`.
+    Rule(
+        "signed_url",
+        re.compile(r"(?i)(?<![\w\-])((?:x-amz-|x-goog-)?(?:sig|signature)=)([A-Za-z0-9%+/=_\-]{16,})"),
+        2,
+        lower=("sig",),
+        local=True,
+    ),
+    # Docker's config.json: `"auth": "<base64 of user:password>"`, JSON-escaped or not.
+    Rule(
+        "docker_auth",
+        re.compile(r"(?i)(\\{0,3}[\"']auth\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9+/=]{8,})"),
+        2,
+        _not_stand_in,
+        lower=("auth",),
+        local=True,
+    ),
+    # .netrc: `machine HOST login USER password PASS` on one line, or one field a line below `machine`.
+    Rule(
+        "netrc_password",
+        re.compile(r"(\b(?:machine[ \t]+[\w.\-]+|default)[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)"),
+        2,
+        _not_stand_in,
+        hints=("password",),
+        local=True,
+    ),
+    Rule(
+        "netrc_password",
+        re.compile(r"(?m)(" + LINE_START + r"password[ \t]+)(\S+)[ \t]*$"),
+        2,
+        hints=("machine ",),
+        local=True,
+    ),
+    # KEY=value lines of .env files and shell exports whose name says it holds a secret; the
+    # line may carry a diff marker, a hunk header or a line number, which is how most reach Codex.
+    Rule(
+        "env_secret",
+        re.compile(
+            r"(?m)("
+            + LINE_START
+            + _ENV_PREFIX
+            + whole_name(r"[A-Z0-9_]", _SECRET_WORDS.upper() + "|PASS")
+            + r"\s*=\s*)"
+            r"(?![\"']?\s*$)([\"']?)([^\s\"'#]{4,}[^\"'\n#]*?)\3(?=\s*(?:#.*)?$)"
+        ),
+        4,
+        _env_value,
+        hints=("=",),
+        local=True,
+    ),
+    # Unquoted `db_password: s3cr3t` / `api_key = abc123` lines of YAML, TOML and INI files
+    # (any case). Values that look like code (calls, indexing, references) are left alone.
+    Rule(
+        "config_secret",
+        re.compile(
+            r"(?im)(" + LINE_START + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"\s*[:=]\s*)"
+            # not a quote or reference, not a number, not `obj.attr` code
+            r"(?![\"'$<{\[])(?!\d+\s*(?:#.*)?$)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*(?:#.*)?$)"
+            r"([^\s\"'#()\[\]{}<>,;]{6,})(?=\s*(?:#.*)?$)"
+        ),
+        3,
+        _config_value,
+        local=True,
+    ),
+    # "api_key": "value" in JSON, YAML, TOML and code, and JSON escaped in a string (\"key\": \"value\").
+    Rule(
+        "secret_assignment",
+        re.compile(
+            # Start only at a token boundary: trying every offset inside a long word-like
+            # run (base64, minified code) made this quadratic in the run's length.
+            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"\\{0,3}[\"']?\s*[:=]\s*"
+            r"\\{0,3}[\"'])([^\"'\s]{6,}?)(?=\\{0,3}[\"'])"
+        ),
+        3,
+        _not_stand_in,
+        local=True,
+    ),
+    # `password=hunter2` in running text, a URL query or a command line (unquoted, mid-line).
+    Rule(
+        "inline_secret",
+        re.compile(
+            r"(?i)(?<![\w.\-$])(" + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"=)(?![\"'$<{\[])"
+            r"([^\s\"'`,;()\[\]{}<>&|\\]{4,})"
+        ),
+        3,
+        _inline_value,
+        hints=("=",),
+        local=True,
+    ),
+    # `--password VALUE`, `--api-key VALUE` on a command line (the `=` form is inline_secret's),
+    # and curl's `-u user:password`.
+    Rule(
+        "cli_secret",
+        re.compile(
+            r"(?i)(?<![\w\-])(--?" + whole_name(r"[\w\-]", _SECRET_WORDS) + r"[ \t]+([\"']?))"
+            r"(?![\-$<{\[])([^\s\"'`;|&]{4,})\3"
+        ),
+        4,
+        _flag_value,
+        hints=("-",),
+        local=True,
+    ),
+    Rule(
+        "cli_secret",
+        re.compile(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:)([^\s\"'@]{3,})"),
+        2,
+        hints=("-u", "--user"),
+    ),
+    # A long base64 value under a name with "key" in it: `client-key-data: …`, `tls.key: …`, `"key": "…"`.
+    Rule(
+        "key_material",
+        re.compile(
+            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", "key") + r"\\{0,3}[\"']?[ \t]*[:=][ \t]*"
+            r"\\{0,3}[\"']?)([A-Za-z0-9+/]{40,}={0,2})(?![A-Za-z0-9+/=])"
+        ),
+        3,
+        _mixed,
+        lower=("key",),
+        local=True,
+    ),
+]
