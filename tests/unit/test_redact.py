@@ -107,6 +107,80 @@ def test_more_secret_shapes_are_replaced(kind, text, secret):
         assert secret not in out
 
 
+# (kind, text, the part that must go): shapes an audit found passing unchanged, by class.
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+AWS_SECRET = A[:19] + "/" + A[20:39] + "+"
+PW2 = "Xq7kDnNf" + "ribxUdl"
+HEX64 = hashlib.sha256(b"audit").hexdigest()
+HEX32 = HEX64[:32]
+CSV = f"User name,Password,Access key ID,Secret access key,Console login link\nbob,{PW2},{AWS_ID},{AWS_SECRET},"
+AUDIT = {
+    "aws": [
+        ("aws_secret_access_key", f"aws configure set aws_secret_access_key {AWS_SECRET}", AWS_SECRET),
+        ("aws_secret_access_key", f'boto3.client("s3", "{AWS_ID}", "{AWS_SECRET}")', AWS_SECRET),
+        ("aws_secret_access_key", f'var c = new BasicAWSCredentials("{AWS_ID}", "{AWS_SECRET}");', AWS_SECRET),
+        ("aws_secret_access_key", CSV + "https://123456789012.signin.aws.amazon.com/console", AWS_SECRET),
+        ("aws_console_password", CSV + "https://123456789012.signin.aws.amazon.com/console", PW2),
+        ("aws_console_password", f"alice,{PW2},https://123456789012.signin.aws.amazon.com/console", PW2),
+        ("aws_secret_access_key", f"Access key ID,Secret access key\n{AWS_ID},{AWS_SECRET}\n", AWS_SECRET),
+        ("aws_secret_access_key", f"{AWS_ID}:{AWS_SECRET}", AWS_SECRET),
+        ("aws_secret_access_key", f"keys {AWS_ID} {AWS_SECRET} rotated", AWS_SECRET),
+        ("aws_secret_access_key", f"{AWS_ID}\t{AWS_SECRET}", AWS_SECRET),
+    ],
+    "tokens": [
+        ("digitalocean_token", "DO dop_v1_" + HEX64, HEX64),
+        ("digitalocean_token", "doo_v1_" + HEX64, HEX64),
+        ("shopify_token", "shpat_" + HEX32, HEX32),
+        ("shopify_token", "shpss_" + HEX32, HEX32),
+        ("discord_bot_token", "Bot " + base64.b64encode(b"123456789012345678").decode() + ".GhIjKl." + A[:38], A[:30]),
+        ("telegram_bot_token", "https://api.telegram.org/bot123456789:AA" + A[:33] + "/getMe", A[:30]),
+        ("twilio_api_key", "SK" + HEX32, HEX32),
+        ("mailgun_key", "api:key-" + "3ax6xnjp29jd6fds4gc373sgvjxteol0", "3ax6xnjp29jd6fds4gc3"),
+        ("atlassian_token", "ATATT3xFfGF0" + A + A + A + "=1A2B3C4D", A[:30]),
+        ("databricks_token", "DATABRICKS dapi" + HEX32, HEX32),
+        ("age_secret_key", "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58], "QPZRY9X8GF2TVDW0S3JN"),
+        ("linear_api_key", "lin_api_" + A, A[:30]),
+        ("postman_api_key", "PMAK-" + HEX32[:24] + "-" + HEX64[:34], HEX64[:30]),
+    ],
+}
+AUDIT_SECRETS = [(cls, *case) for cls, cases in AUDIT.items() for case in cases]
+# Harmless text that looks like the audited shapes, by class: none of it may change.
+AUDIT_KEPT = {
+    "aws": [
+        f"{AWS_ID} is the key id; its secret is in the vault",
+        f"{AWS_ID} {hashlib.sha1(b'x').hexdigest()}",  # an id next to a hex digest
+        f"alice,2024-01-01,{AWS_ID},Active",  # a report with a date before the id
+    ],
+    "tokens": [
+        "MyVeryLongApplicationName1.module.someVeryLongFunctionNameGoesHere",  # dotted, but no Discord id
+        "the meeting is at 12:30:AM",
+        "key-value stores keep a key-" + "frameanimationnamethatislongxyzw",
+        "see dapi.example.com and lin_api_docs, SKU 1234",
+    ],
+}
+AUDIT_KEPT_TEXTS = [(cls, text) for cls, texts in AUDIT_KEPT.items() for text in texts]
+
+
+@pytest.mark.parametrize(
+    ("cls", "kind", "text", "secret"),
+    AUDIT_SECRETS,
+    ids=[f"{c}-{k}-{n}" for n, (c, k, _, _) in enumerate(AUDIT_SECRETS)],
+)
+def test_audited_shapes_are_replaced(cls, kind, text, secret):
+    """Each shape the audit found passing unchanged is replaced by its typed placeholder, and its value is gone."""
+    out, counts = redact(text)
+    assert f"[REDACTED:{kind}]" in out and counts[kind] >= 1 and secret not in out, out
+
+
+@pytest.mark.parametrize(
+    ("cls", "text"), AUDIT_KEPT_TEXTS, ids=[f"{c}-{n}" for n, (c, _) in enumerate(AUDIT_KEPT_TEXTS)]
+)
+def test_lookalikes_of_audited_shapes_are_kept(cls, text):
+    """Harmless code and prose that looks like an audited shape is kept (an AWS key id alone is still replaced)."""
+    out, counts = redact(text)
+    assert out == text.replace(AWS_ID, "[REDACTED:aws_access_key_id]") and set(counts) <= {"aws_access_key_id"}
+
+
 NOT_SECRETS = [
     "task-list and risk-assessment are ordinary words",
     "commit 0123456789abcdef0123456789abcdef01234567 fixed it",
@@ -188,7 +262,9 @@ def test_ordinary_text_is_untouched(text):
 
 def test_redaction_is_idempotent():
     """Redacting already-redacted text changes nothing and counts nothing."""
-    once, _ = redact("\n".join([t for _, t in SECRETS] + [t for _, t, _ in MORE_SECRETS]))
+    once, _ = redact(
+        "\n".join([t for _, t in SECRETS] + [t for _, t, _ in MORE_SECRETS] + [t for _, _, t, _ in AUDIT_SECRETS])
+    )
     twice, counts = redact(once)
     assert twice == once
     assert sum(counts.values()) == 0

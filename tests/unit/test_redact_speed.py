@@ -68,6 +68,10 @@ ADVERSARIAL = {
     "short base64 lines": "\n".join("abcdefgh" for _ in range(25_000)),
     "base64 lines joined by a literal \\n": "\\n".join(_random_base64_lines(3_000)),
     "DER-like tokens": " ".join("MIIE" + line for line in _random_base64_lines(3_000)),
+    "AWS key ids and separators": ("AKIA" + "IOSFODNN7EXAMPLE" + '", "') * 8_000,
+    "CSV-like lines near a key id": "AKIA\n" + "\n".join("a" * 63 + "," + "b" * 127 for _ in range(1_000)),
+    "dotted tokens": ("M" + "a" * 26 + ".abcdef." + "b" * 39 + " ") * 2_500,
+    "bot ids": "1234567890123456:A" * 11_000,
 }
 
 

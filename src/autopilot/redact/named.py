@@ -68,10 +68,11 @@ def _config_value(value: str, match: re.Match[str]) -> bool:
 
 
 NAMED: list[Rule] = [
+    # `aws_secret_access_key = …`, `aws configure set aws_secret_access_key …`.
     Rule(
         "aws_secret_access_key",
         re.compile(
-            r"(?i)(aws_?secret_?(?:access_?)?key\\{0,3}[\"']?\s*[:=]\s*\\{0,3}[\"']?)"
+            r"(?i)(aws_?secret_?(?:access_?)?key\\{0,3}[\"']?(?:\s*(?::=|=>|[:=,])\s*|[ \t]+)\\{0,3}[\"']?)"
             r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
         2,

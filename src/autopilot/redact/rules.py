@@ -80,7 +80,7 @@ def replacer(rule: Rule, counts: Counter[str]) -> Callable[[re.Match[str]], str]
 
     def replace(match: re.Match[str]) -> str:
         value = match.group(group)
-        if group and (_REFERENCE.match(value) or (check is not None and not check(value, match))):
+        if (group and _REFERENCE.match(value)) or (check is not None and not check(value, match)):
             return match.group(0)
         counts[kind] += 1
         placeholder = PLACEHOLDER.format(kind=kind)

@@ -6,9 +6,38 @@ is ``local``: each runs over the whole text, skipped when its literal hints are 
 
 from __future__ import annotations
 
+import binascii
 import re
 
-from autopilot.redact.rules import Rule
+from autopilot.redact.rules import Rule, stand_in
+
+_AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}"
+
+
+def _both_cases(value: str, match: re.Match[str]) -> bool:
+    """Whether a 40-character value has upper and lower case, as an AWS secret access key does (a word does not)."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value)
+
+
+def _console_password(value: str, match: re.Match[str]) -> bool:
+    """Whether the column before a key id holds a password, not a date, a number or a stand-in."""
+    return not (stand_in(value) or re.fullmatch(r"[\d\-:./ TZ]+", value))
+
+
+def _letters_and_digits(value: str, match: re.Match[str]) -> bool:
+    """Whether a value holds letters and digits, as a generated key does (``key-frames…`` does not)."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _discord_id(value: str, match: re.Match[str]) -> bool:
+    """Whether a dotted token opens with a Discord bot token's user id: base64 of a decimal number."""
+    head = value.split(".", 1)[0].replace("-", "+").replace("_", "/")
+    try:
+        raw = binascii.a2b_base64(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) >= 17 and raw.isdigit()
+
 
 # Order matters: specific token shapes first, so an Anthropic key is not reported as an OpenAI one.
 PRIVATE_KEY = Rule(
@@ -26,7 +55,29 @@ TOKENS: list[Rule] = [
         re.compile(r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}(?:T3BlbkFJ[A-Za-z0-9_\-]+)?"),
         hints=("sk-",),
     ),
-    Rule("aws_access_key_id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
+    # A secret access key written next to its key id (positional arguments, `AKIA…:secret`, the
+    # console's credentials CSV), and that CSV's console password, before the id is replaced.
+    Rule(
+        "aws_secret_access_key",
+        re.compile(
+            r"(\b(?:AKIA|ASIA)[0-9A-Z]{16}(?=[\"' \t,:;|=])[\"']?[ \t]*(?:[,:;|=][ \t]*)?[\"']?)"
+            r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        2,
+        _both_cases,
+        hints=("AKIA", "ASIA"),
+    ),
+    Rule(
+        "aws_console_password",
+        re.compile(
+            r"(?m)^([^,\n]{1,64},)([^,\n]{4,128})"
+            r"(?=,(?:" + _AWS_ID + r",|https://[\w.\-]{0,80}signin\.aws\.amazon\.com))"
+        ),
+        2,
+        _console_password,
+        hints=("AKIA", "ASIA", "signin.aws"),
+    ),
+    Rule("aws_access_key_id", re.compile(r"\b" + _AWS_ID + r"\b")),
     Rule(
         "github_token",
         re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
@@ -54,6 +105,23 @@ TOKENS: list[Rule] = [
     Rule("pypi_token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"), hints=("pypi-",)),
     Rule("vault_token", re.compile(r"\bhv[sbr]\.[A-Za-z0-9_\-]{20,}"), hints=("hvs.", "hvb.", "hvr.")),
     Rule("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), hints=("eyJ",)),
+    Rule("digitalocean_token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b"), hints=("_v1_",)),
+    Rule("shopify_token", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), hints=("shp",)),
+    # A Discord bot token: base64 of the bot's user id, a timestamp, an HMAC (the id is checked).
+    Rule(
+        "discord_bot_token",
+        re.compile(r"(?<![\w\-.])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![\w\-])"),
+        check=_discord_id,
+    ),
+    # A Telegram bot token: the bot's id, a colon, 35 characters (`api.telegram.org/bot<token>/…`).
+    Rule("telegram_bot_token", re.compile(r"(?<![0-9])\d{5,16}:A[A-Za-z0-9_\-]{34}(?![\w\-])"), hints=(":A",)),
+    Rule("twilio_api_key", re.compile(r"\bSK[0-9a-fA-F]{32}\b"), hints=("SK",)),
+    Rule("mailgun_key", re.compile(r"\bkey-[0-9a-z]{32}\b"), check=_letters_and_digits, hints=("key-",)),
+    Rule("atlassian_token", re.compile(r"\bATATT[A-Za-z0-9_\-=]{60,}"), hints=("ATATT",)),
+    Rule("databricks_token", re.compile(r"\bdapi[0-9a-f]{32}(?:-\d)?\b"), hints=("dapi",)),
+    Rule("age_secret_key", re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"), hints=("AGE-SECRET-KEY-1",)),
+    Rule("linear_api_key", re.compile(r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,64}\b"), hints=("lin_",)),
+    Rule("postman_api_key", re.compile(r"\bPMAK-[A-Za-z0-9]{24}-[A-Za-z0-9]{34}\b"), hints=("PMAK-",)),
     # A Sentry DSN's key is the URL's user part (32 hex digits; the old form adds `:secret`).
     Rule("sentry_dsn", re.compile(r"(?i)(\bhttps?://)([0-9a-f]{32}(?::[0-9a-f]{32})?)(@)"), 2, hints=("://",)),
     # The user may be empty: `redis://:password@host`.
