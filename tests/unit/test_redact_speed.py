@@ -72,6 +72,12 @@ ADVERSARIAL = {
     "CSV-like lines near a key id": "AKIA\n" + "\n".join("a" * 63 + "," + "b" * 127 for _ in range(1_000)),
     "dotted tokens": ("M" + "a" * 26 + ".abcdef." + "b" * 39 + " ") * 2_500,
     "bot ids": "1234567890123456:A" * 11_000,
+    "quoted names and commas": "'password', '" * 16_000,
+    "defaults after names": "API_TOKEN || '" * 14_000,
+    "shell defaults": "${API_TOKEN:-" * 15_000,
+    "arrows and walruses": "'password' => :password := " * 7_000,
+    "short words at a name's end": "db_pass_pw_hmac_signing" * 9_000,
+    "key names and hex": "ENCRYPTION_KEY=" + "a" * 200_000,
 }
 
 

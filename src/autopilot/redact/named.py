@@ -11,14 +11,23 @@ import re
 
 from autopilot.redact.rules import LINE_START, Rule, mixed_case, stand_in, whole_name
 
-_SECRET_WORDS = (
-    r"(?:secret|token|passw(?:or)?d|passwd|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-    r"|client[_-]?secret|auth[_-]?key|credentials?|session[_-]?key|signing[_-]?key)"
+_STRONG_WORDS = (
+    r"secret|token|passw(?:or)?d|passwd|passphrase|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|client[_-]?secret|auth[_-]?key|credentials?|session[_-]?key|signing[_-]?key"
 )
+# Short words count only as the last part of a name (`db_pass`, `ADMIN_PW`, `WEBHOOK_HMAC`, `SIGNING`),
+# so `compass`, `pwm_pin` and `hmac_algorithm` stay names. No `\w` here: the env rule upper-cases it.
+_SHORT_WORDS = r"(?<![A-Za-z0-9])(?:pass|pw|hmac|signing)(?![A-Za-z0-9_.\-])"
+_SECRET_WORDS = f"(?:{_STRONG_WORDS}|{_SHORT_WORDS})"
+_STRONG = re.compile(f"(?i){_STRONG_WORDS}")
 _ENV_PREFIX = r"(?:(?:export|ENV|ARG|set|declare[ \t]+-x)[ \t]+|\$env:)?"
 
 
 _TEMPLATE = re.compile(r"%[-#0 +]*\d*[sdifrx]")
+# Values that name an algorithm or a switch (`WEBHOOK_HMAC=sha256`, `signing: enabled`), not a secret.
+_SETTING = re.compile(
+    r"(?i)(?:hmac[-_]?)?(?:sha|md|blake|hs|rs|es|ps)[-_]?\d*|ed25519|enabled?|disabled?|yes|no|on|off|default"
+)
 
 
 def _inline_value(value: str, match: re.Match[str]) -> bool:
@@ -27,7 +36,9 @@ def _inline_value(value: str, match: re.Match[str]) -> bool:
     ``password=password``, ``token=MY_TOKEN``, ``secret=secretValue`` and ``count=12`` are code
     or numbers; ``password=hunter2`` and ``token=abcdef`` are secrets.
     """
-    if value.isdigit() or stand_in(value) or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
+    if value.isdigit() or stand_in(value) or _SETTING.fullmatch(value):
+        return False
+    if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
         return False
     if _TEMPLATE.search(value):  # printf 'TOKEN=ghp_%s' fills it in later
         return False
@@ -45,24 +56,62 @@ def _flag_value(value: str, match: re.Match[str]) -> bool:
     return not stand_in(value) and (not value.isalpha() or len(value) >= 12)
 
 
-def _mixed(value: str, match: re.Match[str]) -> bool:
-    """Whether a base64 value has upper case, lower case and digits, as key material does (hex and words do not)."""
-    return mixed_case(value)
-
-
 def _not_stand_in(value: str, match: re.Match[str]) -> bool:
-    return not stand_in(value)
+    return not (stand_in(value) or _SETTING.fullmatch(value))
+
+
+def _plain_word_for_short_name(value: str, name: str) -> bool:
+    """Whether a lower-case word is given to a name with only a short word (``"pass": "passed"``): not a secret."""
+    return value.isalpha() and value.islower() and not _STRONG.search(name)
+
+
+_CALL = re.compile(r"[\w.\]]\([ \t]*$")
+
+
+def _assigned_value(value: str, match: re.Match[str]) -> bool:
+    """Whether an assigned or passed literal is a secret: not a stand-in, and a comma only after a call's quoted name.
+
+    ``getenv("DB_PASSWORD", "…")`` passes a default; a tuple or a list (``("token_count", "rate_limits")``)
+    only lists names.
+    """
+    if not _not_stand_in(value, match) or _plain_word_for_short_name(value, match.group(2)):
+        return False
+    prefix, sep = match.group(1), match.group(3)
+    if sep not in ("||", "??") and re.search(r"\)[ \t]*(?:,|=|:)", prefix):
+        return False  # `pop("token"), "…"` closes the call first; only a default may follow a call
+    if sep == ",":  # the name is the call's first argument: quoted, right after `(`
+        opened = prefix.lstrip("\\").startswith(('"', "'"))
+        return opened and bool(_CALL.search(match.string, max(0, match.start() - 80), match.start()))
+    return True
+
+
+# Names of keys that identify rather than protect: a hex digest under them is not a secret.
+_ID_KEY = re.compile(
+    r"(?i)(?:cache|primary|foreign|sort|partition|hash|range|idempotency|public|lookup|row|object)[_.\-]?key"
+)
+
+
+def _key_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a value under a key's name is key material: Laravel's ``base64:…``, long hex, or mixed-case base64.
+
+    Hex under a name that identifies (``cache_key``, ``public_key``) is a digest, not a secret.
+    """
+    if value.startswith("base64:"):
+        return len(value) >= 24
+    if re.fullmatch(r"[0-9a-fA-F]+", value):
+        return not _ID_KEY.search(match.group(2))
+    return len(value) >= 40 and mixed_case(value)
 
 
 def _env_value(value: str, match: re.Match[str]) -> bool:
     """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``) or a stand-in."""
-    return not (stand_in(value) or re.fullmatch(r"[\d_.]+", value))
+    return not (stand_in(value) or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value))
 
 
 def _config_value(value: str, match: re.Match[str]) -> bool:
     """Whether a config line's value is a secret, not a stand-in or a constant's name (``api_key=API_KEY``)."""
     name = match.group(2).lower()
-    if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value):
+    if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value):
         return False
     return not re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*", value)
 
@@ -174,17 +223,28 @@ NAMED: list[Rule] = [
         _config_value,
         local=True,
     ),
-    # "api_key": "value" in JSON, YAML, TOML and code, and JSON escaped in a string (\"key\": \"value\").
+    # "api_key": "value" in JSON, YAML, TOML and code, and JSON escaped in a string (\"key\": \"value\");
+    # PHP and Ruby's `=>`, Go's `:=`, `headers['X-API-KEY'] = "…"`; a literal passed with a quoted secret
+    # name (`getenv("DB_PASSWORD", "…")`) or given as a default (`process.env.API_TOKEN || "…"`).
     Rule(
         "secret_assignment",
         re.compile(
             # Start only at a token boundary: trying every offset inside a long word-like
             # run (base64, minified code) made this quadratic in the run's length.
-            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"\\{0,3}[\"']?\s*[:=]\s*"
-            r"\\{0,3}[\"'])([^\"'\s]{6,}?)(?=\\{0,3}[\"'])"
+            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"\\{0,3}[\"']?[\])]?"
+            r"\s*(=>|:=|[:=,]|\|\||\?\?)\s*\\{0,3}([\"'`]))([^\"'`\s]{6,}?)(?=\\{0,3}\4)"
         ),
+        5,
+        _assigned_value,
+        local=True,
+    ),
+    # A shell default: `${DB_PASSWORD:-…}`.
+    Rule(
+        "secret_assignment",
+        re.compile(r"(?i)(\$\{" + whole_name(r"\w", _SECRET_WORDS) + r":?[-=])([^}\s\"'$]{4,})(?=\})"),
         3,
         _not_stand_in,
+        hints=("${",),
         local=True,
     ),
     # `password=hunter2` in running text, a URL query or a command line (unquoted, mid-line).
@@ -218,15 +278,16 @@ NAMED: list[Rule] = [
         2,
         hints=("-u", "--user"),
     ),
-    # A long base64 value under a name with "key" in it: `client-key-data: …`, `tls.key: …`, `"key": "…"`.
+    # Key material under a name with "key" in it: `client-key-data: …`, `tls.key: …`, `"key": "…"`,
+    # `ENCRYPTION_KEY=<hex>`, Laravel's `APP_KEY=base64:…`, `RAILS_MASTER_KEY=<hex>`.
     Rule(
         "key_material",
         re.compile(
             r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", "key") + r"\\{0,3}[\"']?[ \t]*[:=][ \t]*"
-            r"\\{0,3}[\"']?)([A-Za-z0-9+/]{40,}={0,2})(?![A-Za-z0-9+/=])"
+            r"\\{0,3}[\"']?)((?:base64:)?[A-Za-z0-9+/]{32,}={0,2})(?![A-Za-z0-9+/=])"
         ),
         3,
-        _mixed,
+        _key_value,
         lower=("key",),
         local=True,
     ),

@@ -102,7 +102,7 @@ def apply(rule: Rule, text: str, lowered: str, counts: Counter[str]) -> str:
     return rule.pattern.sub(replacer(rule, counts), text) if hinted(rule, text, lowered) else text
 
 
-_WORD = re.compile(r"(?i)secret|token|pass|pwd|key|credential|auth|sig")
+_WORD = re.compile(r"(?i)secret|token|pass|pwd|pw|hmac|key|credential|auth|sig")
 
 
 def word_lines(text: str) -> list[tuple[int, int]]:
