@@ -78,6 +78,14 @@ ADVERSARIAL = {
     "arrows and walruses": "'password' => :password := " * 7_000,
     "short words at a name's end": "db_pass_pw_hmac_signing" * 9_000,
     "key names and hex": "ENCRYPTION_KEY=" + "a" * 200_000,
+    "YAML block keys": "password: |\n  a\n" * 12_000,
+    "YAML list keys": "passwords:\n" * 20_000 + "- a\n" * 20_000,
+    "a long YAML block": "token: >-\n" + "  abcdefgh\n" * 20_000,
+    "Kubernetes names": "- name: DB_PASSWORD\n  value: " * 6_000,
+    "command names": "mysql sshpass redis-cli mongo docker login " * 5_000,
+    "set flags": "set -x -g -u " * 16_000,
+    "header flags": "-H 'token: " * 18_000,
+    "cookie headers": "Cookie: a=" * 20_000 + "Set-Cookie: a=" * 10_000,
 }
 
 

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import re
 
-from autopilot.redact.rules import LINE_START, Rule, mixed_case, stand_in, whole_name
+from autopilot.redact.rules import (
+    GREP_PREFIX,
+    HUNK,
+    LINE_NUMBER,
+    LINE_START,
+    NUMBERED,
+    Rule,
+    mixed_case,
+    stand_in,
+    whole_name,
+)
 
 _STRONG_WORDS = (
     r"secret|token|passw(?:or)?d|passwd|passphrase|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
@@ -83,6 +93,39 @@ def _assigned_value(value: str, match: re.Match[str]) -> bool:
         opened = prefix.lstrip("\\").startswith(('"', "'"))
         return opened and bool(_CALL.search(match.string, max(0, match.start() - 80), match.start()))
     return True
+
+
+# A line of a YAML block: a line number when the key had one (group 2), else maybe a grep prefix.
+_BLOCK_LINE = rf"(?(2){LINE_NUMBER}|(?:{GREP_PREFIX})?)"
+_COOKIE_VALUE = re.compile(r"=[ \t]*((?![$<{%]|\[REDACTED:)[^;\s]{8,})")
+
+
+def _session_value(value: str) -> bool:
+    """Whether a cookie's value looks like a session token: eight characters or more, not a plain word."""
+    return len(value) >= 8 and not (value.isalpha() and value.islower()) and not stand_in(value)
+
+
+def _cookie(value: str, match: re.Match[str]) -> bool:
+    """Whether a ``Set-Cookie`` value is a session token (``theme=dark`` is not)."""
+    return _session_value(value)
+
+
+def _cookie_list(value: str, match: re.Match[str]) -> bool:
+    """Whether a ``Cookie`` list holds a session token, not only settings and references (``sid=${SID}``)."""
+    return any(_session_value(m.group(1)) for m in _COOKIE_VALUE.finditer(value))
+
+
+_MAPPING_ITEM = re.compile(r"[\"']?[\w.\-]+[\"']?[ \t]*:(?:[ \t]|$)")
+
+
+def _block_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a YAML block under a secret name holds a secret: not a stand-in, nor a list of mappings."""
+    first = value.split("\n", 1)[0].strip()
+    if match.group(6) and (_MAPPING_ITEM.match(first) or " " in first or (first.isalpha() and first.islower())):
+        # `credentials:` then `- user: …`: the rules for names see each field; `Passwords:` then
+        # `- must be long`: a list in prose
+        return False
+    return not (stand_in(first) or _SETTING.fullmatch(first))
 
 
 # Names of keys that identify rather than protect: a hex digest under them is not a secret.
@@ -223,6 +266,49 @@ NAMED: list[Rule] = [
         _config_value,
         local=True,
     ),
+    # A YAML block under a secret name: a block scalar's lines (`password: |`, `token: >-`) or a
+    # list's items (`passwords:` then `- …`). The block is the lines indented deeper than the key
+    # (for a list, at the first item's indentation), with the diff marker or line number they carry.
+    Rule(
+        "config_secret",
+        re.compile(
+            r"(?im)(^"
+            + HUNK
+            + rf"(?:({LINE_NUMBER})|{GREP_PREFIX})?"
+            + r"[+\- ]?([ \t]*)(?:-[ \t]+)?[\"']?"
+            + whole_name(r"[\w.\-]", _SECRET_WORDS, 4)
+            + r"[\"']?[ \t]*:[ \t]*"
+            + r"(?:[|>][+\-]?[1-9]?[ \t]*(?:#[^\n]*)?\r?\n"
+            + _BLOCK_LINE
+            + r"[+\- ]?(\3[ \t]+)"
+            + r"|(?:#[^\n]*)?\r?\n"
+            + _BLOCK_LINE
+            + r"[+\- ]?(\3[ \t]*-[ \t]+)))"
+            + r"(\S[^\n]*(?:\n"
+            + _BLOCK_LINE
+            + r"[+\- ]?(?:\5|\6(?=\S))[^\n]*)*)"
+        ),
+        7,
+        _block_value,
+        local=True,
+    ),
+    # A Kubernetes or ECS environment entry: `- name: DB_PASSWORD` and `value: …` on the next line,
+    # or `{"name": "DB_PASSWORD", "value": "…"}` on one.
+    Rule(
+        "env_secret",
+        re.compile(
+            r"(?im)((?<![\w\-])[\"']?name[\"']?[ \t]*:[ \t]*[\"']?"
+            + whole_name(r"[\w.\-]", _SECRET_WORDS)
+            + r"[\"']?[ \t]*,?[ \t]*(?:\r?\n"
+            + NUMBERED
+            + r"[+\- ]?[ \t]*)?[\"']?value[\"']?[ \t]*:[ \t]*([\"']?))"
+            r"([^\s\"'#][^\"'\n#]{3,255}?)\3(?=[ \t]*(?:[,}\]#]|$))"
+        ),
+        4,
+        _env_value,
+        lower=("value",),
+        local=True,
+    ),
     # "api_key": "value" in JSON, YAML, TOML and code, and JSON escaped in a string (\"key\": \"value\");
     # PHP and Ruby's `=>`, Go's `:=`, `headers['X-API-KEY'] = "…"`; a literal passed with a quoted secret
     # name (`getenv("DB_PASSWORD", "…")`) or given as a default (`process.env.API_TOKEN || "…"`).
@@ -277,6 +363,78 @@ NAMED: list[Rule] = [
         re.compile(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:)([^\s\"'@]{3,})"),
         2,
         hints=("-u", "--user"),
+    ),
+    # Passwords that commands take in their own flags: `mysql -pSECRET` (attached), `sshpass -p`,
+    # `docker login -p` (and podman, nerdctl, buildah, skopeo, oras, crane, helm registry),
+    # `redis-cli -a`, `mongosh -p`, openssl's `-passin pass:`.
+    Rule(
+        "cli_secret",
+        re.compile(
+            r"((?<![\w\-])(?:(?:mysql(?:dump|admin|import|show|check|slap)?|mariadb(?:-dump|-admin)?)\b"
+            r"[^\n|;&]{0,200}?[ \t]-p(?=\S)"
+            r"|sshpass\b[^\n|;&]{0,100}?[ \t]-p[ \t]*"
+            r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm[ \t]+registry)[ \t]+login\b"
+            r"[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+"
+            r"|mongo(?:sh|dump|restore|export|import)?\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|-pass(?:in|out)?[ \t]+pass:)"
+            r"([\"']?))([^\s\"'`;|&]{3,})\2"
+        ),
+        3,
+        _not_stand_in,
+        lower=("mysql", "mariadb", "sshpass", "login", "redis-cli", "mongo", "pass:"),
+    ),
+    # `setx API_TOKEN …` (Windows), `set -x API_TOKEN …` (fish), `setenv API_TOKEN …` (csh).
+    Rule(
+        "env_secret",
+        re.compile(
+            r"(?im)("
+            + LINE_START
+            + r"(?:setx|setenv|set(?:[ \t]+-[a-z]+)+)[ \t]+"
+            + whole_name(r"\w", _SECRET_WORDS)
+            + r"[ \t]+([\"']?))((?<=[\"'])[^\"'\n]{4,255}(?=[\"'])|[^\s\"'`;|&]{4,})"
+        ),
+        4,
+        _env_value,
+        lower=("set",),
+        local=True,
+    ),
+    # A header with a secret name passed to curl or wget: `-H 'token: …'`, `--header "X-Auth-Token: …"`.
+    Rule(
+        "header_secret",
+        re.compile(
+            r"(?i)((?<![\w\-])(?:-H|--header)[ \t]*=?[ \t]*([\"'])[ \t]*"
+            + whole_name(r"[\w\-]", _SECRET_WORDS, 3)
+            + r"[ \t]*:[ \t]*)([^\"'\n]{4,512}?)(?=\2)"
+        ),
+        4,
+        _not_stand_in,
+        lower=("-h", "--header"),
+        local=True,
+    ),
+    # Cookies: a request's `Cookie:` header (every value: the whole list goes), a response's
+    # `Set-Cookie:` value (its attributes stay), and `document.cookie = "…"`.
+    Rule(
+        "cookie",
+        re.compile(
+            r"(?im)((?<![\w\-])set-cookie\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?[^\s\"'=;]{1,128}=)"
+            r"([^;\s\"'\\]{4,})"
+        ),
+        2,
+        _cookie,
+        lower=("set-cookie",),
+        local=True,
+    ),
+    Rule(
+        "cookie",
+        re.compile(
+            r"(?im)((?<![\w\-])cookie\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?)"
+            r"([^\s\"'=;]{1,128}=[^\n\"'\\]{4,4000})"
+        ),
+        2,
+        _cookie_list,
+        lower=("cookie",),
+        local=True,
     ),
     # Key material under a name with "key" in it: `client-key-data: …`, `tls.key: …`, `"key": "…"`,
     # `ENCRYPTION_KEY=<hex>`, Laravel's `APP_KEY=base64:…`, `RAILS_MASTER_KEY=<hex>`.

@@ -27,21 +27,23 @@ _STAND_INS = frozenset(
 )
 
 
-def whole_name(chars: str, words: str) -> str:
+def whole_name(chars: str, words: str, group: int = 2) -> str:
     """A whole name made of ``chars`` that contains one of ``words``, matched without backtracking.
 
     ``(?=(X+))\\2`` is an atomic group that works on every Python: once the name is taken it is
     never given back, so a long run of name characters costs one scan, not one per position.
-    Use it inside the pattern's first group: the name becomes group 2 and later groups shift.
+    The name is group ``group``: 2 inside the pattern's first group with no group before it.
     """
-    return rf"(?={chars}*?(?:{words}))(?=({chars}+))\2"
+    return rf"(?={chars}*?(?:{words}))(?=({chars}+))\{group}"
 
 
 # What may come before a `NAME=value` line's name, so line-anchored patterns still see the line:
 # git's hunk header (`@@ -5,4 +5,4 @@ export TOKEN=…`, the nearest line above the hunk), Claude
 # Code's Read (`    12→`), `cat -n`, `grep -n` and `grep -rn` prefixes, then a diff marker,
 # indentation and a YAML list dash. Each part is bounded, so a line costs one short scan.
-NUMBERED = r"(?:[ \t]*\d{1,7}(?:→|\t|:|-)[ \t]?|[\w./\-]{1,200}(?::\d{1,7}:|-\d{1,7}-|:))?"
+LINE_NUMBER = r"[ \t]*\d{1,7}(?:→|\t|:|-)"
+GREP_PREFIX = r"[\w./\-]{1,200}(?::\d{1,7}:|-\d{1,7}-|:)"
+NUMBERED = rf"(?:{LINE_NUMBER}[ \t]?|{GREP_PREFIX})?"
 HUNK = r"(?:@@@? [^@\n]{1,100} @@@?[ \t]?)?"
 LINE_START = r"^" + HUNK + NUMBERED + r"[+\- ]?[ \t]*(?:-[ \t]+)?"
 
@@ -102,11 +104,20 @@ def apply(rule: Rule, text: str, lowered: str, counts: Counter[str]) -> str:
     return rule.pattern.sub(replacer(rule, counts), text) if hinted(rule, text, lowered) else text
 
 
-_WORD = re.compile(r"(?i)secret|token|pass|pwd|pw|hmac|key|credential|auth|sig")
+_WORD = re.compile(r"(?i)secret|token|pass|pwd|pw|hmac|key|credential|auth|sig|cookie")
+
+
+# A line that opens a YAML block: a key with no value, or a block scalar's indicator (`key: |`, `key: >-`).
+_OPENS_BLOCK = re.compile(r":[ \t]*(?:[|>][+\-]?[1-9]?)?[ \t]*$")
+_BLOCK_LINES = 200
 
 
 def word_lines(text: str) -> list[tuple[int, int]]:
-    """The spans of the lines that hold a secret word, each with the line after it, merged."""
+    """The spans of the lines that hold a secret word, each with the line after it, merged.
+
+    A line that opens a YAML block (``password: |``, ``passwords:``) takes the block's lines
+    instead (indented or list items, up to 200), so a secret written under the name is seen with it.
+    """
     spans: list[tuple[int, int]] = []
     pos = 0
     while (found := _WORD.search(text, pos)) is not None:
@@ -116,12 +127,28 @@ def word_lines(text: str) -> list[tuple[int, int]]:
             line_end = len(text)
         end = text.find("\n", line_end + 1)
         end = len(text) if end < 0 or line_end == len(text) else end
+        if end < len(text) and _OPENS_BLOCK.search(text, found.end(), line_end):
+            end = _block_end(text, end)
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
         else:
             spans.append((start, end))
         pos = line_end + 1
     return spans
+
+
+def _block_end(text: str, end: int) -> int:
+    """Where the lines after ``end`` (the end of a block's first line) stop looking like the block's lines."""
+    for _ in range(_BLOCK_LINES):
+        nxt = text.find("\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[end + 1 : nxt]
+        if not line.strip() or line[0] not in " \t-+0123456789":
+            break
+        end = nxt
+        if nxt == len(text):
+            break
+    return end
 
 
 def apply_local(rules: list[Rule], text: str, lowered: str, counts: Counter[str]) -> str:
