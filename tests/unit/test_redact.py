@@ -419,6 +419,48 @@ def test_secret_bearing_paths(path, secret):
     assert is_secret_path(path) is secret
 
 
+BODY = pem("RSA PRIVATE KEY", der_rsa()).splitlines()[3:9]  # six middle lines: no BEGIN, no END
+KEY_BODIES = {
+    "hash comments": "\n".join("# " + line for line in BODY),
+    "slash comments": "\n".join("// " + line for line in BODY),
+    "a block comment": "/*\n" + "\n".join(" * " + line for line in BODY) + "\n */",
+    "SQL comments": "\n".join("-- " + line for line in BODY),
+    "a mail quote": "\n".join("> > " + line for line in BODY),
+    "Python concatenation": "KEY = (\n" + "\n".join(f'    "{line}\\n"' for line in BODY) + "\n)",
+    "JavaScript concatenation": "const k = " + " +\n".join(f'"{line}\\n"' for line in BODY) + ";",
+    "JSON inside JSON": json.dumps(json.dumps({"data": "\n".join(BODY) + "\n"})),
+    "a comment and a line number": "\n".join(f"{n:6d}→# {line}" for n, line in enumerate(BODY, 4)),
+}
+
+
+@pytest.mark.parametrize("text", KEY_BODIES.values(), ids=KEY_BODIES.keys())
+def test_key_bodies_behind_a_prefix_are_key_material(text):
+    """Body lines behind a comment or quote marker, in string concatenation or escaped twice are redacted."""
+    out, counts = redact(text)
+    assert counts["key_material"] == 1 and not [n for n in key_needles("\n".join(BODY)) if n in out], out
+
+
+def test_a_commented_key_tail_goes_with_its_end_line():
+    """`# ` before every line of a key's tail, its END line included: the run is a private key to its end."""
+    lines = pem("PRIVATE KEY", der_pkcs8()).splitlines()[-5:]
+    assert redact("\n".join("# " + line for line in lines)) == ("# [REDACTED:private_key]", {"private_key": 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join("# " + hashlib.sha256(str(i).encode()).hexdigest() for i in range(4)),
+        "\n".join("// " + line for line in textwrap.wrap(PNG, 76)),
+        "# ThisIsAVeryLongCamelCaseIdentifierName123\n# AnotherVeryLongCamelCaseIdentifierNameXY",
+        "\n".join("> " + line for line in pem("CERTIFICATE", CERT_DER).splitlines()),
+    ],
+    ids=["hex digests", "a picture", "identifiers", "a quoted certificate"],
+)
+def test_commented_base64_that_is_no_key_is_kept(text):
+    """Digests, pictures, long names and certificates behind a comment marker stay as they are."""
+    assert redact(text) == (text, {})
+
+
 def test_the_end_of_a_key_without_its_begin_line_is_redacted():
     """`tail key.pem` output (base64 lines and the END line, no BEGIN) is still a private key."""
     body = "\n".join(["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"] * 5)

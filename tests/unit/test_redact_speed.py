@@ -86,6 +86,10 @@ ADVERSARIAL = {
     "set flags": "set -x -g -u " * 16_000,
     "header flags": "-H 'token: " * 18_000,
     "cookie headers": "Cookie: a=" * 20_000 + "Set-Cookie: a=" * 10_000,
+    "commented base64 lines": "\n".join("# > // " + line for line in _random_base64_lines(2_500)),
+    "base64 lines escaped twice": "\\\\n".join(_random_base64_lines(2_800)),
+    "concatenated base64 lines": "\n".join(f'"{line}\\n" +' for line in _random_base64_lines(2_800)),
+    "comment markers": "# // -- " * 25_000,
 }
 
 
