@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from autopilot.redact import Redactor, is_key_file_text, is_secret_path, redact
+from autopilot.redact import Redactor, is_env_file_text, is_key_file_text, is_public_path, is_secret_path, redact
 from tests.support.secret_corpus import der_pkcs8, der_rsa, key_needles, openssh_key, pem, ppk
 
 # Fake credentials assembled at run time so no scanner mistakes this file for a leak.
@@ -541,3 +541,32 @@ def test_a_cut_key_in_a_json_string_is_redacted_to_its_end_line():
 def test_key_files_are_recognised_by_content(text, key_file):
     """A key file's telltale whole line marks it, whatever its name; code that mentions one does not."""
     assert is_key_file_text(text) is key_file
+
+
+@pytest.mark.parametrize(
+    ("text", "env_file"),
+    [
+        ("WEIRD_SETTING=zq9-plain-secret-value\nOTHER=1\n", True),  # a generated-looking value
+        (f"# database\nDB_HOST=db\nDB_PASSWORD={PW2}\n\nexport DEBUG=1\n", True),  # a value the redactor takes
+        (f"APP_NAME=web\nSESSION_SALT={HEX64}\n", True),  # long hex
+        ("HOST=db1.internal\nPORT=5432\nDEBUG=true\nREGION=eu-central-1\n", False),  # settings, no secret
+        ("API_TOKEN=your-api-token\nDB_PASSWORD=changeme\nKEY=<key>\n", False),  # a template's stand-ins
+        (f"#!/bin/sh\nset -e\nAPP={PW2}\n./build.sh\n./push.sh\n", False),  # a script: mostly commands
+        (f"x = '{PW2}'\n", False),  # code, not an env line
+        ("", False),
+    ],
+    ids=["generated", "redacted", "hex", "settings", "template", "script", "code", "empty"],
+)
+def test_env_file_content_is_recognised(text, env_file):
+    """Four content lines in five `NAME=value` with one secret value make an env file; settings and scripts do not."""
+    assert is_env_file_text(text) is env_file
+
+
+@pytest.mark.parametrize(
+    ("path", "public"),
+    [(".env.example", True), ("config/app.env.sample", True), ("settings.py.dist", True), ("id_rsa.pub", True)]
+    + [(".env", False), ("settings.txt", False)],
+)
+def test_templates_and_public_keys_are_public_paths(path, public):
+    """Templates and public keys hold no secret by design: content never withholds them."""
+    assert is_public_path(path) is public

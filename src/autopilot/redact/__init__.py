@@ -18,15 +18,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, overload
 
-from autopilot.redact.files import KEY_FILE_LINES, is_key_file_text, is_secret_path
+from autopilot.redact.files import ENV_FILE_LINE, KEY_FILE_LINES, is_key_file_text, is_public_path, is_secret_path
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 
 __all__ = [
+    "ENV_FILE_LINE",
     "KEY_FILE_LINES",
     "PLACEHOLDER",
     "Redactor",
+    "is_env_file_text",
     "is_key_file_text",
+    "is_public_path",
     "is_secret_path",
     "opens_private_key",
     "redact",
@@ -61,6 +64,13 @@ def opens_private_key(text: str) -> bool:
     from autopilot.redact.keys import opens_private_key as opens
 
     return opens(text)
+
+
+def is_env_file_text(text: str) -> bool:
+    """Whether file contents read like a ``.env`` file with a secret in it (see :func:`.envfile.is_env_file_text`)."""
+    from autopilot.redact.envfile import is_env_file_text as judge
+
+    return judge(text)
 
 
 class Redactor:
