@@ -8,8 +8,8 @@ line are bounded, and key bodies are found line by line, never by a backtracking
 Pattern-based redaction is a strong filter, not a guarantee; results of reads of
 secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FILE_LINES``).
 
-Importing this package compiles no pattern: :mod:`.tokens`, :mod:`.named` and :mod:`.keys`
-(about a hundred regular expressions, ~8 ms) load on the first redaction, so a command that only asks
+Importing this package compiles no pattern: :mod:`.tokens`, :mod:`.named`, :mod:`.shell` and
+:mod:`.keys` (about a hundred regular expressions, ~8 ms) load on the first redaction, so a command that only asks
 ``is_secret_path`` (a search, a listing) does not pay for them.
 """
 
@@ -44,6 +44,7 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
     from autopilot.redact.keys import key_bodies
     from autopilot.redact.named import NAMED
     from autopilot.redact.rules import apply, apply_local
+    from autopilot.redact.shell import SHELL
     from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
 
     lowered = text.lower()
@@ -53,10 +54,11 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
     # Token shapes before names with values, so `API_KEY=sk-…` is reported as the token it is.
     for rule in TOKENS:
         text = apply(rule, text, lowered, counts)
-    for rule in NAMED:
+    named = NAMED + SHELL
+    for rule in named:
         if not rule.local:
             text = apply(rule, text, lowered, counts)
-    return apply_local(NAMED, text, lowered, counts), counts
+    return apply_local(named, text, lowered, counts), counts
 
 
 def opens_private_key(text: str) -> bool:

@@ -1,8 +1,9 @@
-"""Credentials known by the name they are given: ``NAME=value``, config keys, headers, flags.
+"""Credentials known by the name they are given: ``NAME=value``, config keys and YAML blocks, code, headers, cookies.
 
 A value next to a secret-looking name (``password``, ``API_TOKEN``, ``X-Api-Key``) is redacted
 unless it is code, a number, a reference or a stand-in (the checks below keep those). Most of
-these rules are ``local``: they run only on the lines that hold a secret word.
+these rules are ``local``: they run only on the lines that hold a secret word. Command lines
+are :mod:`.shell`'s; ``SECRET_WORDS`` and the value checks are shared with it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ _STRONG_WORDS = (
 # Short words count only as the last part of a name (`db_pass`, `ADMIN_PW`, `WEBHOOK_HMAC`, `SIGNING`),
 # so `compass`, `pwm_pin` and `hmac_algorithm` stay names. No `\w` here: the env rule upper-cases it.
 _SHORT_WORDS = r"(?<![A-Za-z0-9])(?:pass|pw|hmac|signing)(?![A-Za-z0-9_.\-])"
-_SECRET_WORDS = f"(?:{_STRONG_WORDS}|{_SHORT_WORDS})"
+SECRET_WORDS = f"(?:{_STRONG_WORDS}|{_SHORT_WORDS})"
 _STRONG = re.compile(f"(?i){_STRONG_WORDS}")
 _ENV_PREFIX = r"(?:(?:export|ENV|ARG|set|declare[ \t]+-x)[ \t]+|\$env:)?"
 
@@ -59,14 +60,7 @@ def _inline_value(value: str, match: re.Match[str]) -> bool:
     return True
 
 
-def _flag_value(value: str, match: re.Match[str]) -> bool:
-    """Whether ``--password VALUE`` passes a secret: not a path option, and not a plain word of prose."""
-    if re.search(r"file|path|dir|stdin|env|name|type|length|count|size|prompt|id$", match.group(2), re.I):
-        return False
-    return not stand_in(value) and (not value.isalpha() or len(value) >= 12)
-
-
-def _not_stand_in(value: str, match: re.Match[str]) -> bool:
+def not_stand_in(value: str, match: re.Match[str]) -> bool:
     return not (stand_in(value) or _SETTING.fullmatch(value))
 
 
@@ -84,7 +78,7 @@ def _assigned_value(value: str, match: re.Match[str]) -> bool:
     ``getenv("DB_PASSWORD", "…")`` passes a default; a tuple or a list (``("token_count", "rate_limits")``)
     only lists names.
     """
-    if not _not_stand_in(value, match) or _plain_word_for_short_name(value, match.group(2)):
+    if not not_stand_in(value, match) or _plain_word_for_short_name(value, match.group(2)):
         return False
     prefix, sep = match.group(1), match.group(3)
     if sep not in ("||", "??") and re.search(r"\)[ \t]*(?:,|=|:)", prefix):
@@ -146,7 +140,7 @@ def _key_value(value: str, match: re.Match[str]) -> bool:
     return len(value) >= 40 and mixed_case(value)
 
 
-def _env_value(value: str, match: re.Match[str]) -> bool:
+def env_value(value: str, match: re.Match[str]) -> bool:
     """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``) or a stand-in."""
     return not (stand_in(value) or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value))
 
@@ -190,7 +184,7 @@ NAMED: list[Rule] = [
             r"\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?)([A-Za-z0-9._~+/=\-]{8,})"
         ),
         2,
-        _not_stand_in,
+        not_stand_in,
         lower=("key", "token"),
         local=True,
     ),
@@ -215,7 +209,7 @@ NAMED: list[Rule] = [
         "docker_auth",
         re.compile(r"(?i)(\\{0,3}[\"']auth\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9+/=]{8,})"),
         2,
-        _not_stand_in,
+        not_stand_in,
         lower=("auth",),
         local=True,
     ),
@@ -224,7 +218,7 @@ NAMED: list[Rule] = [
         "netrc_password",
         re.compile(r"(\b(?:machine[ \t]+[\w.\-]+|default)[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)"),
         2,
-        _not_stand_in,
+        not_stand_in,
         hints=("password",),
         local=True,
     ),
@@ -240,15 +234,11 @@ NAMED: list[Rule] = [
     Rule(
         "env_secret",
         re.compile(
-            r"(?m)("
-            + LINE_START
-            + _ENV_PREFIX
-            + whole_name(r"[A-Z0-9_]", _SECRET_WORDS.upper() + "|PASS")
-            + r"\s*=\s*)"
+            r"(?m)(" + LINE_START + _ENV_PREFIX + whole_name(r"[A-Z0-9_]", SECRET_WORDS.upper() + "|PASS") + r"\s*=\s*)"
             r"(?![\"']?\s*$)([\"']?)([^\s\"'#]{4,}[^\"'\n#]*?)\3(?=\s*(?:#.*)?$)"
         ),
         4,
-        _env_value,
+        env_value,
         hints=("=",),
         local=True,
     ),
@@ -257,7 +247,7 @@ NAMED: list[Rule] = [
     Rule(
         "config_secret",
         re.compile(
-            r"(?im)(" + LINE_START + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"\s*[:=]\s*)"
+            r"(?im)(" + LINE_START + whole_name(r"[\w.\-]", SECRET_WORDS) + r"\s*[:=]\s*)"
             # not a quote or reference, not a number, not `obj.attr` code
             r"(?![\"'$<{\[])(?!\d+\s*(?:#.*)?$)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*(?:#.*)?$)"
             r"([^\s\"'#()\[\]{}<>,;]{6,})(?=\s*(?:#.*)?$)"
@@ -276,7 +266,7 @@ NAMED: list[Rule] = [
             + HUNK
             + rf"(?:({LINE_NUMBER})|{GREP_PREFIX})?"
             + r"[+\- ]?([ \t]*)(?:-[ \t]+)?[\"']?"
-            + whole_name(r"[\w.\-]", _SECRET_WORDS, 4)
+            + whole_name(r"[\w.\-]", SECRET_WORDS, 4)
             + r"[\"']?[ \t]*:[ \t]*"
             + r"(?:[|>][+\-]?[1-9]?[ \t]*(?:#[^\n]*)?\r?\n"
             + _BLOCK_LINE
@@ -298,14 +288,14 @@ NAMED: list[Rule] = [
         "env_secret",
         re.compile(
             r"(?im)((?<![\w\-])[\"']?name[\"']?[ \t]*:[ \t]*[\"']?"
-            + whole_name(r"[\w.\-]", _SECRET_WORDS)
+            + whole_name(r"[\w.\-]", SECRET_WORDS)
             + r"[\"']?[ \t]*,?[ \t]*(?:\r?\n"
             + NUMBERED
             + r"[+\- ]?[ \t]*)?[\"']?value[\"']?[ \t]*:[ \t]*([\"']?))"
             r"([^\s\"'#][^\"'\n#]{3,255}?)\3(?=[ \t]*(?:[,}\]#]|$))"
         ),
         4,
-        _env_value,
+        env_value,
         lower=("value",),
         local=True,
     ),
@@ -317,7 +307,7 @@ NAMED: list[Rule] = [
         re.compile(
             # Start only at a token boundary: trying every offset inside a long word-like
             # run (base64, minified code) made this quadratic in the run's length.
-            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"\\{0,3}[\"']?[\])]?"
+            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", SECRET_WORDS) + r"\\{0,3}[\"']?[\])]?"
             r"\s*(=>|:=|[:=,]|\|\||\?\?)\s*\\{0,3}([\"'`]))([^\"'`\s]{6,}?)(?=\\{0,3}\4)"
         ),
         5,
@@ -327,9 +317,9 @@ NAMED: list[Rule] = [
     # A shell default: `${DB_PASSWORD:-…}`.
     Rule(
         "secret_assignment",
-        re.compile(r"(?i)(\$\{" + whole_name(r"\w", _SECRET_WORDS) + r":?[-=])([^}\s\"'$]{4,})(?=\})"),
+        re.compile(r"(?i)(\$\{" + whole_name(r"\w", SECRET_WORDS) + r":?[-=])([^}\s\"'$]{4,})(?=\})"),
         3,
-        _not_stand_in,
+        not_stand_in,
         hints=("${",),
         local=True,
     ),
@@ -337,79 +327,12 @@ NAMED: list[Rule] = [
     Rule(
         "inline_secret",
         re.compile(
-            r"(?i)(?<![\w.\-$])(" + whole_name(r"[\w.\-]", _SECRET_WORDS) + r"=)(?![\"'$<{\[])"
+            r"(?i)(?<![\w.\-$])(" + whole_name(r"[\w.\-]", SECRET_WORDS) + r"=)(?![\"'$<{\[])"
             r"([^\s\"'`,;()\[\]{}<>&|\\]{4,})"
         ),
         3,
         _inline_value,
         hints=("=",),
-        local=True,
-    ),
-    # `--password VALUE`, `--api-key VALUE` on a command line (the `=` form is inline_secret's),
-    # and curl's `-u user:password`.
-    Rule(
-        "cli_secret",
-        re.compile(
-            r"(?i)(?<![\w\-])(--?" + whole_name(r"[\w\-]", _SECRET_WORDS) + r"[ \t]+([\"']?))"
-            r"(?![\-$<{\[])([^\s\"'`;|&]{4,})\3"
-        ),
-        4,
-        _flag_value,
-        hints=("-",),
-        local=True,
-    ),
-    Rule(
-        "cli_secret",
-        re.compile(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:)([^\s\"'@]{3,})"),
-        2,
-        hints=("-u", "--user"),
-    ),
-    # Passwords that commands take in their own flags: `mysql -pSECRET` (attached), `sshpass -p`,
-    # `docker login -p` (and podman, nerdctl, buildah, skopeo, oras, crane, helm registry),
-    # `redis-cli -a`, `mongosh -p`, openssl's `-passin pass:`.
-    Rule(
-        "cli_secret",
-        re.compile(
-            r"((?<![\w\-])(?:(?:mysql(?:dump|admin|import|show|check|slap)?|mariadb(?:-dump|-admin)?)\b"
-            r"[^\n|;&]{0,200}?[ \t]-p(?=\S)"
-            r"|sshpass\b[^\n|;&]{0,100}?[ \t]-p[ \t]*"
-            r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm[ \t]+registry)[ \t]+login\b"
-            r"[^\n|;&]{0,200}?[ \t]-p[ \t]+"
-            r"|redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+"
-            r"|mongo(?:sh|dump|restore|export|import)?\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
-            r"|-pass(?:in|out)?[ \t]+pass:)"
-            r"([\"']?))([^\s\"'`;|&]{3,})\2"
-        ),
-        3,
-        _not_stand_in,
-        lower=("mysql", "mariadb", "sshpass", "login", "redis-cli", "mongo", "pass:"),
-    ),
-    # `setx API_TOKEN …` (Windows), `set -x API_TOKEN …` (fish), `setenv API_TOKEN …` (csh).
-    Rule(
-        "env_secret",
-        re.compile(
-            r"(?im)("
-            + LINE_START
-            + r"(?:setx|setenv|set(?:[ \t]+-[a-z]+)+)[ \t]+"
-            + whole_name(r"\w", _SECRET_WORDS)
-            + r"[ \t]+([\"']?))((?<=[\"'])[^\"'\n]{4,255}(?=[\"'])|[^\s\"'`;|&]{4,})"
-        ),
-        4,
-        _env_value,
-        lower=("set",),
-        local=True,
-    ),
-    # A header with a secret name passed to curl or wget: `-H 'token: …'`, `--header "X-Auth-Token: …"`.
-    Rule(
-        "header_secret",
-        re.compile(
-            r"(?i)((?<![\w\-])(?:-H|--header)[ \t]*=?[ \t]*([\"'])[ \t]*"
-            + whole_name(r"[\w\-]", _SECRET_WORDS, 3)
-            + r"[ \t]*:[ \t]*)([^\"'\n]{4,512}?)(?=\2)"
-        ),
-        4,
-        _not_stand_in,
-        lower=("-h", "--header"),
         local=True,
     ),
     # Cookies: a request's `Cookie:` header (every value: the whole list goes), a response's

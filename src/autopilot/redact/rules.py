@@ -5,7 +5,8 @@ an optional check on the value, and cheap literal hints that let a text without 
 Rules that pair a name with a value (``password=…``) are ``local``: they run only on the lines
 that hold a secret word (``word_lines``), which keeps long texts cheap. Every pattern is linear:
 names are taken atomically (``whole_name``), quantifiers inside a line are bounded. The rules
-themselves are in :mod:`.tokens` (known by their shape) and :mod:`.named` (known by their name).
+themselves are in :mod:`.tokens` (known by their shape), :mod:`.named` (known by their name)
+and :mod:`.shell` (known by the command line that passes them).
 """
 
 from __future__ import annotations
