@@ -1,11 +1,11 @@
 """The secret corpus as whole processes: how many credential shapes leave, and what withholding them costs.
 
-Builds the corpus of ``tests/support/secret_corpus.py`` (67 shapes; every value fake, made at run
-time) in a throwaway repository, then runs real ``codex-bridge`` processes: ``plan`` (the goal
+Builds the corpus of ``tests/support/secret_corpus.py`` (114 shapes; every value fake, made at
+run time) in a throwaway repository, then runs real ``codex-bridge`` processes: ``plan`` (the goal
 carries every token), ``review`` and ``verdict`` (diffs with new files, key files changed in the
-middle, lines git puts in hunk headers, a renamed and a copied .env, file names, commit
-messages; the last message carries every shape) against the scripted Responses server, and the
-Claude and Codex handoffs (intake, raw read, export, import) over transcripts that carry every
+middle, lines git puts in hunk headers, a renamed and a copied .env, a copy of a gitignored .env,
+file names, commit messages; the last message carries every shape) against the scripted
+Responses server, and the Claude and Codex handoffs (intake, raw read, export, import) over transcripts that carry every
 shape. It counts the shapes found in each place: request bodies, packets and evidence indexes,
 intakes, raw read, import contexts, the plan file, stdout and stderr. The goal is 0.
 

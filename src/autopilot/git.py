@@ -368,11 +368,14 @@ def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> l
 
     By name: either side's path is a secret file (so ``.env`` renamed ``env.txt`` still is). By
     origin: the contents are byte for byte a secret file's (``cp .env settings.bak``), from this
-    diff or from the base. By content: either side holds a key file's telltale line
-    (``redact.KEY_FILE_LINES``: a PEM BEGIN line, a PuTTY or OpenSSH key, a kubeconfig client key),
-    whatever the file is called. The base's listing and the content search run side by side.
+    diff, from the base, or from a secret file git ignores (a gitignored ``.env``: no blob of it is
+    in git, so its copy is matched by hashing the file in the work tree). By content: either side
+    holds a key file's telltale line (``redact.KEY_FILE_LINES``: a PEM BEGIN line, a PuTTY or
+    OpenSSH key, a kubeconfig client key), or reads like an env file with a secret in it
+    (``redact.is_env_file_text``: a ``.env`` pasted into ``settings.txt`` and edited), whatever the
+    file is called. The base's listing, the ignored files and the content searches run side by side.
     """
-    from autopilot.redact import KEY_FILE_LINES, is_secret_path
+    from autopilot.redact import ENV_FILE_LINE, KEY_FILE_LINES, is_env_file_text, is_public_path, is_secret_path
 
     by_name = {i for i, c in enumerate(changes) if any(p and is_secret_path(p) for p in (c[1], c[2]))}
     rest = [c for i, c in enumerate(changes) if i not in by_name]
@@ -384,28 +387,94 @@ def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> l
         if since != EMPTY_TREE and any(c[1] is None or c[0] == "C" for c in rest)
         else None
     )
+    ignored = _start_git(repo, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
     revs = [tree] if since == EMPTY_TREE else [tree, since]
     paths = sorted({p for c in rest for p in (c[1], c[2]) if p})
+    chunks = [paths[n : n + 500] for n in range(0, len(paths), 500)]
     patterns = [arg for p in KEY_FILE_LINES for arg in ("-e", p)]
     searches = [
         _start_git(repo, "grep", "-z", "-l", "-I", "-E", *patterns, *revs, "--", *(f":(literal){p}" for p in chunk))
-        for chunk in (paths[n : n + 500] for n in range(0, len(paths), 500))
+        for chunk in chunks
+    ]
+    env_searches = [
+        _start_git(
+            repo, "grep", "-z", "-l", "-I", "-E", "-e", ENV_FILE_LINE, *revs, "--", *(f":(literal){p}" for p in c)
+        )
+        for c in chunks
     ]
     blobs = {b for i in by_name for b in changes[i][3:5] if b != _NO_BLOB}
     for entry in (listing() if listing else "").split("\0"):
         meta, _, path = entry.partition("\t")
         if path and is_secret_path(path):
             blobs.add(meta.rsplit(" ", 1)[-1])
+    blobs |= _work_tree_blobs(repo, [p for p in ignored().split("\0") if is_secret_path(p)], len(rest[0][4]))
     keyed = {hit for search in searches for hit in search().split("\0") if hit}  # "<rev>:<path>"
+    env_like = {hit for search in env_searches for hit in search().split("\0") if hit}
+    candidates = {
+        blob
+        for c in rest
+        for rev, path, blob in ((tree, c[2], c[4]), (since, c[1], c[3]))
+        if path and f"{rev}:{path}" in env_like and not is_public_path(path)
+    }
+    env_files = {blob for blob, text in _blob_texts(repo, candidates).items() if is_env_file_text(text)}
     return [
         c
         for i, c in enumerate(changes)
         if i in by_name
         or c[3] in blobs
         or c[4] in blobs
+        or c[3] in env_files
+        or c[4] in env_files
         or (c[2] and f"{tree}:{c[2]}" in keyed)
         or (c[1] and f"{since}:{c[1]}" in keyed)
     ]
+
+
+MAX_IGNORED_SECRETS = 200
+
+
+def _work_tree_blobs(repo: str, paths: list[str], id_length: int) -> set[str]:
+    """The git blob ids of work-tree files (at most 200, each at most 1 MiB), as ``git hash-object`` gives them."""
+    import hashlib
+
+    found = set()
+    for path in paths[:MAX_IGNORED_SECRETS]:
+        try:
+            with open(os.path.join(repo, path), "rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+        except OSError:  # a directory git lists whole (`--directory`), or gone
+            continue
+        if len(data) <= MAX_FILE_BYTES:
+            digest = hashlib.sha256 if id_length == 64 else hashlib.sha1  # the repository's object format
+            found.add(digest(b"blob %d\0" % len(data) + data).hexdigest())
+    return found
+
+
+def _blob_texts(repo: str, blobs: set[str]) -> dict[str, str]:
+    """The contents of blobs as text, read with one ``git cat-file --batch`` (a missing blob is left out)."""
+    import subprocess
+
+    if not blobs:
+        return {}
+    order = sorted(blobs)
+    proc = subprocess.run(
+        ["git", "-C", repo, "cat-file", "--batch"],
+        input="".join(f"{b}\n" for b in order).encode(),
+        capture_output=True,
+        env={**os.environ, **_GIT_ENV},
+    )
+    out, pos, texts = proc.stdout, 0, {}
+    for blob in order:
+        eol = out.find(b"\n", pos)
+        if eol < 0:
+            break
+        header = out[pos:eol].split()
+        pos = eol + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            texts[blob] = out[pos : pos + size].decode("utf-8", "replace")
+            pos += size + 1
+    return texts
 
 
 def _start_git(repo: str, *args: str) -> Callable[[], str]:

@@ -3,7 +3,7 @@
 The same run as ``tests/integration/test_secret_corpus.py`` (plan, review, verdict, then the
 Claude and Codex handoffs), with `codex exec` as the backend talking to the scripted Responses
 server: what the real binary puts in its requests (our prompt, its own instructions, the
-environment) holds none of the 60+ shapes.
+environment) holds none of the 100+ shapes.
 """
 
 from __future__ import annotations

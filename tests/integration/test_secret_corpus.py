@@ -1,12 +1,12 @@
-"""The secret corpus, end to end: 60+ credential shapes never reach Codex nor land in a packet.
+"""The secret corpus, end to end: 100+ credential shapes never reach Codex nor land in a packet.
 
 The corpus (``tests/support/secret_corpus.py``) is placed in diffs (new files, key files changed
-in the middle, lines that git puts in hunk headers, a renamed and a copied .env), file names,
-commit messages, the plan's goal, Claude's last message, and a Claude transcript and a Codex
-rollout (typed, said, run, read, written, committed). Real `codex-bridge plan`, `review` and
-`verdict` run against the scripted Responses server through the openai backend, then the Claude
-and Codex handoffs (intake, raw read, export, import). Any shape found in a request body, a
-packet or an output fails the test, naming the shape and the place.
+in the middle, lines that git puts in hunk headers, a renamed and a copied .env, a copy of a
+gitignored .env), file names, commit messages, the plan's goal, Claude's last message, and a
+Claude transcript and a Codex rollout (typed, said, run, read, written, committed). Real
+`codex-bridge plan`, `review` and `verdict` run against the scripted Responses server through the
+openai backend, then the Claude and Codex handoffs (intake, raw read, export, import). Any shape
+found in a request body, a packet or an output fails the test, naming the shape and the place.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from pathlib import Path
 from tests.support.secret_corpus import run_corpus, shapes
 
 
-def test_the_corpus_has_at_least_60_credential_shapes():
-    """The corpus the issue asks for: at least 60 shapes, each with something that must never leave."""
+def test_the_corpus_has_at_least_100_credential_shapes():
+    """The corpus the issues ask for (60, then the audit's shapes): each with something that must never leave."""
     corpus = shapes()
-    assert len(corpus) >= 60 and all(s.needles and all(len(n) >= 8 for n in s.needles) for s in corpus)
+    assert len(corpus) >= 100 and all(s.needles and all(len(n) >= 8 for n in s.needles) for s in corpus)
     assert len({s.name for s in corpus}) == len(corpus)
 
 

@@ -135,3 +135,57 @@ def test_verdict_withholds_what_review_withholds(based, openai_env, bridge):
     code, _, err = bridge("-C", str(based), "verdict", "--last-message", "renamed the env file")
     assert code == 0, err
     assert PLAIN not in sent(openai_env) and "contents are withheld: .env, env.txt" in sent(openai_env)
+
+
+@pytest.fixture
+def ignored_env(openai_env, git_repo, bridge):
+    """A run planned where `.env` is gitignored: git holds no blob of it, so no copy matches one."""
+    (git_repo / ".gitignore").write_text(".env\n")
+    (git_repo / "deploy.sh").write_text('#!/bin/sh\nset -e\nAPP=web\n./build.sh "$APP"\n./push.sh\n')
+    commit_all(git_repo, "base")
+    (git_repo / ".env").write_text(f"WEIRD_SETTING={PLAIN}\nOTHER=1\n")
+    openai_env.push(reply_json(PLAN))
+    code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Move the settings")
+    assert code == 0, err
+    return git_repo
+
+
+def test_a_copy_of_an_ignored_env_file_is_withheld(ignored_env, openai_env, bridge):
+    """`cp .env settings.txt` with .env gitignored: the copy matches the file in the work tree, and is withheld."""
+    (ignored_env / "settings.txt").write_text((ignored_env / ".env").read_text())
+    (ignored_env / "feature.py").write_text("x = 1\n")
+    result = review(bridge, openai_env, ignored_env)
+    assert PLAIN not in sent(openai_env) and result["diff"]["secret_files"] == ["settings.txt"]
+    assert "their contents are withheld: settings.txt" in sent(openai_env)
+
+
+def test_an_ignored_env_file_moved_and_edited_is_known_by_its_content(ignored_env, openai_env, bridge):
+    """`mv .env config/app.settings` and edit it: no file to match, but its `NAME=value` lines read as an env file."""
+    (ignored_env / "config").mkdir()
+    (ignored_env / ".env").rename(ignored_env / "config" / "app.settings")
+    with open(ignored_env / "config" / "app.settings", "a") as fh:
+        fh.write("# added later\nEXTRA=2\n")
+    (ignored_env / "feature.py").write_text("x = 1\n")
+    result = review(bridge, openai_env, ignored_env)
+    assert PLAIN not in sent(openai_env) and result["diff"]["secret_files"] == ["config/app.settings"]
+
+
+def test_env_lines_pasted_into_a_tracked_file_withhold_it(ignored_env, openai_env, bridge):
+    """A tracked file overwritten with env lines holding a secret is withheld; a script with assignments is not."""
+    (ignored_env / "deploy.sh").write_text('#!/bin/sh\nset -e\nAPP=api\n./build.sh "$APP"\n./push.sh\n')
+    (ignored_env / "README.md").write_text("# demo\nDB_HOST=db\nDB_PASSWORD=zq9tokenvalue42\n")
+    result = review(bridge, openai_env, ignored_env)
+    body = sent(openai_env)
+    assert "zq9tokenvalue42" not in body and result["diff"]["secret_files"] == ["README.md"]
+    assert "APP=api" in body  # the script is reviewed as usual
+
+
+def test_env_like_files_without_secrets_and_templates_are_reviewed(ignored_env, openai_env, bridge):
+    """Settings with no secret value, and a template under a template's name, stay in the diff."""
+    (ignored_env / "app.conf").write_text("HOST=db1.internal\nPORT=5432\nDEBUG=true\nREGION=eu-central-1\n")
+    (ignored_env / "config.env.example").write_text("API_TOKEN=Xq7kDnNfribxUdl12\nDB_PASSWORD=s3cr3tvalue\n")
+    (ignored_env / ".env.example").write_text("API_TOKEN=your-api-token\nDB_PASSWORD=changeme\n")
+    result = review(bridge, openai_env, ignored_env)
+    body = sent(openai_env)
+    assert result["diff"]["secret_files"] == [] and "HOST=db1.internal" in body
+    assert "b/config.env.example" in body and "b/.env.example" in body

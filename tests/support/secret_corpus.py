@@ -116,6 +116,9 @@ class Shape:
     token: str | None = None
     needles: list[str] = field(default_factory=list)
     key: bool = False  # a multi-line key file: placed whole, and changed in the middle
+    # Whether its lines joined by spaces are still a way to write it (`.netrc`'s fields are its one-line
+    # form), so the joined line can be what git puts in a hunk header; a YAML block or a CSV cannot.
+    one_line: bool = True
 
     def __post_init__(self) -> None:
         if not self.needles:
@@ -131,7 +134,7 @@ def _pair(name: str, line: str, secret: str, token: str | None = None) -> Shape:
 
 
 def shapes() -> list[Shape]:
-    """The corpus: 60+ credential shapes, token formats first, then names and values, then keys."""
+    """The corpus: 100+ credential shapes, token formats first, then names and values, then keys, then the audited."""
     global _RNG
     _RNG = random.Random(20261130)  # every call builds the same corpus
     t = alnum
@@ -264,10 +267,105 @@ def shapes() -> list[Shape]:
         Shape("key body without begin or end", middle_body + "\n", needles=key_needles(middle_body), key=True),
         Shape("der key on one line", f"signing:\n  der: {der_line}\n", needles=[der_line[200:240]], key=True),
     ]
+    out += audited()
     for s in out:
         if not s.needles or s.needles == [""]:
             s.needles = [_secret_part(s.text)]
     return out
+
+
+def audited() -> list[Shape]:
+    """The shapes an audit found passing unchanged: AWS secrets by position, YAML blocks, assignment forms,
+    command lines, commented or escaped key bodies, cookies, eleven token families, short secret names."""
+    t = alnum
+    key_id = "AKIA" + t(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+    sa = [t(20) + "/" + t(14) + "+" + t(4) for _ in range(6)]
+    pw = [f"Qx{t(11)}{n}" for n in range(30)]
+    body = pem("RSA PRIVATE KEY", der_rsa()).splitlines()[3:10]
+    bodies = ["\n".join(body)] + ["\n".join(pem("PRIVATE KEY", der_pkcs8()).splitlines()[3:10]) for _ in range(4)]
+    discord_id = base64.b64encode(("1" + t(17, "0123456789")).encode()).decode()
+    telegram = "AA" + t(33)
+    enc, app, master = hexs(64), b64(32), hexs(32)
+    return [
+        _pair("aws configure set", f"aws configure set aws_secret_access_key {sa[0]}", sa[0]),
+        _pair("aws secret after its id (boto3)", f'boto3.client("s3", "{key_id}", "{sa[1]}")', sa[1]),
+        _pair("aws secret after its id (C#)", f'new BasicAWSCredentials("{key_id}", "{sa[2]}");', sa[2]),
+        Shape(
+            "aws console credentials csv",
+            "User name,Password,Access key ID,Secret access key,Console login link\n"
+            f"deploy,{pw[0]},{key_id},{sa[3]},https://{t(12, '0123456789')}.signin.aws.amazon.com/console\n",
+            needles=[pw[0], sa[3]],
+            one_line=False,
+        ),
+        _pair("aws id:secret", f"{key_id}:{sa[4]}", sa[4]),
+        _pair("go secretKey :=", f'secretKey := "{sa[5]}"', sa[5]),
+        Shape("yaml block scalar", f"db:\n  password: |\n    {pw[1]}\n  host: db\n", needles=[pw[1]], one_line=False),
+        Shape("yaml folded scalar", f"api:\n  token: >-\n    {pw[2]}\n", needles=[pw[2]], one_line=False),
+        _pair("kubernetes env value", f"env:\n  - name: DB_PASSWORD\n    value: {pw[3]}\n", pw[3]),
+        _pair("kubernetes env quoted value", f'env:\n  - name: API_TOKEN\n    value: "{pw[4]}"\n', pw[4]),
+        Shape("yaml password list", f"passwords:\n  - {pw[5]}\n  - {pw[6]}\n", needles=[pw[5], pw[6]], one_line=False),
+        _pair("php array password", f"$db = ['password' => '{pw[7]}',", pw[7]),
+        _pair("ruby symbol password", f':password => "{pw[8]}"', pw[8]),
+        _pair("go password :=", f'password := "{pw[9]}"', pw[9]),
+        _pair("getenv default", f"os.environ.get('DB_PASSWORD', '{pw[10]}')", pw[10]),
+        _pair("header subscript", f"headers['X-API-KEY'] = '{pw[11]}'", pw[11]),
+        _pair("mysql -p attached", f"mysql -u root -p{pw[12]} app", pw[12]),
+        _pair("sshpass -p", f"sshpass -p '{pw[13]}' ssh deploy@host", pw[13]),
+        _pair("docker login -p", f"docker login -u bob -p {pw[14]} registry.example.com", pw[14]),
+        _pair("setx", f"setx API_TOKEN {pw[15]}", pw[15]),
+        _pair("fish set -x", f"set -x API_TOKEN {pw[16]}", pw[16]),
+        _pair("curl token header", f"curl -H 'token: {pw[17]}' https://api.example.com", pw[17]),
+        Shape(
+            "key body behind # comments",
+            "\n".join("# " + x for x in bodies[0].split("\n")),
+            needles=key_needles(bodies[0]),
+            key=True,
+        ),
+        Shape(
+            "key body behind // comments",
+            "\n".join("// " + x for x in bodies[1].split("\n")),
+            needles=key_needles(bodies[1]),
+            key=True,
+        ),
+        Shape(
+            "key body in a mail quote",
+            "\n".join("> " + x for x in bodies[2].split("\n")),
+            needles=key_needles(bodies[2]),
+            key=True,
+        ),
+        Shape(
+            "key body in python concatenation",
+            "KEY = (\n" + "\n".join(f'    "{x}\\n"' for x in bodies[3].split("\n")) + "\n)\n",
+            needles=key_needles(bodies[3]),
+            key=True,
+        ),
+        Shape(
+            "key body escaped twice in json",
+            json.dumps(json.dumps({"blob": bodies[4] + "\n"})),
+            needles=key_needles(bodies[4]),
+            key=True,
+        ),
+        Shape("cookie header", f"Cookie: theme=dark; sessionid={pw[18]}; csrftoken={pw[19]}", needles=[pw[18], pw[19]]),
+        _pair("set-cookie header", f"Set-Cookie: __Host-session={pw[20]}; Path=/; Secure; HttpOnly", pw[20]),
+        _tok("digitalocean token", "dop_v1_" + hexs(64), "DIGITALOCEAN {}"),
+        _tok("shopify token", "shpat_" + hexs(32), "shop {}"),
+        _tok("discord bot token", discord_id + ".G" + t(5) + "." + t(38), "Bot {}"),
+        _pair("telegram bot token", f"https://api.telegram.org/bot{t(9, '123456789')}:{telegram}/getMe", telegram),
+        _tok("twilio api key", "SK" + hexs(32), "twilio {}"),
+        _tok("mailgun key", "key-" + t(31, "abcdefghijklmnopqrstuvwxyz0123456789") + "7", "mailgun api:{}"),
+        _tok("atlassian token", "ATATT3xFfGF0" + t(170) + "=" + hexs(8).upper(), "jira {}"),
+        _tok("databricks token", "dapi" + hexs(32), "databricks {}"),
+        _tok("age secret key", "AGE-SECRET-KEY-1" + t(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"), "age {}"),
+        _tok("linear api key", "lin_api_" + t(40), "linear {}"),
+        _tok("postman api key", "PMAK-" + hexs(24) + "-" + hexs(34), "postman {}"),
+        _pair("admin pw", f"ADMIN_PW={pw[21]}", pw[21]),
+        _pair("encryption key hex", f"ENCRYPTION_KEY={enc}", enc),
+        _pair("signing", f"SIGNING={pw[22]}", pw[22]),
+        _pair("webhook hmac", f"WEBHOOK_HMAC={pw[23]}", pw[23]),
+        _pair("db_pass", f"db_pass={pw[24]}", pw[24]),
+        _pair("laravel app key", f"APP_KEY=base64:{app}", app),
+        _pair("rails master key", f"RAILS_MASTER_KEY={master}", master),
+    ]
 
 
 def _secret_part(text: str) -> str:
@@ -303,15 +401,21 @@ def name_safe(token: str) -> bool:
 
 
 def before_plan(repo: Path, corpus: list[Shape]) -> None:
-    """Commit what the base holds: key files and hunk-header files to be changed later, a .env, named files."""
+    """Commit what the base holds: key files and hunk-header files to be changed later, a .env, named files.
+
+    A second env file, ``.env.local``, is gitignored: git never holds a blob of it.
+    """
     (repo / "deploy").mkdir(exist_ok=True)
     filler = "".join(f"  echo step {n}\n" for n in range(12))
     for n, s in enumerate(corpus):
         if s.key:
             (repo / "deploy" / f"blob-{n:02d}.dat").write_text(s.text)
         else:  # the line becomes the function context of a later hunk's header
-            (repo / "deploy" / f"env-{n:02d}.sh").write_text(s.text.rstrip().replace("\n", " ") + "\n" + filler)
+            head = s.text.rstrip().replace("\n", " ") if s.one_line else s.text.rstrip()
+            (repo / "deploy" / f"env-{n:02d}.sh").write_text(head + "\n" + filler)
     (repo / ".env").write_text("".join(f"SETTING_{n}={s.needles[0]}\n" for n, s in enumerate(corpus)))
+    (repo / ".gitignore").write_text(".env.local\n")
+    (repo / ".env.local").write_text("".join(f"LOCAL_{n}={s.needles[-1]}\n" for n, s in enumerate(corpus)))
     (repo / "names-base").mkdir(exist_ok=True)
     for n, s in enumerate(corpus):
         if s.token and name_safe(s.token):
@@ -321,7 +425,7 @@ def before_plan(repo: Path, corpus: list[Shape]) -> None:
 
 
 def after_plan(repo: Path, corpus: list[Shape]) -> None:
-    """The work the review sees: new files, keys changed in the middle, hunk headers, a rename, a copy, names."""
+    """The work the review sees: new files, keys changed in the middle, hunk headers, a rename, copies, names."""
     (repo / "corpus").mkdir(exist_ok=True)
     for n, s in enumerate(corpus):
         (repo / "corpus" / f"shape-{n:02d}.txt").write_text(placed_in(s))
@@ -337,6 +441,7 @@ def after_plan(repo: Path, corpus: list[Shape]) -> None:
     git(repo, "mv", ".env", "env.txt")  # a renamed secret file: the old side counts
     (repo / "env.txt").write_text((repo / "env.txt").read_text() + "EXTRA=1\n")
     (repo / "settings.copy").write_text(git(repo, "show", "HEAD:.env"))  # a copy of the committed .env
+    (repo / "local-settings.txt").write_text((repo / ".env.local").read_text())  # a copy of the ignored one
     (repo / "names-new").mkdir(exist_ok=True)
     for n, s in enumerate(corpus):
         if s.token and name_safe(s.token):
@@ -468,6 +573,10 @@ def run_corpus(run: Any, server: Any, repo: Path, home: Path) -> list[Place]:
     sc = scenario(repo)
     corpus = sc.shapes
     texts: dict[str, str] = {}
+    config = home / "config.yaml"
+    if not config.exists():  # the whole corpus diff is sent, not its middle cut out (the default is 60,000)
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text("max_diff_chars: 400000\n")
 
     def call(place: str, args: list[str], cwd: Path) -> str:
         sent = len(server.requests)

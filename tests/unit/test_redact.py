@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from autopilot.redact import Redactor, is_key_file_text, is_secret_path, redact
+from autopilot.redact import Redactor, is_env_file_text, is_key_file_text, is_public_path, is_secret_path, redact
 from tests.support.secret_corpus import der_pkcs8, der_rsa, key_needles, openssh_key, pem, ppk
 
 # Fake credentials assembled at run time so no scanner mistakes this file for a leak.
@@ -107,6 +107,189 @@ def test_more_secret_shapes_are_replaced(kind, text, secret):
         assert secret not in out
 
 
+# (kind, text, the part that must go): shapes an audit found passing unchanged, by class.
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+AWS_SECRET = A[:19] + "/" + A[20:39] + "+"
+PW2 = "Xq7kDnNf" + "ribxUdl"
+HEX64 = hashlib.sha256(b"audit").hexdigest()
+HEX32 = HEX64[:32]
+CSV = f"User name,Password,Access key ID,Secret access key,Console login link\nbob,{PW2},{AWS_ID},{AWS_SECRET},"
+AUDIT = {
+    "aws": [
+        ("aws_secret_access_key", f"aws configure set aws_secret_access_key {AWS_SECRET}", AWS_SECRET),
+        ("aws_secret_access_key", f'boto3.client("s3", "{AWS_ID}", "{AWS_SECRET}")', AWS_SECRET),
+        ("aws_secret_access_key", f'var c = new BasicAWSCredentials("{AWS_ID}", "{AWS_SECRET}");', AWS_SECRET),
+        ("aws_secret_access_key", CSV + "https://123456789012.signin.aws.amazon.com/console", AWS_SECRET),
+        ("aws_console_password", CSV + "https://123456789012.signin.aws.amazon.com/console", PW2),
+        ("aws_console_password", f"alice,{PW2},https://123456789012.signin.aws.amazon.com/console", PW2),
+        ("aws_secret_access_key", f"Access key ID,Secret access key\n{AWS_ID},{AWS_SECRET}\n", AWS_SECRET),
+        ("aws_secret_access_key", f"{AWS_ID}:{AWS_SECRET}", AWS_SECRET),
+        ("aws_secret_access_key", f"keys {AWS_ID} {AWS_SECRET} rotated", AWS_SECRET),
+        ("aws_secret_access_key", f"{AWS_ID}\t{AWS_SECRET}", AWS_SECRET),
+        ("secret_assignment", f'secretKey := "{AWS_SECRET}"', AWS_SECRET),
+    ],
+    "assignments": [
+        ("secret_assignment", f"$db = ['password' => '{PW2}',", PW2),
+        ("secret_assignment", f':password => "{PW2}"', PW2),
+        ("secret_assignment", f'password := "{PW2}"', PW2),
+        ("secret_assignment", f"os.environ.get('DB_PASSWORD', '{PW2}')", PW2),
+        ("secret_assignment", f'ENV.fetch("API_TOKEN", "{PW2}")', PW2),
+        ("secret_assignment", f"headers['X-API-KEY'] = '{PW2}'", PW2),
+        ("secret_assignment", f"const t = process.env.API_TOKEN || '{PW2}';", PW2),
+        ("secret_assignment", f"      DB_PASSWORD: ${{DB_PASSWORD:-{PW2}}}", PW2),
+    ],
+    "env names": [
+        ("env_secret", f"ADMIN_PW={PW2}", PW2),
+        ("env_secret", f"SIGNING={PW2}", PW2),
+        ("env_secret", f"WEBHOOK_HMAC={PW2}", PW2),
+        ("env_secret", f"export SMTP_PASSPHRASE={PW2}", PW2),
+        ("config_secret", f"db_pass={PW2}", PW2),
+        ("key_material", f"ENCRYPTION_KEY={HEX64}", HEX64),
+        ("key_material", "APP_KEY=base64:" + base64.b64encode(HEX32.encode()).decode(), HEX32[:8]),
+        ("key_material", f"RAILS_MASTER_KEY={HEX32}", HEX32),
+    ],
+    "yaml": [
+        ("config_secret", f"password: |\n  {PW2}\n", PW2),
+        ("config_secret", f"db:\n  password: >-\n    {PW2[:8]}\n    {PW2[8:]}x\n  host: db\n", PW2[:8]),
+        ("config_secret", f"+  token: |-\n+    {PW2}\n", PW2),  # in a diff
+        ("config_secret", f"     3→  secret: >\n     4→    {PW2}\n", PW2),  # read with line numbers
+        ("env_secret", f"env:\n  - name: DB_PASSWORD\n    value: {PW2}\n", PW2),
+        ("env_secret", f'env:\n  - name: DB_PASSWORD\n    value: "{PW2}"\n', PW2),
+        ("env_secret", f"- Name: API_TOKEN\n  Value: '{PW2}'\n", PW2),  # CloudFormation, ECS
+        ("env_secret", json.dumps([{"name": "DB_PASSWORD", "value": PW2}]), PW2),
+        ("config_secret", f"passwords:\n  - {PW2}\n  - {PW2[::-1]}\n", PW2[::-1]),
+        ("config_secret", f"api_tokens:\n- {PW2}\n", PW2),
+    ],
+    "commands": [
+        ("cli_secret", f"mysql -u root -p{PW2}", PW2),
+        ("cli_secret", f"mysqldump -h db -u app -p'{PW2}' app > dump.sql", PW2),
+        ("cli_secret", f"sshpass -p '{PW2}' ssh deploy@host", PW2),
+        ("cli_secret", f"docker login -u bob -p {PW2} ghcr.io", PW2),
+        ("cli_secret", f"redis-cli -a {PW2} ping", PW2),
+        ("cli_secret", f"mongosh -u admin -p {PW2}", PW2),
+        ("cli_secret", f"openssl rsa -in k.pem -passin pass:{PW2}", PW2),
+        ("env_secret", f"setx API_TOKEN {PW2}", PW2),
+        ("env_secret", f'setx API_TOKEN "{PW2} x" /M', PW2),
+        ("env_secret", f"set -x API_TOKEN {PW2}", PW2),
+        ("env_secret", f"set -gx API_TOKEN {PW2}", PW2),
+        ("env_secret", f"setenv API_TOKEN {PW2}", PW2),
+        ("header_secret", f"curl -H 'token: {PW2}' https://api.example.com", PW2),
+        ("header_secret", f'curl --header "X-Auth-Token: {PW2}" https://api.example.com', PW2),
+    ],
+    "cookies": [
+        ("cookie", f"Cookie: sessionid={PW2}", PW2),
+        ("cookie", f"Cookie: theme=dark; sessionid={PW2}; csrftoken={PW2[::-1]}", PW2[::-1]),
+        ("cookie", f"Set-Cookie: __Host-session={PW2}; Path=/; Secure; HttpOnly", PW2),
+        ("cookie", f"curl -H 'Cookie: sessionid={PW2}' https://example.com", PW2),
+        ("cookie", f'document.cookie = "session={PW2}; path=/"', PW2),
+    ],
+    "tokens": [
+        ("digitalocean_token", "DO dop_v1_" + HEX64, HEX64),
+        ("digitalocean_token", "doo_v1_" + HEX64, HEX64),
+        ("shopify_token", "shpat_" + HEX32, HEX32),
+        ("shopify_token", "shpss_" + HEX32, HEX32),
+        ("discord_bot_token", "Bot " + base64.b64encode(b"123456789012345678").decode() + ".GhIjKl." + A[:38], A[:30]),
+        ("telegram_bot_token", "https://api.telegram.org/bot123456789:AA" + A[:33] + "/getMe", A[:30]),
+        ("twilio_api_key", "SK" + HEX32, HEX32),
+        ("mailgun_key", "api:key-" + "3ax6xnjp29jd6fds4gc373sgvjxteol0", "3ax6xnjp29jd6fds4gc3"),
+        ("atlassian_token", "ATATT3xFfGF0" + A + A + A + "=1A2B3C4D", A[:30]),
+        ("databricks_token", "DATABRICKS dapi" + HEX32, HEX32),
+        ("age_secret_key", "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58], "QPZRY9X8GF2TVDW0S3JN"),
+        ("linear_api_key", "lin_api_" + A, A[:30]),
+        ("postman_api_key", "PMAK-" + HEX32[:24] + "-" + HEX64[:34], HEX64[:30]),
+    ],
+}
+AUDIT_SECRETS = [(cls, *case) for cls, cases in AUDIT.items() for case in cases]
+# Harmless text that looks like the audited shapes, by class: none of it may change.
+AUDIT_KEPT = {
+    "aws": [
+        f"{AWS_ID} is the key id; its secret is in the vault",
+        f"{AWS_ID} {hashlib.sha1(b'x').hexdigest()}",  # an id next to a hex digest
+        f"alice,2024-01-01,{AWS_ID},Active",  # a report with a date before the id
+    ],
+    "tokens": [
+        "MyVeryLongApplicationName1.module.someVeryLongFunctionNameGoesHere",  # dotted, but no Discord id
+        "the meeting is at 12:30:AM",
+        "key-value stores keep a key-" + "frameanimationnamethatislongxyzw",
+        "see dapi.example.com and lin_api_docs, SKU 1234",
+    ],
+    "assignments": [
+        "'password' => $password,",
+        "headers['X-API-KEY'] = api_key",
+        'os.environ.get("API_TOKEN", "")',
+        'token = config.get("api_token", default)',
+        "const t = process.env.API_TOKEN || fallback;",
+        "${API_TOKEN:?set API_TOKEN first} ${API_TOKEN:-}",
+        'api_key := os.Getenv("API_KEY")',
+        '("token_count", "rate_limits"), ["api_key", "client_secret"]',  # a tuple and a list of names
+        '(lambda s: s.pop("token_usage"), "token_usage_total")',
+    ],
+    "env names": [
+        "pwm_pin = 13",
+        "hmac_algorithm: sha256",
+        "WEBHOOK_HMAC=sha256",
+        "signing: enabled",
+        f"cache_key = '{HEX32}'",
+        f"PUBLIC_KEY_FINGERPRINT={HEX64}",
+        "pass_count = 3",
+        "def login(user, pw): pass",
+        '{"pass": "passed", "fail": "failed"}',
+    ],
+    "yaml": [
+        "description: |\n  Rotates the token every day.\n",
+        "password: |\n  ${{ secrets.DB_PASSWORD }}\n",
+        "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db, key: password}\n",
+        "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)\n",
+        "Passwords:\n- must be 12 characters long\n- never reused\n",
+        "tokens:\n  - $TOKEN_A\n  - $TOKEN_B\n",
+        "credentials:\n  - user: bob\n    role: admin\n",
+        "secrets:\n  - name: db\n    mount: /run/secrets\n",
+    ],
+    "commands": [
+        "mysql -u root -p",
+        "mysql -u root -p mydb",
+        "mysqldump -h db -P 3306 app",
+        "mysql -u root -p$MYSQL_PWD",
+        "sshpass -f ~/.pw ssh host",
+        "docker login -u bob --password-stdin",
+        "docker run -p 8080:80 nginx",
+        "ssh -p 2222 host",
+        "set -x PATH /usr/bin; set -e",
+        'setx PATH "%PATH%;C:\\bin"',
+        'curl -H "Content-Type: application/json" -H "Authorization: Bearer $TOKEN"',
+        "redis-cli -a $REDIS_PASSWORD ping",
+        "openssl rsa -passin pass:$PW",
+    ],
+    "cookies": [
+        "Cookie: sid=${SID}",
+        "Set-Cookie: theme=dark; Path=/",
+        'cookie = request.cookies.get("sessionid")',
+        'res.cookie("token", value)',
+    ],
+}
+AUDIT_KEPT_TEXTS = [(cls, text) for cls, texts in AUDIT_KEPT.items() for text in texts]
+
+
+@pytest.mark.parametrize(
+    ("cls", "kind", "text", "secret"),
+    AUDIT_SECRETS,
+    ids=[f"{c}-{k}-{n}" for n, (c, k, _, _) in enumerate(AUDIT_SECRETS)],
+)
+def test_audited_shapes_are_replaced(cls, kind, text, secret):
+    """Each shape the audit found passing unchanged is replaced by its typed placeholder, and its value is gone."""
+    out, counts = redact(text)
+    assert f"[REDACTED:{kind}]" in out and counts[kind] >= 1 and secret not in out, out
+
+
+@pytest.mark.parametrize(
+    ("cls", "text"), AUDIT_KEPT_TEXTS, ids=[f"{c}-{n}" for n, (c, _) in enumerate(AUDIT_KEPT_TEXTS)]
+)
+def test_lookalikes_of_audited_shapes_are_kept(cls, text):
+    """Harmless code and prose that looks like an audited shape is kept (an AWS key id alone is still replaced)."""
+    out, counts = redact(text)
+    assert out == text.replace(AWS_ID, "[REDACTED:aws_access_key_id]") and set(counts) <= {"aws_access_key_id"}
+
+
 NOT_SECRETS = [
     "task-list and risk-assessment are ordinary words",
     "commit 0123456789abcdef0123456789abcdef01234567 fixed it",
@@ -188,7 +371,9 @@ def test_ordinary_text_is_untouched(text):
 
 def test_redaction_is_idempotent():
     """Redacting already-redacted text changes nothing and counts nothing."""
-    once, _ = redact("\n".join([t for _, t in SECRETS] + [t for _, t, _ in MORE_SECRETS]))
+    once, _ = redact(
+        "\n".join([t for _, t in SECRETS] + [t for _, t, _ in MORE_SECRETS] + [t for _, _, t, _ in AUDIT_SECRETS])
+    )
     twice, counts = redact(once)
     assert twice == once
     assert sum(counts.values()) == 0
@@ -232,6 +417,48 @@ def test_redactor_accumulates_counts_across_strings_and_structures():
 def test_secret_bearing_paths(path, secret):
     """Secret-bearing files are recognised by name and directory; templates and public keys are not."""
     assert is_secret_path(path) is secret
+
+
+BODY = pem("RSA PRIVATE KEY", der_rsa()).splitlines()[3:9]  # six middle lines: no BEGIN, no END
+KEY_BODIES = {
+    "hash comments": "\n".join("# " + line for line in BODY),
+    "slash comments": "\n".join("// " + line for line in BODY),
+    "a block comment": "/*\n" + "\n".join(" * " + line for line in BODY) + "\n */",
+    "SQL comments": "\n".join("-- " + line for line in BODY),
+    "a mail quote": "\n".join("> > " + line for line in BODY),
+    "Python concatenation": "KEY = (\n" + "\n".join(f'    "{line}\\n"' for line in BODY) + "\n)",
+    "JavaScript concatenation": "const k = " + " +\n".join(f'"{line}\\n"' for line in BODY) + ";",
+    "JSON inside JSON": json.dumps(json.dumps({"data": "\n".join(BODY) + "\n"})),
+    "a comment and a line number": "\n".join(f"{n:6d}→# {line}" for n, line in enumerate(BODY, 4)),
+}
+
+
+@pytest.mark.parametrize("text", KEY_BODIES.values(), ids=KEY_BODIES.keys())
+def test_key_bodies_behind_a_prefix_are_key_material(text):
+    """Body lines behind a comment or quote marker, in string concatenation or escaped twice are redacted."""
+    out, counts = redact(text)
+    assert counts["key_material"] == 1 and not [n for n in key_needles("\n".join(BODY)) if n in out], out
+
+
+def test_a_commented_key_tail_goes_with_its_end_line():
+    """`# ` before every line of a key's tail, its END line included: the run is a private key to its end."""
+    lines = pem("PRIVATE KEY", der_pkcs8()).splitlines()[-5:]
+    assert redact("\n".join("# " + line for line in lines)) == ("# [REDACTED:private_key]", {"private_key": 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join("# " + hashlib.sha256(str(i).encode()).hexdigest() for i in range(4)),
+        "\n".join("// " + line for line in textwrap.wrap(PNG, 76)),
+        "# ThisIsAVeryLongCamelCaseIdentifierName123\n# AnotherVeryLongCamelCaseIdentifierNameXY",
+        "\n".join("> " + line for line in pem("CERTIFICATE", CERT_DER).splitlines()),
+    ],
+    ids=["hex digests", "a picture", "identifiers", "a quoted certificate"],
+)
+def test_commented_base64_that_is_no_key_is_kept(text):
+    """Digests, pictures, long names and certificates behind a comment marker stay as they are."""
+    assert redact(text) == (text, {})
 
 
 def test_the_end_of_a_key_without_its_begin_line_is_redacted():
@@ -314,3 +541,32 @@ def test_a_cut_key_in_a_json_string_is_redacted_to_its_end_line():
 def test_key_files_are_recognised_by_content(text, key_file):
     """A key file's telltale whole line marks it, whatever its name; code that mentions one does not."""
     assert is_key_file_text(text) is key_file
+
+
+@pytest.mark.parametrize(
+    ("text", "env_file"),
+    [
+        ("WEIRD_SETTING=zq9-plain-secret-value\nOTHER=1\n", True),  # a generated-looking value
+        (f"# database\nDB_HOST=db\nDB_PASSWORD={PW2}\n\nexport DEBUG=1\n", True),  # a value the redactor takes
+        (f"APP_NAME=web\nSESSION_SALT={HEX64}\n", True),  # long hex
+        ("HOST=db1.internal\nPORT=5432\nDEBUG=true\nREGION=eu-central-1\n", False),  # settings, no secret
+        ("API_TOKEN=your-api-token\nDB_PASSWORD=changeme\nKEY=<key>\n", False),  # a template's stand-ins
+        (f"#!/bin/sh\nset -e\nAPP={PW2}\n./build.sh\n./push.sh\n", False),  # a script: mostly commands
+        (f"x = '{PW2}'\n", False),  # code, not an env line
+        ("", False),
+    ],
+    ids=["generated", "redacted", "hex", "settings", "template", "script", "code", "empty"],
+)
+def test_env_file_content_is_recognised(text, env_file):
+    """Four content lines in five `NAME=value` with one secret value make an env file; settings and scripts do not."""
+    assert is_env_file_text(text) is env_file
+
+
+@pytest.mark.parametrize(
+    ("path", "public"),
+    [(".env.example", True), ("config/app.env.sample", True), ("settings.py.dist", True), ("id_rsa.pub", True)]
+    + [(".env", False), ("settings.txt", False)],
+)
+def test_templates_and_public_keys_are_public_paths(path, public):
+    """Templates and public keys hold no secret by design: content never withholds them."""
+    assert is_public_path(path) is public

@@ -8,8 +8,8 @@ line are bounded, and key bodies are found line by line, never by a backtracking
 Pattern-based redaction is a strong filter, not a guarantee; results of reads of
 secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FILE_LINES``).
 
-Importing this package compiles no pattern: :mod:`.rules` and :mod:`.keys` (about a hundred
-regular expressions, ~8 ms) load on the first redaction, so a command that only asks
+Importing this package compiles no pattern: :mod:`.tokens`, :mod:`.named`, :mod:`.shell` and
+:mod:`.keys` (about a hundred regular expressions, ~8 ms) load on the first redaction, so a command that only asks
 ``is_secret_path`` (a search, a listing) does not pay for them.
 """
 
@@ -18,15 +18,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, overload
 
-from autopilot.redact.files import KEY_FILE_LINES, is_key_file_text, is_secret_path
+from autopilot.redact.files import ENV_FILE_LINE, KEY_FILE_LINES, is_key_file_text, is_public_path, is_secret_path
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 
 __all__ = [
+    "ENV_FILE_LINE",
     "KEY_FILE_LINES",
     "PLACEHOLDER",
     "Redactor",
+    "is_env_file_text",
     "is_key_file_text",
+    "is_public_path",
     "is_secret_path",
     "opens_private_key",
     "redact",
@@ -39,16 +42,23 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
     if not text:
         return text, counts
     from autopilot.redact.keys import key_bodies
-    from autopilot.redact.rules import PRIVATE_KEY, RULES, apply, apply_local
+    from autopilot.redact.named import NAMED
+    from autopilot.redact.rules import apply, apply_local
+    from autopilot.redact.shell import SHELL
+    from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
 
     lowered = text.lower()
     text = apply(PRIVATE_KEY, text, lowered, counts)
     # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.
     text = key_bodies(text, counts)
-    for rule in RULES:
+    # Token shapes before names with values, so `API_KEY=sk-…` is reported as the token it is.
+    for rule in TOKENS:
+        text = apply(rule, text, lowered, counts)
+    named = NAMED + SHELL
+    for rule in named:
         if not rule.local:
             text = apply(rule, text, lowered, counts)
-    return apply_local(text, lowered, counts), counts
+    return apply_local(named, text, lowered, counts), counts
 
 
 def opens_private_key(text: str) -> bool:
@@ -56,6 +66,13 @@ def opens_private_key(text: str) -> bool:
     from autopilot.redact.keys import opens_private_key as opens
 
     return opens(text)
+
+
+def is_env_file_text(text: str) -> bool:
+    """Whether file contents read like a ``.env`` file with a secret in it (see :func:`.envfile.is_env_file_text`)."""
+    from autopilot.redact.envfile import is_env_file_text as judge
+
+    return judge(text)
 
 
 class Redactor:

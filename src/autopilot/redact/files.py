@@ -1,4 +1,8 @@
-"""Secret-bearing files: known by name (``.env``, keys, credential stores) or by a key file's content."""
+"""Secret-bearing files: known by name (``.env``, keys, credential stores) or by a key file's content.
+
+An env file under another name is known by its content too: :mod:`.envfile` judges it, and
+``ENV_FILE_LINE`` is the line that makes a file worth judging.
+"""
 
 from __future__ import annotations
 
@@ -25,12 +29,24 @@ KEY_FILE_LINES = (
     r"^[[:space:]]*client-key-data:[[:space:]]*[A-Za-z0-9+/]",
     r"^[[:space:]]*b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]*=*[[:space:]]*$",
 )
+# A `NAME=value` line as an env file writes it (no space before `=`), as a POSIX extended regex:
+# a file with one is read and judged by ``is_env_file_text``.
+ENV_FILE_LINE = r"^[[:space:]]*(export[[:space:]]+)?[A-Za-z_][A-Za-z0-9_.-]*="
 _KEY_FILE = re.compile("|".join(f"(?:{p})" for p in KEY_FILE_LINES).replace("[[:space:]]", r"[ \t\r]"), re.M)
 
 
 def is_key_file_text(text: str) -> bool:
     """Whether file contents hold a key file's telltale line (``KEY_FILE_LINES``)."""
     return bool(_KEY_FILE.search(text))
+
+
+_TEMPLATE = re.compile(r"\.(example|sample|template|dist|tpl)$", re.IGNORECASE)
+
+
+def is_public_path(path: str) -> bool:
+    """Whether a path names what holds no secret by design: a template (``config.env.example``), a public key."""
+    p = path.replace("\\", "/")
+    return bool(_NOT_SECRET.search(p) or _TEMPLATE.search(p))
 
 
 def is_secret_path(path: str) -> bool:

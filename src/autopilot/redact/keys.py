@@ -15,19 +15,31 @@ from autopilot.redact import PLACEHOLDER
 from autopilot.redact.rules import HUNK, NUMBERED, mixed_case
 
 _LONG_B64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
-# One whole line of a base64 body: an optional line number, diff marker, indentation or quotes
-# around it. Lines end at real line breaks or at the literal `\n` of a string in code or JSON, and
-# the first may start a quoted string (`"private_key": "MIIE…\n…`).
+# What may open a body line after its indentation: a comment or quote marker (`# `, `// `, `-- `,
+# `; `, ` * `, `% `, a mail or Markdown `> `), up to three deep.
+_MARK = r"(?:(?:#|//|--|;|\*|%|>)[ \t]?){0,3}"
+# A line break written inside a string: `\n`, escaped again in JSON inside JSON (`\\n`), or more.
+_ESCAPED_BREAK = r"(?:\\{1,3}r)?\\{1,3}n"
+# One whole line of a base64 body: an optional line number, diff marker, indentation, comment
+# marker or quotes around it. Lines end at real line breaks or at the literal `\n` of a string in
+# code or JSON, and the first may start a quoted string (`"private_key": "MIIE…\n…`). A line of
+# string concatenation keeps its escaped break, quote and operator (`"MIIE…\n" +`).
 _BODY_LINE = re.compile(
     r"(?:^|(?<=\\n)|(?<=[\"']))"
     + HUNK
     + NUMBERED
-    + r"[+\- ]?[ \t]*[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?,?[ \t]*(?=\r?$|(?:\\r)?\\n)",
+    + r"[+\- ]?[ \t]*"
+    + _MARK
+    + r"[\"']?([A-Za-z0-9+/]{8,}={0,2})(?:"
+    + _ESCAPED_BREAK
+    + r")?[\"']?[ \t]*[+,.&\\]?[ \t]*(?=\r?$|"
+    + _ESCAPED_BREAK
+    + r")",
     re.MULTILINE,
 )
-_SEPARATORS = frozenset({"\n", "\r\n", "\\n", "\\r\\n"})
-_KEY_END = re.compile(r"[+\- ]?[ \t]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
-_PUBLIC_END = re.compile(r"[+\- ]?[ \t]*-----END ")
+_SEPARATOR = re.compile(r"\r?\n|" + _ESCAPED_BREAK)
+_KEY_END = re.compile(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PUBLIC_END = re.compile(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END ")
 # Base64 that opens a key file or a base64-wrapped one: PEM armour (`-----BEGIN`), an OpenSSH
 # key (`openssh-key-v1`), a PuTTY key file; DER keys start with "M" (an ASN.1 SEQUENCE).
 _KEY_TOKEN = re.compile(
@@ -121,14 +133,12 @@ def key_bodies(text: str, counts: Counter[str]) -> str:
     out, pos, i = [], 0, 0
     while i < len(lines):
         j = i
-        while j + 1 < len(lines) and text[lines[j].end() : lines[j + 1].start()] in _SEPARATORS:
+        while j + 1 < len(lines) and _SEPARATOR.fullmatch(text, lines[j].end(), lines[j + 1].start()):
             j += 1
         run, i = lines[i : j + 1], j + 1
         after = lines[j].end()
-        for sep in ("\r\n", "\n", "\\r\\n", "\\n"):
-            if text.startswith(sep, after):
-                after += len(sep)
-                break
+        if (sep := _SEPARATOR.match(text, after)) is not None:
+            after = sep.end()
         kind, end = _run_kind(text, run, after)
         if kind is not None:
             out += [text[pos : run[0].start(1)], PLACEHOLDER.format(kind=kind)]

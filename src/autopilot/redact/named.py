@@ -1,0 +1,375 @@
+"""Credentials known by the name they are given: ``NAME=value``, config keys and YAML blocks, code, headers, cookies.
+
+A value next to a secret-looking name (``password``, ``API_TOKEN``, ``X-Api-Key``) is redacted
+unless it is code, a number, a reference or a stand-in (the checks below keep those). Most of
+these rules are ``local``: they run only on the lines that hold a secret word. Command lines
+are :mod:`.shell`'s; ``SECRET_WORDS`` and the value checks are shared with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autopilot.redact.rules import (
+    GREP_PREFIX,
+    HUNK,
+    LINE_NUMBER,
+    LINE_START,
+    NUMBERED,
+    Rule,
+    mixed_case,
+    stand_in,
+    whole_name,
+)
+
+_STRONG_WORDS = (
+    r"secret|token|passw(?:or)?d|passwd|passphrase|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|client[_-]?secret|auth[_-]?key|credentials?|session[_-]?key|signing[_-]?key"
+)
+# Short words count only as the last part of a name (`db_pass`, `ADMIN_PW`, `WEBHOOK_HMAC`, `SIGNING`),
+# so `compass`, `pwm_pin` and `hmac_algorithm` stay names. No `\w` here: the env rule upper-cases it.
+_SHORT_WORDS = r"(?<![A-Za-z0-9])(?:pass|pw|hmac|signing)(?![A-Za-z0-9_.\-])"
+SECRET_WORDS = f"(?:{_STRONG_WORDS}|{_SHORT_WORDS})"
+_STRONG = re.compile(f"(?i){_STRONG_WORDS}")
+_ENV_PREFIX = r"(?:(?:export|ENV|ARG|set|declare[ \t]+-x)[ \t]+|\$env:)?"
+
+
+_TEMPLATE = re.compile(r"%[-#0 +]*\d*[sdifrx]")
+# Values that name an algorithm or a switch (`WEBHOOK_HMAC=sha256`, `signing: enabled`), not a secret.
+_SETTING = re.compile(
+    r"(?i)(?:hmac[-_]?)?(?:sha|md|blake|hs|rs|es|ps)[-_]?\d*|ed25519|enabled?|disabled?|yes|no|on|off|default"
+)
+
+
+def _inline_value(value: str, match: re.Match[str]) -> bool:
+    """Whether an unquoted ``name=value`` in running text holds a secret rather than code.
+
+    ``password=password``, ``token=MY_TOKEN``, ``secret=secretValue`` and ``count=12`` are code
+    or numbers; ``password=hunter2`` and ``token=abcdef`` are secrets.
+    """
+    if value.isdigit() or stand_in(value) or _SETTING.fullmatch(value):
+        return False
+    if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
+        return False
+    if _TEMPLATE.search(value):  # printf 'TOKEN=ghp_%s' fills it in later
+        return False
+    if re.fullmatch(r"[A-Za-z_]\w*", value) and not any(c.isdigit() for c in value):
+        name = match.group(2).lower().lstrip("-")
+        if "_" in value or any(c.isupper() for c in value[1:]) or value.lower() in name:
+            return False
+    return True
+
+
+def not_stand_in(value: str, match: re.Match[str]) -> bool:
+    return not (stand_in(value) or _SETTING.fullmatch(value))
+
+
+def _plain_word_for_short_name(value: str, name: str) -> bool:
+    """Whether a lower-case word is given to a name with only a short word (``"pass": "passed"``): not a secret."""
+    return value.isalpha() and value.islower() and not _STRONG.search(name)
+
+
+_CALL = re.compile(r"[\w.\]]\([ \t]*$")
+
+
+def _assigned_value(value: str, match: re.Match[str]) -> bool:
+    """Whether an assigned or passed literal is a secret: not a stand-in, and a comma only after a call's quoted name.
+
+    ``getenv("DB_PASSWORD", "…")`` passes a default; a tuple or a list (``("token_count", "rate_limits")``)
+    only lists names.
+    """
+    if not not_stand_in(value, match) or _plain_word_for_short_name(value, match.group(2)):
+        return False
+    prefix, sep = match.group(1), match.group(3)
+    if sep not in ("||", "??") and re.search(r"\)[ \t]*(?:,|=|:)", prefix):
+        return False  # `pop("token"), "…"` closes the call first; only a default may follow a call
+    if sep == ",":  # the name is the call's first argument: quoted, right after `(`
+        opened = prefix.lstrip("\\").startswith(('"', "'"))
+        return opened and bool(_CALL.search(match.string, max(0, match.start() - 80), match.start()))
+    return True
+
+
+# A line of a YAML block: a line number when the key had one (group 2), else maybe a grep prefix.
+_BLOCK_LINE = rf"(?(2){LINE_NUMBER}|(?:{GREP_PREFIX})?)"
+_COOKIE_VALUE = re.compile(r"=[ \t]*((?![$<{%]|\[REDACTED:)[^;\s]{8,})")
+
+
+def _session_value(value: str) -> bool:
+    """Whether a cookie's value looks like a session token: eight characters or more, not a plain word."""
+    return len(value) >= 8 and not (value.isalpha() and value.islower()) and not stand_in(value)
+
+
+def _cookie(value: str, match: re.Match[str]) -> bool:
+    """Whether a ``Set-Cookie`` value is a session token (``theme=dark`` is not)."""
+    return _session_value(value)
+
+
+def _cookie_list(value: str, match: re.Match[str]) -> bool:
+    """Whether a ``Cookie`` list holds a session token, not only settings and references (``sid=${SID}``)."""
+    return any(_session_value(m.group(1)) for m in _COOKIE_VALUE.finditer(value))
+
+
+_MAPPING_ITEM = re.compile(r"[\"']?[\w.\-]+[\"']?[ \t]*:(?:[ \t]|$)")
+
+
+def _block_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a YAML block under a secret name holds a secret: not a stand-in, nor a list of mappings."""
+    first = value.split("\n", 1)[0].strip()
+    if match.group(6) and (_MAPPING_ITEM.match(first) or " " in first or (first.isalpha() and first.islower())):
+        # `credentials:` then `- user: …`: the rules for names see each field; `Passwords:` then
+        # `- must be long`: a list in prose
+        return False
+    return not (stand_in(first) or _SETTING.fullmatch(first))
+
+
+# Names of keys that identify rather than protect: a hex digest under them is not a secret.
+_ID_KEY = re.compile(
+    r"(?i)(?:cache|primary|foreign|sort|partition|hash|range|idempotency|public|lookup|row|object)[_.\-]?key"
+)
+
+
+def _key_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a value under a key's name is key material: Laravel's ``base64:…``, long hex, or mixed-case base64.
+
+    Hex under a name that identifies (``cache_key``, ``public_key``) is a digest, not a secret.
+    """
+    if value.startswith("base64:"):
+        return len(value) >= 24
+    if re.fullmatch(r"[0-9a-fA-F]+", value):
+        return not _ID_KEY.search(match.group(2))
+    return len(value) >= 40 and mixed_case(value)
+
+
+def env_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``) or a stand-in."""
+    return not (stand_in(value) or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value))
+
+
+def _config_value(value: str, match: re.Match[str]) -> bool:
+    """Whether a config line's value is a secret, not a stand-in or a constant's name (``api_key=API_KEY``)."""
+    name = match.group(2).lower()
+    if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value):
+        return False
+    return not re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*", value)
+
+
+NAMED: list[Rule] = [
+    # `aws_secret_access_key = …`, `aws configure set aws_secret_access_key …`.
+    Rule(
+        "aws_secret_access_key",
+        re.compile(
+            r"(?i)(aws_?secret_?(?:access_?)?key\\{0,3}[\"']?(?:\s*(?::=|=>|[:=,])\s*|[ \t]+)\\{0,3}[\"']?)"
+            r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        2,
+        lower=("secret",),
+        local=True,
+    ),
+    Rule(
+        "bearer_token",
+        re.compile(
+            r"(?i)(\b(?:proxy-)?authorization\\{0,3}[\"']?\s*[:=]\s*\\{0,3}[\"']?\s*(?:bearer|token|basic)\s+)"
+            r"([A-Za-z0-9._~+/=\-]{12,})"
+        ),
+        2,
+        lower=("authorization",),
+        local=True,
+    ),
+    # API keys in request headers, wherever the header is written (curl -H, code, logs).
+    Rule(
+        "header_secret",
+        re.compile(
+            r"(?i)(?<![\w\-])((?:x-)?(?:api-?key|auth-?token|access-?token|vault-token|private-token"
+            r"|amz-security-token|goog-api-key|functions-key|ocp-apim-subscription-key)"
+            r"\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?)([A-Za-z0-9._~+/=\-]{8,})"
+        ),
+        2,
+        not_stand_in,
+        lower=("key", "token"),
+        local=True,
+    ),
+    # Azure storage and Service Bus connection strings.
+    Rule(
+        "azure_key",
+        re.compile(r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=)([^;\"'\s]{16,})"),
+        2,
+        lower=("accountkey", "sharedaccess"),
+        local=True,
+    ),
+    # The signature of a signed URL: Azure SAS `sig=`, S3 `X-Amz-Signature=`, GCS `X-Goog-Signature=`.
+    Rule(
+        "signed_url",
+        re.compile(r"(?i)(?<![\w\-])((?:x-amz-|x-goog-)?(?:sig|signature)=)([A-Za-z0-9%+/=_\-]{16,})"),
+        2,
+        lower=("sig",),
+        local=True,
+    ),
+    # Docker's config.json: `"auth": "<base64 of user:password>"`, JSON-escaped or not.
+    Rule(
+        "docker_auth",
+        re.compile(r"(?i)(\\{0,3}[\"']auth\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9+/=]{8,})"),
+        2,
+        not_stand_in,
+        lower=("auth",),
+        local=True,
+    ),
+    # .netrc: `machine HOST login USER password PASS` on one line, or one field a line below `machine`.
+    Rule(
+        "netrc_password",
+        re.compile(r"(\b(?:machine[ \t]+[\w.\-]+|default)[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)"),
+        2,
+        not_stand_in,
+        hints=("password",),
+        local=True,
+    ),
+    Rule(
+        "netrc_password",
+        re.compile(r"(?m)(" + LINE_START + r"password[ \t]+)(\S+)[ \t]*$"),
+        2,
+        hints=("machine ",),
+        local=True,
+    ),
+    # KEY=value lines of .env files and shell exports whose name says it holds a secret; the
+    # line may carry a diff marker, a hunk header or a line number, which is how most reach Codex.
+    Rule(
+        "env_secret",
+        re.compile(
+            r"(?m)(" + LINE_START + _ENV_PREFIX + whole_name(r"[A-Z0-9_]", SECRET_WORDS.upper() + "|PASS") + r"\s*=\s*)"
+            r"(?![\"']?\s*$)([\"']?)([^\s\"'#]{4,}[^\"'\n#]*?)\3(?=\s*(?:#.*)?$)"
+        ),
+        4,
+        env_value,
+        hints=("=",),
+        local=True,
+    ),
+    # Unquoted `db_password: s3cr3t` / `api_key = abc123` lines of YAML, TOML and INI files
+    # (any case). Values that look like code (calls, indexing, references) are left alone.
+    Rule(
+        "config_secret",
+        re.compile(
+            r"(?im)(" + LINE_START + whole_name(r"[\w.\-]", SECRET_WORDS) + r"\s*[:=]\s*)"
+            # not a quote or reference, not a number, not `obj.attr` code
+            r"(?![\"'$<{\[])(?!\d+\s*(?:#.*)?$)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*(?:#.*)?$)"
+            r"([^\s\"'#()\[\]{}<>,;]{6,})(?=\s*(?:#.*)?$)"
+        ),
+        3,
+        _config_value,
+        local=True,
+    ),
+    # A YAML block under a secret name: a block scalar's lines (`password: |`, `token: >-`) or a
+    # list's items (`passwords:` then `- …`). The block is the lines indented deeper than the key
+    # (for a list, at the first item's indentation), with the diff marker or line number they carry.
+    Rule(
+        "config_secret",
+        re.compile(
+            r"(?im)(^"
+            + HUNK
+            + rf"(?:({LINE_NUMBER})|{GREP_PREFIX})?"
+            + r"[+\- ]?([ \t]*)(?:-[ \t]+)?[\"']?"
+            + whole_name(r"[\w.\-]", SECRET_WORDS, 4)
+            + r"[\"']?[ \t]*:[ \t]*"
+            + r"(?:[|>][+\-]?[1-9]?[ \t]*(?:#[^\n]*)?\r?\n"
+            + _BLOCK_LINE
+            + r"[+\- ]?(\3[ \t]+)"
+            + r"|(?:#[^\n]*)?\r?\n"
+            + _BLOCK_LINE
+            + r"[+\- ]?(\3[ \t]*-[ \t]+)))"
+            + r"(\S[^\n]*(?:\n"
+            + _BLOCK_LINE
+            + r"[+\- ]?(?:\5|\6(?=\S))[^\n]*)*)"
+        ),
+        7,
+        _block_value,
+        local=True,
+    ),
+    # A Kubernetes or ECS environment entry: `- name: DB_PASSWORD` and `value: …` on the next line,
+    # or `{"name": "DB_PASSWORD", "value": "…"}` on one.
+    Rule(
+        "env_secret",
+        re.compile(
+            r"(?im)((?<![\w\-])[\"']?name[\"']?[ \t]*:[ \t]*[\"']?"
+            + whole_name(r"[\w.\-]", SECRET_WORDS)
+            + r"[\"']?[ \t]*,?[ \t]*(?:\r?\n"
+            + NUMBERED
+            + r"[+\- ]?[ \t]*)?[\"']?value[\"']?[ \t]*:[ \t]*([\"']?))"
+            r"([^\s\"'#][^\"'\n#]{3,255}?)\3(?=[ \t]*(?:[,}\]#]|$))"
+        ),
+        4,
+        env_value,
+        lower=("value",),
+        local=True,
+    ),
+    # "api_key": "value" in JSON, YAML, TOML and code, and JSON escaped in a string (\"key\": \"value\");
+    # PHP and Ruby's `=>`, Go's `:=`, `headers['X-API-KEY'] = "…"`; a literal passed with a quoted secret
+    # name (`getenv("DB_PASSWORD", "…")`) or given as a default (`process.env.API_TOKEN || "…"`).
+    Rule(
+        "secret_assignment",
+        re.compile(
+            # Start only at a token boundary: trying every offset inside a long word-like
+            # run (base64, minified code) made this quadratic in the run's length.
+            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", SECRET_WORDS) + r"\\{0,3}[\"']?[\])]?"
+            r"\s*(=>|:=|[:=,]|\|\||\?\?)\s*\\{0,3}([\"'`]))([^\"'`\s]{6,}?)(?=\\{0,3}\4)"
+        ),
+        5,
+        _assigned_value,
+        local=True,
+    ),
+    # A shell default: `${DB_PASSWORD:-…}`.
+    Rule(
+        "secret_assignment",
+        re.compile(r"(?i)(\$\{" + whole_name(r"\w", SECRET_WORDS) + r":?[-=])([^}\s\"'$]{4,})(?=\})"),
+        3,
+        not_stand_in,
+        hints=("${",),
+        local=True,
+    ),
+    # `password=hunter2` in running text, a URL query or a command line (unquoted, mid-line).
+    Rule(
+        "inline_secret",
+        re.compile(
+            r"(?i)(?<![\w.\-$])(" + whole_name(r"[\w.\-]", SECRET_WORDS) + r"=)(?![\"'$<{\[])"
+            r"([^\s\"'`,;()\[\]{}<>&|\\]{4,})"
+        ),
+        3,
+        _inline_value,
+        hints=("=",),
+        local=True,
+    ),
+    # Cookies: a request's `Cookie:` header (every value: the whole list goes), a response's
+    # `Set-Cookie:` value (its attributes stay), and `document.cookie = "…"`.
+    Rule(
+        "cookie",
+        re.compile(
+            r"(?im)((?<![\w\-])set-cookie\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?[^\s\"'=;]{1,128}=)"
+            r"([^;\s\"'\\]{4,})"
+        ),
+        2,
+        _cookie,
+        lower=("set-cookie",),
+        local=True,
+    ),
+    Rule(
+        "cookie",
+        re.compile(
+            r"(?im)((?<![\w\-])cookie\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?)"
+            r"([^\s\"'=;]{1,128}=[^\n\"'\\]{4,4000})"
+        ),
+        2,
+        _cookie_list,
+        lower=("cookie",),
+        local=True,
+    ),
+    # Key material under a name with "key" in it: `client-key-data: …`, `tls.key: …`, `"key": "…"`,
+    # `ENCRYPTION_KEY=<hex>`, Laravel's `APP_KEY=base64:…`, `RAILS_MASTER_KEY=<hex>`.
+    Rule(
+        "key_material",
+        re.compile(
+            r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", "key") + r"\\{0,3}[\"']?[ \t]*[:=][ \t]*"
+            r"\\{0,3}[\"']?)((?:base64:)?[A-Za-z0-9+/]{32,}={0,2})(?![A-Za-z0-9+/=])"
+        ),
+        3,
+        _key_value,
+        lower=("key",),
+        local=True,
+    ),
+]

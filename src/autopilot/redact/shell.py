@@ -1,0 +1,91 @@
+"""Credentials a command line carries: secret flags, commands' own password flags, exports by command.
+
+``--password VALUE`` and ``--api-key VALUE`` (the ``=`` form is :mod:`.named`'s ``inline_secret``),
+curl's ``-u user:password``, the password flags of mysql, sshpass, ``docker login``, redis-cli,
+mongosh and openssl, ``setx``/``set -x``/``setenv``, and a secret header passed with ``-H``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autopilot.redact.named import SECRET_WORDS, env_value, not_stand_in
+from autopilot.redact.rules import LINE_START, Rule, stand_in, whole_name
+
+
+def _flag_value(value: str, match: re.Match[str]) -> bool:
+    """Whether ``--password VALUE`` passes a secret: not a path option, and not a plain word of prose."""
+    if re.search(r"file|path|dir|stdin|env|name|type|length|count|size|prompt|id$", match.group(2), re.I):
+        return False
+    return not stand_in(value) and (not value.isalpha() or len(value) >= 12)
+
+
+SHELL: list[Rule] = [
+    # `--password VALUE`, `--api-key VALUE` on a command line (the `=` form is inline_secret's),
+    # and curl's `-u user:password`.
+    Rule(
+        "cli_secret",
+        re.compile(
+            r"(?i)(?<![\w\-])(--?" + whole_name(r"[\w\-]", SECRET_WORDS) + r"[ \t]+([\"']?))"
+            r"(?![\-$<{\[])([^\s\"'`;|&]{4,})\3"
+        ),
+        4,
+        _flag_value,
+        hints=("-",),
+        local=True,
+    ),
+    Rule(
+        "cli_secret",
+        re.compile(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:)([^\s\"'@]{3,})"),
+        2,
+        hints=("-u", "--user"),
+    ),
+    # Passwords that commands take in their own flags: `mysql -pSECRET` (attached), `sshpass -p`,
+    # `docker login -p` (and podman, nerdctl, buildah, skopeo, oras, crane, helm registry),
+    # `redis-cli -a`, `mongosh -p`, openssl's `-passin pass:`.
+    Rule(
+        "cli_secret",
+        re.compile(
+            r"((?<![\w\-])(?:(?:mysql(?:dump|admin|import|show|check|slap)?|mariadb(?:-dump|-admin)?)\b"
+            r"[^\n|;&]{0,200}?[ \t]-p(?=\S)"
+            r"|sshpass\b[^\n|;&]{0,100}?[ \t]-p[ \t]*"
+            r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm[ \t]+registry)[ \t]+login\b"
+            r"[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|redis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+"
+            r"|mongo(?:sh|dump|restore|export|import)?\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+            r"|-pass(?:in|out)?[ \t]+pass:)"
+            r"([\"']?))([^\s\"'`;|&]{3,})\2"
+        ),
+        3,
+        not_stand_in,
+        lower=("mysql", "mariadb", "sshpass", "login", "redis-cli", "mongo", "pass:"),
+    ),
+    # `setx API_TOKEN …` (Windows), `set -x API_TOKEN …` (fish), `setenv API_TOKEN …` (csh).
+    Rule(
+        "env_secret",
+        re.compile(
+            r"(?im)("
+            + LINE_START
+            + r"(?:setx|setenv|set(?:[ \t]+-[a-z]+)+)[ \t]+"
+            + whole_name(r"\w", SECRET_WORDS)
+            + r"[ \t]+([\"']?))((?<=[\"'])[^\"'\n]{4,255}(?=[\"'])|[^\s\"'`;|&]{4,})"
+        ),
+        4,
+        env_value,
+        lower=("set",),
+        local=True,
+    ),
+    # A header with a secret name passed to curl or wget: `-H 'token: …'`, `--header "X-Auth-Token: …"`.
+    Rule(
+        "header_secret",
+        re.compile(
+            r"(?i)((?<![\w\-])(?:-H|--header)[ \t]*=?[ \t]*([\"'])[ \t]*"
+            + whole_name(r"[\w\-]", SECRET_WORDS, 3)
+            + r"[ \t]*:[ \t]*)([^\"'\n]{4,512}?)(?=\2)"
+        ),
+        4,
+        not_stand_in,
+        lower=("-h", "--header"),
+        local=True,
+    ),
+]
