@@ -15,6 +15,12 @@ from autopilot.backends.codex_cli import _classify, _stderr_reason
         ("We're currently experiencing high demand, which may cause temporary errors.", "server"),
         ("unexpected status 503 Service Unavailable", "server"),
         ("thread/resume failed: no rollout found for thread id 01a2", "thread_missing"),
+        # codex 0.145 when the thread is still in its state database but its rollout file was pruned
+        (
+            "thread/resume failed: failed to resolve rollout path `/h/sessions/2026/12/01/rollout-x.jsonl`: "
+            "file does not exist (code -32600)",
+            "thread_missing",
+        ),
         ("stream disconnected: request timed out", "timeout"),
         ("the model edited 50 files and gave up", "exit_status"),
         ("", "exit_status"),

@@ -83,8 +83,8 @@ def _classify(text: str) -> str:
     import re
 
     low = text.lower()
-    if "no rollout found" in low:
-        return "thread_missing"
+    if "no rollout found" in low or ("failed to resolve rollout path" in low and "does not exist" in low):
+        return "thread_missing"  # the second is codex 0.145's: the thread is in its database, its file is gone
     if re.search(r"\b401\b|unauthori[sz]ed|authentication|not logged in", low):
         return "auth"
     if re.search(r"\b429\b|rate limit|quota|usage limit", low):
