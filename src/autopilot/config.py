@@ -240,3 +240,11 @@ def toml_reader(purpose: str) -> Any:
                 hint="reinstall codex-autopilot: tomli is one of its dependencies there",
             ) from None
     return tomllib
+
+
+def parse_version(text: str) -> tuple[int, ...] | None:
+    """The first x.y.z in ``text``: what `claude --version` and `codex --version` print, or a user agent."""
+    import re
+
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
+    return tuple(int(x) for x in found.groups()) if found else None

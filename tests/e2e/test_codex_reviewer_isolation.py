@@ -19,7 +19,7 @@ from autopilot.codex import trust as codex_trust
 from autopilot.errors import EXIT_INFRA
 from autopilot.scripted.responses_server import ResponsesServer, delay, drip, reply_json, tool_call
 from tests.e2e.test_codex_cli_backend import codex_processes_using
-from tests.support.agents import agent_bin, write_codex_config
+from tests.support.agents import agent_bin, agent_version, write_codex_config
 from tests.support.hooks import run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
@@ -42,10 +42,7 @@ def codex(isolated_homes, monkeypatch):
 
 def codex_version() -> tuple[int, ...]:
     """The version of the codex under test (the pinned one, or the matrix's)."""
-    from autopilot.commands.doctor import parse_version
-
-    said = subprocess.run([str(agent_bin("codex")), "--version"], capture_output=True, text=True).stdout
-    return parse_version(said) or (0, 0, 0)
+    return agent_version("codex")
 
 
 def planned(codex, repo: Path, bridge) -> None:

@@ -10,11 +10,11 @@ import pytest
 
 from autopilot.packets import store as packets
 from autopilot.scripted.responses_server import reply_text, tool_call
-from autopilot.sources import Limits, appserver
+from autopilot.sources import Limits, appserver, catalog
 from autopilot.sources.codex import CodexSource
 from autopilot.sources.project import Project
 from tests.fixtures.make_codex_fixtures import rig
-from tests.support.agents import agent_bin
+from tests.support.agents import agent_bin, agent_version
 from tests.support.handoff_env import claude_session, sources_state
 
 pytestmark = pytest.mark.e2e
@@ -82,6 +82,15 @@ def test_app_server_read_agrees_with_the_local_rollout(r):
         return [(e["kind"], e["text"]) for e in page["events"] if e["kind"] in ("user", "assistant")]
 
     assert messages(remote) == messages(local) == [("assistant", "Checked."), ("user", "Run a check")]
+    gaps = [g["kind"] for g in remote["coverage"]["gaps"]]
+    if server.version is not None and server.version < appserver.COMMANDS_IN_HISTORY:
+        # older app servers drop the command from the history: said as a gap, and `auto` reads the rollout
+        assert gaps == [appserver.COMMANDS_MISSING] and not any(e["kind"] == "tool" for e in remote["events"])
+        auto = catalog.read("codex", project, tid, Limits(), limit=20)
+        assert auto["sourceUsed"] == "local" and "command runs" in auto["sourceNote"]
+        assert any("e2e-check" in e["tool"]["command"] for e in auto["events"] if e["kind"] == "tool")
+        return
+    assert gaps == []
     tool = next(e["tool"] for e in remote["events"] if e["kind"] == "tool")
     assert ("e2e-check" in tool["command"], tool["result"]["exitCode"], tool["status"]) == (True, 0, "completed")
     assert (remote["session"]["threadId"], remote["session"]["sessionId"]) == (tid, tid)
@@ -180,8 +189,10 @@ def test_list_and_read_prefer_the_app_server_and_fall_back_to_local_files(r, bri
         code, out, err = bridge(*args, cwd=r.work)
         assert code == 0, err
         answers[label] = json.loads(out)
-    assert [answers[k]["sourceUsed"] for k in ("list", "read", "list-local")] == ["app-server", "app-server", "local"]
-    assert not any("sourceNote" in a for a in answers.values())
+    full_history = agent_version("codex") >= appserver.COMMANDS_IN_HISTORY  # older servers drop command runs
+    read_from = "app-server" if full_history else "local"
+    assert [answers[k]["sourceUsed"] for k in ("list", "read", "list-local")] == ["app-server", read_from, "local"]
+    assert ("sourceNote" in answers["read"]) is not full_history and "sourceNote" not in answers["list"]
     listed = [[s["threadId"] for s in answers[k]["sessions"]] for k in ("list", "list-local")]
     assert listed == [[tid], [tid]]
     monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(r.home / "no-such-codex"))

@@ -26,6 +26,16 @@ def agent_bin(name: str) -> Path:
     return path
 
 
+def agent_version(name: str) -> tuple[int, ...]:
+    """The x.y.z of the claude or codex under test (the pinned one, or the matrix's)."""
+    import subprocess
+
+    from autopilot.config import parse_version
+
+    said = subprocess.run([str(agent_bin(name)), "--version"], capture_output=True, text=True, timeout=60).stdout
+    return parse_version(said) or (0, 0, 0)
+
+
 def have(binary: str) -> bool:
     """Whether a program is on PATH."""
     return shutil.which(binary) is not None

@@ -15,7 +15,7 @@ from collections.abc import Collection
 from typing import Any, TypeVar
 
 from autopilot import __version__
-from autopilot.config import codex_binary
+from autopilot.config import codex_binary, parse_version
 from autopilot.errors import BridgeError
 
 _Client = TypeVar("_Client", bound="AppServerClient")
@@ -49,6 +49,7 @@ class AppServerClient:
         self.cwd = cwd
         self.client, self.purpose, self.hint = client, purpose, hint
         self.sent: list[str] = []  # every method sent, in order (tests check it)
+        self.version: tuple[int, ...] | None = None  # the server's codex version, from initialize
         self._ids = 0
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.proc: subprocess.Popen[str] | None = None
@@ -68,7 +69,7 @@ class AppServerClient:
             raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}", hint=self.hint) from None
         threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
 
-        self.call(
+        hello = self.call(
             "initialize",
             {
                 "clientInfo": {"name": self.client, "title": self.purpose, "version": __version__},
@@ -76,6 +77,8 @@ class AppServerClient:
             },
         )
         self._send({"method": "initialized"})
+        agent = hello.get("userAgent")  # "<client>/<codex version> (<os>; <arch>) ..."
+        self.version = parse_version(agent.split(" ", 1)[0]) if isinstance(agent, str) else None
         return self
 
     def __exit__(self, *exc: object) -> None:

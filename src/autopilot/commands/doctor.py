@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from autopilot import __version__, config, paths
+from autopilot.config import parse_version
 from autopilot.errors import EXIT_ERROR, BridgeError
 from autopilot.hooks import slash
 from autopilot.output import emit
@@ -71,12 +71,6 @@ def diagnose(cwd: str | None = None) -> list[dict[str, Any]]:
 
 def check(name: str, status: str, detail: str, fix: str | None = None, **extra: Any) -> dict[str, Any]:
     return {"name": name, "status": status, "detail": detail, "fix": fix, **extra}
-
-
-def parse_version(text: str) -> tuple[int, ...] | None:
-    """The first x.y.z in ``text`` (what `claude --version` and `codex --version` print)."""
-    found = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
-    return tuple(int(x) for x in found.groups()) if found else None
 
 
 def _version_of(binary: str) -> tuple[tuple[int, ...] | None, str]:

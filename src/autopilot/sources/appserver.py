@@ -99,6 +99,26 @@ def sessions(
     )
 
 
+# The first Codex seen to keep an exec thread's command runs in the history its app server returns
+# (0.129 and 0.145 return the messages only); the local rollout holds them whatever the version.
+COMMANDS_IN_HISTORY = (0, 171, 0)
+COMMANDS_MISSING = "commands_missing"
+
+
+def history_gaps(app: AppServer) -> list[dict[str, Any]]:
+    """What this app server leaves out of a thread's history, as coverage gaps."""
+    if app.version is None or app.version >= COMMANDS_IN_HISTORY:
+        return []
+    said = ".".join(map(str, app.version))
+    return [
+        gap(
+            COMMANDS_MISSING,
+            f"codex {said}'s app server leaves command runs out of a thread's history; "
+            "the local rollout has them (--source local)",
+        )
+    ]
+
+
 class AppServerSource:
     """One thread's metadata and events through the app server."""
 
@@ -147,6 +167,7 @@ class AppServerSource:
             thread = self._thread(app, project, thread_id)
             turns, nxt = self._turns(app, thread_id, limit, cursor)
         events, omitted = normalize(list(reversed(turns)), thread_id, ev)
+        gaps = history_gaps(app)
         events.reverse()
         page: dict[str, Any] = ev.redactor.walk(
             {
@@ -158,7 +179,7 @@ class AppServerSource:
                 "limit": limit,
                 "nextCursor": nxt,
                 "events": events,
-                "coverage": {"gaps": [], "omitted": omitted},
+                "coverage": {"gaps": gaps, "omitted": omitted},
                 "redactions": ev.summary(),
             }
         )
@@ -173,12 +194,13 @@ class AppServerSource:
             first_turns = self._turns(app, thread_id, 1, direction="asc")[0] if more else []
         events, omitted = normalize(list(reversed(turns)), thread_id, ev)
         gaps = [
+            *history_gaps(app),
             gap(
                 "local_hash",
                 "read through the app server: no local source bytes were hashed, so this packet "
                 "can be inspected but not imported",
                 transcript=thread.get("path"),
-            )
+            ),
         ]
         if more:
             gaps.append(gap("event_window", f"only the newest turns holding {limits.window_events} events are kept"))

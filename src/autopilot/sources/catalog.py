@@ -3,7 +3,8 @@
 The CLI and the dashboard both call these, so a listing and a page have one JSON shape
 wherever they are shown. The source follows from the agent and ``source``: Claude sessions
 are local files; Codex threads are read through the read-only app server when it answers,
-else from the local rollouts (``auto``, the default), and each answer says which it used
+else from the local rollouts (``auto``, the default; a page is read from the rollout too when the
+server's history would leave command runs out, as Codex before 0.171 does), and each answer says which it used
 (``sourceUsed``) and why the preferred one was not (``sourceNote``). A listing never selects a
 session.
 """
@@ -89,7 +90,10 @@ def read(
     if kind in ("app-server", "auto"):
         try:
             page = appserver.AppServerSource().read(project, session, cursor=cursor, limit=limit, limits=limits)
-            return _with_source(page, "app-server")
+            missing = [g for g in page["coverage"]["gaps"] if g.get("kind") == appserver.COMMANDS_MISSING]
+            if kind == "app-server" or not missing:
+                return _with_source(page, "app-server")
+            note = f"{missing[0]['detail']}; the local rollout was read instead"
         except BridgeError as exc:
             if kind == "app-server":
                 raise
