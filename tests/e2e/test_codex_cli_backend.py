@@ -22,7 +22,7 @@ from autopilot.scripted.responses_server import (
     reply_json,
     with_headers,
 )
-from tests.support.agents import agent_bin, write_codex_config
+from tests.support.agents import agent_bin, needs, write_codex_config
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
 pytestmark = pytest.mark.e2e
@@ -70,6 +70,11 @@ def test_plan_review_verdict_share_one_codex_thread(codex, git_repo, bridge):
     assert [c["sandbox_policy"]["type"] for c in contexts] == ["read-only"] * 3  # resumed turns stay read-only
 
 
+@needs(
+    "codex",
+    (0, 145, 0),
+    "codex 0.129 sends a custom provider (the scripted server) no reasoning field, whatever the effort",
+)
 def test_effort_reaches_codexs_requests_on_every_call_resumes_included(codex, git_repo, bridge):
     """plan --effort xhigh reaches the model as reasoning.effort; the resumed review asks xhigh again (Codex
     forgets it across resumes), and review --effort low asks low for that call."""

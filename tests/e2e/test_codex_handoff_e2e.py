@@ -11,7 +11,7 @@ import pytest
 
 from autopilot import paths
 from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
-from tests.support.agents import agent_bin, codex_exec, write_codex_config
+from tests.support.agents import agent_bin, codex_exec, needs, write_codex_config
 
 pytestmark = pytest.mark.e2e
 
@@ -91,6 +91,7 @@ def test_ordinary_prompt_goes_through(srv, bridge, git_repo):
     assert "Say hello" in json.dumps(srv.requests[0]["input"]) and not pointer().exists()
 
 
+@needs("codex", (0, 145, 0), "--dangerously-bypass-hook-trust, the flag this test uses, came after 0.129")
 def test_bypass_flag_runs_the_untrusted_hook(srv, bridge, git_repo):
     """Without recorded trust, --dangerously-bypass-hook-trust runs the hook: `$handoff` is caught."""
     install(bridge)

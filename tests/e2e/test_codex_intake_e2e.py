@@ -10,7 +10,7 @@ import pytest
 from autopilot.scripted.responses_server import reply_text, tool_call
 from autopilot.transcripts.codex_intake import intake
 from tests.fixtures.make_codex_fixtures import PATCH_ADD, custom_tool_call, interrupt_turn, namespaced_call, rig
-from tests.support.agents import agent_bin
+from tests.support.agents import agent_bin, needs
 
 pytestmark = pytest.mark.e2e
 
@@ -64,6 +64,7 @@ def test_interrupted_exec_reads_back_as_aborted():
     assert (answer["turn"]["state"], answer["entries"][0]["kind"]) == ("aborted", "turn_aborted")
 
 
+@needs("codex", (0, 171, 0), "the fixture rig forks with `codex exec fork`, which 0.145 lacks")
 def test_exec_fork_points_at_the_parent_rollout():
     """`codex exec fork` makes a rollout whose intake names the parent thread and its file."""
     with rig() as r:
@@ -77,6 +78,7 @@ def test_exec_fork_points_at_the_parent_rollout():
     assert [e.get("text") for e in answer["entries"]] == ["Fork answer.", "Fork prompt"]
 
 
+@needs("codex", (0, 171, 0), "the fixture rig spawns a subagent the way 0.171 does")
 def test_spawned_subagent_is_listed_with_its_rollout():
     """A real spawn_agent call leaves a subagent pointer that resolves to the child's rollout."""
     state = {"spawned": False}
@@ -109,6 +111,7 @@ def test_spawned_subagent_is_listed_with_its_rollout():
     assert "Say done" not in json.dumps(child_answer)  # the task text travels as encrypted content
 
 
+@needs("codex", (0, 171, 0), "the app server's rollout/compress, which makes the fixture, came in 0.171")
 def test_a_rollout_codex_compressed_is_read_like_the_plain_one():
     """The real codex compresses a cold rollout (app-server rollout/compress) into .jsonl.zst; the intake reads it."""
     import os

@@ -12,9 +12,10 @@ import time
 import pytest
 
 from autopilot import paths
+from autopilot.hooks.context import CONTEXT_CONTINUES_FROM
 from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text
 from tests.support import tui
-from tests.support.agents import agent_bin, write_codex_config
+from tests.support.agents import agent_bin, agent_version, write_codex_config
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 from tests.support.messages_server import MessagesServer, text, tool_use
 from tests.support.plugin_harness import ScriptedCodex, claude_env
@@ -55,8 +56,11 @@ def test_the_stop_continuation_is_not_shown_as_a_problem(codex, git_repo, tmp_pa
             screen.send("Work on the autopilot task.")
             shown = screen.wait_for(lambda s: "T2 is done." in s, 240, "the second task's answer")
             shown = screen.wait_for(lambda s: "done: Codex judged the goal met" in s, 120, "the done message")
-    assert "Stop hook says" in shown and "Task T2" in shown
-    assert "reported a problem" not in shown
+    assert "Task T2" in shown
+    if agent_version("claude") >= CONTEXT_CONTINUES_FROM:  # 2.1.332 says "Stop hook says", 2.1.260 "Stop hook feedback"
+        assert ("Stop hook says" in shown or "Stop hook feedback" in shown) and "reported a problem" not in shown
+    else:  # before 2.1.163 the only way to continue a turn is a block, which this TUI labels a problem
+        assert "Stop hook" in shown
     assert state_of(bridge, git_repo)["status"] == "done"
 
 
@@ -100,8 +104,10 @@ def test_handoff_typed_in_codexs_tui_records_the_session_without_a_model_request
             "TERM": "xterm-256color",
         }
         # --no-daemon: the TUI would otherwise leave a shared app-server running after the test
-        with tui.session([str(agent_bin("codex")), "--no-daemon"], git_repo, env, tmp_path) as screen:
-            screen.wait_for(lambda s: "Ask Codex to do anything" in s, 90, "Codex's prompt")
+        with tui.session([str(agent_bin("codex")), *tui.codex_tui_flags()], git_repo, env, tmp_path) as screen:
+            # the prompt's placeholder is a changing tip in older versions: the banner and the prompt mark say ready
+            screen.wait_for(lambda s: "OpenAI Codex (v" in s and "\n› " in s, 90, "Codex's prompt")
+            time.sleep(1)
             screen.send("$handoff")
             time.sleep(1.5)
             if "Blocked by hook" not in screen.text():  # `$` opened the skill picker: its Enter took the skill

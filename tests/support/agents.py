@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -26,14 +27,27 @@ def agent_bin(name: str) -> Path:
     return path
 
 
+@functools.cache
 def agent_version(name: str) -> tuple[int, ...]:
     """The x.y.z of the claude or codex under test (the pinned one, or the matrix's)."""
-    import subprocess
-
     from autopilot.config import parse_version
 
     said = subprocess.run([str(agent_bin(name)), "--version"], capture_output=True, text=True, timeout=60).stdout
     return parse_version(said) or (0, 0, 0)
+
+
+def needs(name: str, version: tuple[int, ...], why: str) -> pytest.MarkDecorator:
+    """Skip a test on an older client of the matrix (tests/matrix) when the test, not the product, needs ``version``.
+
+    The pinned clients always satisfy it (so CI, which refuses skipped tests, runs it); a missing binary
+    does not skip either: the test then fails as every e2e test does without its client.
+    """
+    try:
+        found = agent_version(name)
+    except Exception:  # no binary: let the test itself say so
+        return pytest.mark.skipif(False, reason=why)
+    said = ".".join(map(str, version))
+    return pytest.mark.skipif(found < version, reason=f"needs {name} {said}+: {why}")
 
 
 def have(binary: str) -> bool:

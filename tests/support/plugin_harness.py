@@ -101,11 +101,13 @@ def run_claude(
     *,
     plugin_dir: Path | None = REPO,
     session_id: str | None = None,
+    resume: str | None = None,
     timeout: float = 240,
     **env: str,
 ) -> ClaudeRun:
-    """Run ``claude -p prompt`` in ``cwd`` with the plugin loaded, answering from ``steps``."""
-    session_id = session_id or str(uuid.uuid4())
+    """Run ``claude -p prompt`` in ``cwd`` with the plugin loaded, answering from ``steps`` (``resume``: go on in
+    that session)."""
+    session_id = resume or session_id or str(uuid.uuid4())
     home.mkdir(parents=True, exist_ok=True)
     with MessagesServer(steps) as server:
         argv = [
@@ -118,8 +120,7 @@ def run_claude(
             "--include-hook-events",
             "--allowedTools",
             "Write,Edit,Read,Bash",
-            "--session-id",
-            session_id,
+            *(["--resume", session_id] if resume else ["--session-id", session_id]),
         ]
         if plugin_dir is not None:
             argv += ["--plugin-dir", str(plugin_dir)]

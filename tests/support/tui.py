@@ -94,5 +94,14 @@ def claude_ready(screen: str) -> bool:
     return True
 
 
+def codex_tui_flags() -> list[str]:
+    """``--no-daemon`` where the codex under test has it (0.171: else its TUI leaves a shared app server running);
+    older versions have no daemon and refuse the flag."""
+    from tests.support.agents import agent_bin
+
+    said = subprocess.run([str(agent_bin("codex")), "--help"], capture_output=True, text=True, timeout=60).stdout
+    return ["--no-daemon"] if "--no-daemon" in said else []
+
+
 def plugin_args() -> list[str]:
     return ["--plugin-dir", str(REPO)]
