@@ -2,8 +2,9 @@
 
 Three cases, interleaved with the baseline so machine load hits them alike: a repository without a run,
 one with a running run, and one with a running codex-cli run and 30 recent Codex rollouts to scan for
-rate limits. Each figure is the median of --runs runs of `python -I -m autopilot statusline` with
-Claude Code's status-line JSON on stdin (the command setup --statusline installs).
+rate limits. Each figure is the median of --runs runs of
+`python -I -c 'from autopilot.cli import entry; entry()' statusline` with Claude Code's status-line
+JSON on stdin (the command setup --statusline installs).
 
 Usage: .venv/bin/python bench/bench_statusline.py [--runs N]   (prints a Markdown table)
 """
