@@ -202,3 +202,23 @@ def test_the_views_are_reachable_by_keyboard(page):
     assert driver.switch_to.active_element.get_attribute("id") == "tab-handover"
     assert driver.find_element(By.ID, "panel-handover").is_displayed()
     assert not driver.find_element(By.ID, "panel-autopilot").is_displayed()
+
+
+def test_search_shows_a_conflict_with_the_later_outcome_standing(browser, bridge, git_repo, screens):
+    """Claude's fix and passing run, then Codex's failing run: the page shows both, the pass marked superseded."""
+    from tests.support.search_project import MANIFEST, export, headers_repo, write
+
+    repo = headers_repo(git_repo)
+    export(bridge, "claude-fix", repo)
+    write(repo, MANIFEST["files"]["afterCodexRegress"])
+    export(bridge, "codex-regress", repo)
+    with Dashboard(repo) as dash:
+        browser.get(dash.url)
+        wait(browser).until(lambda d: "Project" in d.find_element(By.ID, "project").text)
+        browser.find_element(By.ID, "tab-passive").click()
+        browser.find_element(By.ID, "search-q").send_keys("parse_header" + Keys.ENTER)
+        wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#search-result .search-result"))
+        shown = browser.find_element(By.ID, "search-result").text
+        browser.save_screenshot(str(screens / "5-passive-memory-conflict.png"))
+    assert "conflicting outcomes" in shown and "(the last one stands)" in shown
+    assert "superseded by #" in shown and "Fixed parse_header" in shown  # the earlier claim stays, marked
