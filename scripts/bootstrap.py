@@ -124,6 +124,23 @@ def build(root: str, venv: str, version: str, log: str) -> str | None:
     return None
 
 
+CODEX_SIDE_ENV = "AUTOPILOT_CODEX_SIDE_FROM"  # the SessionStart hook turns it into a notice (hooks/session.py)
+
+
+def codex_side_version(env: dict[str, str] | None = None) -> str | None:
+    """The codex-autopilot version that set up the Codex side ('' when it predates the record), or None if none did."""
+    env = dict(os.environ) if env is None else env
+    home = env.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    try:
+        with open(os.path.join(home, "skills", "handoff", ".codex-autopilot.json"), encoding="utf-8") as fh:
+            marker = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(marker, dict) or marker.get("owner") != "codex-autopilot":
+        return None
+    return str(marker.get("version") or "")
+
+
 def main(argv: list[str]) -> int:
     """Build the venv on SessionStart and hand the call over to it; otherwise explain what to run."""
     event = argv[1] if len(argv) > 1 and argv[0] == "hook" else None
@@ -150,6 +167,9 @@ def main(argv: list[str]) -> int:
         problem = build(root, venv, version, os.path.join(data, "bootstrap.log"))
     if problem is None:
         python = os.path.join(venv, "bin", "python")
+        installed = codex_side_version() if event == "SessionStart" else None
+        if installed is not None and installed != version:  # the plugin was updated since setup ran
+            os.environ[CODEX_SIDE_ENV] = installed or "an earlier version"
         os.execv(python, [python, "-I", "-m", "autopilot", *argv])  # stdin (the hook's input) is still unread
     todo = (
         f"Run: {commands(root, venv)}"

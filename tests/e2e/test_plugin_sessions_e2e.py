@@ -152,6 +152,10 @@ def test_first_session_builds_the_venv_and_hooks_use_it(claude, git_repo, tmp_pa
         for p in os.environ["PATH"].split(os.pathsep)
         if ".venv" not in p and not p.startswith(str(Path(sys.executable).parent))
     )
+    # the Codex side was set up by an earlier release: the rebuild says to run setup again
+    marker = isolated_homes / "codex" / "skills" / "handoff" / ".codex-autopilot.json"
+    marker.parent.mkdir(parents=True)
+    marker.write_text(json.dumps({"owner": "codex-autopilot", "skill": "handoff", "files": {}, "version": "0.0.9"}))
     run = run_claude(
         claude, git_repo, "$handoff", [], home, plugin_dir=plugin, timeout=900, PATH=path, AUTOPILOT_PYTHON=""
     )
@@ -159,7 +163,8 @@ def test_first_session_builds_the_venv_and_hooks_use_it(claude, git_repo, tmp_pa
     version = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text())["version"]
     stamp = (data / "venv" / "codex-autopilot.stamp").read_text().splitlines()
     assert stamp[0] == version and "src/autopilot/hooks/stop.py" in stamp, data / "bootstrap.log"
-    assert run.hook_outputs("SessionStart") == [{}]  # built, then answered: no run here, nothing to say
+    (started,) = run.hook_outputs("SessionStart")  # built, then answered: no run here, only the update notice
+    assert list(started) == ["systemMessage"] and "set up by 0.0.9" in started["systemMessage"], started
     (answer,) = run.hook_outputs("UserPromptSubmit")
     assert answer["decision"] == "block" and (isolated_homes / "autopilot" / "handoff" / "claude-latest.json").exists()
     assert not run_dir(str(git_repo)).exists()

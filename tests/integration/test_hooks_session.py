@@ -102,3 +102,18 @@ def test_other_session_ending_releases_nothing(planned, bridge):
     run_hook(bridge, "SessionEnd", planned, reason="clear", session_id=OTHER_SESSION)
     run_hook(bridge, "SessionEnd", planned, reason="prompt_input_exit")
     assert state_of(bridge, planned)["owner_session_id"] == SESSION
+
+
+def test_after_an_update_session_start_says_the_codex_side_needs_setup_again(planned, bridge, monkeypatch, tmp_path):
+    """The shim rebuilt the venv for a new version while the Codex side was set up by an older one: one notice,
+    with or without a run, beside the run's own context; nothing when the versions agree (no variable)."""
+    import subprocess
+
+    bare = tmp_path / "no-run"
+    subprocess.run(["git", "init", "-q", str(bare)], check=True)
+    assert "systemMessage" not in (run_hook(bridge, "SessionStart", bare, source="startup") or {})
+    monkeypatch.setenv("AUTOPILOT_CODEX_SIDE_FROM", "0.0.9")
+    for repo in (bare, planned):
+        answer = run_hook(bridge, "SessionStart", repo, source="startup") or {}
+        assert "set up by 0.0.9" in answer["systemMessage"] and "/codex-autopilot:setup" in answer["systemMessage"]
+    assert "Task T1" in context_of(answer)  # the run's context is still there

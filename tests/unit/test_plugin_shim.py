@@ -198,3 +198,18 @@ def test_windows_gets_a_plain_message_not_a_bash_error(plugin, env, args, code):
     assert proc.returncode == code and "Linux and macOS" in said and "WSL" in said
     if args[0] == "hook":
         assert json.loads(proc.stdout)["systemMessage"].startswith("codex-autopilot runs on Linux and macOS")
+
+
+def test_bootstrap_knows_which_version_set_up_the_codex_side(tmp_path):
+    """After a rebuild the shim compares the Codex side's marker with the plugin: none, unrecorded, or a version."""
+    mod = bootstrap(REPO)
+    env = {"CODEX_HOME": str(tmp_path)}
+    assert mod.codex_side_version(env) is None  # never set up
+    marker = tmp_path / "skills" / "handoff" / ".codex-autopilot.json"
+    marker.parent.mkdir(parents=True)
+    marker.write_text(json.dumps({"owner": "someone-else", "version": "9.9.9"}))
+    assert mod.codex_side_version(env) is None  # not ours
+    marker.write_text(json.dumps({"owner": "codex-autopilot", "files": {}}))
+    assert mod.codex_side_version(env) == ""  # set up before the marker recorded its version
+    marker.write_text(json.dumps({"owner": "codex-autopilot", "files": {}, "version": "0.0.9"}))
+    assert mod.codex_side_version(env) == "0.0.9"

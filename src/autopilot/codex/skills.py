@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autopilot import paths
+from autopilot import __version__, paths
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
@@ -134,6 +134,7 @@ def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = No
         **(extra or {}),
         "owner": OWNER,
         "skill": name,
+        "version": __version__,  # scripts/bootstrap.py compares it with the plugin's after an update
         "files": {rel: _digest(f.text.encode("utf-8")) for rel, f in sorted(files.items())},
     }
     if write_marker(name, marker):

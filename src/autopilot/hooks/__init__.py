@@ -74,6 +74,7 @@ EVENT_OF = {"ToolUse": "PostToolUse"}
 # to a file; every text a hook prints stays under TEXT_CAP (capped() guards the last step).
 TEXT_CAP = 9_500
 TOOL_MARK = "last-tool-use"  # touched on every PostToolUse: Claude Code's Stop-block count restarts after a tool
+CODEX_SIDE_ENV = "AUTOPILOT_CODEX_SIDE_FROM"  # the version that set up the Codex side, after a plugin update
 REVIEWED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 # Fields every event carries and their JSON types: input without them, or with other types, is not acted on.
 REQUIRED: tuple[tuple[str, type], ...] = (("session_id", str), ("cwd", str))
@@ -179,6 +180,10 @@ def dispatch(event: str, data: Json) -> Json | None:
         from autopilot.hooks.memory import merge
 
         out = merge(event, out, memory)
+    if event == "SessionStart" and os.environ.get(CODEX_SIDE_ENV):  # set by scripts/bootstrap.py after an update
+        from autopilot.hooks.session import codex_side_notice
+
+        out = codex_side_notice(out, os.environ[CODEX_SIDE_ENV])
     return out
 
 

@@ -88,3 +88,18 @@ def with_budget_warning(hook: Hook, state: State, out: Output | None) -> Output 
         return out
     warning = hook.notice_once(BUDGET_WARNING, text) if text else None
     return {**(out or {}), **warning} if warning else out
+
+
+def codex_side_notice(out: Output | None, installed: str) -> Output:
+    """``out`` with a notice that the Codex side was set up by ``installed``, not by this updated plugin."""
+    from autopilot import __version__
+
+    said = (
+        f"codex-autopilot was updated to {__version__}, but its Codex side ($handoff, $from-claude) was set up by "
+        f"{installed if installed[:1].isdigit() else 'an earlier version'}: run {slash.SETUP} again "
+        "(with --trust if you trusted the hook that way) to bring it up to date."
+    )
+    answer: Output = dict(out or {})
+    before = answer.get("systemMessage")
+    answer["systemMessage"] = f"{before}\n{said}" if isinstance(before, str) and before else said
+    return answer
