@@ -64,6 +64,7 @@ def test_prompt_over_budget_stops_the_run(planned, bridge):
     state = state_of(bridge, planned)
     assert state["status"] == "stopped_budget" and state["stop_reason"].startswith("budget spent")
     assert "budget set" in answer["systemMessage"] and context_of(answer) == ""
+    assert answer["terminalSequence"].startswith("\x1b]9;codex-autopilot: the autopilot run stopped")  # it rings
 
 
 def test_prompt_resets_the_block_count(planned, bridge):
