@@ -291,6 +291,17 @@ def test_lookalikes_of_audited_shapes_are_kept(cls, text):
 
 
 NOT_SECRETS = [
+    # code about secrets that the `=>`, `,`, `||` and short-word forms must leave readable for the reviewer
+    "'token' => 'nullable|string|max:255'",
+    "$rules = ['password' => 'required|min:6']",
+    'os.getenv("TOKENIZER_PATH", "models/tokenizer.json")',
+    'os.environ.get("SECRET_MANAGER_REGION", "us-east-1")',
+    'opts.tokenizer || "cl100k_base"',
+    "@field_serializer('password', 'password_bytes')",
+    'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request")',
+    'SIGNING = "Signing"',
+    "util._assertion_pass = call_assertion_pass_hook",
+    "DB_PASSWORD_FILE=/run/secrets/db_password",
     "task-list and risk-assessment are ordinary words",
     "commit 0123456789abcdef0123456789abcdef01234567 fixed it",
     "uuid 01a22c42-d7e9-7a81-a69d-62548f13c3f0",
@@ -554,8 +565,11 @@ def test_key_files_are_recognised_by_content(text, key_file):
         (f"#!/bin/sh\nset -e\nAPP={PW2}\n./build.sh\n./push.sh\n", False),  # a script: mostly commands
         (f"x = '{PW2}'\n", False),  # code, not an env line
         ("", False),
+        ("NODE_ENV=production\nNODE_OPTIONS=--max-old-space-size=4096\nPORT=3000\n", False),  # an option
+        (f"PROTOC_SHA256={HEX64}\nLLVM_COMMIT={HEX64[:40]}\nVERSION=3.2\n", False),  # pins, public by design
+        ("JOB_ID=01a22c42-d7e9-7a81-a69d-62548f13c3f0\nTRACE_ID=9f0c2a4e-1b7d-4c3a-8e2f-5d6b7a8c9e0f\nX=1\n", False),
     ],
-    ids=["generated", "redacted", "hex", "settings", "template", "script", "code", "empty"],
+    ids=["generated", "redacted", "hex", "settings", "template", "script", "code", "empty", "options", "pins", "ids"],
 )
 def test_env_file_content_is_recognised(text, env_file):
     """Four content lines in five `NAME=value` with one secret value make an env file; settings and scripts do not."""

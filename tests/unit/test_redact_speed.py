@@ -48,6 +48,8 @@ def _random_base64_lines(n: int, width: int = 64) -> list[str]:
 # pattern takes minutes on these; a linear one, milliseconds).
 ADVERSARIAL = {
     "password= repeated": "password=" * 25_000,
+    "an env value that does not end as one": "API_TOKEN=" + "a" * 20_000 + " '",  # 7 s before its lookahead
+    "an env value with spaces before a quote": "export SECRET_KEY=" + "a b " * 10_000 + "'",
     "password=a repeated": "password=a " * 20_000,
     "--password repeated": "--password " * 20_000,
     "netrc fields": "machine h login u " * 12_000 + "\n" + "password \n" * 20_000,

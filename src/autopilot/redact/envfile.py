@@ -3,8 +3,9 @@
 ``.env`` is withheld by its name; its copy ``settings.txt`` (or the file it was pasted into) is
 known by what it holds, so ``git.secret_changes`` withholds it as well. A value is a secret when
 the redactor would remove it (``DB_PASSWORD=…``, a token's shape) or when it looks generated:
-mixed case with digits, long hex, or twenty letters and digits without a dot or a slash (a host,
-a path or a version has them). Templates are kept out by name (``is_public_path``).
+mixed case with digits, long hex (not under a checksum's or a commit's name), or twenty letters and
+digits without a dot or a slash (a host, a path or a version has them) that is not a UUID. Options
+(``--flag``) are no secrets. Templates are kept out by name (``is_public_path``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ _TEMPLATE_VALUE = re.compile(
     r"(?i)^[\"']?(?:<.*>|\.\.\.|x{4,})[\"']?$|your[-_]|example|placeholder|changeme|replace[-_]?me"
 )
 _GENERATED = re.compile(r"(?=.*[A-Za-z])[A-Za-z0-9_\-+=]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# Names whose hex value is a checksum or a commit a build pins, public by design.
+_PINNED = re.compile(r"(?i)(?:sha(?:1|256|512)?|hash|digest|checksum|commit|rev(?:ision)?)$")
 
 
 def is_env_file_text(text: str) -> bool:
@@ -43,7 +47,12 @@ def _secret(name: str, value: str) -> bool:
     if redact(line)[0] != line:
         return True
     bare = value.strip("\"'")
+    if bare.startswith("-") or _PINNED.search(name):  # options (`NODE_OPTIONS=--max-old-space-size=4096`), pins
+        return False
     if (len(bare) >= 16 and mixed_case(bare)) or re.fullmatch(r"[0-9a-fA-F]{32,}", bare):
         return True
-    # 20 characters or more of letters and digits with no dot or slash: a key or a password, not a host or a path
+    # 20 characters or more of letters and digits with no dot or slash: a key or a password, not a host, a path,
+    # a version or an id (a UUID)
+    if _UUID.fullmatch(bare):
+        return False
     return len(bare) >= 20 and bool(_GENERATED.fullmatch(bare)) and any(c.isdigit() for c in bare)

@@ -47,7 +47,7 @@ def _inline_value(value: str, match: re.Match[str]) -> bool:
     ``password=password``, ``token=MY_TOKEN``, ``secret=secretValue`` and ``count=12`` are code
     or numbers; ``password=hunter2`` and ``token=abcdef`` are secrets.
     """
-    if value.isdigit() or stand_in(value) or _SETTING.fullmatch(value):
+    if value.isdigit() or stand_in(value) or _SETTING.fullmatch(value) or _names_a_secret(value, match.group(2)):
         return False
     if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
         return False
@@ -70,6 +70,34 @@ def _plain_word_for_short_name(value: str, name: str) -> bool:
 
 
 _CALL = re.compile(r"[\w.\]]\([ \t]*$")
+_SECRET_WORD = re.compile(f"(?i){SECRET_WORDS}")
+# Names that hold where or what a secret is, not the secret: `SECRET_MANAGER_REGION`, `TOKENIZER_PATH`.
+_ABOUT_A_SECRET = re.compile(r"(?i)[_\-.](?:path|file|dir|name|region|url|uri|host|model|type|kind|format|len|length)$")
+
+
+def _word_runs_on(name: str) -> bool:
+    """Whether every secret word in ``name`` runs on into a longer word (`tokenizer`, `TOKENIZER_PATH`, `passwordless`),
+    rather than ending a part of it (`secret_key`, `secretKey`, `DB_PASSWORD`)."""
+    found = list(_SECRET_WORD.finditer(name))
+    shouting = name.isupper()
+    return bool(found) and all(
+        m.end() < len(name) and name[m.end()].isalpha() and (name[m.end()].islower() or shouting) for m in found
+    )
+
+
+def _names_a_secret(value: str, name: str) -> bool:
+    """Whether a name's value is code about a secret, not one: a rule list (`required|min:6`), a path, a region,
+    an identifier spelled from the name's own word (`password_bytes`, `call_assertion_pass_hook`), the name itself."""
+    if value.lower() == name.lower() or _ABOUT_A_SECRET.search(name) or _word_runs_on(name):
+        return True
+    if "|" in value or re.fullmatch(r"[\w.\-]*:[\w.\-:]*", value) and not re.search(r"\d{3}", value):
+        return True  # validation rules and `max:255` lists; a value with a run of digits may still be a secret
+    if re.fullmatch(r"(?:\.{0,2}/|~/)?[\w.\-]+(?:/[\w.\-]+)+", value) and re.search(r"\.[a-z]{2,5}$|/", value):
+        return "/" in value and bool(re.search(r"\.[A-Za-z]{2,5}$", value) or value.startswith(("/", "./", "~/")))
+    if re.fullmatch(r"[a-z]{2}-[a-z]+-\d", value):  # a cloud region
+        return True
+    words = {m.group(0).lower() for m in _SECRET_WORD.finditer(name)}
+    return bool(re.fullmatch(r"[A-Za-z_]\w*_\w*", value)) and any(w in value.lower() for w in words)
 
 
 def _assigned_value(value: str, match: re.Match[str]) -> bool:
@@ -80,10 +108,15 @@ def _assigned_value(value: str, match: re.Match[str]) -> bool:
     """
     if not not_stand_in(value, match) or _plain_word_for_short_name(value, match.group(2)):
         return False
+    if _names_a_secret(value, match.group(2)):
+        return False
     prefix, sep = match.group(1), match.group(3)
     if sep not in ("||", "??") and re.search(r"\)[ \t]*(?:,|=|:)", prefix):
         return False  # `pop("token"), "…"` closes the call first; only a default may follow a call
     if sep == ",":  # the name is the call's first argument: quoted, right after `(`
+        name = match.group(2)
+        if not (name.isupper() or name.islower()):  # `MovedAttribute("HTTPPasswordMgr", …)`: a class, not a setting
+            return False
         opened = prefix.lstrip("\\").startswith(('"', "'"))
         return opened and bool(_CALL.search(match.string, max(0, match.start() - 80), match.start()))
     return True
@@ -141,14 +174,19 @@ def _key_value(value: str, match: re.Match[str]) -> bool:
 
 
 def env_value(value: str, match: re.Match[str]) -> bool:
-    """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``) or a stand-in."""
-    return not (stand_in(value) or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value))
+    """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``), a stand-in or code
+    about a secret (``SIGNING = "Signing"``, ``DB_PASSWORD_FILE=/run/secrets/db``)."""
+    if stand_in(value) or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value):
+        return False
+    return not _names_a_secret(value, match.group(2))
 
 
 def _config_value(value: str, match: re.Match[str]) -> bool:
     """Whether a config line's value is a secret, not a stand-in or a constant's name (``api_key=API_KEY``)."""
     name = match.group(2).lower()
     if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value):
+        return False
+    if _names_a_secret(value, match.group(2)):
         return False
     return not re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*", value)
 
@@ -235,7 +273,9 @@ NAMED: list[Rule] = [
         "env_secret",
         re.compile(
             r"(?m)(" + LINE_START + _ENV_PREFIX + whole_name(r"[A-Z0-9_]", SECRET_WORDS.upper() + "|PASS") + r"\s*=\s*)"
-            r"(?![\"']?\s*$)([\"']?)([^\s\"'#]{4,}[^\"'\n#]*?)\3(?=\s*(?:#.*)?$)"
+            # the lookahead checks the rest of the line once, so a line that does not end as a value
+            # may end costs one pass, not one per character of the value (20,000 characters took 7 s)
+            r"(?![\"']?\s*$)([\"']?)(?=[^\"'\n#]*\3\s*(?:#.*)?$)([^\s\"'#]{4,}[^\"'\n#]*?)\3(?=\s*(?:#.*)?$)"
         ),
         4,
         env_value,
