@@ -407,7 +407,7 @@ def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> l
         meta, _, path = entry.partition("\t")
         if path and is_secret_path(path):
             blobs.add(meta.rsplit(" ", 1)[-1])
-    blobs |= _work_tree_blobs(repo, [p for p in ignored().split("\0") if is_secret_path(p)], len(rest[0][4]))
+    blobs |= _work_tree_blobs(repo, _ignored_secret_paths(repo, ignored().split("\0"), is_secret_path), len(rest[0][4]))
     keyed = {hit for search in searches for hit in search().split("\0") if hit}  # "<rev>:<path>"
     env_like = {hit for search in env_searches for hit in search().split("\0") if hit}
     candidates = {
@@ -431,6 +431,31 @@ def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> l
 
 
 MAX_IGNORED_SECRETS = 200
+
+
+# Folders an ignored-folder walk never enters: dependencies and build output hold no secret of the project's.
+_UNWALKED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", ".tox"})
+MAX_IGNORED_WALK = 5000  # files looked at inside ignored folders, in all
+
+
+def _ignored_secret_paths(repo: str, listed: list[str], is_secret: Callable[[str], bool]) -> list[str]:
+    """The secret-bearing files among what ``ls-files --ignored --directory`` listed: the files it named, and
+    those inside the ignored folders it listed whole (``secrets/``: git names the folder, not its ``.pgpass``),
+    looked for within a bound."""
+    found = [p for p in listed if p and not p.endswith("/") and is_secret(p)]
+    budget = MAX_IGNORED_WALK
+    for folder in (p for p in listed if p.endswith("/")):
+        for top, dirs, files in os.walk(os.path.join(repo, folder)):
+            dirs[:] = [d for d in dirs if d not in _UNWALKED]
+            rel = os.path.relpath(top, repo)
+            for name in files:
+                budget -= 1
+                path = name if rel == "." else f"{rel}/{name}"
+                if is_secret(path):
+                    found.append(path)
+            if budget <= 0 or len(found) >= MAX_IGNORED_SECRETS:
+                return found
+    return found
 
 
 def _work_tree_blobs(repo: str, paths: list[str], id_length: int) -> set[str]:

@@ -159,6 +159,23 @@ def test_a_copy_of_an_ignored_env_file_is_withheld(ignored_env, openai_env, brid
     assert "their contents are withheld: settings.txt" in sent(openai_env)
 
 
+def test_a_copy_of_a_secret_file_inside_an_ignored_folder_is_withheld(openai_env, git_repo, bridge):
+    """git lists an ignored folder whole (`secrets/`), not its `.pgpass`: the copy is still matched and withheld."""
+    pgpass = "db.internal:5432:app:admin:S3cretInDirxyz\n"  # no shape the redactor knows: only withholding helps
+    (git_repo / ".gitignore").write_text("secrets/\nnode_modules/\n")
+    commit_all(git_repo, "base")
+    (git_repo / "secrets").mkdir()
+    (git_repo / "secrets" / ".pgpass").write_text(pgpass)
+    (git_repo / "node_modules" / "pkg").mkdir(parents=True)
+    (git_repo / "node_modules" / "pkg" / ".pgpass").write_text("dependency:1:x:y:not-ours\n")  # never walked
+    openai_env.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Move the settings")[0] == 0
+    (git_repo / "copy2.txt").write_text(pgpass)
+    (git_repo / "feature.py").write_text("x = 1\n")
+    result = review(bridge, openai_env, git_repo)
+    assert "S3cretInDirxyz" not in sent(openai_env) and result["diff"]["secret_files"] == ["copy2.txt"]
+
+
 def test_an_ignored_env_file_moved_and_edited_is_known_by_its_content(ignored_env, openai_env, bridge):
     """`mv .env config/app.settings` and edit it: no file to match, but its `NAME=value` lines read as an env file."""
     (ignored_env / "config").mkdir()
