@@ -80,9 +80,14 @@ class Unwritable(BridgeError):
     """
 
     def __init__(self, what: object, exc: OSError, *, kept: str = "") -> None:
+        import errno  # builtin: free, but only failures need it
+
+        denied = exc.errno in (errno.EACCES, errno.EPERM)  # a read may be refused too: say access, not write
         super().__init__(
-            f"cannot write {what} ({exc.strerror or exc})" + (f"; {kept}" if kept else ""),
-            hint="free some disk space, raise the file-size limit or make $AUTOPILOT_HOME writable, then try again",
+            f"cannot {'access' if denied else 'write'} {what} ({exc.strerror or exc})" + (f"; {kept}" if kept else ""),
+            hint=f"check who may read and write {what} (and $AUTOPILOT_HOME), then try again"
+            if denied
+            else "free some disk space, raise the file-size limit or make $AUTOPILOT_HOME writable, then try again",
         )
         self.errno = exc.errno
 

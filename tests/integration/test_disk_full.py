@@ -173,3 +173,16 @@ def test_the_rlimit_helper_really_limits_writes(tmp_path):
         check=True,
     ).stdout
     assert out.strip() == "27" and target.stat().st_size == 4096 and os.strerror(27) == "File too large"
+
+
+def test_a_refused_read_is_not_called_a_full_disk():
+    """EACCES/EPERM may come from a read: the message says access and the hint permissions; ENOSPC says write."""
+    import errno
+
+    from autopilot.errors import unwritable
+
+    denied = unwritable(PermissionError(errno.EACCES, "Permission denied", "/srv/x/state.json"))
+    full = unwritable(OSError(errno.ENOSPC, "No space left on device", "/srv/x/state.json"))
+    assert denied is not None and full is not None
+    assert str(denied).startswith("cannot access /srv/x/state.json") and "disk space" not in (denied.hint or "")
+    assert str(full).startswith("cannot write /srv/x/state.json") and "disk space" in (full.hint or "")
