@@ -90,12 +90,14 @@ def read(
     if kind in ("app-server", "auto"):
         try:
             page = appserver.AppServerSource().read(project, session, cursor=cursor, limit=limit, limits=limits)
-            missing = [g for g in page["coverage"]["gaps"] if g.get("kind") == appserver.COMMANDS_MISSING]
-            if kind == "app-server" or not missing:
-                return _with_source(page, "app-server")
-            note = f"{missing[0]['detail']}; the local rollout was read instead"
         except BridgeError as exc:
             if kind == "app-server":
                 raise
             note = f"the Codex app server could not answer ({exc}); the local rollout was read instead"
+        else:
+            missing = [g for g in page["coverage"]["gaps"] if g.get("kind") == appserver.COMMANDS_MISSING]
+            # a --cursor names an app-server page: the rollout has no such page, so the gap is said, not mended
+            if kind == "app-server" or not missing or cursor is not None:
+                return _with_source(page, "app-server")
+            note = f"{missing[0]['detail']}; the local rollout was read instead"  # the server read it from there
     return _with_source(local(agent).read(project, session, before=before, limit=limit, limits=limits), "local", note)
