@@ -1,6 +1,7 @@
 """Writes the kernel refuses: the bridge runs under RLIMIT_FSIZE, so a file growing past the limit fails with EFBIG.
 
-A real failure, part-way through a write, with no injection: exit 1 naming the file and the cause (never
+A real failure, part-way through a write, with no injection (but for the last test: the write probe makes a
+refused review file impossible under a size limit, so that one case is injected): exit 1 naming the file and the cause (never
 70), the old state.json whole and valid, and no paid model call the run directory could not record.
 """
 
@@ -186,3 +187,29 @@ def test_a_refused_read_is_not_called_a_full_disk():
     assert denied is not None and full is not None
     assert str(denied).startswith("cannot access /srv/x/state.json") and "disk space" not in (denied.hint or "")
     assert str(full).startswith("cannot write /srv/x/state.json") and "disk space" in (full.hint or "")
+
+
+def test_a_refused_review_file_still_charges_the_call(planned, openai_env, bridge, monkeypatch):
+    """The disk takes state.json but refuses the review's own file: the paid call is charged and recorded anyway,
+    the review stands without its file, and the user is told (before, the whole transaction was lost)."""
+    import errno
+
+    from autopilot.run import state as state_mod
+    from tests.support.loop import state_of
+
+    real = state_mod.atomic_write
+
+    def refusing(path, data, **kw):
+        if Path(path).name.startswith("review-"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(state_mod, "atomic_write", refusing)
+    (Path(planned) / "feature.py").write_text("x = 1\n")
+    before = state_of(bridge, planned)["budget_used_usd"]
+    openai_env.push(reply_json(APPROVE))
+    code, out, err = bridge("-C", str(planned), "review")
+    after = state_of(bridge, planned)
+    assert code == 0 and "charged and recorded in state.json, but its file was not written" in err
+    assert after["budget_used_usd"] > before and after["last_review"]["decision"] == "approve"
+    assert after["last_review"]["review_path"] is None and json.loads(out)["review_path"] is None

@@ -178,7 +178,7 @@ def apply_review(
     base_sha: str | None,
     head_sha: str | None,
     fingerprint: str,
-    review_path: str,
+    review_path: str | None,
 ) -> None:
     """cmdReview: record the review; never touches current_task, base_sha, status or iteration."""
     state["last_review"] = {
@@ -204,7 +204,7 @@ def work_fingerprint(tree: str, task_id: str | None, review: dict[str, Any] | No
 
 
 def apply_verdict(
-    state: State, verdict: dict[str, Any], *, head_sha: str | None, fingerprint: str, verdict_path: str
+    state: State, verdict: dict[str, Any], *, head_sha: str | None, fingerprint: str, verdict_path: str | None
 ) -> None:
     """cmdVerdict: advance the run by Codex's decision, the no-progress streak and the iteration limit."""
     previous = state.get("last_verdict") or {}

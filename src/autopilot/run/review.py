@@ -125,7 +125,7 @@ def review(
                 say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
                 return result
             loop.settle(s, "review", answer)
-            path = ws.store.artifact("review", result)
+            path = ws.store.artifact_in_call("review", result)
             loop.apply_review(
                 s,
                 found,
@@ -133,9 +133,9 @@ def review(
                 base_sha=snap.base,
                 head_sha=snap.head,
                 fingerprint=snap.tree,
-                review_path=str(path),
+                review_path=str(path) if path else None,
             )
-            result["review_path"] = str(path)
+            result["review_path"] = str(path) if path else None
         return result
 
     return ws.consult(

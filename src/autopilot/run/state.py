@@ -299,6 +299,17 @@ class Store:
             raise Unwritable(path, exc, kept="the old state.json is unchanged") from None
         return path
 
+    def artifact_in_call(self, kind: str, payload: Any) -> Path | None:
+        """:meth:`artifact` for a paid call's record, inside its transaction: a refused write is said, not raised,
+        so the call's charge and counts still reach state.json (None: no artifact file)."""
+        try:
+            return self.artifact(kind, payload)
+        except Unwritable as exc:
+            from autopilot.output import say
+
+            say(f"the {kind} was charged and recorded in state.json, but its file was not written: {exc}")
+            return None
+
     def append_event(self, event: dict[str, Any]) -> None:
         """Append one line to events.jsonl (one line per model call), starting a new line if a failed write
         left a torn one at the end (it stays one unreadable line, counted by readers; this one is whole)."""

@@ -94,7 +94,7 @@ def decide(
             if not same_run or s["status"] != loop.RUNNING:
                 say(f"the run changed while Codex decided (now {s['status']}); the verdict was not applied")
                 return {"applied": False, **verdict, "status": s["status"]}
-            path = ws.store.artifact(
+            path = ws.store.artifact_in_call(
                 "verdict",
                 {
                     "task_id": task["id"],
@@ -106,7 +106,8 @@ def decide(
                     "redactions": redactor.summary(),
                 },
             )
-            loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=str(path))
+            where = str(path) if path else None
+            loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=where)
             after = dict(s)
         return {
             "applied": True,
