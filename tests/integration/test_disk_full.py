@@ -1,8 +1,9 @@
 """Writes the kernel refuses: the bridge runs under RLIMIT_FSIZE, so a file growing past the limit fails with EFBIG.
 
-A real failure, part-way through a write, with no injection (but for the last test: the write probe makes a
-refused review file impossible under a size limit, so that one case is injected): exit 1 naming the file and the cause (never
-70), the old state.json whole and valid, and no paid model call the run directory could not record.
+A real failure, part-way through a write, with no injection (but for the last test: the write probe makes
+a refused review file impossible under a size limit, so that one case is injected): exit 1 naming the file
+and the cause (never 70), the old state.json whole and valid, and no paid model call the run directory
+could not record.
 """
 
 from __future__ import annotations
