@@ -18,6 +18,7 @@ from tests.support.handoff_env import (
     claude_session,
     codex_lines,
     codex_rollout,
+    edited_parser_repo,
     git,
     run_json,
     thread_of,
@@ -31,11 +32,7 @@ RECEIVER = "01a2ffff-0000-7000-8000-000000000001"
 @pytest.fixture
 def repo(git_repo):
     """A repo with parser.py committed and then edited, as the work session left it."""
-    (git_repo / "parser.py").write_text("def parse(s):\n    return s\n")
-    git(git_repo, "add", "parser.py")
-    git(git_repo, "commit", "-qm", "parser")
-    (git_repo / "parser.py").write_text("def parse(s):\n    return s or ''\n")
-    return git_repo
+    return edited_parser_repo(git_repo)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from tests.support.handoff_env import (
     SECRET_FILE_TEXT,
     TOKEN,
     claude_session,
+    edited_parser_repo,
     git,
     run_json,
     work_session,
@@ -28,11 +29,7 @@ from tests.support.handoff_env import (
 @pytest.fixture
 def repo(git_repo):
     """A repo with parser.py committed and then edited, as the work session left it."""
-    (git_repo / "parser.py").write_text("def parse(s):\n    return s\n")
-    git(git_repo, "add", "parser.py")
-    git(git_repo, "commit", "-qm", "parser")
-    (git_repo / "parser.py").write_text("def parse(s):\n    return s or ''\n")
-    return git_repo
+    return edited_parser_repo(git_repo)
 
 
 @pytest.fixture

@@ -76,6 +76,15 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
+def edited_parser_repo(repo: Path) -> Path:
+    """``repo`` with parser.py committed and then edited, as the work session left it."""
+    (repo / "parser.py").write_text("def parse(s):\n    return s\n")
+    git(repo, "add", "parser.py")
+    git(repo, "commit", "-qm", "parser")
+    (repo / "parser.py").write_text("def parse(s):\n    return s or ''\n")
+    return repo
+
+
 def worktree(repo: Path, name: str) -> Path:
     """A new registered worktree of ``repo`` on its own branch."""
     path = repo.parent / name
