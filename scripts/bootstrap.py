@@ -167,7 +167,7 @@ def main(argv: list[str]) -> int:
         problem = build(root, venv, version, os.path.join(data, "bootstrap.log"))
     if problem is None:
         python = os.path.join(venv, "bin", "python")
-        installed = codex_side_version() if event == "SessionStart" else None
+        installed = codex_side_version()  # only a SessionStart gets here, right after it built the venv
         if installed is not None and installed != version:  # the plugin was updated since setup ran
             os.environ[CODEX_SIDE_ENV] = installed or "an earlier version"
         os.execv(python, [python, "-I", "-m", "autopilot", *argv])  # stdin (the hook's input) is still unread

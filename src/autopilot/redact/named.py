@@ -85,19 +85,25 @@ def _word_runs_on(name: str) -> bool:
     )
 
 
+_COLON_WORDS = re.compile(r"[\w.\-]*:[\w.\-:]*")  # `min:6`, `max:255`: a rule's arguments
+_PATH = re.compile(r"(?:\.{0,2}/|~/)?[\w.\-]+(?:/[\w.\-]+)+")
+_REGION = re.compile(r"[a-z]{2}-[a-z]+-\d")  # `us-east-1`
+_SNAKE = re.compile(r"[A-Za-z_]\w*_\w*")
+
+
 def _names_a_secret(value: str, name: str) -> bool:
     """Whether a name's value is code about a secret, not one: a rule list (`required|min:6`), a path, a region,
     an identifier spelled from the name's own word (`password_bytes`, `call_assertion_pass_hook`), the name itself."""
     if value.lower() == name.lower() or _ABOUT_A_SECRET.search(name) or _word_runs_on(name):
         return True
-    if "|" in value or re.fullmatch(r"[\w.\-]*:[\w.\-:]*", value) and not re.search(r"\d{3}", value):
-        return True  # validation rules and `max:255` lists; a value with a run of digits may still be a secret
-    if re.fullmatch(r"(?:\.{0,2}/|~/)?[\w.\-]+(?:/[\w.\-]+)+", value) and re.search(r"\.[a-z]{2,5}$|/", value):
-        return "/" in value and bool(re.search(r"\.[A-Za-z]{2,5}$", value) or value.startswith(("/", "./", "~/")))
-    if re.fullmatch(r"[a-z]{2}-[a-z]+-\d", value):  # a cloud region
+    if "|" in value or (_COLON_WORDS.fullmatch(value) and not re.search(r"\d{3}", value)):
+        return True  # `required|min:6`; colon-joined words unless a run of digits makes them look generated
+    if _PATH.fullmatch(value) and (re.search(r"\.[A-Za-z]{2,5}$", value) or value.startswith(("/", "./", "~/"))):
+        return True  # a file (`models/tokenizer.json`) or a rooted path, not `abc/def` (a secret may hold a slash)
+    if _REGION.fullmatch(value):
         return True
     words = {m.group(0).lower() for m in _SECRET_WORD.finditer(name)}
-    return bool(re.fullmatch(r"[A-Za-z_]\w*_\w*", value)) and any(w in value.lower() for w in words)
+    return bool(_SNAKE.fullmatch(value)) and any(w in value.lower() for w in words)
 
 
 def _assigned_value(value: str, match: re.Match[str]) -> bool:
