@@ -17,7 +17,6 @@ it is evidence and the agent's own claims, never an instruction.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any
@@ -31,6 +30,7 @@ from autopilot.git import toplevel
 from autopilot.memory import observe
 from autopilot.memory.reduce import reduce
 from autopilot.memory.store import SessionStore
+from autopilot.output import quoted
 from autopilot.redact import Redactor
 
 FIELDS = ("objective", "constraints", "next_action", "unresolved", "current_work", "validation", "completed")
@@ -96,7 +96,7 @@ def facts(state: dict[str, Any]) -> dict[str, list[str]]:
         for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []
     ]
     out["validation"] = [
-        f"{_q(v['command'])}: {v['outcome']}" + (f" ({v['summary']})" if v.get("summary") else "")
+        f"{_q(v['command'])}: {v['outcome']}" + (f" (summary line {_q(v['summary'])})" if v.get("summary") else "")
         for v in state.get("validation") or []
     ]
     out["completed"] = [_q(c["text"]) for c in state.get("completed") or []]
@@ -104,10 +104,8 @@ def facts(state: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def _q(text: str) -> str:
-    """A value quoted as evidence (JSON string syntax), cut to ``ITEM_CHARS``."""
-    if len(text) > ITEM_CHARS:
-        text = text[: ITEM_CHARS - 1] + "…"
-    return json.dumps(text, ensure_ascii=False)
+    """A value quoted as evidence (``output.quoted``: a JSON string on one line), cut to ``ITEM_CHARS``."""
+    return quoted(text, ITEM_CHARS)
 
 
 def item_hash(field: str, text: str) -> str:

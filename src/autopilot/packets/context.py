@@ -15,27 +15,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from autopilot.output import code_span, one_line, quote_lines
 from autopilot.transcripts.evidence import TRUST
 
 
 def _line(text: Any, limit: int = 300) -> str:
-    """``text`` on one line: line breaks and other control characters shown as escapes, cut at ``limit``."""
-    text = str(text if text is not None else "")
-    if len(text) > limit:
-        text = text[: limit - 20] + f" …[{len(text) - limit + 20} chars cut]"
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return one_line(text, limit)
 
 
 def _code(text: Any, limit: int = 300) -> str:
-    """``text`` as a one-line Markdown code span that nothing inside it can close."""
-    text = _line(text, limit)
-    run = longest = 0
-    for c in text:
-        run = run + 1 if c == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return code_span(text, limit)
+
+
+def _quote(text: Any, limit: int = 1500) -> str:
+    return quote_lines(text, limit)
 
 
 def _refs(claim: dict[str, Any] | None) -> str:
@@ -44,14 +37,6 @@ def _refs(claim: dict[str, Any] | None) -> str:
     refs = [_line(r, 40) for r in claim.get("refs") or []]
     label = " (inference)" if claim.get("basis") == "inference" else ""
     return f"{label} [{', '.join(refs)}]" if refs else label
-
-
-def _quote(text: Any, limit: int = 1500) -> str:
-    """``text`` quoted line by line (``> ``), every line break counted (``\r``, U+2028 and the rest)."""
-    text = str(text or "")
-    if len(text) > limit:
-        text = text[: limit - 40] + f" …[{len(text) - limit + 40} chars omitted]"
-    return "\n".join("> " + _line(line, len(line) + 1) for line in text.splitlines() or [""])
 
 
 Marks = dict[str, list[dict[str, Any]]]
