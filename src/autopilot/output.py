@@ -86,7 +86,7 @@ def printable(text: str, *, lines: bool = True) -> str:
 
 
 def one_line(text: object, limit: int | None = None) -> str:
-    """``text`` on one printable line (line breaks shown as escapes), at most ``limit`` characters, saying how many were cut."""
+    """``text`` on one printable line (line breaks shown as escapes), within ``limit``, saying how much was cut."""
     text = printable(str(text if text is not None else ""), lines=False)
     if limit is not None and len(text) > limit:
         text = text[: max(0, limit - 20)] + f" …[{len(text) - limit + 20} chars cut]"
