@@ -7,6 +7,7 @@ import time
 from functools import cached_property
 from typing import Any
 
+from autopilot.errors import BridgeError
 from autopilot.hooks import TOOL_MARK, slash
 from autopilot.run import loop
 from autopilot.run.state import State, Store
@@ -14,8 +15,6 @@ from autopilot.run.workspace import Workspace
 
 Output = dict[str, Any]
 PREFIX = "codex-autopilot: "
-# Consecutive infrastructure failures (timeouts, a missing binary, quota...) before the run pauses.
-INFRA_PAUSE_AFTER = 3
 DEFAULT_BLOCK_CAP = 8  # Claude Code's CLAUDE_CODE_STOP_HOOK_BLOCK_CAP default
 RECORD_MARGIN_S = 20.0  # kept from a hook's budget to record a failed call and answer
 BLOCK_MARK = "last-stop-block"  # touched when the Stop hook blocks (see hooks.TOOL_MARK)
@@ -24,6 +23,7 @@ VERSION_TAIL = 256 * 1024  # bytes of the transcript's end searched for the Clau
 # shows as "Stop hook says" instead of "Stop hook reported a problem" (verified 2.1.163-2.1.332; 2.1.162
 # rejects the whole answer).
 CONTEXT_CONTINUES_FROM = (2, 1, 163)
+BUDGET_WARNING = "budget-warning"  # the notices key: the warning is given once per run (a new plan clears notices)
 TEXT_BUDGET = 9_000  # what a hook's own texts are built to fit (hooks.TEXT_CAP is the hard guard)
 
 
@@ -246,3 +246,29 @@ def pause(store: Store, run_id: str | None, status: str, reason: str) -> State |
             return None
         s.update(status=status, stop_reason=reason, consecutive_blocks=0)
         return dict(s)
+
+
+def with_budget_warning(hook: Hook, state: State, out: Output | None) -> Output | None:
+    """``out`` with the once-per-run budget warning added as its systemMessage, when the run has spent its
+    warn level (the config's budget_warn_at, 80 % by default) and ``out`` says nothing to the user yet."""
+    if (out or {}).get("systemMessage") or BUDGET_WARNING in (state.get("notices") or []) or not state.get("plan"):
+        return out
+    if not state["budget_used_usd"]:
+        return out
+    from autopilot import config
+
+    try:
+        text = loop.budget_warning(state, config.budget_warn_at(hook.workspace.config))
+    except BridgeError:  # a broken config file is reported by the calls that need it
+        return out
+    warning = hook.notice_once(BUDGET_WARNING, text) if text else None
+    return {**(out or {}), **warning} if warning else out
+
+
+def paused_message(reason: str, detail: str) -> Output:
+    """What the user reads when the reviewer-unavailable pause happens."""
+    return alert(
+        f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
+        f"Codex works again (`codex-bridge status` shows the last error), {slash.RESUME} continues the "
+        f"run; {slash.STOP} turns the autopilot off for this repository."
+    )

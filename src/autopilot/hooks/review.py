@@ -20,7 +20,6 @@ from autopilot import git
 from autopilot.errors import BridgeError, CallBusy, InfraError
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
-    INFRA_PAUSE_AFTER,
     TEXT_BUDGET,
     Hook,
     Output,
@@ -29,8 +28,10 @@ from autopilot.hooks.context import (
     context,
     findings_text,
     notice,
+    paused_message,
 )
 from autopilot.run import loop, status
+from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.state import State, Store
 
 LOCK = "review.lock"
@@ -64,8 +65,6 @@ def post_tool_use(hook: Hook) -> Output | None:
     after = hook.store.load()
     error = after.get("last_error") or {}
     if after["status"] == status.PAUSED_REVIEWER_UNAVAILABLE and after.get("run_id") == state.get("run_id"):
-        from autopilot.hooks.stop import paused_message
-
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
     if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
         return alert(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")

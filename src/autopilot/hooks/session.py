@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from autopilot.errors import BridgeError
 from autopilot.hooks import slash
-from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text
+from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text, with_budget_warning
 from autopilot.run import loop
-from autopilot.run.state import State
-
-BUDGET_WARNING = "budget-warning"  # the notices key: the warning is given once per run (a new plan clears notices)
 
 
 def session_start(hook: Hook) -> Output | None:
@@ -71,23 +67,6 @@ def user_prompt_submit(hook: Hook) -> Output | None:
             f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
         ),
     )
-
-
-def with_budget_warning(hook: Hook, state: State, out: Output | None) -> Output | None:
-    """``out`` with the once-per-run budget warning added as its systemMessage, when the run has spent its
-    warn level (the config's budget_warn_at, 80 % by default) and ``out`` says nothing to the user yet."""
-    if (out or {}).get("systemMessage") or BUDGET_WARNING in (state.get("notices") or []) or not state.get("plan"):
-        return out
-    if not state["budget_used_usd"]:
-        return out
-    from autopilot import config
-
-    try:
-        text = loop.budget_warning(state, config.budget_warn_at(hook.workspace.config))
-    except BridgeError:  # a broken config file is reported by the calls that need it
-        return out
-    warning = hook.notice_once(BUDGET_WARNING, text) if text else None
-    return {**(out or {}), **warning} if warning else out
 
 
 def codex_side_notice(out: Output | None, installed: str) -> Output:

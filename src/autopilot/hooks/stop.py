@@ -9,7 +9,6 @@ from autopilot.hooks import slash, touch
 from autopilot.hooks.context import (
     BLOCK_MARK,
     CONTEXT_CONTINUES_FROM,
-    INFRA_PAUSE_AFTER,
     TEXT_BUDGET,
     Hook,
     Output,
@@ -21,10 +20,12 @@ from autopilot.hooks.context import (
     notice,
     open_findings,
     pause,
+    paused_message,
     task_text,
+    with_budget_warning,
 )
-from autopilot.hooks.session import with_budget_warning
 from autopilot.run import loop, status
+from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.state import State, Store
 
 REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
@@ -176,15 +177,6 @@ def pause_unavailable(store: Store, state: State, kind: str, detail: str, failur
     if pause(store, state.get("run_id"), status.PAUSED_REVIEWER_UNAVAILABLE, reason) is None:
         return None
     return paused_message(reason, detail)
-
-
-def paused_message(reason: str, detail: str) -> Output:
-    """What the user reads when the reviewer-unavailable pause happens."""
-    return alert(
-        f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
-        f"Codex works again (`codex-bridge status` shows the last error), {slash.RESUME} continues the "
-        f"run; {slash.STOP} turns the autopilot off for this repository."
-    )
 
 
 def _ended(state: State) -> Output | None:

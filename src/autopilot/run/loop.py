@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 RUNNING = status.RUNNING  # the loop's callers read these two here
 PAUSED = status.PAUSED
+# Consecutive infrastructure failures (timeouts, a missing binary, quota...) before the run pauses.
+INFRA_PAUSE_AFTER = 3
 
 
 def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> None:

@@ -14,7 +14,7 @@ from autopilot.errors import BridgeError
 from autopilot.output import say
 from autopilot.redact import Redactor
 from autopilot.run import loop, reviewer
-from autopilot.run.review import diff_evidence, task_text
+from autopilot.run.prompts import diff_evidence, task_text
 from autopilot.run.reviewer import Answer
 from autopilot.run.workspace import Workspace
 
