@@ -23,6 +23,7 @@ class BridgeError(Exception):
     usage: object | None = None  # tokens a failed exchange still consumed (budget.Usage)
     usd: float = 0.0  # what those tokens cost
     calls: int = 0  # model calls the failed exchange made
+    run: dict[str, object] | None = None  # the run as the failure was recorded in it (None: not recorded)
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -100,6 +101,16 @@ def unwritable(exc: BaseException) -> Unwritable | None:
     if isinstance(exc, OSError) and exc.errno in full:
         return Unwritable(exc.filename or "a file", exc)
     return None
+
+
+class RunChanged(BridgeError):
+    """state.json no longer holds the run a caller read: it was re-planned meanwhile (``replaced``), or it is no
+    longer running. Raised before anything is changed; ``now`` is the run as it is now."""
+
+    def __init__(self, message: str, *, now: dict[str, object], replaced: bool, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.now = now
+        self.replaced = replaced
 
 
 class StateError(BridgeError):

@@ -11,7 +11,7 @@ import pytest
 
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import delay, drip, http_error, reply_json
-from tests.support.hooks import OTHER_SESSION, run_hook
+from tests.support.hooks import OTHER_SESSION, SESSION, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 
 REQUEST_CHANGES = {
@@ -114,7 +114,8 @@ def test_skipped_verdict_lets_claude_stop(worked, bridge, monkeypatch):
     """A verdict that was skipped (nothing to judge) lets Claude stop with a short message, not a block."""
     from autopilot.run import verdict
 
-    monkeypatch.setattr(verdict, "decide", lambda **_: {"applied": False, "skipped": True, "reason": "as planned"})
+    skipped = {"applied": False, "skipped": True, "reason": "as planned"}
+    monkeypatch.setattr(verdict, "judge", lambda ws, state, **_: (skipped, state))
     answer = stop(bridge, worked)
     assert answer == {
         "systemMessage": "codex-autopilot: Codex planned 2 tasks; nothing has changed yet, so no "
@@ -412,3 +413,60 @@ def test_a_busy_call_slot_holds_claude_but_never_pauses_the_run(worked, openai_e
         "busy",
     )
     assert len(openai_env.requests) == 1  # the plan's; no verdict was asked
+
+
+MAX_STATE_READS = 4  # issue 20; before the lifecycle had one home such a Stop read it 6 to 8 times
+
+
+@pytest.fixture
+def counted(worked, monkeypatch):
+    """The worked repo's run owned by the test session, with every read of its state.json and every Workspace
+    built from here on counted: ``{"reads": n, "workspaces": n}``."""
+    from autopilot.run.state import Store
+    from autopilot.run.workspace import Workspace
+
+    edit_state(worked, owner_session_id=SESSION)
+    counts = {"reads": 0, "workspaces": 0}
+    parse, build = Store._parse, Workspace.__init__
+
+    def counting_parse(self):
+        counts["reads"] += 1
+        return parse(self)
+
+    def counting_build(self, *args, **kwargs):
+        counts["workspaces"] += 1
+        build(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "_parse", counting_parse)
+    monkeypatch.setattr(Workspace, "__init__", counting_build)
+    return counts
+
+
+def test_a_stop_that_keeps_claude_working_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+    """A verdict of continue: one Workspace, and state.json read at most 4 times (engage, budget, record, block)."""
+    openai_env.push(reply_json(continue_to("T2")))
+    assert stop(bridge, worked, stop_hook_active=True)["decision"] == "block"
+    assert 0 < counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+
+
+def test_a_fresh_stop_restarting_the_block_count_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+    """A fresh stop after earlier blocks restarts the count in the block's own write: still at most 4 reads."""
+    edit_state(worked, consecutive_blocks=5)
+    openai_env.push(reply_json(continue_to("T2")))
+    assert stop(bridge, worked, stop_hook_active=False)["decision"] == "block"
+    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+    assert state_of(bridge, worked)["consecutive_blocks"] == 1
+
+
+def test_a_stop_that_ends_the_run_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+    """done: the verdict's own answer is what the hook reports; state.json is not read again for it."""
+    openai_env.push(reply_json(done("feature.py exists")))
+    assert stop(bridge, worked)["systemMessage"].startswith("codex-autopilot: done")
+    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+
+
+def test_a_stop_whose_verdict_failed_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+    """Codex failing: the run as the failure left it decides the answer, without reading state.json again."""
+    openai_env.push(http_error(400, "bad request"))
+    assert "failure 1 of 3" in stop(bridge, worked)["reason"]
+    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1

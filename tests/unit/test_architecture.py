@@ -143,3 +143,85 @@ def test_command_modules_have_no_entry_point_of_their_own():
     """cli.py is the only entry point: no command module keeps a main() of its own."""
     names = [m.name for m in pkgutil.iter_modules(commands.__path__)]
     assert [n for n in names if hasattr(importlib.import_module(f"autopilot.commands.{n}"), "main")] == []
+
+
+# A run's status is assigned by loop's pure transitions alone (docs/architecture.md, "one home per concept");
+# these units hold or touch a run's state.json, so a status written anywhere else in them is a second home.
+# (commands/ only calls the operations; its `status` keys are other things', such as Codex's hook trust.)
+RUN_STATE_UNITS = {"run", "hooks", "dashboard"}
+STATUS_HOME = "autopilot.run.loop"
+# Reading an old file leniently is not a transition: a status this bridge does not know reads as idle.
+STATUS_REPAIRS = {"autopilot.run.migrations": 1}
+
+
+def status_writes(source: str) -> list[int]:
+    """The lines of ``source`` that assign a ``status`` key: ``x["status"] = …``, ``x.update(status=…)``,
+    ``x.update({"status": …})`` or ``x.setdefault("status", …)``."""
+
+    def is_status(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Constant) and node.value == "status"
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Subscript) and is_status(t.slice) for t in targets):
+                found.append(node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            method, args = node.func.attr, node.args
+            update = method == "update" and (
+                any(k.arg == "status" for k in node.keywords)
+                or any(isinstance(a, ast.Dict) and any(is_status(k) for k in a.keys) for a in args)
+            )
+            if update or (method == "setdefault" and args and is_status(args[0])):
+                found.append(node.lineno)
+    return found
+
+
+def test_run_status_is_assigned_only_in_loop():
+    """No module under run/, hooks/ or dashboard/ but run/loop.py assigns a status (hooks none at all; the
+    migration's one repair of an unknown status is the only other write)."""
+    writes = {
+        module: status_writes(path.read_text(encoding="utf-8"))
+        for module, path in modules().items()
+        if unit(module) in RUN_STATE_UNITS and module != STATUS_HOME
+    }
+    assert {module: len(lines) for module, lines in writes.items() if lines} == STATUS_REPAIRS
+
+
+def test_status_write_finder_finds_each_form():
+    """The check above can fail: each way of writing a status is found, reading one is not."""
+    planted = (
+        's["status"] = "paused"\n'
+        's.update(status="idle", stop_reason=None)\n'
+        's.update({"status": "done"})\n'
+        's.setdefault("status", "idle")\n'
+        'x = s["status"] == "running"\n'
+        'out = {"status": s["status"]}\n'
+    )
+    assert status_writes(planted) == [1, 2, 3, 4]
+
+
+def test_loop_writes_every_status_it_owns():
+    """run/loop.py really is the home: it assigns statuses (so the check above is not vacuous)."""
+    assert len(status_writes(modules()[STATUS_HOME].read_text(encoding="utf-8"))) >= 5
+
+
+def test_hook_handlers_do_not_import_each_other():
+    """Hook handler modules share only hooks/__init__, hooks/context and hooks/slash: none imports another (the
+    review worker, hooks/review.py, never loads the Stop hook)."""
+    from autopilot.hooks import HANDLERS
+
+    handlers = {f"autopilot.hooks.{name}" for name, _ in HANDLERS.values()} | {
+        "autopilot.hooks.handoff",
+        "autopilot.hooks.memory",
+    }
+    found = modules()
+    assert handlers <= set(found)
+    wrong = [f"{m} -> {t}" for m in sorted(handlers) for t in sorted(imports(found[m])) if t in handlers - {m}]
+    assert wrong == []
+
+
+def test_verdict_does_not_import_the_review_operation():
+    """run/verdict.py takes its prompt pieces from run/prompts.py, not from the review operation."""
+    assert "autopilot.run.review" not in imports(modules()["autopilot.run.verdict"])

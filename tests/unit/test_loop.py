@@ -330,3 +330,61 @@ def test_budget_warning_from_the_warn_level_on():
         "may not pay for another. `codex-bridge budget set USD` raises the cap (said once per run)."
     )
     assert "1 more iteration fit" in loop.budget_warning(planned(iteration=4, budget_used_usd=1.6), 80)
+
+
+def test_pause_sets_the_paused_status_and_restarts_the_block_count():
+    """A pause records its status and reason and clears the Stop-block count (Claude Code's restarts too)."""
+    s = planned(consecutive_blocks=4)
+    loop.apply_pause(s, "paused_block_cap", "the cap")
+    assert (s["status"], s["stop_reason"], s["consecutive_blocks"]) == ("paused_block_cap", "the cap", 0)
+
+
+def test_resume_of_an_iteration_limited_run_gives_half_its_limit_again():
+    """resume: running, counts cleared; a run stopped at its iteration limit gets max // 2 more iterations."""
+    s = planned(status="stopped_iteration_limit", iteration=5, stop_reason="limit", consecutive_errors=2)
+    s.update(verdict_errors=1, consecutive_blocks=3)
+    loop.apply_resume(s)
+    assert (s["status"], s["stop_reason"], s["max_iterations"]) == ("running", None, 7)
+    assert (s["consecutive_errors"], s["verdict_errors"], s["consecutive_blocks"]) == (0, 0, 0)
+
+
+def test_resume_of_a_paused_run_keeps_its_limit():
+    """A paused run resumes with the iteration limit it had."""
+    s = planned(status="paused_reviewer_unavailable", iteration=2)
+    loop.apply_resume(s)
+    assert (s["status"], s["max_iterations"]) == ("running", 5)
+
+
+def test_verdict_failures_count_the_verdicts_own_streak():
+    """A verdict counts the larger of the failures in a row and its own; a review only the failures in a row."""
+    s = planned(consecutive_errors=1, verdict_errors=3)
+    assert (loop.failures(s, "verdict"), loop.failures(s, "review")) == (3, 1)
+
+
+def test_third_failure_in_a_row_pauses_the_run():
+    """INFRA_PAUSE_AFTER failures in a row pause a running run as reviewer-unavailable, saying why."""
+    s = planned(consecutive_errors=loop.INFRA_PAUSE_AFTER)
+    assert loop.pause_if_unavailable(s, "review", "timeout") == "Codex was unavailable 3 times in a row (last: timeout)"
+    assert s["status"] == "paused_reviewer_unavailable"
+
+
+def test_fewer_failures_or_a_run_not_running_do_not_pause():
+    """Two failures, or a run that is no longer running, leave the status alone."""
+    two, done = planned(consecutive_errors=2), planned(status="done", consecutive_errors=5)
+    assert loop.pause_if_unavailable(two, "review", "timeout") is None and two["status"] == "running"
+    assert loop.pause_if_unavailable(done, "verdict", "timeout") is None and done["status"] == "done"
+
+
+def test_a_block_under_the_cap_is_counted():
+    """A Stop block below Claude Code's cap adds one to the count; with no cap it always does."""
+    s, uncapped = planned(), planned()
+    assert loop.count_block(s, 2, 8) is None and s["consecutive_blocks"] == 3
+    assert loop.count_block(uncapped, 500, None) is None and uncapped["consecutive_blocks"] == 501
+
+
+def test_the_block_before_the_cap_pauses_instead():
+    """One block before Claude Code would end the turn the run pauses (paused_block_cap) and the count restarts."""
+    s = planned(consecutive_blocks=7)
+    reason = loop.count_block(s, 7, 8)
+    assert reason is not None and "after 8 Stop-hook blocks" in reason and "paused after 7" in reason
+    assert (s["status"], s["consecutive_blocks"], s["stop_reason"]) == ("paused_block_cap", 0, reason)

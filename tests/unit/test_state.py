@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from autopilot.errors import StateError, Unwritable
+from autopilot.errors import RunChanged, StateError, Unwritable
 from autopilot.run import state as state_mod
 from autopilot.run.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
 from autopilot.run.state import Store
@@ -348,3 +348,53 @@ def test_nan_in_state_is_refused(git_repo, field):
     write(store, json.dumps(state))  # json writes NaN as a bare NaN token, which Python reads back
     with pytest.raises(StateError, match=field):
         store.load(repair=False)
+
+
+def running_run(store: Store, run_id: str = "run-1") -> dict:
+    """A running run ``run_id`` written to ``store`` (only the fields the expectation looks at matter)."""
+    with store.transaction() as s:
+        s.update(run_id=run_id, status="running")
+        return dict(s)
+
+
+def test_a_transaction_expecting_the_run_it_holds_goes_ahead(git_repo):
+    """Told the run that is there (and that it must be running), the transaction writes as usual."""
+    store = Store(git_repo)
+    read = running_run(store)
+    with store.transaction(expect=read, running=True) as s:
+        s["iteration"] = 3
+    assert store.load()["iteration"] == 3
+
+
+def test_a_replaced_run_is_refused_and_left_untouched(git_repo):
+    """A transaction expecting a run that was re-planned meanwhile raises RunChanged before it changes anything."""
+    store = Store(git_repo)
+    read = running_run(store, "old")
+    running_run(store, "new")
+    before = store.path.read_bytes()
+    with pytest.raises(RunChanged) as caught, store.transaction(expect=read) as s:
+        s["iteration"] = 99
+    assert caught.value.replaced and caught.value.now["run_id"] == "new" and store.path.read_bytes() == before
+
+
+def test_a_run_no_longer_running_is_refused_when_running_is_expected(git_repo):
+    """``running=True`` refuses the same run once it has paused: RunChanged, not replaced, nothing written."""
+    store = Store(git_repo)
+    read = running_run(store)
+    with store.transaction() as s:
+        s["status"] = "paused_block_cap"
+    with pytest.raises(RunChanged) as caught, store.transaction(expect=read, running=True) as s:
+        s["iteration"] = 99
+    assert not caught.value.replaced and caught.value.now["status"] == "paused_block_cap"
+    assert store.load()["iteration"] == 0
+
+
+def test_a_stopped_run_may_still_be_written_when_only_identity_is_expected(git_repo):
+    """Without ``running`` a transaction only asks that the run is the same one (a charge lands on a paused run)."""
+    store = Store(git_repo)
+    read = running_run(store)
+    with store.transaction() as s:
+        s["status"] = "idle"
+    with store.transaction(expect=read) as s:
+        s["iteration"] = 2
+    assert store.load()["iteration"] == 2

@@ -9,7 +9,7 @@ from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.hooks import TOOL_MARK, slash
-from autopilot.run import loop
+from autopilot.run import control, loop
 from autopilot.run.state import State, Store
 from autopilot.run.workspace import Workspace
 
@@ -73,11 +73,8 @@ class Hook:
         if self.session_id is None or owner == self.session_id:
             return state, None
         if not owner:
-            with self.store.transaction() as s:
-                if s.get("run_id") == state.get("run_id") and not s.get("owner_session_id"):
-                    s["owner_session_id"] = self.session_id
-                owner = s.get("owner_session_id")
-                state = dict(s)
+            state = control.claim(self.store, state, self.session_id)
+            owner = state.get("owner_session_id")
             if owner == self.session_id:
                 return state, None
         return None, self.notice_once(
@@ -87,9 +84,10 @@ class Hook:
             f"{slash.START} here would replace it.",
         )
 
-    def notice_once(self, key: str, message: str) -> Output | None:
-        """``message`` as a systemMessage the first time ``key`` is seen in this run, else nothing."""
-        if key in (self.store.load().get("notices") or []):
+    def notice_once(self, key: str, message: str, state: State | None = None) -> Output | None:
+        """``message`` as a systemMessage the first time ``key`` is seen in this run, else nothing (``state``: the
+        run as the caller just read it, so it is not read again before the write)."""
+        if key in ((state if state is not None else self.store.load()).get("notices") or []):
             return None
         with self.store.transaction() as s:
             if key in s["notices"]:
@@ -239,15 +237,6 @@ def cost_text(state: State) -> str:
     )
 
 
-def pause(store: Store, run_id: str | None, status: str, reason: str) -> State | None:
-    """Set a still-running run to a paused status with its reason; the run after, or None if it had moved on."""
-    with store.transaction() as s:
-        if s.get("run_id") != run_id or s["status"] != loop.RUNNING:
-            return None
-        s.update(status=status, stop_reason=reason, consecutive_blocks=0)
-        return dict(s)
-
-
 def with_budget_warning(hook: Hook, state: State, out: Output | None) -> Output | None:
     """``out`` with the once-per-run budget warning added as its systemMessage, when the run has spent its
     warn level (the config's budget_warn_at, 80 % by default) and ``out`` says nothing to the user yet."""
@@ -261,7 +250,7 @@ def with_budget_warning(hook: Hook, state: State, out: Output | None) -> Output 
         text = loop.budget_warning(state, config.budget_warn_at(hook.workspace.config))
     except BridgeError:  # a broken config file is reported by the calls that need it
         return out
-    warning = hook.notice_once(BUDGET_WARNING, text) if text else None
+    warning = hook.notice_once(BUDGET_WARNING, text, state) if text else None
     return {**(out or {}), **warning} if warning else out
 
 

@@ -15,9 +15,10 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import suppress
 
 from autopilot import git
-from autopilot.errors import BridgeError, CallBusy, InfraError
+from autopilot.errors import BridgeError, CallBusy, InfraError, RunChanged
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
     TEXT_BUDGET,
@@ -32,7 +33,7 @@ from autopilot.hooks.context import (
 )
 from autopilot.run import loop, status
 from autopilot.run.loop import INFRA_PAUSE_AFTER
-from autopilot.run.state import State, Store
+from autopilot.run.state import State, Store, same_run
 
 LOCK = "review.lock"
 WORKER_LOG = "review-worker.log"
@@ -64,7 +65,7 @@ def post_tool_use(hook: Hook) -> Output | None:
         )
     after = hook.store.load()
     error = after.get("last_error") or {}
-    if after["status"] == status.PAUSED_REVIEWER_UNAVAILABLE and after.get("run_id") == state.get("run_id"):
+    if after["status"] == status.PAUSED_REVIEWER_UNAVAILABLE and same_run(after, state):
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
     if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
         return alert(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
@@ -144,12 +145,10 @@ def worker() -> int:
     try:
         review(cwd=root)
     except InfraError as exc:  # already recorded in state, with consecutive_errors counted (busy: not counted)
-        state = store.load()
-        failures = int(state.get("consecutive_errors") or 0)
-        if state["status"] == loop.RUNNING and failures >= INFRA_PAUSE_AFTER and not isinstance(exc, CallBusy):
-            from autopilot.hooks.stop import pause_unavailable
+        from autopilot.run import control
 
-            pause_unavailable(store, state, exc.kind, str(exc), failures)
+        with suppress(RunChanged):  # re-planned or no longer running meanwhile: nothing to pause
+            control.pause_if_unavailable(store, exc.run or store.load(), "review", exc)
     except BridgeError as exc:  # budget spent (the run is already stopped) or nothing to review
         from autopilot.output import say
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from autopilot.hooks import slash
 from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text, with_budget_warning
-from autopilot.run import loop
+from autopilot.run import control, loop
 
 
 def session_start(hook: Hook) -> Output | None:
@@ -30,9 +30,7 @@ def session_end(hook: Hook) -> Output | None:
     state = hook.store.load()
     if hook.data.get("reason") != "clear" or not hook.session_id or state.get("owner_session_id") != hook.session_id:
         return None
-    with hook.store.transaction() as s:
-        if s.get("owner_session_id") == hook.session_id:
-            s["owner_session_id"] = None
+    control.release(hook.store, hook.session_id)
     return None
 
 
@@ -42,13 +40,7 @@ def user_prompt_submit(hook: Hook) -> Output | None:
     if state is None:
         return refusal
     if loop.over_budget(state) or state.get("consecutive_blocks"):
-        with hook.store.transaction() as s:
-            if s.get("run_id") == state.get("run_id"):
-                s["consecutive_blocks"] = 0  # Claude Code counts consecutive blocks per user turn
-                stopped = loop.budget_guard(s)
-            else:
-                stopped = False
-            state = dict(s)
+        state, stopped = control.new_turn(hook.store, state)  # Claude Code counts Stop blocks per user turn
         if stopped:
             return alert(
                 f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "

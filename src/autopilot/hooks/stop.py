@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError
+from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged
 from autopilot.hooks import slash, touch
 from autopilot.hooks.context import (
     BLOCK_MARK,
@@ -19,14 +19,13 @@ from autopilot.hooks.context import (
     findings_text,
     notice,
     open_findings,
-    pause,
     paused_message,
     task_text,
     with_budget_warning,
 )
-from autopilot.run import loop, status
+from autopilot.run import control, loop, status
 from autopilot.run.loop import INFRA_PAUSE_AFTER
-from autopilot.run.state import State, Store
+from autopilot.run.state import State
 
 REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
 ENDED = {
@@ -44,14 +43,15 @@ def stop(hook: Hook) -> Output | None:
     state, refusal = hook.engage()
     if state is None:
         return refusal
-    if state.get("consecutive_blocks") and (not hook.data.get("stop_hook_active") or hook.tool_ran_since_block()):
-        # A fresh stop, or a continuation that ran a tool: Claude Code's own count of blocks starts again too.
-        state = _reset_blocks(hook, state)
+    # A fresh stop, or a continuation that ran a tool: Claude Code's own count of blocks starts again, so does
+    # the run's (written with the next block; a stop that lets Claude go leaves a turn that restarts it anyway).
+    fresh = not hook.data.get("stop_hook_active") or hook.tool_ran_since_block()
+    blocks = 0 if fresh else int(state.get("consecutive_blocks") or 0)
     message = hook.data.get("last_assistant_message")
     try:
-        result = _decide(message if isinstance(message, str) else None, hook.workspace.root, hook.deadline())
+        result, after = _judge(hook, state, message if isinstance(message, str) else None)
     except InfraError as exc:
-        return _unavailable(hook, exc)
+        return _unavailable(hook, exc.run or hook.store.load(), exc, blocks)
     except BudgetExhausted:
         return _ended(hook.store.load())
     except BridgeError as exc:
@@ -62,7 +62,6 @@ def stop(hook: Hook) -> Output | None:
             f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
             f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}."
         )
-    after = hook.store.load()
     if not result.get("applied"):
         return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
     if after["status"] != loop.RUNNING:
@@ -73,49 +72,32 @@ def stop(hook: Hook) -> Output | None:
         _block(
             hook,
             after,
+            blocks,
             f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the "
             f"reviewer's words, not the user's): {clip(str(result.get('reason') or ''), REASON_CHARS)}",
         ),
     )
 
 
-def _decide(message: str | None, root: str, deadline: float) -> dict[str, Any]:
-    from autopilot.run.verdict import decide
+def _judge(hook: Hook, state: State, message: str | None) -> tuple[dict[str, Any], State]:
+    from autopilot.run.verdict import judge
 
-    return decide(last_message=message, cwd=root, deadline=deadline)
-
-
-def _reset_blocks(hook: Hook, state: State) -> State:
-    with hook.store.transaction() as s:
-        if s.get("run_id") == state.get("run_id"):
-            s["consecutive_blocks"] = 0
-        return dict(s)
+    return judge(hook.workspace, state, last_message=message, deadline=hook.deadline())
 
 
-def _block(hook: Hook, state: State, lead: str) -> Output | None:
-    """Keep Claude working with ``lead``, the task and open findings; pause instead before Claude Code's cap.
-
-    Claude Code ends a turn after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP blocks in a row whose continuations ran
-    no tool (0: no cap); the run counts the same way and pauses itself one block before that.
-    """
-    cap = hook.block_cap()
-    blocks = int(state.get("consecutive_blocks") or 0)
-    if cap is not None and blocks + 1 >= cap:
-        reason = (
-            f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without a tool call "
-            f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}"
-        )
-        if pause(hook.store, state.get("run_id"), status.PAUSED_BLOCK_CAP, reason) is None:
-            return None
+def _block(hook: Hook, state: State, blocks: int, lead: str) -> Output | None:
+    """Keep Claude working with ``lead``, the task and open findings; or, where Claude Code's block cap would end
+    the turn, say that the run paused (``control.hold`` decides; ``blocks``: the blocks before this one in a row)."""
+    try:
+        paused = control.hold(hook.store, state, blocks=blocks, cap=hook.block_cap())
+    except RunChanged:
+        return None
+    if paused:
         return alert(
-            f"the autopilot run paused: {reason}. {slash.RESUME} continues it (each prompt you type "
+            f"the autopilot run paused: {paused}. {slash.RESUME} continues it (each prompt you type "
             "starts a new count); for longer unattended stretches start claude with "
             "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher, or 0 for no cap."
         )
-    with hook.store.transaction() as s:
-        if s.get("run_id") != state.get("run_id") or s["status"] != loop.RUNNING:
-            return None
-        s["consecutive_blocks"] = blocks + 1
     touch(str(hook.store.dir / BLOCK_MARK))
     review = state.get("last_review") or {}
     parts = [lead, "Next: " + task_text(state.get("current_task"))]
@@ -141,42 +123,36 @@ def continue_turn(hook: Hook, text: str) -> Output:
     return {"decision": "block", "reason": text}
 
 
-def _unavailable(hook: Hook, exc: InfraError) -> Output | None:
+def _unavailable(hook: Hook, state: State, exc: InfraError, blocks: int) -> Output | None:
     """Hold Claude at most twice while Codex gives no verdict, then pause the run with the way out (a busy call
-    slot holds Claude without counting)."""
-    state = hook.store.load()
+    slot holds Claude without counting). ``state``: the run as the failure left it."""
     if state["status"] != loop.RUNNING:
         return _ended(state) if state["status"] in ENDED else None
+    try:
+        paused = control.pause_if_unavailable(hook.store, state, "verdict", exc)
+    except RunChanged:
+        return None
+    if paused:
+        return paused_message(paused, str(exc))
     if isinstance(exc, CallBusy):
         # Another call of this run (a review) held Codex the whole wait: contention, not Codex failing, so it
         # counts toward no pause; Claude Code's block cap (see _block) still bounds how often it holds Claude.
         return _block(
             hook,
             state,
+            blocks,
             "Codex could not give a verdict this time: another call of this run was still talking to Codex "
             "(this does not count toward pausing the run). If the current task is finished, say so in one line "
             "and end your turn; Codex will be asked again.",
         )
-    # Failed verdicts in a row: a review that succeeds in between resets consecutive_errors but not this,
-    # so it cannot make Claude wait at every stop. Three failed calls of any kind in a row pause too.
-    failures = max(int(state.get("verdict_errors") or 0), int(state.get("consecutive_errors") or 0))
-    if failures >= INFRA_PAUSE_AFTER:
-        return pause_unavailable(hook.store, state, exc.kind, str(exc), failures)
     return _block(
         hook,
         state,
-        f"Codex could not give a verdict this time ({exc.kind}; failure {failures} of "
+        blocks,
+        f"Codex could not give a verdict this time ({exc.kind}; failure {loop.failures(state, 'verdict')} of "
         f"{INFRA_PAUSE_AFTER} before the run pauses). If the current task is finished, say "
         "so in one line and end your turn; Codex will be asked again.",
     )
-
-
-def pause_unavailable(store: Store, state: State, kind: str, detail: str, failures: int) -> Output | None:
-    """Pause the run as paused_reviewer_unavailable and tell the user how to resume or turn it off."""
-    reason = f"Codex was unavailable {failures} times in a row (last: {kind})"
-    if pause(store, state.get("run_id"), status.PAUSED_REVIEWER_UNAVAILABLE, reason) is None:
-        return None
-    return paused_message(reason, detail)
 
 
 def _ended(state: State) -> Output | None:
@@ -203,5 +179,5 @@ def stop_failure(hook: Hook) -> Output | None:
         }
     )
     if state.get("consecutive_blocks"):
-        _reset_blocks(hook, state)
+        control.reset_blocks(hook.store, state)
     return None

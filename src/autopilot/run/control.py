@@ -1,24 +1,39 @@
-"""Steering a run without Codex: stop, resume, the budget guard and the spend cap.
+"""Steering a run: pause, resume, stop, the budget guard and cap, who owns the run, and Claude Code's Stop blocks.
 
-The CLI (``codex-bridge stop | resume | budget``), the hooks and the dashboard call these; each
-changes the run inside one transaction and returns what it did, as the CLI prints it.
+Every operation applies one of ``loop``'s pure transitions inside one transaction that expects the run its
+caller read (``Store.transaction(expect=...)``): a run re-planned meanwhile (or, where it matters, no longer
+running) raises :class:`~autopilot.errors.RunChanged` and is left as it is. The CLI (``codex-bridge stop |
+resume | budget``), the hooks, the review worker, ``Workspace.consult`` and the dashboard call these; hooks
+render what they return and decide nothing about a run's status themselves. The operations named by a
+directory (``cwd``) return what they did, as the CLI prints it.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from autopilot.errors import BridgeError
+from autopilot import git
+from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged
 from autopilot.run import loop, status
-from autopilot.run.workspace import Workspace
+from autopilot.run.state import State, Store
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def require_run(store: Store, state: State) -> None:
+    """Refuse with a clear next step when there is no planned run here."""
+    if not state.get("plan") or not state.get("current_task"):
+        raise BridgeError(
+            f"there is no autopilot run in {store.workspace}", hint='start one with `codex-bridge plan --goal "..."`'
+        )
 
 
 def stop(reason: str, *, cwd: str | None = None) -> dict[str, Any]:
     """Return the run to idle, keeping token_usage and spend."""
-    ws = Workspace(cwd)
-    if not ws.store.exists():
-        raise BridgeError(f"there is no autopilot run in {ws.root} to stop")
-    with ws.store.transaction() as s:
+    store = _store(cwd)
+    if not store.exists():
+        raise BridgeError(f"there is no autopilot run in {store.workspace} to stop")
+    with store.transaction() as s:
         loop.apply_stop(s, reason or "stopped by the user")
         after = dict(s)
     return {
@@ -31,35 +46,33 @@ def stop(reason: str, *, cwd: str | None = None) -> dict[str, Any]:
 
 def resume(*, cwd: str | None = None) -> dict[str, Any]:
     """Set a paused, budget-stopped or iteration-limited run running again, with its failure counts cleared."""
-    ws = Workspace(cwd)
-    state = ws.store.load()
-    ws.require_run(state)
+    store = _store(cwd)
+    state = store.load()
+    require_run(store, state)
     if state["status"] == status.RUNNING:
         return {"status": status.RUNNING, "resumed": False}
     if state["status"] not in status.RESUMABLE:
         raise BridgeError(
             f"a run that is {state['status']} cannot be resumed", hint='plan a new one: codex-bridge plan --goal "..."'
         )
-    with ws.store.transaction() as s:
+    with store.transaction(expect=state) as s:
         if loop.over_budget(s):
             raise BridgeError(
                 f"the budget is spent (${s['budget_used_usd']:.4f} of ${s['budget_usd']:.2f})",
                 hint="raise it first: codex-bridge budget set USD",
             )
-        if s["status"] == status.STOPPED_ITERATION_LIMIT:
-            s["max_iterations"] = s["iteration"] + max(1, s["max_iterations"] // 2)
-        s.update(status=status.RUNNING, stop_reason=None, consecutive_errors=0, verdict_errors=0, consecutive_blocks=0)
+        loop.apply_resume(s)
         after = dict(s)
     return {"status": after["status"], "resumed": True, "max_iterations": after["max_iterations"]}
 
 
 def check_budget(*, cwd: str | None = None) -> dict[str, Any]:
     """budget-guard: flip a running run that is over its cap to stopped_budget; ``over_budget`` says if it is."""
-    ws = Workspace(cwd)
-    state = ws.store.load()
+    store = _store(cwd)
+    state = store.load()
     flipped = False
     if state["status"] == status.RUNNING and loop.over_budget(state):
-        with ws.store.transaction() as s:
+        with store.transaction() as s:
             flipped = loop.budget_guard(s)
             state = dict(s)
     return {
@@ -76,10 +89,110 @@ def set_budget(usd: float, *, cwd: str | None = None) -> dict[str, Any]:
     from autopilot import config
 
     value = float(config.positive_number("budget", usd))
-    ws = Workspace(cwd)
-    if not ws.store.exists():
-        raise BridgeError(f"there is no autopilot run in {ws.root}", hint="give --budget to `codex-bridge plan`")
-    with ws.store.transaction() as s:
+    store = _store(cwd)
+    if not store.exists():
+        raise BridgeError(
+            f"there is no autopilot run in {store.workspace}", hint="give --budget to `codex-bridge plan`"
+        )
+    with store.transaction() as s:
         s["budget_usd"] = value
         after = dict(s)
     return {"budget_usd": after["budget_usd"], "budget_used_usd": after["budget_used_usd"], "status": after["status"]}
+
+
+def guard_budget(store: Store, phase: str, state: State) -> State:
+    """The run ``state`` as it is now; stops it instead of calling Codex when its budget is already spent.
+
+    A run that was replaced meanwhile refuses the call too (its budget is not this one's).
+    """
+    try:
+        with store.transaction(expect=state) as s:
+            stopped = loop.over_budget(s)
+            if stopped:
+                loop.budget_guard(s)
+            now = dict(s)
+    except RunChanged as exc:
+        raise RunChanged(
+            "the run was re-planned while this call waited; nothing was asked",
+            hint="`codex-bridge status` shows the new run",
+            now=exc.now,
+            replaced=True,
+        ) from None
+    if not stopped:
+        return now
+    raise BudgetExhausted(
+        f"the run's budget is spent (${now['budget_used_usd']:.4f} of ${now['budget_usd']:.2f}); "
+        f"no {phase} call was made",
+        hint="raise it with `codex-bridge budget set USD` then `codex-bridge resume`, or re-plan",
+    )
+
+
+def pause(store: Store, state: State, paused: str, reason: str) -> State:
+    """Pause the running run ``state`` as ``paused`` with its reason; the run after (RunChanged: it moved on)."""
+    with store.transaction(expect=state, running=True) as s:
+        loop.apply_pause(s, paused, reason)
+        return dict(s)
+
+
+def pause_if_unavailable(store: Store, state: State, phase: str, exc: InfraError) -> str | None:
+    """After ``phase``'s call failed with ``exc`` (already recorded in ``state``): pause the run as
+    paused_reviewer_unavailable when that made INFRA_PAUSE_AFTER failures in a row; returns the reason it
+    paused with (None: not yet; RunChanged: the run moved on). A busy call slot never pauses."""
+    if isinstance(exc, CallBusy) or loop.failures(state, phase) < loop.INFRA_PAUSE_AFTER:
+        return None
+    with store.transaction(expect=state, running=True) as s:
+        return loop.pause_if_unavailable(s, phase, exc.kind)
+
+
+def hold(store: Store, state: State, *, blocks: int, cap: int | None) -> str | None:
+    """Count the Stop block that keeps Claude working on the running run ``state`` (``blocks`` before it in a
+    row), or pause the run where Claude Code's ``cap`` would end the turn: the pause's reason, None when
+    counted (RunChanged: the run moved on)."""
+    with store.transaction(expect=state, running=True) as s:
+        return loop.count_block(s, blocks, cap)
+
+
+def reset_blocks(store: Store, state: State) -> State:
+    """Start the run's count of Stop blocks again (Claude Code counts them per user turn); the run after."""
+    try:
+        with store.transaction(expect=state) as s:
+            s["consecutive_blocks"] = 0
+            return dict(s)
+    except RunChanged as exc:
+        return exc.now
+
+
+def new_turn(store: Store, state: State) -> tuple[State, bool]:
+    """A prompt from the user: the Stop-block count starts again and the budget guard runs; the run after and
+    whether the guard stopped it (a run replaced meanwhile is left as it is)."""
+    try:
+        with store.transaction(expect=state) as s:
+            s["consecutive_blocks"] = 0
+            stopped = loop.budget_guard(s)
+            return dict(s), stopped
+    except RunChanged as exc:
+        return exc.now, False
+
+
+def claim(store: Store, state: State, session_id: str) -> State:
+    """The run once session ``session_id`` has claimed it when no session owned it yet (the run as it is now
+    when it was replaced meanwhile: the caller compares its owner)."""
+    try:
+        with store.transaction(expect=state) as s:
+            if not s.get("owner_session_id"):
+                s["owner_session_id"] = session_id
+            return dict(s)
+    except RunChanged as exc:
+        return exc.now
+
+
+def release(store: Store, session_id: str) -> None:
+    """Let go of the run owned by ``session_id`` (its id changes on /clear), so the next session claims it."""
+    with store.transaction() as s:
+        if s.get("owner_session_id") == session_id:
+            s["owner_session_id"] = None
+
+
+def _store(cwd: str | None) -> Store:
+    """The run store of the git work tree around ``cwd``."""
+    return Store(git.toplevel(cwd))

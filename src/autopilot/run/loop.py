@@ -1,9 +1,11 @@
-"""The autopilot state machine: what plan, review, verdict, budget-guard and stop do to a run.
+"""The autopilot state machine: what plan, review, verdict, budget-guard, pause, resume and stop do to a run.
 
 These are pure functions over the state dict, applied inside ``Store.transaction()``; they
 keep the semantics of the original Node bridge's plan / review / verdict / budget-guard / stop
 commands (whose state.json files this bridge still reads), plus the
-bridge's own counters (errors, ownership, cost of the plan).
+bridge's own counters (errors, ownership, Stop blocks, cost of the plan).
+Invariant: a run's ``status`` is assigned here and nowhere else (``tests/unit/test_architecture.py``);
+``run/control.py`` applies the pause, resume and stop transitions, the plan and verdict operations their own.
 """
 
 from __future__ import annotations
@@ -317,6 +319,59 @@ def apply_stop(state: State, reason: str) -> None:
     state["stop_reason"] = reason
     state["consecutive_errors"] = state["verdict_errors"] = 0
     state["consecutive_blocks"] = 0
+
+
+def apply_pause(state: State, paused: str, reason: str) -> None:
+    """Pause the run as ``paused`` (one of ``status.PAUSED``) with its reason; Claude Code's block count restarts."""
+    assert paused in status.PAUSED, paused
+    state.update(status=paused, stop_reason=reason, consecutive_blocks=0)
+
+
+def apply_resume(state: State) -> None:
+    """resume: running again with the failure and block counts cleared; an iteration-limited run gets half its
+    limit again (at least one more iteration)."""
+    if state["status"] == status.STOPPED_ITERATION_LIMIT:
+        state["max_iterations"] = state["iteration"] + max(1, state["max_iterations"] // 2)
+    state.update(status=RUNNING, stop_reason=None, consecutive_errors=0, verdict_errors=0, consecutive_blocks=0)
+
+
+def failures(state: State, phase: str) -> int:
+    """Codex's failures in a row as ``phase`` counts them toward the reviewer-unavailable pause.
+
+    A verdict counts its own failures too: a review that succeeds in between clears consecutive_errors but
+    not verdict_errors, so it cannot make Claude wait at every stop.
+    """
+    count = int(state.get("consecutive_errors") or 0)
+    return max(count, int(state.get("verdict_errors") or 0)) if phase == "verdict" else count
+
+
+def pause_if_unavailable(state: State, phase: str, kind: str) -> str | None:
+    """Pause a running run whose ``phase`` calls failed INFRA_PAUSE_AFTER times in a row, the last with ``kind``
+    (paused_reviewer_unavailable); returns the reason it paused with, or None when it did not."""
+    count = failures(state, phase)
+    if state["status"] != RUNNING or count < INFRA_PAUSE_AFTER:
+        return None
+    reason = f"Codex was unavailable {count} times in a row (last: {kind})"
+    apply_pause(state, status.PAUSED_REVIEWER_UNAVAILABLE, reason)
+    return reason
+
+
+def count_block(state: State, blocks: int, cap: int | None) -> str | None:
+    """One more Stop block after ``blocks`` in a row: counted; or, one block before Claude Code's ``cap`` (None: no
+    cap) would end the turn, the run pauses as paused_block_cap instead. Returns the pause's reason (None: counted).
+
+    Claude Code ends a turn after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP blocks in a row whose continuations ran no
+    tool; the run counts the same way, so it pauses only where Claude Code would stop.
+    """
+    if cap is not None and blocks + 1 >= cap:
+        reason = (
+            f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without a tool call "
+            f"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the run paused after {blocks}"
+        )
+        apply_pause(state, status.PAUSED_BLOCK_CAP, reason)
+        return reason
+    state["consecutive_blocks"] = blocks + 1
+    return None
 
 
 def record_error(state: State, phase: str, kind: str, message: str, *, counts: bool = True) -> None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from autopilot.errors import RunChanged
 from autopilot.output import say
 from autopilot.redact import Redactor
-from autopilot.run import loop, reviewer
+from autopilot.run import control, loop, reviewer
 from autopilot.run.prompts import diff_evidence, task_text
 from autopilot.run.reviewer import Answer
 from autopilot.run.workspace import Workspace
@@ -30,7 +31,7 @@ def review(
     """
     ws = Workspace(cwd)
     state = ws.store.load()
-    ws.require_run(state)
+    control.require_run(ws.store, state)
     ws.config  # noqa: B018 - a broken config file fails here, before any work
     task = state["current_task"]
     snap = ws.snapshot_while_loading(state.get("base_sha"))
@@ -43,7 +44,8 @@ def review(
             "base_sha": state.get("base_sha"),
             "fingerprint": snap.tree,
         }
-    ws.guard_budget("review")
+    if loop.over_budget(state):  # spent already: refused before any evidence is built (consult checks again)
+        control.guard_budget(ws.store, "review", state)
     redactor = Redactor()
     evidence, facts = diff_evidence(ws, snap, redactor)
     text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
@@ -60,22 +62,22 @@ def review(
             "redactions": redactor.summary(),
             "usd": answer.usd,
         }
-        with ws.store.transaction() as s:
-            if s.get("run_id") != state.get("run_id"):  # a replaced run's calls stay in events.jsonl only
-                say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
-                return result
-            loop.settle(s, "review", answer)
-            path = ws.store.artifact_in_call("review", result)
-            loop.apply_review(
-                s,
-                found,
-                task_id=task["id"],
-                base_sha=snap.base,
-                head_sha=snap.head,
-                fingerprint=snap.tree,
-                review_path=str(path) if path else None,
-            )
-            result["review_path"] = str(path) if path else None
+        try:
+            with ws.store.transaction(expect=state) as s:
+                loop.settle(s, "review", answer)
+                path = ws.store.artifact_in_call("review", result)
+                loop.apply_review(
+                    s,
+                    found,
+                    task_id=task["id"],
+                    base_sha=snap.base,
+                    head_sha=snap.head,
+                    fingerprint=snap.tree,
+                    review_path=str(path) if path else None,
+                )
+                result["review_path"] = str(path) if path else None
+        except RunChanged:  # a replaced run's calls stay in events.jsonl only
+            say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
         return result
 
     return ws.consult(

@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from autopilot import paths
-from autopilot.errors import BridgeError, StateError, Unwritable
+from autopilot.errors import BridgeError, RunChanged, StateError, Unwritable
 from autopilot.fsutil import atomic_write, sweep_stale
 from autopilot.run import status
 from autopilot.run.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
@@ -208,8 +208,13 @@ class Store:
             yield
 
     @contextmanager
-    def transaction(self) -> Iterator[State]:
-        """Read-modify-write under the lock; the state is validated and written atomically on success."""
+    def transaction(self, *, expect: State | None = None, running: bool = False) -> Iterator[State]:
+        """Read-modify-write under the lock; the state is validated and written atomically on success.
+
+        ``expect`` is the run as the caller read it: when state.json holds another run by now (it was re-planned),
+        or, with ``running``, that run is no longer running, :class:`~autopilot.errors.RunChanged` is raised
+        and nothing is written. This is the one place that asks "is this still the same run?".
+        """
         with self.lock():
             try:
                 data = self._parse()
@@ -220,6 +225,8 @@ class Store:
             # once, so later readers stop migrating (and re-deriving env defaults) on every load.
             stored_version = data.get("schema_version") if data is not None else None
             state = new_state(self.workspace) if data is None else self._upgrade(data)
+            if expect is not None:
+                _check_same(state, expect, running)
             before = json.dumps(state, sort_keys=True)
             yield state
             if json.dumps(state, sort_keys=True) == before and stored_version == CURRENT_VERSION:
@@ -329,6 +336,19 @@ class Store:
                 os.close(fd)
         except OSError as exc:
             raise Unwritable(path, exc) from None
+
+
+def same_run(a: State, b: State) -> bool:
+    """Whether two readings of state.json are the same run (a new plan gives a run a new id)."""
+    return a.get("run_id") == b.get("run_id")
+
+
+def _check_same(now: State, expect: State, running: bool) -> None:
+    """Raise RunChanged when ``now`` is not the run ``expect`` (or, with ``running``, no longer running)."""
+    if not same_run(now, expect):
+        raise RunChanged("the autopilot run was re-planned meanwhile; nothing was changed", now=now, replaced=True)
+    if running and now.get("status") != status.RUNNING:
+        raise RunChanged(f"the autopilot run is {now.get('status')} now; nothing was changed", now=now, replaced=False)
 
 
 def _size(path: Path) -> int:

@@ -10,12 +10,13 @@ import json
 from typing import Any
 
 from autopilot import git
-from autopilot.errors import BridgeError
+from autopilot.errors import BridgeError, RunChanged
 from autopilot.output import say
 from autopilot.redact import Redactor
-from autopilot.run import loop, reviewer
+from autopilot.run import control, loop, reviewer
 from autopilot.run.prompts import diff_evidence, task_text
 from autopilot.run.reviewer import Answer
+from autopilot.run.state import State
 from autopilot.run.workspace import Workspace
 
 MAX_MESSAGE_CHARS = 8000
@@ -30,13 +31,31 @@ def decide(
     cwd: str | None = None,
     deadline: float | None = None,
 ) -> dict[str, Any]:
-    """Ask for a verdict and advance the run by it; returns the decision and the run after it.
+    """Ask for a verdict and advance the run by it; returns the decision and the run after it (``codex-bridge
+    verdict``).
 
     ``deadline`` (``time.monotonic()``) bounds the Codex exchange; default: now + AUTOPILOT_TIMEOUT.
     """
     ws = Workspace(cwd)
-    state = ws.store.load()
-    ws.require_run(state)
+    result, _after = judge(
+        ws, ws.store.load(), last_message=last_message, backend=backend, model=model, effort=effort, deadline=deadline
+    )
+    return result
+
+
+def judge(
+    ws: Workspace,
+    state: State,
+    *,
+    last_message: str | None = None,
+    backend: str | None = None,
+    model: str | None = None,
+    effort: str | None = None,
+    deadline: float | None = None,
+) -> tuple[dict[str, Any], State]:
+    """:func:`decide` for the run ``state`` of the caller's workspace ``ws`` (the Stop hook's, read once): the
+    decision, and the run as the verdict left it (as ``state`` when nothing was asked)."""
+    control.require_run(ws.store, state)
     ws.config  # noqa: B018 - a broken config file fails here, before any work
     if state["status"] != loop.RUNNING:
         raise BridgeError(
@@ -51,7 +70,7 @@ def decide(
         and git.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
     ):
         say("nothing has changed since the plan; no verdict was asked for")
-        return {
+        skipped = {
             "applied": False,
             "skipped": True,
             "reason": "nothing has changed since the plan",
@@ -59,8 +78,10 @@ def decide(
             "iteration": 0,
             "current_task": task,
         }
+        return skipped, state
     snap = ws.snapshot_while_loading(state.get("base_sha"))
-    ws.guard_budget("verdict")
+    if loop.over_budget(state):  # spent already: refused before any evidence is built (consult checks again)
+        control.guard_budget(ws.store, "verdict", state)
     redactor = Redactor()
     evidence, _facts = diff_evidence(ws, snap, redactor)
     review = state.get("last_review")
@@ -84,32 +105,36 @@ def decide(
         evidence=evidence,
     )
 
-    def record(answer: Answer) -> dict[str, Any]:
+    def record(answer: Answer) -> tuple[dict[str, Any], State]:
         verdict = answer.data
         fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
-        with ws.store.transaction() as s:
-            same_run = s.get("run_id") == state.get("run_id")
-            if same_run:  # a replaced run's calls stay in events.jsonl, not in the new run's budget
+        path, applied = None, False
+        try:
+            with ws.store.transaction(expect=state) as s:
                 loop.settle(s, "verdict", answer)
-            if not same_run or s["status"] != loop.RUNNING:
-                say(f"the run changed while Codex decided (now {s['status']}); the verdict was not applied")
-                return {"applied": False, **verdict, "status": s["status"]}
-            path = ws.store.artifact_in_call(
-                "verdict",
-                {
-                    "task_id": task["id"],
-                    "base_sha": snap.base,
-                    "head_sha": snap.head,
-                    "fingerprint": fingerprint,
-                    **verdict,
-                    "usd": answer.usd,
-                    "redactions": redactor.summary(),
-                },
-            )
-            where = str(path) if path else None
-            loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=where)
-            after = dict(s)
-        return {
+                if s["status"] == loop.RUNNING:
+                    path = ws.store.artifact_in_call(
+                        "verdict",
+                        {
+                            "task_id": task["id"],
+                            "base_sha": snap.base,
+                            "head_sha": snap.head,
+                            "fingerprint": fingerprint,
+                            **verdict,
+                            "usd": answer.usd,
+                            "redactions": redactor.summary(),
+                        },
+                    )
+                    where = str(path) if path else None
+                    loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=where)
+                    applied = True
+                after = dict(s)
+        except RunChanged as exc:  # re-planned: its calls stay in events.jsonl, not in the new run's budget
+            after = exc.now
+        if not applied:
+            say(f"the run changed while Codex decided (now {after['status']}); the verdict was not applied")
+            return {"applied": False, **verdict, "status": after["status"]}, after
+        result = {
             "applied": True,
             **verdict,
             "progressed": after["last_verdict"]["progressed"],
@@ -123,6 +148,7 @@ def decide(
             "budget_used_usd": after["budget_used_usd"],
             "budget_usd": after["budget_usd"],
         }
+        return result, after
 
     return ws.consult(
         "verdict",

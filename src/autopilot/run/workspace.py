@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from functools import cached_property
 
 from autopilot import git
-from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow
+from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow, RunChanged
 from autopilot.run import loop
 from autopilot.run.state import State, Store
 
@@ -86,7 +87,7 @@ class Workspace:
 
         from autopilot import config
         from autopilot.output import say
-        from autopilot.run import reviewer
+        from autopilot.run import control, reviewer
 
         if deadline is None:
             deadline = time.monotonic() + self.timeout()
@@ -99,7 +100,7 @@ class Workspace:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
                 if state is not None:
-                    current = self.guard_budget(phase, state.get("run_id"))
+                    current = control.guard_budget(self.store, phase, state)
                     remaining = current["budget_usd"] - current["budget_used_usd"]
                     self.guard_rate_limit(phase, chosen.name, current.get("min_rate_limit_left"), current)
                 else:
@@ -123,36 +124,8 @@ class Workspace:
                 return record(answer)
         except BridgeError as exc:
             if state is not None:
-                self.record_failure(phase, exc, state.get("run_id"))
+                self.record_failure(phase, exc, state)
             raise
-
-    def require_run(self, state: State) -> None:
-        """Refuse with a clear next step when there is no planned run here."""
-        if not state.get("plan") or not state.get("current_task"):
-            raise BridgeError(
-                f"there is no autopilot run in {self.root}", hint='start one with `codex-bridge plan --goal "..."`'
-            )
-
-    def guard_budget(self, phase: str, run_id: str | None = None) -> State:
-        """The run as it is now; stops it instead of calling Codex when its budget is already spent.
-
-        With ``run_id``, a run that was replaced meanwhile refuses the call too (its budget is not this one's).
-        """
-        state = self.store.load()
-        if run_id is not None and state.get("run_id") != run_id:
-            raise BridgeError(
-                "the run was re-planned while this call waited; nothing was asked",
-                hint="`codex-bridge status` shows the new run",
-            )
-        if not loop.over_budget(state):
-            return state
-        with self.store.transaction() as s:
-            loop.budget_guard(s)
-        raise BudgetExhausted(
-            f"the run's budget is spent (${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}); "
-            f"no {phase} call was made",
-            hint="raise it with `codex-bridge budget set USD` then `codex-bridge resume`, or re-plan",
-        )
 
     def guard_rate_limit(self, phase: str, backend: str, floor: float | None, state: State | None) -> None:
         """Refuse the call when one of Codex's rate-limit windows has less than ``floor`` percent left, as its
@@ -164,7 +137,7 @@ class Workspace:
         if floor is None or backend != "codex-cli":
             return
         from autopilot.codex import ratelimits
-        from autopilot.run import status
+        from autopilot.run import control, status
 
         found = ratelimits.short_window(ratelimits.latest(), float(floor))
         if found is None:
@@ -177,30 +150,29 @@ class Workspace:
         )
         if state is None:
             raise RateLimitLow(f"no plan was asked for: {reason}", hint="plan again once the window has reset")
-        with self.store.transaction() as s:
-            if s.get("run_id") == state.get("run_id") and s["status"] == status.RUNNING:
-                s.update(status=status.PAUSED_RATE_LIMIT, stop_reason=reason, consecutive_blocks=0)
+        with suppress(RunChanged):  # a run replaced meanwhile, or no longer running, is not this call's to pause
+            control.pause(self.store, state, status.PAUSED_RATE_LIMIT, reason)
         raise RateLimitLow(
             f"the autopilot run paused before its {phase} call: {reason}",
             hint="once it has reset, `/autopilot resume` (or `codex-bridge resume`) continues the run",
         )
 
-    def record_failure(self, phase: str, exc: BridgeError, run_id: str | None) -> None:
-        """Charge what a failed exchange of run ``run_id`` consumed (once) and record why it failed."""
+    def record_failure(self, phase: str, exc: BridgeError, state: State) -> None:
+        """Charge what a failed exchange of run ``state`` consumed (once) and record why it failed; ``exc.run``
+        is then the run as the failure left it (None: a run re-planned meanwhile owns none of it)."""
         from autopilot.backends import Usage
 
         usage = exc.usage if isinstance(exc.usage, Usage) else Usage()
         if not self.store.exists():
             return
-        with self.store.transaction() as s:
-            if s.get("run_id") != run_id:  # re-planned meanwhile: the failure belongs to the old run
-                return
+        with suppress(RunChanged), self.store.transaction(expect=state) as s:
             if exc.calls or usage.input or usage.output:
                 loop.charge(s, phase, usage, exc.usd, exc.calls)
             if isinstance(exc, InfraError):
                 loop.record_error(s, phase, exc.kind, str(exc), counts=not isinstance(exc, CallBusy))
             elif isinstance(exc, BudgetExhausted):
                 loop.budget_guard(s)
+            exc.run = dict(s)
 
     def snapshot(self, base: str | None) -> git.Snapshot:
         """The work since ``base``, without the run's own plan files."""
