@@ -107,8 +107,10 @@ def planned_with_codex(codex, git_repo, bridge):
 
 def test_budget_spent_mid_run_lets_claude_stop(claude, codex, planned_with_codex, tmp_path, bridge):
     """A review that spends the budget ends the loop: the next Stop asks no verdict and Claude stops."""
-    repo = planned_with_codex("--budget", "0.05")
-    codex.push("review", reply_json(APPROVE), reply_json(APPROVE, {"input_tokens": 100_000}))
+    # Codex bills ~15,000 tokens a call for its own instructions and tools ($0.03 at gpt-6.2-sol's
+    # price): the first review and the verdict fit in $0.20; the second review's 200,000 tokens do not.
+    repo = planned_with_codex("--budget", "0.20")
+    codex.push("review", reply_json(APPROVE), reply_json(APPROVE, {"input_tokens": 200_000}))
     codex.push("verdict", reply_json(continue_to("T2")))
     steps = [
         write(repo, "feature.py", "x = 1\n"),

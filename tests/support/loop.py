@@ -46,3 +46,13 @@ def commit_all(repo, message="work") -> None:
     subprocess.run(
         ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message], check=True
     )
+
+
+def billed(bills: list[dict[str, int]]) -> dict:
+    """What the scripted server billed for these calls, in the shape of a run's token_usage bucket."""
+    return {
+        "input": sum(b["input_tokens"] for b in bills),
+        "cached": sum(b["cached_tokens"] for b in bills),
+        "output": sum(b["output_tokens"] for b in bills),
+        "calls": len(bills),
+    }

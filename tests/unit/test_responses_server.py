@@ -13,6 +13,7 @@ from autopilot.scripted.responses_server import (
     http_error,
     rate_limit_headers,
     reply_json,
+    reply_text,
     tool_call,
     with_headers,
 )
@@ -84,3 +85,73 @@ def test_a_step_can_send_extra_headers(stream):
         with urllib.request.urlopen(req, timeout=10) as resp:
             got = {name: resp.headers[name] for name in extra}
     assert got == extra and got["x-codex-primary-used-percent"] == "42.5"
+
+
+def usage_of(url: str, body: dict) -> tuple[str, dict]:
+    """Post ``body`` and return the response's id and usage."""
+    status, _, raw = post(url, body)
+    assert status == 200, raw
+    data = json.loads(raw)
+    return data["id"], data["usage"]
+
+
+def test_a_call_bills_its_prompt_at_four_characters_a_token():
+    """input_tokens is the prompt's characters over four, rounded up; output_tokens the answer's."""
+    with ResponsesServer([reply_text("x" * 41)]) as s:
+        _, usage = usage_of(s.url, {"model": "m", "input": "y" * 401})
+    assert (usage["input_tokens"], usage["output_tokens"], usage["input_tokens_details"]["cached_tokens"]) == (
+        101,
+        11,
+        0,
+    )
+
+
+def test_the_output_format_and_tools_are_billed_as_prompt():
+    """A request's JSON schema and tool definitions are part of what it pays for."""
+    fmt = {"type": "json_schema", "name": "n", "schema": {"type": "object"}, "strict": True}
+    with ResponsesServer() as s:
+        _, bare = usage_of(s.url, {"input": "y" * 400})
+        _, shaped = usage_of(s.url, {"input": "y" * 400, "text": {"format": fmt}, "tools": [{"name": "t"}]})
+    extra = len(json.dumps(fmt, separators=(",", ":"))) + len(json.dumps([{"name": "t"}], separators=(",", ":")))
+    assert shaped["input_tokens"] - bare["input_tokens"] == -(-(400 + extra) // 4) - 100
+
+
+def test_a_chained_call_bills_the_whole_conversation_so_far():
+    """With previous_response_id, a call pays for every earlier input and answer as well as its own prompt."""
+    with ResponsesServer([reply_text("a" * 400), reply_text("b" * 400), reply_text("c")]) as s:
+        first, _ = usage_of(s.url, {"input": "p" * 800})
+        second, _ = usage_of(s.url, {"input": "q" * 800, "previous_response_id": first})
+        _, third = usage_of(s.url, {"input": "r" * 800, "previous_response_id": second})
+    assert third["input_tokens"] == (800 + 400 + 800 + 400 + 800) // 4
+    assert [b["history_tokens"] for b in s.bills] == [0, 300, 600]
+
+
+def test_a_client_that_resends_the_conversation_bills_the_same():
+    """A stateless client (Codex: store false, the whole history in input) pays for all of it too."""
+    turn = [{"role": "user", "content": [{"type": "input_text", "text": "p" * 800}]}]
+    answer = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a" * 400}]}
+    again = [*turn, answer, {"role": "user", "content": [{"type": "input_text", "text": "q" * 800}]}]
+    with ResponsesServer([reply_text("a" * 400), reply_text("b")]) as s:
+        usage_of(s.url, {"input": turn, "store": False})
+        _, usage = usage_of(s.url, {"input": again, "store": False})
+    assert (usage["input_tokens"], s.bills[1]["history_tokens"]) == (500, 300)
+
+
+def test_the_repeated_prefix_is_cached_in_blocks_once_a_prompt_is_long_enough():
+    """A prompt of 1,024+ tokens bills the 128-token blocks an earlier prompt began with as cached; shorter: never."""
+    with ResponsesServer([reply_text("a" * 40), reply_text("b"), reply_text("c"), reply_text("d")]) as s:
+        first, one = usage_of(s.url, {"input": "p" * 5000})
+        _, two = usage_of(s.url, {"input": "q" * 100, "previous_response_id": first})
+        short, _ = usage_of(s.url, {"input": "s" * 3000})
+        _, four = usage_of(s.url, {"input": "t" * 100, "previous_response_id": short})
+    cached = [u["input_tokens_details"]["cached_tokens"] for u in (one, two, four)]
+    assert cached == [0, (5000 // 512) * 128, 0]
+    assert two["input_tokens"] == -(-(5000 + 40 + 100) // 4)
+
+
+def test_a_step_that_states_its_usage_bills_that():
+    """A scripted step's own usage replaces the counted tokens (a provider's bill for a case under test)."""
+    stated = {"input_tokens": 100_000, "cached_tokens": 0, "output_tokens": 5}
+    with ResponsesServer([reply_text("x", usage=stated)]) as s:
+        _, usage = usage_of(s.url, {"input": "hi"})
+    assert (usage["input_tokens"], usage["output_tokens"], s.bills[0]["input_tokens"]) == (100_000, 5, 100_000)

@@ -10,7 +10,10 @@ of *steps*, then from an optional *responder* callable, then from a default repl
         srv.requests  # every request body received, in order
 
 A step is a plain dict (so scripts can be JSON files):
-    {"output": [items...], "usage": {...}}       a completed response
+    {"output": [items...]}                        a completed response, billed as a provider would
+                                                  (billing.py: the whole conversation, the repeated
+                                                  prefix cached); ``srv.bills`` lists every bill
+    {"output": [...], "usage": {...}}            the same with the usage it states instead
     {"status": 429, "error": {"message", ...}}   an HTTP error
     {"delay": 1.5, ...}                           wait before answering (long: accepts, never answers)
     {"drip": 1.0, ...}                            send the body one byte a second
@@ -30,17 +33,16 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from autopilot.scripted.billing import Ledger
 from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted, write_body
 
 Step = dict[str, Any]
 Responder = Callable[[dict[str, Any]], Step]
 
-DEFAULT_USAGE = {"input_tokens": 1000, "cached_tokens": 0, "output_tokens": 200}
 
-
-def _usage(spec: dict[str, Any] | None) -> dict[str, Any]:
-    spec = {**DEFAULT_USAGE, **(spec or {})}
-    inp, cached, out = int(spec["input_tokens"]), int(spec["cached_tokens"]), int(spec["output_tokens"])
+def _usage(spec: dict[str, Any]) -> dict[str, Any]:
+    inp, out = int(spec["input_tokens"]), int(spec["output_tokens"])
+    cached = min(inp, int(spec["cached_tokens"]))
     return {
         "input_tokens": inp,
         "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": int(spec.get("cache_write_tokens", 0))},
@@ -204,7 +206,14 @@ class ResponsesServer(BackgroundServer):
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._ids = itertools.count(1)
+        self.ledger = Ledger()
         super().__init__(_Handler, port, steps)
+
+    @property
+    def bills(self) -> list[dict[str, int]]:
+        """What each answered call billed, in order: input, cached and output tokens, and the history
+        (``history_tokens``: the earlier turns it carried beyond its own prompt)."""
+        return self.ledger.bills
 
     @property
     def url(self) -> str:
@@ -239,7 +248,7 @@ class ResponsesServer(BackgroundServer):
             "tool_choice": "auto",
             "tools": [],
             "previous_response_id": body.get("previous_response_id"),
-            "usage": _usage(step.get("usage")),
+            "usage": _usage(self.ledger.bill(rid, body, output, step.get("usage"))),
         }
 
 
