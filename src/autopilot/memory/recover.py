@@ -31,6 +31,10 @@ from autopilot.sources.project import Project
 from autopilot.transcripts import codex_fold, jsonl
 from autopilot.transcripts.claude_fold import ClaudeFold
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.transcripts.shapes import ClaudeFoldState, CodexFoldState
+
 MATCH_S = 300  # a hook observation this close to a transcript row is the same event
 EDIT_TOOLS = observe.EDIT_TOOLS | observe.PATCH_TOOLS
 
@@ -117,13 +121,14 @@ def _tool(agent: str, event: dict[str, Any], path: str) -> list[dict[str, Any]]:
 
 def from_index(agent: str, path: str) -> list[dict[str, Any]]:
     """Compactions and model changes, from the transcript fold's index (the same cached index the source used)."""
+    index: jsonl.Index[ClaudeFoldState] | jsonl.Index[CodexFoldState]
     if agent == "claude":
-        index = jsonl.scan(path, ClaudeFold())
-        boundaries = [(b[0], b[1]) for b in index.state.get("boundaries") or []]
+        index = claude = jsonl.scan(path, ClaudeFold())
+        boundaries = [(b[0], b[1]) for b in claude.state["boundaries"]]
     else:
-        index = codex_fold.scan(path)
-        boundaries = [(line, None) for line in index.state.get("compaction_lines") or []]
-    models = index.state.get("modelChanges") or []
+        index = codex = codex_fold.scan(path)
+        boundaries = [(line, None) for line in codex.state["compaction_lines"]]
+    models = index.state["modelChanges"]
     out: list[dict[str, Any]] = []
     with index.reader() as reader:
         for line, trigger in boundaries:

@@ -27,6 +27,10 @@ from typing import Any
 from autopilot.transcripts import validation
 from autopilot.transcripts.evidence import constraints_in
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.transcripts.shapes import Judged
+
 RECENT_EDITS = 20
 CONSTRAINTS_FROM_REQUEST = 10
 CONSTRAINT_CHARS = 300
@@ -197,7 +201,7 @@ def _exit(o: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _judge(o: dict[str, Any]) -> dict[str, Any]:
+def _judge(o: dict[str, Any]) -> Judged:
     return validation.classify(o["command"], _exit(o), o.get("output"), interrupted=bool(o.get("interrupted")))
 
 

@@ -16,11 +16,16 @@ Importing this package compiles no pattern: :mod:`.tokens`, :mod:`.named`, :mod:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, overload
+from typing import Any, TypeVar, cast
 
 from autopilot.redact.files import ENV_FILE_LINE, KEY_FILE_LINES, is_key_file_text, is_public_path, is_secret_path
 
 PLACEHOLDER = "[REDACTED:{kind}]"
+_Shape = TypeVar("_Shape")  # a JSON-like value: redaction changes its strings, never its shape
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.redact.shapes import Redactions
 
 __all__ = [
     "ENV_FILE_LINE",
@@ -85,20 +90,19 @@ class Redactor:
         """Redact one string, adding to the running counts."""
         return redact(text, self.counts)[0]
 
-    @overload
-    def walk(self, value: dict[str, Any]) -> dict[str, Any]: ...
-    @overload
-    def walk(self, value: Any) -> Any: ...
-    def walk(self, value: Any) -> Any:
-        """Redact every string inside a JSON-like value (keys included); a dict gives a dict."""
+    def walk(self, value: _Shape) -> _Shape:
+        """Redact every string inside a JSON-like value (keys included); the value keeps its shape."""
+        return cast("_Shape", self._walk(value))
+
+    def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
             return self(value)
         if isinstance(value, dict):
-            return {self(k) if isinstance(k, str) else k: self.walk(v) for k, v in value.items()}
+            return {self(k) if isinstance(k, str) else k: self._walk(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self.walk(v) for v in value]
+            return [self._walk(v) for v in value]
         return value
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Redactions:
         """How many redactions were made, in total and by kind."""
         return {"total": sum(self.counts.values()), "by_kind": dict(sorted(self.counts.items()))}

@@ -17,6 +17,12 @@ from typing import Any
 
 from autopilot.transcripts.evidence import strip_reminders
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from autopilot.transcripts.shapes import ClaudeFoldState
+
 # Chain rows carry uuid/parentUuid; the rest are bookkeeping (as Claude Code writes them: docs/claude-intake.md).
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 KNOWN_TYPES = CHAIN_TYPES | frozenset(
@@ -72,7 +78,7 @@ _BIG_UUID = re.compile(rb'"uuid":"([^"]{1,100})"')
 _BIG_RESULT_ID = re.compile(rb'"tool_use_id":"([^"]{1,200})"')
 _BIG_TOOL_USE = re.compile(rb'"type":"tool_use","id":"([^"]{1,200})","name":"([^"]{1,100})"')
 # Rows skimmed without parsing: bookkeeping rows by their leading type, attachments by envelope.
-_SKIM_ROWS: dict[bytes, str | None] = {
+_SKIM_ROWS: dict[bytes, Literal["telemetry", "systemPrompts"] | None] = {
     b"api-request": "telemetry",
     b"cost-state": "telemetry",
     b"api-request-shape": "systemPrompts",
@@ -146,7 +152,7 @@ class ClaudeFold:
     name = "claude"
     version = 2  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> ClaudeFoldState:
         """A fresh state for an empty transcript."""
         return {
             "session": {},
@@ -190,7 +196,7 @@ class ClaudeFold:
 
     skim_prefixes = (b'{"type":"', b'{"parentUuid":')
 
-    def skim(self, st: dict[str, Any], line: int, raw: bytes) -> bool | None:
+    def skim(self, st: ClaudeFoldState, line: int, raw: bytes) -> bool | None:
         """Count a bookkeeping row or an attachment from its raw bytes; None asks for a full parse."""
         if raw[2] == 116:  # {"type":"…  a bookkeeping row
             end = raw.find(b'"', 9)
@@ -230,13 +236,13 @@ class ClaudeFold:
         return False
 
     @staticmethod
-    def _when(st: dict[str, Any], ts: str) -> None:
+    def _when(st: ClaudeFoldState, ts: str) -> None:
         if st["first"] is None or ts < st["first"]:
             st["first"] = ts
         if st["last"] is None or ts > st["last"]:
             st["last"] = ts
 
-    def row(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+    def row(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
         """Fold one parsed row; True when it is a meaningful entry."""
         kind = obj.get("type")
         ts = obj.get("timestamp")
@@ -275,7 +281,7 @@ class ClaudeFold:
         return False
 
     @staticmethod
-    def _node(st: dict[str, Any], line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
+    def _node(st: ClaudeFoldState, line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
         st["nodeLine"].append(line)
         st["nodeKey"].append(key)
         st["nodeParent"].append(parent)
@@ -287,7 +293,7 @@ class ClaudeFold:
             st["leaf"], st["leafLine"] = key, line
 
     @staticmethod
-    def _identity(st: dict[str, Any], obj: dict[str, Any]) -> None:
+    def _identity(st: ClaudeFoldState, obj: dict[str, Any]) -> None:
         session = st["session"]
         if "sessionId" not in session:
             session.update({k: obj.get(k) for k in ("sessionId", "agentId", "entrypoint")})
@@ -296,7 +302,7 @@ class ClaudeFold:
             if value.__class__ is str:
                 session[field] = value
 
-    def _assistant(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+    def _assistant(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
         msg = obj.get("message")
         if msg.__class__ is not dict:
             return False
@@ -333,7 +339,7 @@ class ClaudeFold:
                 _bump(st["unknownBlocks"], safe_name(kind))
         return entry
 
-    def _edit(self, st: dict[str, Any], line: int, call_id: str, tool: str, args: Any) -> None:
+    def _edit(self, st: ClaudeFoldState, line: int, call_id: str, tool: str, args: Any) -> None:
         if args.__class__ is not dict:
             return
         path = args.get("file_path") or args.get("notebook_path")
@@ -343,7 +349,7 @@ class ClaudeFold:
         st["edits"][path] = [tool, line, (old[2] if old else 0) + 1, "pending"]
         st["pendingEdits"][call_id] = path
 
-    def _user(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+    def _user(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
         if obj.get("isCompactSummary"):
             st["compacts"].append([line, _summary_of(st, line)])
             return False
@@ -388,7 +394,7 @@ class ClaudeFold:
             st["lastUserLine"] = line
         return entry
 
-    def _attachment(self, st: dict[str, Any], obj: dict[str, Any]) -> bool:
+    def _attachment(self, st: ClaudeFoldState, obj: dict[str, Any]) -> bool:
         att = obj.get("attachment")
         kind = att.get("type") if att.__class__ is dict else None
         if kind in HOOK_CONTEXT:
@@ -400,15 +406,16 @@ class ClaudeFold:
             return not att.get("isMeta") and _meaningful(att.get("prompt"))
         return False
 
-    def _system(self, st: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+    def _system(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
         subtype = obj.get("subtype")
         if subtype == "compact_boundary":
             meta = obj.get("compactMetadata")
             meta = meta if meta.__class__ is dict else {}
             trigger = meta.get("trigger")
             key = uuid_key(obj.get("uuid"))
-            st["boundary"] = [key, safe_name(trigger) if trigger else None]
-            st["boundaries"].append([line, st["boundary"][1], key, *_preserved(meta), 0])
+            shown = safe_name(trigger) if trigger else None
+            st["boundary"] = [key, shown]
+            st["boundaries"].append([line, shown, key, *_preserved(meta), 0])
             return False
         return obj.get("level") in ("warning", "error") or subtype == "api_error"
 
@@ -418,7 +425,7 @@ class ClaudeFold:
 
     def oversize(
         self,
-        st: dict[str, Any],
+        st: ClaudeFoldState,
         line: int,
         head: bytes,
         tail: bytes,
@@ -458,7 +465,7 @@ class ClaudeFold:
             return not ids or orphan
         return False
 
-    def finish(self, st: dict[str, Any], lines: int) -> None:
+    def finish(self, st: ClaudeFoldState, lines: int) -> None:
         """Bring the active-lineage flags up to date with the newest leaf (kept in the index)."""
         update_lineage(st, lines)
 
@@ -479,7 +486,7 @@ def _preserved(meta: dict[str, Any]) -> list[Any]:
     return [0, [], None]
 
 
-def _summary_of(st: dict[str, Any], line: int) -> str | None:
+def _summary_of(st: ClaudeFoldState, line: int) -> str | None:
     """The trigger of the boundary a compact summary belongs to (the newest one, if it has no summary yet)."""
     boundaries = st["boundaries"]
     if boundaries and not boundaries[-1][6]:
@@ -488,7 +495,7 @@ def _summary_of(st: dict[str, Any], line: int) -> str | None:
     return None
 
 
-def update_lineage(st: dict[str, Any], lines: int) -> None:
+def update_lineage(st: ClaudeFoldState, lines: int) -> None:
     """Mark, per raw line, the rows on the parentUuid/logicalParentUuid chain of the newest leaf."""
     active: bytearray = st["active"]
     old_lines = len(active) - 1 if active else 0
@@ -521,7 +528,7 @@ def update_lineage(st: dict[str, Any], lines: int) -> None:
     update_view(st, lines)
 
 
-def update_view(st: dict[str, Any], lines: int) -> None:
+def update_view(st: ClaudeFoldState, lines: int) -> None:
     """Mark, per raw line, the rows Claude Code sends the model after the newest compaction boundary.
 
     Without a boundary the model is sent the active lineage, and ``view`` stays empty. With one it
@@ -550,7 +557,7 @@ def update_view(st: dict[str, Any], lines: int) -> None:
     st["viewKey"] = key
 
 
-def model_view(st: dict[str, Any], b: int = -1) -> tuple[list[int], bool]:
+def model_view(st: ClaudeFoldState, b: int = -1) -> tuple[list[int], bool]:
     """The raw lines Claude Code rebuilds the conversation from, leaf first, starting at boundary ``b``; and
     whether the walk reached that boundary.
 
@@ -592,7 +599,7 @@ def model_view(st: dict[str, Any], b: int = -1) -> tuple[list[int], bool]:
             return last
         if last and p and kinds[i] and p not in after and p not in position:
             return last
-        return p  # type: ignore[no-any-return]
+        return p
 
     start = bisect_left(where, st["leafLine"])
     if start >= len(where) or where[start] != st["leafLine"]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -30,6 +30,20 @@ from autopilot.transcripts.evidence import (
     Evidence,
     tool_omission,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.transcripts.shapes import (
+        Checkpoint,
+        ClaudeBlock,
+        ClaudeEdit,
+        ClaudeEntry,
+        ClaudeFoldState,
+        ClaudeIntake,
+        ClaudeSession,
+        ClaudeSubagent,
+        IntakeResult,
+    )
 
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times --max-chars: it is the baseline
 EDITED_FILES_SHOWN = 50
@@ -44,7 +58,7 @@ def intake(
     limit: int = paging.DEFAULT_LIMIT,
     max_chars: int | None = paging.DEFAULT_MAX_CHARS,
     cache: bool = True,
-) -> dict[str, Any]:
+) -> ClaudeIntake:
     """The intake answer for one page of a Claude Code transcript (``max_chars`` None: strings uncut)."""
     path = os.fspath(path)
     index = jsonl.scan(path, ClaudeFold(), cache=cache)
@@ -56,7 +70,7 @@ def intake(
     with index.reader() as reader:
         view = _View(index, reader, ev)
         entries = [e for e in (view.entry(n) for n in lines) if e is not None]
-        answer: dict[str, Any] = {
+        answer: ClaudeIntake = {
             "trust": TRUST,
             "format": "claude-code-transcript",
             "transcript": path,
@@ -114,7 +128,7 @@ def intake(
 class _View:
     """Reads back the few lines a page needs and renders them through the whitelist."""
 
-    def __init__(self, index: jsonl.Index, reader: jsonl.LineReader, ev: Evidence) -> None:
+    def __init__(self, index: jsonl.Index[ClaudeFoldState], reader: jsonl.LineReader, ev: Evidence) -> None:
         self.index, self.reader, self.ev, self.st = index, reader, ev, index.state
         self.usage_blocks = 0
 
@@ -125,9 +139,9 @@ class _View:
         size = self.reader.size(line)
         return f"[line {line} is {size} bytes, too large to show]"
 
-    def session(self) -> dict[str, Any]:
+    def session(self) -> ClaudeSession:
         s = self.st["session"]
-        out = {
+        out: ClaudeSession = {
             "sessionId": s.get("sessionId"),
             "agentId": s.get("agentId"),
             "isSidechain": bool(self.st["sidechainFile"]),
@@ -141,7 +155,8 @@ class _View:
         if self.st["sidechainFile"] and folder is not None:
             main = folder.parent.parent / f"{folder.parent.name}.jsonl"
             out["parentTranscript"] = str(main) if main.is_file() else None
-        return {k: (self.ev.text(v, 500) if isinstance(v, str) else v) for k, v in out.items()}
+        # The same keys, each string redacted and cut.
+        return cast("ClaudeSession", {k: (self.ev.text(v, 500) if isinstance(v, str) else v) for k, v in out.items()})
 
     def title(self) -> str | None:
         fields = (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary"))
@@ -162,7 +177,7 @@ class _View:
             return self.ev.prose("\n".join(texts), count=False) if texts else None
         return None
 
-    def checkpoint(self) -> dict[str, Any] | None:
+    def checkpoint(self) -> Checkpoint | None:
         """The summary the model was sent after the newest compaction (Claude Code's rebuild rule).
 
         With a boundary it is that boundary's summary, whatever the parentUuid chain says (after a
@@ -178,7 +193,7 @@ class _View:
             candidates = [(n, t) for n, t in reversed(self.st["compacts"]) if active[n]][:1]
         for line, trigger in candidates:
             row = self._load(line)
-            out: dict[str, Any] = {"line": line, "trigger": trigger, "timestamp": row.get("timestamp") if row else None}
+            out: Checkpoint = {"line": line, "trigger": trigger, "timestamp": row.get("timestamp") if row else None}
             if row is None:
                 out["text"] = self._oversize(line)
                 return out
@@ -191,18 +206,18 @@ class _View:
             return out
         return None
 
-    def edited_files(self) -> list[dict[str, Any]]:
+    def edited_files(self) -> list[ClaudeEdit]:
         edits = list(self.st["edits"].items())[-EDITED_FILES_SHOWN:]
         return [
             {"path": self.ev.text(path, 500), "tool": tool, "line": line, "edits": count, "status": status}
             for path, (tool, line, count, status) in reversed(edits)
         ]
 
-    def subagents(self) -> list[dict[str, Any]]:
+    def subagents(self) -> list[ClaudeSubagent]:
         base = Path(self.index.path).with_suffix("") / "subagents"
         if not base.is_dir():
             return []
-        found = []
+        found: list[tuple[int, ClaudeSubagent]] = []
         for p in base.glob("**/agent-*.jsonl"):
             meta: dict[str, Any] = {}
             try:
@@ -229,7 +244,7 @@ class _View:
         found.sort(key=lambda item: (-item[0], item[1]["path"]))
         return [item for _, item in found]
 
-    def entry(self, line: int) -> dict[str, Any] | None:
+    def entry(self, line: int) -> ClaudeEntry | None:
         row = self._load(line)
         where = branch(self.st, line)
         if row is None:  # too large to parse: the fold kept only its envelope
@@ -243,7 +258,7 @@ class _View:
                 "content": [{"type": "text", "text": self._oversize(line)}],
             }
         kind = row.get("type")
-        out: dict[str, Any] = {"line": line, "role": kind, "timestamp": row.get("timestamp"), "branch": where}
+        out: ClaudeEntry = {"line": line, "role": kind, "timestamp": row.get("timestamp"), "branch": where}
         if row.get("isSidechain") is True and not self.st["sidechainFile"]:
             out["sidechain"] = True
         if kind == "assistant":
@@ -258,22 +273,18 @@ class _View:
                 out["origin"] = "system"
             out["content"] = self._user_content(row)
         elif kind == "system":
-            out.update(self._system(row))
+            self._system(row, out)
         elif kind == "attachment":
-            out.update(
-                {
-                    "role": "user",
-                    "via": "queued_command",
-                    "content": [{"type": "text", "text": self.ev.prose(row["attachment"]["prompt"])}],
-                }
-            )
+            out["role"] = "user"
+            out["via"] = "queued_command"
+            out["content"] = [{"type": "text", "text": self.ev.prose(row["attachment"]["prompt"])}]
         return out
 
-    def _assistant_blocks(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+    def _assistant_blocks(self, row: dict[str, Any]) -> list[ClaudeBlock]:
         content = (row.get("message") or {}).get("content")
         if isinstance(content, str):
             return [{"type": "text", "text": self.ev.prose(content)}]
-        out = []
+        out: list[ClaudeBlock] = []
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
                 continue
@@ -285,7 +296,7 @@ class _View:
                 out.append(self._tool_use(block))
         return out
 
-    def _tool_use(self, block: dict[str, Any]) -> dict[str, Any]:
+    def _tool_use(self, block: dict[str, Any]) -> ClaudeBlock:
         args = _dict(block.get("input"))
         omitted = tool_omission(args)
         secret = omitted == OMITTED_SECRET
@@ -301,7 +312,7 @@ class _View:
             "result": self._result(call_id, omitted),
         }
 
-    def _result(self, call_id: str, omitted: str | None) -> dict[str, Any] | None:
+    def _result(self, call_id: str, omitted: str | None) -> IntakeResult | None:
         """The result row of ``call_id``; its text replaced by ``omitted`` when that is given."""
         line = self.st["results"].get(call_id)
         if not line:
@@ -322,8 +333,8 @@ class _View:
         self.usage_blocks += n
         return text
 
-    def _user_content(self, row: dict[str, Any]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def _user_content(self, row: dict[str, Any]) -> list[ClaudeBlock]:
+        out: list[ClaudeBlock] = []
         orphans = self.st["orphans"]
         for block in _user_blocks(row):
             kind = block.get("type")
@@ -348,8 +359,9 @@ class _View:
                     )
         return out
 
-    def _system(self, row: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {"subtype": safe_name(row.get("subtype")), "level": safe_name(row.get("level"))}
+    def _system(self, row: dict[str, Any], out: ClaudeEntry) -> None:
+        """Fill in a system row's subtype, level, text, status and retry counts."""
+        out["subtype"], out["level"] = safe_name(row.get("subtype")), safe_name(row.get("level"))
         content = row.get("content")
         error = _dict(row.get("error"))
         if isinstance(content, str) and content.strip():
@@ -358,13 +370,13 @@ class _View:
             out["text"] = self.ev.text(error["formatted"])
         if isinstance(error.get("status"), int):
             out["status"] = error["status"]
-        for key in ("retryAttempt", "maxRetries"):
-            if isinstance(row.get(key), int):
-                out[key] = row[key]
-        return out
+        if isinstance(row.get("retryAttempt"), int):
+            out["retryAttempt"] = row["retryAttempt"]
+        if isinstance(row.get("maxRetries"), int):
+            out["maxRetries"] = row["maxRetries"]
 
 
-def branch(st: dict[str, Any], line: int) -> str:
+def branch(st: ClaudeFoldState, line: int) -> str:
     """Where a row stands: ``active`` (the model is sent it now), ``compacted`` (the session's history before
     the newest compaction, which the model sees only through the summary) or ``non-lineage`` (a branch
     left by a rewind)."""

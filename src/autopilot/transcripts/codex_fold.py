@@ -22,12 +22,16 @@ import hashlib
 import os
 import re
 from array import array
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from autopilot.codex.sessions import child_marker
 from autopilot.transcripts import jsonl
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.transcripts.shapes import CodexFoldState, CodexMeta
 
 FOLD_VERSION = 4  # 4: compaction lines, what the newest compaction kept, model changes
 RETAINED_KEPT = 200  # user messages of one replacement_history remembered (by hash)
@@ -196,9 +200,8 @@ def clean_name(value: Any) -> str:
     return _NAME.sub("_", str(value))[:48] or "_"
 
 
-def _bump(counts: dict[str, Any], group: str, name: Any) -> None:
-    """Count ``name`` under ``group``; names are cleaned and capped because they come from the file."""
-    bucket = counts.setdefault(group, {})
+def _bump(bucket: dict[str, int], name: Any) -> None:
+    """Count ``name`` in ``bucket``; names are cleaned and capped because they come from the file."""
     key = clean_name(name)
     if key not in bucket and len(bucket) >= 32:
         key = "(other)"
@@ -215,7 +218,7 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _omit(state: dict[str, Any], what: str, n: int = 1) -> None:
+def _omit(state: CodexFoldState, what: str, n: int = 1) -> None:
     omitted = state["omitted"]
     omitted[what] = omitted.get(what, 0) + n
 
@@ -294,7 +297,7 @@ class CodexFold:
     name = "codex"
     version = FOLD_VERSION
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> CodexFoldState:
         """A fresh state for an empty rollout."""
         return {
             "meta": None,
@@ -331,7 +334,7 @@ class CodexFold:
 
     # -- the fold ---------------------------------------------------------------------------
 
-    def row(self, state: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
+    def row(self, state: CodexFoldState, line: int, obj: dict[str, Any]) -> bool:
         """Fold one rollout line; True when it is a meaningful entry."""
         kind = obj.get("type")
         payload = obj.get("payload")
@@ -383,10 +386,10 @@ class CodexFold:
             return False
         if kind in KNOWN_LINE_TYPES:
             return False
-        _bump(state["unknown"], "lineTypes", kind)
+        _bump(state["unknown"].setdefault("lineTypes", {}), kind)
         return False
 
-    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
+    def oversize(self, state: CodexFoldState, line: int, head: bytes, tail: bytes, size: int) -> bool:
         """A line too large to parse: a huge tool output is remembered against its call, else counted."""
         m = re.search(rb'"call_id"\s*:\s*"([^"]{1,128})"', head)
         if m and re.search(rb'"type"\s*:\s*"(?:function|custom)_call_output"', head[:4096]):
@@ -399,7 +402,7 @@ class CodexFold:
 
     # -- session metadata and fork replay -------------------------------------------------
 
-    def _session_meta(self, state: dict[str, Any], line: int, p: dict[str, Any]) -> bool:
+    def _session_meta(self, state: CodexFoldState, line: int, p: dict[str, Any]) -> bool:
         meta = state["meta"]
         if meta is None:
             state["meta"] = _session_fields(p)
@@ -421,13 +424,13 @@ class CodexFold:
             fork = state["fork"] = {"forked_from_id": None, "replaying": False}
         if fork.get("replay_from") is None:
             # The parent's history, copied into this file when it was forked.
-            fork.update(replaying=True, replay_from=line, parent_meta_id=p.get("id"))
+            fork["replaying"], fork["replay_from"], fork["parent_meta_id"] = True, line, p.get("id")
         if fork.get("replaying"):  # a fork of a fork replays its grandparent's meta too
             fork["replay_to"] = line
             state["replayed"] += 1
         return False
 
-    def _replay_ends(self, state: dict[str, Any], kind: Any, p: dict[str, Any]) -> bool:
+    def _replay_ends(self, state: CodexFoldState, kind: Any, p: dict[str, Any]) -> bool:
         own = (state["meta"] or {}).get("id")
         for key in ("thread_id", "threadId"):
             if p.get(key) == own and own:
@@ -440,12 +443,12 @@ class CodexFold:
 
     # -- response items ---------------------------------------------------------------------
 
-    def _response_item(self, state: dict[str, Any], line: int, p: dict[str, Any], metadata: Any) -> bool:
+    def _response_item(self, state: CodexFoldState, line: int, p: dict[str, Any], metadata: Any) -> bool:
         t = p.get("type")
         if t == "message":
             return self._message(state, line, p, metadata)
         if t in TOOL_CALLS:
-            _bump(state, "tools", p.get("name") or t)
+            _bump(state["tools"], p.get("name") or t)
             call_id = p.get("call_id") or p.get("id")
             if isinstance(call_id, str):
                 state["calls"][call_id] = line
@@ -476,10 +479,10 @@ class CodexFold:
             _omit(state, "encrypted")
             return False
         if t not in KNOWN_RESPONSE_TYPES:
-            _bump(state["unknown"], "responseTypes", t)
+            _bump(state["unknown"].setdefault("responseTypes", {}), t)
         return False
 
-    def _message(self, state: dict[str, Any], line: int, p: dict[str, Any], metadata: Any) -> bool:
+    def _message(self, state: CodexFoldState, line: int, p: dict[str, Any], metadata: Any) -> bool:
         role = p.get("role")
         if role == "assistant":
             if isinstance(metadata, dict) and metadata.get("compaction_output"):
@@ -501,7 +504,7 @@ class CodexFold:
             return False
         return self._seen(state, line, "user", text, REP_RESPONSE)
 
-    def _seen(self, state: dict[str, Any], line: int, role: str, text: str, rep: int) -> bool:
+    def _seen(self, state: CodexFoldState, line: int, role: str, text: str, rep: int) -> bool:
         """Record one representation of a message; True only for the first one seen."""
         if not text.strip() and role == "assistant":
             return False
@@ -525,7 +528,7 @@ class CodexFold:
 
     # -- events -----------------------------------------------------------------------------
 
-    def _event(self, state: dict[str, Any], line: int, p: dict[str, Any]) -> bool:
+    def _event(self, state: CodexFoldState, line: int, p: dict[str, Any]) -> bool:
         t = p.get("type")
         if t == "user_message":
             if p.get("kind") not in (None, "plain"):
@@ -586,10 +589,10 @@ class CodexFold:
             )
             return False
         if t not in QUIET_EVENTS:
-            _bump(state["unknown"], "eventTypes", t)
+            _bump(state["unknown"].setdefault("eventTypes", {}), t)
         return False
 
-    def _item(self, state: dict[str, Any], line: int, p: dict[str, Any]) -> bool:
+    def _item(self, state: CodexFoldState, line: int, p: dict[str, Any]) -> bool:
         item = p.get("item")
         if not isinstance(item, dict):
             return False
@@ -620,17 +623,17 @@ class CodexFold:
             _omit(state, "reasoning" if t == "Reasoning" else "encrypted")
             return False
         if t not in QUIET_ITEMS:
-            _bump(state["unknown"], "itemTypes", t)
+            _bump(state["unknown"].setdefault("itemTypes", {}), t)
         return False
 
 
-def _entry(state: dict[str, Any], kind: str) -> bool:
+def _entry(state: CodexFoldState, kind: str) -> bool:
     counts = state["entries_by_kind"]
     counts[kind] = counts.get(kind, 0) + 1
     return True
 
 
-def _session_fields(p: dict[str, Any]) -> dict[str, Any]:
+def _session_fields(p: dict[str, Any]) -> CodexMeta:
     """The whitelisted session_meta fields, camelCased (never base_instructions or dynamic tools)."""
     source = p.get("source")
     spawn: dict[str, Any] = {}
@@ -666,10 +669,11 @@ def _session_fields(p: dict[str, Any]) -> dict[str, Any]:
         if base
         else None,
     }
-    return {k: v for k, v in fields.items() if isinstance(v, (str, int, dict)) and v != {}}
+    # Only the fields the file filled with a string, a number or an object are kept: CodexMeta's keys.
+    return cast("CodexMeta", {k: v for k, v in fields.items() if isinstance(v, (str, int, dict)) and v != {}})
 
 
-def _rollback(state: dict[str, Any], line: int, num_turns: Any) -> None:
+def _rollback(state: CodexFoldState, line: int, num_turns: Any) -> None:
     """Mark the last ``num_turns`` user turns as rolled back (Codex drops them from history)."""
     turns: array[int] = state["user_turns"]
     n = num_turns if isinstance(num_turns, int) and num_turns > 0 else 0
@@ -680,7 +684,7 @@ def _rollback(state: dict[str, Any], line: int, num_turns: Any) -> None:
     state["rolled_back"].append([start, line])
 
 
-def _subagent(state: dict[str, Any], line: int, thread_id: Any, agent_path: Any, kind: Any) -> None:
+def _subagent(state: CodexFoldState, line: int, thread_id: Any, agent_path: Any, kind: Any) -> None:
     if not isinstance(thread_id, str):
         return
     record = state["subagents"].setdefault(thread_id, {"line": line})
@@ -691,7 +695,7 @@ def _subagent(state: dict[str, Any], line: int, thread_id: Any, agent_path: Any,
     record["lastLine"] = line
 
 
-def _record_edit(state: dict[str, Any], path: str, change: str, line: int, status: str) -> None:
+def _record_edit(state: CodexFoldState, path: str, change: str, line: int, status: str) -> None:
     edited = state["edited"]
     meta = state["meta"] or {}
     cwd = meta.get("cwd")
@@ -724,7 +728,7 @@ def patch_files(patch: Any) -> list[tuple[str, str]]:
     ]
 
 
-def _patch_paths(state: dict[str, Any], line: int, patch: Any, status: str) -> None:
+def _patch_paths(state: CodexFoldState, line: int, patch: Any, status: str) -> None:
     for change, path in patch_files(patch):
         _record_edit(state, path, change, line, status)
 
@@ -738,7 +742,7 @@ def _patch_argument(arguments: Any) -> Any:
     return value.get("input") if isinstance(value, dict) else None
 
 
-def _change_paths(state: dict[str, Any], line: int, changes: Any, status: str) -> None:
+def _change_paths(state: CodexFoldState, line: int, changes: Any, status: str) -> None:
     """Paths from a FileChange item or a legacy patch_apply_end event."""
     if isinstance(changes, dict):
         for path, change in changes.items():
@@ -755,6 +759,6 @@ def _change_paths(state: dict[str, Any], line: int, changes: Any, status: str) -
                 _record_edit(state, change["path"], str(change.get("kind") or "update"), line, status)
 
 
-def scan(path: str | os.PathLike[str], *, cache: bool = True) -> jsonl.Index:
+def scan(path: str | os.PathLike[str], *, cache: bool = True) -> jsonl.Index[CodexFoldState]:
     """The (cached) index of a rollout, folded with :class:`CodexFold`."""
     return jsonl.scan(path, CodexFold(), cache=cache)

@@ -31,6 +31,23 @@ from autopilot.transcripts.evidence import (
 )
 from autopilot.transcripts.jsonl import Index, LineReader
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.transcripts.shapes import (
+        Checkpoint,
+        CodexDiagnostics,
+        CodexEntry,
+        CodexFoldState,
+        CodexForkInfo,
+        CodexGoal,
+        CodexIntake,
+        CodexMeta,
+        CodexPage,
+        CodexSubagentInfo,
+        CodexSummary,
+        CodexUnfinished,
+    )
+
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times max_chars: it is the baseline
 EDITED_FILES_SHOWN = 50
 UNFINISHED_SHOWN = 20
@@ -41,7 +58,7 @@ _CHECKPOINT_PREAMBLE = "Here is the summary produced by the other language model
 class _Page:
     """What rendering needs: the index, a line reader and the evidence bounds."""
 
-    def __init__(self, index: Index, reader: LineReader, ev: Evidence) -> None:
+    def __init__(self, index: Index[CodexFoldState], reader: LineReader, ev: Evidence) -> None:
         self.index, self.reader, self.ev = index, reader, ev
         self.state = index.state
 
@@ -76,15 +93,14 @@ def _user_text(obj: dict[str, Any]) -> tuple[str, list[str]]:
     return str(p.get("message") or ""), [x for x in codex.as_list(p.get("local_images")) if isinstance(x, str)]
 
 
-def _user(page: _Page, obj: dict[str, Any]) -> dict[str, Any]:
+def _user(page: _Page, obj: dict[str, Any], entry: CodexEntry) -> None:
     text, images = _user_text(obj)
-    entry: dict[str, Any] = {"kind": "user", "text": page.text(text)}
+    entry["kind"], entry["text"] = "user", page.text(text)
     if images:
         entry["images"] = [page.text(x, 500) for x in images]
-    return entry
 
 
-def _assistant(page: _Page, obj: dict[str, Any]) -> dict[str, Any]:
+def _assistant(page: _Page, obj: dict[str, Any], entry: CodexEntry) -> None:
     p = _payload(obj)
     if obj.get("type") == "response_item":
         text = "\n".join(codex.texts(p.get("content")))
@@ -92,10 +108,9 @@ def _assistant(page: _Page, obj: dict[str, Any]) -> dict[str, Any]:
         text = "\n".join(codex.texts(codex.as_dict(p.get("item")).get("content")))
     else:
         text = str(p.get("message") or "")
-    entry: dict[str, Any] = {"kind": "assistant", "text": page.text(text)}
+    entry["kind"], entry["text"] = "assistant", page.text(text)
     if isinstance(p.get("phase"), str):
         entry["phase"] = p["phase"]
-    return entry
 
 
 def _call_input(p: dict[str, Any]) -> str:
@@ -149,7 +164,7 @@ def _output_text(p: dict[str, Any]) -> tuple[str, int | None]:
     return text, code if isinstance(code, int) else None
 
 
-def _tool_call(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
+def _tool_call(page: _Page, p: dict[str, Any], entry: CodexEntry) -> None:
     name = "local_shell" if p.get("type") == "local_shell_call" else codex.clean_name(p.get("name") or p.get("type"))
     if isinstance(p.get("namespace"), str):
         name = f"{codex.clean_name(p['namespace'])}.{name}"
@@ -161,44 +176,41 @@ def _tool_call(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
     patch = codex.patch_body(p)
     secret_input = any(secret_path(path) for _, path in codex.patch_files(shown if patch is None else patch))
     secret_output = not secret_input and patch is None and secret_command(shown)
-    entry: dict[str, Any] = {
-        "kind": "tool_call",
-        "name": name,
-        "callId": call_id,
-        "input": OMITTED_SECRET if secret_input else page.text(shown),
-    }
+    entry["kind"], entry["name"], entry["callId"] = "tool_call", name, call_id
+    entry["input"] = OMITTED_SECRET if secret_input else page.text(shown)
     result_line = page.state["results"].get(call_id) if isinstance(call_id, str) else None
     if result_line is None:
         entry["status"] = "unfinished"
         entry["note"] = "no result recorded: the call may still be running, or was cut off"
-        return entry
+        return
     entry["status"] = "completed"
     if result_line < 0:
         entry["result"] = {"line": -result_line, "text": "[output too large to show]"}
-        return entry
+        return
     text, code = _output_text(_payload(page.load(result_line)))
     entry["result"] = {"line": result_line, "text": OMITTED_SECRET_OUTPUT if secret_output else page.text(text)}
     if code is not None:
         entry["result"]["exitCode"] = code
-    return entry
 
 
-def _web_search(page: _Page, p: dict[str, Any]) -> dict[str, Any]:
+def _web_search(page: _Page, p: dict[str, Any], entry: CodexEntry) -> None:
     action = codex.as_dict(p.get("action"))
-    entry: dict[str, Any] = {
-        "kind": "web_search",
-        "action": codex.clean_name(action.get("type")),
-        "status": p.get("status"),
-    }
-    for key in ("query", "url", "pattern"):
-        if isinstance(action.get(key), str):
-            entry[key] = page.text(action[key], 500)
-    return entry
+    entry["kind"], entry["action"], entry["status"] = (
+        "web_search",
+        codex.clean_name(action.get("type")),
+        p.get("status"),
+    )
+    if isinstance(action.get("query"), str):
+        entry["query"] = page.text(action["query"], 500)
+    if isinstance(action.get("url"), str):
+        entry["url"] = page.text(action["url"], 500)
+    if isinstance(action.get("pattern"), str):
+        entry["pattern"] = page.text(action["pattern"], 500)
 
 
-def _render(page: _Page, line: int) -> dict[str, Any]:
+def _render(page: _Page, line: int) -> CodexEntry:
     obj = page.load(line)
-    entry: dict[str, Any] = {"line": line}
+    entry: CodexEntry = {"line": line}
     if obj is None:
         return {**entry, "kind": "unreadable", "note": "the line changed or is no longer valid JSON"}
     if isinstance(obj.get("timestamp"), str):
@@ -209,60 +221,49 @@ def _render(page: _Page, line: int) -> dict[str, Any]:
     if t == "item_completed":
         t = item.get("type")
     response = obj.get("type") == "response_item"
-    body: dict[str, Any]
     if response and t == "message":
-        body = _user(page, obj) if p.get("role") == "user" else _assistant(page, obj)
+        (_user if p.get("role") == "user" else _assistant)(page, obj, entry)
     elif not response and t in ("user_message", "UserMessage"):
-        body = _user(page, obj)
+        _user(page, obj, entry)
     elif not response and t in ("agent_message", "AgentMessage"):
-        body = _assistant(page, obj)
+        _assistant(page, obj, entry)
     elif t in codex.TOOL_CALLS:
-        body = _tool_call(page, p)
+        _tool_call(page, p, entry)
     elif t in codex.TOOL_OUTPUTS:
         text, code = _output_text(p)
-        body = {
-            "kind": "tool_result",
-            "callId": p.get("call_id"),
-            "text": page.text(text),
-            "note": "no matching call in this file",
-        }
+        entry["kind"], entry["callId"], entry["text"] = "tool_result", p.get("call_id"), page.text(text)
+        entry["note"] = "no matching call in this file"
         if code is not None:
-            body["exitCode"] = code
+            entry["exitCode"] = code
     elif t == "web_search_call":
-        body = _web_search(page, p)
+        _web_search(page, p, entry)
     elif t == "image_generation_call":
-        body = {
-            "kind": "image_generation",
-            "status": p.get("status"),
-            "revisedPrompt": page.text(p.get("revised_prompt") or ""),
-        }
+        entry["kind"], entry["status"] = "image_generation", p.get("status")
+        entry["revisedPrompt"] = page.text(p.get("revised_prompt") or "")
         saved = page.state["images"].get(p.get("id") or p.get("call_id") or "")
         if saved:
-            body["savedPath"] = page.text(saved, 500)
+            entry["savedPath"] = page.text(saved, 500)
     elif t == "agent_message":  # a response_item: mail between agents
         parts = codex.as_list(p.get("content"))
         hidden = len([c for c in parts if isinstance(c, dict) and c.get("type") not in ("input_text", "output_text")])
-        body = {
-            "kind": "agent_mail",
-            "author": p.get("author"),
-            "recipient": p.get("recipient"),
-            "text": page.text("\n".join(codex.texts(parts))),
-        }
+        entry["kind"], entry["author"], entry["recipient"] = "agent_mail", p.get("author"), p.get("recipient")
+        entry["text"] = page.text("\n".join(codex.texts(parts)))
         if hidden:
-            body["omittedParts"] = hidden
+            entry["omittedParts"] = hidden
     elif t == "turn_aborted":
-        body = {"kind": "turn_aborted", "reason": p.get("reason")}
+        entry["kind"], entry["reason"] = "turn_aborted", p.get("reason")
     elif t == "thread_rolled_back":
-        body = {"kind": "rolled_back", "numTurns": p.get("num_turns")}
+        entry["kind"], entry["numTurns"] = "rolled_back", p.get("num_turns")
     elif t == "thread_goal_updated":
         goal = codex.as_dict(p.get("goal"))
-        body = {"kind": "goal", "objective": page.text(goal.get("objective") or ""), "status": goal.get("status")}
+        entry["kind"], entry["objective"] = "goal", page.text(goal.get("objective") or "")
+        entry["status"] = goal.get("status")
     elif t == "Plan":
-        body = {"kind": "plan", "text": page.text(item.get("text") or "")}
+        entry["kind"], entry["text"] = "plan", page.text(item.get("text") or "")
     else:  # errors and warnings
         message = p.get("message") or item.get("message") or ""
-        body = {"kind": "warning" if t in ("warning", "guardian_warning") else "error", "text": page.text(message)}
-    entry.update(body)
+        entry["kind"] = "warning" if t in ("warning", "guardian_warning") else "error"
+        entry["text"] = page.text(message)
     turn = _turn_id(p)
     if turn:
         entry["turnId"] = turn
@@ -274,7 +275,7 @@ def _render(page: _Page, line: int) -> dict[str, Any]:
     return entry
 
 
-def _retained(page: _Page, entry: dict[str, Any]) -> bool:
+def _retained(page: _Page, entry: CodexEntry) -> bool:
     """Whether the newest compaction kept this user message in the history it sends again."""
     if entry.get("kind") != "user":
         return False
@@ -282,11 +283,11 @@ def _retained(page: _Page, entry: dict[str, Any]) -> bool:
     return obj is not None and codex.text_hash(_user_text(obj)[0]) in page.state["retained"]
 
 
-def _checkpoint(page: _Page) -> dict[str, Any] | None:
+def _checkpoint(page: _Page) -> Checkpoint | None:
     """The latest readable compaction summary (Codex's framing removed); encrypted state never."""
     line = page.state["checkpoint_line"]
     obj = page.load(line)
-    if obj is None:
+    if obj is None or line is None:
         return None
     message = str(_payload(obj).get("message") or "")
     cut = message.find(_CHECKPOINT_PREAMBLE)
@@ -306,10 +307,10 @@ def _checkpoint(page: _Page) -> dict[str, Any] | None:
     }
 
 
-def _goal(page: _Page) -> dict[str, Any] | None:
+def _goal(page: _Page) -> CodexGoal | None:
     line = page.state["goal_line"]
     obj = page.load(line)
-    if obj is None:
+    if obj is None or line is None:
         return None
     goal = codex.as_dict(_payload(obj).get("goal"))
     return {"line": line, "objective": page.text(goal.get("objective") or ""), "status": goal.get("status")}
@@ -326,21 +327,21 @@ def find_rollout(path: str, thread_id: str) -> str | None:
     return str(found) if found else None
 
 
-def _unfinished(page: _Page) -> list[dict[str, Any]]:
+def _unfinished(page: _Page) -> list[CodexUnfinished]:
     calls = sorted(page.state["calls"].items(), key=lambda kv: -kv[1])[:UNFINISHED_SHOWN]
-    out = []
+    out: list[CodexUnfinished] = []
     for call_id, line in calls:
         p = _payload(page.load(line))
         out.append({"callId": call_id, "name": codex.clean_name(p.get("name") or p.get("type")), "line": line})
     return out
 
 
-def _fork(state: dict[str, Any], session: dict[str, Any], path: str) -> dict[str, Any] | None:
+def _fork(state: CodexFoldState, session: CodexMeta, path: str) -> CodexForkInfo | None:
     fork = state["fork"]
     if fork is None and not session.get("historyBase"):
         return None
     fork = fork or {}
-    info: dict[str, Any] = {
+    info: CodexForkInfo = {
         "forkedFromId": fork.get("forked_from_id") or session.get("forkedFromId"),
         "historyBase": session.get("historyBase"),
     }
@@ -357,16 +358,17 @@ def _fork(state: dict[str, Any], session: dict[str, Any], path: str) -> dict[str
     return info
 
 
-def _summary(index: Index, path: str, page: _Page, newest: bool = True) -> dict[str, Any]:
+def _summary(index: Index[CodexFoldState], path: str, page: _Page, newest: bool = True) -> CodexSummary:
     """Everything but the entries: session, turn, fork, goal, checkpoint, files, subagents, counts."""
     state = index.state
-    session = dict(state["meta"] or {})
+    meta = state["meta"]
+    session: CodexMeta = meta.copy() if meta else {}
     session.pop("timestamp", None)
     session["model"] = state["model"]
     session["isSubagent"] = bool(session.get("isSubagent"))
     edited = sorted(state["edited"].items(), key=lambda kv: -kv[1][1])
     shown = edited if page.ev.max_chars is None else edited[:EDITED_FILES_SHOWN]
-    subagents = [
+    subagents: list[CodexSubagentInfo] = [
         {"threadId": tid, **rec, "path": find_rollout(path, tid)}
         for tid, rec in sorted(state["subagents"].items(), key=lambda kv: -kv[1]["line"])
     ]
@@ -409,28 +411,14 @@ def intake(
     limit: int = paging.DEFAULT_LIMIT,
     max_chars: int | None = paging.DEFAULT_MAX_CHARS,
     cache: bool = True,
-) -> dict[str, Any]:
+) -> CodexIntake:
     """The intake answer for one rollout: summary, one newest-first page and its cursor (max_chars None: uncut)."""
     path = os.fspath(path)
     index = codex.scan(path, cache=cache)
     ev = Evidence(max_chars)
     lines, next_before = index.page(before_line=before_line, limit=limit)
-    with index.reader() as reader:
-        page = _Page(index, reader, ev)
-        answer: dict[str, Any] = {"trust": TRUST, "format": "codex-rollout", "transcript": path}
-        # The checkpoint belongs to the session, not to a page: only the newest page carries it.
-        answer.update(_summary(index, path, page, newest=before_line is None or before_line > index.lines))
-        answer.update(
-            {
-                "beforeLine": before_line,
-                "limit": limit,
-                "maxChars": max_chars,
-                "nextBeforeLine": next_before,
-                "entries": [_render(page, n) for n in lines],
-            }
-        )
     state = index.state
-    answer["diagnostics"] = {
+    diagnostics: CodexDiagnostics = {
         "malformedLines": dict(sorted(index.malformed.items())),
         "malformedSample": list(index.malformed_sample),
         "oversizeLines": list(index.oversize[:20]),
@@ -442,8 +430,21 @@ def intake(
         "scannedBytes": index.scanned_bytes,
     }
     if state["meta"] is None and index.lines:
-        answer["diagnostics"]["warning"] = "no session_meta line: not a Codex rollout, or its first line is damaged"
+        diagnostics["warning"] = "no session_meta line: not a Codex rollout, or its first line is damaged"
+    with index.reader() as reader:
+        page = _Page(index, reader, ev)
+        answer: CodexPage = {
+            "trust": TRUST,
+            "format": "codex-rollout",
+            "transcript": path,
+            # The checkpoint belongs to the session, not to a page: only the newest page carries it.
+            **_summary(index, path, page, newest=before_line is None or before_line > index.lines),
+            "beforeLine": before_line,
+            "limit": limit,
+            "maxChars": max_chars,
+            "nextBeforeLine": next_before,
+            "entries": [_render(page, n) for n in lines],
+            "diagnostics": diagnostics,
+        }
     # Ids, names and statuses come from the file too: one last pass redacts whatever is left.
-    answer = ev.redactor.walk(answer)
-    answer["redactions"] = ev.summary()
-    return answer
+    return {**ev.redactor.walk(answer), "redactions": ev.summary()}

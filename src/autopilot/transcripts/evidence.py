@@ -15,6 +15,10 @@ from typing import Any
 from autopilot.redact import PLACEHOLDER, Redactor, is_secret_path
 from autopilot.transcripts import TRUST as TRUST  # re-exported: defined where a search can read it cheaply
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.redact.shapes import Redactions
+
 OMITTED_SECRET = "[omitted: contents of a secret-bearing file]"
 OMITTED_SECRET_OUTPUT = "[omitted: output of a command that reads a secret-bearing file]"
 # The tool input keys that carry what a call writes into a file (Write, Edit, MultiEdit, NotebookEdit).
@@ -87,7 +91,7 @@ class Evidence:
             return [self.value(v, depth + 1) for v in obj]
         return obj
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Redactions:
         """How many redactions were made, in total and by kind."""
         return self.redactor.summary()
 

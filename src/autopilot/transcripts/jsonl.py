@@ -61,7 +61,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import orjson
 
@@ -73,6 +73,7 @@ from autopilot.transcripts.jsonl_index import (  # re-exported: readers use them
     Fold,
     Index,
     LineReader,
+    State,
     load,
     serialise,
     store,
@@ -93,8 +94,8 @@ def cache_dir() -> Path:
 
 
 def scan(
-    path: str | os.PathLike[str], fold: Fold, *, cache: bool = True, max_line_bytes: int = MAX_LINE_BYTES
-) -> Index:
+    path: str | os.PathLike[str], fold: Fold[State], *, cache: bool = True, max_line_bytes: int = MAX_LINE_BYTES
+) -> Index[State]:
     """Index ``path`` with ``fold``, reusing or extending a cached index when the file only grew."""
     path = os.fspath(path)
     with open(path, "rb") as fh:
@@ -121,7 +122,7 @@ def scan(
     return index
 
 
-def _still_valid(index: Index, fh: IO[bytes], st: os.stat_result, head: bytes) -> bool:
+def _still_valid(index: Index[Any], fh: IO[bytes], st: os.stat_result, head: bytes) -> bool:
     grew = st.st_size > index.file_size
     same = st.st_size == index.file_size and st.st_mtime_ns == index.mtime_ns
     if not (grew or same) or index.head_len > len(head):
@@ -136,7 +137,7 @@ def _still_valid(index: Index, fh: IO[bytes], st: os.stat_result, head: bytes) -
 class _Scanner:
     """The chunked line loop; kept in one place because it is the hot path."""
 
-    def __init__(self, index: Index, fold: Fold, fh: IO[bytes], stop: int, max_line: int) -> None:
+    def __init__(self, index: Index[Any], fold: Fold[Any], fh: IO[bytes], stop: int, max_line: int) -> None:
         self.index, self.fold, self.fh, self.stop, self.max_line = index, fold, fh, stop, max_line
 
     def _bad(self, line: int, reason: str) -> None:

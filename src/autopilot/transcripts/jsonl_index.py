@@ -13,9 +13,9 @@ import contextlib
 import struct
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Generic, Protocol, TypeVar
 
 import orjson
 
@@ -26,31 +26,33 @@ MAX_LINE_BYTES = 8 << 20  # parsing a line costs ~2-3x its size in memory; the b
 HEAD_TAIL_BYTES = 64 << 10  # what an oversize line keeps of its start and end
 CACHE_KEEP = 256  # index files kept per cache directory; the least recently written go first
 _MAGIC = b"APJSONLIDX\n"
+# A fold's state: its own shape (transcripts/shapes.py), a JSON object with ``array`` columns.
+State = TypeVar("State", bound=Mapping[str, object])
 
 
-class Fold(Protocol):
+class Fold(Protocol[State]):
     """What a format reader plugs into :func:`scan`."""
 
     name: str
     version: int
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> State:
         """A fresh state for an empty file."""
         ...
 
-    def row(self, state: dict[str, Any], line: int, obj: dict[str, Any]) -> bool:
-        """Fold one JSON object; True records the line as an entry."""
+    def row(self, state: State, line: int, obj: dict[str, Any]) -> bool:
+        """Fold one JSON object (a row as the file wrote it); True records the line as an entry."""
         ...
 
-    def oversize(self, state: dict[str, Any], line: int, head: bytes, tail: bytes, size: int) -> bool:
+    def oversize(self, state: State, line: int, head: bytes, tail: bytes, size: int) -> bool:
         """Fold a line too large to parse, seen by its head and tail; True records an entry."""
         ...
 
 
-class Index:
+class Index(Generic[State]):
     """One pass over a JSONL file: line offsets, entries, malformed lines and the fold's state."""
 
-    def __init__(self, path: str, fold: Fold) -> None:
+    def __init__(self, path: str, fold: Fold[State]) -> None:
         self.path = path
         self.fold_name = fold.name
         self.fold_version = fold.version
@@ -62,7 +64,7 @@ class Index:
         self.malformed: dict[str, int] = {}  # reason -> count
         self.malformed_sample: list[int] = []  # the first few malformed line numbers, to inspect
         self.oversize: list[int] = []  # line numbers too large to parse
-        self.state: dict[str, Any] = fold.start()
+        self.state: State = fold.start()
         self.status = "built"  # built | reused | extended | rebuilt | uncached
         self.partial = False  # the last line has no newline yet
         self.scanned_bytes = 0  # bytes read by this call's scan
@@ -106,7 +108,7 @@ class Index:
 class LineReader:
     """Random access to a scanned file's lines through its index."""
 
-    def __init__(self, index: Index, fh: IO[bytes]) -> None:
+    def __init__(self, index: Index[Any], fh: IO[bytes]) -> None:
         self.index = index
         self._fh = fh
 
@@ -144,7 +146,7 @@ class LineReader:
         return obj if type(obj) is dict else None
 
 
-def serialise(index: Index) -> bytes:
+def serialise(index: Index[Any]) -> bytes:
     state = {k: v for k, v in index.state.items() if not isinstance(v, (array, bytearray))}
     blobs: list[tuple[str, str, bytes]] = [
         ("offsets", "q", index.offsets.tobytes()),
@@ -177,7 +179,7 @@ def serialise(index: Index) -> bytes:
     return b"".join([_MAGIC, struct.pack("<Q", len(head)), head, *(data for _, _, data in blobs)])
 
 
-def load(cache_file: Path, path: str, fold: Fold) -> Index | None:
+def load(cache_file: Path, path: str, fold: Fold[State]) -> Index[State] | None:
     """The saved index for this file and fold, or None if missing, damaged or of another layout."""
     try:
         data = cache_file.read_bytes()
@@ -195,7 +197,7 @@ def load(cache_file: Path, path: str, fold: Fold) -> Index | None:
         if layout != (CORE_VERSION, fold.name, fold.version):
             return None  # another layout: rebuild
         index = Index(path, fold)
-        index.state = header["state"]
+        state = header["state"]  # the fold's JSON, with its array columns put back below
         for name, code, size in header["blobs"]:
             chunk = data[pos : pos + size]
             pos += size
@@ -210,13 +212,14 @@ def load(cache_file: Path, path: str, fold: Fold) -> Index | None:
             elif name == "entries":
                 index.entries = value  # type: ignore[assignment]
             else:
-                index.state[name.removeprefix("state.")] = value
+                state[name.removeprefix("state.")] = value
         index.lines, index.end, index.file_size = header["lines"], header["end"], header["fileSize"]
         index.malformed, index.malformed_sample = header["malformed"], header["malformedSample"]
         index.oversize = header["oversize"]
         index.mtime_ns, index.head_len = header["mtimeNs"], header["headLen"]
         index.head_hash = header["headHash"]
         index.end_bytes = bytes.fromhex(header["endBytes"])
+        index.state = state
         index.status = "reused"
         if pos != len(data) or len(index.offsets) != index.lines:
             return None

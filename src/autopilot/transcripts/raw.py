@@ -41,6 +41,10 @@ from autopilot.transcripts.evidence import (
 )
 from autopilot.transcripts.jsonl_index import Index, LineReader
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.transcripts.shapes import ClaudeFoldState, RawFacts, RawRow, RawRows
+
 # How far back a result row's call is looked for (rows); past it only the row's own path counts.
 CALL_SEARCH_ROWS = 5000
 
@@ -57,7 +61,7 @@ PRIVATE_KEYS = {
 }
 
 
-def inspect(path: str) -> dict[str, Any]:
+def inspect(path: str) -> RawFacts:
     """File-level facts: sizes, row types, malformed and oversize lines, lineage and index state."""
     index = jsonl.scan(path, ClaudeFold())
     st = index.state
@@ -83,7 +87,7 @@ def inspect(path: str) -> dict[str, Any]:
     }
 
 
-def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> dict[str, Any]:
+def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> RawRows:
     """Rows ``line`` .. ``line + count - 1`` as parsed, redacted, with private parts masked."""
     index = jsonl.scan(path, ClaudeFold())
     if line > index.lines:
@@ -93,20 +97,21 @@ def read(path: str, *, line: int, count: int = 1, max_chars: int = 500) -> dict[
     ev = Evidence(max_chars)
     first = bisect_left(index.entries, line)
     entries = set(index.entries[first : bisect_left(index.entries, line + count)])
-    rows = []
+    rows: list[RawRow] = []
     with index.reader() as reader:
         calls = _Calls(index, reader)
         for n in range(line, min(line + count, index.lines + 1)):
             size = reader.size(n)
             obj = reader.load(n)
-            out: dict[str, Any] = {"line": n, "bytes": size}
+            out: RawRow = {"line": n, "bytes": size}
             if obj is None:  # its text could hold anything mask() would hide: say only what it is
                 out["parsed"] = False
                 out["reason"] = "oversize" if size > jsonl.MAX_LINE_BYTES else "malformed"
                 out["rowType"] = sniff_type(*reader.head_tail(n, 4096))
             else:
                 shown = omit_secrets(obj, partial(calls.args, line=n, row=obj))
-                out.update(parsed=True, entry=n in entries, active=bool(st["active"][n]), row=mask(shown, ev))
+                out["parsed"], out["entry"], out["active"] = True, n in entries, bool(st["active"][n])
+                out["row"] = mask(shown, ev)
             rows.append(out)
     return {"trust": TRUST, "transcript": path, "rows": rows, "redactions": ev.summary()}
 
@@ -151,7 +156,7 @@ def _result_omission(row: dict[str, Any]) -> str | None:
 class _Calls:
     """Finds the tool call a result row answers: by the row's ``sourceToolAssistantUUID``, else by its id."""
 
-    def __init__(self, index: Index, reader: LineReader) -> None:
+    def __init__(self, index: Index[ClaudeFoldState], reader: LineReader) -> None:
         self.st, self.reader = index.state, reader
         self.found: dict[str, dict[str, Any] | None] = {}
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.transcripts.shapes import Judged
 
 # Words that wrap the real command: `env X=1 timeout 60 uv run pytest` validates with pytest.
 _WRAPPERS = frozenset({"env", "time", "nice", "sudo", "command", "exec", "xvfb-run", "npx", "bunx", "pnpx", "stdbuf"})
@@ -120,7 +123,7 @@ def masked(command: str) -> bool:
     return bool(_MASKED.search(command))
 
 
-def classify(command: str, exit_code: int | None, output: str | None, *, interrupted: bool = False) -> dict[str, Any]:
+def classify(command: str, exit_code: int | None, output: str | None, *, interrupted: bool = False) -> Judged:
     """A run's ``outcome`` (pass | fail | no-tests | unknown | interrupted) and its summary line."""
     text = output or ""
     hidden = masked(command)
@@ -142,7 +145,7 @@ def classify(command: str, exit_code: int | None, output: str | None, *, interru
     return {"outcome": outcome, "summary": summary, "masked": hidden}
 
 
-def basis(judged: dict[str, Any], exit_code: int | None) -> str:
+def basis(judged: Judged, exit_code: int | None) -> str:
     """Where :func:`classify` read a run's outcome: its summary line, else its exit code (unless the command hid it)."""
     if judged.get("summary"):
         return f"the summary line '{judged['summary']}'"
