@@ -27,7 +27,9 @@ from autopilot.errors import BridgeError
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this package
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Unpack
+
+    from autopilot.sources.shapes import Event, EventGraph, Gap, GapFields, TranscriptHash
 
 READ_CAP_BYTES = 64 << 20  # the most of one transcript a packet reads (64 MiB, a documented limit)
 WINDOW_EVENTS = 5000  # the recent events a packet keeps (plus the first saved objective)
@@ -69,7 +71,7 @@ class Limits:
         return cls(**values)
 
 
-def gap(kind: str, detail: str, **fields: Any) -> dict[str, Any]:
+def gap(kind: str, detail: str, **fields: Unpack[GapFields]) -> Gap:
     """One coverage gap: what is missing from the view, and why."""
     return {"kind": kind, "detail": detail, **fields}
 
@@ -81,7 +83,7 @@ def canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
-def graph(events: list[dict[str, Any]]) -> dict[str, Any]:
+def graph(events: list[Event]) -> EventGraph:
     """The event graph's size and one hash over every event's id, kind, parent and content."""
     digest = sha256()
     edges = 0
@@ -118,7 +120,7 @@ def hash_ranges(path: str, ranges: list[list[int]]) -> str:
     return digest.hexdigest()
 
 
-def verify_hash(recorded: dict[str, Any], path: str) -> str | None:
+def verify_hash(recorded: TranscriptHash, path: str) -> str | None:
     """Why the bytes a packet was built from no longer match (None when they do)."""
     if not os.path.isfile(path):
         return f"the source transcript {path} no longer exists"
@@ -142,7 +144,7 @@ def check_session_id(value: str, what: str = "--session") -> str:
     return value
 
 
-def first_objective(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+def first_objective(events: list[Event]) -> Event | None:
     """The first message the human typed among ``events`` (oldest first)."""
     for event in events:
         if event["kind"] == "user" and event.get("text") and not event.get("origin"):

@@ -19,6 +19,10 @@ from autopilot.sources import Limits, check_session_id, first_objective, gap, gr
 from autopilot.sources.project import THIS_WORKTREE, Project, require_match
 from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, Evidence, secret_command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.sources.shapes import Edit, Event, Gap, Listing, Observed, Page, Session, SessionRow, Tool
+
 READ_METHODS = frozenset({"initialize", "thread/list", "thread/read", "thread/turns/list"})
 SOURCE_KINDS = ["cli", "vscode", "exec", "appServer"]  # interactive and exec threads; subagents are children
 LIST_PAGE, LIST_PAGES = 100, 20
@@ -39,7 +43,7 @@ class AppServer(AppServerClient):
         )
 
 
-def _thread_row(t: dict[str, Any], scope: str) -> dict[str, Any]:
+def _thread_row(t: dict[str, Any], scope: str) -> SessionRow:
     git = t.get("gitInfo") or {}
     return {
         "threadId": t.get("id"),
@@ -60,12 +64,11 @@ def _thread_row(t: dict[str, Any], scope: str) -> dict[str, Any]:
     }
 
 
-def sessions(
-    project: Project, limits: Limits, *, latest: bool = False, server: AppServer | None = None
-) -> dict[str, Any]:
+def sessions(project: Project, limits: Limits, *, latest: bool = False, server: AppServer | None = None) -> Listing:
     """This worktree's Codex threads as the app server lists them (exec threads included)."""
     ev = Evidence(300)
-    mine, siblings = [], []
+    mine: list[SessionRow] = []
+    siblings: list[SessionRow] = []
     pages, cursor = 0, None
     with server or AppServer() as app:
         while pages < LIST_PAGES:
@@ -85,18 +88,17 @@ def sessions(
                 break
     gaps = [gap("list_pages", f"stopped after {LIST_PAGES} pages of {LIST_PAGE} threads")] if cursor else []
     gaps.append(gap("archived", "the app server lists live threads; archived ones are read with --source local"))
-    return ev.redactor.walk(
-        {
-            "trust": TRUST,
-            "from": "codex",
-            "source": "app-server",
-            "project": project.identity(),
-            "sessions": mine[:1] if latest else mine,
-            "otherWorktrees": siblings,
-            "coverage": {"gaps": gaps},
-            "note": "sessions are listed, never chosen: pass --session THREAD_ID to read or export",
-        }
-    )
+    listing: Listing = {
+        "trust": TRUST,
+        "from": "codex",
+        "source": "app-server",
+        "project": project.identity(),
+        "sessions": mine[:1] if latest else mine,
+        "otherWorktrees": siblings,
+        "coverage": {"gaps": gaps},
+        "note": "sessions are listed, never chosen: pass --session THREAD_ID to read or export",
+    }
+    return ev.redactor.walk(listing)
 
 
 # The first Codex seen to keep an exec thread's command runs in the history its app server returns
@@ -105,7 +107,7 @@ COMMANDS_IN_HISTORY = (0, 171, 0)
 COMMANDS_MISSING = "commands_missing"
 
 
-def history_gaps(app: AppServer) -> list[dict[str, Any]]:
+def history_gaps(app: AppServer) -> list[Gap]:
     """What this app server leaves out of a thread's history, as coverage gaps."""
     if app.version is None or app.version >= COMMANDS_IN_HISTORY:
         return []
@@ -158,9 +160,7 @@ class AppServerSource:
                 break
         return turns, cursor
 
-    def read(
-        self, project: Project, thread_id: str, *, cursor: str | None, limit: int, limits: Limits
-    ) -> dict[str, Any]:
+    def read(self, project: Project, thread_id: str, *, cursor: str | None, limit: int, limits: Limits) -> Page:
         """A page of whole turns, newest first, holding at least ``limit`` events when there are that many."""
         ev = Evidence(limits.excerpt_chars)
         with self.server or AppServer() as app:
@@ -169,23 +169,21 @@ class AppServerSource:
         events, omitted = normalize(list(reversed(turns)), thread_id, ev)
         gaps = history_gaps(app)
         events.reverse()
-        page: dict[str, Any] = ev.redactor.walk(
-            {
-                "trust": TRUST,
-                "from": "codex",
-                "source": "app-server",
-                "session": session_meta(thread),
-                "cursor": cursor,
-                "limit": limit,
-                "nextCursor": nxt,
-                "events": events,
-                "coverage": {"gaps": gaps, "omitted": omitted},
-                "redactions": ev.summary(),
-            }
-        )
-        return page
+        page: Page = {
+            "trust": TRUST,
+            "from": "codex",
+            "source": "app-server",
+            "session": session_meta(thread),
+            "cursor": cursor,
+            "limit": limit,
+            "nextCursor": nxt,
+            "events": events,
+            "coverage": {"gaps": gaps, "omitted": omitted},
+            "redactions": ev.summary(),
+        }
+        return ev.redactor.walk(page)
 
-    def observe(self, project: Project, thread_id: str, limits: Limits) -> dict[str, Any]:
+    def observe(self, project: Project, thread_id: str, limits: Limits) -> Observed:
         """What a packet takes from the thread: the newest events up to the window, and the first objective."""
         ev = Evidence(limits.excerpt_chars)
         with self.server or AppServer() as app:
@@ -206,7 +204,7 @@ class AppServerSource:
             gaps.append(gap("event_window", f"only the newest turns holding {limits.window_events} events are kept"))
         first = first_objective(normalize(first_turns, thread_id, ev)[0]) if more else first_objective(events)
         last_turn = turns[0] if turns else {}
-        observed: dict[str, Any] = {
+        observed: Observed = {
             "agent": "codex",
             "kind": "app-server",
             "transcript": thread.get("path"),
@@ -228,7 +226,7 @@ class AppServerSource:
         return observed
 
 
-def session_meta(t: dict[str, Any]) -> dict[str, Any]:
+def session_meta(t: dict[str, Any]) -> Session:
     """The thread's identity in the sources' common shape (thread, session and fork ids apart)."""
     git = t.get("gitInfo") or {}
     return {
@@ -250,9 +248,9 @@ def session_meta(t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tuple[list[Event], dict[str, int]]:
     """Turns (oldest first) as common events, and counts of the items never shown."""
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     omitted: dict[str, int] = {}
     parent = None
     seen: set[str] = set()
@@ -264,13 +262,8 @@ def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tupl
             base = str(item.get("id") or f"{turn.get('id')}:{len(events)}")
             event_id = base if base not in seen else f"{base}#{len(events)}"
             seen.add(event_id)
-            event.update(
-                id=event_id,
-                parent=parent,
-                branch="active",
-                turnId=turn.get("id"),
-                pointer={"threadId": thread_id, "turnId": turn.get("id"), "itemId": item.get("id")},
-            )
+            event["id"], event["parent"], event["branch"], event["turnId"] = event_id, parent, "active", turn.get("id")
+            event["pointer"] = {"threadId": thread_id, "turnId": turn.get("id"), "itemId": item.get("id")}
             events.append(event)
             parent = event_id
         if turn.get("status") == "interrupted":
@@ -289,7 +282,7 @@ def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tupl
     return events, omitted
 
 
-def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[str, Any] | None:
+def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> Event | None:
     t = item.get("type")
     if t == "userMessage":
         parts = [
@@ -310,7 +303,7 @@ def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[s
             "failed": "failed",
             "declined": "declined",
         }.get(str(item.get("status")), "unfinished")
-        tool: dict[str, Any] = {
+        tool: Tool = {
             "name": "exec_command",
             "callId": item.get("id"),
             "command": ev.text(command),
@@ -354,8 +347,8 @@ def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> dict[s
     return None
 
 
-def _edits(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    edits: dict[str, dict[str, Any]] = {}
+def _edits(events: list[Event]) -> list[Edit]:
+    edits: dict[str, Edit] = {}
     for event in events:
         tool = event.get("tool") or {}
         if tool.get("name") == "apply_patch":

@@ -11,11 +11,17 @@ session.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from autopilot.errors import BridgeError
 from autopilot.sources import Limits, appserver, claude, codex
 from autopilot.sources.project import Project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.sources.shapes import Listing, Page
+
+Answer = TypeVar("Answer", "Listing", "Page")
 
 AGENTS = ("claude", "codex")
 SOURCES = ("local", "app-server")
@@ -41,14 +47,18 @@ def local(agent: str) -> claude.ClaudeSource | codex.CodexSource:
     return claude.ClaudeSource() if agent == "claude" else codex.CodexSource()
 
 
-def _with_source(answer: dict[str, Any], used: str, why: str | None = None) -> dict[str, Any]:
+def _with_source(answer: Answer, used: str, why: str | None = None) -> Answer:
     """The answer with where it came from (and why the preferred source was not used)."""
-    return {**answer, "sourceUsed": used, **({"sourceNote": why} if why else {})}
+    answer = answer.copy()
+    answer["sourceUsed"] = used
+    if why:
+        answer["sourceNote"] = why
+    return answer
 
 
 def sessions(
     agent: str, project: Project, limits: Limits, *, source: str | None = None, latest: bool = False
-) -> dict[str, Any]:
+) -> Listing:
     """This worktree's sessions of one agent, newest first (``latest`` filters to one row; nothing is chosen)."""
     kind = source_kind(agent, source)
     note = None
@@ -77,7 +87,7 @@ def read(
     before: int | None = None,
     cursor: str | None = None,
     source: str | None = None,
-) -> dict[str, Any]:
+) -> Page:
     """One page of a session's events, newest first, with its metadata and coverage."""
     if not 1 <= limit <= MAX_LIMIT:
         raise BridgeError(f"--limit {limit} is out of range; use 1 to {MAX_LIMIT}")

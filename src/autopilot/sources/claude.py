@@ -30,6 +30,23 @@ from autopilot.transcripts.claude_fold import ClaudeFold
 from autopilot.transcripts.claude_intake import intake
 from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, secret_command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.sources.shapes import (
+        Checkpoint,
+        Edit,
+        Event,
+        Facts,
+        Gap,
+        Listing,
+        Session,
+        SessionRow,
+        Subagent,
+        Tool,
+        ToolResult,
+    )
+    from autopilot.transcripts.shapes import ClaudeBlock, ClaudeEntry, ClaudeFoldState, ClaudeIntake
+
 PROBE_BYTES = 256 << 10
 LONG_KEY = 200  # Claude Code cuts longer project keys and appends a hash: they cannot be pre-filtered
 PATH_KEYS = ("file_path", "notebook_path", "path")
@@ -49,7 +66,7 @@ def _may_hold(name: str, keys: list[str]) -> bool:
     return len(name) >= LONG_KEY or any(name == k or name.startswith(k + "-") for k in keys)
 
 
-class ClaudeSource(LocalSource):
+class ClaudeSource(LocalSource["ClaudeFoldState", "ClaudeIntake"]):
     """Claude Code project transcripts, read through the Claude intake."""
 
     agent = "claude"
@@ -70,7 +87,7 @@ class ClaudeSource(LocalSource):
             )
         return str(found[0])
 
-    def probe(self, path: str) -> dict[str, Any]:
+    def probe(self, path: str) -> dict[str, str]:
         """Session id, cwd, branch and version from the first rows that carry them."""
         with open(path, "rb") as fh:
             head = fh.read(PROBE_BYTES)
@@ -82,20 +99,18 @@ class ClaudeSource(LocalSource):
             except orjson.JSONDecodeError:
                 continue
             if isinstance(row, dict) and isinstance(row.get("cwd"), str):
-                return {
-                    k: row.get(k) for k in ("sessionId", "cwd", "gitBranch", "version") if isinstance(row.get(k), str)
-                }
+                return {k: v for k in ("sessionId", "cwd", "gitBranch", "version") if isinstance(v := row.get(k), str)}
         return {}
 
-    def scan(self, span: Span) -> jsonl.Index:
+    def scan(self, span: Span) -> jsonl.Index[ClaudeFoldState]:
         """The Claude fold's index of a span (cached for a whole file)."""
         return jsonl.scan(span.scan_path, ClaudeFold(), cache=span.cached)
 
-    def intake(self, span: Span, **kwargs: Any) -> dict[str, Any]:
+    def intake(self, span: Span, **kwargs: Any) -> ClaudeIntake:
         """The Claude intake of a span."""
         return intake(span.scan_path, cache=span.cached, **kwargs)
 
-    def session(self, answer: dict[str, Any], path: str) -> dict[str, Any]:
+    def session(self, answer: ClaudeIntake, path: str) -> Session:
         """Session id, cwd, branch, Claude Code version and title."""
         s = answer["session"]
         return {
@@ -111,12 +126,12 @@ class ClaudeSource(LocalSource):
 
     # -- events ---------------------------------------------------------------------------------
 
-    def normalize(self, answer: dict[str, Any], index: jsonl.Index, span: Span) -> list[dict[str, Any]]:
+    def normalize(self, answer: ClaudeIntake, index: jsonl.Index[ClaudeFoldState], span: Span) -> list[Event]:
         """The intake's entries as events, oldest first, each hung off its parentUuid ancestor."""
         entries = sorted(answer["entries"], key=lambda e: e["line"])
         parents = _entry_parents(index, {e["line"] for e in entries})
         last_event: dict[int, str] = {}
-        out: list[dict[str, Any]] = []
+        out: list[Event] = []
         for entry in entries:
             line = entry["line"]
             parent_line = parents.get(line)
@@ -135,16 +150,17 @@ class ClaudeSource(LocalSource):
                 last_event[line] = parent
         return out
 
-    def _blocks(self, entry: dict[str, Any], index: jsonl.Index, span: Span) -> list[dict[str, Any]]:
+    def _blocks(self, entry: ClaudeEntry, index: jsonl.Index[ClaudeFoldState], span: Span) -> list[Event]:
         role = entry.get("role")
         if role == "system":
             kind = "error" if entry.get("level") == "error" else "system"
             return [{"kind": kind, "text": entry.get("text", ""), "subtype": entry.get("subtype")}]
-        events: list[dict[str, Any]] = []
+        events: list[Event] = []
         for block in entry.get("content") or []:
             t = block.get("type")
+            event: Event
             if t == "text":
-                event: dict[str, Any] = {"kind": "assistant" if role == "assistant" else "user", "text": block["text"]}
+                event = {"kind": "assistant" if role == "assistant" else "user", "text": block["text"]}
             elif t == "tool_use":
                 event = {"kind": "tool", "tool": self._tool(block, index, span)}
             elif t == "tool_result":
@@ -164,20 +180,21 @@ class ClaudeSource(LocalSource):
                 }
             else:
                 continue
-            for key in ("origin", "via"):
-                if entry.get(key):
-                    event[key] = entry[key]
+            if entry.get("origin"):
+                event["origin"] = entry["origin"]
+            if entry.get("via"):
+                event["via"] = entry["via"]
             if entry.get("apiError"):
                 event["kind"] = "error"
             events.append(event)
         return events
 
-    def _tool(self, block: dict[str, Any], index: jsonl.Index, span: Span) -> dict[str, Any]:
-        args: dict[str, Any] = block["input"] if isinstance(block.get("input"), dict) else {}
-        tool: dict[str, Any] = {"name": block.get("name"), "callId": block.get("id"), "input": args}
-        if isinstance(args.get("command"), str):
-            tool["command"] = args["command"]
-        paths = [args[k] for k in PATH_KEYS if isinstance(args.get(k), str)]
+    def _tool(self, block: ClaudeBlock, index: jsonl.Index[ClaudeFoldState], span: Span) -> Tool:
+        args = block["input"] if isinstance(block.get("input"), dict) else {}
+        tool: Tool = {"name": block.get("name"), "callId": block.get("id"), "input": args}
+        if isinstance(command := args.get("command"), str):
+            tool["command"] = command
+        paths = [path for k in PATH_KEYS if isinstance(path := args.get(k), str)]
         if paths:
             tool["paths"] = paths
         result = block.get("result")
@@ -187,7 +204,7 @@ class ClaudeSource(LocalSource):
         text = result.get("text", "")
         if secret_command(tool.get("command")):
             text = OMITTED_SECRET_OUTPUT
-        out: dict[str, Any] = {
+        out: ToolResult = {
             "id": f"L{span.line(result['line'])}",
             "text": text,
             "isError": result.get("isError"),
@@ -202,22 +219,23 @@ class ClaudeSource(LocalSource):
 
     # -- packet facts ---------------------------------------------------------------------------
 
-    def extras(self, answer: dict[str, Any], index: jsonl.Index, span: Span, path: str) -> dict[str, Any]:
+    def extras(
+        self, answer: ClaudeIntake, index: jsonl.Index[ClaudeFoldState], span: Span, path: str
+    ) -> tuple[Facts, list[Gap]]:
         """Edited files, compaction summaries, the last prompt, branches and subagent pointers."""
         st = index.state
         cp = answer.get("checkpoint")
         # Summaries on the session's history, and the one the model was sent (after a print-mode
         # /compact it hangs off no chain the rows after it follow).
         compacts = [line for line, _ in st["compacts"] if st["active"][line] or (cp and cp.get("line") == line)]
-        checkpoints = [{"id": f"L{span.line(line)}", "pointer": self.pointer(index, span, line)} for line in compacts]
+        checkpoints: list[Checkpoint] = [
+            {"id": f"L{span.line(line)}", "pointer": self.pointer(index, span, line)} for line in compacts
+        ]
         if cp and checkpoints and compacts[-1] == cp.get("line"):
-            checkpoints[-1].update(
-                text=cp.get("text"),
-                trigger=cp.get("trigger"),
-                timestamp=cp.get("timestamp"),
-                truncated=cp.get("truncated"),
-            )
-        edits = [
+            last = checkpoints[-1]
+            last["text"], last["trigger"] = cp.get("text"), cp.get("trigger")
+            last["timestamp"], last["truncated"] = cp.get("timestamp"), cp.get("truncated")
+        edits: list[Edit] = [
             {
                 "path": e["path"],
                 "tool": e["tool"],
@@ -228,25 +246,20 @@ class ClaudeSource(LocalSource):
             for e in reversed(answer.get("editedFiles") or [])
         ]
         subagents = subagent_files(path)
-        extra: dict[str, Any] = {
+        facts: Facts = {
             "lastPrompt": {"text": answer["lastPrompt"]} if answer.get("lastPrompt") else None,
             "checkpoints": checkpoints,
             "edits": edits,
             "subagents": subagents,
             "branches": answer.get("branches"),
         }
-        if subagents:
-            extra["extraGaps"] = [
-                gap(
-                    "subagents",
-                    f"{len(subagents)} subagent transcript(s) are pointed to, not read into this packet",
-                    paths=[s["path"] for s in subagents],
-                )
-            ]
-        return extra
+        if not subagents:
+            return facts, []
+        told = f"{len(subagents)} subagent transcript(s) are pointed to, not read into this packet"
+        return facts, [gap("subagents", told, paths=[s["path"] for s in subagents])]
 
 
-def _entry_parents(index: jsonl.Index, wanted: set[int]) -> dict[int, int | None]:
+def _entry_parents(index: jsonl.Index[ClaudeFoldState], wanted: set[int]) -> dict[int, int | None]:
     """For each wanted entry line, the line of its nearest ancestor that is an entry (by parentUuid)."""
     st = index.state
     keys, parents, where = st["nodeKey"], st["nodeParent"], st["nodeLine"]
@@ -268,25 +281,25 @@ def _entry_parents(index: jsonl.Index, wanted: set[int]) -> dict[int, int | None
     return out
 
 
-def subagent_files(path: str) -> list[dict[str, Any]]:
+def subagent_files(path: str) -> list[Subagent]:
     """Pointers to a session's subagent transcripts (``<session>/subagents/**/agent-*.jsonl``)."""
     base = Path(path).with_suffix("") / "subagents"
     if not base.is_dir():
         return []
-    found = []
+    found: list[Subagent] = []
     for p in sorted(base.glob("**/agent-*.jsonl")):
         st = p.stat()
         found.append({"agentId": p.stem.removeprefix("agent-"), "path": str(p), "bytes": st.st_size})
     return found
 
 
-def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[str, Any]:
+def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listing:
     """This worktree's Claude Code sessions (newest first), other worktrees' counted apart, and gaps."""
     source = ClaudeSource()
     root = projects_root()
     keys = [project_key(w) for w in project.worktrees]
-    mine: list[dict[str, Any]] = []
-    siblings: list[dict[str, Any]] = []
+    mine: list[SessionRow] = []
+    siblings: list[SessionRow] = []
     skipped = 0
     missing: list[str] = []
     unreadable: list[str] = []
@@ -306,7 +319,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
                 unreadable.append(str(path))
                 continue
             scope = project.classify(probe.get("cwd"))
-            row = {
+            row: SessionRow = {
                 "sessionId": path.stem,
                 "cwd": probe.get("cwd"),
                 "gitBranch": probe.get("gitBranch"),
@@ -322,7 +335,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
     mine.sort(key=lambda r: (r.get("lastTimestamp") or "", r["modified"]), reverse=True)
     if latest:
         mine = mine[:1]
-    gaps = []
+    gaps: list[Gap] = []
     if missing:
         gaps.append(
             gap("deleted_transcripts", "session folders (with subagents) whose main transcript is gone", paths=missing)
@@ -344,23 +357,17 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
     }
 
 
-def _summary(source: ClaudeSource, path: Path, size: int, limits: Limits, row: dict[str, Any]) -> dict[str, Any]:
+def _summary(source: ClaudeSource, path: Path, size: int, limits: Limits, row: SessionRow) -> SessionRow:
     if size > limits.max_read_bytes:
         row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
         return row
     answer = intake(str(path), limit=1, max_chars=200)
-    row.update(
-        {
-            "title": answer.get("title"),
-            "firstTimestamp": answer.get("firstTimestamp"),
-            "lastTimestamp": answer.get("lastTimestamp"),
-            "lastPrompt": answer.get("lastPrompt"),
-            "agentVersion": answer["session"].get("claudeVersion"),
-            "events": answer["counts"]["entries"],
-            "hasCheckpoint": answer.get("checkpoint") is not None,
-            "subagents": len(subagent_files(str(path))),
-        }
-    )
+    row["title"], row["firstTimestamp"] = answer["title"], answer["firstTimestamp"]
+    row["lastTimestamp"], row["lastPrompt"] = answer["lastTimestamp"], answer["lastPrompt"]
+    row["agentVersion"] = answer["session"].get("claudeVersion")
+    row["events"] = answer["counts"]["entries"]
+    row["hasCheckpoint"] = answer["checkpoint"] is not None
+    row["subagents"] = len(subagent_files(str(path)))
     if answer["diagnostics"]["malformedLines"]:
         row["malformedLines"] = answer["diagnostics"]["malformedLines"]
     return row

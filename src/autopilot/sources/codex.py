@@ -31,6 +31,23 @@ from autopilot.transcripts.codex_intake import intake
 from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, secret_command
 from autopilot.transcripts.jsonl import Index
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.sources.shapes import (
+        Ancestor,
+        Checkpoint,
+        Event,
+        Facts,
+        Gap,
+        Listing,
+        Session,
+        SessionRow,
+        Subagent,
+        Tool,
+        ToolResult,
+    )
+    from autopilot.transcripts.shapes import CodexEntry, CodexFoldState, CodexIntake, CodexMeta
+
 PROBE_BYTES = 1 << 20
 ANCESTRY_DEPTH = 8
 SHELL_TOOLS = frozenset({"exec_command", "shell", "local_shell", "shell_command", "container.exec"})
@@ -50,7 +67,7 @@ KINDS = {
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 
 
-def probe_file(path: str) -> dict[str, Any]:
+def probe_file(path: str) -> CodexMeta:
     """The whitelisted ``session_meta`` of a rollout's first line (empty when it has none)."""
     with codex_sessions.open_rollout(path) as fh:
         first = fh.readline(PROBE_BYTES)
@@ -63,12 +80,12 @@ def probe_file(path: str) -> dict[str, Any]:
     return codex_fold._session_fields(row["payload"])
 
 
-def is_subagent(meta: dict[str, Any]) -> bool:
+def is_subagent(meta: CodexMeta) -> bool:
     """Whether a thread was spawned by another (listed under its parent, not as a session)."""
     return bool(meta.get("isSubagent"))  # the fold asks codex.sessions.child_marker, the one test
 
 
-class CodexSource(LocalSource):
+class CodexSource(LocalSource["CodexFoldState", "CodexIntake"]):
     """Codex rollout files, read through the Codex intake."""
 
     agent = "codex"
@@ -97,19 +114,19 @@ class CodexSource(LocalSource):
             hint="list this project's threads with `codex-bridge handoff list --from codex`",
         )
 
-    def probe(self, path: str) -> dict[str, Any]:
+    def probe(self, path: str) -> CodexMeta:
         """The rollout's session metadata."""
         return probe_file(path)
 
-    def scan(self, span: Span) -> Index:
+    def scan(self, span: Span) -> Index[CodexFoldState]:
         """The Codex fold's index of a span (cached for a whole file)."""
         return codex_fold.scan(span.scan_path, cache=span.cached)
 
-    def intake(self, span: Span, **kwargs: Any) -> dict[str, Any]:
+    def intake(self, span: Span, **kwargs: Any) -> CodexIntake:
         """The Codex intake of a span."""
         return intake(span.scan_path, cache=span.cached, **kwargs)
 
-    def session(self, answer: dict[str, Any], path: str) -> dict[str, Any]:
+    def session(self, answer: CodexIntake, path: str) -> Session:
         """Thread id, session id and ancestry kept apart, plus cwd, git, version and model."""
         s = answer["session"]
         git = s.get("git") or {}
@@ -134,15 +151,15 @@ class CodexSource(LocalSource):
 
     # -- events ---------------------------------------------------------------------------------
 
-    def normalize(self, answer: dict[str, Any], index: Index, span: Span) -> list[dict[str, Any]]:
+    def normalize(self, answer: CodexIntake, index: Index[CodexFoldState], span: Span) -> list[Event]:
         """The intake's entries as events, oldest first, each following the one before it."""
-        out: list[dict[str, Any]] = []
+        out: list[Event] = []
         parent = None
         for entry in sorted(answer["entries"], key=lambda e: e["line"]):
             line = entry["line"]
-            event: dict[str, Any] = {
+            event: Event = {
                 "id": f"L{span.line(line)}",
-                "kind": KINDS.get(entry.get("kind"), "other"),
+                "kind": KINDS.get(entry.get("kind", ""), "other"),
                 "parent": parent,
                 "pointer": self.pointer(index, span, line),
                 "branch": "rolled-back"
@@ -151,9 +168,10 @@ class CodexSource(LocalSource):
                 if entry.get("compacted")
                 else "active",
             }
-            for key in ("timestamp", "turnId"):
-                if entry.get(key):
-                    event[key] = entry[key]
+            if entry.get("timestamp"):
+                event["timestamp"] = entry["timestamp"]
+            if entry.get("turnId"):
+                event["turnId"] = entry["turnId"]
             text = _text(entry)
             if text is not None:
                 event["text"] = text
@@ -165,10 +183,10 @@ class CodexSource(LocalSource):
             parent = event["id"]
         return out
 
-    def _tool(self, entry: dict[str, Any], index: Index, span: Span) -> dict[str, Any]:
+    def _tool(self, entry: CodexEntry, index: Index[CodexFoldState], span: Span) -> Tool:
         name = entry.get("name")
         command = entry.get("input") if name in SHELL_TOOLS or entry.get("kind") == "tool_result" else None
-        tool: dict[str, Any] = {"name": name, "callId": entry.get("callId"), "input": entry.get("input")}
+        tool: Tool = {"name": name, "callId": entry.get("callId"), "input": entry.get("input")}
         if command:
             tool["command"] = command
         if name == "apply_patch" and isinstance(entry.get("input"), str):
@@ -179,12 +197,12 @@ class CodexSource(LocalSource):
         if entry.get("kind") == "tool_result":
             result = {"line": entry["line"], "text": entry.get("text", ""), "exitCode": entry.get("exitCode")}
             tool["status"] = "orphan"
-        elif result is None:
+        if result is None:
             tool["status"] = "unfinished"
             return tool
         code = result.get("exitCode")
         text = OMITTED_SECRET_OUTPUT if secret_command(command) else result.get("text", "")
-        out: dict[str, Any] = {
+        out: ToolResult = {
             "id": f"L{span.line(result['line'])}",
             "text": text,
             "isError": code not in (None, 0),
@@ -198,12 +216,14 @@ class CodexSource(LocalSource):
 
     # -- packet facts ---------------------------------------------------------------------------
 
-    def extras(self, answer: dict[str, Any], index: Index, span: Span, path: str) -> dict[str, Any]:
+    def extras(
+        self, answer: CodexIntake, index: Index[CodexFoldState], span: Span, path: str
+    ) -> tuple[Facts, list[Gap]]:
         """Goal, edited files, the readable compaction summary, turn state, fork and subagent pointers."""
         st = index.state
         last_user = st.get("last_user_line")
         cp = answer.get("checkpoint")
-        checkpoints = (
+        checkpoints: list[Checkpoint] = (
             [
                 {
                     "id": f"L{span.line(cp['line'])}",
@@ -217,7 +237,11 @@ class CodexSource(LocalSource):
             else []
         )
         goal = answer.get("goal")
-        extra: dict[str, Any] = {
+        subagents: list[Subagent] = [
+            {"threadId": s.get("threadId"), "path": s.get("path"), "agentPath": s.get("agentPath")}
+            for s in answer.get("subagents") or []
+        ]
+        facts: Facts = {
             "lastPrompt": {"text": answer["lastPrompt"], "id": f"L{span.line(last_user)}"}
             if answer.get("lastPrompt") and last_user
             else None,
@@ -237,24 +261,16 @@ class CodexSource(LocalSource):
             ],
             "turn": answer.get("turn"),
             "fork": answer.get("fork"),
-            "subagents": [
-                {"threadId": s.get("threadId"), "path": s.get("path"), "agentPath": s.get("agentPath")}
-                for s in answer.get("subagents") or []
-            ],
+            "subagents": subagents,
             "compactions": answer["counts"].get("compactions", 0),
         }
-        if extra["subagents"]:
-            extra["extraGaps"] = [
-                gap(
-                    "subagents",
-                    f"{len(extra['subagents'])} subagent rollout(s) are pointed to, not read into this packet",
-                    threads=[s["threadId"] for s in extra["subagents"]],
-                )
-            ]
-        return extra
+        if not subagents:
+            return facts, []
+        told = f"{len(subagents)} subagent rollout(s) are pointed to, not read into this packet"
+        return facts, [gap("subagents", told, threads=[s["threadId"] for s in subagents])]
 
 
-def _text(entry: dict[str, Any]) -> str | None:
+def _text(entry: CodexEntry) -> str | None:
     kind = entry.get("kind")
     if kind == "goal":
         return entry.get("objective")
@@ -271,7 +287,7 @@ def _text(entry: dict[str, Any]) -> str | None:
     return entry.get("text") if isinstance(entry.get("text"), str) else None
 
 
-def _quiet_probe(path: Path) -> dict[str, Any]:
+def _quiet_probe(path: Path) -> CodexMeta:
     try:
         return probe_file(str(path))
     except OSError:
@@ -285,9 +301,9 @@ def _find(thread_id: str) -> str | None:
         return None
 
 
-def ancestry(meta: dict[str, Any]) -> list[dict[str, Any]]:
+def ancestry(meta: CodexMeta) -> list[Ancestor]:
     """The threads this one came from, nearest first: forks' origins and spawning parents, never merged."""
-    chain: list[dict[str, Any]] = []
+    chain: list[Ancestor] = []
     seen = {meta.get("id")}
     current = meta
     while len(chain) < ANCESTRY_DEPTH:
@@ -305,11 +321,11 @@ def ancestry(meta: dict[str, Any]) -> list[dict[str, Any]]:
     return chain
 
 
-def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[str, Any]:
+def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listing:
     """This worktree's Codex threads (newest first), subagents counted under parents, others apart."""
     source = CodexSource()
-    mine: list[dict[str, Any]] = []
-    siblings: list[dict[str, Any]] = []
+    mine: list[SessionRow] = []
+    siblings: list[SessionRow] = []
     unreadable: list[str] = []
     children: dict[str, int] = {}
     for path in codex_sessions.rollout_files():
@@ -327,7 +343,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
             children[parent] = children.get(parent, 0) + 1
             continue
         scope = project.classify(meta.get("cwd"))
-        row = {
+        row: SessionRow = {
             "threadId": meta.get("id"),
             "sessionId": meta.get("sessionId"),
             "forkedFromId": meta.get("forkedFromId"),
@@ -351,7 +367,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
         mine = mine[:1]
     for row in mine + siblings:
         row.pop("modified")
-    gaps = []
+    gaps: list[Gap] = []
     if unreadable:
         gaps.append(gap("unreadable", "rollouts without a readable session_meta first line", paths=unreadable))
     return {
@@ -367,21 +383,14 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> dict[
     }
 
 
-def _summary(source: CodexSource, path: Path, size: int, limits: Limits, row: dict[str, Any]) -> dict[str, Any]:
+def _summary(source: CodexSource, path: Path, size: int, limits: Limits, row: SessionRow) -> SessionRow:
     if size > limits.max_read_bytes:
         row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
         return row
     answer = intake(str(path), limit=1, max_chars=200)
-    row.update(
-        {
-            "lastPrompt": answer.get("lastPrompt"),
-            "firstTimestamp": answer.get("firstTimestamp"),
-            "lastTimestamp": answer.get("lastTimestamp"),
-            "agentVersion": answer["session"].get("cliVersion"),
-            "events": answer["counts"]["entries"],
-            "turn": answer["turn"]["state"],
-        }
-    )
+    row["lastPrompt"], row["firstTimestamp"] = answer["lastPrompt"], answer["firstTimestamp"]
+    row["lastTimestamp"], row["agentVersion"] = answer["lastTimestamp"], answer["session"].get("cliVersion")
+    row["events"], row["turn"] = answer["counts"]["entries"], answer["turn"]["state"]
     if answer["diagnostics"]["malformedLines"]:
         row["malformedLines"] = answer["diagnostics"]["malformedLines"]
     return row

@@ -10,7 +10,7 @@ objective even when it is older than the event window, and a gap for each limit 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from autopilot.errors import BridgeError
 from autopilot.sources import Limits, first_objective, gap, graph, hash_ranges
@@ -18,6 +18,17 @@ from autopilot.sources.project import Project, require_match
 from autopilot.sources.window import Span, Window, read_window
 from autopilot.transcripts.evidence import TRUST
 from autopilot.transcripts.jsonl import Index
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from autopilot.redact.shapes import Redactions
+    from autopilot.sources.shapes import Coverage, Event, Facts, Gap, Observed, Page, Pointer, Session
+    from autopilot.transcripts.shapes import ClaudeIntake, CodexIntake
+
+FoldState = TypeVar("FoldState", bound="Mapping[str, object]")
+Answer = TypeVar("Answer", bound="ClaudeIntake | CodexIntake")
 
 OLDEST_PAGE = 200  # entries read from the start of a session to find its first objective
 _EXIT = re.compile(r"^(?:Exit code|Process exited with code)\s*(-?\d+)", re.M)
@@ -29,8 +40,8 @@ def exit_code(text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-class LocalSource:
-    """A session source backed by local transcript files and one of the transcript readers."""
+class LocalSource(Generic[FoldState, Answer]):
+    """A session source backed by local transcript files and one of the transcript readers (its fold, its answer)."""
 
     agent = ""
 
@@ -40,48 +51,46 @@ class LocalSource:
         """The transcript file of ``session_id``."""
         raise NotImplementedError
 
-    def probe(self, path: str) -> dict[str, Any]:
+    def probe(self, path: str) -> Mapping[str, object]:
         """Identity from the head of a transcript (at least ``cwd``) without reading all of it."""
         raise NotImplementedError
 
-    def scan(self, span: Span) -> Index:
+    def scan(self, span: Span) -> Index[FoldState]:
         """The reader's (cached) index of a span."""
         raise NotImplementedError
 
-    def intake(self, span: Span, **kwargs: Any) -> dict[str, Any]:
+    def intake(self, span: Span, **kwargs: Any) -> Answer:
         """The reader's answer for a span."""
         raise NotImplementedError
 
-    def normalize(self, answer: dict[str, Any], index: Index, span: Span) -> list[dict[str, Any]]:
+    def normalize(self, answer: Answer, index: Index[FoldState], span: Span) -> list[Event]:
         """The answer's entries as common events, oldest first."""
         raise NotImplementedError
 
-    def session(self, answer: dict[str, Any], path: str) -> dict[str, Any]:
+    def session(self, answer: Answer, path: str) -> Session:
         """Session metadata in the common shape."""
         raise NotImplementedError
 
-    def extras(self, answer: dict[str, Any], index: Index, span: Span, path: str) -> dict[str, Any]:
-        """Agent-specific facts a packet uses (edits, checkpoints, turn state, subagents, gaps)."""
+    def extras(self, answer: Answer, index: Index[FoldState], span: Span, path: str) -> tuple[Facts, list[Gap]]:
+        """Agent-specific facts a packet uses (edits, checkpoints, turn state, subagents), and their gaps."""
         raise NotImplementedError
 
     # -- shared -------------------------------------------------------------------------------------
 
     @staticmethod
-    def pointer(index: Index, span: Span, line: int) -> dict[str, int]:
+    def pointer(index: Index[Any], span: Span, line: int) -> Pointer:
         """The exact place of a scanned line in the real file: line, byte offset and length."""
         start, length = index.span(line)
         return {"line": span.line(line), "offset": span.start + start, "bytes": length}
 
-    def selected(self, project: Project, session_id: str) -> tuple[str, dict[str, Any]]:
+    def selected(self, project: Project, session_id: str) -> tuple[str, Mapping[str, object]]:
         """The transcript of an explicitly named session, refused unless it belongs to this worktree."""
         path = self.locate(session_id)
         probe = self.probe(path)
         require_match(project, probe.get("cwd"), f"{self.agent} session {session_id}")
         return path, probe
 
-    def read(
-        self, project: Project, session_id: str, *, before: int | None, limit: int, limits: Limits
-    ) -> dict[str, Any]:
+    def read(self, project: Project, session_id: str, *, before: int | None, limit: int, limits: Limits) -> Page:
         """One page of a session's events, newest first, with its metadata and coverage."""
         path, _ = self.selected(project, session_id)
         with read_window(path, limits.max_read_bytes) as w:
@@ -96,7 +105,7 @@ class LocalSource:
                 )
             answer = self.intake(span, before_line=bound, limit=limit, max_chars=limits.excerpt_chars)
             events = self.normalize(answer, index, span)
-            nxt = answer.get("nextBeforeLine")
+            nxt = answer["nextBeforeLine"]
             coverage = self.coverage(answer, index, w, limits, window=False)
         events.reverse()
         return {
@@ -110,10 +119,10 @@ class LocalSource:
             "nextBeforeLine": span.line(nxt) if nxt else None,
             "events": events,
             "coverage": coverage,
-            "redactions": answer.get("redactions"),
+            "redactions": _redactions(answer),
         }
 
-    def observe(self, project: Project, session_id: str, limits: Limits) -> dict[str, Any]:
+    def observe(self, project: Project, session_id: str, limits: Limits) -> Observed:
         """Everything a packet takes from one session, within the coverage limits."""
         path, _ = self.selected(project, session_id)
         with read_window(path, limits.max_read_bytes) as w:
@@ -129,7 +138,8 @@ class LocalSource:
                 first = self._oldest_objective(w.head or span, limits) or (first if not windowed else None)
             ranges = [[0, w.head_end]] if w.head is not None else []
             ranges.append([span.start, span.start + index.file_size])
-            observed: dict[str, Any] = {
+            facts, extra_gaps = self.extras(answer, index, span, path)
+            observed: Observed = {
                 "agent": self.agent,
                 "kind": "local",
                 "transcript": path,
@@ -144,15 +154,14 @@ class LocalSource:
                 "totalEvents": len(index.entries),
                 "firstObjective": first,
                 "coverage": self.coverage(answer, index, w, limits, window=True),
-                "redactions": answer.get("redactions"),
+                "redactions": _redactions(answer),
                 "graph": graph(events),
+                **facts,
             }
-            extras = self.extras(answer, index, span, path)
-            observed["coverage"]["gaps"] += extras.pop("extraGaps", [])
-            observed.update(extras)
+            observed["coverage"].setdefault("gaps", []).extend(extra_gaps)
         return observed
 
-    def _oldest_objective(self, span: Span, limits: Limits) -> dict[str, Any] | None:
+    def _oldest_objective(self, span: Span, limits: Limits) -> Event | None:
         index = self.scan(span)
         if not index.entries:
             return None
@@ -160,7 +169,7 @@ class LocalSource:
         answer = self.intake(span, before_line=last + 1, limit=OLDEST_PAGE, max_chars=limits.excerpt_chars)
         return first_objective(self.normalize(answer, index, span))
 
-    def coverage(self, answer: dict[str, Any], index: Index, w: Window, limits: Limits, window: bool) -> dict[str, Any]:
+    def coverage(self, answer: Answer, index: Index[FoldState], w: Window, limits: Limits, window: bool) -> Coverage:
         """Gaps (what is missing and why) and the deliberate omissions, for one read."""
         span = w.tail
         gaps = [w.gap] if w.gap else []
@@ -203,11 +212,22 @@ class LocalSource:
                     keptFromLine=span.line(kept),
                 )
             )
-        diagnostics = answer.get("diagnostics") or {}
+        either: ClaudeIntake | CodexIntake = answer
+        diagnostics = either.get("diagnostics")
+        unknown = (
+            diagnostics.get("unknownTypes") or diagnostics.get("unknownRowTypes") or {}
+            if diagnostics is not None
+            else {}
+        )
         return {
             "gaps": gaps,
-            "omitted": diagnostics.get("omitted", {}),
-            "unknown": diagnostics.get("unknownTypes") or diagnostics.get("unknownRowTypes") or {},
+            "omitted": diagnostics["omitted"] if diagnostics is not None else {},
+            "unknown": unknown,
             "lines": span.line(index.lines),
-            "index": diagnostics.get("index"),
+            "index": diagnostics["index"] if diagnostics is not None else None,
         }
+
+
+def _redactions(answer: ClaudeIntake | CodexIntake) -> Redactions | None:
+    """What a reader redacted (an answer cut short before its last pass has no count)."""
+    return answer.get("redactions")

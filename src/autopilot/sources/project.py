@@ -22,6 +22,8 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads th
 if TYPE_CHECKING:
     from typing import Any
 
+    from autopilot.sources.shapes import DirtyPath, GitState, Identity
+
 THIS_WORKTREE = "this-worktree"
 SIBLING_WORKTREE = "sibling-worktree"
 OTHER_PROJECT = "other-project"
@@ -64,7 +66,7 @@ class Project:
         found = [os.path.realpath(line[9:]) for line in out.splitlines() if line.startswith("worktree ")]
         return sorted(set(found) | {self.worktree, self.root}, key=len, reverse=True)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> Identity:
         """The identity fields a listing or a packet records."""
         return {"repoId": self.repo_id, "worktreeId": self.worktree_id, "root": self.root, "worktree": self.worktree}
 
@@ -151,22 +153,20 @@ def blob_ids(repo: str, paths: list[str]) -> dict[str, str | None]:
     return ids
 
 
-def git_state(repo: str) -> dict[str, Any]:
+def git_state(repo: str) -> GitState:
     """Branch, HEAD, dirty paths with content hashes, and one hash over the whole dirty state."""
     from autopilot.redact import is_secret_path  # the redaction package: only packets need it, never a search
 
     status = _status(repo)
     blobs = blob_ids(repo, [p for _, p in status if not is_secret_path(p)])
-    dirty = []
+    dirty: list[DirtyPath] = []
     for code, path in status:
-        entry: dict[str, Any] = {"path": path, "status": code}
         if is_secret_path(path):
             # Even a hash of a short secret can be guessed: a secret file is named, never fingerprinted.
-            entry.update(contentHash=None, secretFile=True)
+            dirty.append({"path": path, "status": code, "contentHash": None, "secretFile": True})
         else:
             blob = blobs.get(path)
-            entry["contentHash"] = f"git-blob:{blob}" if blob else None
-        dirty.append(entry)
+            dirty.append({"path": path, "status": code, "contentHash": f"git-blob:{blob}" if blob else None})
     head = git.head_sha(repo)
     digest = sha256_hex(repr([head, [(d["path"], d["status"], d["contentHash"]) for d in dirty]]).encode())
     return {"branch": git.branch(repo), "head": head, "dirty": dirty, "diffHash": "sha256:" + digest}

@@ -21,6 +21,10 @@ from dataclasses import dataclass
 from autopilot.paths import autopilot_home
 from autopilot.sources import HEAD_SHARE, gap
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.sources.shapes import Gap
+
 _CHUNK = 1 << 20
 
 
@@ -49,7 +53,7 @@ class Window:
 
     tail: Span
     head: Span | None
-    gap: dict[str, object] | None
+    gap: Gap | None
     size: int  # the file's size when the read began
     head_end: int = 0  # bytes of the head span (0: no head span)
 
