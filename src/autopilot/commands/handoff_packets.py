@@ -79,7 +79,7 @@ def export(
     answer = packet_export.export(
         agent, session, to, _project(cwd), Limits.from_env(), preview=preview, source=source, budget=budget
     )
-    if not preview:
+    if "estimates" in answer:  # stored: a preview has no estimates of its own (they are in its contents)
         estimates = answer["estimates"]
         say(f"wrote {answer['packet']} ({estimates['bytes']} bytes, ~{estimates['tokens']} tokens)")
         _index(answer["packet"])

@@ -37,6 +37,13 @@ from autopilot.search import retrieval
 from autopilot.sources import Limits, catalog
 from autopilot.sources.project import Project, git_state
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.dashboard.shapes import Overview, Packets, PacketView
+    from autopilot.packets.shapes import Exported, Imported, ListedPacket, Preview
+    from autopilot.search.shapes import Answer as SearchAnswer
+    from autopilot.sources.shapes import Identity, Listing, Page
+
 AGENTS = catalog.AGENTS
 SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}")  # sources.check_session_id's shape
 PACKET_ID = re.compile(r"(?:sha256:)?[0-9a-f]{12,64}")
@@ -71,7 +78,7 @@ class Api:
         self.project_dir = os.path.realpath(project_dir or os.getcwd())
         self.approvals = approvals  # False when started inside an agent's shell: nobody there may approve
         self.durable = durable.Log()
-        self._packet_rows: dict[tuple[str, int, int], tuple[str | None, dict[str, Any] | None]] = {}
+        self._packet_rows: dict[tuple[str, int, int], tuple[str | None, ListedPacket | None]] = {}
         self._lock = threading.Lock()
 
     # -- the project -----------------------------------------------------------------------------
@@ -80,10 +87,11 @@ class Api:
         """The project the dashboard was started in (a BridgeError outside a git repository)."""
         return Project(self.project_dir)
 
-    def overview(self) -> dict[str, Any]:
+    def overview(self) -> Overview:
         """What the header shows: the project, run counts by status, packets, durable counts."""
+        identity: Identity | dict[str, str]
         try:
-            identity: dict[str, Any] = self.project().identity()
+            identity = self.project().identity()
         except BridgeError as exc:
             identity = {"error": str(exc), "directory": self.project_dir}
         runs = all_runs()
@@ -142,11 +150,11 @@ class Api:
 
     # -- handover: sources and packets -----------------------------------------------------------
 
-    def sources(self, agent: Any, *, latest: bool = False) -> dict[str, Any]:
+    def sources(self, agent: Any, *, latest: bool = False) -> Listing:
         """This worktree's sessions of one agent (``handoff list``); ``latest`` filters, it never chooses."""
         return catalog.sessions(_agent(agent), self.project(), Limits.from_env(), latest=latest)
 
-    def session(self, agent: Any, session: Any, *, limit: Any = 20, before: Any = None) -> dict[str, Any]:
+    def session(self, agent: Any, session: Any, *, limit: Any = 20, before: Any = None) -> Page:
         """One page of a session's events, newest first (``handoff read``)."""
         limit = _int(limit, "limit")
         before = None if before in (None, "") else _int(before, "before")
@@ -159,7 +167,7 @@ class Api:
             before=before,
         )
 
-    def export(self, agent: Any, session: Any, to: Any, *, preview: bool = False) -> dict[str, Any]:
+    def export(self, agent: Any, session: Any, to: Any, *, preview: bool = False) -> Preview | Exported:
         """A packet from one explicitly chosen session (``handoff export``; ``preview`` writes nothing)."""
         answer = packet_export.export(
             _agent(agent),
@@ -183,12 +191,12 @@ class Api:
             return []
         return [e for e in entries if e.name.endswith(".json") and not e.name.endswith(".evidence.json")]
 
-    def packets(self, *, limit: Any = PACKETS_SHOWN) -> dict[str, Any]:
+    def packets(self, *, limit: Any = PACKETS_SHOWN) -> Packets:
         """This project's stored packets, newest first (``handoff packets``); each file is read once per change."""
         limit = _int(limit, "limit")
         project = self.project()
         repo_id = project.repo_id
-        rows = []
+        rows: list[ListedPacket] = []
         with self._lock:  # one reader fills the cache; a request during the start-up read waits for it
             for entry in self._packet_files():
                 st = entry.stat()
@@ -206,7 +214,7 @@ class Api:
         with contextlib.suppress(OSError, BridgeError):  # the first real request will say what is wrong
             self.packets(limit=0)
 
-    def packet(self, packet_id: Any) -> dict[str, Any]:
+    def packet(self, packet_id: Any) -> PacketView:
         """A packet re-verified (``handoff inspect``), with git drift now when it is this worktree's."""
         ref = _shape(packet_id, PACKET_ID, "packet id")
         try:
@@ -215,24 +223,19 @@ class Api:
             if str(exc).startswith("no packet"):
                 raise NotFound(str(exc)) from None
             raise
-        repo = found["contents"].get("repository") or {}
+        repo = found["contents"]["repository"]
         try:
             project = self.project()
         except BridgeError as exc:
-            found["driftNow"] = {"comparable": False, "why": str(exc)}
-            return found
+            return {**found, "driftNow": {"comparable": False, "why": str(exc)}}
         if repo.get("repoId") != project.repo_id or repo.get("worktreeId") != project.worktree_id:
-            found["driftNow"] = {
-                "comparable": False,
-                "why": f"made in {repo.get('worktree')}, not in this dashboard's worktree {project.worktree}",
-            }
-            return found
+            why = f"made in {repo.get('worktree')}, not in this dashboard's worktree {project.worktree}"
+            return {**found, "driftNow": {"comparable": False, "why": why}}
         d = receive.drift(repo, git_state(project.worktree), project.worktree)
         stale = receive.stale_claims(found["contents"], d)
-        found["driftNow"] = {"comparable": True, "gitDrift": d, "staleClaims": stale}
-        return found
+        return {**found, "driftNow": {"comparable": True, "gitDrift": d, "staleClaims": stale}}
 
-    def import_packet(self, packet_id: Any, to: Any, session: Any) -> dict[str, Any]:
+    def import_packet(self, packet_id: Any, to: Any, session: Any) -> Imported:
         """Import a packet into an explicitly chosen receiving session (``handoff import``)."""
         return receive.import_packet(
             _shape(packet_id, PACKET_ID, "packet id"),
@@ -250,7 +253,7 @@ class Api:
         views.sort(key=lambda v: str(v.get("lastObservedAt") or ""), reverse=True)
         return {"available": True, "worktree": worktree, "sessions": views}
 
-    def search(self, query: Any, *, limit: Any = 10) -> dict[str, Any]:
+    def search(self, query: Any, *, limit: Any = 10) -> SearchAnswer:
         """The evidence search for ``query`` in this worktree (``handoff search --json``)."""
         if not isinstance(query, str) or not query.strip() or len(query) > 500 or "\x00" in query:
             raise InvalidInput("a search needs 1 to 500 characters of text")

@@ -19,6 +19,10 @@ from autopilot.memory.store import SessionStore
 from autopilot.redact import Redactor
 from autopilot.transcripts.validation import classify, kind_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.memory.shapes import Fed
+
 SKIPPED = frozenset({"turn", "end", "recovery"})  # boundaries and bookkeeping: nothing to search for
 
 
@@ -42,22 +46,24 @@ def _text(obs: dict[str, Any]) -> tuple[str, str | None]:
     return str(kind), None
 
 
-def documents(store: SessionStore) -> list[dict[str, Any]]:
+def documents(store: SessionStore) -> list[Fed]:
     """Every checkpoint and observation of one session, as index documents (oldest first, redacted)."""
     redact = Redactor()
     try:
         branch = git.branch(store.worktree)
     except BridgeError:  # git missing: the documents still carry everything else
         branch = None
-    common = {"session": store.session, "agent": store.agent, "worktree": store.worktree, "branch": branch}
-    docs: list[dict[str, Any]] = []
+    docs: list[Fed] = []
     for n, obs in enumerate(store.observations().records):
         if obs.get("kind") in SKIPPED:
             continue
         text, outcome = _text(obs)
         docs.append(
             {
-                **common,
+                "session": store.session,
+                "agent": store.agent,
+                "worktree": store.worktree,
+                "branch": branch,
                 "kind": f"memory.{obs.get('kind')}",
                 "time": obs.get("at"),
                 "text": redact(text),
@@ -73,7 +79,10 @@ def documents(store: SessionStore) -> list[dict[str, Any]]:
         lines += [f"completed: {c}" for c in body.get("completed") or []]
         docs.append(
             {
-                **common,
+                "session": store.session,
+                "agent": store.agent,
+                "worktree": store.worktree,
+                "branch": branch,
                 "kind": "memory.checkpoint",
                 "time": cp.get("at"),
                 "text": redact("\n".join(lines)),

@@ -37,6 +37,21 @@ from autopilot.transcripts.evidence import (
 )
 from autopilot.transcripts.validation import basis, classify, kind_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.packets.shapes import (
+        Claim,
+        CompletedWork,
+        EvidenceIndex,
+        EvidenceItem,
+        Link,
+        Packet,
+        PacketRedactions,
+        Repository,
+        Unresolved,
+    )
+    from autopilot.sources.shapes import DirtyPath, Edit, Event, Gap, Observed, ToolResult
+
 DEFAULT_BUDGET_TOKENS = 12_000
 CHARS_PER_TOKEN = 4  # the estimate used everywhere here: tokens ~ characters / 4 (labelled as an estimate)
 LATEST_MESSAGES = 8
@@ -56,7 +71,7 @@ NEXT_INLINE = re.compile(r"(?:[.!?;)]|\s[-\u2013\u2014])\s+(?:\*\*)?next(?: step
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
 
-def _typed(event: dict[str, Any]) -> bool:
+def _typed(event: Event) -> bool:
     """Whether a user event is words the user typed (not harness text, not a pasted handoff context)."""
     return (
         event["kind"] == "user"
@@ -89,17 +104,17 @@ class Budget:
 class Refs:
     """Evidence references, numbered in order of first citation, each an exact pointer."""
 
-    def __init__(self, events: list[dict[str, Any]], source: str) -> None:
+    def __init__(self, events: list[Event], source: str) -> None:
         self.by_id = {e["id"]: e for e in events}
         self.source = source
-        self.items: dict[str, dict[str, Any]] = {}
+        self.items: dict[str, EvidenceItem] = {}
 
-    def cite(self, event_or_id: dict[str, Any] | str | None, part: str = "event") -> list[str]:
+    def cite(self, event_or_id: Event | str | None, part: str = "event") -> list[str]:
         """The reference for an event (or its tool result with ``part="result"``), created on first use."""
         event = self.by_id.get(event_or_id) if isinstance(event_or_id, str) else event_or_id
         if not event:
             return []
-        target = (event.get("tool") or {}).get("result") if part == "result" else event
+        target: ToolResult | Event | None = (event.get("tool") or {}).get("result") if part == "result" else event
         if not target or not target.get("pointer"):
             return []
         key = target.get("id") or event["id"]
@@ -110,13 +125,13 @@ class Refs:
                 "event": key,
                 "kind": "tool_result" if part == "result" else event["kind"],
                 "timestamp": event.get("timestamp"),
-                "pointer": target["pointer"],
+                "pointer": target.get("pointer", {}),
                 "excerpt": _excerpt(event, part),
             }
         return [self.items[key]["ref"]]
 
 
-def _excerpt(event: dict[str, Any], part: str) -> str:
+def _excerpt(event: Event, part: str) -> str:
     tool = event.get("tool") or {}
     if part == "result":
         return clip(str((tool.get("result") or {}).get("text") or ""), EVIDENCE_EXCERPT)
@@ -130,7 +145,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def predecessors(observed: dict[str, Any]) -> list[dict[str, Any]]:
+def predecessors(observed: Observed) -> list[Link]:
     """Packets this session started from: import receipts, and packet ids its user messages mention (verified)."""
     session = observed["session"]
     sid = session.get("threadId") or session.get("sessionId")
@@ -140,7 +155,7 @@ def predecessors(observed: dict[str, Any]) -> list[dict[str, Any]]:
         if event["kind"] == "user":
             for hexid in packets.MENTION.findall(event.get("text") or ""):
                 linked.setdefault(f"sha256:{hexid}", "mention")
-    out = []
+    out: list[Link] = []
     for pid, how in linked.items():
         try:
             _, packet, _ = packets.load(pid)
@@ -152,18 +167,22 @@ def predecessors(observed: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def build(
-    observed: dict[str, Any], project: Project, destination: str, *, budget_tokens: int = DEFAULT_BUDGET_TOKENS
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    observed: Observed, project: Project, destination: str, *, budget_tokens: int = DEFAULT_BUDGET_TOKENS
+) -> tuple[Packet, EvidenceIndex]:
     """The packet (without its evidence-index hash) and its evidence index, from one observed session."""
     events = observed["events"]
     refs = Refs(events, "S1")
     budget = Budget(budget_tokens)
-    repo = {**project.identity(), **git_state(project.worktree)}
     session = observed["session"]
-    repo["sessionBranch"] = session.get("gitBranch")
-    repo["branchMismatch"] = bool(
-        session.get("gitBranch") and repo["branch"] and session["gitBranch"] != repo["branch"]
-    )
+    state = git_state(project.worktree)
+    repo: Repository = {
+        **project.identity(),
+        **state,
+        "sessionBranch": session.get("gitBranch"),
+        "branchMismatch": bool(
+            session.get("gitBranch") and state["branch"] and session["gitBranch"] != state["branch"]
+        ),
+    }
     dirty = {d["path"]: d for d in repo["dirty"]}
     links = predecessors(observed)
     inherited = [p for p in links if p["verified"]]
@@ -173,7 +192,7 @@ def build(
     work = _completed(observed, events, refs, budget, project, dirty)
     unresolved = _unresolved(observed, events, refs, budget)
     nxt = _next_action(observed, events, refs, budget, unresolved, inherited)
-    latest: list[dict[str, Any]] = []
+    latest: list[Claim] = []
     for event in reversed([e for e in events if e["kind"] in ("user", "assistant") and e.get("text")]):
         if len(latest) >= LATEST_MESSAGES:
             break
@@ -187,7 +206,7 @@ def build(
                 **({"omitted": "budget"} if text is None else {}),
             }
         )
-    summaries = []
+    summaries: list[Claim] = []
     for k, cp in enumerate(reversed(observed.get("checkpoints") or [])):
         refs.by_id.setdefault(
             cp["id"], {"id": cp["id"], "kind": "compaction", "pointer": cp["pointer"], "text": cp.get("text") or ""}
@@ -203,7 +222,7 @@ def build(
             }
         )
 
-    gaps = list(observed["coverage"]["gaps"])
+    gaps: list[Gap] = list(observed["coverage"].get("gaps", []))
     if budget.dropped:
         gaps.append(
             gap(
@@ -217,8 +236,9 @@ def build(
     gaps += [gap("unverified_predecessor", p["reason"], packetId=p["packetId"]) for p in links if not p["verified"]]
     redactor = Redactor()
     evidence = list(refs.items.values())
-    first, last = (events[0], events[-1]) if events else ({}, {})
-    packet: dict[str, Any] = {
+    first, last = (events[0].get("id"), events[-1].get("id")) if events else (None, None)
+    first_at, last_at = (events[0].get("timestamp"), events[-1].get("timestamp")) if events else (None, None)
+    packet: Packet = {
         "schema": packets.SCHEMA,
         "version": packets.VERSION,
         "createdAt": _now(),
@@ -237,12 +257,12 @@ def build(
             "hash": observed.get("hash"),
             "eventGraph": observed.get("graph"),
             "eventRange": {
-                "first": first.get("id"),
-                "last": last.get("id"),
+                "first": first,
+                "last": last,
                 "events": len(events),
                 "totalEvents": observed.get("totalEvents"),
-                "firstTimestamp": first.get("timestamp"),
-                "lastTimestamp": last.get("timestamp"),
+                "firstTimestamp": first_at,
+                "lastTimestamp": last_at,
             },
         },
         "destination": {"agent": destination},
@@ -254,7 +274,7 @@ def build(
         "unresolved": unresolved,
         "latestMessages": latest,
         "compactionSummaries": summaries,
-        "evidence": [{k: v for k, v in item.items() if k != "excerpt"} for item in evidence] + inherited_refs,
+        "evidence": [_without_excerpt(item) for item in evidence] + inherited_refs,
         "predecessors": [
             {"packetId": p["packetId"], "linkedBy": p["linkedBy"], "verified": p["verified"]} for p in links
         ],
@@ -282,12 +302,19 @@ def build(
         "excerptBudgetTokens": budget_tokens,
         "excerptBudgetUsedTokens": budget_tokens - budget.left // CHARS_PER_TOKEN,
     }
-    index = {"schema": packets.SCHEMA + "/evidence", "trust": TRUST, "entries": redactor.walk(evidence)}
+    index: EvidenceIndex = {"schema": packets.SCHEMA + "/evidence", "trust": TRUST, "entries": redactor.walk(evidence)}
     return packet, index
 
 
-def _inherit(inherited: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
+def _without_excerpt(item: EvidenceItem) -> EvidenceItem:
+    """An evidence reference as the packet holds it: the excerpt stays in the evidence index."""
+    kept = item.copy()
+    kept.pop("excerpt", None)
+    return kept
+
+
+def _inherit(inherited: list[Link]) -> list[EvidenceItem]:
+    out: list[EvidenceItem] = []
     for n, link in enumerate(inherited, 1):
         for item in link["packet"].get("evidence") or []:
             out.append(
@@ -301,17 +328,14 @@ def _inherit(inherited: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _objective(
-    observed: dict[str, Any], refs: Refs, budget: Budget, inherited: list[dict[str, Any]]
-) -> dict[str, Any] | None:
+def _objective(observed: Observed, refs: Refs, budget: Budget, inherited: list[Link]) -> Claim | None:
     first = observed.get("firstObjective")
     if first is not None and not _typed(first):
         first = next((e for e in observed["events"] if _typed(e)), None)
     if first is not None:
         refs.by_id.setdefault(first["id"], first)
-    own = None
-    if observed.get("goal"):
-        goal = observed["goal"]
+    own: Claim | None = None
+    if goal := observed.get("goal"):
         own = {
             "text": budget.take("objective", goal["text"], 2000),
             "refs": refs.cite(goal["id"]),
@@ -335,9 +359,9 @@ def _objective(
                 "inheritedFrom": inherited[0]["packetId"],
                 "sessionObjective": own,
             }
-    if own is None and observed.get("lastPrompt"):
+    if own is None and (last_prompt := observed.get("lastPrompt")):
         return {
-            "text": budget.take("objective", observed["lastPrompt"]["text"], 2000),
+            "text": budget.take("objective", last_prompt["text"], 2000),
             "refs": [],
             "basis": "inference",
             "provenance": "the last prompt (no earlier user message was found)",
@@ -346,16 +370,16 @@ def _objective(
 
 
 def _constraints(
-    observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget, inherited: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+    observed: Observed, events: list[Event], refs: Refs, budget: Budget, inherited: list[Link]
+) -> list[Claim]:
     users = [e for e in events if _typed(e)]
     first = observed.get("firstObjective")
     if first is not None and _typed(first) and all(e["id"] != first["id"] for e in users):
         users.insert(0, first)
-    found: list[dict[str, Any]] = []
+    found: list[Claim] = []
     for c in (inherited[0]["packet"].get("constraints") or []) if inherited else []:
         found.append({**c, "refs": [f"P1.{r}" for r in c.get("refs") or []], "inheritedFrom": inherited[0]["packetId"]})
-    seen: set[str] = {c["text"] for c in found}
+    seen: set[str | None] = {c["text"] for c in found}
     for event in users:
         for sentence in constraints_in(event["text"]):
             if sentence in seen or len(found) >= 12:
@@ -375,15 +399,14 @@ def _constraints(
 
 
 def _completed(
-    observed: dict[str, Any],
-    events: list[dict[str, Any]],
+    observed: Observed,
+    events: list[Event],
     refs: Refs,
     budget: Budget,
     project: Project,
-    dirty: dict[str, dict[str, Any]],
-) -> dict[str, Any]:
-
-    files = []
+    dirty: dict[str, DirtyPath],
+) -> CompletedWork:
+    files: list[Claim] = []
     for edit in observed.get("edits") or []:
         call = None if edit["id"] in refs.by_id else _edit_call(events, edit, project)
         if call is not None:  # cite the call with its patch (its symbols, its time), not the bare record
@@ -420,7 +443,7 @@ def _completed(
         for i, e in enumerate(events)
         if e["kind"] == "tool" and e["tool"].get("paths") and e["tool"].get("status") == "completed"
     ]
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, Claim] = {}
     for i, event in enumerate(events):
         tool = event.get("tool") or {}
         command = tool.get("command")
@@ -447,13 +470,19 @@ def _completed(
             "output": budget.take("validationOutput", result.get("text"), 600),
             "freshness": "superseded-by-later-edits" if later_edits else "latest-in-transcript",
             "laterEdits": [refs.cite(x)[0] for x in later_edits[:5] if refs.cite(x)],
-            "earlierRuns": (earlier["earlierRuns"] + 1) if earlier else 0,
+            "earlierRuns": (earlier.get("earlierRuns", 0) + 1) if earlier else 0,
             "note": "historical: recorded in the transcript before this export; rerun it against the current files",
         }
     return {"filesChanged": files, "validations": list(runs.values())}
 
 
-def _edit_call(events: list[dict[str, Any]], edit: dict[str, Any], project: Project) -> dict[str, Any] | None:
+def _turn_state(observed: Observed) -> Any:
+    """The state of the session's last turn, as its reader saw it (None when it says nothing)."""
+    turn = observed.get("turn")
+    return turn.get("state") if turn else None
+
+
+def _edit_call(events: list[Event], edit: Edit, project: Project) -> Event | None:
     """The tool call that made an edit recorded on a line of its own (Codex's patch), found by path and order."""
     line = _line_number(edit["id"])
     target = project.relative(edit["path"])
@@ -472,8 +501,11 @@ def _line_number(event_id: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Refs, budget: Budget) -> dict[str, Any]:
-    pending, failed, blockers, hypotheses = [], [], [], []
+def _unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Budget) -> Unresolved:
+    pending: list[Claim] = []
+    failed: list[Event] = []
+    blockers: list[Event] = []
+    hypotheses: list[Claim] = []
     for event in events:
         tool = event.get("tool") or {}
         if event["kind"] == "tool" and tool.get("status") == "unfinished":
@@ -492,7 +524,7 @@ def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Re
             failed.append(event)
         elif event["kind"] in ("error", "turn_aborted", "rolled_back"):
             blockers.append(event)
-    failed_out = []
+    failed_out: list[Claim] = []
     for event in failed[-10:]:
         tool = event["tool"]
         raw = tool.get("command") or tool.get("input")
@@ -506,16 +538,16 @@ def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Re
                 "basis": "evidence",
             }
         )
-    blockers_out = [
+    blockers_out: list[Claim] = [
         {"kind": e["kind"], "text": clip(str(e.get("text") or ""), 300), "refs": refs.cite(e), "basis": "evidence"}
         for e in blockers[-5:]
     ]
-    turn = observed.get("turn") or {}
-    if turn.get("state") in ("running", "aborted", "interrupted", "inProgress", "failed"):
+    turn_state = _turn_state(observed)
+    if turn_state in ("running", "aborted", "interrupted", "inProgress", "failed"):
         blockers_out.append(
             {
                 "kind": "turn",
-                "text": f"the last turn is {turn['state']}",
+                "text": f"the last turn is {turn_state}",
                 "refs": [],
                 "basis": "evidence",
                 "source": "the reader's turn state",
@@ -543,16 +575,16 @@ def _unresolved(observed: dict[str, Any], events: list[dict[str, Any]], refs: Re
 
 
 def _next_action(
-    observed: dict[str, Any],
-    events: list[dict[str, Any]],
+    observed: Observed,
+    events: list[Event],
     refs: Refs,
     budget: Budget,
-    unresolved: dict[str, Any],
-    inherited: list[dict[str, Any]],
-) -> dict[str, Any] | None:
+    unresolved: Unresolved,
+    inherited: list[Link],
+) -> Claim | None:
     """What to do next, always labelled an inference: pending calls, an interrupted turn, a stated next step."""
 
-    def action(text: str, cited: list[str], why: str) -> dict[str, Any]:
+    def action(text: str, cited: list[str], why: str) -> Claim:
         return {"text": budget.take("nextAction", text, 600), "refs": cited, "basis": "inference", "why": why}
 
     if unresolved["pendingCommands"]:
@@ -563,10 +595,9 @@ def _next_action(
             p["refs"],
             "a tool call without a result",
         )
-    turn = observed.get("turn") or {}
     users = [e for e in events if _typed(e)]
     last_user = users[-1] if users else None
-    if turn.get("state") in ("aborted", "interrupted") and last_user:
+    if _turn_state(observed) in ("aborted", "interrupted") and last_user:
         return action(
             f"Resume the interrupted request: {last_user['text']}",
             refs.cite(last_user),
@@ -583,8 +614,7 @@ def _next_action(
         stated = NEXT_LINE.findall(event["text"]) or NEXT_INLINE.findall(event["text"])
         if stated:
             return action(stated[-1].strip(), refs.cite(event), "the assistant's own stated next step")
-    if inherited and inherited[0]["packet"].get("nextAction"):
-        prior = inherited[0]["packet"]["nextAction"]
+    if inherited and (prior := inherited[0]["packet"].get("nextAction")):
         return {
             **prior,
             "refs": [f"P1.{r}" for r in prior.get("refs") or []],
@@ -599,8 +629,7 @@ def _next_action(
     return None
 
 
-def _redactions(observed: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-
+def _redactions(observed: Observed, events: list[Event]) -> PacketRedactions:
     secret = sum(
         1
         for e in events

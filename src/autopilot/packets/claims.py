@@ -8,7 +8,11 @@ list is named by its group and index, as ``staleClaims`` and ``unavailableClaims
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.packets.shapes import Claim, Packet
 
 # (group, where it sits in the packet, whether it holds a list of claims)
 GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
@@ -26,7 +30,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
 )
 
 
-def walk(packet: dict[str, Any]) -> Iterator[tuple[str, int | None, dict[str, Any]]]:
+def walk(packet: Packet) -> Iterator[tuple[str, int | None, Claim]]:
     """Every claim of a packet as (group, index in its list or None, claim), in the order of GROUPS."""
     for group, path, many in GROUPS:
         value: Any = packet
@@ -34,5 +38,5 @@ def walk(packet: dict[str, Any]) -> Iterator[tuple[str, int | None, dict[str, An
             value = value.get(key) if isinstance(value, dict) else None
         items = (value or []) if many else [value]
         for i, claim in enumerate(items):
-            if isinstance(claim, dict):
-                yield group, (i if many else None), claim
+            if isinstance(claim, dict):  # a JSON object where a claim belongs: one of the packet's claims
+                yield group, (i if many else None), cast("Claim", claim)

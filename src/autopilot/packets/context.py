@@ -18,6 +18,10 @@ from typing import Any
 from autopilot.output import code_span, one_line, quote_lines
 from autopilot.transcripts.evidence import TRUST
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.packets.shapes import Checks, Claim, Drift, Mark, Packet
+
 
 def _line(text: Any, limit: int = 300) -> str:
     return one_line(text, limit)
@@ -31,7 +35,7 @@ def _quote(text: Any, limit: int = 1500) -> str:
     return quote_lines(text, limit)
 
 
-def _refs(claim: dict[str, Any] | None) -> str:
+def _refs(claim: Claim | None) -> str:
     if not claim:
         return ""
     refs = [_line(r, 40) for r in claim.get("refs") or []]
@@ -39,7 +43,7 @@ def _refs(claim: dict[str, Any] | None) -> str:
     return f"{label} [{', '.join(refs)}]" if refs else label
 
 
-Marks = dict[str, list[dict[str, Any]]]
+Marks = dict[str, list["Mark"]]
 
 
 def _stale(stale: Marks, group: str, index: int | None = None, unavailable: Marks | None = None) -> str:
@@ -55,9 +59,9 @@ def _stale(stale: Marks, group: str, index: int | None = None, unavailable: Mark
 
 def render(
     pid: str,
-    packet: dict[str, Any],
-    checks: dict[str, Any],
-    drift: dict[str, Any],
+    packet: Packet,
+    checks: Checks,
+    drift: Drift,
     stale: Marks,
     max_chars: int,
     *,

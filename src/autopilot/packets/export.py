@@ -8,13 +8,17 @@ is written) or stores it and its evidence index and returns where they went.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.packets import build as packet_build
 from autopilot.packets import store as packets
 from autopilot.sources import Limits, appserver, catalog
 from autopilot.sources.project import Project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.packets.shapes import Exported, Preview
+    from autopilot.sources.shapes import Observed
 
 MIN_BUDGET_TOKENS = 100
 
@@ -41,11 +45,12 @@ def export(
     preview: bool = False,
     source: str | None = None,
     budget: int | None = None,
-) -> dict[str, Any]:
+) -> Preview | Exported:
     """Build a packet from one session; return it unwritten (``preview``) or store it and say where."""
     if to not in catalog.AGENTS:
         raise BridgeError(f"--to {to!r} is not an agent", hint="use claude or codex")
     tokens = budget_tokens(budget)
+    observed: Observed
     if catalog.source_kind(agent, source) == "app-server":
         observed = appserver.AppServerSource().observe(project, session, limits)
     else:

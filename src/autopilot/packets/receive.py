@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
-from typing import Any
 
 from autopilot.errors import BridgeError
 from autopilot.packets import claims
@@ -28,13 +27,28 @@ from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
 from autopilot.sources.project import Project, changed_between, git_state
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.packets.shapes import (
+        Checks,
+        Drift,
+        Imported,
+        Inspected,
+        Mark,
+        Packet,
+        Receipt,
+        Receiving,
+        Repository,
+    )
+    from autopilot.sources.shapes import GitState
+
 CONTEXT_CHARS = 24_000  # the receiving agent's context, bounded (about 6,000 tokens)
 
 
-def inspect(ref: str) -> dict[str, Any]:
+def inspect(ref: str) -> Inspected:
     """A verified packet with its evidence index (raises PacketError for a tampered one)."""
     pid, packet, evidence = packets.load(ref)
-    source = packet.get("source") or {}
+    source = packet["source"]
     importable = source.get("kind") == "local" and bool(source.get("hash"))
     return {
         "packet": pid,
@@ -55,9 +69,9 @@ def _refuse(pid: str, reason: str, hint: str) -> BridgeError:
     return packets.PacketError(f"import of {pid} refused: {reason}", hint=hint)
 
 
-def _receiving(agent: str, session: str, project: Project) -> dict[str, Any]:
+def _receiving(agent: str, session: str, project: Project) -> Receiving:
     """Where the receiving session is, when it exists locally; one in another worktree is refused."""
-    source = ClaudeSource() if agent == "claude" else CodexSource()
+    source: ClaudeSource | CodexSource = ClaudeSource() if agent == "claude" else CodexSource()
     try:
         path = source.locate(session)
     except BridgeError:
@@ -76,7 +90,7 @@ def _receiving(agent: str, session: str, project: Project) -> dict[str, Any]:
     return {"agent": agent, "sessionId": session, "found": True, "transcript": path}
 
 
-def drift(then: dict[str, Any], now: dict[str, Any], repo: str) -> dict[str, Any]:
+def drift(then: Repository | GitState, now: GitState, repo: str) -> Drift:
     """What changed in git between the packet and now: branch, HEAD, and which paths."""
     committed = changed_between(repo, then.get("head"), now.get("head"))
     old = {d["path"]: d for d in then.get("dirty") or []}
@@ -110,9 +124,9 @@ def drift(then: dict[str, Any], now: dict[str, Any], repo: str) -> dict[str, Any
     }
 
 
-def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def stale_claims(packet: Packet, d: Drift) -> dict[str, list[Mark]]:
     """Every claim the git change touches, with why; objective and constraints are never git-stale."""
-    out: dict[str, list[dict[str, Any]]] = {
+    out: dict[str, list[Mark]] = {
         "filesChanged": [],
         "validations": [],
         "pendingCommands": [],
@@ -124,7 +138,7 @@ def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[di
         else None
     )
     changed = set(d["changedPaths"])
-    work = packet.get("completedWork") or {}
+    work = packet["completedWork"]
     for i, f in enumerate(work.get("filesChanged") or []):
         reasons = [r for r in (branch,) if r]
         if f["path"] in changed:
@@ -147,32 +161,31 @@ def stale_claims(packet: dict[str, Any], d: dict[str, Any]) -> dict[str, list[di
     if d["branch"]["changed"] or d["head"]["changed"]:
         why = branch or "HEAD moved since the packet was made"
         out["pendingCommands"] = [
-            {"index": i, "reasons": [why]}
-            for i, _ in enumerate((packet.get("unresolved") or {}).get("pendingCommands") or [])
+            {"index": i, "reasons": [why]} for i, _ in enumerate(packet["unresolved"].get("pendingCommands") or [])
         ]
         if packet.get("nextAction"):
             out["nextAction"].append({"reasons": [why]})
     return out
 
 
-def missing_sources(packet: dict[str, Any]) -> set[str]:
+def missing_sources(packet: Packet) -> set[str]:
     """The transcripts the packet's evidence points into that no longer exist on this machine."""
-    own = (packet.get("source") or {}).get("transcript")
+    own = packet["source"].get("transcript")
     paths = {own} | {e.get("transcript") for e in packet.get("evidence") or [] if e.get("transcript")}
     return {p for p in paths if isinstance(p, str) and p and not os.path.isfile(p)}
 
 
-def unavailable_claims(packet: dict[str, Any], gone: set[str]) -> dict[str, list[dict[str, Any]]]:
+def unavailable_claims(packet: Packet, gone: set[str]) -> dict[str, list[Mark]]:
     """Every claim whose evidence lives in a transcript that is gone: its excerpt is now only the packet's copy."""
-    out: dict[str, list[dict[str, Any]]] = {group: [] for group, _, _ in claims.GROUPS}
+    out: dict[str, list[Mark]] = {group: [] for group, _, _ in claims.GROUPS}
     if not gone:
         return out
-    own = (packet.get("source") or {}).get("transcript")
+    own = packet["source"].get("transcript")
     where = {e["ref"]: e.get("transcript") or own for e in packet.get("evidence") or [] if e.get("ref")}
     for group, index, claim in claims.walk(packet):
         lost = [r for r in claim.get("refs") or [] if where.get(r) in gone]
         if lost:
-            item: dict[str, Any] = {"refs": lost, "sources": sorted({where[r] for r in lost})}
+            item: Mark = {"refs": lost, "sources": sorted({where[r] for r in lost})}
             if index is not None:
                 item["index"] = index
             item["reasons"] = ["source transcript deleted; the packet's copy"]
@@ -181,7 +194,7 @@ def unavailable_claims(packet: dict[str, Any], gone: set[str]) -> dict[str, list
 
 
 def _source_note(
-    transcript: str, deleted: bool, grown: int, gone: set[str], unavailable: dict[str, list[dict[str, Any]]]
+    transcript: str, deleted: bool, grown: int, gone: set[str], unavailable: dict[str, list[Mark]]
 ) -> str | None:
     n = sum(len(v) for v in unavailable.values())
     if deleted:
@@ -205,12 +218,13 @@ def _source_note(
 
 def import_packet(
     ref: str, *, to: str, session: str, cwd: str | None = None, max_chars: int = CONTEXT_CHARS
-) -> dict[str, Any]:
+) -> Imported:
     """Verify a packet for this worktree and return the drift, the stale claims and the bounded context."""
     check_session_id(session)
     pid, packet, _ = packets.load(ref)
     source = packet["source"]
-    if source.get("kind") != "local" or not source.get("hash"):
+    recorded = source.get("hash")
+    if source.get("kind") != "local" or not recorded:
         raise _refuse(
             pid,
             "it was made through the app server, so no local source bytes can be verified",
@@ -236,7 +250,7 @@ def import_packet(
         )
     transcript = source.get("transcript") or ""
     deleted = not os.path.isfile(transcript)
-    problem = None if deleted else verify_hash(source["hash"], transcript)
+    problem = None if deleted else verify_hash(recorded, transcript)
     if problem:  # changed or cut short: the packet's copies no longer match their source
         raise _refuse(pid, problem, "export a fresh packet from the session as it is now")
     receiving = _receiving(to, session, project)
@@ -245,8 +259,8 @@ def import_packet(
     stale = stale_claims(packet, d)
     gone = missing_sources(packet)
     unavailable = unavailable_claims(packet, gone)
-    grown = 0 if deleted else os.path.getsize(transcript) - max(e for _, e in source["hash"]["ranges"])
-    checks = {
+    grown = 0 if deleted else os.path.getsize(transcript) - max(e for _, e in recorded["ranges"])
+    checks: Checks = {
         "packetHash": True,
         "evidenceIndex": True,
         "project": True,
@@ -257,7 +271,7 @@ def import_packet(
         "sourceNote": _source_note(transcript, deleted, grown, gone, unavailable),
     }
     context = render(pid, packet, checks, d, stale, max_chars, unavailable=unavailable)
-    receipt = {
+    receipt: Receipt = {
         "packet": pid,
         "to": to,
         "session": session,
@@ -272,7 +286,7 @@ def import_packet(
     except OSError as exc:  # a sandboxed agent (Codex's) may not write outside its workspace: the import stands
         path, note = None, f"the import receipt was not recorded ({exc.strerror or exc}); later packets of this "
         note += "session will not name this one as their predecessor"
-    answer = {
+    answer: Imported = {
         "packet": pid,
         "to": to,
         "receivingSession": receiving,

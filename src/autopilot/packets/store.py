@@ -28,7 +28,7 @@ from autopilot.sources import canonical
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:
-    from typing import Any
+    from autopilot.packets.shapes import EvidenceIndex, ListedPacket, Packet, Receipt
 
 SCHEMA = "codex-autopilot/handoff-packet"
 VERSION = 1
@@ -51,22 +51,20 @@ def packet_id(data: bytes) -> str:
     return "sha256:" + sha256_hex(data)
 
 
-def seal(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, bytes, bytes]:
+def seal(packet: Packet, evidence: EvidenceIndex) -> tuple[str, bytes, bytes]:
     """Bind the evidence index to the packet and return (id, packet bytes, evidence bytes)."""
     ev_bytes = canonical(evidence)
-    packet = {
-        **packet,
-        "evidenceIndex": {
-            "sha256": "sha256:" + sha256_hex(ev_bytes),
-            "entries": len(evidence.get("entries") or []),
-            "bytes": len(ev_bytes),
-        },
+    bound = packet.copy()
+    bound["evidenceIndex"] = {
+        "sha256": "sha256:" + sha256_hex(ev_bytes),
+        "entries": len(evidence.get("entries") or []),
+        "bytes": len(ev_bytes),
     }
-    data = canonical(packet)
+    data = canonical(bound)
     return packet_id(data), data, ev_bytes
 
 
-def store(packet: dict[str, Any], evidence: dict[str, Any]) -> tuple[str, Path]:
+def store(packet: Packet, evidence: EvidenceIndex) -> tuple[str, Path]:
     """Write a packet and its evidence index once; writing the same packet again is a no-op."""
     pid, data, ev_bytes = seal(packet, evidence)
     folder = packets_dir()
@@ -87,22 +85,27 @@ def verify(hexid: str, data: bytes) -> str | None:
     return _check(hexid, data)[0]
 
 
-def _check(hexid: str, data: bytes) -> tuple[str | None, dict[str, Any]]:
+def _check(hexid: str, data: bytes) -> tuple[str | None, Packet | None]:
     """(why ``data`` is not the packet ``hexid`` or None, the parsed packet when it is)."""
     actual = sha256_hex(data)
     if actual != hexid:
-        return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export", {}
+        return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export", None
     try:
         packet = json.loads(data)
     except ValueError:
-        return "it is not valid JSON", {}
-    if not isinstance(packet, dict) or packet.get("schema") != SCHEMA:
-        return "it is not a codex-autopilot handoff packet", {}
+        return "it is not valid JSON", None
+    if not _ours(packet):
+        return "it is not a codex-autopilot handoff packet", None
     if packet.get("version") != VERSION:
-        return f"it is packet version {packet.get('version')}, this codex-bridge reads version {VERSION}: upgrade", {}
+        return f"it is packet version {packet.get('version')}, this codex-bridge reads version {VERSION}: upgrade", None
     if canonical(packet) != data:
-        return "it is not in canonical form (sorted keys, compact separators): it was rewritten", {}
-    return None, packet
+        return "it is not in canonical form (sorted keys, compact separators): it was rewritten", None
+    return None, packet  # its hash is its id, its schema and version are ours: a packet as build wrote it
+
+
+def _ours(value: object) -> bool:
+    """Whether a parsed file is a JSON object of this bridge's packet schema."""
+    return isinstance(value, dict) and value.get("schema") == SCHEMA
 
 
 def resolve(ref: str) -> Path:
@@ -128,12 +131,12 @@ def resolve(ref: str) -> Path:
     return matches[0]
 
 
-def load(ref: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def load(ref: str) -> tuple[str, Packet, EvidenceIndex]:
     """A verified packet and its verified evidence index, or a PacketError saying why not."""
     path = resolve(ref)
     hexid = path.name.removesuffix(".json")
     reason, packet = _check(hexid, path.read_bytes())
-    if reason:
+    if reason or packet is None:
         raise PacketError(
             f"packet sha256:{hexid} is refused: {reason}",
             hint="do not use it; export a fresh packet from the source session",
@@ -146,7 +149,8 @@ def load(ref: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
             f"packet sha256:{hexid} is refused: its evidence index {ev_path.name} is missing",
             hint="export a fresh packet from the source session",
         ) from None
-    recorded = (packet.get("evidenceIndex") or {}).get("sha256")
+    bound = packet.get("evidenceIndex")
+    recorded = bound.get("sha256") if bound else None
     if "sha256:" + sha256_hex(ev_bytes) != recorded:
         raise PacketError(
             f"packet sha256:{hexid} is refused: its evidence index does not match the hash the "
@@ -160,7 +164,7 @@ def _receipt_path(agent: str, session: str) -> Path:
     return handoff_dir() / "imports" / f"{agent}-{session}.jsonl"
 
 
-def record_import(agent: str, session: str, receipt: dict[str, Any]) -> Path:
+def record_import(agent: str, session: str, receipt: Receipt) -> Path:
     """Append one import receipt for a receiving session."""
     path = _receipt_path(agent, session)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,7 +190,7 @@ def imported_into(agent: str, session: str) -> list[str]:
     return out
 
 
-def listing(repo_id: str | None = None) -> list[dict[str, Any]]:
+def listing(repo_id: str | None = None) -> list[ListedPacket]:
     """Every stored packet (of repository ``repo_id`` when given), newest first: id, source, destination, objective.
 
     A packet that fails verification is listed with why, never hidden: a tampered one must be seen.
@@ -200,12 +204,12 @@ def listing(repo_id: str | None = None) -> list[dict[str, Any]]:
     return found
 
 
-def belongs(repo: str | None, row: dict[str, Any], repo_id: str | None) -> bool:
+def belongs(repo: str | None, row: ListedPacket, repo_id: str | None) -> bool:
     """Whether a listing row is shown for ``repo_id``: its own packets, and every unreadable one (whose is unknown)."""
     return repo_id is None or repo == repo_id or row.get("problem") == UNREADABLE
 
 
-def listed(path: Path) -> tuple[str | None, dict[str, Any] | None]:
+def listed(path: Path) -> tuple[str | None, ListedPacket | None]:
     """One packet file's listing row and the repository it belongs to (None, None: not a packet object)."""
     try:
         data = path.read_bytes()

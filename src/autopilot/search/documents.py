@@ -32,6 +32,11 @@ from autopilot.search import terms
 from autopilot.transcripts.validation import basis as validation_basis
 from autopilot.transcripts.validation import classify, kind_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.packets.shapes import Claim, EvidenceIndex, EvidenceItem, Packet
+    from autopilot.search.shapes import Document
+
 # A claim group's role; a reference cited by several groups takes the first role in ROLE_ORDER.
 ROLES = {
     "objective": "objective",
@@ -65,7 +70,7 @@ def epoch(ts: Any) -> float | None:
         return None
 
 
-def _line(entry: dict[str, Any]) -> int:
+def _line(entry: EvidenceItem) -> int:
     pointer = entry.get("pointer") or {}
     if isinstance(pointer.get("line"), int):
         return int(pointer["line"])
@@ -73,11 +78,11 @@ def _line(entry: dict[str, Any]) -> int:
     return int(found.group(1)) if found else 0
 
 
-def from_packet(pid: str, packet: dict[str, Any], evidence: dict[str, Any]) -> list[dict[str, Any]]:
+def from_packet(pid: str, packet: Packet, evidence: EvidenceIndex) -> list[Document]:
     """The documents of one packet, in the shape :func:`autopilot.search.index.add_documents` takes."""
-    source, repo = packet.get("source") or {}, packet.get("repository") or {}
+    source, repo = packet["source"], packet["repository"]
     entries = {e["ref"]: e for e in evidence.get("entries") or [] if isinstance(e, dict) and e.get("ref")}
-    cited: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    cited: dict[str, list[tuple[str, Claim]]] = {}
     pairs: dict[str, str] = {}  # a call's ref -> its result's ref
     for group, _, claim in claims.walk(packet):
         refs = [r for r in claim.get("refs") or [] if r in entries]
@@ -88,7 +93,7 @@ def from_packet(pid: str, packet: dict[str, Any], evidence: dict[str, Any]) -> l
     results = set(pairs.values())
     worktree = repo.get("worktree") or ""
     dirty = {d["path"]: d.get("contentHash") for d in repo.get("dirty") or [] if isinstance(d, dict)}
-    docs = []
+    docs: list[Document] = []
     for ref, entry in entries.items():
         if ref in results:
             continue  # indexed with its call
@@ -97,35 +102,29 @@ def from_packet(pid: str, packet: dict[str, Any], evidence: dict[str, Any]) -> l
     _link(docs)
     for doc in docs:
         doc["git"] = {"head": repo.get("head"), "dirty": {p: dirty[p] for p in doc["files"] if p in dirty}}
-        doc.update(
-            kind="evidence",
-            origin=pid,
-            agent=source.get("agent"),
-            session=source.get("threadId") or source.get("sessionId"),
-            repoId=repo.get("repoId"),
-            worktreeId=repo.get("worktreeId"),
-            worktree=worktree,
-            branch=repo.get("sessionBranch") or repo.get("branch"),
-            source={"path": source.get("transcript"), "hash": source.get("hash")},
-        )
+        doc["kind"], doc["origin"], doc["agent"] = "evidence", pid, source.get("agent")
+        doc["session"] = source.get("threadId") or source.get("sessionId")
+        doc["repoId"], doc["worktreeId"], doc["worktree"] = repo.get("repoId"), repo.get("worktreeId"), worktree
+        doc["branch"] = repo.get("sessionBranch") or repo.get("branch")
+        doc["source"] = {"path": source.get("transcript"), "hash": source.get("hash")}
     return docs
 
 
 def _document(
     pid: str,
     ref: str,
-    entry: dict[str, Any],
-    result: dict[str, Any] | None,
-    cited: list[tuple[str, dict[str, Any]]],
+    entry: EvidenceItem,
+    result: EvidenceItem | None,
+    cited: list[tuple[str, Claim]],
     worktree: str,
-) -> dict[str, Any]:
+) -> Document:
     roles = sorted({ROLES[g] for g, _ in cited}, key=ROLE_ORDER.index) or [str(entry.get("kind") or "event")]
     if roles[0] == "command" and kind_of(str(cited[0][1].get("input") or "")):
         roles[0] = "test"  # a failed test run is listed among failed attempts: it is still a test run
     role = roles[0]
     text = str(entry.get("excerpt") or "")
     pointer = {"event": entry.get("event"), **(entry.get("pointer") or {})}
-    doc: dict[str, Any] = {
+    doc: Document = {
         "ref": ref if result is None else f"{ref}+{result['ref']}",
         "role": role,
         "roles": roles,
@@ -136,7 +135,8 @@ def _document(
     }
     if result is not None:
         doc["resultPointer"] = {"event": result.get("event"), **(result.get("pointer") or {})}
-    claim = next((c for g, c in cited if ROLES[g] == role), cited[0][1] if cited else {})
+    fallback: Claim = cited[0][1] if cited else {}
+    claim = next((c for g, c in cited if ROLES[g] == role), fallback)
     files: list[str] = []
     symbols: list[str] = []
     if role == "edit":
@@ -161,7 +161,7 @@ def _document(
     return doc
 
 
-def _run_outcome(claim: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+def _run_outcome(claim: Claim, result: EvidenceItem | None) -> dict[str, Any]:
     command = str(claim.get("command") or claim.get("input") or "")
     status, basis = claim.get("outcome"), claim.get("outcomeBasis")
     if not basis:  # a failed attempt, or a packet from before outcomes were read from the output: read it now
@@ -222,7 +222,7 @@ def _exists(worktree: str, path: str) -> bool:
     return bool(worktree) and os.path.exists(os.path.join(worktree, path))
 
 
-def _link(docs: list[dict[str, Any]]) -> None:
+def _link(docs: list[Document]) -> None:
     """Causal links in session order: edit -> tested-by -> test; failed test -> fixed-by -> edits; claim -> based-on."""
     ordered = sorted(docs, key=lambda d: d["seq"])
     runs = [d for d in ordered if d["role"] == "test"]
@@ -255,7 +255,7 @@ def _link(docs: list[dict[str, Any]]) -> None:
         doc["subject"] = _subject(doc, by_ref)
 
 
-def _subject(doc: dict[str, Any], by_ref: dict[str, dict[str, Any]]) -> list[str]:
+def _subject(doc: Document, by_ref: dict[str, Document]) -> list[str]:
     keys = [f"path:{p}" for p in doc["files"]] + [f"symbol:{s}" for s in doc["symbols"][:8]]
     if doc.get("command"):
         keys.append("command:" + " ".join(str(doc["command"]).split()))

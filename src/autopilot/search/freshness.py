@@ -25,19 +25,21 @@ from autopilot.sources.project import blob_ids
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:
-    from typing import Any
+    from autopilot.search.shapes import DocGit, Document, Hit
+    from autopilot.sources.shapes import TranscriptHash
 
 CURRENT, CHANGED, UNAVAILABLE = "current", "changed", "unavailable"
 
 
-def annotate(results: list[dict[str, Any]], db: sqlite3.Connection) -> None:
+def annotate(results: list[Hit], db: sqlite3.Connection) -> None:
     """Set ``freshness`` on every result (sources checked once each, git asked once per worktree and commit)."""
     sources: dict[tuple[str, str], tuple[str, str | None]] = {}
     for r in results:
         src = r["_data"].get("source") or {}
-        path, recorded = str(src.get("path") or ""), src.get("hash") or {}
-        if path and (path, str(recorded.get("sha256"))) not in sources:
-            sources[(path, str(recorded.get("sha256")))] = _source(db, path, recorded)
+        path, recorded = str(src.get("path") or ""), src.get("hash")
+        want = str(recorded.get("sha256")) if recorded else "None" if recorded else "None"
+        if path and (path, want) not in sources:
+            sources[(path, want)] = _source(db, path, recorded)
     clean: dict[tuple[str, str], set[str]] = {}  # (worktree, commit) -> files that were as committed
     dirty: dict[str, set[str]] = {}  # worktree -> files that were dirty (compared by content hash)
     for r in results:
@@ -63,7 +65,8 @@ def annotate(results: list[dict[str, Any]], db: sqlite3.Connection) -> None:
         src = data.get("source") or {}
         reasons: list[str] = []
         state = CURRENT
-        key = (str(src.get("path") or ""), str((src.get("hash") or {}).get("sha256")))
+        recorded = src.get("hash")
+        key = (str(src.get("path") or ""), str(recorded.get("sha256")) if recorded else "None")
         verdict = sources.get(key) if key[0] else None
         if verdict and verdict[0] == UNAVAILABLE:
             state = UNAVAILABLE
@@ -89,7 +92,7 @@ def annotate(results: list[dict[str, Any]], db: sqlite3.Connection) -> None:
         }
 
 
-def _source(db: sqlite3.Connection, path: str, recorded: dict[str, Any]) -> tuple[str, str | None]:
+def _source(db: sqlite3.Connection, path: str, recorded: TranscriptHash | None) -> tuple[str, str | None]:
     """The verdict on one source file: from the cache when its size and mtime are unchanged, else by hashing it."""
     try:
         st = os.stat(path)
@@ -97,13 +100,13 @@ def _source(db: sqlite3.Connection, path: str, recorded: dict[str, Any]) -> tupl
         return UNAVAILABLE, None
     except OSError as exc:
         return CHANGED, f"the source {path} cannot be read: {exc.strerror}"
-    want = str(recorded.get("sha256"))
+    want = str(recorded.get("sha256")) if recorded else "None"
     row = db.execute(
         "SELECT size, mtime_ns, state, reason FROM source_checks WHERE path = ? AND want = ?", (path, want)
     ).fetchone()
     if row and (row[0], row[1]) == (st.st_size, st.st_mtime_ns):
         return str(row[2]), row[3]
-    if not recorded.get("ranges"):
+    if not recorded or not recorded.get("ranges"):
         return CURRENT, None  # nothing recorded to compare with (a document from elsewhere)
     problem = verify_hash(recorded, path)
     verdict = (CHANGED, problem) if problem else (CURRENT, None)
@@ -137,8 +140,8 @@ def _in_parallel(jobs: list[Callable[[], None]]) -> None:
 
 
 def _changed(
-    data: dict[str, Any],
-    g: dict[str, Any],
+    data: Document,
+    g: DocGit,
     diffs: dict[tuple[str, str], tuple[str | None, set[str]]],
     blobs: dict[str, dict[str, str | None]],
 ) -> tuple[str | None, list[str]]:

@@ -61,6 +61,8 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import, and a search loads this m
 if TYPE_CHECKING:
     from typing import Any
 
+    from autopilot.memory.shapes import FedRef
+    from autopilot.search.shapes import Built, Document, Stats
     from autopilot.sources.project import Project
 
 FILE = "evidence.sqlite3"
@@ -291,7 +293,7 @@ def say(message: str, notes: list[str] | None) -> None:
         tell(message)
 
 
-def rebuild(*, notes: list[str] | None = None, keep_other_kinds: bool = True) -> dict[str, Any]:
+def rebuild(*, notes: list[str] | None = None, keep_other_kinds: bool = True) -> Built:
     """Build a new index from every packet into a temp file and swap it in; what it holds."""
     path = index_path()
     index_dir().mkdir(parents=True, exist_ok=True)
@@ -342,7 +344,7 @@ def rebuild(*, notes: list[str] | None = None, keep_other_kinds: bool = True) ->
             tmp.unlink()
     for why in skipped:
         say(why, notes)
-    built = {"packets": count, "documents": documents, "kept": kept, "skipped": len(skipped)}
+    built: Built = {"packets": count, "documents": documents, "kept": kept, "skipped": len(skipped)}
     return built
 
 
@@ -419,7 +421,7 @@ def _add_packet(db: sqlite3.Connection, pid: str, skipped: list[str]) -> int | N
     return _insert(db, from_packet(pid, packet, evidence), "evidence", pid)
 
 
-def _row(doc: dict[str, Any]) -> tuple[Any, ...]:
+def _row(doc: Document) -> tuple[Any, ...]:
     import orjson
 
     from autopilot.search.documents import epoch
@@ -449,7 +451,7 @@ def _row(doc: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def _insert(db: sqlite3.Connection, docs: list[dict[str, Any]], kind: str, origin: str) -> int:
+def _insert(db: sqlite3.Connection, docs: list[Document], kind: str, origin: str) -> int:
     db.execute("DELETE FROM docs WHERE origin = ?", (origin,))
     db.executemany(
         "INSERT INTO docs (kind, origin, ref, role, agent, session, repo_id, worktree_id, branch, ts, seq, outcome, "
@@ -480,7 +482,7 @@ def writer() -> Iterator[sqlite3.Connection]:
 def add_packet(pid: str) -> int:
     """Index one stored packet (its hash is verified first); the number of documents added."""
     if not index_path().exists():
-        return int(rebuild()["documents"])
+        return rebuild()["documents"]
     skipped: list[str] = []
     try:
         with writer() as db:
@@ -496,21 +498,23 @@ def add_packet(pid: str) -> int:
     return added
 
 
-def add_documents(docs: list[dict[str, Any]]) -> int:
+def add_documents(docs: list[Document]) -> int:
     """Add or replace documents (grouped by origin: an origin's old documents go); the number added."""
     from autopilot.redact import Redactor
 
     redactor = Redactor()
-    clean: dict[str, list[dict[str, Any]]] = {}
+    clean: dict[str, list[Document]] = {}
     for doc in docs:
         missing = [k for k in ("kind", "origin", "ref", "text") if not doc.get(k)]
         if missing or doc.get("kind") not in KINDS:
             raise BridgeError(f"a search document needs kind ({', '.join(KINDS)}), origin, ref and text: {missing}")
         text = redactor(str(doc["text"]))[:TEXT_MAX]
         found = terms.symbols(text)
+        rest = doc.copy()
+        del rest["text"]
         clean.setdefault(doc["origin"], []).append(
             {
-                **redactor.walk({k: v for k, v in doc.items() if k != "text"}),
+                **redactor.walk(rest),
                 "text": text,
                 "paths": list(doc.get("paths") or []) or terms.paths(text),
                 "symbols": list(dict.fromkeys(list(doc.get("symbols") or []) + found)),
@@ -565,7 +569,7 @@ def generation() -> str | None:
             return None
 
 
-def stats(db: sqlite3.Connection) -> dict[str, Any]:
+def stats(db: sqlite3.Connection) -> Stats:
     """What the index holds: documents by kind, packets, schema version, file size.
 
     A packet's documents are counted from its origin row (one pass over the origins); an active-memory
@@ -612,17 +616,22 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
         from autopilot.memory.store import SessionStore
 
         store = SessionStore(agent, session, project.worktree)
-        docs = [
+        docs: list[Document] = [
             {
-                **doc,
+                "session": doc["session"],
+                "agent": doc["agent"],
+                "worktree": doc["worktree"],
+                "branch": doc["branch"],
                 "kind": "checkpoint" if doc["kind"] == "memory.checkpoint" else "observation",
+                "time": doc["time"],
+                "text": doc["text"],
+                "outcome": {"status": doc["outcome"]} if isinstance(doc["outcome"], str) else None,
+                "ref": f"{origin}:{doc['ref'].get('log')}:{doc['ref'].get('index')}",
                 "role": doc["kind"],
                 "origin": origin,
-                "ref": f"{origin}:{doc['ref'].get('log')}:{doc['ref'].get('index')}",
                 "pointer": _memory_pointer(doc["ref"]),
                 "repoId": project.repo_id,
                 "worktreeId": project.worktree_id,
-                "outcome": {"status": doc["outcome"]} if isinstance(doc.get("outcome"), str) else doc.get("outcome"),
             }
             for doc in feed.documents(store)
             if str(doc.get("text") or "").strip()
@@ -637,7 +646,7 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
     return added
 
 
-def _memory_pointer(ref: dict[str, Any]) -> dict[str, Any]:
+def _memory_pointer(ref: FedRef) -> dict[str, Any]:
     """Where a memory document is: its log and index in the store, how it came (``via``: ``hook`` or
     ``recover``) and, for one rebuilt from the transcript, that file and line (the pointer's ``source``)."""
     out = {k: v for k, v in ref.items() if k != "source"}

@@ -10,18 +10,20 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import, and every search without 
 if TYPE_CHECKING:
     from typing import Any
 
+    from autopilot.search.shapes import Answer, Result
+
 EXCERPT_LINES = 6
 LINE_CHARS = 160
 SCOPES = {"this-worktree": "this worktree", "other-branch": "OTHER BRANCH", "other-worktree": "OTHER WORKTREE"}
 
 
-def render(answer: dict[str, Any]) -> str:
+def render(answer: Answer) -> str:
     """The answer as text for a terminal."""
     scope = answer["scope"]
     where = "this worktree" if scope["worktree"] == "this" else "all worktrees of this project"
     results = answer["results"]
     lines = [f"{len(results)} result(s) for {answer['query']!r} in {where} (branch {scope.get('branch') or '-'})"]
-    index = answer.get("index") or {}
+    index = answer.get("index")
     if index:
         docs = sum((index.get("documents") or {}).values())
         lines.append(f"index: {docs} documents from {index.get('packets', 0)} packets ({index.get('path')})")
@@ -40,7 +42,7 @@ def render(answer: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _result(r: dict[str, Any]) -> list[str]:
+def _result(r: Result) -> list[str]:
     outcome = (r.get("outcome") or {}).get("status")
     fresh = r["freshness"]
     head = f"#{r['rank']} {r['role']}" + (f" — {outcome}" if outcome else "")

@@ -49,6 +49,8 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads th
 if TYPE_CHECKING:
     from typing import Any
 
+    from autopilot.search.shapes import Answer, Brief, Conflict, Here, Hit, Result, Stats
+
 CANDIDATES = 100  # rows FTS5 ranks before coverage and links are looked at
 RANK_ALL = 5000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
 DF_CAP = RANK_ALL + 1
@@ -83,11 +85,11 @@ def search(
     since: float | None = None,
     agent: str | None = None,
     now: float | None = None,
-) -> dict[str, Any]:
+) -> Answer:
     """The ranked, explained answer to one query in the project around ``cwd``."""
     q = parse(text)
     project = Project(cwd)
-    here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
+    here: Here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
     notes = list(q.notes)
     try:
         index.open_index(notes=notes).close()  # made (or rebuilt) before the memory joins it
@@ -117,19 +119,19 @@ def search(
 def _run(
     db: sqlite3.Connection,
     q: Query,
-    here: dict[str, Any],
+    here: Here,
     limit: int,
     worktree: str,
     since: float | None,
     agent: str | None,
     now: float,
     notes: list[str],
-    held: dict[str, Any],
-) -> dict[str, Any]:
+    held: Stats,
+) -> Answer:
     total = sum(held["documents"].values())
     df = {w: _doc_count(db, w) for w in q.words}
     known = [w for w in q.words if df[w]]
-    answer: dict[str, Any] = {
+    answer: Answer = {
         "trust": TRUST,
         "query": q.text,
         "words": q.words,
@@ -147,7 +149,8 @@ def _run(
     idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in known}
     mass = sum(idf.values())
     needed = _needed(known, df, idf)
-    filters, params = ["d.repo_id = ?"], [here["repoId"]]
+    filters: list[str] = ["d.repo_id = ?"]
+    params: list[Any] = [here["repoId"]]
     if worktree == "this":
         filters.append("d.worktree_id = ?")
         params.append(here["worktreeId"])
@@ -177,7 +180,7 @@ def _run(
         else "the IDF weight of the query words held (common words: bm25 would read every match)",
         "documentCounts": f"exact up to {DF_CAP - 1:,}; above that a word counts as held by {DF_CAP:,}",
     }
-    hits: dict[tuple[str, str], dict[str, Any]] = {}
+    hits: dict[tuple[str, str], Hit] = {}
     for row in rows:
         words = _words(f"{row[10]}\n{row[12]}\n{row[13]}")  # text, paths, symbols: no JSON parsed yet
         matched = [w for w in known if w in words]
@@ -262,14 +265,25 @@ def _doc_count(db: sqlite3.Connection, word: str) -> int:
     return int(found.fetchone()[0])
 
 
-def _doc(row: tuple[Any, ...]) -> dict[str, Any]:
-    keys = ("id", "kind", "origin", "ref", "role", "agent", "session", "worktreeId", "branch", "ts", "text")
-    doc = dict(zip(keys, row[:11], strict=True))
-    doc["_data"] = json.loads(row[11])  # json, not orjson: a search process spares its ~15 ms import
-    return doc
+def _doc(row: tuple[Any, ...]) -> Hit:
+    # the columns of _COLUMNS, in order; json, not orjson: a search process spares its ~15 ms import
+    return {
+        "id": row[0],
+        "kind": row[1],
+        "origin": row[2],
+        "ref": row[3],
+        "role": row[4],
+        "agent": row[5],
+        "session": row[6],
+        "worktreeId": row[7],
+        "branch": row[8],
+        "ts": row[9],
+        "text": row[10],
+        "_data": json.loads(row[11]),
+    }
 
 
-def _score(doc: dict[str, Any], q: Query, relevance: float, now: float) -> dict[str, float]:
+def _score(doc: Hit, q: Query, relevance: float, now: float) -> dict[str, float]:
     data = doc["_data"]
     path = PATH_MATCH if any(_same_path(p, mine) for p in q.paths for mine in data.get("paths", [])) else 0.0
     symbol = SYMBOL_MATCH if set(q.symbols) & set(data.get("symbols", [])) else 0.0
@@ -278,7 +292,7 @@ def _score(doc: dict[str, Any], q: Query, relevance: float, now: float) -> dict[
     return _total(parts)
 
 
-def _chained(doc: dict[str, Any]) -> float:
+def _chained(doc: Hit) -> float:
     """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one)."""
     return CAUSAL_BONUS if doc["role"] in ("edit", "test") and doc["_data"].get("links") else 0.0
 
@@ -289,10 +303,11 @@ def _total(parts: dict[str, float]) -> dict[str, float]:
     return parts
 
 
-def _recency(doc: dict[str, Any], now: float) -> float:
-    if doc.get("ts") is None:
+def _recency(doc: Hit, now: float) -> float:
+    ts = doc.get("ts")
+    if ts is None:
         return 0.0
-    age_days = max(0.0, now - float(doc["ts"])) / 86400
+    age_days = max(0.0, now - float(ts)) / 86400
     return float(RECENCY * 0.5 ** (age_days / HALF_LIFE_DAYS))
 
 
@@ -303,9 +318,9 @@ def _same_path(query_path: str, path: str) -> bool:
 
 def _follow_links(
     db: sqlite3.Connection,
-    hits: dict[tuple[str, str], dict[str, Any]],
+    hits: dict[tuple[str, str], Hit],
     now: float,
-    here: dict[str, Any],
+    here: Here,
     worktree: str,
     since: float | None,
     agent: str | None,
@@ -313,7 +328,7 @@ def _follow_links(
     """Bring in what the matches are causally linked to (two steps: a failed run, its fix, the run that proved it)."""
     frontier = sorted(hits.values(), key=_order)[:FOLLOW]  # a link from further down could not rank
     for _ in range(2):
-        wanted: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        wanted: dict[tuple[str, str], tuple[Hit, str]] = {}
         for doc in frontier:
             for link in doc["_data"].get("links", []):
                 if link["rel"] in LINKS_FROM.get(doc["role"], CLAIM_LINKS):
@@ -352,13 +367,13 @@ def _follow_links(
             frontier.append(doc)
 
 
-def _order(doc: dict[str, Any]) -> tuple[Any, ...]:
+def _order(doc: Hit) -> tuple[Any, ...]:
     return (-doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"], doc["ref"])
 
 
-def _dedupe(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _dedupe(ranked: list[Hit]) -> list[Hit]:
     """One result per event: the same transcript line exported in several packets is shown once."""
-    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    seen: dict[tuple[str, str], Hit] = {}
     out = []
     for doc in ranked:
         data = doc["_data"]
@@ -371,13 +386,13 @@ def _dedupe(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _scope(doc: dict[str, Any], here: dict[str, Any]) -> str:
+def _scope(doc: Hit, here: Here) -> str:
     if doc["worktreeId"] != here["worktreeId"]:
         return "other-worktree"
     return "this-worktree" if doc["branch"] == here["branch"] else "other-branch"
 
 
-def _polarity(doc: dict[str, Any]) -> int:
+def _polarity(doc: Hit) -> int:
     """+1 for a passing run or a "fixed" claim, -1 for a failing run, 0 for anything else."""
     status = (doc["_data"].get("outcome") or {}).get("status")
     if status == "claimed-fixed":
@@ -387,7 +402,7 @@ def _polarity(doc: dict[str, Any]) -> int:
     return 1 if status in POSITIVE else (-1 if status in NEGATIVE else 0)
 
 
-def _supersede(ranked: list[dict[str, Any]], here: dict[str, Any]) -> None:
+def _supersede(ranked: list[Hit], here: Here) -> None:
     """Mark each outcome superseded by the first later test run, in the same worktree and branch, that contradicts it.
 
     A run contradicts an earlier outcome when their polarity differs (passed or "fixed", then
@@ -416,11 +431,11 @@ def _supersede(ranked: list[dict[str, Any]], here: dict[str, Any]) -> None:
             break
 
 
-def _when(doc: dict[str, Any]) -> tuple[Any, ...]:
+def _when(doc: Hit) -> tuple[Any, ...]:
     return (doc.get("ts") or 0, doc["origin"], doc.get("_data", {}).get("seq") or 0, doc["ref"])
 
 
-def _pointer(doc: dict[str, Any]) -> dict[str, Any]:
+def _pointer(doc: Hit) -> dict[str, Any]:
     data = doc["_data"]
     src = data.get("source") or {}
     out = {
@@ -429,7 +444,7 @@ def _pointer(doc: dict[str, Any]) -> dict[str, Any]:
         "packet": doc["origin"] if doc["kind"] == "evidence" else None,
         "ref": doc["ref"],
         "source": src.get("path"),
-        "sourceSha256": (src.get("hash") or {}).get("sha256"),
+        "sourceSha256": recorded.get("sha256") if (recorded := src.get("hash")) else None,
         **(data.get("pointer") or {}),
     }
     if data.get("resultPointer"):
@@ -437,7 +452,7 @@ def _pointer(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _brief(doc: dict[str, Any]) -> dict[str, Any]:
+def _brief(doc: Hit) -> Brief:
     return {
         "rank": doc.get("_rank"),
         "origin": doc["origin"],
@@ -449,9 +464,9 @@ def _brief(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _public(doc: dict[str, Any], rank: int, here: dict[str, Any]) -> dict[str, Any]:
+def _public(doc: Hit, rank: int, here: Here) -> Result:
     data = doc["_data"]
-    out: dict[str, Any] = {
+    out: Result = {
         "rank": rank,
         "score": doc["score"],
         "coverage": doc["coverage"],
@@ -477,9 +492,10 @@ def _public(doc: dict[str, Any], rank: int, here: dict[str, Any]) -> dict[str, A
     if doc.get("_via"):
         parent, rel = doc["_via"]
         out["via"] = {"rel": rel, "rank": parent.get("_rank"), "origin": parent["origin"], "ref": parent["ref"]}
-    for key in ("alsoIn", "shownFor"):
-        if doc.get(key):
-            out[key] = doc[key]
+    if doc.get("alsoIn"):
+        out["alsoIn"] = doc["alsoIn"]
+    if doc.get("shownFor"):
+        out["shownFor"] = doc["shownFor"]
     if doc.get("_supersededBy"):
         out["supersededBy"] = _brief(doc["_supersededBy"])
     if doc.get("_supersedes"):
@@ -492,10 +508,10 @@ def _public(doc: dict[str, Any], rank: int, here: dict[str, Any]) -> dict[str, A
     return out
 
 
-def _conflicts(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _conflicts(shown: list[Hit]) -> list[Conflict]:
     """Each chain of contradicting outcomes among the results, oldest first, ending with the one that stands."""
     rank = {(d["origin"], d["ref"]): n for n, d in enumerate(shown, 1)}
-    out = []
+    out: list[Conflict] = []
     for head in shown:
         if not head.get("_supersedes") or head.get("_supersededBy"):
             continue
