@@ -8,13 +8,15 @@ import subprocess
 import pytest
 
 from tests.support.bridge import run_bridge
+from tests.support.home_guard import HomeGuard, real_homes
+
+REAL_HOME = HomeGuard(real_homes())  # taken as the run starts, before any test sets a HOME of its own
 
 
 @pytest.fixture(autouse=True)
 def isolated_homes(tmp_path_factory, monkeypatch):
     """Point every root the bridge uses at a fresh directory, so no test touches real homes."""
     root = tmp_path_factory.mktemp("homes")
-    real_home = os.path.expanduser("~")
     for var, sub in (
         ("AUTOPILOT_HOME", "autopilot"),
         ("CODEX_HOME", "codex"),
@@ -37,7 +39,12 @@ def isolated_homes(tmp_path_factory, monkeypatch):
     ):
         monkeypatch.delenv(var, raising=False)
     yield root
-    assert not os.path.exists(os.path.join(real_home, ".codex-autopilot", "runs", "__test_marker__"))
+    touched = REAL_HOME.check()
+    if touched:
+        pytest.fail(
+            "the test wrote to the real home (or another process did meanwhile):\n  " + "\n  ".join(touched[:20]),
+            pytrace=False,
+        )
 
 
 @pytest.fixture

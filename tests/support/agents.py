@@ -27,12 +27,22 @@ def agent_bin(name: str) -> Path:
     return path
 
 
-@functools.cache
 def agent_version(name: str) -> tuple[int, ...]:
     """The x.y.z of the claude or codex under test (the pinned one, or the matrix's)."""
+    return _version(str(agent_bin(name)))
+
+
+@functools.cache
+def _version(binary: str) -> tuple[int, ...]:
+    """What ``binary --version`` says, asked in a throwaway home: it runs at collection, before any test has
+    a home of its own, and even ``codex --version`` writes to its home (``tmp/arg0``)."""
+    import tempfile
+
     from autopilot.config import parse_version
 
-    said = subprocess.run([str(agent_bin(name)), "--version"], capture_output=True, text=True, timeout=60).stdout
+    with tempfile.TemporaryDirectory(prefix="agent-version-") as home:
+        env = {**os.environ, "HOME": home, "CODEX_HOME": home, "CLAUDE_CONFIG_DIR": home}
+        said = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60, env=env).stdout
     return parse_version(said) or (0, 0, 0)
 
 
