@@ -8,16 +8,10 @@ import pytest
 
 from autopilot.transcripts.claude_intake import intake
 from tests.fixtures import make_claude_fixtures as make
-from tests.support.agents import agent_bin, needs
+from tests.support.agents import needs
 from tests.support.claude_rows import fixture
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def claude():
-    """The pinned real claude binary (fails, not skips, under AUTOPILOT_REQUIRE_E2E=1)."""
-    return agent_bin("claude")
 
 
 def fresh(name: str, tmp_path, claude) -> dict:

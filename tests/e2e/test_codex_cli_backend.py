@@ -15,29 +15,16 @@ from autopilot.codex import ratelimits
 from autopilot.codex.sessions import newest_root_session
 from autopilot.errors import EXIT_INFRA
 from autopilot.scripted.responses_server import (
-    ResponsesServer,
     delay,
     http_error,
     rate_limit_headers,
     reply_json,
     with_headers,
 )
-from tests.support.agents import agent_bin, needs, write_codex_config
+from tests.support.agents import agent_bin, needs
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def codex(isolated_homes, monkeypatch):
-    """The real codex as the backend, talking to a scripted server."""
-    binary = agent_bin("codex")
-    with ResponsesServer() as srv:
-        write_codex_config(isolated_homes / "codex", srv.url)
-        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(binary))
-        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
-        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
-        yield srv
 
 
 def usage(inp: int, cached: int, out: int) -> dict:
@@ -45,22 +32,22 @@ def usage(inp: int, cached: int, out: int) -> dict:
 
 
 @pytest.mark.smoke
-def test_plan_review_verdict_share_one_codex_thread(codex, git_repo, bridge):
+def test_plan_review_verdict_share_one_codex_thread(codex_server, git_repo, bridge):
     """Plan starts a Codex thread; review and verdict resume it; the thread id is the conversation id."""
-    codex.push(reply_json(PLAN, usage(100, 0, 10)))
+    codex_server.push(reply_json(PLAN, usage(100, 0, 10)))
     code, out, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")
     assert code == 0, err
     thread = state_of(bridge, git_repo)["conversation_id"]
     assert thread and json.loads(out)["backend"] == "codex-cli"
-    schema = codex.requests[0]["text"]["format"]
+    schema = codex_server.requests[0]["text"]["format"]
     assert schema["type"] == "json_schema" and schema["strict"] is True and "tasks" in schema["schema"]["properties"]
     (git_repo / "feature.py").write_text("x = 1\n")
-    codex.push(reply_json(APPROVE, usage(300, 100, 20)))
+    codex_server.push(reply_json(APPROVE, usage(300, 100, 20)))
     code, out, err = bridge("-C", str(git_repo), "review")
     assert code == 0, err
-    history = json.dumps(codex.requests[-1]["input"])
+    history = json.dumps(codex_server.requests[-1]["input"])
     assert "Add a feature" in history and "x = 1" in history  # the plan turn is in the resumed thread
-    codex.push(reply_json(continue_to("T2"), usage(500, 300, 30)))
+    codex_server.push(reply_json(continue_to("T2"), usage(500, 300, 30)))
     code, out, err = bridge("-C", str(git_repo), "verdict")
     assert code == 0, err
     s = state_of(bridge, git_repo)
@@ -75,27 +62,27 @@ def test_plan_review_verdict_share_one_codex_thread(codex, git_repo, bridge):
     (0, 145, 0),
     "codex 0.129 sends a custom provider (the scripted server) no reasoning field, whatever the effort",
 )
-def test_effort_reaches_codexs_requests_on_every_call_resumes_included(codex, git_repo, bridge):
+def test_effort_reaches_codexs_requests_on_every_call_resumes_included(codex_server, git_repo, bridge):
     """plan --effort xhigh reaches the model as reasoning.effort; the resumed review asks xhigh again (Codex
     forgets it across resumes), and review --effort low asks low for that call."""
-    codex.push(reply_json(PLAN))
+    codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature", "--effort", "xhigh")[0] == 0
     (git_repo / "feature.py").write_text("x = 1\n")
-    codex.push(reply_json(APPROVE))
+    codex_server.push(reply_json(APPROVE))
     assert bridge("-C", str(git_repo), "review")[0] == 0
     (git_repo / "feature.py").write_text("x = 2\n")
-    codex.push(reply_json(APPROVE))
+    codex_server.push(reply_json(APPROVE))
     assert bridge("-C", str(git_repo), "review", "--effort", "low")[0] == 0
-    assert [r["reasoning"]["effort"] for r in codex.requests] == ["xhigh", "xhigh", "low"]
-    assert state_of(bridge, git_repo)["conversation_id"] in json.dumps(codex.requests[-1])  # one thread, resumed
+    assert [r["reasoning"]["effort"] for r in codex_server.requests] == ["xhigh", "xhigh", "low"]
+    assert state_of(bridge, git_repo)["conversation_id"] in json.dumps(codex_server.requests[-1])  # one thread, resumed
 
 
-def test_each_call_is_charged_only_what_it_added(codex, git_repo, bridge):
+def test_each_call_is_charged_only_what_it_added(codex_server, git_repo, bridge):
     """Codex reports the thread's running total; the bridge charges each call the growth, not the total."""
-    codex.push(reply_json(PLAN, usage(100, 0, 10)))
+    codex_server.push(reply_json(PLAN, usage(100, 0, 10)))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     (git_repo / "feature.py").write_text("x = 1\n")
-    codex.push(reply_json(APPROVE, usage(300, 100, 20)), reply_json(APPROVE, usage(400, 250, 25)))
+    codex_server.push(reply_json(APPROVE, usage(300, 100, 20)), reply_json(APPROVE, usage(400, 250, 25)))
     assert bridge("-C", str(git_repo), "review")[0] == 0
     s = state_of(bridge, git_repo)
     # The totals file is lost: the baseline is recovered from the rollout instead.
@@ -110,12 +97,12 @@ def test_each_call_is_charged_only_what_it_added(codex, git_repo, bridge):
 @pytest.mark.parametrize(
     ("step", "kind"), [(http_error(500), "server"), (http_error(401), "auth"), (http_error(429), "rate_limit")]
 )
-def test_codex_failing_is_an_infra_error(codex, git_repo, bridge, step, kind):
+def test_codex_failing_is_an_infra_error(codex_server, git_repo, bridge, step, kind):
     """codex exiting non-zero is recorded as the reviewer being unavailable, with the kind of failure."""
-    codex.push(reply_json(PLAN))
+    codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     (git_repo / "feature.py").write_text("x = 1\n")
-    codex.push(step)
+    codex_server.push(step)
     code, _, err = bridge("-C", str(git_repo), "review")
     s = state_of(bridge, git_repo)
     assert code == EXIT_INFRA and "codex" in err
@@ -127,13 +114,13 @@ def test_codex_failing_is_an_infra_error(codex, git_repo, bridge, step, kind):
     )
 
 
-def test_codex_timeout_kills_it_and_is_recorded(codex, git_repo, bridge, monkeypatch):
+def test_codex_timeout_kills_it_and_is_recorded(codex_server, git_repo, bridge, monkeypatch):
     """A Codex slower than AUTOPILOT_TIMEOUT is killed (with its children) and recorded as a timeout."""
-    codex.push(reply_json(PLAN))
+    codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     (git_repo / "feature.py").write_text("x = 1\n")
     monkeypatch.setenv("AUTOPILOT_TIMEOUT", "3")
-    codex.push(delay(reply_json(APPROVE), 30))
+    codex_server.push(delay(reply_json(APPROVE), 30))
     started = time.monotonic()
     code, _, err = bridge("-C", str(git_repo), "review")
     assert code == EXIT_INFRA and "did not answer within 3s" in err
@@ -157,9 +144,9 @@ def codex_processes_using(codex_home: str) -> list[int]:
     return found
 
 
-def test_missing_codex_binary_is_an_infra_error(codex, git_repo, bridge, monkeypatch):
+def test_missing_codex_binary_is_an_infra_error(codex_server, git_repo, bridge, monkeypatch):
     """A configured codex that does not exist is recorded as binary_missing with how to install it."""
-    codex.push(reply_json(PLAN))
+    codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     monkeypatch.setenv("AUTOPILOT_CODEX_BIN", "/nonexistent/codex")
     (git_repo / "feature.py").write_text("x = 1\n")
@@ -168,9 +155,9 @@ def test_missing_codex_binary_is_an_infra_error(codex, git_repo, bridge, monkeyp
     assert state_of(bridge, git_repo)["last_error"]["kind"] == "binary_missing"
 
 
-def test_thread_id_is_recoverable_from_the_rollout(codex, git_repo):
+def test_thread_id_is_recoverable_from_the_rollout(codex_server, git_repo):
     """The newest exec rollout for a workspace names the thread, for when thread.started is missing."""
-    codex.push(reply_json(APPROVE))
+    codex_server.push(reply_json(APPROVE))
     started = time.time()
     proc = subprocess.run(
         [
@@ -196,28 +183,28 @@ def test_thread_id_is_recoverable_from_the_rollout(codex, git_repo):
 
 
 @pytest.mark.smoke  # each Codex version words a pruned thread its own way
-def test_a_vanished_thread_is_replaced_by_a_new_one(codex, git_repo, bridge):
+def test_a_vanished_thread_is_replaced_by_a_new_one(codex_server, git_repo, bridge):
     """When Codex no longer has the run's thread (sessions pruned), the call continues in a new thread."""
-    codex.push(reply_json(PLAN))
+    codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     old = state_of(bridge, git_repo)["conversation_id"]
     for rollout in (Path(os.environ["CODEX_HOME"]) / "sessions").rglob("rollout-*.jsonl"):
         rollout.unlink()
     (git_repo / "feature.py").write_text("x = 1\n")
-    codex.push(reply_json(APPROVE))
+    codex_server.push(reply_json(APPROVE))
     code, _, err = bridge("-C", str(git_repo), "review")
     s = state_of(bridge, git_repo)
     assert code == 0 and "starting a new one" in err, err
     assert s["conversation_id"] not in (None, old) and s["last_review"]["decision"] == "approve"
 
 
-def test_a_call_waiting_too_long_for_the_thread_is_busy(codex, git_repo, bridge, monkeypatch):
+def test_a_call_waiting_too_long_for_the_thread_is_busy(codex_server, git_repo, bridge, monkeypatch):
     """While another call of the run holds the Codex thread, a second one gives up as busy, not a crash."""
     import filelock
 
     from autopilot.backends import codex_cli
 
-    codex.push(reply_json(PLAN))
+    codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     (git_repo / "feature.py").write_text("x = 1\n")
     monkeypatch.setattr(codex_cli, "LOCK_WAIT_S", 0.3)
@@ -227,9 +214,9 @@ def test_a_call_waiting_too_long_for_the_thread_is_busy(codex, git_repo, bridge,
     assert state_of(bridge, git_repo)["last_error"]["kind"] == "busy"
 
 
-def test_calls_are_priced_by_the_model_codex_ran(codex, git_repo, bridge):
+def test_calls_are_priced_by_the_model_codex_ran(codex_server, git_repo, bridge):
     """With no model configured for the bridge, each call is priced by the model Codex used, not the default."""
-    codex.push(reply_json(PLAN))
+    codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     s = state_of(bridge, git_repo)
     events = [json.loads(line) for line in (Path(s["run_dir"]) / "events.jsonl").read_text().splitlines()]
@@ -241,11 +228,11 @@ def test_calls_are_priced_by_the_model_codex_ran(codex, git_repo, bridge):
 # reads them back, shows them in status, and a run pauses before a window runs out.
 
 
-def test_windows_the_server_sends_are_read_back_from_codexs_rollout(codex, git_repo, bridge):
+def test_windows_the_server_sends_are_read_back_from_codexs_rollout(codex_server, git_repo, bridge):
     """The x-codex-primary/secondary headers land in the rollout's token_count; latest() reads them from there."""
     now = int(time.time())
     headers = rate_limit_headers(42.5, 17, primary_reset=now + 3600, secondary_reset=now + 86400 * 3)
-    codex.push(with_headers(reply_json(PLAN), headers))
+    codex_server.push(with_headers(reply_json(PLAN), headers))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
     thread = state_of(bridge, git_repo)["conversation_id"]
     found = ratelimits.latest()
@@ -271,10 +258,10 @@ def test_windows_the_server_sends_are_read_back_from_codexs_rollout(codex, git_r
     )
 
 
-def test_status_shows_what_is_left_of_each_window(codex, git_repo, bridge):
+def test_status_shows_what_is_left_of_each_window(codex_server, git_repo, bridge):
     """codex-bridge status (and status --json) show the percentage left and the reset time Codex recorded."""
     now = int(time.time())
-    codex.push(
+    codex_server.push(
         with_headers(reply_json(PLAN), rate_limit_headers(80, 30, primary_reset=now + 7200, secondary_reset=now + 9e4))
     )
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
@@ -286,11 +273,11 @@ def test_status_shows_what_is_left_of_each_window(codex, git_repo, bridge):
     assert (limits["primary"]["left_percent"], limits["secondary"]["left_percent"]) == (20.0, 70.0)
 
 
-def test_a_run_pauses_before_a_window_runs_out_and_resumes_after_it_resets(codex, git_repo, bridge):
+def test_a_run_pauses_before_a_window_runs_out_and_resumes_after_it_resets(codex_server, git_repo, bridge):
     """With --min-rate-limit-left 10, a 5-hour window at 95% pauses the run before the review is asked for,
     saying when the window resets; once it has, resume continues and the review reaches Codex."""
     reset = int(time.time()) + 6
-    codex.push(
+    codex_server.push(
         with_headers(reply_json(PLAN), rate_limit_headers(95, 20, primary_reset=reset, secondary_reset=reset + 9e4))
     )
     code, _, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature", "--min-rate-limit-left", "10")
@@ -299,14 +286,14 @@ def test_a_run_pauses_before_a_window_runs_out_and_resumes_after_it_resets(codex
     code, _, err = bridge("-C", str(git_repo), "review")
     s = state_of(bridge, git_repo)
     assert code == EXIT_INFRA and "paused before its review call" in err and "/autopilot resume" in err
-    assert (s["status"], len(codex.requests), s["min_rate_limit_left"]) == ("paused_rate_limit", 1, 10.0)
+    assert (s["status"], len(codex_server.requests), s["min_rate_limit_left"]) == ("paused_rate_limit", 1, 10.0)
     when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(reset))
     assert s["stop_reason"].startswith(
         f"Codex's 5-hour window has 5% left, under the 10% this run keeps free; it resets at {when} UTC"
     )
     time.sleep(max(0.0, reset - time.time()) + 0.5)
     assert bridge("-C", str(git_repo), "resume")[0] == 0
-    codex.push(reply_json(APPROVE))
+    codex_server.push(reply_json(APPROVE))
     code, _, err = bridge("-C", str(git_repo), "review")
     assert code == 0, err
-    assert (state_of(bridge, git_repo)["status"], len(codex.requests)) == ("running", 2)
+    assert (state_of(bridge, git_repo)["status"], len(codex_server.requests)) == ("running", 2)

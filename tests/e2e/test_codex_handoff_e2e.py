@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from autopilot import paths
-from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
-from tests.support.agents import agent_bin, codex_exec, needs, write_codex_config
+from autopilot.scripted.responses_server import reply_json, reply_text, tool_call
+from tests.support.agents import agent_bin, codex_exec, needs
 
 pytestmark = pytest.mark.e2e
 
@@ -22,16 +22,6 @@ CLAUDE_TRANSCRIPT = (
     / "tools"
     / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"
 )
-
-
-@pytest.fixture
-def srv(isolated_homes, monkeypatch):
-    """A scripted Responses server the real codex in the test's CODEX_HOME talks to."""
-    monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
-    monkeypatch.setenv("FAKE_OPENAI_KEY", "scripted")
-    with ResponsesServer() as server:
-        write_codex_config(paths.codex_home(), server.url)
-        yield server
 
 
 def install(bridge, *flags: str) -> dict:
@@ -56,20 +46,20 @@ def pointer() -> Path:
     return paths.handoff_dir() / "codex-latest.json"
 
 
-def test_install_trust_is_confirmed_by_codex(srv, bridge):
+def test_install_trust_is_confirmed_by_codex(codex_server, bridge):
     """`install codex --trust` records a trust that codex app-server's hooks/list reports as trusted."""
     trust = install(bridge, "--trust")["trust"]
     assert (trust["status"], trust["checkedWith"], trust["recorded"]) == ("trusted", str(agent_bin("codex")), True)
 
 
 @pytest.mark.smoke
-def test_handoff_is_caught_with_recorded_trust(srv, bridge, git_repo):
+def test_handoff_is_caught_with_recorded_trust(codex_server, bridge, git_repo):
     """With the trust --trust recorded, `$handoff` writes the pointer and no model request is made."""
     install(bridge, "--trust")
     events = codex_exec(git_repo, "--", "$handoff")
     thread = thread_of(events)
     recorded = json.loads(pointer().read_text())
-    assert srv.requests == []
+    assert codex_server.requests == []
     assert (recorded["transcript_path"], recorded["cwd"], recorded["session_id"]) == (
         str(rollout_of(thread)),
         str(git_repo),
@@ -77,10 +67,10 @@ def test_handoff_is_caught_with_recorded_trust(srv, bridge, git_repo):
     )
 
 
-def test_ordinary_prompt_goes_through(srv, bridge, git_repo):
+def test_ordinary_prompt_goes_through(codex_server, bridge, git_repo):
     """With the hook installed and trusted, an ordinary prompt reaches the model and its answer comes back."""
     install(bridge, "--trust")
-    srv.push(reply_text("Hello from the scripted model."))
+    codex_server.push(reply_text("Hello from the scripted model."))
     events = codex_exec(git_repo, "--", "Say hello")
     answers = [
         e["item"]["text"]
@@ -88,32 +78,34 @@ def test_ordinary_prompt_goes_through(srv, bridge, git_repo):
         if e.get("type") == "item.completed" and e["item"].get("type") == "agent_message"
     ]
     assert answers == ["Hello from the scripted model."]
-    assert "Say hello" in json.dumps(srv.requests[0]["input"]) and not pointer().exists()
+    assert "Say hello" in json.dumps(codex_server.requests[0]["input"]) and not pointer().exists()
 
 
 @needs("codex", (0, 145, 0), "--dangerously-bypass-hook-trust, the flag this test uses, came after 0.129")
-def test_bypass_flag_runs_the_untrusted_hook(srv, bridge, git_repo):
+def test_bypass_flag_runs_the_untrusted_hook(codex_server, bridge, git_repo):
     """Without recorded trust, --dangerously-bypass-hook-trust runs the hook: `$handoff` is caught."""
     install(bridge)
     codex_exec(git_repo, "--dangerously-bypass-hook-trust", "--", "$handoff")
-    assert srv.requests == [] and pointer().exists()
+    assert codex_server.requests == [] and pointer().exists()
 
 
-def test_untrusted_hook_is_skipped(srv, bridge, git_repo):
+def test_untrusted_hook_is_skipped(codex_server, bridge, git_repo):
     """Installed but not trusted, the hook does not run: `$handoff` reaches the model with the handoff skill."""
     install(bridge)
     codex_exec(git_repo, "--", "$handoff")
-    assert len(srv.requests) == 1 and not pointer().exists()
-    assert "<name>handoff</name>" in json.dumps(srv.requests[0]["input"])  # the skill says no handoff was recorded
+    assert len(codex_server.requests) == 1 and not pointer().exists()
+    assert "<name>handoff</name>" in json.dumps(
+        codex_server.requests[0]["input"]
+    )  # the skill says no handoff was recorded
 
 
-def test_handoff_skill_is_not_offered_to_the_model(srv, bridge, git_repo):
+def test_handoff_skill_is_not_offered_to_the_model(codex_server, bridge, git_repo):
     """Codex lists from-claude for implicit use but not handoff (allow_implicit_invocation: false)."""
     install(bridge, "--trust")
     codex_exec(git_repo, "--", "Say hello")
     listing = next(
         part["text"]
-        for item in srv.requests[0]["input"]
+        for item in codex_server.requests[0]["input"]
         if item.get("role") == "developer"
         for part in item.get("content") or []
         if "<skills_instructions>" in part.get("text", "")
@@ -121,7 +113,7 @@ def test_handoff_skill_is_not_offered_to_the_model(srv, bridge, git_repo):
     assert "- from-claude:" in listing and "- handoff:" not in listing
 
 
-def test_copy_names_the_handed_over_rollout(srv, bridge, git_repo):
+def test_copy_names_the_handed_over_rollout(codex_server, bridge, git_repo):
     """After a real `$handoff`, copy --latest prints the from-codex line for that session's rollout."""
     install(bridge, "--trust")
     thread = thread_of(codex_exec(git_repo, "--", "$handoff"))
@@ -132,17 +124,17 @@ def test_copy_names_the_handed_over_rollout(srv, bridge, git_repo):
     assert answer["text"] == f"/codex-autopilot:from-codex {shlex.quote(str(rollout_of(thread)))}"
 
 
-def test_copy_never_hands_over_an_earlier_plans_reviewer_thread(srv, bridge, git_repo, monkeypatch):
+def test_copy_never_hands_over_an_earlier_plans_reviewer_thread(codex_server, bridge, git_repo, monkeypatch):
     """After two plans on the codex-cli backend, copy picks the user's older session, not the first plan's thread."""
     from tests.support.loop import PLAN, state_of
 
-    srv.push(reply_text("done"))
+    codex_server.push(reply_text("done"))
     user = thread_of(codex_exec(git_repo, "--", "look around"))
     os.utime(rollout_of(user), (1, 1))  # older than both plans' threads
     monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
     plan_threads = []
     for goal in ("First goal", "Second goal"):
-        srv.push(reply_json(PLAN))
+        codex_server.push(reply_json(PLAN))
         code, _, err = bridge("-C", str(git_repo), "plan", "--goal", goal)
         assert code == 0, err
         plan_threads.append(state_of(bridge, git_repo)["conversation_id"])
@@ -152,7 +144,7 @@ def test_copy_never_hands_over_an_earlier_plans_reviewer_thread(srv, bridge, git
     assert (json.loads(out)["source"], json.loads(out)["threadId"]) == ("scan", user)
 
 
-def test_from_claude_skill_runs_the_intake_inside_codex(srv, bridge, git_repo):
+def test_from_claude_skill_runs_the_intake_inside_codex(codex_server, bridge, git_repo):
     """Codex runs the from-claude skill's command as the SKILL.md gives it, and gets the transcript's intake."""
     install(bridge, "--trust")
     target = paths.handoff_dir() / "claude-latest.json"
@@ -168,12 +160,12 @@ def test_from_claude_skill_runs_the_intake_inside_codex(srv, bridge, git_repo):
         )
     )
     launcher = shlex.quote(str(paths.codex_home() / "skills" / "from-claude" / "scripts" / "from-claude"))
-    srv.push(tool_call("exec_command", {"cmd": launcher}, call_id="call_intake"), reply_text("Picked it up."))
+    codex_server.push(tool_call("exec_command", {"cmd": launcher}, call_id="call_intake"), reply_text("Picked it up."))
     codex_exec(git_repo, "--", "$from-claude")
-    sent = json.dumps(srv.requests[0]["input"])
+    sent = json.dumps(codex_server.requests[0]["input"])
     output = next(
         item["output"]
-        for item in srv.requests[1]["input"]
+        for item in codex_server.requests[1]["input"]
         if item.get("type") == "function_call_output" and item.get("call_id") == "call_intake"
     )
     assert "<name>from-claude</name>" in sent and launcher in sent  # the skill body reached the model

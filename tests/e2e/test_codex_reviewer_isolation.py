@@ -17,9 +17,9 @@ import pytest
 from autopilot.codex import hooks_file
 from autopilot.codex import trust as codex_trust
 from autopilot.errors import EXIT_INFRA
-from autopilot.scripted.responses_server import ResponsesServer, delay, drip, reply_json, tool_call
+from autopilot.scripted.responses_server import delay, drip, reply_json, tool_call
 from tests.e2e.test_codex_cli_backend import codex_processes_using
-from tests.support.agents import agent_bin, agent_version, needs, write_codex_config
+from tests.support.agents import agent_bin, agent_version, needs
 from tests.support.hooks import run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 
@@ -29,15 +29,10 @@ SECRET = "s3cr3t-value-the-model-must-never-see"
 
 
 @pytest.fixture
-def codex(isolated_homes, monkeypatch):
-    """The real codex as the backend, talking to a scripted server; a secret sits in the bridge's environment."""
-    with ResponsesServer() as srv:
-        write_codex_config(isolated_homes / "codex", srv.url)
-        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
-        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
-        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
-        monkeypatch.setenv("AUTOPILOT_TEST_SECRET", SECRET)
-        yield srv
+def codex_server(codex_server, monkeypatch):
+    """The shared scripted codex (tests/e2e/conftest.py), with a secret in the bridge's environment."""
+    monkeypatch.setenv("AUTOPILOT_TEST_SECRET", SECRET)
+    return codex_server
 
 
 def codex_version() -> tuple[int, ...]:
@@ -45,18 +40,18 @@ def codex_version() -> tuple[int, ...]:
     return agent_version("codex")
 
 
-def planned(codex, repo: Path, bridge) -> None:
-    codex.push(reply_json(PLAN))
+def planned(codex_server, repo: Path, bridge) -> None:
+    codex_server.push(reply_json(PLAN))
     code, _, err = bridge("-C", str(repo), "plan", "--goal", "Add a feature")
     assert code == 0, err
     (repo / "feature.py").write_text("x = 1\n")
 
 
-def tool_outputs(codex) -> str:
+def tool_outputs(codex_server) -> str:
     """Every function_call_output codex sent back to the model, as one text."""
     outputs = [
         item.get("output")
-        for body in codex.requests
+        for body in codex_server.requests
         for item in body.get("input") or []
         if isinstance(item, dict) and item.get("type") == "function_call_output"
     ]
@@ -64,23 +59,23 @@ def tool_outputs(codex) -> str:
 
 
 @pytest.mark.smoke
-def test_environment_secrets_never_reach_the_model(codex, git_repo, bridge):
+def test_environment_secrets_never_reach_the_model(codex_server, git_repo, bridge):
     """The model makes codex run `env`: the output it gets back has no bridge secret and no provider key."""
-    planned(codex, git_repo, bridge)
-    codex.push(tool_call("exec_command", {"cmd": "env"}), reply_json(APPROVE))
+    planned(codex_server, git_repo, bridge)
+    codex_server.push(tool_call("exec_command", {"cmd": "env"}), reply_json(APPROVE))
     code, _, err = bridge("-C", str(git_repo), "review")
     assert code == 0, err
-    seen = tool_outputs(codex)
+    seen = tool_outputs(codex_server)
     assert "PATH=" in seen  # the tool did run and its output came back
     assert SECRET not in seen and "AUTOPILOT_TEST_SECRET" not in seen
-    assert SECRET not in json.dumps(codex.requests)
+    assert SECRET not in json.dumps(codex_server.requests)
     if codex_version() >= (0, 171, 0):  # 0.129-0.145 hand their tools the provider's key whatever the policy
         assert "not-a-real-key" not in seen
 
 
-def test_the_control_shows_plain_codex_would_leak_it(codex, git_repo):
+def test_the_control_shows_plain_codex_would_leak_it(codex_server, git_repo):
     """Without the bridge's isolation the same `env` call hands the secret to the model (the test above can fail)."""
-    codex.push(tool_call("exec_command", {"cmd": "env"}), reply_json({"ok": True}))
+    codex_server.push(tool_call("exec_command", {"cmd": "env"}), reply_json({"ok": True}))
     subprocess.run(
         [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", "-"],
         cwd=git_repo,
@@ -90,7 +85,7 @@ def test_the_control_shows_plain_codex_would_leak_it(codex, git_repo):
         timeout=180,
         check=True,
     )
-    assert SECRET in tool_outputs(codex)
+    assert SECRET in tool_outputs(codex_server)
 
 
 def user_hook(codex_home: Path, marker: Path) -> None:
@@ -103,18 +98,18 @@ def user_hook(codex_home: Path, marker: Path) -> None:
 
 
 @pytest.mark.smoke
-def test_the_users_codex_hooks_do_not_run_for_reviewer_calls(codex, git_repo, bridge, isolated_homes, tmp_path):
+def test_the_users_codex_hooks_do_not_run_for_reviewer_calls(codex_server, git_repo, bridge, isolated_homes, tmp_path):
     """A trusted user hook fires for the user's own codex exec, never for the bridge's plan, review or verdict."""
     marker = tmp_path / "hook-ran"
     user_hook(isolated_homes / "codex", marker)
-    planned(codex, git_repo, bridge)
-    codex.push(reply_json(APPROVE))
+    planned(codex_server, git_repo, bridge)
+    codex_server.push(reply_json(APPROVE))
     assert bridge("-C", str(git_repo), "review")[0] == 0
-    codex.push(reply_json(continue_to("T2")))
+    codex_server.push(reply_json(continue_to("T2")))
     code, _, err = bridge("-C", str(git_repo), "verdict")
     assert code == 0, err
-    assert len(codex.requests) == 3 and not marker.exists()  # plan, review and verdict ran; the hook never did
-    codex.push(reply_json({"ok": True}))
+    assert len(codex_server.requests) == 3 and not marker.exists()  # plan, review and verdict ran; the hook never did
+    codex_server.push(reply_json({"ok": True}))
     subprocess.run(
         [str(agent_bin("codex")), "exec", "--json", "--skip-git-repo-check", "-"],
         cwd=git_repo,
@@ -127,24 +122,24 @@ def test_the_users_codex_hooks_do_not_run_for_reviewer_calls(codex, git_repo, br
     assert marker.exists()  # the control: the hook is real and trusted
 
 
-def test_a_diff_larger_than_an_argument_reaches_codex_whole(codex, git_repo, bridge, monkeypatch):
+def test_a_diff_larger_than_an_argument_reaches_codex_whole(codex_server, git_repo, bridge, monkeypatch):
     """A 300 KB CJK diff (past Linux's 128 KiB per-argument cap) is reviewed: the prompt goes on stdin."""
     monkeypatch.setenv("AUTOPILOT_MAX_DIFF_CHARS", "400000")
-    planned(codex, git_repo, bridge)
+    planned(codex_server, git_repo, bridge)
     text = "".join(chr(0x4E00 + (i % 2000)) for i in range(100_000)) + "END-MARKER"
     (git_repo / "notes.txt").write_text(text + "\n", encoding="utf-8")
-    codex.push(reply_json(APPROVE))
+    codex_server.push(reply_json(APPROVE))
     code, _, err = bridge("-C", str(git_repo), "review")
     assert code == 0, err
-    assert "END-MARKER" in json.dumps(codex.requests[-1]["input"], ensure_ascii=False)
+    assert "END-MARKER" in json.dumps(codex_server.requests[-1]["input"], ensure_ascii=False)
     assert state_of(bridge, git_repo)["last_review"]["decision"] == "approve"
 
 
-def test_a_dripping_server_is_cut_at_the_deadline_and_codex_killed(codex, git_repo, bridge, monkeypatch):
+def test_a_dripping_server_is_cut_at_the_deadline_and_codex_killed(codex_server, git_repo, bridge, monkeypatch):
     """A server that answers one byte a second: the review fails as a timeout at the deadline, no codex left."""
-    planned(codex, git_repo, bridge)
+    planned(codex_server, git_repo, bridge)
     monkeypatch.setenv("AUTOPILOT_TIMEOUT", "4")
-    codex.push(*[drip(reply_json(APPROVE), 1.0) for _ in range(3)])
+    codex_server.push(*[drip(reply_json(APPROVE), 1.0) for _ in range(3)])
     started = time.monotonic()
     code, _, err = bridge("-C", str(git_repo), "review")
     assert code == EXIT_INFRA and time.monotonic() - started < 15, err
@@ -153,11 +148,11 @@ def test_a_dripping_server_is_cut_at_the_deadline_and_codex_killed(codex, git_re
 
 
 @needs("codex", (0, 145, 0), "0.129's picker shows no exec thread even with --include-non-interactive: no control")
-def test_reviewer_threads_stay_out_of_the_users_resume_picker(codex, git_repo, bridge, isolated_homes, tmp_path):
+def test_reviewer_threads_stay_out_of_the_users_resume_picker(codex_server, git_repo, bridge, isolated_homes, tmp_path):
     """`codex resume` in the repository lists none of the bridge's threads; `--include-non-interactive` shows them."""
     from tests.support import tui
 
-    planned(codex, git_repo, bridge)
+    planned(codex_server, git_repo, bridge)
     thread = state_of(bridge, git_repo)["conversation_id"]
     with open(isolated_homes / "codex" / "config.toml", "a") as fh:  # the folder-trust dialog, answered in advance
         fh.write(f'\n[projects."{git_repo}"]\ntrust_level = "trusted"\n')
@@ -188,12 +183,14 @@ HUNG = {
 
 
 @pytest.mark.parametrize("hang", sorted(HUNG))
-def test_a_hung_codex_holds_the_stop_hook_no_longer_than_its_deadline(codex, git_repo, bridge, monkeypatch, hang):
+def test_a_hung_codex_holds_the_stop_hook_no_longer_than_its_deadline(
+    codex_server, git_repo, bridge, monkeypatch, hang
+):
     """The real codex against a server that never finishes: each Stop returns by the deadline, the failure is
     recorded, codex is killed, and the third in a row pauses the run instead of holding Claude again."""
-    planned(codex, git_repo, bridge)
+    planned(codex_server, git_repo, bridge)
     monkeypatch.setenv("AUTOPILOT_TIMEOUT", "4")
-    codex.push(*[HUNG[hang]() for _ in range(12)])
+    codex_server.push(*[HUNG[hang]() for _ in range(12)])
     answers, took = [], []
     for n in range(3):
         started = time.monotonic()

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autopilot import paths
 from autopilot.memory import observe
-from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
-from tests.support.agents import agent_bin, codex_exec, write_codex_config
+from autopilot.scripted.responses_server import reply_text, tool_call
+from tests.support.agents import agent_bin, codex_exec
 from tests.support.claude_driver import ClaudeDriver
 from tests.support.messages_server import MessagesServer, text, tool_use
 from tests.support.plugin_harness import REPO
@@ -137,14 +136,10 @@ def test_hooks_absent_for_part_of_a_session_are_recovered_without_a_model_reques
 
 
 @pytest.fixture
-def codex_srv(isolated_homes, monkeypatch):
-    """A scripted Responses server the real codex in the test's CODEX_HOME talks to, with the hooks installed."""
-    monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
-    monkeypatch.setenv("FAKE_OPENAI_KEY", "scripted")
-    with ResponsesServer() as server:
-        write_codex_config(paths.codex_home(), server.url)
-        bridge_cli("install", "codex", "--trust", cwd=Path.cwd())
-        yield server
+def codex_srv(codex_server):
+    """The scripted server the real codex in the test's CODEX_HOME talks to, with the memory hooks installed."""
+    bridge_cli("install", "codex", "--trust", cwd=Path.cwd())
+    return codex_server
 
 
 def test_codex_sessions_are_recorded_and_a_checkpoint_is_injected_once(codex_srv, git_repo):

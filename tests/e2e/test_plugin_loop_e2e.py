@@ -9,10 +9,10 @@ import pytest
 
 from autopilot.hooks.context import CONTEXT_CONTINUES_FROM
 from autopilot.scripted.responses_server import delay, http_error, reply_json
-from tests.support.agents import agent_bin, agent_version, write_codex_config
+from tests.support.agents import agent_version
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 from tests.support.messages_server import text, tool_use
-from tests.support.plugin_harness import ScriptedCodex, run_claude
+from tests.support.plugin_harness import run_claude
 
 pytestmark = pytest.mark.e2e
 
@@ -21,23 +21,6 @@ REQUEST_CHANGES = {
     "summary": "feature.py has no docstring",
     "issues": [{"severity": "minor", "file": "feature.py", "line": 1, "message": "add a docstring"}],
 }
-
-
-@pytest.fixture
-def claude():
-    return agent_bin("claude")
-
-
-@pytest.fixture
-def codex(isolated_homes, monkeypatch):
-    """The real codex as the bridge's backend, answering from a ScriptedCodex."""
-    brain = ScriptedCodex()
-    with brain.server:
-        write_codex_config(isolated_homes / "codex", brain.server.url)
-        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
-        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
-        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
-        yield brain
 
 
 def write(repo: Path, name: str, content: str) -> dict:

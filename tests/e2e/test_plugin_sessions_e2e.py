@@ -22,11 +22,6 @@ OWNER = "0aaaaaaa-1111-4222-8333-444444444444"
 
 
 @pytest.fixture
-def claude():
-    return agent_bin("claude")
-
-
-@pytest.fixture
 def planned(git_repo, bridge, monkeypatch):
     """A run planned (through the openai backend and a scripted server) before Claude starts."""
 

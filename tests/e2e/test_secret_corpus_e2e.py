@@ -13,28 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.scripted.responses_server import ResponsesServer
-from tests.support.agents import agent_bin, write_codex_config
 from tests.support.secret_corpus import run_corpus
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def codex(isolated_homes, monkeypatch):
-    """The real codex as the backend, talking to a scripted server."""
-    binary = agent_bin("codex")
-    with ResponsesServer() as srv:
-        write_codex_config(isolated_homes / "codex", srv.url)
-        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(binary))
-        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
-        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
-        yield srv
-
-
-def test_the_real_codex_sends_no_credential_of_the_corpus(codex, git_repo, bridge):
+def test_the_real_codex_sends_no_credential_of_the_corpus(codex_server, git_repo, bridge):
     """Plan, review and verdict through `codex exec`: no shape in any request the real binary made."""
-    places = run_corpus(lambda args, cwd: bridge(*args, cwd=cwd), codex, git_repo, Path(os.environ["AUTOPILOT_HOME"]))
+    places = run_corpus(
+        lambda args, cwd: bridge(*args, cwd=cwd), codex_server, git_repo, Path(os.environ["AUTOPILOT_HOME"])
+    )
     by_name = {p.name: p for p in places}
     assert "corpus/shape-00.txt" in by_name["review request body"].text  # the diff went through codex
     assert "Done. I used these:" in by_name["verdict request body"].text

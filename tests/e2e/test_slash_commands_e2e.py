@@ -12,10 +12,9 @@ import pytest
 
 from autopilot.scripted.responses_server import reply_json
 from tests.support import tui
-from tests.support.agents import agent_bin, write_codex_config
 from tests.support.loop import APPROVE, PLAN, state_of
 from tests.support.messages_server import MessagesServer, text
-from tests.support.plugin_harness import REPO, ScriptedCodex, claude_env, run_claude
+from tests.support.plugin_harness import REPO, claude_env, run_claude
 
 pytestmark = pytest.mark.e2e
 README = (REPO / "README.md").read_text()
@@ -26,22 +25,6 @@ def readme_says(command: str) -> str:
     """``command`` as the README spells it (the test fails if the README stops naming it)."""
     assert f"`{command}`" in README, f"the README no longer tells users to type {command}"
     return command
-
-
-@pytest.fixture
-def claude():
-    return agent_bin("claude")
-
-
-@pytest.fixture
-def codex(isolated_homes, monkeypatch):
-    brain = ScriptedCodex()
-    with brain.server:
-        write_codex_config(isolated_homes / "codex", brain.server.url)
-        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
-        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
-        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
-        yield brain
 
 
 def ran(run, skill: str) -> str:

@@ -18,20 +18,9 @@ from tests.support import tui
 from tests.support.agents import agent_bin, agent_version, write_codex_config
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 from tests.support.messages_server import MessagesServer, text, tool_use
-from tests.support.plugin_harness import ScriptedCodex, claude_env
+from tests.support.plugin_harness import claude_env
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def codex(isolated_homes, monkeypatch):
-    brain = ScriptedCodex()
-    with brain.server:
-        write_codex_config(isolated_homes / "codex", brain.server.url)
-        monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(agent_bin("codex")))
-        monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
-        monkeypatch.setenv("FAKE_OPENAI_KEY", "not-a-real-key")
-        yield brain
 
 
 def test_the_stop_continuation_is_not_shown_as_a_problem(codex, git_repo, tmp_path, bridge):
