@@ -149,6 +149,7 @@ def synthetic(n: int) -> list[dict]:
 def reducing(n: int, repeat: int) -> list[tuple[str, float, float]]:
     """Median in-process times: reduce() over ``n`` observations, and parsing them from a log file first."""
     sys.path.insert(0, str(REPO / "src"))
+    from autopilot import fastjson
     from autopilot.memory import observe
     from autopilot.memory.reduce import reduce
     from autopilot.memory.store import SessionStore
@@ -178,7 +179,7 @@ def reducing(n: int, repeat: int) -> list[tuple[str, float, float]]:
         os.environ["AUTOPILOT_HOME"] = tmp
         store = SessionStore("claude", "bench-session", tmp)
         store.ensure()
-        (store.dir / observe.LOG).write_text("".join(observe.dumps(o) + "\n" for o in observations))
+        (store.dir / observe.LOG).write_text("".join(fastjson.dumps(o) + "\n" for o in observations))
         size = (store.dir / observe.LOG).stat().st_size
         times = []
         for _ in range(repeat):

@@ -1,4 +1,10 @@
-"""SHA-256 in hex, importable from the hook hot path (no pathlib, no OpenSSL binding)."""
+"""SHA-256 in hex, and the canonical JSON every content hash is taken over; importable from the hook hot path.
+
+Importing this module loads nothing (no pathlib, no OpenSSL binding, no JSON library): the SHA-256
+constructor is found on first use, orjson loads the first time something is canonicalised.
+Canonical JSON is a contract (packet ids, checkpoint and injection hashes, the durable log's lines,
+Codex's hook-trust identity): sorted keys, compact separators, UTF-8, non-ASCII as itself.
+"""
 
 from __future__ import annotations
 
@@ -29,3 +35,10 @@ def sha256(data: bytes = b"") -> _Hash:
                 from hashlib import sha256 as found
         _constructor = found
     return _constructor(data)
+
+
+def canonical(value: object) -> bytes:
+    """``value`` as canonical JSON: sorted keys, compact separators, UTF-8 (the form every hash is taken over)."""
+    import orjson  # ~15 ms (it loads dataclasses and uuid): only what canonicalises pays for it
+
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)

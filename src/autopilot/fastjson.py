@@ -1,8 +1,9 @@
-"""``json.loads`` for the hot paths, without importing the json package (its decoder imports ``re``, ~4 ms).
+"""``json.loads`` and ``json.dumps`` for the hot paths, without the json package (its decoder imports ``re``, ~4 ms).
 
-The hooks, the status line and the rate-limit reader parse small JSON documents on every call; this
-runs the C scanner the json package itself uses, with the json decoder's settings. Where ``_json``
-is missing it falls back to ``json.loads``. Standard library only; nothing else is imported.
+The hooks, the status line and the rate-limit reader parse small JSON documents on every call, and
+the active memory's recorder writes a line on every hook; this runs the C scanner and encoder the
+json package itself uses, with its default settings. Where ``_json`` is missing it falls back to
+the json package. Standard library only; nothing else is imported.
 """
 
 from __future__ import annotations
@@ -24,6 +25,22 @@ def parse_json(raw: str) -> object:
     if end != len(text):
         raise ValueError("extra data after the JSON value")
     return value
+
+
+def dumps(obj: object) -> str:
+    """``json.dumps(obj, separators=(",", ":"))``: compact, ASCII-only JSON on one line."""
+    try:
+        from _json import encode_basestring_ascii, make_encoder
+    except ImportError:
+        import json
+
+        return json.dumps(obj, separators=(",", ":"))
+    encode = make_encoder(None, _unencodable, encode_basestring_ascii, None, ":", ",", False, False, True)
+    return "".join(encode(obj, 0))
+
+
+def _unencodable(obj: object) -> object:
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
 
 
 class _ScanContext:

@@ -22,13 +22,15 @@ Text on its way to a person or a model has one home each here:
   a short value (a path, a command) as a Markdown code span nothing inside it can close.
 
 What stays as it is: printable characters, the space, no-break and other Unicode spaces (they move
-no cursor) and private-use characters (status-line glyphs). This module imports only ``sys`` (no
-``re``): the hooks' and the status line's fast paths use it.
+no cursor) and private-use characters (status-line glyphs). This module imports only ``sys`` and
+:mod:`autopilot.text` (no ``re``): the hooks' and the status line's fast paths use it.
 """
 
 from __future__ import annotations
 
 import sys
+
+from autopilot.text import clip, clip_counted
 
 PREFIX = "codex-bridge: "
 
@@ -88,9 +90,7 @@ def printable(text: str, *, lines: bool = True) -> str:
 def one_line(text: object, limit: int | None = None) -> str:
     """``text`` on one printable line (line breaks shown as escapes), within ``limit``, saying how much was cut."""
     text = printable(str(text if text is not None else ""), lines=False)
-    if limit is not None and len(text) > limit:
-        text = text[: max(0, limit - 20)] + f" …[{len(text) - limit + 20} chars cut]"
-    return text
+    return text if limit is None else clip_counted(text, limit, " …[{cut} chars cut]", room=20)
 
 
 def quoted(text: object, limit: int | None = None) -> str:
@@ -101,8 +101,8 @@ def quoted(text: object, limit: int | None = None) -> str:
     ``\\uXXXX`` escape. Cut to ``limit`` characters (with ``…``) before quoting.
     """
     text = str(text if text is not None else "")
-    if limit is not None and len(text) > limit:
-        text = text[: max(0, limit - 1)] + "…"
+    if limit is not None:
+        text = clip(text, limit)
     if '"' in text or "\\" in text:
         text = text.replace("\\", "\\\\").replace('"', '\\"')
     if not text.isprintable():
@@ -128,8 +128,8 @@ def quote_lines(text: object, limit: int | None = None) -> str:
     Cut to ``limit`` characters first, saying how many were left out.
     """
     text = str(text or "")
-    if limit is not None and len(text) > limit:
-        text = text[: max(0, limit - 40)] + f" …[{len(text) - limit + 40} chars omitted]"
+    if limit is not None:
+        text = clip_counted(text, limit, " …[{cut} chars omitted]")
     return "\n".join("> " + printable(line, lines=False) for line in text.splitlines() or [""])
 
 

@@ -150,6 +150,7 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
     assert proc.stderr.split() == [
         "autopilot",
         "autopilot.cli",
+        "autopilot.clock",
         "autopilot.digest",
         "autopilot.errors",
         "autopilot.fastjson",
@@ -157,6 +158,7 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         "autopilot.hooks",
         "autopilot.memory",
         "autopilot.memory.observe",
+        "autopilot.text",
     ]
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 
+from autopilot.digest import canonical
 from autopilot.packets import store as packets
-from autopilot.sources import canonical
 from tests.support.claude_rows import Transcript, text, tool_use
 from tests.support.handoff_env import (
     FAKE_APPROVAL,

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from autopilot import fastjson
 from autopilot.memory import observe
 
 SESSION = "aaaaaaaa-1111-4222-8333-444444444444"
@@ -169,4 +170,4 @@ def test_session_start_is_due_after_a_reset(git_repo, source, due):
 def test_encoder_matches_json():
     """The hot path's encoder writes what json.dumps writes with compact separators."""
     value = {"a": 'é\n"', "b": [1, 2.5, None, True], "c": {}}
-    assert observe.dumps(value) == json.dumps(value, separators=(",", ":"))
+    assert fastjson.dumps(value) == json.dumps(value, separators=(",", ":"))

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from autopilot import paths
+from autopilot import fastjson, paths
+from autopilot.clock import now_us
 from autopilot.codex import sessions
 from autopilot.commands.install import ASSETS
 from autopilot.fsutil import atomic_write
-from autopilot.run.state import now_iso
 
 HOOK = ASSETS / "handoff" / "scripts" / "handoff_hook.py"
 FROM_CLAUDE = ASSETS / "from-claude" / "scripts" / "from_claude.py"
@@ -60,7 +60,7 @@ def test_home_agrees_with_the_bridge(monkeypatch, tmp_path):
 def test_timestamps_have_the_bridges_format():
     """The hook's now_iso has the same shape as the bridge's (microseconds, Z)."""
     shape = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
-    assert shape.match(load(HOOK).now_iso()) and shape.match(now_iso())
+    assert shape.match(load(HOOK).now_iso()) and shape.match(now_us())
 
 
 def test_pointer_write_matches_the_atomic_writer(monkeypatch, tmp_path):
@@ -128,7 +128,7 @@ def test_memory_hook_records_what_the_bridge_records(case):
     ours = observe.observations(event, data, "codex")
     strip = [{k: v for k, v in o.items() if k != "at"} for o in ours]
     assert [{k: v for k, v in o.items() if k != "at"} for o in theirs] == strip
-    assert [load(MEMORY_HOOK).dumps(o) for o in ours] == [observe.dumps(o) for o in ours]
+    assert [load(MEMORY_HOOK).dumps(o) for o in ours] == [fastjson.dumps(o) for o in ours]
 
 
 @pytest.mark.parametrize("where", ["repo root", "nested folder", "outside git"])

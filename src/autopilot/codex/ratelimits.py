@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import time
 
+from autopilot import clock
 from autopilot.fastjson import parse_json
 
 TYPE_CHECKING = False  # typing and pathlib cost milliseconds to import; this idiom keeps them off this path
@@ -168,26 +169,20 @@ def _describe(record: dict[str, Any], path: str, now: float) -> dict[str, Any]:
         minutes = _number(raw.get("window_minutes"))
         resets = _number(raw.get("resets_at"))
         # Without a reset time, the window is over once its length has passed since the record.
-        over = resets <= now if resets is not None else bool(minutes and at and _unix(at) + minutes * 60 <= now)
+        over = (
+            resets <= now
+            if resets is not None
+            else bool(minutes and at and (clock.epoch(at) or 0.0) + minutes * 60 <= now)
+        )
         result[key] = {
             "used_percent": used,
             "left_percent": 100.0 if over else max(0.0, round(100.0 - used, 2)),
             "window_minutes": int(minutes) if minutes is not None else None,
-            "resets_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(resets)) if resets is not None else None,
+            "resets_at": clock.iso(resets) if resets is not None else None,
             "resets_at_unix": int(resets) if resets is not None else None,
             "reset": over,
         }
     return result
-
-
-def _unix(stamp: str) -> float:
-    """A rollout timestamp (``2026-12-01T04:37:31.098Z``) as unix seconds; 0 when it cannot be read."""
-    from datetime import datetime  # only for a window without a reset time
-
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
 
 
 def window_name(key: str, window: dict[str, Any]) -> str:

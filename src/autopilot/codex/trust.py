@@ -26,7 +26,7 @@ from typing import Any
 from autopilot.codex.app_server import AppServerClient
 from autopilot.codex.hooks_file import EVENT_LABEL, backup
 from autopilot.config import toml_reader
-from autopilot.digest import sha256_hex
+from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import replace_text
 
@@ -59,8 +59,7 @@ def hook_hash(entry: dict[str, Any], event_label: str = EVENT_LABEL) -> str:
     if entry.get("statusMessage") is not None:
         normalized["statusMessage"] = entry["statusMessage"]
     identity = {"event_name": event_label, "hooks": [normalized]}
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + sha256_hex(text.encode("utf-8"))
+    return "sha256:" + sha256_hex(canonical(identity))
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:

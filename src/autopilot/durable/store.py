@@ -21,12 +21,11 @@ import json
 import os
 import re
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from autopilot import paths
-from autopilot.digest import sha256_hex
+from autopilot import clock, paths
+from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 from autopilot.packets import store as packets
@@ -85,14 +84,6 @@ def check_person(name: Any, confirm: Any) -> str:
     if not isinstance(confirm, str) or confirm.strip() != name.strip():
         raise BridgeError("the confirmation does not match the name", hint="type your name again, exactly")
     return name.strip()
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _canonical(entry: dict[str, Any]) -> bytes:
-    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def replay(lines: list[bytes]) -> dict[str, Any]:
@@ -250,7 +241,7 @@ class Log:
             problem = _apply(json.loads(json.dumps(view["rules"])), entry)  # a dry run on a copy
             if problem:
                 raise BridgeError(f"refused: {problem}", hint="`codex-bridge memory list` shows each one's status")
-            line = _canonical({**entry, "seq": len(lines) + 1, "prev": view["lastHash"]})
+            line = canonical({**entry, "seq": len(lines) + 1, "prev": view["lastHash"]})
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 os.write(fd, line + b"\n")
@@ -287,7 +278,7 @@ class Log:
                 raise BridgeError(
                     f"{supersedes} is {old['status'] if old else 'unknown'}: only an approved one can be superseded"
                 )
-        at = _now()
+        at = clock.now()
         rid = KINDS[kind] + "-" + sha256_hex(f"{kind}\0{clean}\0{at}\0{os.urandom(8).hex()}".encode())[:12]
         return self._append(
             {
@@ -339,7 +330,7 @@ class Log:
             )
         name = check_person(person, confirm)
         entry: dict[str, Any] = {"action": action, "id": check_id(rule_id), "person": name, "channel": channel}
-        entry["at"] = _now()
+        entry["at"] = clock.now()
         if action == "revoke":
             entry["reason"] = redact(reason)[0][:MAX_TEXT] if reason else None
         return self._append(entry)

@@ -7,8 +7,8 @@ import os
 from typing import Any
 
 from autopilot import paths
+from autopilot.clock import now_us
 from autopilot.fsutil import atomic_write
-from autopilot.run.state import now_iso
 
 POINTER = "claude-latest.json"
 # What the user types in Codex to pick the session up (the from-claude skill `codex-bridge install codex` adds).
@@ -25,7 +25,7 @@ def record(data: dict[str, Any]) -> dict[str, Any]:
             "reason": "codex-autopilot: Claude Code did not say where this session's transcript is, so no "
             "handoff was recorded (update Claude Code, then type $handoff again).",
         }
-    pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_iso()}
+    pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_us()}
     target = paths.handoff_dir() / POINTER
     atomic_write(target, json.dumps(pointer, indent=2, sort_keys=True) + "\n")
     return {

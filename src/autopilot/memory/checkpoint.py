@@ -18,10 +18,12 @@ from typing import Any
 import jsonschema
 import orjson
 
-from autopilot.digest import sha256_hex
+from autopilot.clock import now_ms
+from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.memory import observe
 from autopilot.memory.store import SessionStore
+from autopilot.text import clip
 
 SCHEMA_PATH = Path(__file__).with_name("checkpoint_schema.json")
 MAX_BYTES = 64 * 1024
@@ -74,7 +76,7 @@ def _message(error: Any) -> str:
     if error.validator == "required":
         return str(error.message).replace("is a required property", "is missing")
     text = " ".join(str(error.message).split())
-    return text if len(text) <= 160 else text[:159] + "…"
+    return clip(text, 160)
 
 
 def _hint() -> str:
@@ -84,14 +86,14 @@ def _hint() -> str:
 
 def digest(checkpoint: dict[str, Any]) -> str:
     """The content hash of a checkpoint (canonical JSON)."""
-    return "sha256:" + sha256_hex(orjson.dumps(checkpoint, option=orjson.OPT_SORT_KEYS))
+    return "sha256:" + sha256_hex(canonical(checkpoint))
 
 
 def record(store: SessionStore, checkpoint: dict[str, Any], source: str, *, at: str | None = None) -> dict[str, Any]:
     """Append a validated checkpoint to the session's log and return the stored record."""
     entry = {
         "v": observe.VERSION,
-        "at": at or observe.now(),
+        "at": at or now_ms(),
         "agent": store.agent,
         "session": store.session,
         "by": "agent-claim",

@@ -21,10 +21,9 @@ import os
 import time
 from typing import Any
 
-import orjson
-
+from autopilot.clock import now_ms
 from autopilot.config import load_config
-from autopilot.digest import sha256_hex
+from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.git import toplevel
 from autopilot.memory import observe
@@ -115,7 +114,7 @@ def item_hash(field: str, text: str) -> str:
 
 def source_hash(items: dict[str, list[str]]) -> str:
     """The hash of every fact an injection was cut from."""
-    return "sha256:" + sha256_hex(orjson.dumps(items, option=orjson.OPT_SORT_KEYS))
+    return "sha256:" + sha256_hex(canonical(items))
 
 
 def render(delta: dict[str, list[str]], limit: int, footer: str) -> tuple[str, dict[str, list[str]], int]:
@@ -288,7 +287,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         record: dict[str, Any] = {
             "v": observe.VERSION,
             "kind": "injection",
-            "at": observe.now(),
+            "at": now_ms(),
             "agent": store.agent,
             "session": store.session,
             "event": event,
@@ -307,7 +306,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         if carried:
             record["carriedFrom"] = carried
         store.append(observe.INJECTIONS, [record])
-    store.save_active({"v": observe.VERSION, "state": state, "baseline": baseline, "updated": observe.now()})
+    store.save_active({"v": observe.VERSION, "state": state, "baseline": baseline, "updated": now_ms()})
     # Facts left out for want of room must come next time, even if nothing else changes by then.
     store.write_mark((-1, -1) if left else store.sizes())
     return text if shown else None

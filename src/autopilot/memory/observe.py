@@ -2,9 +2,9 @@
 
 Claude Code and Codex call a hook on every prompt, tool call, turn end, compaction and session
 boundary, in every repository. So this module is on the hot path (docs/architecture.md): it
-imports ``os`` and ``time``, the C halves of ``json`` and SHA-256, and the hot-path modules
-``autopilot.git`` / ``autopilot.digest`` / ``autopilot.errors`` only (pinned by
-tests/integration/test_hooks_dispatch.py), writes each event's observations with one ``os.write``
+imports ``os``, the C halves of ``json`` and SHA-256, and the hot-path modules ``autopilot.git`` /
+``autopilot.digest`` / ``autopilot.errors`` / ``autopilot.clock`` / ``autopilot.text`` only (pinned
+by tests/integration/test_hooks_dispatch.py), writes each event's observations with one ``os.write``
 to an ``O_APPEND`` file (concurrent hooks never interleave whole lines), and decides with a
 ``stat`` and a short read whether an injection could be due. Everything heavier (the reducer,
 redaction, the injection itself) runs in :mod:`autopilot.hooks.memory` only when it is due.
@@ -20,14 +20,13 @@ module's stand-alone twin (tests/unit/test_twins.py runs both on the same inputs
 from __future__ import annotations
 
 import os
-import time
 
-# The C encoder the json package itself uses, without the package (its decoder imports re).
-from _json import encode_basestring_ascii, make_encoder
-
+from autopilot.clock import now_ms
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
+from autopilot.fastjson import dumps
 from autopilot.git import toplevel
+from autopilot.text import clip_value
 
 TYPE_CHECKING = False  # `typing` stays off the hot path
 if TYPE_CHECKING:
@@ -102,34 +101,9 @@ def safe_session(value: object) -> str | None:
     return value
 
 
-def now() -> str:
-    """The current UTC time, ISO 8601 with milliseconds and Z (the transcripts' own format)."""
-    t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
-
-
-def dumps(obj: object) -> str:
-    """Compact, ASCII-only JSON (``json.dumps(obj, separators=(",", ":"))``) without importing ``json``."""
-    encode = make_encoder(None, _unencodable, encode_basestring_ascii, None, ":", ",", False, False, True)
-    return "".join(encode(obj, 0))
-
-
-def _unencodable(obj: object) -> object:
-    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
-
-
-def clip(value: object, limit: int, *, tail: bool = False) -> str | None:
-    """A string cut to ``limit`` characters (its end when ``tail``), or None for anything else."""
-    if not isinstance(value, str):
-        return None
-    if len(value) <= limit:
-        return value
-    return "…" + value[-(limit - 1) :] if tail else value[: limit - 1] + "…"
-
-
 def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str, Any]]:
     """What one hook event tells the active memory (possibly nothing)."""
-    base: dict[str, Any] = {"v": VERSION, "at": now(), "agent": agent, "event": event, "via": "hook"}
+    base: dict[str, Any] = {"v": VERSION, "at": now_ms(), "agent": agent, "event": event, "via": "hook"}
     model = data.get("model")
     if isinstance(model, str) and model:
         base["model"] = model
@@ -143,7 +117,7 @@ def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str,
     if event == "UserPromptSubmit":
         if data.get("agent_id") or data.get("agent_type"):
             return []  # a subagent's prompt is its parent's instruction, not the user's request
-        out = {**base, "kind": "request", "prompt": clip(data.get("prompt"), PROMPT_CHARS) or ""}
+        out = {**base, "kind": "request", "prompt": clip_value(data.get("prompt"), PROMPT_CHARS) or ""}
         ident = data.get("prompt_id") or data.get("turn_id")
         if isinstance(ident, str):
             out["id"] = ident
@@ -153,7 +127,7 @@ def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str,
     if event in ("PreCompact", "PostCompact"):
         out = {**base, "kind": "compact", "phase": "pre" if event == "PreCompact" else "post"}
         out["trigger"] = str(data.get("trigger") or "unknown")
-        instructions = clip(data.get("custom_instructions"), INSTRUCTIONS_CHARS)
+        instructions = clip_value(data.get("custom_instructions"), INSTRUCTIONS_CHARS)
         if instructions:
             out["instructions"] = instructions
         return [out]
@@ -195,23 +169,23 @@ def _tool(base: dict[str, Any], event: str, data: dict[str, Any]) -> list[dict[s
         command = " ".join(str(part) for part in command)
     if not isinstance(command, str) or not looks_like_validation(command):
         return []
-    out = {**base, "kind": "run", "command": clip(command, COMMAND_CHARS)}
+    out = {**base, "kind": "run", "command": clip_value(command, COMMAND_CHARS)}
     response = data.get("tool_response")
     if failed:  # Claude Code: {"error": "Exit code 3\n<output>", "is_interrupt": bool}
         error = data.get("error")
         out["exit"] = _exit_code(error)
-        out["output"] = clip(error, OUTPUT_CHARS, tail=True)
+        out["output"] = clip_value(error, OUTPUT_CHARS, tail=True)
         if data.get("is_interrupt"):
             out["interrupted"] = True
     elif isinstance(response, dict):  # Claude Code's Bash ran to exit 0 (a non-zero exit is a failure event)
         text = "\n".join(s for s in (response.get("stdout"), response.get("stderr")) if isinstance(s, str) and s)
         out["exit"] = None if response.get("interrupted") else 0
-        out["output"] = clip(text, OUTPUT_CHARS, tail=True)
+        out["output"] = clip_value(text, OUTPUT_CHARS, tail=True)
         if response.get("interrupted"):
             out["interrupted"] = True
     else:  # Codex 0.171 hands the output only, without the exit code: recover reads it from the rollout
         out["exit"] = None
-        out["output"] = clip(response, OUTPUT_CHARS, tail=True)
+        out["output"] = clip_value(response, OUTPUT_CHARS, tail=True)
     return [out]
 
 

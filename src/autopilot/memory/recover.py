@@ -17,9 +17,9 @@ that adds nothing writes nothing); and it makes no model request.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
+from autopilot.clock import now_ms, seconds_between
 from autopilot.errors import BridgeError
 from autopilot.memory import observe
 from autopilot.memory.reduce import norm
@@ -28,6 +28,7 @@ from autopilot.sources import Limits
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
 from autopilot.sources.project import Project
+from autopilot.text import clip_value
 from autopilot.transcripts import codex_fold, jsonl
 from autopilot.transcripts.claude_fold import ClaudeFold
 
@@ -42,15 +43,6 @@ EDIT_TOOLS = observe.EDIT_TOOLS | observe.PATCH_TOOLS
 def source_for(agent: str) -> Any:
     """The local session source of ``agent`` (its transcripts or rollouts)."""
     return ClaudeSource() if agent == "claude" else CodexSource()
-
-
-def _seconds(a: Any, b: Any) -> float:
-    try:
-        first = datetime.fromisoformat(str(a).replace("Z", "+00:00"))
-        second = datetime.fromisoformat(str(b).replace("Z", "+00:00"))
-    except ValueError:
-        return float("inf")
-    return abs((second - first).total_seconds())
 
 
 def _base(agent: str, at: Any, event: str, path: str, line: int | None) -> dict[str, Any]:
@@ -77,7 +69,7 @@ def from_events(agent: str, events: list[dict[str, Any]], path: str) -> list[dic
             if not text.strip() or text.lstrip().startswith(("<command-", "<local-command")):
                 continue
             obs = {**_base(agent, at, "UserPromptSubmit", path, _line(event)), "kind": "request"}
-            obs["prompt"] = observe.clip(text, observe.PROMPT_CHARS)
+            obs["prompt"] = clip_value(text, observe.PROMPT_CHARS)
             if event.get("turnId"):
                 obs["id"] = event["turnId"]
             out.append(obs)
@@ -112,8 +104,8 @@ def _tool(agent: str, event: dict[str, Any], path: str) -> list[dict[str, Any]]:
     code = result.get("exitCode")
     if not isinstance(code, int):
         code = 0 if status == "completed" and agent == "claude" else None  # Claude marks non-zero exits as errors
-    obs = {**base, "kind": "run", "command": observe.clip(command, observe.COMMAND_CHARS), "exit": code}
-    obs["output"] = observe.clip(result.get("text"), observe.OUTPUT_CHARS, tail=True)
+    obs = {**base, "kind": "run", "command": clip_value(command, observe.COMMAND_CHARS), "exit": code}
+    obs["output"] = clip_value(result.get("text"), observe.OUTPUT_CHARS, tail=True)
     if call:
         obs["id"] = call
     return [obs]
@@ -170,7 +162,7 @@ def missing(candidates: list[dict[str, Any]], existing: list[dict[str, Any]]) ->
 
 
 def _same(cand: dict[str, Any], known: dict[str, Any]) -> bool:
-    if _seconds(cand.get("at"), known.get("at")) > MATCH_S:
+    if seconds_between(cand.get("at"), known.get("at")) > MATCH_S:
         return False
     if cand["kind"] == "request":
         return known.get("kind") == "request" and norm(str(known.get("prompt"))) == norm(str(cand.get("prompt")))
@@ -206,7 +198,7 @@ def recover(agent: str, session: str, cwd: str | None = None) -> dict[str, Any]:
     if wrote:
         record = {
             "v": observe.VERSION,
-            "at": observe.now(),
+            "at": now_ms(),
             "agent": agent,
             "event": "recover",
             "via": "recover",

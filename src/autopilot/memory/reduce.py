@@ -21,9 +21,9 @@ times, so they fall where they happened), duplicates by id are kept once. The ru
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
+from autopilot.clock import seconds_between
 from autopilot.transcripts import validation
 from autopilot.transcripts.evidence import constraints_in
 
@@ -277,7 +277,7 @@ def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not happened:
             continue
         at = str(o.get("at") or "")
-        if joinable and out and _seconds_between(out[-1]["at"], at) <= COMPACT_SAME_S:
+        if joinable and out and seconds_between(out[-1]["at"], at) <= COMPACT_SAME_S:
             if o.get("trigger") and not out[-1].get("trigger"):
                 out[-1]["trigger"] = o.get("trigger")
             continue
@@ -292,16 +292,6 @@ def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(entry)
         joinable = True
     return out
-
-
-def _seconds_between(a: str, b: str) -> float:
-    """Seconds from ISO time ``a`` to ``b`` (large when either is missing or malformed)."""
-    try:
-        first = datetime.fromisoformat(a.replace("Z", "+00:00"))
-        second = datetime.fromisoformat(b.replace("Z", "+00:00"))
-    except ValueError:
-        return float("inf")
-    return abs((second - first).total_seconds())
 
 
 def _models(obs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -17,11 +17,12 @@ from typing import Any
 
 import orjson
 
+from autopilot.clock import stamp
+from autopilot.fastjson import dumps
 from autopilot.fsutil import atomic_write
 from autopilot.git import toplevel
 from autopilot.memory import observe
 from autopilot.paths import handoff_dir
-from autopilot.run.state import stamp
 
 ACTIVE = "active.json"
 
@@ -100,7 +101,7 @@ class SessionStore:
     def append(self, name: str, records: list[dict[str, Any]]) -> int:
         """Append records to log ``name`` in one write; the log's size after it."""
         self.ensure()
-        return observe.append(str(self.dir), name, [observe.dumps(r) for r in records])
+        return observe.append(str(self.dir), name, [dumps(r) for r in records])
 
     def sizes(self) -> tuple[int, int]:
         """The byte sizes of the observation and checkpoint logs (what the injection mark compares)."""

@@ -14,6 +14,7 @@ import os
 from datetime import datetime, timezone
 from typing import Any
 
+from autopilot import clock
 from autopilot.memory.reduce import reduce
 from autopilot.memory.store import Log, SessionStore
 from autopilot.transcripts.evidence import Evidence
@@ -37,7 +38,7 @@ def age_seconds(at: Any, now: datetime | None = None) -> float | None:
     if not isinstance(at, str):
         return None
     try:
-        then = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        then = clock.parse(at)
     except ValueError:
         return None
     return round(((now or datetime.now(timezone.utc)) - then).total_seconds(), 1)

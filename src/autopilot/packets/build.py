@@ -19,19 +19,20 @@ from __future__ import annotations
 import math
 import os
 import re
-from datetime import datetime, timezone
 from typing import Any
 
+from autopilot import clock
+from autopilot.digest import canonical
 from autopilot.errors import BridgeError
 from autopilot.packets import store as packets
 from autopilot.redact import Redactor
-from autopilot.sources import canonical, gap
+from autopilot.sources import gap
 from autopilot.sources.project import Project, git_state
+from autopilot.text import clip_middle
 from autopilot.transcripts.evidence import (
     OMITTED_SECRET,
     OMITTED_SECRET_OUTPUT,
     TRUST,
-    clip,
     constraints_in,
     sentences,
 )
@@ -93,7 +94,7 @@ class Budget:
         """``text`` cut to ``limit`` if the budget still has room for it, else None (counted)."""
         if not text:
             return text
-        cut = clip(text, limit)
+        cut = clip_middle(text, limit)
         if len(cut) > self.left:
             self.dropped[what] = self.dropped.get(what, 0) + 1
             return None
@@ -134,15 +135,12 @@ class Refs:
 def _excerpt(event: Event, part: str) -> str:
     tool = event.get("tool") or {}
     if part == "result":
-        return clip(str((tool.get("result") or {}).get("text") or ""), EVIDENCE_EXCERPT)
+        return clip_middle(str((tool.get("result") or {}).get("text") or ""), EVIDENCE_EXCERPT)
     if tool:
         raw = tool.get("command") or tool.get("input") or ""
-        return clip(f"{tool.get('name')}: {raw if isinstance(raw, str) else canonical(raw).decode()}", EVIDENCE_EXCERPT)
-    return clip(str(event.get("text") or ""), EVIDENCE_EXCERPT)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        shown = raw if isinstance(raw, str) else canonical(raw).decode()
+        return clip_middle(f"{tool.get('name')}: {shown}", EVIDENCE_EXCERPT)
+    return clip_middle(str(event.get("text") or ""), EVIDENCE_EXCERPT)
 
 
 def predecessors(observed: Observed) -> list[Link]:
@@ -241,7 +239,7 @@ def build(
     packet: Packet = {
         "schema": packets.SCHEMA,
         "version": packets.VERSION,
-        "createdAt": _now(),
+        "createdAt": clock.now(),
         "trust": TRUST,
         "source": {
             "agent": observed["agent"],
@@ -460,7 +458,7 @@ def _completed(
             code = 1 if tool["status"] == "failed" else 0  # the sources mark a non-zero exit as failed
         judged = classify(command, code, result.get("text"))
         runs[command] = {
-            "command": clip(command, 300),
+            "command": clip_middle(command, 300),
             "outcome": {"pass": "passed", "fail": "failed"}.get(judged["outcome"], judged["outcome"]),
             "outcomeBasis": basis(judged, code),
             "exitCode": result.get("exitCode"),
@@ -513,7 +511,7 @@ def _unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Bud
             pending.append(
                 {
                     "tool": tool.get("name"),
-                    "input": clip(raw if isinstance(raw, str) else canonical(raw).decode(), 300),
+                    "input": clip_middle(raw if isinstance(raw, str) else canonical(raw).decode(), 300),
                     "refs": refs.cite(event),
                     "basis": "evidence",
                     "note": "no result was recorded: not known to have run; never replayed or approved "
@@ -531,7 +529,7 @@ def _unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Bud
         failed_out.append(
             {
                 "tool": tool.get("name"),
-                "input": clip(raw if isinstance(raw, str) else canonical(raw).decode(), 300),
+                "input": clip_middle(raw if isinstance(raw, str) else canonical(raw).decode(), 300),
                 "error": budget.take("failedAttempts", (tool.get("result") or {}).get("text"), 400),
                 "exitCode": (tool.get("result") or {}).get("exitCode"),
                 "refs": refs.cite(event) + refs.cite(event, "result"),
@@ -539,7 +537,12 @@ def _unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Bud
             }
         )
     blockers_out: list[Claim] = [
-        {"kind": e["kind"], "text": clip(str(e.get("text") or ""), 300), "refs": refs.cite(e), "basis": "evidence"}
+        {
+            "kind": e["kind"],
+            "text": clip_middle(str(e.get("text") or ""), 300),
+            "refs": refs.cite(e),
+            "basis": "evidence",
+        }
         for e in blockers[-5:]
     ]
     turn_state = _turn_state(observed)

@@ -16,8 +16,8 @@ evidence with pointers, never instructions.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 
+from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.packets import claims
 from autopilot.packets import store as packets
@@ -275,7 +275,7 @@ def import_packet(
         "packet": pid,
         "to": to,
         "session": session,
-        "importedAt": _now(),
+        "importedAt": clock.now(),
         "worktree": project.worktree,
         "stale": sum(len(v) for v in stale.values()),
         "unavailable": sum(len(v) for v in unavailable.values()),
@@ -303,7 +303,3 @@ def import_packet(
     if note:
         answer["receiptNote"] = note
     return answer
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

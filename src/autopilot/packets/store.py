@@ -20,11 +20,10 @@ import os
 import re
 from pathlib import Path
 
-from autopilot.digest import sha256_hex
+from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 from autopilot.paths import handoff_dir
-from autopilot.sources import canonical
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:

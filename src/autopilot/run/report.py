@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import timezone
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from autopilot import paths
+from autopilot import clock, paths
 from autopilot.errors import BridgeError
 from autopilot.run.migrations import PHASES
 
@@ -98,9 +98,8 @@ def parse_since(text: str | None) -> str | None:
     its midnight UTC, a time without a zone is UTC."""
     if text is None:
         return None
-    raw = text.strip()
     try:
-        moment = datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
+        moment = clock.parse(text)
     except ValueError:
         raise BridgeError(
             f"--since must be a date (YYYY-MM-DD) or an ISO time (YYYY-MM-DDTHH:MM), not {text!r}"

@@ -17,6 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from autopilot import paths
+from autopilot.clock import now_us, stamp
 from autopilot.errors import BridgeError, RunChanged, StateError, Unwritable
 from autopilot.fsutil import atomic_write, sweep_stale
 from autopilot.run import status
@@ -32,22 +33,7 @@ LOCK_TIMEOUT_S = 60.0
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
 PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
 SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
-
-
-def now_iso() -> str:
-    """The current UTC time as an ISO-8601 string with microseconds."""
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def stamp() -> str:
-    """A filename-safe timestamp that stays unique under a frozen clock."""
-    import secrets
-    from datetime import datetime, timezone
-
-    t = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-    return f"{t}-{secrets.token_hex(3)}"
+now_iso = now_us  # run/loop.py's name for it, until that module imports autopilot.clock
 
 
 def new_state(workspace: str | None) -> State:
@@ -232,7 +218,7 @@ class Store:
             if json.dumps(state, sort_keys=True) == before and stored_version == CURRENT_VERSION:
                 return
             state["schema_version"] = CURRENT_VERSION
-            state["updated_at"] = now_iso()
+            state["updated_at"] = now_us()
             if not state.get("created_at"):
                 state["created_at"] = state["updated_at"]
             validate(state)
@@ -322,7 +308,7 @@ class Store:
         left a torn one at the end (it stays one unreadable line, counted by readers; this one is whole)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / "events.jsonl"
-        line = (json.dumps({"ts": now_iso(), **event}, sort_keys=True) + "\n").encode("utf-8")
+        line = (json.dumps({"ts": now_us(), **event}, sort_keys=True) + "\n").encode("utf-8")
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:

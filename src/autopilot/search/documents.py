@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime
 from typing import Any
 
 from autopilot.packets import claims
@@ -58,16 +57,6 @@ FIXED_CLAIM = re.compile(
 )
 _TOOL_KEYS = frozenset({"file_path", "old_string", "new_string", "replace_all", "content", "command", "description"})
 READ_SOURCE_MAX = 1 << 20  # the most of a changed file read to name the definition an edit sits in
-
-
-def epoch(ts: Any) -> float | None:
-    """Seconds since the epoch of an ISO-8601 timestamp (``Z`` allowed), or None."""
-    if not isinstance(ts, str) or not ts:
-        return None
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _line(entry: EvidenceItem) -> int:

@@ -262,7 +262,7 @@ def recover(exc: BaseException, *, notes: list[str] | None = None) -> None:
     """Move a corrupt index aside (never delete it) and rebuild it from the packets."""
     with write_lock():
         path = index_path()
-        from autopilot.run.state import stamp  # writers only, like the imports below
+        from autopilot.clock import stamp  # writers only, like the imports below
 
         aside = path.with_name(f"{FILE}.corrupt-{stamp()}")
         moved = False
@@ -328,7 +328,7 @@ def rebuild(*, notes: list[str] | None = None, keep_other_kinds: bool = True) ->
             with write_lock():
                 if keep_other_kinds and path.exists():
                     kept = _copy_other_kinds(db, path)
-                from autopilot.run.state import stamp
+                from autopilot.clock import stamp
 
                 _set_meta(db, "generation", stamp())
                 _set_meta(db, "packets_mtime", str(_packets_mtime()))
@@ -422,9 +422,8 @@ def _add_packet(db: sqlite3.Connection, pid: str, skipped: list[str]) -> int | N
 
 
 def _row(doc: Document) -> tuple[Any, ...]:
-    import orjson
-
-    from autopilot.search.documents import epoch
+    from autopilot.clock import epoch
+    from autopilot.digest import canonical
 
     data = {
         k: v
@@ -447,7 +446,7 @@ def _row(doc: Document) -> tuple[Any, ...]:
         doc["text"],
         "\n".join(doc.get("paths") or []),
         " ".join(doc.get("symbols") or []),
-        orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode(),
+        canonical(data).decode(),
     )
 
 

@@ -10,10 +10,12 @@ searched: a pasted 100 KB log is fine).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import timezone
 
+from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.search import terms
+from autopilot.text import clip
 
 MAX_WORDS = 24
 MAX_WORD_CHARS = 64
@@ -81,7 +83,7 @@ def parse(raw: str) -> Query:
 
 def _shown(text: str, limit: int = SHOWN_CHARS) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)
 
 
 def since(value: str | None) -> float | None:
@@ -89,7 +91,7 @@ def since(value: str | None) -> float | None:
     if value is None:
         return None
     try:
-        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        when = clock.parse(value)
     except ValueError:
         raise BridgeError(
             f"--since {value!r} is not a date",

@@ -6,6 +6,8 @@ terminal. Excerpts are quoted line by line (``> ``): they are evidence, never in
 
 from __future__ import annotations
 
+from autopilot.text import clip
+
 TYPE_CHECKING = False  # typing costs ~2 ms to import, and every search without --json renders
 if TYPE_CHECKING:
     from typing import Any
@@ -60,7 +62,7 @@ def _result(r: Result) -> list[str]:
     ]
     text = str(r.get("excerpt") or "").splitlines() or [""]
     for line in text[:EXCERPT_LINES]:
-        out.append("   > " + (line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"))
+        out.append("   > " + clip(line, LINE_CHARS))
     if len(text) > EXCERPT_LINES:
         out.append(f"   > …[{len(text) - EXCERPT_LINES} more lines: --json shows the whole excerpt]")
     for reason in fresh.get("reasons") or []:

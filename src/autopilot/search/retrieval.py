@@ -39,7 +39,7 @@ import math
 import sqlite3
 import time
 
-from autopilot import git
+from autopilot import clock, git
 from autopilot.search import freshness, index, terms
 from autopilot.search.query import Query, parse
 from autopilot.sources.project import Project
@@ -138,7 +138,7 @@ def _run(
         "paths": q.paths,
         "symbols": q.symbols,
         "scope": {"worktree": worktree, **here, "since": since, "agent": agent},
-        "now": _iso(now),
+        "now": clock.iso(now),
         "results": [],
         "conflicts": [],
         "notes": notes,
@@ -546,7 +546,3 @@ def _conflicts(shown: list[Hit]) -> list[Conflict]:
             }
         )
     return out
-
-
-def _iso(ts: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))

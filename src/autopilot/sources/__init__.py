@@ -22,12 +22,12 @@ from __future__ import annotations
 import os
 import re
 
-from autopilot.digest import sha256
+from autopilot.digest import canonical, sha256
 from autopilot.errors import BridgeError
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this package
 if TYPE_CHECKING:
-    from typing import Any, Unpack
+    from typing import Unpack
 
     from autopilot.sources.shapes import Event, EventGraph, Gap, GapFields, TranscriptHash
 
@@ -74,13 +74,6 @@ class Limits:
 def gap(kind: str, detail: str, **fields: Unpack[GapFields]) -> Gap:
     """One coverage gap: what is missing from the view, and why."""
     return {"kind": kind, "detail": detail, **fields}
-
-
-def canonical(value: Any) -> bytes:
-    """Canonical JSON: sorted keys, compact separators, UTF-8 (the form every hash is taken over)."""
-    import orjson  # ~15 ms (it loads dataclasses and uuid): only what canonicalises pays for it
-
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def graph(events: list[Event]) -> EventGraph:

@@ -13,6 +13,7 @@ import unicodedata
 from typing import Any
 
 from autopilot.redact import PLACEHOLDER, Redactor, is_secret_path
+from autopilot.text import clip_middle, middle_join, middle_split
 from autopilot.transcripts import TRUST as TRUST  # re-exported: defined where a search can read it cheaply
 
 TYPE_CHECKING = False
@@ -57,11 +58,11 @@ class Evidence:
         """``value`` redacted and, past ``limit`` (default ``max_chars``), cut to its head and tail."""
         bound = self.max_chars if limit == -1 else limit
         if bound is None or len(value) <= bound or len(value) <= _WHOLE:
-            return clip(self.redactor(value), bound)
-        head_n, tail_n = _split(bound)
+            return clip_middle(self.redactor(value), bound)
+        head_n, tail_n = middle_split(bound)
         head = self._window(value[: head_n + _MARGIN])[:head_n]
         tail = self._window(value[-(tail_n + _MARGIN) :])[-tail_n:] if tail_n else ""
-        return _join(head, len(value) - head_n - tail_n, tail)
+        return middle_join(head, len(value) - head_n - tail_n, tail)
 
     def _window(self, part: str) -> str:
         """A window cut out of a longer string, redacted, without the end of a key begun before it."""
@@ -235,20 +236,3 @@ def tool_omission(args: dict[str, Any]) -> str | None:
     if secret_path(args.get("file_path")) or secret_path(args.get("notebook_path")) or secret_path(args.get("path")):
         return OMITTED_SECRET
     return OMITTED_SECRET_OUTPUT if secret_command(args.get("command")) else None
-
-
-def _split(bound: int) -> tuple[int, int]:
-    head = (bound * 2 + 2) // 3
-    return head, bound - head
-
-
-def _join(head: str, omitted: int, tail: str) -> str:
-    return f"{head}\n…[{omitted} chars omitted]…\n{tail}"
-
-
-def clip(value: str, limit: int | None) -> str:
-    """``value`` cut to about ``limit`` chars, keeping two thirds from its start and one from its end."""
-    if limit is None or len(value) <= limit:
-        return value
-    head_n, tail_n = _split(limit)
-    return _join(value[:head_n], len(value) - head_n - tail_n, value[len(value) - tail_n :] if tail_n else "")

@@ -8,7 +8,7 @@ the prompt before any model request and show the user what stderr says.
 
 Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on
 the same inputs): ``home`` is ``autopilot.paths.autopilot_home``, ``now_iso`` is
-``autopilot.run.state.now_iso``, ``is_subagent_rollout`` is ``autopilot.codex.sessions.child_marker``
+``autopilot.clock.now_us``, ``is_subagent_rollout`` is ``autopilot.codex.sessions.child_marker``
 on line 1, ``write_pointer`` is ``autopilot.fsutil.atomic_write``.
 """
 

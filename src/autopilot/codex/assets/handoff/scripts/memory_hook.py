@@ -14,8 +14,10 @@ and its PostToolUse hands over a command's output without its exit code (`handof
 codex` reads it from the rollout; coverage says so until then).
 
 Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on the
-same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names),
-``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is ``autopilot.fastjson.parse_json``.
+same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names), but
+``now`` is ``autopilot.clock.now_ms``, ``dumps`` is ``autopilot.fastjson.dumps`` and ``clip`` is
+``autopilot.text.clip_value``; ``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is
+``autopilot.fastjson.parse_json``.
 """
 
 import os
