@@ -18,6 +18,8 @@ TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 
+    from autopilot.scripted.shapes import Step
+
 GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a test"
 PLAN: dict[str, Any] = {
     "summary": "Add the helper first, then a test that pins its behaviour.",
@@ -51,7 +53,7 @@ EDITS = [
 ]
 
 
-def scripted_answer(body: dict[str, Any]) -> dict[str, Any]:
+def scripted_answer(body: dict[str, Any]) -> Step:
     """The offline Codex: answers plan, review and verdict prompts by looking at the evidence it was sent."""
     from autopilot.scripted.responses_server import reply_json
 

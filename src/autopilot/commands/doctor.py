@@ -25,6 +25,9 @@ from autopilot.output import emit
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
+    from typing import Unpack
+
+    from autopilot.commands.shapes import Check, CheckExtra, Doctor
 
 # The oldest versions codex-autopilot works with, and why (README, "Supported versions").
 CLAUDE_FLOOR = (2, 1, 143)  # Stop-hook block cap semantics (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), plugin data, StopFailure
@@ -50,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     checks = diagnose(cwd=args.cwd)
     bad = [c for c in checks if c["status"] == FAIL]
     if args.json:
-        emit({"ok": not bad, "version": __version__, "checks": checks})
+        answer: Doctor = {"ok": not bad, "version": __version__, "checks": checks}
+        emit(answer)
     else:
         width = max(len(c["name"]) for c in checks)
         for c in checks:
@@ -62,14 +66,15 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_ERROR if bad else 0
 
 
-def diagnose(cwd: str | None = None) -> list[dict[str, Any]]:
+def diagnose(cwd: str | None = None) -> list[Check]:
     """Every check, in the order a user would fix them."""
     checks = [_claude(), _codex(), _plugin_venv(), _validate(), _codex_side(), *_config_and_backend()]
     checks += [_home(), _run(cwd)]
     return [c for c in checks if c is not None]
 
 
-def check(name: str, status: str, detail: str, fix: str | None = None, **extra: Any) -> dict[str, Any]:
+def check(name: str, status: str, detail: str, fix: str | None = None, **extra: Unpack[CheckExtra]) -> Check:
+    """One check's answer (``extra``: the version found, the path looked at)."""
     return {"name": name, "status": status, "detail": detail, "fix": fix, **extra}
 
 
@@ -92,7 +97,7 @@ def claude_binary() -> str | None:
     return os.environ.get("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
 
 
-def _claude() -> dict[str, Any]:
+def _claude() -> Check:
     binary = claude_binary()
     if not binary:
         return check(
@@ -115,7 +120,7 @@ def _claude() -> dict[str, Any]:
     return check("claude", OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
 
 
-def _codex() -> dict[str, Any]:
+def _codex() -> Check:
     binary = config.codex_binary(_config_or_empty())
     if not binary:
         return check(
@@ -154,7 +159,7 @@ def plugin_data_dirs() -> list[Path]:
         return []
 
 
-def _plugin_venv() -> dict[str, Any] | None:
+def _plugin_venv() -> Check | None:
     found = [d for d in plugin_data_dirs() if (d / "venv").exists()]
     if not found:
         if os.environ.get("CLAUDE_PLUGIN_DATA"):
@@ -201,7 +206,7 @@ def _plugin_root() -> Path | None:
     return found[-1].parents[1] if found else None
 
 
-def _validate() -> dict[str, Any] | None:
+def _validate() -> Check | None:
     binary, root = claude_binary(), _plugin_root()
     if not binary or root is None:
         return None
@@ -226,7 +231,7 @@ def _validate() -> dict[str, Any] | None:
     return check("plugin validate", OK, f"{root} passes")
 
 
-def _codex_side() -> dict[str, Any]:
+def _codex_side() -> Check:
     from autopilot.codex import skills as codex_skills
     from autopilot.codex import trust as codex_trust
     from autopilot.commands.install import SKILLS, installed_bridge, skill_files
@@ -291,7 +296,7 @@ def _config_or_empty() -> dict[str, Any]:
         return {}
 
 
-def _config_and_backend() -> list[dict[str, Any]]:
+def _config_and_backend() -> list[Check]:
     try:
         cfg = config.load_config()
     except BridgeError as exc:
@@ -323,7 +328,7 @@ def _config_and_backend() -> list[dict[str, Any]]:
     return found
 
 
-def _home() -> dict[str, Any]:
+def _home() -> Check:
     home = paths.autopilot_home()
     probe = home / f".doctor-{os.getpid()}"
     try:
@@ -340,7 +345,7 @@ def _home() -> dict[str, Any]:
     return check("AUTOPILOT_HOME", OK, f"{home} (writable)")
 
 
-def _run(cwd: str | None) -> dict[str, Any] | None:
+def _run(cwd: str | None) -> Check | None:
     from autopilot.run import status
     from autopilot.run.workspace import Workspace
 

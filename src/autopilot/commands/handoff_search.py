@@ -11,7 +11,9 @@ from autopilot.errors import BridgeError
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
+
+    from autopilot.commands.shapes import SearchArgs, SearchDefaults, SearchOptions
 
 MAX_LIMIT = 200
 
@@ -68,15 +70,22 @@ def reindex(as_json: bool) -> int:
 # (--help, an abbreviation, a missing or bad value, a second query, a query starting with "-") returns None and
 # goes to argparse, so its usage, errors and exit codes stay exactly argparse's
 # (tests/unit/test_search_input.py compares the two).
-FLAGS = {"--json": "json"}
-VALUES = {"--limit": "limit", "--worktree": "worktree", "--since": "since", "--agent": "agent", "--cwd": "project_dir"}
+FLAGS: dict[str, Literal["json"]] = {"--json": "json"}
+VALUES: dict[str, Literal["limit", "worktree", "since", "agent", "project_dir"]] = {
+    "--limit": "limit",
+    "--worktree": "worktree",
+    "--since": "since",
+    "--agent": "agent",
+    "--cwd": "project_dir",
+}
 CHOICES = {"worktree": ("this", "all"), "agent": ("claude", "codex")}
-DEFAULTS: dict[str, Any] = {"json": False, "limit": 10, "worktree": "this", "since": None, "agent": None}
+DEFAULTS: SearchDefaults = {"json": False, "limit": 10, "worktree": "this", "since": None, "agent": None}
 
 
-def quick_args(argv: list[str]) -> dict[str, Any] | None:
+def quick_args(argv: list[str]) -> SearchArgs | None:
     """The options of ``handoff search ARGV`` as argparse would parse them, or None when only argparse may say."""
-    out: dict[str, Any] = {**DEFAULTS, "project_dir": None, "query": None}
+    out: SearchOptions = {**DEFAULTS, "project_dir": None}
+    query: str | None = None
     rest = iter(argv)
     only_positional = False
     for arg in rest:
@@ -84,9 +93,9 @@ def quick_args(argv: list[str]) -> dict[str, Any] | None:
             only_positional = True
             continue
         if only_positional or not arg.startswith("-"):
-            if out["query"] is not None or arg == "--":
+            if query is not None or arg == "--":
                 return None
-            out["query"] = arg
+            query = arg
             continue
         if arg in FLAGS:
             out[FLAGS[arg]] = True
@@ -108,10 +117,10 @@ def quick_args(argv: list[str]) -> dict[str, Any] | None:
             return None
         else:
             out[key] = value
-    return out if out["query"] is not None else None
+    return {**out, "query": query} if query is not None else None
 
 
-def run_quick(options: dict[str, Any], cwd: str | None) -> int:
+def run_quick(options: SearchArgs, cwd: str | None) -> int:
     """Run a search whose command line :func:`quick_args` read (``cwd``: from ``-C``)."""
     return search(
         options["query"],

@@ -22,6 +22,10 @@ TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 
+    from autopilot.codex.shapes import HookRecord, MemoryRecord, SkillMarker
+    from autopilot.codex.skills import File
+    from autopilot.commands.shapes import HookTrust, Installed, MemoryHookTrust, TrustRecorded, Uninstalled
+
 ASSETS = Path(__file__).resolve().parent.parent / "codex" / "assets"
 HOOK_SCRIPT = "scripts/handoff_hook.py"
 HOOK_WRAPPER = "scripts/handoff-hook"
@@ -53,7 +57,7 @@ def installed_bridge() -> tuple[str, str | None]:
     return python, (str(beside) if os.access(beside, os.X_OK) else None)
 
 
-def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, Any]]:
+def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
     """Every file of the skills, by skill and path inside it."""
     from autopilot.codex.skills import File, skill_dir
 
@@ -119,7 +123,7 @@ def install(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
     return 0
 
 
-def _install(trust: bool) -> dict[str, Any]:
+def _install(trust: bool) -> Installed:
     from autopilot import paths
     from autopilot.codex import hooks_file as codex_hooks
     from autopilot.codex import skills as codex_skills
@@ -145,7 +149,7 @@ def _install(trust: bool) -> dict[str, Any]:
         )
     key = codex_trust.key(hooks_file, where)
     digest = codex_trust.hook_hash(new_doc["hooks"][codex_hooks.EVENT][where[0]]["hooks"][where[1]])
-    memory_trust: dict[str, dict[str, Any]] = {
+    memory_trust: dict[str, MemoryHookTrust] = {
         event: {
             "position": list(at),
             "key": codex_trust.key(hooks_file, at, codex_hooks.label(event)),
@@ -155,19 +159,19 @@ def _install(trust: bool) -> dict[str, Any]:
     }
     codex_trust.trusted_hash(config, key)  # refuses an unreadable config.toml before anything changes
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
-    hook_record = {
+    hook_record: HookRecord = {
         "file": str(hooks_file),
         "commands": [command],
         "createdFile": bool(old_hook.get("createdFile", doc is None)),
     }
-    memory_record = {"commands": [recorder], "events": list(codex_hooks.MEMORY_EVENTS)}
+    memory_record: MemoryRecord = {"commands": [recorder], "events": list(codex_hooks.MEMORY_EVENTS)}
 
-    extras = {"handoff": {"hook": hook_record, "memory": memory_record, "trust": records}}
+    extras: dict[str, SkillMarker] = {"handoff": {"hook": hook_record, "memory": memory_record, "trust": records}}
     outcomes = {name: codex_skills.install(name, files[name], extras.get(name)) for name in SKILLS}
     changed_hooks = new_doc != doc
     saved = codex_hooks.write(hooks_file, new_doc) if changed_hooks else None
 
-    summary_trust: dict[str, Any] = {
+    summary_trust: HookTrust = {
         "config": str(config),
         "key": key,
         "hash": digest,
@@ -177,12 +181,14 @@ def _install(trust: bool) -> dict[str, Any]:
     recorded_memory = False
     if trust:
         listed = _codex_hooks(home)
-        summary_trust.update(_record_trust(config, key, digest, listed))
+        said = _record_trust(config, key, digest, listed)
+        summary_trust["recorded"], summary_trust["hash"] = said["recorded"], said["hash"]
+        summary_trust["checkedWith"] = said["checkedWith"]
         digest = summary_trust["hash"]
         for entry in memory_trust.values():
             result = _record_trust(config, entry["key"], entry["hash"], listed)
             recorded_memory = recorded_memory or bool(result["recorded"])
-            entry.update(hash=result["hash"], status=result.get("status"))
+            entry["hash"], entry["status"] = result["hash"], None
         wanted = {(key, digest), *((e["key"], e["hash"]) for e in memory_trust.values())}
         for stale in records:  # trust an earlier install recorded for a position or hash that is gone
             if (stale.get("key"), stale.get("hash")) not in wanted:
@@ -244,13 +250,13 @@ def _codex_hooks(home: Path) -> list[dict[str, Any]] | None:
     return codex_trust.ask_codex(binary, str(home)) if binary else None
 
 
-def _record_trust(config: Path, key: str, digest: str, listed: list[dict[str, Any]] | None) -> dict[str, Any]:
+def _record_trust(config: Path, key: str, digest: str, listed: list[dict[str, Any]] | None) -> TrustRecorded:
     """Record the trust in config.toml, and let Codex itself confirm it when a codex binary is at hand."""
     from autopilot.codex import trust as codex_trust
     from autopilot.config import codex_binary
 
     recorded = codex_trust.record(config, key, digest)
-    result: dict[str, Any] = {"recorded": recorded, "hash": digest, "checkedWith": None}
+    result: TrustRecorded = {"recorded": recorded, "hash": digest, "checkedWith": None}
     ours = next((h for h in listed or [] if h.get("key") == key), None)
     if ours is None:
         return result
@@ -264,7 +270,7 @@ def _record_trust(config: Path, key: str, digest: str, listed: list[dict[str, An
     return result
 
 
-def _tell_install(status: str, trust: dict[str, Any], command: str, config: Path, *, requested: bool) -> None:
+def _tell_install(status: str, trust: HookTrust, command: str, config: Path, *, requested: bool) -> None:
     if status == "trusted" and not trust["recorded"]:
         say(f"the $handoff hook is already trusted in {config}.")
     elif status == "trusted":
@@ -293,7 +299,7 @@ def _tell_install(status: str, trust: dict[str, Any], command: str, config: Path
     )
 
 
-def _tell_memory(memory: dict[str, dict[str, Any]], requested: bool) -> None:
+def _tell_memory(memory: dict[str, MemoryHookTrust], requested: bool) -> None:
     untrusted = [event for event, entry in memory.items() if entry.get("status") != "trusted"]
     if not untrusted:
         say(f"the active memory's hooks ({', '.join(memory)}) are trusted: Codex sessions are recorded.")
@@ -305,7 +311,7 @@ def _tell_memory(memory: dict[str, dict[str, Any]], requested: bool) -> None:
         )
 
 
-def _uninstall() -> dict[str, Any]:
+def _uninstall() -> Uninstalled:
     from autopilot import paths
     from autopilot.codex import hooks_file as codex_hooks
     from autopilot.codex import skills as codex_skills

@@ -29,6 +29,10 @@ from autopilot.errors import BridgeError
 from autopilot.hooks import slash
 from autopilot.output import emit, say
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.commands.shapes import Installed, Launcher, SetUp, StatusLine, TornDown
+
 LAUNCHER_NAME = "codex-bridge"
 LAUNCHER_MARK = "# codex-autopilot launcher: written by `codex-bridge setup --launcher`"
 SETUP_COMMAND = slash.namespaced("setup")
@@ -75,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 def setup(
     *, trust: bool = False, launcher: str | None = None, statusline: bool = False, how: str = "codex-bridge setup"
-) -> dict[str, Any]:
+) -> SetUp:
     """Install the Codex side (and trust, and a launcher when asked); what was done and what is left."""
     from autopilot.commands.install import _install
 
@@ -83,19 +87,19 @@ def setup(
     if target is not None:
         _check_launcher(target)  # refuse before anything changes
     codex = _install(trust)
-    result: dict[str, Any] = {"action": "setup", "python": sys.executable, "codex": codex, "launcher": None}
+    result: SetUp = {"action": "setup", "python": sys.executable, "codex": codex, "launcher": None}
     if target is not None:
         result["launcher"] = _write_launcher(target)
     result["statusline"] = add_statusline() if statusline else None
-    result["next"] = _next_steps(codex, result["launcher"], how)
+    steps = result["next"] = _next_steps(codex, result["launcher"], how)
     if not statusline:
-        result["next"].insert(-1, f"To see the run in Claude Code's status line: {how} --statusline")
-    for line in result["next"]:
+        steps.insert(-1, f"To see the run in Claude Code's status line: {how} --statusline")
+    for line in steps:
         say(line)
     return result
 
 
-def uninstall() -> dict[str, Any]:
+def uninstall() -> TornDown:
     """Remove the Codex side and every launcher this command wrote (where it recorded them, on PATH, ~/.local/bin)."""
     from autopilot.commands.install import _uninstall
 
@@ -149,7 +153,7 @@ def _load_settings(path: Path) -> dict[str, Any]:
     return data
 
 
-def add_statusline() -> dict[str, Any]:
+def add_statusline() -> StatusLine:
     """Put the run's segment in Claude Code's status line: settings.json backed up, an existing line kept first."""
     import shlex
 
@@ -178,7 +182,7 @@ def add_statusline() -> dict[str, Any]:
     return {"settings": str(path), "command": command, "changed": True, "backup": str(backup) if backup else None}
 
 
-def remove_statusline() -> dict[str, Any] | None:
+def remove_statusline() -> StatusLine | None:
     """Put Claude Code's status line back as it was before setup (only if it is still ours)."""
     from autopilot.fsutil import atomic_write
 
@@ -224,7 +228,7 @@ def _is_ours(path: Path) -> bool:
         return False
 
 
-def _write_launcher(folder: Path) -> dict[str, Any]:
+def _write_launcher(folder: Path) -> Launcher:
     """A ``codex-bridge`` script in ``folder`` running the bridge in this venv; what it is and whether PATH finds it."""
     from autopilot.fsutil import atomic_write
 
@@ -283,7 +287,7 @@ def _launcher_candidates() -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def _next_steps(codex: dict[str, Any], launcher: dict[str, Any] | None, how: str) -> list[str]:
+def _next_steps(codex: Installed, launcher: Launcher | None, how: str) -> list[str]:
     steps = []
     if codex["trust"]["status"] != "trusted":
         steps.append(
