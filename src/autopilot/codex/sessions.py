@@ -33,6 +33,10 @@ from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.codex.shapes import HandoffPointer
+
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
 META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
 POINTER = "codex-latest.json"
@@ -333,7 +337,7 @@ def _event_threads(path: Path) -> set[str]:
     return ids
 
 
-def read_pointer() -> tuple[dict[str, Any] | None, str]:
+def read_pointer() -> tuple[HandoffPointer | None, str]:
     """The saved ``$handoff`` pointer, or (None, why there is none)."""
     path = paths.handoff_dir() / POINTER
     try:
@@ -342,9 +346,14 @@ def read_pointer() -> tuple[dict[str, Any] | None, str]:
         return None, f"there is no saved handoff ({path} does not exist)"
     except (OSError, ValueError) as exc:
         return None, f"the saved handoff {path} cannot be read ({exc})"
-    if not isinstance(pointer, dict) or not isinstance(pointer.get("transcript_path"), str):
+    if not _names_transcript(pointer):
         return None, f"the saved handoff {path} names no transcript_path"
     return pointer, ""
+
+
+def _names_transcript(value: object) -> bool:
+    """Whether a parsed pointer file is an object that names its transcript."""
+    return isinstance(value, dict) and isinstance(value.get("transcript_path"), str)
 
 
 @dataclass
@@ -361,7 +370,7 @@ def _under_roots(path: str) -> bool:
     return any(real.startswith(os.path.realpath(root) + os.sep) for root in scan_roots())
 
 
-def _pointed(pointer: dict[str, Any], files: list[tuple[Path, float]]) -> Path | None:
+def _pointed(pointer: HandoffPointer, files: list[tuple[Path, float]]) -> Path | None:
     """The pointer's rollout as the scan knows it: the same file, or the same thread moved (archived)."""
     named = str(pointer["transcript_path"])
     base = os.path.basename(named)

@@ -12,12 +12,15 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from autopilot import __version__, paths
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.codex.shapes import SkillMarker
 
 MARKER = ".codex-autopilot.json"
 OWNER = "codex-autopilot"
@@ -57,21 +60,26 @@ def _file_digest(path: Path) -> str | None:
         return None
 
 
-def read_marker(name: str) -> dict[str, Any] | None:
+def read_marker(name: str) -> SkillMarker | None:
     """The marker of skill ``name``, None when the directory is not codex-autopilot's (or absent)."""
     folder = skill_dir(name)
     if folder.is_symlink() or not folder.is_dir():
         return None
     try:
-        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        marker: SkillMarker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(marker, dict) or marker.get("owner") != OWNER or not isinstance(marker.get("files"), dict):
+    if not _is_marker(marker):
         return None
-    return marker
+    return marker  # ours: written by install, its owner and file digests in place
 
 
-def write_marker(name: str, marker: dict[str, Any]) -> bool:
+def _is_marker(value: object) -> bool:
+    """Whether a parsed marker file is codex-autopilot's: its owner, and its files' digests."""
+    return isinstance(value, dict) and value.get("owner") == OWNER and isinstance(value.get("files"), dict)
+
+
+def write_marker(name: str, marker: SkillMarker) -> bool:
     """Write the marker if it differs from what is there; whether it changed."""
     target = skill_dir(name) / MARKER
     text = json.dumps(marker, indent=2, sort_keys=True) + "\n"
@@ -110,10 +118,10 @@ def check(name: str, files: dict[str, File]) -> None:
         )
 
 
-def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = None) -> Outcome:
+def install(name: str, files: dict[str, File], extra: SkillMarker | None = None) -> Outcome:
     """Write the skill's files (only those that differ) and its marker; call ``check`` first."""
     folder = skill_dir(name)
-    old = read_marker(name) or {"files": {}}
+    old: SkillMarker = read_marker(name) or {"files": {}}
     outcome = Outcome(str(folder))
     for rel, new in files.items():
         target = folder / rel
@@ -130,7 +138,7 @@ def install(name: str, files: dict[str, File], extra: dict[str, Any] | None = No
         if rel not in files and _file_digest(folder / rel) == digest:
             (folder / rel).unlink()
             outcome.changed.append(rel)
-    marker = {
+    marker: SkillMarker = {
         **(extra or {}),
         "owner": OWNER,
         "skill": name,

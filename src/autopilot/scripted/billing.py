@@ -17,6 +17,10 @@ import json
 import threading
 from typing import Any
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.scripted.shapes import StatedUsage
+
 CHARS_PER_TOKEN = 4
 CACHE_MIN_TOKENS = 1024
 CACHE_BLOCK_TOKENS = 128
@@ -106,7 +110,7 @@ class Ledger:
         self._lock = threading.Lock()
 
     def bill(
-        self, rid: str, body: dict[str, Any], output: list[dict[str, Any]], stated: dict[str, int] | None = None
+        self, rid: str, body: dict[str, Any], output: list[dict[str, Any]], stated: StatedUsage | None = None
     ) -> dict[str, int]:
         """The usage of answering ``body`` with ``output`` as response ``rid`` (kept for its successors).
 
@@ -133,7 +137,8 @@ class Ledger:
             "output_tokens": tokens(sum(map(len, answer))),
             "history_tokens": tokens(sum(map(len, carried)) + resent),
         }
-        bill.update(stated or {})
+        if stated:
+            bill.update(**stated)
         with self._lock:
             if body.get("store", True):
                 self._history[rid] = conversation + answer

@@ -36,11 +36,14 @@ from typing import Any
 from autopilot.scripted.billing import Ledger
 from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted, write_body
 
-Step = dict[str, Any]
-Responder = Callable[[dict[str, Any]], Step]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.scripted.shapes import ResponseUsage, StatedUsage, Step
+
+Responder = Callable[[dict[str, Any]], "Step"]  # a request body -> the step that answers it
 
 
-def _usage(spec: dict[str, Any]) -> dict[str, Any]:
+def _usage(spec: dict[str, int]) -> ResponseUsage:
     inp, out = int(spec["input_tokens"]), int(spec["output_tokens"])
     cached = min(inp, int(spec["cached_tokens"]))
     return {
@@ -52,7 +55,7 @@ def _usage(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def reply_text(text: str, usage: dict[str, Any] | None = None) -> Step:
+def reply_text(text: str, usage: StatedUsage | None = None) -> Step:
     """A step answering with one assistant message."""
     item = {
         "type": "message",
@@ -63,14 +66,12 @@ def reply_text(text: str, usage: dict[str, Any] | None = None) -> Step:
     return {"output": [item], "usage": usage}
 
 
-def reply_json(obj: Any, usage: dict[str, Any] | None = None) -> Step:
+def reply_json(obj: Any, usage: StatedUsage | None = None) -> Step:
     """A step answering with a JSON document as the assistant's text (structured output)."""
     return reply_text(json.dumps(obj), usage)
 
 
-def tool_call(
-    name: str, arguments: dict[str, Any], call_id: str = "call_1", usage: dict[str, Any] | None = None
-) -> Step:
+def tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1", usage: StatedUsage | None = None) -> Step:
     """A step asking the client to run a function tool (``exec_command`` for Codex)."""
     item = {
         "type": "function_call",

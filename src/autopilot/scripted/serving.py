@@ -10,6 +10,10 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.scripted.shapes import Step
+
 _Server = TypeVar("_Server", bound="BackgroundServer")
 
 
@@ -69,7 +73,7 @@ class BackgroundServer:
         self.stop()
 
 
-def delay_or_drop(handler: BaseHTTPRequestHandler, step: dict[str, Any]) -> bool:
+def delay_or_drop(handler: BaseHTTPRequestHandler, step: Step) -> bool:
     """Apply a step's ``delay``; with ``drop``, close the connection unanswered and return True."""
     if step.get("delay"):
         time.sleep(float(step["delay"]))
