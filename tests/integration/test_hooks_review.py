@@ -9,8 +9,8 @@ from pathlib import Path
 
 import filelock
 
-from autopilot.hooks.review import LOCK, in_flight
 from autopilot.paths import run_dir
+from autopilot.run.review_worker import LOCK, in_flight
 from autopilot.run.state import Store
 from autopilot.scripted.responses_server import delay, http_error, reply_json
 from tests.support.hooks import OTHER_SESSION, context_of, run_hook

@@ -209,8 +209,8 @@ def test_loop_writes_every_status_it_owns():
 
 
 def test_hook_handlers_do_not_import_each_other():
-    """Hook handler modules share only hooks/__init__, hooks/context and hooks/slash: none imports another (the
-    review worker, hooks/review.py, never loads the Stop hook)."""
+    """Hook handler modules share only hooks/__init__, hooks/context and hooks/slash: none imports another
+    (hooks/review.py, the PostToolUse hook, never loads the Stop hook)."""
     from autopilot.hooks import HANDLERS
 
     handlers = {f"autopilot.hooks.{name}" for name, _ in HANDLERS.values()} | {
@@ -226,3 +226,8 @@ def test_hook_handlers_do_not_import_each_other():
 def test_verdict_does_not_import_the_review_operation():
     """run/verdict.py takes its prompt pieces from run/prompts.py, not from the review operation."""
     assert "autopilot.run.review" not in imports(modules()["autopilot.run.verdict"])
+
+
+def test_the_review_worker_imports_no_hook_module():
+    """The detached review worker (run/review_worker.py) loads no module under hooks/, lazily or not."""
+    assert [m for m in imports(modules()["autopilot.run.review_worker"]) if unit(m) == "hooks"] == []

@@ -6,19 +6,17 @@ The hook starts a detached worker process for the review and waits for it at mos
 takes longer keeps running on its own and records its findings in state.json; the next PostToolUse
 hands them to Claude. So Claude keeps working instead of waiting, and a hook that Claude Code times
 out loses nothing.
-At most one review is in flight per run: the worker holds ``review.lock`` without blocking.
+At most one review is in flight per run: the worker (``run/review_worker.py``) holds ``review.lock`` without
+blocking.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
-from contextlib import suppress
 
 from autopilot import git
-from autopilot.errors import BridgeError, CallBusy, InfraError, RunChanged
+from autopilot.errors import CallBusy
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
     TEXT_BUDGET,
@@ -33,13 +31,10 @@ from autopilot.hooks.context import (
 )
 from autopilot.run import loop, status
 from autopilot.run.loop import INFRA_PAUSE_AFTER
-from autopilot.run.state import State, Store, same_run
+from autopilot.run.review_worker import in_flight, start_worker
+from autopilot.run.state import State, same_run
 
-LOCK = "review.lock"
-WORKER_LOG = "review-worker.log"
-MAX_LOG_BYTES = 1_000_000  # then the log is rotated to review-worker.log.1
 DEFAULT_WAIT_S = 45.0
-EXIT_BUSY = 75  # the worker found another review in flight
 
 
 def post_tool_use(hook: Hook) -> Output | None:
@@ -90,78 +85,6 @@ def wait_seconds() -> float:
         return max(0.0, float(os.environ.get("AUTOPILOT_HOOK_REVIEW_WAIT") or DEFAULT_WAIT_S))
     except ValueError:
         return DEFAULT_WAIT_S
-
-
-def in_flight(store: Store) -> bool:
-    """Whether a review worker holds this run's review lock right now."""
-    import filelock
-
-    lock = filelock.FileLock(str(store.dir / LOCK))
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
-        return True
-    lock.release()
-    return False
-
-
-def start_worker(store: Store, root: str) -> subprocess.Popen[bytes]:
-    """A detached review worker for ``root``; it outlives this hook if the review takes long."""
-    store.dir.mkdir(parents=True, exist_ok=True)
-    log_path = store.dir / WORKER_LOG
-    try:
-        if log_path.stat().st_size > MAX_LOG_BYTES:
-            os.replace(log_path, log_path.with_name(WORKER_LOG + ".1"))
-    except OSError:
-        pass
-    with open(log_path, "ab") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", "import sys; from autopilot.hooks.review import worker; sys.exit(worker())"],
-            stdin=subprocess.PIPE,
-            stdout=log,
-            stderr=log,
-            cwd=root,
-            start_new_session=True,
-        )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps({"root": root}).encode())
-    proc.stdin.close()
-    return proc
-
-
-def worker() -> int:
-    """Run one review for the workspace named on stdin, unless another review is already in flight."""
-    import filelock
-
-    from autopilot.run.review import review
-
-    root = json.loads(sys.stdin.read())["root"]
-    store = Store(root)
-    lock = filelock.FileLock(str(store.dir / LOCK))
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
-        return EXIT_BUSY
-    try:
-        review(cwd=root)
-    except InfraError as exc:  # already recorded in state, with consecutive_errors counted (busy: not counted)
-        from autopilot.run import control
-
-        with suppress(RunChanged):  # re-planned or no longer running meanwhile: nothing to pause
-            control.pause_if_unavailable(store, exc.run or store.load(), "review", exc)
-    except BridgeError as exc:  # budget spent (the run is already stopped) or nothing to review
-        from autopilot.output import say
-
-        say(f"review worker: {exc}")
-    except Exception as exc:
-        from autopilot.errors import write_crash_log
-        from autopilot.paths import autopilot_home
-
-        write_crash_log(str(autopilot_home()), exc)
-        raise
-    finally:
-        lock.release()
-    return 0
 
 
 def deliver(hook: Hook, state: State) -> Output | None:
