@@ -4,8 +4,9 @@ These are pure functions over the state dict, applied inside ``Store.transaction
 keep the semantics of the original Node bridge's plan / review / verdict / budget-guard / stop
 commands (whose state.json files this bridge still reads), plus the
 bridge's own counters (errors, ownership, Stop blocks, cost of the plan).
-Invariant: a run's ``status`` is assigned here and nowhere else (``tests/unit/test_architecture.py``);
-``run/control.py`` applies the pause, resume and stop transitions, the plan and verdict operations their own.
+Invariant: a run's ``status`` is assigned here and nowhere else (``tests/unit/test_architecture.py``).
+``run/control.py`` applies pause, resume, stop, the budget guard and the Stop-block count; the plan and
+verdict operations, and ``Workspace.record_failure`` for a failed call, apply their own transitions.
 """
 
 from __future__ import annotations
