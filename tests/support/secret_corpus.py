@@ -268,6 +268,7 @@ def shapes() -> list[Shape]:
         Shape("der key on one line", f"signing:\n  der: {der_line}\n", needles=[der_line[200:240]], key=True),
     ]
     out += audited()
+    out += unenumerated()
     for s in out:
         if not s.needles or s.needles == [""]:
             s.needles = [_secret_part(s.text)]
@@ -365,6 +366,139 @@ def audited() -> list[Shape]:
         _pair("db_pass", f"db_pass={pw[24]}", pw[24]),
         _pair("laravel app key", f"APP_KEY=base64:{app}", app),
         _pair("rails master key", f"RAILS_MASTER_KEY={master}", master),
+    ]
+
+
+def b64url(nbytes: int) -> str:
+    return base64.urlsafe_b64encode(_RNG.randbytes(nbytes)).decode().rstrip("=")
+
+
+def bip39_words() -> list[str]:
+    """The BIP-39 English word list the redactor ships."""
+    from importlib.resources import files
+
+    return files("autopilot.redact").joinpath("bip39_english.txt").read_text().split()
+
+
+def unenumerated() -> list[Shape]:
+    """Issue 21's classes: provider prefixes the list lacked, webhook URLs, key material, credential files,
+    password options, evasions, and values only their context marks as secret (the generic rule)."""
+    t = alnum
+    up = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    pw = [f"Zk{t(11)}{n}" for n in range(40)]
+    words = bip39_words()
+    seed12 = " ".join(_RNG.choice(words) for _ in range(12))
+    seed24 = " ".join(_RNG.choice(words) for _ in range(24))
+    jwk_d, jwk_p, jwk_q, ec_d = b64url(256), b64url(128), b64url(128), b64url(32)
+    jwk = {"kty": "RSA", "n": b64url(256), "e": "AQAB", "d": jwk_d, "p": jwk_p, "q": jwk_q,
+           "dp": b64url(128), "dq": b64url(128), "qi": b64url(128)}  # fmt: skip
+    minisign = "RWRTY0Iy" + b64(150)
+    jwt_payload, jwt_sig = "eyJzdWIiOi" + t(30), t(43)
+    ghp = "ghp_" + t(36)
+    guid = "-".join(hexs(n) for n in (8, 4, 4, 4, 12))
+    hec = "-".join(hexs(n) for n in (8, 4, 4, 4, 12))
+    eth = hexs(64)
+    return [
+        _tok("groq key", "gsk_" + t(52), "groq {}"),
+        _tok("xai key", "xai-" + t(80), "grok {}"),
+        _tok("perplexity key", "pplx-" + t(48), "pplx {}"),
+        _tok("replicate token", "r8_" + t(37), "replicate {}"),
+        _tok("tailscale auth key", "tskey-auth-k" + t(10) + "CNTRL-" + t(33), "tailscale up --authkey={}"),
+        _tok("doppler token", "dp.pt." + t(43), "doppler {}"),
+        _tok("grafana service account token", "glsa_" + t(32) + "_" + hexs(8), "grafana {}"),
+        _tok("new relic user key", "NRAK-" + t(27, up), "newrelic {}"),
+        _tok("pulumi token", "pul-" + hexs(40), "pulumi {}"),
+        _tok("supabase access token", "sbp_" + hexs(40), "supabase {}"),
+        _tok("notion token", "ntn_" + t(46), "notion {}"),
+        _tok("figma token", "figd_" + t(40), "figma {}"),
+        _tok("planetscale token", "pscale_tkn_" + t(43), "planetscale {}"),
+        _tok("rubygems key", "rubygems_" + hexs(48), "gem {}"),
+        _tok("netlify token", "nfp_" + t(40), "netlify {}"),
+        _tok("fly token", "fm2_" + t(120), "fly FlyV1 {}"),
+        _tok("bitbucket app password", "ATBB" + t(32), "bitbucket {}"),
+        _tok("sentry user token", "sntryu_" + hexs(64), "sentry {}"),
+        _tok("1password service account token", "ops_eyJ" + t(220), "op {}"),
+        _tok("cloudflare origin ca key", "v1.0-" + hexs(24) + "-" + hexs(146), "origin ca {}"),
+        _tok("azure ad client secret", t(3) + "8Q~" + t(34, _ALNUM + "_-.~"), "azure app {}"),
+        _tok("vault legacy token", "s." + t(24), "vault {}"),
+        _tok("google refresh token", "1//0" + t(100, _ALNUM + "_-"), "refresh {}"),
+        _pair(
+            "discord webhook",
+            f"hook https://discord.com/api/webhooks/{t(18, '0123456789')}/{pw[0]}{t(55, _ALNUM + '_-')}",
+            pw[0],
+        ),
+        _pair(
+            "teams webhook",
+            f"https://acme.webhook.office.com/webhookb2/{guid}@{guid}/IncomingWebhook/{pw[1]}{hexs(19)}/{guid}",
+            pw[1],
+        ),
+        Shape("jwk private rsa key", json.dumps(jwk, indent=2), needles=[jwk_d[100:140], jwk_p[60:100], jwk_q[60:100]]),
+        _pair("jwk private ec key", json.dumps({"kty": "EC", "crv": "P-256", "x": b64url(32), "d": ec_d}), ec_d),
+        Shape(
+            "minisign secret key",
+            f"untrusted comment: minisign encrypted secret key\n{minisign}\n",
+            needles=[minisign[60:100]],
+            one_line=False,
+        ),
+        _pair("ethereum private key", f'const wallet = new ethers.Wallet("0x{eth}");', eth),
+        _pair("bip-39 seed phrase, 12 words", f"recovery: {seed12}", " ".join(seed12.split()[3:8])),
+        _pair("bip-39 seed phrase, 24 words", seed24, " ".join(seed24.split()[9:14])),
+        Shape(
+            "jwt split across string literals",
+            f'const token = "eyJhbGciOiJIUzI1NiJ9" +\n  ".{jwt_payload}" +\n  ".{jwt_sig}";',
+            needles=[jwt_payload, jwt_sig],
+        ),
+        _pair("pgpass line", f"db.internal:5432:prod:app:{pw[3]}", pw[3]),
+        _pair(
+            "maven server password",
+            f"<server>\n  <id>releases</id>\n  <username>deploy</username>\n  <password>{pw[4]}</password>\n</server>",
+            pw[4],
+        ),
+        _pair("nuget cleartext password", f'<add key="ClearTextPassword" value="{pw[5]}" />', pw[5]),
+        _pair("web.config app setting", f'<add key="PaymentGatewayApiKey" value="{pw[6]}" />', pw[6]),
+        _pair(
+            "terraform state output",
+            json.dumps({"outputs": {"db_admin": {"value": pw[7], "type": "string", "sensitive": True}}}, indent=2),
+            pw[7],
+        ),
+        _pair(
+            "terraform state random_password",
+            json.dumps(
+                {
+                    "mode": "managed",
+                    "type": "random_password",
+                    "name": "db",
+                    "instances": [{"attributes": {"id": "none", "length": 24, "result": pw[8], "special": True}}],
+                },
+                indent=2,
+            ),  # fmt: skip
+            pw[8],
+        ),
+        _pair("sudo -S input", f"echo '{pw[9]}' | sudo -S apt-get install -y nginx", pw[9]),
+        _pair("keytool store password", f"keytool -importkeystore -srckeystore a.p12 -srcstorepass {pw[10]}", pw[10]),
+        _pair("htpasswd -b", f"htpasswd -b /etc/nginx/.htpasswd admin {pw[11]}", pw[11]),
+        _pair("ssh-keygen -N", f"ssh-keygen -t ed25519 -N '{pw[12]}' -f deploy_key", pw[12]),
+        _pair("zip -P", f"zip -P {pw[13]} backup.zip db.sql", pw[13]),
+        _pair("7z -p", f"7z a -p{pw[14]} backup.7z db.sql", pw[14]),
+        _pair("ldapsearch -w", f"ldapsearch -x -D cn=admin,dc=example,dc=com -w {pw[15]} -b dc=example", pw[15]),
+        _pair("curl -u :token", f"curl -u :{pw[16]}{t(20)} https://dev.azure.com/acme/_apis/projects", pw[16]),
+        _pair("curl --oauth2-bearer", f"curl --oauth2-bearer {pw[17]}{t(20)} https://api.example.com", pw[17]),
+        _pair("docker build arg", f"docker build --build-arg GITHUB_PAT={pw[18]}{t(20)} .", pw[18]),
+        _pair("okta ssws header", f"Authorization: SSWS 00{pw[19]}{t(28)}", pw[19]),
+        _pair("splunk hec header", f"-H 'Authorization: Splunk {hec}'", hec),
+        _pair("token as a clone url's user", f"git clone https://{pw[21]}{t(28)}@github.com/acme/app.git", pw[21]),
+        Shape(
+            "url password with an @",
+            f"DATABASE_URL=postgres://app:{pw[22]}@{pw[23]}@db.internal:5432/prod",
+            needles=[pw[22], pw[23]],
+        ),
+        _pair("zero-width space inside a token", f"GH {ghp[:12]}\u200b{ghp[12:]}", ghp[12:]),
+        _pair("percent-encoded prefix", f"GET /login?next=ghp%5F{pw[24]}{t(23)}", pw[24]),
+        _pair("salt under a credential-like name", f"HASH_SALT={pw[25]}{t(20)}", pw[25]),
+        _pair("dsn keyed in json", json.dumps({"dsn": f"{pw[26]}{t(24)}"}), pw[26]),
+        _pair("unknown cli's -p option", f"vaultctl login -p {pw[27]}{t(16)} --host db", pw[27]),
+        _pair("xml config token element", f"<apiToken>{pw[28]}{t(20)}</apiToken>", pw[28]),
+        _pair("properties passphrase", f"signing.keystore.passphrase={pw[29]}", pw[29]),
     ]
 
 

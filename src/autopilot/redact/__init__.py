@@ -8,9 +8,14 @@ line are bounded, and key bodies are found line by line, never by a backtracking
 Pattern-based redaction is a strong filter, not a guarantee; results of reads of
 secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FILE_LINES``).
 
-Importing this package compiles no pattern: :mod:`.tokens`, :mod:`.named`, :mod:`.shell` and
-:mod:`.keys` (about a hundred regular expressions, ~8 ms) load on the first redaction, so a command that only asks
-``is_secret_path`` (a search, a listing) does not pay for them.
+Known formats are :mod:`.tokens` (by shape), :mod:`.named` (by name), :mod:`.shell` (by command
+line), :mod:`.keys` (key bodies) and :mod:`.material` (JWKs, wallet keys, seed phrases); what nobody
+listed is :mod:`.generic`'s: a generated-looking value where a credential stands (a credential-like
+name, a URL's user part, a password option, a config's password field), and evasions undone first.
+
+Importing this package compiles no pattern: those modules (about 150 regular expressions, ~10 ms) load
+on the first redaction, so a command that only asks ``is_secret_path`` (a search, a listing) does not
+pay for them.
 """
 
 from __future__ import annotations
@@ -46,24 +51,32 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
     counts = Counter() if counts is None else counts
     if not text:
         return text, counts
+    from autopilot.redact.generic import GENERIC, undo_evasions
     from autopilot.redact.keys import key_bodies
+    from autopilot.redact.material import MATERIAL, seed_phrases
     from autopilot.redact.named import NAMED
     from autopilot.redact.rules import apply, apply_local
     from autopilot.redact.shell import SHELL
     from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
 
+    # A zero-width character inside a token or a percent-encoded token would hide it from every pattern.
+    text = undo_evasions(text, counts, TOKENS)
     lowered = text.lower()
     text = apply(PRIVATE_KEY, text, lowered, counts)
     # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.
     text = key_bodies(text, counts)
     # Token shapes before names with values, so `API_KEY=sk-…` is reported as the token it is.
-    for rule in TOKENS:
+    for rule in MATERIAL + TOKENS:
         text = apply(rule, text, lowered, counts)
     named = NAMED + SHELL
     for rule in named:
         if not rule.local:
             text = apply(rule, text, lowered, counts)
-    return apply_local(named, text, lowered, counts), counts
+    text = apply_local(named, text, lowered, counts)
+    # The generic rule last: what the named rules withheld is a placeholder by now, not a value to judge.
+    for rule in GENERIC:
+        text = apply(rule, text, lowered, counts)
+    return seed_phrases(text, counts), counts
 
 
 def opens_private_key(text: str) -> bool:

@@ -212,7 +212,8 @@ NAMED: list[Rule] = [
     Rule(
         "bearer_token",
         re.compile(
-            r"(?i)(\b(?:proxy-)?authorization\\{0,3}[\"']?\s*[:=]\s*\\{0,3}[\"']?\s*(?:bearer|token|basic)\s+)"
+            # any scheme: Bearer, Basic, Token, Okta's SSWS, Splunk, FlyV1, AWS4-HMAC-SHA256 Credential=…
+            r"(?i)(\b(?:proxy-)?authorization\\{0,3}[\"']?\s*[:=]\s*\\{0,3}[\"']?\s*[A-Za-z][\w\-]{1,30}\s+)"
             r"([A-Za-z0-9._~+/=\-]{12,})"
         ),
         2,

@@ -36,7 +36,7 @@ SHELL: list[Rule] = [
     ),
     Rule(
         "cli_secret",
-        re.compile(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:)([^\s\"'@]{3,})"),
+        re.compile(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{0,64}:)([^\s\"'@]{3,})"),
         2,
         hints=("-u", "--user"),
     ),
@@ -59,6 +59,25 @@ SHELL: list[Rule] = [
         3,
         not_stand_in,
         lower=("mysql", "mariadb", "sshpass", "login", "redis-cli", "mongo", "pass:"),
+    ),
+    # Passwords other commands take as arguments: `echo PW | sudo -S`, `htpasswd -b FILE USER PW`,
+    # `ssh-keygen -N PW` / `-P PW`, `zip -P PW` (and unzip), `7z -pPW`, `ldapsearch -w PW` (and the other ldap tools).
+    *(
+        Rule(
+            "cli_secret", re.compile(r"(" + opening + r"([\"']?))([^\s\"'`;|&]{3,})\2"), 3, not_stand_in, lower=(hint,)
+        )
+        for hint, opening in (
+            (
+                "sudo",
+                r"(?<![\w\-])(?:echo|printf)(?:[ \t]+-[neE]{1,3})?[ \t]+"
+                r"(?=[^\n|]{1,300}\|[ \t]*sudo\b[^\n|;&]{0,200}?[ \t]-\w*S)",
+            ),
+            ("htpasswd", r"htpasswd\b(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+\S+[ \t]+"),
+            ("ssh-keygen", r"ssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP][ \t]*"),
+            ("zip", r"zip\b[^\n|;&]{0,200}?[ \t]-P[ \t]*"),
+            ("7z", r"7za?\b[^\n|;&]{0,200}?[ \t]-p(?=\S)"),
+            ("ldap", r"ldap\w{0,20}\b[^\n|;&]{0,200}?[ \t]-w[ \t]+"),
+        )
     ),
     # `setx API_TOKEN …` (Windows), `set -x API_TOKEN …` (fish), `setenv API_TOKEN …` (csh).
     Rule(

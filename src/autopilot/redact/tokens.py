@@ -9,7 +9,7 @@ from __future__ import annotations
 import binascii
 import re
 
-from autopilot.redact.rules import Rule, stand_in
+from autopilot.redact.rules import Rule, mixed_case, stand_in
 
 _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)(?<!\w.{4})[0-9A-Z]{16}"
 
@@ -47,6 +47,11 @@ def _discord_id(value: str, match: re.Match[str]) -> bool:
     except (binascii.Error, ValueError):
         return False
     return len(raw) >= 17 and raw.isdigit()
+
+
+def _mixed_token(value: str, match: re.Match[str]) -> bool:
+    """Whether a value reads as generated: both cases and a digit (``s.Abc1…`` is, ``s.getattribute`` is not)."""
+    return mixed_case(value)
 
 
 # Order matters: specific token shapes first, so an Anthropic key is not reported as an OpenAI one.
@@ -147,12 +152,84 @@ TOKENS: list[Rule] = [
     Rule("age_secret_key", re.compile(_word("AGE-SECRET-KEY-1") + r"[0-9A-Z]{58}\b"), hints=("AGE-SECRET-KEY-1",)),
     Rule("linear_api_key", re.compile(_word("lin_") + r"(?:api|oauth)_[A-Za-z0-9]{32,64}\b"), hints=("lin_",)),
     Rule("postman_api_key", re.compile(_word("PMAK-") + r"[A-Za-z0-9]{24}-[A-Za-z0-9]{34}\b"), hints=("PMAK-",)),
+    # Providers an audit found missing (issue 21), each by its documented prefix and length.
+    Rule("groq_api_key", re.compile(_word("gsk_") + r"[A-Za-z0-9]{48,}\b"), hints=("gsk_",)),
+    Rule("xai_api_key", re.compile(_word("xai-") + r"[A-Za-z0-9]{70,}\b"), hints=("xai-",)),
+    Rule("perplexity_api_key", re.compile(_word("pplx-") + r"[A-Za-z0-9]{40,}\b"), hints=("pplx-",)),
+    Rule("replicate_token", re.compile(_word("r8_") + r"[A-Za-z0-9]{37,}\b"), hints=("r8_",)),
+    Rule(
+        "tailscale_key",
+        re.compile(_word("tskey-") + r"(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
+        hints=("tskey-",),
+    ),
+    Rule(
+        "doppler_token",
+        re.compile(_word("dp.") + r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}\b"),
+        hints=("dp.",),
+    ),
+    Rule(
+        "grafana_token",
+        re.compile(r"(?:glsa_(?<!\w.{5})[A-Za-z0-9]{32}_[0-9a-fA-F]{8}|glc_(?<!\w.{4})[A-Za-z0-9+/]{32,}={0,2})\b"),
+        hints=("glsa_", "glc_"),
+    ),
+    Rule("new_relic_key", re.compile(r"NR(?:AK|II|JS|AA|RA)-(?<!\w.{5})[A-Z0-9]{27}\b"), hints=("NR",)),
+    Rule("pulumi_token", re.compile(_word("pul-") + r"[a-f0-9]{40}\b"), hints=("pul-",)),
+    Rule(
+        "supabase_token",
+        re.compile(r"(?:sbp_(?<!\w.{4})|sb_secret_(?<!\w.{10}))[A-Za-z0-9_]{32,}\b"),
+        hints=("sbp_", "sb_secret_"),
+    ),
+    Rule("notion_token", re.compile(_word("ntn_") + r"[A-Za-z0-9]{43,}\b"), hints=("ntn_",)),
+    Rule("notion_token", re.compile(_word("secret_") + r"[A-Za-z0-9]{43}\b"), hints=("secret_",)),
+    Rule("figma_token", re.compile(_word("figd_") + r"[A-Za-z0-9_\-]{38,}"), hints=("figd_",)),
+    Rule(
+        "planetscale_token",
+        re.compile(_word("pscale_") + r"(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}"),
+        hints=("pscale_",),
+    ),
+    Rule("rubygems_key", re.compile(_word("rubygems_") + r"[a-f0-9]{48}\b"), hints=("rubygems_",)),
+    Rule("netlify_token", re.compile(_word("nfp_") + r"[A-Za-z0-9]{36,}\b"), hints=("nfp_",)),
+    Rule(
+        "fly_token", re.compile(r"(?:fm[12][ar]?_|fo1_)(?<!\w.{4})[A-Za-z0-9_\-+/=]{40,}"), hints=("fm1", "fm2", "fo1_")
+    ),
+    Rule("bitbucket_token", re.compile(r"(?:ATBB|ATCTT)(?<!\w.{4})[A-Za-z0-9_\-=]{28,}"), hints=("ATBB", "ATCTT")),
+    Rule("sentry_token", re.compile(r"sntry[us]_(?<!\w.{7})[A-Za-z0-9_\-+/=]{40,}"), hints=("sntry",)),
+    Rule("onepassword_token", re.compile(_word("ops_eyJ") + r"[A-Za-z0-9_\-+/=]{50,}"), hints=("ops_eyJ",)),
+    Rule(
+        "cloudflare_origin_ca_key",
+        re.compile(_word("v1.0-") + r"[a-f0-9]{24}-[a-f0-9]{146}\b"),
+        hints=("v1.0-",),
+    ),
+    Rule(
+        "azure_client_secret",
+        re.compile(r"(?<![\w~.\-])[A-Za-z0-9_.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![\w~\-])"),
+        hints=("Q~",),
+    ),
+    Rule("vault_token", re.compile(r"s\.(?<![\w.\-]s\.)([A-Za-z0-9]{24})\b"), check=_mixed_token, hints=("s.",)),
+    Rule("google_refresh_token", re.compile(r"(?<![\w/])1//0[A-Za-z0-9_\-]{40,}"), hints=("1//0",)),
+    Rule(
+        "discord_webhook",
+        re.compile(
+            r"(https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d{5,30}/)([A-Za-z0-9_\-]{20,})"
+        ),
+        2,
+        hints=("/webhooks/",),
+    ),
+    Rule(
+        "teams_webhook",
+        re.compile(
+            r"(\.webhook\.office\.com/webhookb2/[^\s/]{8,200}/IncomingWebhook/)([A-Za-z0-9]{20,}/[0-9a-fA-F\-]{36})"
+        ),
+        2,
+        hints=("webhook.office.com",),
+    ),
     # A Sentry DSN's key is the URL's user part (32 hex digits; the old form adds `:secret`).
     Rule("sentry_dsn", re.compile(r"(?i)(\bhttps?://)([0-9a-f]{32}(?::[0-9a-f]{32})?)(@)"), 2, hints=("://",)),
     # The user may be empty: `redis://:password@host`.
     Rule(
         "url_password",
-        re.compile(r"\b([a-z][a-z0-9+.\-]{1,20}://[^\s/:@\[\]]{0,64}:)([^\s/@]{1,128})(@)"),
+        # the password runs to the authority's last `@`: a password may hold one (`p@ss`)
+        re.compile(r"(://(?<=[A-Za-z0-9+.\-]://)[^\s/:@\[\]]{0,64}:)([^\s/]{1,128})(@)(?=[^\s/@]*(?:[/?#\s\"'`]|$))"),
         2,
         hints=("://",),
     ),

@@ -1,0 +1,214 @@
+"""The generic rule: a high-entropy value in a secret-shaped context is withheld, whatever its format.
+
+Provider prefixes (:mod:`.tokens`) only know the formats someone listed. What marks an unknown
+credential is where it stands: assigned to or keyed by a credential-like name (``HASH_SALT=…``,
+``"dsn": "…"``, ``GITHUB_PAT=…``), the user part of a URL (``https://<token>@github.com``), the
+argument of a password option (``-p``, ``-w``, ``-N``, ``--oauth2-bearer``, ``-storepass``), or the
+value of a structured-config password field (XML elements and ``<add key value>`` settings,
+``.pgpass`` lines, Terraform state). In those places a value that reads as generated
+(:func:`high_entropy`: long, several character classes, no words or paths) is withheld; the names
+that already say "secret" (:mod:`.named`) withhold any value that is not code or a stand-in.
+
+Evasions are undone before any rule runs (:func:`undo_evasions`): a zero-width character inside a
+token is dropped, and a percent-encoded run that decodes to a known token is withheld whole.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from urllib.parse import unquote
+
+from autopilot.redact import PLACEHOLDER
+from autopilot.redact.named import SECRET_WORDS, not_stand_in
+from autopilot.redact.rules import HUNK, NUMBERED, Rule, apply, whole_name
+
+# Names that hold a credential without saying "secret": salts and peppers, seeds and mnemonics, DSNs and
+# connection strings, personal access tokens, JWTs, one-time-password seeds, licence keys, session ids.
+_LIKE_WORDS = (
+    r"salt|pepper|seed|mnemonic|dsn|conn(?:ection)?[_\-.]?str(?:ing)?|jwt|bearer|totp|otp|licen[cs]e[_\-.]?key"
+    r"|session[_\-.]?id|sessid|(?<![A-Za-z0-9])(?:pat|sid|pin|pk|sk)(?![A-Za-z0-9])"
+)
+LIKE = f"(?:{SECRET_WORDS}|{_LIKE_WORDS})"
+# JSON's quote, escaped or not; what may stand between two fields of an object (a line break, a diff marker,
+# a line number and its `→`, JSON-escaped or not).
+_Q = r'\\{0,3}"'
+_FIELDS = r"(?:[\s+\-→]|\\{1,3}[nrtu]|\d){0,40}"
+# Only the names that do not say "secret": those that do are :mod:`.named`'s, which knows their code (`'password' =>
+# 'required|min:6'`) from their values.
+LIKE_NAME = re.compile(f"(?i){_LIKE_WORDS}")
+_CLASSES = (str.islower, str.isupper, str.isdigit)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*(?:[_\-.][A-Za-z_]+)*")  # words joined, no digits: code
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[\-+.][A-Za-z0-9]+)*")  # 1.2.3-SNAPSHOT, 2.0.0+build.5
+
+
+def high_entropy(value: str) -> bool:
+    """Whether ``value`` reads as generated: 12+ characters, letters and digits or three classes, no words or paths.
+
+    Shannon entropy of at least 3 bits a character (a 16-character value of all-different characters
+    has 4); hex of 40 characters or more counts (keys and HMACs); paths, URLs, dotted names, version
+    numbers and ``snake_case`` words do not.
+    """
+    if len(value) < 12 or len(value) > 512 or _IDENTIFIER.fullmatch(value) or _VERSION.fullmatch(value):
+        return False
+    if value.startswith(("/", "./", "~/", "../", "http://", "https://")) or value.count("/") > 2:
+        return False
+    classes = sum(any(test(c) for c in value) for test in _CLASSES)
+    symbols = any(not c.isalnum() for c in value)
+    digits = any(c.isdigit() for c in value)
+    if not digits or classes + symbols < 3:
+        hexish = len(value) >= 32 and all(c in "0123456789abcdefABCDEF" for c in value)
+        if not hexish:
+            return False
+    counts = Counter(value)
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= 3.0
+
+
+def _generated(value: str, match: re.Match[str]) -> bool:
+    return high_entropy(value.strip("\"'`"))
+
+
+# The name before a separator: a whole name (quoted, JSON-escaped, or a flag's `--build-arg NAME`).
+_NAME_BEFORE = re.compile(r"(?<![\w.\-])\\{0,3}[\"']?([\w.\-]{1,80})\\{0,3}[\"']?[\])]?[ \t]*$")
+
+
+def _named_like(value: str, match: re.Match[str]) -> bool:
+    """Whether a generated value is given to a name like a credential's (``HASH_SALT``, ``dsn``, ``GITHUB_PAT``)."""
+    if not high_entropy(value):
+        return False
+    name = _NAME_BEFORE.search(match.string, max(0, match.start() - 90), match.start())
+    return name is not None and LIKE_NAME.search(name.group(1)) is not None
+
+
+# A value in a place that holds one: no white space, quote, comma, semicolon or bracket.
+_VALUE = r"([^\s\"'`,;()\[\]{}<>]{12,512})"
+GENERIC: list[Rule] = [
+    # `HASH_SALT=…`, `"dsn": "…"`, `pat: …`, `--build-arg GITHUB_PAT=…`: a name like a credential, a generated value.
+    # Found from the separator (a literal: cheap to search for), the name read back from it.
+    Rule(
+        "credential_value",
+        re.compile(r"(?:=>|:=|[:=])[ \t]*\\{0,3}[\"'`]?" + _VALUE),
+        1,
+        _named_like,
+        hints=("=", ":"),
+    ),
+    # The user part of a URL with no password: `https://<token>@github.com/…` (a name like `git@` stays).
+    Rule(
+        "url_credential",
+        re.compile(r"(://(?<=[A-Za-z0-9+.\-]://))([^\s/:@\[\]]{12,256})(@)"),
+        2,
+        _generated,
+        hints=("://",),
+    ),
+    # A password option: short flags most tools read a password from, and long ones named for a secret.
+    Rule(
+        "cli_secret",
+        re.compile(
+            r"(?<![\w\-])((?:-[pPwWkKNa]|--?(?:pw|pwd|passcode|oauth2-bearer|auth|bearer|pin)"
+            r"|-(?:src|dest)?(?:store|key)pass|-passphrase)[ \t]+([\"']?))([^\s\"'`;|&]{6,512})\2"
+        ),
+        3,
+        _generated,
+        hints=("-",),
+    ),
+    # `<password>…</password>`, `<apiToken>…</apiToken>`: an XML element named for a secret.
+    Rule(
+        "config_secret",
+        re.compile(r"(?i)(<(" + whole_name(r"[\w.\-:]", LIKE, 3) + r")>[ \t]*)([^<>\s][^<>\n]{2,511}?)(?=[ \t]*</\2>)"),
+        4,
+        not_stand_in,
+        hints=("</",),
+    ),
+    # .NET's `<add key="ClearTextPassword" value="…"/>` (NuGet.config, web.config appSettings).
+    Rule(
+        "config_secret",
+        re.compile(
+            r"(?i)(<add[ \t]+key[ \t]*=[ \t]*\\{0,3}[\"']" + whole_name(r"[\w.\-:]", LIKE) + r"\\{0,3}[\"'][ \t]+"
+            r"value[ \t]*=[ \t]*\\{0,3}[\"'])([^\"'\\\n]{3,512})"
+        ),
+        3,
+        not_stand_in,
+        lower=("<add",),
+    ),
+    # A .pgpass line: host:port:database:user:password (the port a number or `*`), wherever a line can start.
+    Rule(
+        "pgpass_password",
+        re.compile(
+            r"(?m)((?:^|(?<=\\n)|(?<=[\"']))" + HUNK + NUMBERED + r"[+\- ]?[ \t]*"
+            r"[\w.\-*]{1,253}:(?:\d{1,5}|\*):[\w.\-*]{1,63}:[\w.\-@*]{1,63}:)([^\s:\"'\\]{3,512})"
+            r"(?=[ \t]*(?:$|\\n|[\"']))"
+        ),
+        2,
+        not_stand_in,
+        hints=(":",),
+    ),
+    # Terraform state and `terraform output -json`: a sensitive output's value; a random_password's result.
+    Rule(
+        "terraform_secret",
+        re.compile(
+            rf"({_Q}value{_Q}\s*:\s*{_Q})([^\"\\]{{1,1024}})(?={_Q},{_FIELDS}{_Q}type{_Q}\s*:\s*{_Q}string{_Q},"
+            rf"{_FIELDS}{_Q}sensitive{_Q}\s*:\s*true)"
+        ),
+        2,
+        lower=("sensitive",),
+    ),
+    Rule(
+        "terraform_secret",
+        re.compile(
+            rf"({_Q}sensitive{_Q}\s*:\s*true,{_FIELDS}{_Q}type{_Q}\s*:\s*{_Q}string{_Q},{_FIELDS}{_Q}value{_Q}"
+            rf"\s*:\s*{_Q})([^\"\\]{{1,1024}})"
+        ),
+        2,
+        lower=("sensitive",),
+    ),
+    Rule(
+        "terraform_secret",
+        re.compile(rf"({_Q}(?:result|bcrypt_hash){_Q}\s*:\s*{_Q})([^\"\\]{{4,1024}})(?={_Q})"),
+        2,
+        lower=("random_password", "random_string"),
+    ),
+]
+
+# Zero-width characters a token can hide behind: dropped when they sit between two token characters.
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_HIDDEN = re.compile(r"(?<=[\w\-+/=.])[\u200b\u200c\u200d\u2060\ufeff\u00ad]+(?=[\w\-+/=.])")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/%")
+
+
+def undo_evasions(text: str, counts: Counter[str], tokens: list[Rule]) -> str:
+    """``text`` with zero-width characters inside tokens dropped and percent-encoded tokens withheld whole."""
+    if any(c in text for c in _ZERO_WIDTH):
+        text = _HIDDEN.sub("", text)
+    if "%" not in text:
+        return text
+
+    parts: list[str] = []
+    pos = 0
+    while (found := _PERCENT.search(text, pos)) is not None:
+        start, end = found.start(), found.end()
+        while start > pos and text[start - 1] in _URL_CHARS:  # the run of URL characters around the escape
+            start -= 1
+        while end < len(text) and text[end] in _URL_CHARS:
+            end += 1
+        parts += [text[pos:start], _decoded(text[start:end], counts, tokens)]
+        pos = end
+    return "".join(parts) + text[pos:] if parts else text
+
+
+def _decoded(run: str, counts: Counter[str], tokens: list[Rule]) -> str:
+    """A percent-encoded run as it was, or redacted whole when its decoded text holds a known token."""
+    if len(run) < 16:
+        return run
+    plain = unquote(run)
+    found: Counter[str] = Counter()
+    lowered = plain.lower()
+    out = plain
+    for rule in tokens:
+        out = apply(rule, out, lowered, found)
+    if not found:
+        return run
+    counts.update(found)
+    return out if "%" not in out else PLACEHOLDER.format(kind=next(iter(found)))

@@ -1,0 +1,111 @@
+"""Key material written as data, not as a PEM body: JWK private members, minisign secret keys, Ethereum
+private keys, BIP-39 seed phrases, and a JWT split across string literals.
+
+Each is known by its structure rather than a provider's prefix: the ``d``/``p``/``q`` members of a JSON
+Web Key (only in a text that holds ``"kty"``), minisign's base64 that opens with its algorithm bytes,
+64 hex digits handed to a wallet or a key's name (a bare 64-digit hex is a digest and stays), twelve
+or more words of the BIP-39 English list in a row (ordinary prose breaks such a run within a few
+words: ``the``, ``a``, ``to``, ``is`` are not in the list), and string literals joined by ``+`` whose
+contents together make a JWT.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+from autopilot.redact import PLACEHOLDER
+from autopilot.redact.rules import Rule
+
+# Between two string literals: a closing quote, an operator, spaces, a line break with what a line may start
+# with (a diff marker, a line number, `→`), an opening quote; quotes may be escaped, a break written `\n`.
+_GAP = r"\\{0,3}[\"'`](?:[^\"'`\\A-Za-z_]|\\{1,3}[nrt]){0,40}?\\{0,3}[\"'`]"
+
+
+_WALLET = re.compile(r"(?i)(?:wallet|signer|account)[\w.]{0,40}[\"'`]?[ \t]*(?:\([ \t]*|[:=,][ \t]*)[\"'`]?$")
+_KEY_NAME = re.compile(r"(?i)(?:key|secret)[\w.]{0,40}[\"'`]?[ \t]*(?:\([ \t]*|[:=,][ \t]*)[\"'`]?$")
+
+
+def _handed_to_a_wallet(value: str, match: re.Match[str]) -> bool:
+    """Whether 64 hex digits are given to a wallet, signer or account, or, with `0x`, to a key's or secret's name."""
+    before = match.string[max(0, match.start() - 60) : match.start()]
+    return bool(_WALLET.search(before) or (value.startswith("0x") and _KEY_NAME.search(before)))
+
+
+MATERIAL: list[Rule] = [
+    # A JSON Web Key's private members (RSA d p q dp dq qi, EC/OKP d, a symmetric key's k).
+    Rule(
+        "jwk_private_key",
+        re.compile(r"(\\{0,3}[\"'](?:d|p|q|dp|dq|qi|k)\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9_\-]{16,})"),
+        2,
+        hints=("kty",),
+    ),
+    # minisign's secret key: base64 of "EdScB2" (scrypt-encrypted) or "Ed\0\0B2" (not encrypted), then the key.
+    Rule(
+        "minisign_secret_key",
+        re.compile(r"(?:RWRTY0Iy|RWQAAEIy)[A-Za-z0-9+/]{100,}={0,2}"),
+        hints=("RWRTY0Iy", "RWQAAEIy"),
+    ),
+    # An Ethereum private key handed to a wallet, a signer or an account; or `0x` and 64 hex under a key's name
+    # (a bare 64-digit hex is a digest, and a key's name without `0x` is :mod:`.named`'s).
+    Rule(
+        "ethereum_private_key",
+        re.compile(r"(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{64}(?![0-9A-Za-z])"),
+        check=_handed_to_a_wallet,
+        lower=("wallet", "signer", "account", "0x"),
+    ),
+    # A JWT cut into string literals: its header, then its payload and signature after a gap that closes one
+    # literal and opens the next (`" +` and a line break, in a diff, a numbered Read, or JSON-escaped).
+    Rule(
+        "jwt",
+        re.compile(
+            r"eyJ(?<![\w\-]eyJ)[A-Za-z0-9_\-]{8,}\.?" + _GAP + r"\.?eyJ[A-Za-z0-9_\-]{8,}"
+            r"(?:\.[A-Za-z0-9_\-]{8,}|\.?" + _GAP + r"\.?[A-Za-z0-9_\-]{8,})"
+        ),
+        hints=("eyJ",),
+    ),
+]
+
+# Runs of twelve or more lower-case words of 3 to 8 letters (every BIP-39 English word is one).
+_WORD_RUN = re.compile(r"(?<![\w\-])[a-z]{3,8}(?:[ \t]{1,3}[a-z]{3,8}){11,}(?![\w\-])")
+SEED_WORDS = 12  # the shortest BIP-39 mnemonic
+
+
+@cache
+def bip39_words() -> frozenset[str]:
+    """The 2,048 words of the BIP-39 English list (shipped beside this module)."""
+    return frozenset((Path(__file__).with_name("bip39_english.txt")).read_text(encoding="ascii").split())
+
+
+def seed_phrases(text: str, counts: Counter[str]) -> str:
+    """``text`` with every run of twelve or more BIP-39 words in a row replaced by one placeholder."""
+    # Only lines with eleven spaces or more can hold twelve words (a cheap test: the pattern is not).
+    if not any(
+        line.count(" ") + line.count("\t") >= SEED_WORDS - 1 and _WORD_RUN.search(line) for line in text.split("\n")
+    ):
+        return text
+    words = bip39_words()
+
+    def replace(match: re.Match[str]) -> str:
+        run = match.group(0)
+        spans: list[tuple[int, int]] = []  # maximal runs of list words: (start of the first, end of the last)
+        first = last = -1
+        count = 0
+        for word in re.finditer(r"[a-z]+", run):
+            if word.group(0) in words:
+                first, count = (word.start() if count == 0 else first), count + 1
+                last = word.end()
+                continue
+            if count >= SEED_WORDS:
+                spans.append((first, last))
+            count = 0
+        if count >= SEED_WORDS:
+            spans.append((first, last))
+        for a, b in reversed(spans):
+            counts["seed_phrase"] += 1
+            run = run[:a] + PLACEHOLDER.format(kind="seed_phrase") + run[b:]
+        return run
+
+    return _WORD_RUN.sub(replace, text)
