@@ -85,17 +85,17 @@ def make_packets(repo: Path, count: int) -> None:
     from tests.support.claude_rows import Transcript
     from tests.support.handoff_env import claude_session, work_session
 
-    from autopilot.packets import store as packets
+    from autopilot.packets import store
 
     t = work_session(Transcript())
     claude_session(t, repo)
     out = cli("handoff", "export", "--from", "claude", "--session", t.session, "--to", "codex", cwd=repo).stdout
-    pid, packet, evidence = packets.load(json.loads(out)["packet"])
+    pid, packet, evidence = store.load(json.loads(out)["packet"])
     for i in range(count - 1):
         copy = json.loads(json.dumps(packet))
         copy["createdAt"] = f"2026-11-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:00Z"
         copy["source"]["sessionId"] = f"{i:08x}-2222-4333-8444-555555555555"
-        packets.store(copy, evidence)
+        store.store(copy, evidence)
 
 
 def make_rules(count: int) -> None:

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.codex import hooks_file
-from autopilot.codex import trust as codex_trust
+from autopilot.codex import hooks_file, trust
 from autopilot.errors import EXIT_INFRA
 from autopilot.scripted.responses_server import delay, drip, reply_json, tool_call
 from tests.e2e.test_codex_cli_backend import codex_processes_using
@@ -94,7 +93,7 @@ def user_hook(codex_home: Path, marker: Path) -> None:
     doc, where = hooks_file.merge(None, f"touch {shlex.quote(str(marker))}")
     hooks_file.write(hooks, doc)
     entry = doc["hooks"][hooks_file.EVENT][where[0]]["hooks"][where[1]]
-    assert codex_trust.record(codex_home / "config.toml", codex_trust.key(hooks, where), codex_trust.hook_hash(entry))
+    assert trust.record(codex_home / "config.toml", trust.key(hooks, where), trust.hook_hash(entry))
 
 
 @pytest.mark.smoke

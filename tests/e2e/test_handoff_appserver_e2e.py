@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.packets import store as packets
+from autopilot.packets.store import resolve
 from autopilot.scripted.responses_server import reply_text, tool_call
 from autopilot.sources import Limits, appserver, catalog
 from autopilot.sources.codex import CodexSource
@@ -114,7 +114,7 @@ def test_app_server_packet_is_inspectable_but_not_importable(r, bridge):
     )
     assert code == 0, err
     pid = json.loads(out)["packet"]
-    packet = json.loads(packets.resolve(pid).read_bytes())
+    packet = json.loads(resolve(pid).read_bytes())
     assert (packet["source"]["kind"], packet["source"]["hash"], packet["objective"]["text"]) == (
         "app-server",
         None,
@@ -154,8 +154,8 @@ def test_round_trip_through_a_real_codex_session(r, bridge):
     code, out, err = bridge("handoff", "export", "--from", "codex", "--session", tid, "--to", "claude", cwd=r.work)
     assert code == 0, err
     second_id = json.loads(out)["packet"]
-    second = json.loads(packets.resolve(second_id).read_bytes())
-    a = json.loads(packets.resolve(first).read_bytes())
+    second = json.loads(resolve(second_id).read_bytes())
+    a = json.loads(resolve(first).read_bytes())
     assert second["objective"]["text"] == a["objective"]["text"]
     assert second["nextAction"]["text"] == a["nextAction"]["text"]
     assert second["constraints"] == a["constraints"] == []  # the pasted context is not mined for constraints

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from autopilot import paths
-from autopilot.packets import store as packets
+from autopilot.packets.store import imported_into
 from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
 from tests.support.agents import agent_bin, write_codex_config
 from tests.support.claude_rows import Transcript
@@ -52,7 +52,7 @@ def test_claude_lists_then_imports_into_the_session_the_user_is_in(exported, git
     assert run.proc.returncode == 0, run.proc.stderr[-2000:]
     first = run.main_texts()[0]
     assert "staleClaims" in first and "evidence" in first.lower()
-    assert packets.imported_into("claude", run.session_id) == [exported]
+    assert imported_into("claude", run.session_id) == [exported]
 
 
 def test_codex_imports_into_its_own_thread(git_repo, bridge, monkeypatch):

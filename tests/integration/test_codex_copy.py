@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autopilot import paths
-from autopilot.codex import sessions as codex_sessions
+from autopilot.codex import sessions
 from tests.support.codex_home import meta_line, pointer, rollout, thread
 
 LINE = "/codex-autopilot:from-codex"
@@ -233,7 +233,7 @@ def test_gives_up_waiting_after_two_seconds(bridge, work):
     code, answer, err = copy(bridge, work)
     elapsed = time.monotonic() - start
     assert (answer["source"], answer["rollout"]) == ("scan", str(root)) and "empty" in err
-    assert codex_sessions.FIRST_LINE_WAIT <= elapsed < codex_sessions.FIRST_LINE_WAIT + 1.5
+    assert sessions.FIRST_LINE_WAIT <= elapsed < sessions.FIRST_LINE_WAIT + 1.5
 
 
 def test_partial_first_line_is_waited_for(bridge, work):
@@ -333,5 +333,5 @@ def test_scan_reads_nested_date_folders(work):
     """The scan finds rollouts in sessions/YYYY/MM/DD and in archived_sessions, newest first."""
     a = rollout(thread(1), work, age=10)
     b = rollout(thread(2), work, age=0, archived=True)
-    assert [p for p, _ in codex_sessions.scan()] == [b, a]
+    assert [p for p, _ in sessions.scan()] == [b, a]
     assert os.path.basename(b).endswith(f"{thread(2)}.jsonl")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autopilot import paths
-from autopilot.codex import hooks_file as codex_hooks
+from autopilot.codex import hooks_file
 from autopilot.errors import BridgeError
 from tests.support.codex_home import hooks_json, load_json
 
@@ -72,7 +72,7 @@ def test_install_creates_hooks_json_in_the_format_codex_reads(bridge):
     assert load_json(home() / "hooks.json") == {
         "hooks": {
             "UserPromptSubmit": [ours, memory_group("UserPromptSubmit")],
-            **{e: [memory_group(e)] for e in codex_hooks.MEMORY_EVENTS if e != "UserPromptSubmit"},
+            **{e: [memory_group(e)] for e in hooks_file.MEMORY_EVENTS if e != "UserPromptSubmit"},
         }
     }
 
@@ -184,17 +184,17 @@ def test_merge_moves_an_older_command_in_place():
             ]
         }
     }
-    new, where = codex_hooks.merge(doc, "new-hook", {"old-hook"})
+    new, where = hooks_file.merge(doc, "new-hook", {"old-hook"})
     assert where == (0, 0)
-    assert new["hooks"]["UserPromptSubmit"][0]["hooks"] == [codex_hooks.handler("new-hook")]
+    assert new["hooks"]["UserPromptSubmit"][0]["hooks"] == [hooks_file.handler("new-hook")]
     assert new["hooks"]["UserPromptSubmit"][1] == doc["hooks"]["UserPromptSubmit"][1]
 
 
 def test_merge_drops_duplicates_of_our_hook():
     """A second copy of our handler is removed; the first keeps its place."""
-    ours = codex_hooks.handler("ours")
+    ours = hooks_file.handler("ours")
     doc = {"hooks": {"UserPromptSubmit": [{"hooks": [ours]}, {"hooks": [{"command": "theirs"}, dict(ours)]}]}}
-    new, where = codex_hooks.merge(doc, "ours")
+    new, where = hooks_file.merge(doc, "ours")
     assert where == (0, 0)
     assert new == {"hooks": {"UserPromptSubmit": [{"hooks": [ours]}, {"hooks": [{"command": "theirs"}]}]}}
 
@@ -202,7 +202,7 @@ def test_merge_drops_duplicates_of_our_hook():
 def test_unmerge_keeps_an_event_list_that_held_nothing_of_ours():
     """An empty UserPromptSubmit list the user wrote is left as it is."""
     doc = {"hooks": {"UserPromptSubmit": []}}
-    assert codex_hooks.unmerge(doc, {"ours"}) == doc
+    assert hooks_file.unmerge(doc, {"ours"}) == doc
 
 
 def test_load_refuses_unknown_top_level_keys(tmp_path):
@@ -210,7 +210,7 @@ def test_load_refuses_unknown_top_level_keys(tmp_path):
     path = tmp_path / "hooks.json"
     path.write_text(json.dumps({"UserPromptSubmit": []}))
     with pytest.raises(BridgeError, match="top-level keys Codex does not read"):
-        codex_hooks.load(path)
+        hooks_file.load(path)
 
 
 # --- skills --------------------------------------------------------------------------------------------------

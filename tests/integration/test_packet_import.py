@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.packets import build as packet_build
-from autopilot.packets import store as packets
+from autopilot.packets import build, store
 from autopilot.sources import appserver
 from autopilot.sources.project import Project
 from autopilot.transcripts.evidence import Evidence
@@ -222,7 +221,7 @@ def test_app_server_packet_can_be_inspected_but_not_imported(bridge, repo):
         "coverage": {"gaps": [], "omitted": {}, "unknown": {}},
         "redactions": {"total": 0, "by_kind": {}},
     }
-    pid, _ = packets.store(*packet_build.build(observed, Project(str(repo)), "claude"))
+    pid, _ = store.store(*build.build(observed, Project(str(repo)), "claude"))
     code, answer, _ = run_json(bridge, "handoff", "inspect", pid, cwd=repo)
     assert (code, answer["importable"]) == (0, False)
     code, _, err = do_import(bridge, repo, pid, to="claude", session="55555555-5555-4555-8555-555555555555")
@@ -253,8 +252,8 @@ def test_round_trip_claude_codex_claude_keeps_objective_next_action_and_evidence
     second = json.loads(out)["packet"]
     code, answer, err = do_import(bridge, repo, second, to="claude", session="66666666-6666-4666-8666-666666666666")
     assert code == 0, err
-    a = json.loads(packets.resolve(first).read_bytes())
-    b = json.loads(packets.resolve(second).read_bytes())
+    a = json.loads(store.resolve(first).read_bytes())
+    b = json.loads(store.resolve(second).read_bytes())
     assert b["objective"]["text"] == a["objective"]["text"]
     assert b["objective"]["inheritedFrom"] == first
     assert b["nextAction"]["text"] == a["nextAction"]["text"] == "add a regression test for empty input."

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autopilot.packets import store as packets
+from autopilot.packets.store import resolve
 from tests.support.claude_rows import Transcript, text, tool_use
 from tests.support.handoff_env import CLAUDE_CWD, claude_session, codex_lines, codex_rollout, run_json, thread_of
 
@@ -93,7 +93,7 @@ def export(bridge, repo, agent, session):
         cwd=repo,
     )
     assert code == 0, err
-    return json.loads(packets.resolve(answer["packet"]).read_bytes())
+    return json.loads(resolve(answer["packet"]).read_bytes())
 
 
 def test_claude_120_turns_keep_objective_newest_summary_and_pending_work(bridge, git_repo, small_window):

@@ -12,7 +12,7 @@ import pytest
 from freezegun import freeze_time
 
 from autopilot.digest import canonical
-from autopilot.packets import store as packets
+from autopilot.packets import store
 from tests.support.claude_rows import Transcript, text, tool_use
 from tests.support.handoff_env import (
     FAKE_APPROVAL,
@@ -51,7 +51,7 @@ def export(bridge, repo, session, *extra):
 
 def stored(pid: str) -> dict:
     """The stored packet's JSON."""
-    return json.loads(packets.resolve(pid).read_bytes())
+    return json.loads(store.resolve(pid).read_bytes())
 
 
 def test_packet_is_canonical_json_named_by_its_sha256(bridge, repo, session):

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from autopilot import paths
-from autopilot.codex import sessions as codex_sessions
+from autopilot.codex import sessions
 from tests.support.codex_home import meta_line, rollout, thread
 
 
@@ -25,45 +25,45 @@ def test_find_rollout_in_sessions(work):
     """A live thread's rollout is found in the dated sessions folders."""
     path = rollout(thread(1), work)
     rollout(thread(2), work)
-    assert codex_sessions.find_rollout(thread(1)) == path
+    assert sessions.find_rollout(thread(1)) == path
 
 
 def test_find_rollout_in_archived_sessions(work):
     """An archived thread's rollout is found in archived_sessions."""
     path = rollout(thread(1), work, archived=True)
-    assert codex_sessions.find_rollout(thread(1)) == path
+    assert sessions.find_rollout(thread(1)) == path
 
 
 def test_find_rollout_prefers_the_live_copy(work):
     """While a thread is in both places (mid-archive), the live rollout is the one returned."""
     rollout(thread(1), work, archived=True, age=0)
     live = rollout(thread(1), work, age=50)
-    assert codex_sessions.find_rollout(thread(1)) == live
+    assert sessions.find_rollout(thread(1)) == live
 
 
 def test_find_rollout_checks_session_meta(work):
     """A file named for the thread whose line 1 names another thread is not the thread's rollout."""
     rollout(thread(1), work, body=json.dumps(meta_line("root", thread(9), work)) + "\n")
-    assert codex_sessions.find_rollout(thread(1)) is None
+    assert sessions.find_rollout(thread(1)) is None
 
 
 def test_find_rollout_accepts_a_rollout_still_being_created(work):
     """A named rollout with no first line yet is returned (the file name is all there is to go on)."""
     path = rollout(thread(1), work, body="")
-    assert codex_sessions.find_rollout(thread(1)) == path
+    assert sessions.find_rollout(thread(1)) == path
 
 
 @pytest.mark.parametrize("query", ["", "*", "../x", f"{thread(1)[:-1]}?"])
 def test_find_rollout_refuses_what_is_not_a_thread_id(work, query):
     """Anything but a UUID-shaped id (glob characters, paths, empty) finds nothing."""
     rollout(thread(1), work)
-    assert codex_sessions.find_rollout(query) is None
+    assert sessions.find_rollout(query) is None
 
 
 def test_find_rollout_without_codex_home():
     """With no sessions folders at all, nothing is found and nothing fails."""
     assert not (paths.codex_home() / "sessions").exists()
-    assert codex_sessions.find_rollout(thread(1)) is None
+    assert sessions.find_rollout(thread(1)) is None
 
 
 def test_newest_root_session_skips_children_and_other_repositories(work, tmp_path):
@@ -73,7 +73,7 @@ def test_newest_root_session_skips_children_and_other_repositories(work, tmp_pat
     root = rollout(thread(1), work, age=50)
     rollout(thread(2), work, kind="child", age=10)
     rollout(thread(3), other, age=0)
-    found = codex_sessions.newest_root_session(str(work / "src"))
+    found = sessions.newest_root_session(str(work / "src"))
     assert found is not None and (found.path, found.thread_id, found.kind) == (root, thread(1), "root")
 
 
@@ -81,9 +81,9 @@ def test_newest_root_session_since(work):
     """Only rollouts written since ``since`` (less a second of clock slack) count."""
     rollout(thread(1), work, age=60)
     now = time.time()
-    assert codex_sessions.newest_root_session(str(work), since=now) is None
+    assert sessions.newest_root_session(str(work), since=now) is None
     fresh = rollout(thread(2), work, age=0)
-    found = codex_sessions.newest_root_session(str(work), since=now)
+    found = sessions.newest_root_session(str(work), since=now)
     assert found is not None and found.path == fresh
 
 
@@ -91,11 +91,11 @@ def test_newest_root_session_exclude(work):
     """Excluded thread ids are passed over."""
     older = rollout(thread(1), work, age=50)
     rollout(thread(2), work, age=0)
-    found = codex_sessions.newest_root_session(str(work), exclude={thread(2)})
+    found = sessions.newest_root_session(str(work), exclude={thread(2)})
     assert found is not None and found.path == older
 
 
 def test_newest_root_session_none(work):
     """With no session in the repository, there is none."""
-    assert codex_sessions.newest_root_session(str(work)) is None
+    assert sessions.newest_root_session(str(work)) is None
     assert os.path.isdir(work)

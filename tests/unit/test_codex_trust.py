@@ -8,10 +8,10 @@ import os
 import pytest
 
 from autopilot import paths
-from autopilot.codex import trust as codex_trust
+from autopilot.codex import trust
 from autopilot.errors import BridgeError
 
-tomllib = codex_trust.toml_reader("tests")
+tomllib = trust.toml_reader("tests")
 KEY = "/home/u/.codex/hooks.json:user_prompt_submit:0:0"
 HASH = "sha256:" + "ab" * 32
 
@@ -27,60 +27,58 @@ def config(text: str | None = None):
 def test_hash_matches_what_codex_reported():
     """The hash of a handler equals the currentHash the real codex 0.171 listed for it (hooks/list)."""
     entry = {"type": "command", "command": "python3 /tmp/cxexp/hook.py", "timeout": 10, "statusMessage": "checking"}
-    assert codex_trust.hook_hash(entry) == "sha256:ce01b0ae74550e0cd1a6ba5f2285602bf4e6fc67f3a2e4f28f7e22afa0c68130"
+    assert trust.hook_hash(entry) == "sha256:ce01b0ae74550e0cd1a6ba5f2285602bf4e6fc67f3a2e4f28f7e22afa0c68130"
 
 
 def test_hash_defaults_the_timeout_to_600():
     """A handler without a timeout hashes like one with Codex's default of 600 seconds."""
-    assert codex_trust.hook_hash({"command": "x"}) == codex_trust.hook_hash({"command": "x", "timeout": 600})
+    assert trust.hook_hash({"command": "x"}) == trust.hook_hash({"command": "x", "timeout": 600})
 
 
 def test_hash_changes_with_the_command():
     """Any change to the command makes a different hash (Codex then shows the hook as modified)."""
-    assert codex_trust.hook_hash({"command": "a", "timeout": 10}) != codex_trust.hook_hash(
-        {"command": "b", "timeout": 10}
-    )
+    assert trust.hook_hash({"command": "a", "timeout": 10}) != trust.hook_hash({"command": "b", "timeout": 10})
 
 
 def test_key_uses_the_resolved_hooks_file(tmp_path):
     """The key names hooks.json through symlinks resolved, as Codex canonicalises CODEX_HOME."""
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    key = codex_trust.key(tmp_path / "link" / "hooks.json", (2, 1))
+    key = trust.key(tmp_path / "link" / "hooks.json", (2, 1))
     assert key == f"{os.path.realpath(tmp_path / 'real')}/hooks.json:user_prompt_submit:2:1"
 
 
 def test_record_appends_a_table_and_keeps_the_rest():
     """Recording adds one [hooks.state."<key>"] table after the user's text, which stays byte for byte."""
     before = 'model = "gpt-6.2-sol"\n\n[projects."/repo"]\ntrust_level = "trusted"\n'
-    assert codex_trust.record(config(before), KEY, HASH) is True
+    assert trust.record(config(before), KEY, HASH) is True
     assert config().read_text() == before + f'\n[hooks.state."{KEY}"]\ntrusted_hash = "{HASH}"\n'
 
 
 def test_record_creates_config_toml_when_missing():
     """With no config.toml, recording creates one holding only the trust table."""
-    codex_trust.record(config(), KEY, HASH)
+    trust.record(config(), KEY, HASH)
     assert tomllib.loads(config().read_text()) == {"hooks": {"state": {KEY: {"trusted_hash": HASH}}}}
 
 
 def test_record_twice_changes_nothing():
     """A second record of the same trust leaves the file as it is and says so."""
-    codex_trust.record(config('model = "m"\n'), KEY, HASH)
+    trust.record(config('model = "m"\n'), KEY, HASH)
     text = config().read_text()
-    assert codex_trust.record(config(), KEY, HASH) is False
+    assert trust.record(config(), KEY, HASH) is False
     assert config().read_text() == text
 
 
 def test_record_replaces_an_older_hash_in_place():
     """A table that already trusts another hash gets the new one on the same line; its other keys stay."""
     before = f'[hooks.state."{KEY}"]\nenabled = true\ntrusted_hash = "sha256:old"\n\n[other]\nx = 1\n'
-    codex_trust.record(config(before), KEY, HASH)
+    trust.record(config(before), KEY, HASH)
     assert config().read_text() == before.replace("sha256:old", HASH)
 
 
 def test_record_backs_up_config_toml():
     """config.toml is copied aside before it changes."""
-    codex_trust.record(config('model = "m"\n'), KEY, HASH)
+    trust.record(config('model = "m"\n'), KEY, HASH)
     saved = list(paths.codex_home().glob("config.toml.codex-autopilot-*.bak"))
     assert [p.read_text() for p in saved] == ['model = "m"\n']
 
@@ -88,7 +86,7 @@ def test_record_backs_up_config_toml():
 def test_record_refuses_an_unparsable_config():
     """A config.toml that is not TOML is refused and left untouched."""
     with pytest.raises(BridgeError, match="is not valid TOML"):
-        codex_trust.record(config("model = \n"), KEY, HASH)
+        trust.record(config("model = \n"), KEY, HASH)
     assert config().read_text() == "model = \n"
 
 
@@ -96,36 +94,36 @@ def test_record_refuses_a_form_it_cannot_edit_safely():
     """An inline hooks.state table cannot be extended by a header: refused, file untouched, /hooks suggested."""
     before = '[hooks]\nstate = { "other" = { trusted_hash = "x" } }\n'
     with pytest.raises(BridgeError, match="/hooks"):
-        codex_trust.record(config(before), KEY, HASH)
+        trust.record(config(before), KEY, HASH)
     assert config().read_text() == before
 
 
 def test_forget_removes_exactly_what_record_added():
     """Record then forget gives back the original text."""
     before = 'model = "m"\n\n[projects."/repo"]\ntrust_level = "trusted"\n'
-    codex_trust.record(config(before), KEY, HASH)
-    assert codex_trust.forget(config(), KEY, HASH) == "removed"
+    trust.record(config(before), KEY, HASH)
+    assert trust.forget(config(), KEY, HASH) == "removed"
     assert config().read_text() == before
 
 
 def test_forget_keeps_a_table_with_other_keys():
     """When the table also holds the user's keys, only our trusted_hash line goes."""
-    codex_trust.record(config(f'[hooks.state."{KEY}"]\nenabled = true\n'), KEY, HASH)
-    codex_trust.forget(config(), KEY, HASH)
+    trust.record(config(f'[hooks.state."{KEY}"]\nenabled = true\n'), KEY, HASH)
+    trust.forget(config(), KEY, HASH)
     assert config().read_text() == f'[hooks.state."{KEY}"]\nenabled = true\n'
 
 
 def test_forget_keeps_a_trust_that_changed_since():
     """A trusted_hash other than the one recorded (re-trusted in /hooks since) is the user's and stays."""
     before = f'[hooks.state."{KEY}"]\ntrusted_hash = "sha256:theirs"\n'
-    assert codex_trust.forget(config(before), KEY, HASH) == "kept"
+    assert trust.forget(config(before), KEY, HASH) == "kept"
     assert config().read_text() == before
 
 
 def test_trusted_hash_reads_the_recorded_value():
     """trusted_hash returns what config.toml records for the key, None for another key."""
-    codex_trust.record(config(), KEY, HASH)
-    assert (codex_trust.trusted_hash(config(), KEY), codex_trust.trusted_hash(config(), "other")) == (HASH, None)
+    trust.record(config(), KEY, HASH)
+    assert (trust.trusted_hash(config(), KEY), trust.trusted_hash(config(), "other")) == (HASH, None)
 
 
 def test_install_trust_records_the_hash_of_the_installed_hook(bridge):
@@ -134,7 +132,7 @@ def test_install_trust_records_the_hash_of_the_installed_hook(bridge):
     summary = json.loads(out)
     handler = json.loads((paths.codex_home() / "hooks.json").read_text())["hooks"]["UserPromptSubmit"][0]["hooks"][0]
     recorded = tomllib.loads(config().read_text())["hooks"]["state"][summary["trust"]["key"]]["trusted_hash"]
-    assert code == 0 and recorded == codex_trust.hook_hash(handler) == summary["trust"]["hash"]
+    assert code == 0 and recorded == trust.hook_hash(handler) == summary["trust"]["hash"]
     assert summary["trust"]["status"] == "trusted" and "recorded the trust" in err
 
 
@@ -175,7 +173,7 @@ def test_record_writes_through_a_symlinked_config_toml(tmp_path):
     target.write_text('model = "m"\n')
     link = config()
     link.symlink_to(target)
-    codex_trust.record(link, KEY, HASH)
+    trust.record(link, KEY, HASH)
     assert link.is_symlink() and link.resolve() == target.resolve()
     assert tomllib.loads(target.read_text())["hooks"]["state"][KEY]["trusted_hash"] == HASH
     saved = list(paths.codex_home().glob("config.toml.codex-autopilot-*.bak"))
@@ -189,6 +187,6 @@ def test_forget_writes_through_a_symlinked_config_toml(tmp_path):
     target.write_text('model = "m"\n')
     link = config()
     link.symlink_to(target)
-    codex_trust.record(link, KEY, HASH)
-    assert codex_trust.forget(link, KEY, HASH) == "removed"
+    trust.record(link, KEY, HASH)
+    assert trust.forget(link, KEY, HASH) == "removed"
     assert link.is_symlink() and target.read_text() == 'model = "m"\n'

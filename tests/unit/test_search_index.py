@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autopilot.errors import BridgeError
-from autopilot.packets import store as packets
+from autopilot.packets import store
 from autopilot.search import index
 from autopilot.sources.project import Project
 from tests.support.handoff_env import run_json
@@ -77,7 +77,7 @@ def test_export_adds_its_packet_without_a_rebuild(bridge, repo):
 def test_packet_stored_outside_export_is_caught_up(bridge, repo):
     """A packet written without export (copied in, or by an older version) is indexed before the next search."""
     where, pid = repo
-    _, packet, evidence = packets.load(pid)
+    _, packet, evidence = store.load(pid)
     index.index_path().unlink()
     index.rebuild()
     with closing(sqlite3.connect(index.index_path())) as db, db:
@@ -227,7 +227,7 @@ def test_index_at_version_1_is_migrated(bridge, repo, tmp_path):
 def test_tampered_packet_is_not_indexed(bridge, repo):
     """A packet whose bytes no longer match its id is refused by reindex, named, and none of it is searchable."""
     where, pid = repo
-    path = packets.resolve(pid)
+    path = store.resolve(pid)
     os.chmod(path, 0o644)
     path.write_bytes(path.read_bytes().replace(b"parse_header", b"parse_HEADER"))
     code, built, err = run_json(bridge, "handoff", "reindex", "--json", cwd=where)
@@ -246,7 +246,7 @@ def test_export_still_succeeds_when_the_index_cannot_be_written(bridge, git_repo
     code, out, err = bridge(
         "handoff", "export", "--from", "claude", "--session", SESSIONS["claude-fix"], "--to", "codex", cwd=repo,
     )  # fmt: skip
-    assert code == 0 and packets.resolve(json.loads(out)["packet"]).exists()
+    assert code == 0 and store.resolve(json.loads(out)["packet"]).exists()
     assert "the evidence index was not updated" in err
 
 

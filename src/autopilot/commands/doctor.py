@@ -232,11 +232,10 @@ def _validate() -> Check | None:
 
 
 def _codex_side() -> Check:
-    from autopilot.codex import skills as codex_skills
-    from autopilot.codex import trust as codex_trust
+    from autopilot.codex import skills, trust
     from autopilot.commands.install import SKILLS, installed_bridge, skill_files
 
-    missing = [name for name in SKILLS if codex_skills.read_marker(name) is None]
+    missing = [name for name in SKILLS if skills.read_marker(name) is None]
     if missing:
         return check(
             "codex side",
@@ -244,13 +243,13 @@ def _codex_side() -> Check:
             f"not set up ({', '.join(missing)} missing in {paths.codex_home()})",
             f"{slash.SETUP} --trust  (in Claude Code; or codex-bridge setup --trust)",
         )
-    marker = codex_skills.read_marker("handoff") or {}
+    marker = skills.read_marker("handoff") or {}
     python, bridge = installed_bridge()
     stale = [
         f"{name}/{rel}"
         for name, files in skill_files(python, bridge).items()
         for rel, file in files.items()
-        if _read(codex_skills.skill_dir(name) / rel) != file.text
+        if _read(skills.skill_dir(name) / rel) != file.text
     ]
     if stale:
         return check(
@@ -261,7 +260,7 @@ def _codex_side() -> Check:
         )
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
     config_file = paths.codex_home() / "config.toml"
-    trusted = any(codex_trust.trusted_hash(config_file, str(r.get("key"))) == r.get("hash") for r in records)
+    trusted = any(trust.trusted_hash(config_file, str(r.get("key"))) == r.get("hash") for r in records)
     if not trusted:
         return check(
             "codex side",

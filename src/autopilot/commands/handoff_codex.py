@@ -22,13 +22,13 @@ def intake(
 ) -> int:
     """Print the intake of one rollout as JSON: summary, one page of entries and the next cursor."""
     from autopilot.output import emit
-    from autopilot.transcripts import codex_intake as codex
+    from autopilot.transcripts import codex_intake
 
     path = _check_rollout(rollout)
     bound = None if full else max_chars
     paging.check(before_line=before_line, limit=limit, max_chars=bound)
     try:
-        answer = codex.intake(path, before_line=before_line, limit=limit, max_chars=bound)
+        answer = codex_intake.intake(path, before_line=before_line, limit=limit, max_chars=bound)
     except OSError as exc:
         raise BridgeError(f"cannot read {rollout}: {exc.strerror}; check the path and its permissions") from None
     emit(answer)
@@ -65,13 +65,13 @@ def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
     """Print the handoff line for the session ``$handoff`` saved (or the newest root one in ``cwd``) and copy it."""
 
     from autopilot import clipboard
-    from autopilot.codex import sessions as codex_sessions
+    from autopilot.codex import sessions
     from autopilot.output import emit
 
     where = os.path.abspath(cwd or os.getcwd())  # read at run time: `-C DIR` has changed directory by now
     if not os.path.isdir(where):
         raise BridgeError(f"--cwd {where} is not a directory; pass the directory you work in with Codex")
-    choice = codex_sessions.latest(where)
+    choice = sessions.latest(where)
     rollout = choice.rollout
     text = handoff_text(str(rollout.path))
     tool, failures = clipboard.copy(text)

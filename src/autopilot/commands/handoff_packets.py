@@ -90,10 +90,10 @@ def export(
 def list_packets(*, cwd: str | None = None, limit: int = DEFAULT_LIMIT) -> int:
     """Print this project's stored packets, newest first (a listing never imports one)."""
     from autopilot.output import emit
-    from autopilot.packets import store as packets
+    from autopilot.packets.store import listing
 
     project = _project(cwd)
-    found = packets.listing(project.repo_id)
+    found = listing(project.repo_id)
     emit({"project": project.identity(), "packets": found[:limit], "total": len(found)})
     return 0
 
@@ -113,19 +113,19 @@ def _index(pid: str) -> None:
 def inspect(packet_id: str) -> int:
     """Print a packet after re-verifying its hash and its evidence index."""
     from autopilot.output import emit
-    from autopilot.packets import receive as packet_import
+    from autopilot.packets import receive
 
-    emit(packet_import.inspect(packet_id))
+    emit(receive.inspect(packet_id))
     return 0
 
 
 def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, max_chars: int | None = None) -> int:
     """Verify a packet against this worktree and print the drift, stale claims and the receiver's context."""
     from autopilot.output import emit
-    from autopilot.packets import receive as packet_import
+    from autopilot.packets import receive
 
-    answer = packet_import.import_packet(
-        packet_id, to=to, session=session, cwd=cwd, max_chars=max_chars or packet_import.CONTEXT_CHARS
+    answer = receive.import_packet(
+        packet_id, to=to, session=session, cwd=cwd, max_chars=max_chars or receive.CONTEXT_CHARS
     )
     stale = sum(len(v) for v in answer["staleClaims"].values())
     if stale:

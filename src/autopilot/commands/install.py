@@ -123,53 +123,49 @@ def install(agent: str, *, uninstall: bool = False, trust: bool = False) -> int:
     return 0
 
 
-def _install(trust: bool) -> Installed:
+def _install(record_trust: bool) -> Installed:
     from autopilot import paths
-    from autopilot.codex import hooks_file as codex_hooks
-    from autopilot.codex import skills as codex_skills
-    from autopilot.codex import trust as codex_trust
+    from autopilot.codex import hooks_file, skills, trust
 
     home = paths.codex_home().absolute()
     python, bridge = installed_bridge()
     files = skill_files(python, bridge)
     for name in SKILLS:  # every refusal happens before anything changes
-        codex_skills.check(name, files[name])
-    hooks_file, config = home / "hooks.json", home / "config.toml"
-    doc = codex_hooks.load(hooks_file)
-    marker = codex_skills.read_marker("handoff") or {}
+        skills.check(name, files[name])
+    hooks_json, config = home / "hooks.json", home / "config.toml"
+    doc = hooks_file.load(hooks_json)
+    marker = skills.read_marker("handoff") or {}
     old_hook = marker.get("hook") or {}
     old_memory = marker.get("memory") or {}
     command, recorder = hook_command(), memory_command()
-    new_doc, where = codex_hooks.merge(doc, command, set(old_hook.get("commands") or []))
+    new_doc, where = hooks_file.merge(doc, command, set(old_hook.get("commands") or []))
     # The memory's handlers come after the $handoff one, so that hook keeps its place (and trust key).
     placed: dict[str, tuple[int, int]] = {}
-    for event in codex_hooks.MEMORY_EVENTS:
-        new_doc, placed[event] = codex_hooks.merge(
-            new_doc, recorder, set(old_memory.get("commands") or []), event=event
-        )
-    key = codex_trust.key(hooks_file, where)
-    digest = codex_trust.hook_hash(new_doc["hooks"][codex_hooks.EVENT][where[0]]["hooks"][where[1]])
+    for event in hooks_file.MEMORY_EVENTS:
+        new_doc, placed[event] = hooks_file.merge(new_doc, recorder, set(old_memory.get("commands") or []), event=event)
+    key = trust.key(hooks_json, where)
+    digest = trust.hook_hash(new_doc["hooks"][hooks_file.EVENT][where[0]]["hooks"][where[1]])
     memory_trust: dict[str, MemoryHookTrust] = {
         event: {
             "position": list(at),
-            "key": codex_trust.key(hooks_file, at, codex_hooks.label(event)),
-            "hash": codex_trust.hook_hash(new_doc["hooks"][event][at[0]]["hooks"][at[1]], codex_hooks.label(event)),
+            "key": trust.key(hooks_json, at, hooks_file.label(event)),
+            "hash": trust.hook_hash(new_doc["hooks"][event][at[0]]["hooks"][at[1]], hooks_file.label(event)),
         }
         for event, at in placed.items()
     }
-    codex_trust.trusted_hash(config, key)  # refuses an unreadable config.toml before anything changes
+    trust.trusted_hash(config, key)  # refuses an unreadable config.toml before anything changes
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
     hook_record: HookRecord = {
-        "file": str(hooks_file),
+        "file": str(hooks_json),
         "commands": [command],
         "createdFile": bool(old_hook.get("createdFile", doc is None)),
     }
-    memory_record: MemoryRecord = {"commands": [recorder], "events": list(codex_hooks.MEMORY_EVENTS)}
+    memory_record: MemoryRecord = {"commands": [recorder], "events": list(hooks_file.MEMORY_EVENTS)}
 
     extras: dict[str, SkillMarker] = {"handoff": {"hook": hook_record, "memory": memory_record, "trust": records}}
-    outcomes = {name: codex_skills.install(name, files[name], extras.get(name)) for name in SKILLS}
+    outcomes = {name: skills.install(name, files[name], extras.get(name)) for name in SKILLS}
     changed_hooks = new_doc != doc
-    saved = codex_hooks.write(hooks_file, new_doc) if changed_hooks else None
+    saved = hooks_file.write(hooks_json, new_doc) if changed_hooks else None
 
     summary_trust: HookTrust = {
         "config": str(config),
@@ -179,7 +175,7 @@ def _install(trust: bool) -> Installed:
         "checkedWith": None,
     }
     recorded_memory = False
-    if trust:
+    if record_trust:
         listed = _codex_hooks(home)
         said = _record_trust(config, key, digest, listed)
         summary_trust["recorded"], summary_trust["hash"] = said["recorded"], said["hash"]
@@ -192,28 +188,28 @@ def _install(trust: bool) -> Installed:
         wanted = {(key, digest), *((e["key"], e["hash"]) for e in memory_trust.values())}
         for stale in records:  # trust an earlier install recorded for a position or hash that is gone
             if (stale.get("key"), stale.get("hash")) not in wanted:
-                codex_trust.forget(config, str(stale.get("key")), str(stale.get("hash")))
+                trust.forget(config, str(stale.get("key")), str(stale.get("hash")))
         records = [{"key": k, "hash": h} for k, h in sorted(wanted)]
         if summary_trust["checkedWith"]:  # Codex itself has the final word on what it trusts now
             after = {h.get("key"): h.get("trustStatus") for h in _codex_hooks(home) or []}
             summary_trust["status"] = str(after.get(key) or "untrusted")
             for entry in memory_trust.values():
                 entry["status"] = str(after.get(entry["key"]) or "untrusted")
-    status = summary_trust.get("status") or _status(codex_trust.trusted_hash(config, key), digest)
+    status = summary_trust.get("status") or _status(trust.trusted_hash(config, key), digest)
     summary_trust["status"] = status
     for entry in memory_trust.values():
-        entry["status"] = entry.get("status") or _status(codex_trust.trusted_hash(config, entry["key"]), entry["hash"])
+        entry["status"] = entry.get("status") or _status(trust.trusted_hash(config, entry["key"]), entry["hash"])
     marker = {
-        **(codex_skills.read_marker("handoff") or {}),
+        **(skills.read_marker("handoff") or {}),
         "hook": hook_record,
         "memory": memory_record,
         "trust": records,
     }
-    if codex_skills.write_marker("handoff", marker) and codex_skills.MARKER not in outcomes["handoff"].changed:
-        outcomes["handoff"].changed.append(codex_skills.MARKER)
+    if skills.write_marker("handoff", marker) and skills.MARKER not in outcomes["handoff"].changed:
+        outcomes["handoff"].changed.append(skills.MARKER)
 
-    _tell_install(status, summary_trust, command, config, requested=trust)
-    _tell_memory(memory_trust, trust)
+    _tell_install(status, summary_trust, command, config, requested=record_trust)
+    _tell_memory(memory_trust, record_trust)
     return {
         "agent": "codex",
         "action": "install",
@@ -222,8 +218,8 @@ def _install(trust: bool) -> Installed:
             changed_hooks or summary_trust["recorded"] or recorded_memory or any(o.changed for o in outcomes.values())
         ),
         "hook": {
-            "file": str(hooks_file),
-            "event": codex_hooks.EVENT,
+            "file": str(hooks_json),
+            "event": hooks_file.EVENT,
             "command": command,
             "position": list(where),
             "changed": changed_hooks,
@@ -243,19 +239,19 @@ def _status(recorded: str | None, digest: str) -> str:
 
 def _codex_hooks(home: Path) -> list[dict[str, Any]] | None:
     """What a codex binary at hand lists for hooks (key, currentHash, trustStatus), or None without one."""
-    from autopilot.codex import trust as codex_trust
+    from autopilot.codex import trust
     from autopilot.config import codex_binary
 
     binary = codex_binary()
-    return codex_trust.ask_codex(binary, str(home)) if binary else None
+    return trust.ask_codex(binary, str(home)) if binary else None
 
 
 def _record_trust(config: Path, key: str, digest: str, listed: list[dict[str, Any]] | None) -> TrustRecorded:
     """Record the trust in config.toml, and let Codex itself confirm it when a codex binary is at hand."""
-    from autopilot.codex import trust as codex_trust
+    from autopilot.codex import trust
     from autopilot.config import codex_binary
 
-    recorded = codex_trust.record(config, key, digest)
+    recorded = trust.record(config, key, digest)
     result: TrustRecorded = {"recorded": recorded, "hash": digest, "checkedWith": None}
     ours = next((h for h in listed or [] if h.get("key") == key), None)
     if ours is None:
@@ -264,7 +260,7 @@ def _record_trust(config: Path, key: str, digest: str, listed: list[dict[str, An
     current = ours.get("currentHash")
     if isinstance(current, str) and current != digest:
         # This Codex hashes differently from 0.171: its own answer is the one it will compare against.
-        result["recorded"] = codex_trust.record(config, key, current) or recorded
+        result["recorded"] = trust.record(config, key, current) or recorded
         result["hash"] = current
     result["checkedWith"] = binary
     return result
@@ -313,31 +309,29 @@ def _tell_memory(memory: dict[str, MemoryHookTrust], requested: bool) -> None:
 
 def _uninstall() -> Uninstalled:
     from autopilot import paths
-    from autopilot.codex import hooks_file as codex_hooks
-    from autopilot.codex import skills as codex_skills
-    from autopilot.codex import trust as codex_trust
+    from autopilot.codex import hooks_file, skills, trust
 
     home = paths.codex_home().absolute()
-    hooks_file, config = home / "hooks.json", home / "config.toml"
-    marker = codex_skills.read_marker("handoff") or {}
+    hooks_json, config = home / "hooks.json", home / "config.toml"
+    marker = skills.read_marker("handoff") or {}
     old_hook = marker.get("hook") or {}
-    doc = codex_hooks.load(hooks_file)  # refuses a corrupt file before anything changes
+    doc = hooks_file.load(hooks_json)  # refuses a corrupt file before anything changes
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
     if records:
-        codex_trust.trusted_hash(config, str(records[0].get("key")))  # likewise for config.toml
+        trust.trusted_hash(config, str(records[0].get("key")))  # likewise for config.toml
     commands = {hook_command(), memory_command(), *(old_hook.get("commands") or [])}
     commands |= set((marker.get("memory") or {}).get("commands") or [])
     saved = None
     changed_hooks = False
     if doc is not None:
-        events = tuple(dict.fromkeys((codex_hooks.EVENT, *codex_hooks.MEMORY_EVENTS)))
-        new_doc = codex_hooks.unmerge(doc, commands, events)
+        events = tuple(dict.fromkeys((hooks_file.EVENT, *hooks_file.MEMORY_EVENTS)))
+        new_doc = hooks_file.unmerge(doc, commands, events)
         if new_doc != doc:
             changed_hooks = True
             gone = old_hook.get("createdFile") and new_doc == {"hooks": {}}
-            saved = codex_hooks.write(hooks_file, None if gone else new_doc)
-    trust = {str(r.get("key")): codex_trust.forget(config, str(r.get("key")), str(r.get("hash"))) for r in records}
-    outcomes = {name: codex_skills.uninstall(name) for name in SKILLS}
+            saved = hooks_file.write(hooks_json, None if gone else new_doc)
+    forgotten = {str(r.get("key")): trust.forget(config, str(r.get("key")), str(r.get("hash"))) for r in records}
+    outcomes = {name: skills.uninstall(name) for name in SKILLS}
     for outcome in outcomes.values():
         if outcome.kept == ["."]:
             say(f"left {outcome.path} alone: it is not codex-autopilot's.")
@@ -347,9 +341,9 @@ def _uninstall() -> Uninstalled:
         "agent": "codex",
         "action": "uninstall",
         "codexHome": str(home),
-        "changed": bool(changed_hooks or "removed" in trust.values() or any(o.changed for o in outcomes.values())),
-        "hook": {"file": str(hooks_file), "changed": changed_hooks, "backup": str(saved) if saved else None},
-        "trust": trust,
+        "changed": bool(changed_hooks or "removed" in forgotten.values() or any(o.changed for o in outcomes.values())),
+        "hook": {"file": str(hooks_json), "changed": changed_hooks, "backup": str(saved) if saved else None},
+        "trust": forgotten,
         "skills": {name: {"path": o.path, "removed": o.changed, "kept": o.kept} for name, o in outcomes.items()},
     }
 

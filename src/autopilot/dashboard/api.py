@@ -29,7 +29,7 @@ from autopilot.memory import store as memory_store
 from autopilot.memory import view as memory_view
 from autopilot.packets import export as packet_export
 from autopilot.packets import receive
-from autopilot.packets import store as packets
+from autopilot.packets.store import belongs, listed, packets_dir
 from autopilot.run import control, summary
 from autopilot.run.state import all_runs, read_run
 from autopilot.search import index as search_index
@@ -186,7 +186,7 @@ class Api:
 
     def _packet_files(self) -> list[os.DirEntry[str]]:
         try:
-            entries = list(os.scandir(packets.packets_dir()))
+            entries = list(os.scandir(packets_dir()))
         except OSError:
             return []
         return [e for e in entries if e.name.endswith(".json") and not e.name.endswith(".evidence.json")]
@@ -202,9 +202,9 @@ class Api:
                 st = entry.stat()
                 key = (entry.name, st.st_size, st.st_mtime_ns)  # packets are written once: a changed file is re-read
                 if key not in self._packet_rows:
-                    self._packet_rows[key] = packets.listed(Path(entry.path))
+                    self._packet_rows[key] = listed(Path(entry.path))
                 repo, row = self._packet_rows[key]
-                if row is not None and packets.belongs(repo, row, repo_id):
+                if row is not None and belongs(repo, row, repo_id):
                     rows.append(row)
         rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
         return {"project": project.identity(), "packets": rows[:limit], "total": len(rows)}

@@ -28,7 +28,7 @@ from autopilot import clock, paths
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
-from autopilot.packets import store as packets
+from autopilot.packets.store import load
 from autopilot.redact import redact
 from autopilot.run.state import held
 
@@ -297,7 +297,7 @@ class Log:
 
     def propose_from_packet(self, packet_ref: str, constraint: int, *, by: str) -> dict[str, Any]:
         """A candidate rule from one of a verified packet's constraints, pointing at its evidence."""
-        pid, packet, _ = packets.load(packet_ref)
+        pid, packet, _ = load(packet_ref)
         found = packet.get("constraints") or []
         if not isinstance(constraint, int) or not 0 <= constraint < len(found):
             raise BridgeError(f"packet {pid} has no constraint {constraint}", hint=f"give 0 to {len(found) - 1}")

@@ -24,7 +24,7 @@ from typing import Any
 from autopilot import clock
 from autopilot.digest import canonical
 from autopilot.errors import BridgeError
-from autopilot.packets import store as packets
+from autopilot.packets import store
 from autopilot.redact import Redactor
 from autopilot.sources import gap
 from autopilot.sources.project import Project, git_state
@@ -147,16 +147,16 @@ def predecessors(observed: Observed) -> list[Link]:
     """Packets this session started from: import receipts, and packet ids its user messages mention (verified)."""
     session = observed["session"]
     sid = session.get("threadId") or session.get("sessionId")
-    ids = packets.imported_into(observed["agent"], sid) if sid else []
+    ids = store.imported_into(observed["agent"], sid) if sid else []
     linked = {pid: "import-receipt" for pid in ids}
     for event in observed["events"]:
         if event["kind"] == "user":
-            for hexid in packets.MENTION.findall(event.get("text") or ""):
+            for hexid in store.MENTION.findall(event.get("text") or ""):
                 linked.setdefault(f"sha256:{hexid}", "mention")
     out: list[Link] = []
     for pid, how in linked.items():
         try:
-            _, packet, _ = packets.load(pid)
+            _, packet, _ = store.load(pid)
         except BridgeError as exc:
             out.append({"packetId": pid, "linkedBy": how, "verified": False, "reason": str(exc)})
             continue
@@ -237,8 +237,8 @@ def build(
     first, last = (events[0].get("id"), events[-1].get("id")) if events else (None, None)
     first_at, last_at = (events[0].get("timestamp"), events[-1].get("timestamp")) if events else (None, None)
     packet: Packet = {
-        "schema": packets.SCHEMA,
-        "version": packets.VERSION,
+        "schema": store.SCHEMA,
+        "version": store.VERSION,
         "createdAt": clock.now(),
         "trust": TRUST,
         "source": {
@@ -300,7 +300,7 @@ def build(
         "excerptBudgetTokens": budget_tokens,
         "excerptBudgetUsedTokens": budget_tokens - budget.left // CHARS_PER_TOKEN,
     }
-    index: EvidenceIndex = {"schema": packets.SCHEMA + "/evidence", "trust": TRUST, "entries": redactor.walk(evidence)}
+    index: EvidenceIndex = {"schema": store.SCHEMA + "/evidence", "trust": TRUST, "entries": redactor.walk(evidence)}
     return packet, index
 
 

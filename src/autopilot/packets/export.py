@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 
 from autopilot.errors import BridgeError
-from autopilot.packets import build as packet_build
-from autopilot.packets import store as packets
+from autopilot.packets import build, store
 from autopilot.sources import Limits, appserver, catalog
 from autopilot.sources.project import Project
 
@@ -26,7 +25,7 @@ MIN_BUDGET_TOKENS = 100
 def budget_tokens(given: int | None) -> int:
     """The excerpt budget: ``given``, else ``AUTOPILOT_HANDOFF_BUDGET_TOKENS``, else the default; at least 100."""
     if given is None:
-        raw = os.environ.get("AUTOPILOT_HANDOFF_BUDGET_TOKENS") or str(packet_build.DEFAULT_BUDGET_TOKENS)
+        raw = os.environ.get("AUTOPILOT_HANDOFF_BUDGET_TOKENS") or str(build.DEFAULT_BUDGET_TOKENS)
         if not raw.isdigit():
             raise BridgeError(f"AUTOPILOT_HANDOFF_BUDGET_TOKENS={raw!r} is not a whole number; unset it or give one")
         given = int(raw)
@@ -55,9 +54,9 @@ def export(
         observed = appserver.AppServerSource().observe(project, session, limits)
     else:
         observed = catalog.local(agent).observe(project, session, limits)
-    packet, evidence = packet_build.build(observed, project, to, budget_tokens=tokens)
+    packet, evidence = build.build(observed, project, to, budget_tokens=tokens)
     if preview:
-        pid, _, _ = packets.seal(packet, evidence)
+        pid, _, _ = store.seal(packet, evidence)
         return {
             "preview": True,
             "written": False,
@@ -65,7 +64,7 @@ def export(
             "contents": packet,
             "evidenceEntries": len(evidence["entries"]),
         }
-    pid, path = packets.store(packet, evidence)
+    pid, path = store.store(packet, evidence)
     return {
         "packet": pid,
         "path": str(path),

@@ -19,8 +19,7 @@ import os
 
 from autopilot import clock
 from autopilot.errors import BridgeError
-from autopilot.packets import claims
-from autopilot.packets import store as packets
+from autopilot.packets import claims, store
 from autopilot.packets.context import render
 from autopilot.sources import check_session_id, verify_hash
 from autopilot.sources.claude import ClaudeSource
@@ -47,12 +46,12 @@ CONTEXT_CHARS = 24_000  # the receiving agent's context, bounded (about 6,000 to
 
 def inspect(ref: str) -> Inspected:
     """A verified packet with its evidence index (raises PacketError for a tampered one)."""
-    pid, packet, evidence = packets.load(ref)
+    pid, packet, evidence = store.load(ref)
     source = packet["source"]
     importable = source.get("kind") == "local" and bool(source.get("hash"))
     return {
         "packet": pid,
-        "path": str(packets.resolve(pid)),
+        "path": str(store.resolve(pid)),
         "verified": {"packetHash": True, "evidenceIndex": True},
         "importable": importable,
         "importNote": None
@@ -66,7 +65,7 @@ def inspect(ref: str) -> Inspected:
 
 
 def _refuse(pid: str, reason: str, hint: str) -> BridgeError:
-    return packets.PacketError(f"import of {pid} refused: {reason}", hint=hint)
+    return store.PacketError(f"import of {pid} refused: {reason}", hint=hint)
 
 
 def _receiving(agent: str, session: str, project: Project) -> Receiving:
@@ -221,7 +220,7 @@ def import_packet(
 ) -> Imported:
     """Verify a packet for this worktree and return the drift, the stale claims and the bounded context."""
     check_session_id(session)
-    pid, packet, _ = packets.load(ref)
+    pid, packet, _ = store.load(ref)
     source = packet["source"]
     recorded = source.get("hash")
     if source.get("kind") != "local" or not recorded:
@@ -281,7 +280,7 @@ def import_packet(
         "unavailable": sum(len(v) for v in unavailable.values()),
     }
     try:
-        path: str | None = str(packets.record_import(to, session, receipt))
+        path: str | None = str(store.record_import(to, session, receipt))
         note = None
     except OSError as exc:  # a sandboxed agent (Codex's) may not write outside its workspace: the import stands
         path, note = None, f"the import receipt was not recorded ({exc.strerror or exc}); later packets of this "

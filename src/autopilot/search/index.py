@@ -53,7 +53,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 from autopilot.errors import BridgeError
-from autopilot.packets import store as packets
+from autopilot.packets.store import load, packets_dir
 from autopilot.paths import handoff_dir
 from autopilot.search import terms
 
@@ -375,7 +375,7 @@ def _copy_other_kinds(db: sqlite3.Connection, old: Path) -> int:
 
 
 def _packet_ids() -> list[str]:
-    folder = packets.packets_dir()
+    folder = packets_dir()
     try:
         names = os.listdir(folder)
     except FileNotFoundError:
@@ -395,7 +395,7 @@ def _mtime(path: Path) -> int:
 
 def _packets_mtime() -> int:
     try:
-        return os.stat(packets.packets_dir()).st_mtime_ns
+        return os.stat(packets_dir()).st_mtime_ns
     except FileNotFoundError:
         return 0
 
@@ -414,7 +414,7 @@ def _add_packet(db: sqlite3.Connection, pid: str, skipped: list[str]) -> int | N
     from autopilot.search.documents import from_packet  # writers only: a search that writes nothing never loads it
 
     try:
-        pid, packet, evidence = packets.load(pid)
+        pid, packet, evidence = load(pid)
     except BridgeError as exc:
         skipped.append(f"not indexed: {exc}")
         return None

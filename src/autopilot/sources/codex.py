@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from autopilot.codex import sessions as codex_sessions
+from autopilot.codex.sessions import find_rollout, open_rollout, readable, rollout_files
 from autopilot.errors import BridgeError
 from autopilot.paths import codex_home
 from autopilot.sources import Limits, check_session_id, gap
@@ -69,7 +69,7 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Mov
 
 def probe_file(path: str) -> CodexMeta:
     """The whitelisted ``session_meta`` of a rollout's first line (empty when it has none)."""
-    with codex_sessions.open_rollout(path) as fh:
+    with open_rollout(path) as fh:
         first = fh.readline(PROBE_BYTES)
     try:
         row = orjson.loads(first)
@@ -94,12 +94,12 @@ class CodexSource(LocalSource["CodexFoldState", "CodexIntake"]):
         """The rollout of thread ``session_id`` (found by file name; session ids are told apart)."""
         check_session_id(session_id)
         home = codex_home()
-        found = codex_sessions.find_rollout(session_id)
+        found = find_rollout(session_id)
         if found is not None:
-            return str(codex_sessions.readable(found))  # a .jsonl.zst is read from its decompressed copy
+            return str(readable(found))  # a .jsonl.zst is read from its decompressed copy
         sharing = [
             m.get("id")
-            for p in codex_sessions.rollout_files()
+            for p in rollout_files()
             if p.suffix == ".jsonl"
             for m in [_quiet_probe(p)]
             if m.get("sessionId") == session_id
@@ -328,7 +328,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
     siblings: list[SessionRow] = []
     unreadable: list[str] = []
     children: dict[str, int] = {}
-    for path in codex_sessions.rollout_files():
+    for path in rollout_files():
         try:
             meta = probe_file(str(path))
             size = path.stat().st_size
@@ -357,7 +357,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
             "modified": os.stat(path).st_mtime,
         }
         if scope == THIS_WORKTREE:
-            mine.append(_summary(source, codex_sessions.readable(path), size, limits, row))
+            mine.append(_summary(source, readable(path), size, limits, row))
         elif scope != "other-project":
             siblings.append(row)
     for row in mine:
