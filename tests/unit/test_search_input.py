@@ -56,12 +56,13 @@ def test_fts_syntax_is_only_text(bridge, repo, query):
 
 
 def test_near_alone_finds_nothing_and_says_so(bridge, repo):
-    """`NEAR(` is the word "near", which no evidence holds: an empty result with a note."""
+    """`NEAR(` is the word "near", which no evidence holds: an empty result naming the word."""
     code, answer, _ = run_json(bridge, "handoff", "search", "NEAR(", "--json", cwd=repo)
-    assert (code, answer["results"], answer["notes"]) == (
+    assert (code, answer["results"], answer["unmatched"], answer["notes"]) == (
         0,
         [],
-        ["no indexed evidence of this project contains any word of the query"],
+        ["near"],
+        ["no indexed document holds 'near'", "no document can hold half of the query: none holds any of its words"],
     )
 
 
@@ -205,3 +206,54 @@ def test_help_and_bad_choices_are_still_argparse_s(bridge, repo):
     assert code == 0 and out.startswith("usage: codex-bridge handoff search") and "--worktree {this,all}" in out
     code, out, err = bridge("handoff", "search", "parse_header", "--worktree", "other", cwd=repo)
     assert (code, out) == (2, "") and "argument --worktree: invalid choice: 'other'" in err
+
+
+def plant(repo: Path, *texts: str) -> None:
+    """Index observation documents of ``repo``'s project, one per text."""
+    from autopilot.search import index
+    from autopilot.sources.project import Project
+
+    project = Project(str(repo))
+    ids = {"repoId": project.repo_id, "worktreeId": project.worktree_id}
+    index.add_documents(
+        [{"kind": "observation", "origin": "planted", "ref": str(n), "text": t, **ids} for n, t in enumerate(texts)]
+    )
+
+
+# A session's ordinary talk: "like" and "nothing" are common words in it, as in anyone's.
+CHATTER = [
+    f"turn {n}: it looks like the {topic} is fine, nothing to change in {topic} for now"
+    for n, topic in enumerate(["parser", "importer", "report", "README", "CI", "cache", "config", "docs"] * 4)
+]
+
+
+def test_a_query_of_unknown_words_finds_nothing_and_says_so(bridge, repo):
+    """`zqxjv-nothing-like-this` finds nothing, though a document holds "nothing like this": zqxjv is named."""
+    plant(repo, "compaction summary: nothing like this was tried before", *CHATTER)
+    known = run_json(bridge, "handoff", "search", "nothing like this", "--json", cwd=repo)[1]
+    assert known["results"][0]["excerpt"] == "compaction summary: nothing like this was tried before"
+    code, answer, _ = run_json(bridge, "handoff", "search", "zqxjv-nothing-like-this", "--json", cwd=repo)
+    assert (code, answer["results"], answer["unmatched"]) == (0, [], ["zqxjv"])
+    assert "no indexed document holds 'zqxjv'" in answer["notes"]
+
+
+def test_stopwords_alone_find_nothing(bridge, repo):
+    """A query of only common words (the, of, what, is) finds nothing and says why, though documents hold them."""
+    plant(repo, "what is the state of the art of this")
+    code, answer, _ = run_json(bridge, "handoff", "search", "what is the of this", "--json", cwd=repo)
+    assert (code, answer["results"], answer["searched"]) == (0, [], [])
+    assert answer["notes"][0].startswith("the query has only common words (what, is, the, of, this)")
+
+
+def test_stopwords_never_bring_in_a_result(bridge, repo):
+    """With a word no document holds, the stopwords a document shares with the query do not bring it in."""
+    plant(repo, "what is the state of the art of this")
+    code, answer, _ = run_json(bridge, "handoff", "search", "what is the quokka of this", "--json", cwd=repo)
+    assert (code, answer["results"], answer["unmatched"]) == (0, [], ["quokka"])
+
+
+def test_stopwords_do_not_change_what_a_query_finds(bridge, repo):
+    """`what is parse_header` ranks exactly what `parse_header` does."""
+    plain = run_json(bridge, "handoff", "search", "parse_header", "--json", cwd=repo)[1]
+    asked = run_json(bridge, "handoff", "search", "what is parse_header", "--json", cwd=repo)[1]
+    assert plain["results"] and [r["pointer"] for r in asked["results"]] == [r["pointer"] for r in plain["results"]]

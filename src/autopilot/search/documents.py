@@ -10,7 +10,8 @@ re-read from the excerpt where the packet records none), ``applied`` for an edit
 and ``claimed-fixed`` for a message that says something was fixed or passes (a claim,
 never proof). *Causal links* follow the session's order: an edit is ``tested-by`` the next
 test run; a test run ``tests`` the edits since the previous run and, when it failed, is
-``fixed-by`` the edits after it; a "fixed" claim is ``based-on`` the last run before it
+``fixed-by`` the edits after it (a failed command that is not a test run, by the edits after it
+until it or a test run runs again); a "fixed" claim is ``based-on`` the last run before it
 that passed or failed (one that ran no test proves nothing either way).
 Symbols come from edit inputs and patches (and the definition that encloses an edit in the
 file as the export saw it), from test output and from the text. Inherited references
@@ -56,6 +57,7 @@ FIXED_CLAIM = re.compile(
     r"\b(?:fixed|(?:all |both |the )?tests? (?:now )?pass(?:es|ed)?|passes now|works now|resolved|is green)\b", re.I
 )
 _TOOL_KEYS = frozenset({"file_path", "old_string", "new_string", "replace_all", "content", "command", "description"})
+FIXES_MAX = 5  # the edits after a failed command that count as its fix
 READ_SOURCE_MAX = 1 << 20  # the most of a changed file read to name the definition an edit sits in
 
 
@@ -232,6 +234,15 @@ def _link(docs: list[Document]) -> None:
         until = runs[i + 1]["seq"] if i + 1 < len(runs) else float("inf")
         fixes = [d for d in ordered if d["role"] == "edit" and run["seq"] < d["seq"] < until]
         run["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+    for command in (
+        d for d in ordered if d["role"] == "command" and (d.get("outcome") or {}).get("status") == "failed"
+    ):
+        # a failed command that is not a test run (a script, a type check): the edits after it, until that
+        # command (or a test run) ran again, are what fixed it
+        again = [d for d in ordered if d["seq"] > command["seq"] and (d["role"] == "test" or _same_command(d, command))]
+        until = again[0]["seq"] if again else float("inf")
+        fixes = [d for d in ordered if d["role"] == "edit" and command["seq"] < d["seq"] < until][:FIXES_MAX]
+        command["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
     decisive = [r for r in runs if (r.get("outcome") or {}).get("status") in ("passed", "failed")]
     for doc in ordered:
         if (doc.get("outcome") or {}).get("status") == "claimed-fixed":
@@ -242,6 +253,12 @@ def _link(docs: list[Document]) -> None:
     by_ref = {d["ref"]: d for d in docs}
     for doc in ordered:  # what a run or a claim is about: its command, and the files and symbols of its edits
         doc["subject"] = _subject(doc, by_ref)
+
+
+def _same_command(doc: Document, command: Document) -> bool:
+    return bool(doc.get("command")) and " ".join(str(doc["command"]).split()) == " ".join(
+        str(command["command"]).split()
+    )
 
 
 def _subject(doc: Document, by_ref: dict[str, Document]) -> list[str]:

@@ -1,7 +1,9 @@
 """A search query: its words, paths and symbols, or a clear refusal; nothing a user types reaches FTS5 as syntax.
 
 The query is "error text, a path or a symbol". Its words are quoted one by one before they
-reach SQLite, so ``"``, ``*``, ``NEAR(``, ``AND`` and the like are only text. Refused, with a
+reach SQLite, so ``"``, ``*``, ``NEAR(``, ``AND`` and the like are only text. Two parts of a
+query are taken whole: a path (its words count only where the path is, ``src/a.py`` is not
+``src`` and ``a`` anywhere) and a quoted value (``KeyError: 'JPY'``: a result holds ``JPY``). Refused, with a
 hint (exit 1): an empty query, and one with no word in it (only punctuation or search
 syntax). Searched, with a note: a query holding bytes that are not UTF-8 (they are left
 out), words longer than 64 characters (left out), and more than 24 words (the first 24 are
@@ -10,6 +12,7 @@ searched: a pasted 100 KB log is fine).
 
 from __future__ import annotations
 
+import re
 from datetime import timezone
 
 from autopilot import clock
@@ -23,17 +26,33 @@ SHOWN_CHARS = 200  # how much of the query an answer echoes
 EXAMPLE = 'codex-bridge handoff search "parse_header"'
 
 
+# A quoted value ('JPY', "dry run"): the quote opens after no letter or digit and closes before none, so
+# the apostrophes of can't, doesn't or banker's open nothing.
+QUOTED = re.compile(r"(?<![\w'\"])(['\"])([^'\"\n]{1,80})\1(?![\w])")
+
+
 class Query:
     """What a query asks for (a plain class: a NamedTuple would import typing, ~2 ms of every search)."""
 
-    __slots__ = ("text", "words", "paths", "symbols", "notes")
+    __slots__ = ("text", "words", "paths", "symbols", "notes", "required", "loose")
 
-    def __init__(self, text: str, words: list[str], paths: list[str], symbols: list[str], notes: list[str]) -> None:
+    def __init__(
+        self,
+        text: str,
+        words: list[str],
+        paths: list[str],
+        symbols: list[str],
+        notes: list[str],
+        required: list[str] | None = None,
+        loose: list[str] | None = None,
+    ) -> None:
         self.text = text  # the query as searched (valid UTF-8), cut for echoing
         self.words = words
         self.paths = paths
         self.symbols = symbols
         self.notes = notes
+        self.required = required or []  # words of quoted values: a result holds every one
+        self.loose = words if loose is None else loose  # the words that are not only part of a path
 
 
 def parse(raw: str) -> Query:
@@ -76,9 +95,16 @@ def parse(raw: str) -> Query:
     head = text[:20_000]  # paths and symbols come from the beginning of a pasted log
     symbols = terms.symbols(head, 16)
     bare = text.strip()
-    if not symbols and terms.IDENT.fullmatch(bare):
+    if not symbols and terms.IDENT.fullmatch(bare) and bare.lower() not in terms.STOPWORDS:
         symbols = [bare]  # a single word may well be a symbol
-    return Query(_shown(text), words, terms.paths(head, 8), symbols, notes)
+    paths = terms.paths(head, 8)
+    outside = head
+    for path in paths:
+        outside = outside.replace(path, " ")
+    loose = set(terms.words(outside))
+    required = [w for _, value in QUOTED.findall(head) for w in terms.words(value)]
+    required = list(dict.fromkeys(w for w in required if w in words and w not in terms.STOPWORDS))
+    return Query(_shown(text), words, paths, symbols, notes, required, [w for w in words if w in loose])
 
 
 def _shown(text: str, limit: int = SHOWN_CHARS) -> str:

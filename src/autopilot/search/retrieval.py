@@ -3,14 +3,18 @@
 One project at a time (the repository the command runs in); ``--worktree this`` (the
 default) keeps to this worktree, ``all`` adds the project's other worktrees, labelled. Steps:
 
-1. The query's words that the index knows (FTS5 counts the documents holding each, exactly
-   up to 5,000). A document must hold one of the rarest of them to reach the coverage
-   below, so only those are OR-ed into the MATCH, every word quoted; filters in SQL. Up to
-   5,000 matches are all ranked by bm25 and the best 100 go on; past that (common words),
-   the newest 100 documents holding all of them (then any) go on, unranked by bm25 (it
-   would read every match), and the answer says so.
+1. The query's words, stopwords aside (``the``, ``what``, ``is``: they say how a question is
+   asked; a query of nothing else finds nothing and says so). FTS5 counts the documents
+   holding each, exactly up to 5,000; a word no document holds is named in the answer
+   (``unmatched``). A document must hold one of the rarest known words to reach the
+   coverage below, so only those are OR-ed into the MATCH, every word quoted; filters in
+   SQL. Up to 5,000 matches are all ranked by bm25 and the best 100 go on; past that
+   (common words), the newest 100 documents holding all of them (then any) go on, unranked
+   by bm25 (it would read every match), and the answer says so.
 2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
    below half it is left out, so a word shared by chance does not bring in unrelated history.
+   A word no document holds weighs as much as the rarest word can: it is what made the query
+   specific, so a query whose unknown words are most of it finds nothing.
 3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
    it; a failed test that matched brings the edits after it and the run that tested them; a
    "fixed" claim brings the run it was based on.
@@ -49,7 +53,7 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads th
 if TYPE_CHECKING:
     from typing import Any
 
-    from autopilot.search.shapes import Answer, Brief, Conflict, Here, Hit, Result, Stats
+    from autopilot.search.shapes import Answer, Brief, Conflict, Document, Here, Hit, Result, Stats
 
 CANDIDATES = 100  # rows FTS5 ranks before coverage and links are looked at
 RANK_ALL = 5000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
@@ -59,7 +63,11 @@ FOLLOW = 30  # the best matches whose causal links are followed
 MIN_COVERAGE = 0.5
 WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
 PATH_MATCH = 3.0
+PATH_CHANGED = 3.0  # more for the edit of the file than for a mention of it
 SYMBOL_MATCH = 3.0
+PROSE_SHARE = 1 / 3  # the share of the path and symbol scores a message, a request or a checkpoint gets
+EDITS = frozenset({"edit", "memory.edit"})  # the edited file is the document's first path
+CODE_ROLES = EDITS | {"test", "command", "pending", "tool", "memory.run"}  # code and its runs, not prose about them
 CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
 LINK_SHARE = 0.8
 RECENCY = 1.0
@@ -67,7 +75,9 @@ HALF_LIFE_DAYS = 14.0
 LINKS_FROM = {  # which links of a matched document are followed, by its role
     "edit": ("tested-by",),
     "test": ("fixed-by", "tested-by", "tests"),
+    "command": ("fixed-by",),
 }
+INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
 CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
 POSITIVE, NEGATIVE = ("passed", "claimed-fixed"), ("failed",)
 _COLUMNS = (
@@ -129,12 +139,29 @@ def _run(
     held: Stats,
 ) -> Answer:
     total = sum(held["documents"].values())
-    df = {w: _doc_count(db, w) for w in q.words}
-    known = [w for w in q.words if df[w]]
+    intent = {w for w in q.words if w in terms.FIX_WORDS or w in terms.OUTCOME_WORDS or w in terms.APPROACH_WORDS}
+    searched = [w for w in q.words if w not in terms.STOPWORDS and w not in intent]
+    if not searched and intent:  # "failed" alone: then it is what the user looks for
+        searched, intent = [w for w in q.words if w in intent], set()
+    wants = {
+        name
+        for name, vocabulary in (
+            ("fix", terms.FIX_WORDS),
+            ("outcome", terms.OUTCOME_WORDS),
+            ("approach", terms.APPROACH_WORDS),
+        )
+        if intent & vocabulary
+    }
+    df = {w: _doc_count(db, w) for w in searched}
+    known = [w for w in searched if df[w]]
+    unmatched = [w for w in searched if not df[w]]
     answer: Answer = {
         "trust": TRUST,
         "query": q.text,
         "words": q.words,
+        "searched": searched,
+        "unmatched": unmatched,
+        "intent": sorted(wants),
         "paths": q.paths,
         "symbols": q.symbols,
         "scope": {"worktree": worktree, **here, "since": since, "agent": agent},
@@ -143,12 +170,24 @@ def _run(
         "conflicts": [],
         "notes": notes,
     }
-    if not known:
-        notes.append("no indexed evidence of this project contains any word of the query")
+    if not searched:  # only stopwords
+        notes.append(
+            f"the query has only common words ({', '.join(q.words)}); they find nothing by themselves: "
+            "search for words of an error, a path or a symbol"
+        )
         return answer
-    idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in known}
+    if unmatched:
+        notes.append(f"no indexed document holds {', '.join(repr(w) for w in unmatched)}")
+    # a word no document holds weighs what the rarest word would (df 0): it counts against every candidate
+    idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in searched}
     mass = sum(idf.values())
-    needed = _needed(known, df, idf)
+    if sum(idf[w] for w in known) < MIN_COVERAGE * mass:
+        notes.append(
+            "no document can hold half of the query: "
+            + ("none holds any of its words" if not known else "the words none holds are most of it")
+        )
+        return answer
+    needed = _needed(known, df, idf, mass)
     filters: list[str] = ["d.repo_id = ?"]
     params: list[Any] = [here["repoId"]]
     if worktree == "this":
@@ -181,19 +220,25 @@ def _run(
         "documentCounts": f"exact up to {DF_CAP - 1:,}; above that a word counts as held by {DF_CAP:,}",
     }
     hits: dict[tuple[str, str], Hit] = {}
+    loose = set(q.loose)
     for row in rows:
         words = _words(f"{row[10]}\n{row[12]}\n{row[13]}")  # text, paths, symbols: no JSON parsed yet
-        matched = [w for w in known if w in words]
+        if any(w not in words for w in q.required):
+            continue  # a quoted value ('JPY') is what makes the error that error
+        for path in q.paths:  # a path is matched whole: its words elsewhere in the text are not it
+            if not _holds_path(path, row[12], row[10]):
+                words -= {w for w in terms.words(path) if w not in loose}
+        matched = [w for w in known if w in words]  # stopwords are not among them: alone they bring in nothing
         coverage = sum(idf[w] for w in matched) / mass
         if coverage < MIN_COVERAGE:
             continue
         doc = _doc(row)
         relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
-        doc["score"] = _score(doc, q, relevance, now)
+        doc["score"] = _score(doc, q, relevance, now, wants)
         doc["coverage"] = round(coverage, 4)
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
-    _follow_links(db, hits, now, here, worktree, since, agent)
+    _follow_links(db, hits, now, here, worktree, since, agent, wants)
     ranked = _dedupe(sorted(hits.values(), key=_order))
     shown = ranked[:limit]
     _supersede(ranked, here)
@@ -221,15 +266,15 @@ def _run(
     return answer
 
 
-def _needed(known: list[str], df: dict[str, int], idf: dict[str, float]) -> list[str]:
+def _needed(known: list[str], df: dict[str, int], idf: dict[str, float], mass: float) -> list[str]:
     """The rarest words a document must hold at least one of to reach MIN_COVERAGE (the others cannot, alone).
 
-    Words are taken rarest first until the words left carry less than MIN_COVERAGE of the
-    query's information: a document holding none of the taken words cannot pass, so leaving
-    the common words out of the MATCH loses nothing and spares ranking their long lists.
+    Words are taken rarest first until the known words left carry less than MIN_COVERAGE of
+    the query's information (``mass``, unknown words included): a document holding none of the
+    taken words cannot pass, so leaving the common words out of the MATCH loses nothing and
+    spares ranking their long lists.
     """
-    mass = sum(idf.values())
-    taken, left = [], mass
+    taken, left = [], sum(idf[w] for w in known)
     for w in sorted(known, key=lambda w: (df[w], w)):
         if left < MIN_COVERAGE * mass:
             break
@@ -283,12 +328,21 @@ def _doc(row: tuple[Any, ...]) -> Hit:
     }
 
 
-def _score(doc: Hit, q: Query, relevance: float, now: float) -> dict[str, float]:
+def _score(doc: Hit, q: Query, relevance: float, now: float, wants: set[str]) -> dict[str, float]:
     data = doc["_data"]
-    path = PATH_MATCH if any(_same_path(p, mine) for p in q.paths for mine in data.get("paths", [])) else 0.0
+    mine = data.get("paths", [])
+    path = PATH_MATCH if any(_same_path(p, x) for p in q.paths for x in mine) else 0.0
+    if path and doc["role"] in EDITS and mine and any(_same_path(p, mine[0]) for p in q.paths):
+        path += PATH_CHANGED  # the edit of that file, not a mention of it
     symbol = SYMBOL_MATCH if set(q.symbols) & set(data.get("symbols", [])) else 0.0
+    if doc["role"] not in CODE_ROLES:  # a message or a request naming it: prose about the code, not the code
+        path, symbol = path * PROSE_SHARE, symbol * PROSE_SHARE
     causal = _chained(doc)
     parts = {"fts": relevance, "path": path, "symbol": symbol, "causal": causal, "recency": _recency(doc, now)}
+    if "outcome" in wants and _polarity(doc) and doc["role"] in CODE_ROLES:
+        parts["intent"] = INTENT_BONUS  # "is X passing": the runs of X and their outcome
+    elif "approach" in wants and _polarity(doc) < 0:
+        parts["intent"] = INTENT_BONUS  # "which approach failed": the runs that showed it did
     return _total(parts)
 
 
@@ -311,6 +365,11 @@ def _recency(doc: Hit, now: float) -> float:
     return float(RECENCY * 0.5 ** (age_days / HALF_LIFE_DAYS))
 
 
+def _holds_path(query_path: str, paths: str, text: str) -> bool:
+    """Whether a document (its paths, one a line, and its text) names ``query_path``."""
+    return query_path in text or any(_same_path(query_path, p) for p in paths.split("\n") if p)
+
+
 def _same_path(query_path: str, path: str) -> bool:
     a, b = query_path.strip("/"), path.strip("/")
     return a == b or b.endswith("/" + a) or a.endswith("/" + b)
@@ -324,6 +383,7 @@ def _follow_links(
     worktree: str,
     since: float | None,
     agent: str | None,
+    wants: set[str],
 ) -> None:
     """Bring in what the matches are causally linked to (two steps: a failed run, its fix, the run that proved it)."""
     frontier = sorted(hits.values(), key=_order)[:FOLLOW]  # a link from further down could not rank
@@ -358,9 +418,12 @@ def _follow_links(
                 continue
             share = parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"]
             causal = LINK_SHARE * share + _chained(doc)
-            doc["score"] = _total(
-                {"fts": 0.0, "path": 0.0, "symbol": 0.0, "causal": causal, "recency": _recency(doc, now)}
-            )
+            parts = {"fts": 0.0, "path": 0.0, "symbol": 0.0, "causal": causal, "recency": _recency(doc, now)}
+            if "fix" in wants and rel == "fixed-by":
+                parts["intent"] = INTENT_BONUS  # "what fixed X": the edits that followed X's failure
+            elif ("outcome" in wants and _polarity(doc)) or ("approach" in wants and _polarity(doc) < 0):
+                parts["intent"] = INTENT_BONUS
+            doc["score"] = _total(parts)
             doc["_via"] = (parent, rel)
             doc["coverage"], doc["matched"] = 0.0, []
             hits[(origin, ref)] = doc
@@ -372,18 +435,34 @@ def _order(doc: Hit) -> tuple[Any, ...]:
 
 
 def _dedupe(ranked: list[Hit]) -> list[Hit]:
-    """One result per event: the same transcript line exported in several packets is shown once."""
-    seen: dict[tuple[str, str], Hit] = {}
+    """One result per event: a transcript line exported in several packets, or recorded by the active memory
+    too, is shown once (the best ranked; ``alsoIn`` names the other origins)."""
+    seen: dict[tuple[str, Any], Hit] = {}
     out = []
     for doc in ranked:
-        data = doc["_data"]
-        key = (str((data.get("source") or {}).get("path")), str((data.get("pointer") or {}).get("event")))
-        if (data.get("source") or {}).get("path") and key in seen:
-            seen[key].setdefault("alsoIn", []).append(doc["origin"])
+        keys = _event_keys(doc["_data"])
+        first = next((seen[k] for k in keys if k in seen), None)
+        if first is not None:
+            if doc["origin"] != first["origin"] and doc["origin"] not in first.get("alsoIn", []):
+                first.setdefault("alsoIn", []).append(doc["origin"])
             continue
-        seen[key] = doc
+        for key in keys:
+            seen[key] = doc
         out.append(doc)
     return out
+
+
+def _event_keys(data: Document) -> list[tuple[str, Any]]:
+    """The transcript events a document stands for: (transcript, event id) and (transcript, line) of each part."""
+    pointer = data.get("pointer") or {}
+    source = (data.get("source") or {}).get("path") or pointer.get("source")
+    if not source:
+        return []
+    keys: list[tuple[str, Any]] = [(source, f"event:{pointer['event']}")] if pointer.get("event") else []
+    for part in (pointer, data.get("resultPointer") or {}):
+        if isinstance(part.get("line"), int):
+            keys.append((source, part["line"]))
+    return keys
 
 
 def _scope(doc: Hit, here: Here) -> str:

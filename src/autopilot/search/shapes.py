@@ -217,6 +217,9 @@ class Answer(TypedDict):
     trust: str
     query: str
     words: list[str]
+    searched: list[str]  # the words searched: stopwords and intent words aside
+    unmatched: list[str]  # the searched words no indexed document holds
+    intent: list[str]  # what the question asks for: fix, outcome, approach
     paths: list[str]
     symbols: list[str]
     scope: dict[str, Any]

@@ -1,7 +1,10 @@
 """Words, paths and symbols of a text: the one tokenizer the evidence index and a query share.
 
 *Words* are what SQLite's FTS5 ``unicode61`` tokenizer makes of a text with ``_`` as a
-token character (``parse_header`` is one word), lowercased. *Paths* look like files
+token character (``parse_header`` is one word), lowercased. *Stopwords* are English function
+words (``the``, ``of``, ``what``, ``is``...): a query searches its other words, so a stopword never
+brings in a result by itself. *Intent words* (``fixed``; ``passing``, ``status``; ``approach``, ``tried``...) say what
+a question asks for, not what it is about: they shape the ranking instead of being searched. *Paths* look like files
 (``src/headers.py``, ``headers.py``, ``/abs/path/x.ts``). *Symbols* look like code, not
 prose: identifiers with an inner ``_`` or a lower-to-upper case change, names followed by
 ``(``, names after ``def``/``class``/``function``/``fn``/``func``, and pytest node ids'
@@ -32,6 +35,32 @@ MAX_PATHS = 32
 # Words that are followed by "(" in prose and error text, not symbols anyone searches for.
 _NOT_SYMBOLS = frozenset(
     {"if", "for", "while", "return", "print", "and", "or", "not", "in", "is", "e", "i", "s", "see", "the", "a"}
+)
+
+
+# English function words: they say how a question is asked, not what it is about. Words of code and of
+# error text (not, no, error, failed, import, type...) are not among them.
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be been before being below between both but by
+    can could did do does doing down during each few for from further had has have having he her here hers him his
+    how i if in into is it its itself just me more most my myself nor now of off on once only or other our ours out
+    over own same she should so some such than that the their theirs them then there these they this those through
+    to too under until up very was we were what when where which while who whom why will with would you your yours
+    yourself already always anything become came come every get gets getting got ever made make makes many much
+    never something still thing things way yet aren couldn didn doesn don hadn hasn haven isn shouldn wasn weren
+    won wouldn d ll m re s t ve""".split()  # noqa: SIM905 (a list of 150 quoted words reads worse)
+)
+# Words that say what kind of answer a question wants rather than what it is about: "what fixed X" asks for
+# the edit that fixed X; "is X passing" for X's runs and their outcome; "which approach failed" for the runs
+# that showed it. They are not searched for.
+FIX_WORDS = frozenset("fix fixed fixes fixing solve solved solves resolve resolved repair repaired".split())  # noqa: SIM905
+OUTCOME_WORDS = frozenset(
+    """pass passes passed passing fail fails failed failing failure green red broken status result results outcome
+    works working""".split()  # noqa: SIM905
+)
+APPROACH_WORDS = frozenset(
+    """approach approaches attempt attempted attempts abandon abandoned try tried trying drop dropped revert reverted
+    give gave given wrong""".split()  # noqa: SIM905
 )
 
 
