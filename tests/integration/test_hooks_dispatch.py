@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from autopilot import hooks
+from autopilot import fastjson, hooks
 from autopilot.paths import run_dir
 from tests.support.hooks import payload, run_hook
 
@@ -96,14 +96,14 @@ def test_hostile_input_does_nothing_and_says_so(planned, openai_env, bridge, cas
 @pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x\\u00e9", null, true], "b": {}}', ' \n{"cwd": "/x"}\n', "[1]"])
 def test_input_parser_matches_json(text):
     """The hot path's parser reads what json.loads reads."""
-    assert hooks.parse_json(text) == json.loads(text)
+    assert fastjson.parse_json(text) == json.loads(text)
 
 
 @pytest.mark.parametrize("text", ['{"a": 1} x', '{"a":', "nope", "{}{}"])
 def test_input_parser_rejects_what_json_rejects(text):
     """Truncated input, trailing data or no JSON at all is a ValueError, as with json.loads."""
     with pytest.raises(ValueError):
-        hooks.parse_json(text)
+        fastjson.parse_json(text)
 
 
 def test_internal_error_fails_open_with_a_crash_log(planned, bridge, monkeypatch, isolated_homes):

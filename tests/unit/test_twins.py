@@ -168,6 +168,6 @@ def test_memory_hook_decides_due_as_the_bridge_does(git_repo):
 @pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x\\u00e9", null, true], "b": {}}', ' \n{"cwd": "/x"}\n', "[1]"])
 def test_memory_hook_parses_what_the_bridge_parses(text):
     """The memory hook's loads reads stdin as the bridge's hook entry point does."""
-    from autopilot.hooks import parse_json
+    from autopilot.fastjson import parse_json
 
     assert load(MEMORY_HOOK).loads(text) == parse_json(text) == json.loads(text)

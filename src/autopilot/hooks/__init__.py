@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from autopilot.fastjson import parse_json as parse_json  # re-exported: tests use hooks.parse_json
+from autopilot.fastjson import parse_json
 
 TYPE_CHECKING = False  # see below: `typing` stays off the hot path
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """One-pass JSONL scanning with a resumable per-file index, shared by the transcript readers.
 
-A format reader (``claude.py``, ``codex.py``) supplies a *fold*; this module owns the
+A format reader (``claude_fold.py``, ``codex_fold.py``) supplies a *fold*; this module owns the
 bytes: it reads the file once in large chunks, parses each line with orjson, numbers
 lines from 1 with their byte offsets, counts malformed lines, and hands every JSON
 object to the fold. The fold keeps whatever it needs in a state dict and says which
