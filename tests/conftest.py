@@ -25,6 +25,7 @@ def isolated_homes(tmp_path_factory, monkeypatch):
     ):
         (root / sub).mkdir()
         monkeypatch.setenv(var, str(root / sub))
+    monkeypatch.setenv("AUTOPILOT_MANAGED_DIR", str(root / "managed"))  # never the machine's /etc/codex-autopilot
     for var in (
         "AUTOPILOT_BACKEND",
         "AUTOPILOT_MODEL",

@@ -122,10 +122,12 @@ def recover(agent: str, session: str, *, cwd: str | None = None) -> int:
 
 
 def inject(agent: str) -> int:
-    """For a hook script: read the hook event on stdin, print the hook JSON with the changed facts (or nothing)."""
+    """For a hook script: read the hook event on stdin, print the hook JSON with the approved rules and the changed
+    facts (or nothing)."""
     import json
 
-    from autopilot.memory.inject import hook_answer
+    from autopilot.durable.deliver import hook_answer
+    from autopilot.hooks import TEXT_CAP
 
     try:
         data = json.loads(sys.stdin.read() or "{}")
@@ -133,7 +135,7 @@ def inject(agent: str) -> int:
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin") from None
     if not isinstance(data, dict):
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin")
-    answer = hook_answer(agent, str(data.get("hook_event_name") or ""), data)
+    answer = hook_answer(agent, str(data.get("hook_event_name") or ""), data, room=TEXT_CAP)
     if answer:
         sys.stdout.write(json.dumps(answer) + "\n")
     return 0

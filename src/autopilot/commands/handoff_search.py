@@ -31,12 +31,15 @@ def search(
     """Print the ranked evidence for one query."""
     import sys
 
+    from autopilot.durable import feed
     from autopilot.output import emit, say
     from autopilot.search import query, retrieval
 
     if not 1 <= limit <= MAX_LIMIT:
         raise BridgeError(f"--limit {limit} is out of range", hint=f"use 1 to {MAX_LIMIT}")
-    answer = retrieval.search(text, cwd=cwd, limit=limit, worktree=worktree, since=query.since(since), agent=agent)
+    answer = retrieval.search(
+        text, cwd=cwd, limit=limit, worktree=worktree, since=query.since(since), agent=agent, feed=feed.sync
+    )
     if as_json:
         emit(answer)
         return 0

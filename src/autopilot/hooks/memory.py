@@ -1,7 +1,10 @@
-"""The active memory's side of the hooks: inject the changed facts, and merge that into the autopilot's answer.
+"""The active memory's side of the hooks: inject the approved rules and the changed facts, and merge that into
+the autopilot's answer.
 
 The injection is decided after the autopilot's answer, in the room it leaves under ``hooks.TEXT_CAP``,
-so ``capped()`` never cuts a fact that ``injections.jsonl`` records as injected.
+so ``capped()`` never cuts a fact that ``injections.jsonl`` records as injected, nor a rule that
+``rules.jsonl`` records as delivered (``autopilot.durable.deliver``: it reads approved rules, it never
+decides one).
 
 Recording is done before this module is ever loaded (``autopilot.memory.observe``, on the hot path);
 this runs only when an injection may be due (a compaction, a ``/clear``, a resume or a prompt after
@@ -12,16 +15,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from autopilot.durable.deliver import hook_answer
 from autopilot.hooks import TEXT_CAP
-from autopilot.memory.inject import hook_answer
 
 Json = dict[str, Any]
 SEPARATOR = "\n\n"  # between the autopilot's context and the memory's
 
 
 def inject(event: str, data: Json, out: Json | None = None) -> Json | None:
-    """The hook answer carrying the facts that changed since the last injection, in the room the autopilot's
-    answer ``out`` leaves under the output cap (None: nothing new, or no room)."""
+    """The hook answer carrying the rules and facts that changed since the last injection, in the room the
+    autopilot's answer ``out`` leaves under the output cap, and the person's notice (None: nothing new)."""
     return hook_answer("claude", event, data, room=room(out))
 
 

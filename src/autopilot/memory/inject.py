@@ -312,14 +312,20 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     return text if shown else None
 
 
-def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None = None) -> dict[str, Any] | None:
-    """The hook JSON that injects the changed facts for ``event`` within ``room`` characters (None: nothing new,
-    nothing recorded, or no room)."""
+def session_store(agent: str, data: dict[str, Any]) -> SessionStore | None:
+    """The active memory of the hook event's session, when the memory is on and the hooks recorded it; else None."""
     session = observe.safe_session(data.get("session_id"))
     if session is None or not observe.enabled():
         return None
     store = SessionStore(agent, session, toplevel(str(data.get("cwd") or os.getcwd())))
-    if not store.exists():
+    return store if store.exists() else None
+
+
+def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None = None) -> dict[str, Any] | None:
+    """The hook JSON that injects the changed facts for ``event`` within ``room`` characters (None: nothing new,
+    nothing recorded, or no room)."""
+    store = session_store(agent, data)
+    if store is None:
         return None
     text = before_turn(store, event, data, room)
     if not text:

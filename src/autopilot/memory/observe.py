@@ -20,6 +20,7 @@ module's stand-alone twin (tests/unit/test_twins.py runs both on the same inputs
 from __future__ import annotations
 
 import os
+import sys
 
 from autopilot.clock import now_ms
 from autopilot.digest import sha256_hex
@@ -38,6 +39,11 @@ LOG = "observations.jsonl"
 CHECKPOINTS = "checkpoints.jsonl"
 INJECTIONS = "injections.jsonl"
 MARK = "inject.mark"  # "<observation bytes> <checkpoint bytes>" when the last injection was decided
+RULES_MARK = "rules.mark"  # the approved and managed rules' stamp when they were last delivered to the session
+DURABLE_LOG = ("durable", "log.jsonl")  # under $AUTOPILOT_HOME: the person's approved rules (autopilot.durable)
+SEEN = ("durable", "seen.json")  # what the person last saw at a session start (autopilot.durable.deliver)
+MANAGED_FILE = "managed-rules.json"  # the administrator's rules (autopilot.durable.managed)
+MANAGED_DIR = "/Library/Application Support/CodexAutopilot" if sys.platform == "darwin" else "/etc/codex-autopilot"
 WORKTREE_FILE = "worktree"  # the worktree's path, beside its sessions
 CLEARED = "cleared."  # + <agent>.<session>: an empty file SessionEnd(reason=clear) leaves for the next session
 PROMPT_CHARS = 4000
@@ -278,15 +284,49 @@ def record(event: str, data: dict[str, Any], agent: str) -> tuple[str, bool] | N
     return folder, due(event, data, folder)
 
 
+def managed_dir() -> str:
+    """The administrator's rules directory: ``AUTOPILOT_MANAGED_DIR``, else the platform's (/etc/codex-autopilot)."""
+    return os.environ.get("AUTOPILOT_MANAGED_DIR") or MANAGED_DIR
+
+
+def rules_stamp() -> str:
+    """The approved and managed rules as a stat sees them (size and change time of each file and the managed
+    directory): it changes whenever either could have; "" when neither file exists."""
+    parts = []
+    managed = managed_dir()
+    for path in (os.path.join(home(), *DURABLE_LOG), os.path.join(managed, MANAGED_FILE), managed):
+        try:
+            st = os.stat(path)
+            parts.append(f"{st.st_size}:{st.st_ctime_ns}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append("-")
+    return "" if parts[:2] == ["-", "-"] else " ".join(parts)
+
+
+def rules_due(event: str, data: dict[str, Any], folder: str) -> bool:
+    """Whether the rules may have changed since they were last delivered to the session in ``folder`` (or, at a
+    session's start, whether the person should hear that the approved set changed since their last session)."""
+    try:
+        with open(os.path.join(folder, RULES_MARK), "rb") as fh:
+            seen = fh.read(300).decode("utf-8", "replace").strip()
+    except OSError:
+        seen = ""
+    if rules_stamp() != seen:
+        return True
+    return event == "SessionStart" and data.get("source") == "startup" and os.path.exists(os.path.join(home(), *SEEN))
+
+
 def due(event: str, data: dict[str, Any], folder: str) -> bool:
     """Whether this event may have something to inject: a reset (compaction, /clear) or a fact new since the mark."""
     if event not in ("SessionStart", "UserPromptSubmit"):
         return False
     source = data.get("source")
-    if event == "SessionStart" and source == "startup":
-        return False
     if event == "SessionStart" and source in ("compact", "clear"):
         return True
+    if rules_due(event, data, folder):
+        return True
+    if event == "SessionStart" and source == "startup":
+        return False
     try:
         with open(os.path.join(folder, MARK), "rb") as fh:
             seen_obs, seen_ckpt = (int(x) for x in fh.read(64).split()[:2])

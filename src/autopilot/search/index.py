@@ -18,7 +18,8 @@ opens the file afresh, so a swap never meets a writer of the old file.
 :func:`add_documents`). ``add_documents(docs)`` takes a list of dicts:
 
 =============  ==========================================================================
-``kind``       required: ``checkpoint``, ``observation`` (or ``evidence``)
+``kind``       required: ``checkpoint``, ``observation``, ``durable`` (a person's approved rule or
+               decision, fed by ``autopilot.durable.feed``), or ``evidence``
 ``origin``     required: a stable id of what the documents come from (a checkpoint file,
                a session's observation log); adding an origin again replaces its documents
 ``ref``        required: the document's id within its origin
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
 FILE = "evidence.sqlite3"
 TEXT_MAX = 4000
 LOCK_TIMEOUT_S = 120.0
-KINDS = ("evidence", "checkpoint", "observation")
+KINDS = ("evidence", "checkpoint", "observation", "durable")
 # SQLite's codes for a file that is not (or no longer) a database it can read.
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
@@ -555,6 +556,20 @@ def sync(db: sqlite3.Connection, *, notes: list[str] | None = None) -> int:
     for why in skipped:
         say(why, notes)
     return len(new) + len(gone)
+
+
+def synced(key: str) -> str | None:
+    """The stamp an owner of other documents recorded under ``key`` when it last fed them (None: never)."""
+    if not index_path().exists():
+        return None
+    with closing(_connect(index_path())) as db:
+        return _meta(db, key)
+
+
+def mark_synced(key: str, stamp: str) -> None:
+    """Record the stamp of what an owner of other documents just fed under ``key``."""
+    with writer() as w:
+        _set_meta(w, key, stamp)
 
 
 def generation() -> str | None:

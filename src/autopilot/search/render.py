@@ -16,7 +16,12 @@ if TYPE_CHECKING:
 
 EXCERPT_LINES = 6
 LINE_CHARS = 160
-SCOPES = {"this-worktree": "this worktree", "other-branch": "OTHER BRANCH", "other-worktree": "OTHER WORKTREE"}
+SCOPES = {
+    "this-worktree": "this worktree",
+    "other-branch": "OTHER BRANCH",
+    "other-worktree": "OTHER WORKTREE",
+    "project": "the whole project",
+}
 
 
 def render(answer: Answer) -> str:
@@ -45,6 +50,8 @@ def render(answer: Answer) -> str:
 
 
 def _result(r: Result) -> list[str]:
+    if r.get("approval"):
+        return _approved(r)
     outcome = (r.get("outcome") or {}).get("status")
     fresh = r["freshness"]
     head = f"#{r['rank']} {r['role']}" + (f" — {outcome}" if outcome else "")
@@ -81,6 +88,18 @@ def _result(r: Result) -> list[str]:
     score = r["score"]
     parts = " + ".join(f"{k} {v:g}" for k, v in score.items() if k != "total" and v)
     out.append(f"   score {score['total']:g} = {parts or '0'}")
+    return out
+
+
+def _approved(r: Result) -> list[str]:
+    """An approved rule or decision: who approved it and when, and its text quoted (a rule, not evidence)."""
+    a = r["approval"]
+    out = [
+        f"#{r['rank']} APPROVED {str(a.get('kind')).upper()} {a.get('id')}  [{SCOPES['project']}]  approved by "
+        f"{a.get('person')!r} at {_short_time(a.get('at'))}: a person approved it (a rule to follow, not evidence)"
+    ]
+    text = str(r.get("excerpt") or "").split(": ", 1)[-1]
+    out.append("   > " + (text if len(text) <= LINE_CHARS * 2 else text[: LINE_CHARS * 2 - 1] + "…"))
     return out
 
 

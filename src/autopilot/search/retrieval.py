@@ -51,6 +51,7 @@ from autopilot.transcripts import TRUST
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from autopilot.search.shapes import Answer, Brief, Conflict, Document, Here, Hit, Result, Stats
@@ -95,8 +96,13 @@ def search(
     since: float | None = None,
     agent: str | None = None,
     now: float | None = None,
+    feed: Callable[[Project, list[str]], Any] | None = None,
 ) -> Answer:
-    """The ranked, explained answer to one query in the project around ``cwd``."""
+    """The ranked, explained answer to one query in the project around ``cwd``.
+
+    ``feed(project, notes)`` brings documents a higher layer owns into the index first (the approved rules:
+    ``autopilot.durable.feed.sync``); they hold in every worktree of the project.
+    """
     q = parse(text)
     project = Project(cwd)
     here: Here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
@@ -106,6 +112,8 @@ def search(
         index.sync_memory(project, notes=notes)
     except (OSError, sqlite3.DatabaseError) as exc:  # the packets' evidence still answers
         notes.append(f"the active memory was not brought into the index ({exc})")
+    if feed is not None:
+        feed(project, notes)
     for attempt in (1, 2):
         db = index.open_index(notes=notes)
         try:
@@ -190,8 +198,8 @@ def _run(
     needed = _needed(known, df, idf, mass)
     filters: list[str] = ["d.repo_id = ?"]
     params: list[Any] = [here["repoId"]]
-    if worktree == "this":
-        filters.append("d.worktree_id = ?")
+    if worktree == "this":  # a person's approved rules hold in every worktree of the project
+        filters.append("(d.worktree_id = ? OR d.kind = 'durable')")
         params.append(here["worktreeId"])
     if agent:
         filters.append("d.agent = ?")
@@ -466,6 +474,8 @@ def _event_keys(data: Document) -> list[tuple[str, Any]]:
 
 
 def _scope(doc: Hit, here: Here) -> str:
+    if doc["kind"] == "durable":
+        return "project"
     if doc["worktreeId"] != here["worktreeId"]:
         return "other-worktree"
     return "this-worktree" if doc["branch"] == here["branch"] else "other-branch"
@@ -568,6 +578,8 @@ def _public(doc: Hit, rank: int, here: Here) -> Result:
     }
     if doc.get("changedFiles"):
         out["changedFiles"] = doc["changedFiles"]
+    if data.get("approval"):
+        out["approval"] = {**data["approval"], "label": "approved by a person (a rule to follow, not evidence)"}
     if doc.get("_via"):
         parent, rel = doc["_via"]
         out["via"] = {"rel": rel, "rank": parent.get("_rank"), "origin": parent["origin"], "ref": parent["ref"]}

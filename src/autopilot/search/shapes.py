@@ -42,8 +42,8 @@ class DocGit(TypedDict, total=False):
 class Document(TypedDict, total=False):
     """One searchable piece of evidence: an evidence reference of a packet, a checkpoint or an observation."""
 
-    kind: str  # evidence | checkpoint | observation
-    origin: str  # the packet id, or the active memory's session
+    kind: str  # evidence | checkpoint | observation | durable
+    origin: str  # the packet id, the active memory's session, or durable:<repository id>
     ref: str
     text: str
     role: str
@@ -67,6 +67,7 @@ class Document(TypedDict, total=False):
     subject: list[str]
     git: DocGit
     source: DocSource
+    approval: dict[str, Any]  # a durable document's: id, kind, person, at, scope (autopilot.durable.feed)
 
 
 class Hit(TypedDict, total=False):
@@ -152,7 +153,7 @@ class Result(TypedDict):
     agent: Any
     worktree: Any
     branch: Any
-    scope: str  # this-worktree | other-branch | other-worktree
+    scope: str  # this-worktree | other-branch | other-worktree | project (an approved rule)
     time: Any
     outcome: Any
     paths: list[str]
@@ -166,6 +167,7 @@ class Result(TypedDict):
     supersededBy: NotRequired[Brief]
     supersedes: NotRequired[list[Brief]]
     elsewhere: NotRequired[list[Brief]]
+    approval: NotRequired[dict[str, Any]]  # an approved rule or decision: who approved it, when, where it holds
 
 
 class ConflictItem(TypedDict):

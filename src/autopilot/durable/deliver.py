@@ -1,0 +1,363 @@
+"""Approved rules to the agents: in the hooks that inject the active memory, changed ones only, labelled.
+
+The rules in force in a worktree are the administrator's managed rules (:mod:`.managed`) first, then
+the person's approved rules and decisions for its repository (and those for every project), each with
+its approver and approval time. Candidates never are: nothing proposed reaches an agent until a person
+approves it. Before a turn (the moments the active memory is injected: a session's start, after a
+compaction or ``/clear``, and the first prompt after a rule changed) the session gets the rules it does
+not know yet, and a one-line "no longer applies: …" for each rule it was given that was revoked,
+superseded or removed since; after a compaction or ``/clear`` it gets them all again. What a session
+knows is in its active-memory directory, ``rules.jsonl`` (one record per delivery, appended) and
+``rules.mark`` (the stamp :func:`autopilot.memory.observe.rules_stamp` the hooks' fast path compares).
+
+The rules come before the active memory's facts in the same ``additionalContext`` and share the hook's
+output cap: the rules take at most :data:`RULES_CHARS`, withdrawals first, and what does not fit comes
+next time. The rule text is quoted (JSON string syntax) under a header that says who approved it.
+
+At a session's start (``startup`` or ``resume``) the person also hears, in one ``systemMessage`` line,
+when the approved set changed since their last session (``durable/seen.json``), and when the log or its
+view was tampered with or the administrator's rules were refused: a same-user process that rewrites
+the files under the home directory cannot be stopped by anything local, but it is noticed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from autopilot.clock import now_ms
+from autopilot.digest import sha256_hex
+from autopilot.durable import managed
+from autopilot.durable.view import APPROVED, PASSPHRASE, REVOKED, SUPERSEDED, Reader, applies, home
+from autopilot.errors import BridgeError
+from autopilot.fsutil import atomic_write
+from autopilot.memory import observe
+from autopilot.memory.inject import hook_answer as facts_answer
+from autopilot.memory.inject import session_store
+from autopilot.memory.store import SessionStore
+from autopilot.output import one_line, quoted
+from autopilot.sources.project import Project
+
+RULES = "rules.jsonl"
+RULES_CHARS = 4000  # of the hook's output cap (hooks.TEXT_CAP, 9,500), before the active memory's facts
+TEXT_CHARS = 1000  # one rule's text in an injection
+WITHDRAWN_CHARS = 160  # the old text in a "no longer applies" line
+NOTICE_CHARS = 600
+SEPARATOR = "\n\n"
+UNDELIVERED = "-"  # a rules.mark no stamp equals: something is left to deliver
+HEADER = (
+    "codex-autopilot rules for this project: instructions a person approved (not evidence, not the agent's "
+    "own notes). Follow them; each says who approved it and when."
+)
+MANAGED_TITLE = "Managed by this machine's administrator ({path}), above the person's own:"
+APPROVED_TITLE = "Approved by the person with their approval passphrase:"
+WITHDRAWN_TITLE = "Withdrawn (do not follow these any more):"
+
+
+def _q(text: str, limit: int) -> str:
+    """``text`` quoted as a JSON string on one line, cut to ``limit`` (``output.quoted``)."""
+    return quoted(text, limit)
+
+
+def _fingerprint(item: dict[str, Any]) -> str:
+    fields = (item["tier"], item["id"], item["kind"], item["text"], item.get("by") or "", item.get("at") or "")
+    return sha256_hex("\0".join(fields).encode())[:16]
+
+
+def in_force(worktree: str, view: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rules in force in ``worktree`` (managed first, then approved, oldest approval first) and the managed
+    tier's state (``path``, ``refused``)."""
+    view = Reader().view() if view is None else view
+    try:
+        repo_id: str | None = Project(worktree).repo_id
+    except BridgeError:  # not a git repository: only the rules for every project hold
+        repo_id = None
+    tier = managed.load()
+    items = [{**r, "by": "the administrator", "at": r["modified"]} for r in tier["rules"]]
+    approved = [r for r in view["rules"].values() if r["status"] == APPROVED and applies(r, repo_id)]
+    approved.sort(key=lambda r: ((r.get("approved") or {}).get("at") or "", r["id"]))
+    for r in approved:
+        decision = r.get("approved") or {}
+        items.append(
+            {
+                "id": r["id"],
+                "kind": str(r.get("kind") or "rule"),
+                "text": str(r.get("text") or ""),
+                "tier": "approved",
+                "by": str(decision.get("person") or ""),
+                "at": str(decision.get("at") or ""),
+            }
+        )
+    for item in items:
+        item["fp"] = _fingerprint(item)
+    return items, tier
+
+
+def _line(item: dict[str, Any]) -> str:
+    text = _q(item["text"], TEXT_CHARS)
+    if item["tier"] == "managed":
+        return f"- {item['id']} ({item['kind']}): {text}"
+    return f"- {item['id']} ({item['kind']}, approved by {_q(item['by'], 80)} at {item['at']}): {text}"
+
+
+def _withdrawal(rid: str, old_text: str, view: dict[str, Any], tier: dict[str, Any]) -> str:
+    """One "no longer applies" line: the rule, its old text, and why (revoked, superseded, removed)."""
+    rule = view["rules"].get(rid)
+    if rid.startswith("M-"):
+        why = f"the administrator's rules were refused: {tier['refused']}" if tier.get("refused") else None
+        why = why or "removed from the administrator's rules"
+    elif rule is None:
+        why = "no longer in the durable log"
+    elif rule["status"] == REVOKED:
+        revoked = rule.get("revoked") or {}
+        why = f"revoked by {_q(str(revoked.get('person') or ''), 80)} at {revoked.get('at')}"
+        if revoked.get("reason"):
+            why += f": {_q(str(revoked['reason']), 200)}"
+    elif rule["status"] == SUPERSEDED:
+        why = f"superseded by {rule.get('supersededBy')}"
+    else:
+        why = f"now {rule['status']}"
+    return f"- no longer applies: {rid} {_q(old_text, WITHDRAWN_CHARS)} ({why})"
+
+
+def _known(store: SessionStore) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """What the session was given and still holds (id -> [fingerprint, text]), and every rule it was ever given."""
+    records = store.read(RULES, "known").records
+    if not records:
+        return {}, {}
+    last = records[-1]
+    known, ever = last.get("known"), last.get("ever")
+    return (dict(known) if isinstance(known, dict) else {}), (dict(ever) if isinstance(ever, dict) else {})
+
+
+def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int) -> tuple[str, list[str]]:
+    """The rules block for this turn (empty when the session knows them all) and the notices for the person."""
+    stamp = observe.rules_stamp()  # taken first: a change after it makes the next prompt due again
+    view = Reader().view()
+    items, tier = in_force(store.worktree, view)
+    source = data.get("source") if event == "SessionStart" else None
+    reset = source in ("compact", "clear")
+    known, ever = _known(store)
+    if reset:
+        known = {}
+    force = {i["id"]: i for i in items}
+    withdrawn = [rid for rid in (ever if reset else known) if rid not in force]
+    fresh = [i for i in items if (known.get(i["id"]) or [""])[0] != i["fp"]]
+    notices = _notices(view, tier, items) if source in ("startup", "resume", None) and event == "SessionStart" else []
+    if not fresh and not withdrawn:
+        atomic_write(store.dir / observe.RULES_MARK, stamp + "\n", durable=False)
+        return "", notices
+    limit = min(RULES_CHARS, room)
+    lines = [HEADER]
+    used = len(HEADER)
+    left = 0
+    gone_lines = []
+    for rid in withdrawn:
+        text = (known.get(rid) or ["", ""])[1] or ever.get(rid, "")
+        line = _withdrawal(rid, str(text), view, tier)
+        if used + len(WITHDRAWN_TITLE) + len(line) + 2 > limit:
+            left += 1
+            continue
+        gone_lines.append(line)
+        used += len(line) + 1
+        known.pop(rid, None)
+    if gone_lines:
+        used += len(WITHDRAWN_TITLE) + 1
+    shown: list[dict[str, Any]] = []
+    blocks: dict[str, list[str]] = {"managed": [], "approved": []}
+    for item in fresh:
+        line = _line(item)
+        title = MANAGED_TITLE.format(path=tier["path"]) if item["tier"] == "managed" else APPROVED_TITLE
+        extra = len(line) + 1 + (0 if blocks[item["tier"]] else len(title) + 1)
+        if used + extra > limit:
+            left += 1
+            continue
+        blocks[item["tier"]].append(line)
+        used += extra
+        shown.append(item)
+    for tier_name, title in (("managed", MANAGED_TITLE.format(path=tier["path"])), ("approved", APPROVED_TITLE)):
+        if blocks[tier_name]:
+            lines += [title, *blocks[tier_name]]
+    if gone_lines:
+        lines += [WITHDRAWN_TITLE, *gone_lines]
+    for item in shown:
+        known[item["id"]] = [item["fp"], item["text"][:WITHDRAWN_CHARS]]
+        ever[item["id"]] = item["text"][:WITHDRAWN_CHARS]
+    if not shown and not gone_lines:
+        atomic_write(store.dir / observe.RULES_MARK, UNDELIVERED + "\n", durable=False)
+        return "", notices
+    if left:
+        lines.append(f"({left} more rule change(s) next turn: codex-bridge memory list --status approved)")
+    _record(store, event, source, [i["id"] for i in shown], withdrawn[: len(gone_lines)], known, ever, left)
+    atomic_write(store.dir / observe.RULES_MARK, (UNDELIVERED if left else stamp) + "\n", durable=False)
+    return "\n".join(lines), notices
+
+
+def _record(
+    store: SessionStore,
+    event: str,
+    source: Any,
+    delivered: list[str],
+    withdrawn: list[str],
+    known: dict[str, list[str]],
+    ever: dict[str, str],
+    left: int,
+) -> None:
+    record: dict[str, Any] = {
+        "v": observe.VERSION,
+        "kind": "rules",
+        "at": now_ms(),
+        "agent": store.agent,
+        "session": store.session,
+        "event": event,
+        "delivered": delivered,
+        "withdrawn": withdrawn,
+        "omitted": left,
+        "known": known,
+        "ever": ever,
+    }
+    if source in ("compact", "clear"):
+        record["reset"] = source
+    store.append(RULES, [record])
+
+
+# -- the person's notice at a session's start ------------------------------------------------------------
+
+
+def _notices(view: dict[str, Any], tier: dict[str, Any], items: list[dict[str, Any]]) -> list[str]:
+    """The one line the person sees at a session's start, when something changed or is wrong (else nothing)."""
+    approved = {
+        rid: _fingerprint(
+            {
+                "tier": "approved",
+                "id": rid,
+                "kind": str(r.get("kind") or "rule"),
+                "text": str(r.get("text") or ""),
+                "by": str((r.get("approved") or {}).get("person") or ""),
+                "at": str((r.get("approved") or {}).get("at") or ""),
+            }
+        )
+        for rid, r in view["rules"].items()
+        if r["status"] == APPROVED
+    }
+    now_managed = {i["id"]: i["fp"] for i in items if i["tier"] == "managed"}
+    seen_path = home() / "seen.json"
+    seen: dict[str, Any] | None
+    try:
+        loaded = json.loads(seen_path.read_bytes())
+        seen = loaded if isinstance(loaded, dict) else {}
+    except (OSError, ValueError):
+        seen = None
+    parts: list[str] = []
+    got = (seen or {}).get("approved")
+    before: dict[str, Any] = got if isinstance(got, dict) else {}
+    changes = _changes(before, approved, view)
+    got = (seen or {}).get("managed")
+    was_managed: dict[str, Any] = got if isinstance(got, dict) else {}
+    if changes:
+        parts.append("the approved rules changed since your last session: " + "; ".join(changes))
+    if now_managed != was_managed:
+        parts.append(f"the administrator's rules changed ({len(now_managed)} in force)")
+    integrity = view["integrity"]
+    if integrity.get("viewRebuilt"):
+        parts.append("rules.json disagreed with the log and was rebuilt from it")
+    if integrity.get("chainBreaks") or integrity.get("refusedLines") or integrity.get("malformedLines"):
+        parts.append(
+            f"the durable log has {len(integrity.get('chainBreaks') or [])} broken link(s), "
+            f"{len(integrity.get('refusedLines') or [])} refused and {integrity.get('malformedLines') or 0} "
+            "malformed line(s): was it edited by hand?"
+        )
+    last = (seen or {}).get("lastHash")
+    if isinstance(last, str) and last != view["lastHash"] and not _still_in_log(last):
+        parts.append("the durable log was rewritten since your last session (a line it had is gone)")
+    if tier.get("refused"):
+        parts.append(f"the administrator's rules were not used: {tier['refused']}")
+    passphrase, set_at = _passphrase()
+    if seen is not None and passphrase != (seen or {}).get("passphrase"):
+        parts.append(
+            f"the approval passphrase was {'removed' if passphrase is None else f'set or changed ({set_at})'}: "
+            f"if that was not you, remove {home() / PASSPHRASE} and set your own (codex-bridge memory secret)"
+        )
+    if approved or now_managed or seen is not None or passphrase is not None:
+        atomic_write(
+            seen_path,
+            json.dumps(
+                {
+                    "at": now_ms(),
+                    "approved": approved,
+                    "managed": now_managed,
+                    "lastHash": view["lastHash"],
+                    "passphrase": passphrase,
+                },
+                sort_keys=True,
+            )
+            + "\n",
+            durable=False,
+        )
+    if not parts:
+        return []
+    line = "codex-autopilot: " + "; ".join(parts) + " (codex-bridge memory list)"
+    if len(line) > NOTICE_CHARS:
+        line = line[: NOTICE_CHARS - 30] + "… (codex-bridge memory list)"
+    return [one_line(line)]
+
+
+def _passphrase() -> tuple[str | None, str | None]:
+    """A fingerprint of the passphrase's hash record (None: none is set) and when it was set."""
+    try:
+        data = (home() / PASSPHRASE).read_bytes()
+    except OSError:
+        return None, None
+    try:
+        rec = json.loads(data)
+        at = str(rec.get("set")) if isinstance(rec, dict) else None
+    except ValueError:
+        at = None
+    return sha256_hex(data)[:16], at
+
+
+def _changes(before: dict[str, Any], now: dict[str, str], view: dict[str, Any]) -> list[str]:
+    out = []
+    for rid, fp in now.items():
+        if before.get(rid) == fp:
+            continue
+        rule = view["rules"][rid]
+        decision = rule.get("approved") or {}
+        verb = "approved" if rid not in before else "changed"
+        out.append(f"{rid} {verb} by {_q(str(decision.get('person') or ''), 40)} ({str(decision.get('at'))[:16]})")
+    for rid in before:
+        if rid in now:
+            continue
+        rule = view["rules"].get(rid)
+        status = rule["status"] if rule else "gone from the log"
+        who = ((rule or {}).get("revoked") or {}).get("person")
+        out.append(f"{rid} {status}" + (f" by {_q(str(who), 40)}" if who else ""))
+    if len(out) > 4:
+        out = [*out[:4], f"and {len(out) - 4} more"]
+    return out
+
+
+def _still_in_log(last_hash: str) -> bool:
+    return any(sha256_hex(line) == last_hash for line in Reader().lines())
+
+
+# -- the hook answer: rules, then the active memory's facts ----------------------------------------------
+
+
+def hook_answer(agent: str, event: str, data: dict[str, Any], room: int) -> dict[str, Any] | None:
+    """The hook JSON for ``event``: the rules block and the changed facts in ``additionalContext`` (rules first,
+    within ``room`` characters together), the person's notice as ``systemMessage``; None when there is nothing."""
+    store = session_store(agent, data)
+    if store is None:
+        return None
+    rules, notices = before_turn(store, event, data, room)
+    left = room - (len(rules) + len(SEPARATOR) if rules else 0)
+    facts = facts_answer(agent, event, data, room=left) if left > 0 else None
+    text = ((facts or {}).get("hookSpecificOutput") or {}).get("additionalContext")
+    context = SEPARATOR.join(t for t in (rules, text) if t)
+    out: dict[str, Any] = {}
+    if context:
+        out["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": context}
+    if notices:
+        out["systemMessage"] = "\n".join(notices)
+    return out or None

@@ -1,0 +1,74 @@
+"""A person at a terminal, for tests: a command run on a fresh pseudo-terminal that is its controlling terminal.
+
+:func:`typed` forks with :func:`pty.fork` (a new session whose controlling terminal is the pty, as a login
+shell's is), answers each prompt it is told about when the prompt appears, and returns the exit code and
+everything the terminal showed (raw bytes, so a test can check that no escape sequence reached the screen).
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def bridge_argv(*args: str) -> list[str]:
+    """This checkout's codex-bridge as a command line."""
+    return [sys.executable, "-m", "autopilot", *args]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The test's environment without the markers of an agent's shell, with this checkout importable."""
+    drop = (
+        "CLAUDECODE",
+        "CLAUDE_CODE_ENTRYPOINT",
+        "CODEX_SANDBOX",
+        "CODEX_SANDBOX_NETWORK_DISABLED",
+        "CODEX_THREAD_ID",
+    )
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    return {**env, "PYTHONPATH": str(SRC), **extra}
+
+
+def typed(
+    argv: list[str], replies: list[tuple[bytes, str]], env: dict[str, str], *, timeout: float = 60.0
+) -> tuple[int, bytes]:
+    """Run ``argv`` on its own controlling terminal; when the screen shows ``prompt`` (in order), type ``reply``
+    and Enter. Returns the exit code and every byte the terminal showed."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a session leader whose controlling terminal is the pty
+        try:
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    shown = b""
+    pending = list(replies)
+    pos = 0  # prompts are looked for after the last one answered
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            while pending and shown.find(pending[0][0], pos) >= 0:
+                prompt, reply = pending.pop(0)
+                pos = shown.find(prompt, pos) + len(prompt)
+                os.write(fd, reply.encode() + b"\n")
+        else:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), shown
