@@ -1,4 +1,4 @@
-"""The dashboard in a real browser: open it with its token, see a run and its chart, hand over, decide a rule."""
+"""The dashboard in a real browser: open it with its launch code, see a run and its chart, hand over, decide a rule."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from autopilot.scripted.responses_server import reply_json
 from tests.support.claude_rows import Transcript
 from tests.support.dashboard import Dashboard, record_checkpoint
+from tests.support.durable import PASSPHRASE, approved, person, propose
 from tests.support.handoff_env import claude_session, work_session
 from tests.support.loop import continue_to, state_of
 
@@ -37,10 +38,11 @@ def project(planned, openai_env, bridge):
 
 @pytest.fixture
 def page(browser, project):
-    """The dashboard opened in the browser with its launch token."""
-    with Dashboard(project) as dash:
+    """The dashboard opened in the browser with its launch code (the test trades a new code for its own session)."""
+    with Dashboard(project, session=False) as dash:
         browser.get(dash.url)
         wait(browser).until(lambda d: "Project" in d.find_element(By.ID, "project").text)
+        dash.token = dash.exchange(dash.new_code())
         yield browser, dash
 
 
@@ -57,13 +59,13 @@ def open_run(driver) -> None:
     wait(driver).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#run-chart svg rect.bar")) == 3)
 
 
-def test_the_token_becomes_a_cookie_the_page_cannot_read(page):
-    """After opening the URL the token is gone from the address bar and the session cookie is HttpOnly."""
+def test_the_launch_code_leaves_the_address_and_no_cookie_is_set(page):
+    """After opening the address the code is gone from the address bar, the browser holds no cookie, and the session
+    lives in this tab's sessionStorage (per origin: this port only)."""
     driver, dash = page
     assert driver.current_url == f"http://127.0.0.1:{dash.port}/#autopilot"
-    assert driver.execute_script("return document.cookie") == ""
-    cookie = driver.get_cookie(f"autopilot_dashboard_{dash.port}")
-    assert cookie["httpOnly"] is True and cookie["sameSite"] == "Strict"
+    assert driver.get_cookies() == [] and driver.execute_script("return document.cookie") == ""
+    assert len(driver.execute_script("return sessionStorage.getItem('autopilot-dashboard-session')")) == 43
 
 
 def test_a_run_its_findings_and_its_chart(page, screens):
@@ -157,27 +159,30 @@ def test_active_memory_shows_a_sessions_checkpoint(page, screens, bridge, projec
     driver.save_screenshot(str(screens / "6-active-memory.png"))
 
 
-def propose_and_open_approval(driver, rule: str, person: str) -> None:
+def propose_and_open_approval(driver, rule: str, name: str) -> None:
     """Propose ``rule`` in the Durable memory view, give the person's name and open the approval dialog."""
     driver.find_element(By.ID, "tab-durable").click()
     driver.find_element(By.ID, "propose-text").send_keys(rule)
     driver.find_element(By.CSS_SELECTOR, "#propose-form button[type=submit]").click()
     wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rules button.approve"))
-    driver.find_element(By.ID, "person").send_keys(person)
+    driver.find_element(By.ID, "person").clear()
+    driver.find_element(By.ID, "person").send_keys(name)
     driver.find_element(By.CSS_SELECTOR, "#rules button.approve").click()
 
 
 def test_approve_then_revoke_a_rule(page, screens):
-    """A person proposes a rule, approves it by typing their name again, then revokes it with a reason."""
+    """The person proposes a rule, approves it with their passphrase, then revokes it with a reason."""
     driver, _ = page
+    person()
     propose_and_open_approval(driver, "Never change the public API of parse().", "Ada Lovelace")
-    driver.find_element(By.ID, "confirm-name").send_keys("Ada Lovelace")
+    assert driver.find_element(By.ID, "confirm-secret").get_attribute("type") == "password"
+    driver.find_element(By.ID, "confirm-secret").send_keys(PASSPHRASE)
     driver.save_screenshot(str(screens / "7-durable-confirm.png"))
     driver.find_element(By.ID, "confirm-ok").click()
     wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#rules tbody"), "approved by Ada Lovelace"))
     driver.save_screenshot(str(screens / "8-durable-approved.png"))
     driver.find_element(By.CSS_SELECTOR, "#rules button.revoke").click()
-    driver.find_element(By.ID, "confirm-name").send_keys("Ada Lovelace")
+    driver.find_element(By.ID, "confirm-secret").send_keys(PASSPHRASE)
     driver.find_element(By.ID, "confirm-reason").send_keys("superseded by the v2 API")
     driver.find_element(By.ID, "confirm-ok").click()
     wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#rules tbody"), "revoked by Ada Lovelace"))
@@ -185,14 +190,42 @@ def test_approve_then_revoke_a_rule(page, screens):
     driver.save_screenshot(str(screens / "9-durable-revoked.png"))
 
 
-def test_a_wrong_confirmation_decides_nothing(page):
-    """Typing a different name in the confirmation is refused and the rule stays a candidate."""
+def test_a_wrong_passphrase_decides_nothing(page):
+    """A wrong passphrase in the dialog is refused and the rule stays a candidate."""
     driver, _ = page
-    propose_and_open_approval(driver, "Keep commits small.", "Ada")
-    driver.find_element(By.ID, "confirm-name").send_keys("Mallory")
+    person()
+    propose_and_open_approval(driver, "Keep commits small.", "Mallory")
+    driver.find_element(By.ID, "confirm-secret").send_keys("a guess at the passphrase")
     driver.find_element(By.ID, "confirm-ok").click()
-    text_in(driver, "status", "does not match")
+    text_in(driver, "status", "not the approval passphrase")
     assert "candidate" in driver.find_element(By.CSS_SELECTOR, "#rules tbody").text
+
+
+def test_the_dialog_shows_the_text_as_stored_and_announces_a_supersession(page, screens, project):
+    """Approving a successor whose text hides a bidi override: the dialog names the rule it supersedes first and
+    shows the override as its code."""
+    driver, _ = page
+    person()
+    old = approved("Use black for formatting.", project)
+    new = propose("Use ruff format.\u202e.kcab ti ekam", project, supersedes=old)
+    driver.find_element(By.ID, "tab-durable").click()
+    driver.execute_script("refresh()")
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"tr[data-rule='{new}'] button.approve"))
+    driver.find_element(By.ID, "person").send_keys("Ada")
+    driver.find_element(By.CSS_SELECTOR, f"tr[data-rule='{new}'] button.approve").click()
+    notice = driver.find_element(By.ID, "confirm-supersedes")
+    assert notice.is_displayed() and f"supersedes {old}" in notice.text and "Use black for formatting." in notice.text
+    assert driver.find_element(By.ID, "confirm-text").text == "Use ruff format.\\u202e.kcab ti ekam"
+    driver.save_screenshot(str(screens / "7b-durable-supersedes.png"))
+    driver.find_element(By.ID, "confirm-cancel").click()
+
+
+def test_a_used_launch_code_opens_nothing(browser, project):
+    """Opening an address whose code was already used shows why, and no view loads."""
+    with Dashboard(project) as dash:  # the helper already traded the printed code
+        browser.get(dash.url)
+        text_in(browser, "status", "already used")
+        assert browser.find_element(By.ID, "project").text == "No dashboard session"
 
 
 def test_the_views_are_reachable_by_keyboard(page):
@@ -212,7 +245,7 @@ def test_search_shows_a_conflict_with_the_later_outcome_standing(browser, bridge
     export(bridge, "claude-fix", repo)
     write(repo, MANIFEST["files"]["afterCodexRegress"])
     export(bridge, "codex-regress", repo)
-    with Dashboard(repo) as dash:
+    with Dashboard(repo, session=False) as dash:
         browser.get(dash.url)
         wait(browser).until(lambda d: "Project" in d.find_element(By.ID, "project").text)
         browser.find_element(By.ID, "tab-passive").click()

@@ -10,6 +10,7 @@ import pytest
 from autopilot.scripted.responses_server import reply_json
 from tests.support.claude_rows import Transcript
 from tests.support.dashboard import CHECKPOINT, Dashboard, check
+from tests.support.durable import person
 from tests.support.handoff_env import claude_session, codex_lines, codex_rollout, run_json, thread_of, work_session
 from tests.support.loop import continue_to, state_of
 
@@ -228,11 +229,12 @@ def test_a_candidate_from_a_packets_constraint_points_at_its_evidence(dash):
     assert listing["counts"]["candidate"] == 1 and listing["integrity"]["ok"] is True
 
 
-def test_a_script_with_the_token_cannot_approve(dash):
-    """Approving needs the page's session cookie: the bearer token a script holds is refused (403)."""
+def test_a_decision_without_the_passphrase_is_refused_with_an_error_body(dash):
+    """Approving without the person's passphrase is 403 with the error schema; the rule stays a candidate."""
+    person()
     _, rule = dash.post("/api/durable", {"text": "Keep commits small."})
-    status, answer = dash.post(f"/api/durable/{rule['id']}/approve", {"person": "Ada", "confirm": "Ada"})
-    assert status == 403 and "a person uses the dashboard page" in answer["error"]
+    status, answer = dash.post(f"/api/durable/{rule['id']}/approve", {"person": "Ada"})
+    assert status == 403 and check("error", answer)["exitCode"] == 1
     assert dash.get("/api/durable")["rules"][0]["status"] == "candidate"
 
 
@@ -243,9 +245,9 @@ def test_ctrl_c_stops_the_dashboard_cleanly(project):
     assert code == 0 and "dashboard stopped" in err
 
 
-def test_the_first_stdout_line_is_the_url_with_its_token(dash):
-    """The address printed first is 127.0.0.1 with the launch token (43 url-safe characters)."""
-    assert dash.url == f"http://127.0.0.1:{dash.port}/?token={dash.token}" and len(dash.token) == 43
+def test_the_first_stdout_line_is_the_url_with_its_launch_code(dash):
+    """The address printed first is 127.0.0.1 with a one-time launch code in its fragment (32 url-safe characters)."""
+    assert dash.url == f"http://127.0.0.1:{dash.port}/#code={dash.code}" and len(dash.code) == 32
 
 
 def test_started_inside_an_agents_shell_approvals_are_off(project):

@@ -1,19 +1,23 @@
-"""Who can talk to the dashboard: the token, the Host header, the Origin, id shapes, and where it listens."""
+"""Who can talk to the dashboard: the one-time launch code, the session, Host, Origin, body size, id shapes, where it
+listens, and deciding only with the person's passphrase (every attack tried over HTTP, as a script or a local server
+would)."""
 
 from __future__ import annotations
 
 import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from autopilot.dashboard.security import CODE_TTL_S, Guard, LaunchRefused
 from autopilot.durable.store import Log
 from tests.support.dashboard import Dashboard, check
+from tests.support.durable import PASSPHRASE, person, propose
 from tests.support.loop import state_of
 
 GETS = [
-    "/",
-    "/static/app.js",
     "/api/overview",
     "/api/runs",
     "/api/sources/claude",
@@ -30,49 +34,78 @@ def dash(planned):
         yield d
 
 
-def cookie_of(dash) -> str:
-    """Trade the launch token for the page's session cookie, as the browser does; return the Cookie header."""
-    status, _, headers = dash.request("GET", f"/?token={dash.token}", auth=False)
-    assert status == 303 and headers["location"] == "/"
-    return headers["set-cookie"].split(";")[0]
+def origin(dash) -> dict[str, str]:
+    return {"Origin": f"http://127.0.0.1:{dash.port}"}
 
 
 @pytest.mark.parametrize("path", GETS)
-def test_no_token_is_401(dash, path):
-    """Without the token (no cookie, no bearer) every page and API answers 401."""
+def test_no_session_is_401(dash, path):
+    """Without a session every API answers 401."""
     status, body, _ = dash.request("GET", path, auth=False)
-    assert status == 401 and "token" in body["error"]
+    assert status == 401 and "session" in body["error"]
+
+
+def test_the_page_and_its_files_hold_no_data_and_need_no_session(dash):
+    """The page and its script load without a session (it asks for one); no API answer does."""
+    assert [dash.request("GET", p, auth=False)[0] for p in ("/", "/static/app.js", "/static/style.css")] == [200] * 3
 
 
 @pytest.mark.parametrize(
     "headers",
     [
-        {"Authorization": "Bearer wrong-token"},
-        {"Cookie": "autopilot_dashboard_{port}=wrong-session"},
-        {"Cookie": "autopilot_dashboard_{port}={token}"},  # the URL token is not the session
+        {"Authorization": "Bearer wrong-session"},
+        {"Authorization": "Bearer {code}"},  # the launch code is not a session
+        {"Cookie": "autopilot_dashboard_{port}={session}"},  # no cookie opens anything, even the session's value
+        {"Authorization": "Basic {session}"},
     ],
-    ids=["bearer", "cookie", "token-as-cookie"],
+    ids=["wrong", "code-as-session", "session-as-cookie", "not-bearer"],
 )
-def test_a_wrong_token_is_401(dash, headers):
-    """A wrong bearer token or session cookie is refused with 401."""
-    filled = {k: v.format(port=dash.port, token=dash.token) for k, v in headers.items()}
+def test_anything_but_a_live_session_as_bearer_is_401(dash, headers):
+    """Wrong sessions, the launch code itself, any cookie and other schemes are refused with 401."""
+    filled = {k: v.format(port=dash.port, code=dash.code, session=dash.token) for k, v in headers.items()}
     status, _, _ = dash.request("GET", "/api/runs", headers=filled, auth=False)
     assert status == 401
 
 
-def test_a_wrong_token_in_the_url_is_401_and_sets_no_cookie(dash):
-    """Opening the page with a wrong token is refused and no cookie is set."""
-    status, _, headers = dash.request("GET", "/?token=not-the-token", auth=False)
-    assert status == 401 and "set-cookie" not in headers
+def test_the_launch_code_is_in_the_fragment_never_the_query(dash):
+    """The printed address carries the code after #, which a browser never sends to any server."""
+    assert dash.url == f"http://127.0.0.1:{dash.port}/#code={dash.code}" and len(dash.code) == 32
 
 
-def test_the_token_is_traded_for_a_strict_httponly_cookie(dash):
-    """The right token answers 303 to / with an HttpOnly, SameSite=Strict session cookie that opens the API."""
-    status, _, headers = dash.request("GET", f"/?token={dash.token}", auth=False)
-    cookie = headers["set-cookie"]
-    assert status == 303 and "HttpOnly" in cookie and "SameSite=Strict" in cookie and dash.token not in cookie
-    status, _, _ = dash.request("GET", "/api/runs", headers={"Cookie": cookie.split(";")[0]}, auth=False)
-    assert status == 200
+def test_the_launch_code_works_once(planned):
+    """A second exchange of the same code is refused, and ends the session the first one made."""
+    with Dashboard(planned) as d:
+        status, body, _ = d.request("POST", "/api/session", {"code": d.code}, headers=origin(d), auth=False)
+        assert status == 401 and "already used" in body["error"]
+        assert d.request("GET", "/api/runs")[0] == 401
+
+
+def test_a_code_expires_within_two_minutes():
+    """Past its two minutes a code is refused even unused (the guard's clock is moved, not waited for)."""
+    now = [1000.0]
+    guard = Guard(1234, clock=lambda: now[0])
+    now[0] += CODE_TTL_S + 1
+    with pytest.raises(LaunchRefused, match="expired"):
+        guard.exchange(guard.code)
+    assert CODE_TTL_S <= 120
+
+
+def test_a_code_from_another_dashboard_opens_nothing(planned):
+    """A launch code or session of one dashboard (an agent's own, say) is refused by another."""
+    with Dashboard(planned) as mine, Dashboard(planned, session=False) as theirs:
+        status, _, _ = theirs.request("POST", "/api/session", {"code": mine.code}, headers=origin(theirs), auth=False)
+        assert status == 401
+        assert (
+            theirs.request("GET", "/api/runs", headers={"Authorization": f"Bearer {mine.token}"}, auth=False)[0] == 401
+        )
+
+
+def test_the_code_exchange_refuses_a_foreign_origin(planned):
+    """A web page elsewhere cannot trade a code: a foreign Origin is 403 and the code stays unused."""
+    with Dashboard(planned, session=False) as d:
+        status, _, _ = d.request("POST", "/api/session", {"code": d.code}, headers={"Origin": "http://evil.example"})
+        assert status == 403
+        assert d.exchange(d.code)
 
 
 HOSTS = ["evil.example", "evil.example:{port}", "127.0.0.1:1", "localhost.evil.example:{port}"]
@@ -92,21 +125,12 @@ def test_localhost_on_its_port_is_accepted(dash):
 
 
 def test_a_state_changing_request_from_a_foreign_origin_is_403(dash, bridge, planned):
-    """A stop sent from another origin is refused even with a valid cookie, and the run keeps running."""
+    """A stop sent from another origin is refused even with a live session, and the run keeps running."""
     run = Path(state_of(bridge, planned)["run_dir"]).name
-    for origin in ("http://evil.example", "null", f"http://127.0.0.1:{dash.port + 1}"):
-        status, _, _ = dash.request(
-            "POST", f"/api/runs/{run}/stop", {}, headers={"Origin": origin, "Cookie": cookie_of(dash)}, auth=False
-        )
+    for other in ("http://evil.example", "null", f"http://127.0.0.1:{dash.port + 1}"):
+        status, _, _ = dash.request("POST", f"/api/runs/{run}/stop", {}, headers={"Origin": other})
         assert status == 403
     assert state_of(bridge, planned)["status"] == "running"
-
-
-def test_a_cookie_post_without_an_origin_is_403(dash, bridge, planned):
-    """The page always sends its Origin; a cookie-carrying POST without one is refused."""
-    run = Path(state_of(bridge, planned)["run_dir"]).name
-    status, _, _ = dash.request("POST", f"/api/runs/{run}/stop", {}, headers={"Cookie": cookie_of(dash)}, auth=False)
-    assert status == 403 and state_of(bridge, planned)["status"] == "running"
 
 
 def test_a_cross_site_fetch_is_403(dash):
@@ -174,14 +198,13 @@ def test_malformed_or_path_like_ids_are_400(dash, path):
         ("/api/packets/0123456789abcdef/import", {"to": "codex", "session": "../x"}),
         ("/api/durable", {"packet": "../../etc/passwd", "constraint": 0}),
         ("/api/durable", {"text": "a rule", "supersedes": "../R-0123"}),
-        ("/api/durable/..%2F..%2Fx/revoke", {"person": "A", "confirm": "A"}),
+        ("/api/durable/..%2F..%2Fx/revoke", {"person": "A", "secret": "A"}),
         ("/api/runs/..%2Fx/stop", {}),
     ],
 )
 def test_malformed_ids_in_actions_are_400_and_change_nothing(dash, path, body):
     """Ids in bodies and action paths are checked by shape: 400, nothing written (sent as the page sends them)."""
-    headers = {"Cookie": cookie_of(dash), "Origin": f"http://127.0.0.1:{dash.port}"}
-    status, answer, _ = dash.request("POST", path, body, headers=headers, auth=False)
+    status, answer, _ = dash.request("POST", path, body, headers=origin(dash))
     assert status == 400, answer
     assert Log().listing()["rules"] == []
 
@@ -206,16 +229,109 @@ def test_the_server_listens_on_127_0_0_1_only(dash):
             s.connect((address, dash.port))
 
 
-def test_approval_needs_the_cookie_and_the_typed_name(dash):
-    """With the page's cookie and Origin, a mismatched confirmation is 400; the matching one approves as that person."""
-    rid = Log().propose("rule", "Keep commits small.", by="x", channel="cli")["id"]
-    headers = {"Cookie": cookie_of(dash), "Origin": f"http://127.0.0.1:{dash.port}"}
-    path = f"/api/durable/{rid}/approve"
-    status, body, _ = dash.request("POST", path, {"person": "Ada", "confirm": "Bob"}, headers=headers, auth=False)
-    assert status == 400 and "does not match" in body["error"]
-    status, body, _ = dash.request("POST", path, {"person": "Ada", "confirm": "Ada"}, headers=headers, auth=False)
+def approve_over_http(dash, rid: str, passphrase: str, name: str = "Ada") -> tuple[int, dict]:
+    status, body, _ = dash.request(
+        "POST", f"/api/durable/{rid}/approve", {"person": name, "secret": passphrase}, headers=origin(dash)
+    )
+    return status, body
+
+
+def test_the_person_approves_with_their_passphrase(dash):
+    """With a session, the person's name and passphrase approve the rule as theirs, at the dashboard."""
+    person()
+    rid = propose("Keep commits small.", None)
+    status, body = approve_over_http(dash, rid, PASSPHRASE)
     assert status == 200 and (body["status"], body["approved"]["person"], body["approved"]["channel"]) == (
         "approved",
         "Ada",
         "dashboard",
     )
+
+
+def test_a_session_without_the_passphrase_approves_nothing(dash):
+    """A live session (the agent started this dashboard itself, with its markers unset) is no passphrase: 403."""
+    person()
+    rid = propose("Keep commits small.", None)
+    status, body = approve_over_http(dash, rid, "a guess at it, wrong")
+    assert status == 403 and "not the approval passphrase" in body["error"]
+    assert Log().view()["rules"][rid]["status"] == "candidate"
+
+
+def test_parallel_requests_check_one_guess_and_make_the_rest_wait(dash):
+    """Sixteen approvals at once with wrong passphrases: one is checked (403), fifteen meet the wait (429)."""
+    person()
+    rid = propose("Keep commits small.", None)
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda n: approve_over_http(dash, rid, f"guess number {n:04d}")[0], range(16)))
+    assert sorted(answers) == [403] + [429] * 15 and Log().view()["rules"][rid]["status"] == "candidate"
+
+
+def test_a_dashboard_started_in_an_agents_shell_decides_nothing(planned):
+    """Started with CLAUDECODE set, the dashboard refuses decisions even with the right passphrase."""
+    person()
+    rid = propose("Keep commits small.", None)
+    with Dashboard(planned, env={"CLAUDECODE": "1"}) as d:
+        status, body = approve_over_http(d, rid, PASSPHRASE)
+    assert status == 400 and "inside an agent's shell" in body["error"]
+    assert Log().view()["rules"][rid]["status"] == "candidate"
+
+
+# -- bodies refused as they arrive ---------------------------------------------------------------------------
+
+
+def rss_kb(pid: int) -> int:
+    """The process's peak resident memory (VmHWM), in KiB."""
+    line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("VmHWM:"))
+    return int(line.split()[1])
+
+
+def raw_post(dash, framing: str, body_chunks, *, timeout: float = 20.0) -> tuple[bytes, int]:
+    """POST /api/durable with the session and ``framing`` (a Content-Length or Transfer-Encoding header), sending as
+    much of the body as the server takes; (the answer's bytes, body bytes sent)."""
+    head = (
+        f"POST /api/durable HTTP/1.1\r\nHost: 127.0.0.1:{dash.port}\r\nAuthorization: Bearer {dash.token}\r\n"
+        f"Origin: http://127.0.0.1:{dash.port}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n"
+    ).encode()
+    sent = 0
+    with socket.create_connection(("127.0.0.1", dash.port), timeout=timeout) as sock:
+        sock.sendall(head)
+        try:
+            for chunk in body_chunks:
+                sock.sendall(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass  # the server answered and closed: exactly what is wanted
+        answer = b""
+        try:
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                answer += data
+        except OSError:
+            pass
+    return answer, sent
+
+
+def test_a_declared_100_mb_body_is_refused_before_it_is_read(dash):
+    """Content-Length: 100 MB is answered 413 at once, the connection closed, the server's memory unchanged."""
+    before = rss_kb(dash.proc.pid)
+    answer, sent = raw_post(dash, "Content-Length: 100000000", (b"x" * 65536 for _ in range(1526)))
+    assert answer.startswith(b"HTTP/1.1 413") and sent < 100_000_000
+    assert rss_kb(dash.proc.pid) - before < 20_000
+
+
+def test_a_chunked_body_is_refused_as_it_passes_64_kib(dash):
+    """A chunked body with no length is cut off once it passes 64 KiB: 413, long before 100 MB were read."""
+    before = rss_kb(dash.proc.pid)
+    chunk = b"10000\r\n" + b"x" * 65536 + b"\r\n"
+    started = time.monotonic()
+    answer, sent = raw_post(dash, "Transfer-Encoding: chunked", (chunk for _ in range(1526)))
+    assert answer.startswith(b"HTTP/1.1 413") and sent < 100_000_000 and time.monotonic() - started < 20
+    assert rss_kb(dash.proc.pid) - before < 20_000
+
+
+def test_a_body_just_under_the_limit_is_read(dash):
+    """A 60 KiB proposal is read and judged on its content (too long a text: 400), not refused for its size."""
+    status, body, _ = dash.request("POST", "/api/durable", {"text": "x" * 60_000}, headers=origin(dash))
+    assert status == 400 and "characters" in body["error"]

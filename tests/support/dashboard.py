@@ -1,4 +1,8 @@
-"""A real `codex-bridge dashboard` process for tests: its URL and token, raw HTTP to it, Ctrl-C to stop it."""
+"""A real `codex-bridge dashboard` process for tests: its address, a session traded for its code, raw HTTP, Ctrl-C.
+
+``Dashboard(dir)`` starts it and, unless ``session=False``, trades the printed launch code for a session as
+the page does (``POST /api/session``); ``request`` sends that session as the bearer token.
+"""
 
 from __future__ import annotations
 
@@ -23,19 +27,21 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 class Dashboard:
     """``codex-bridge -C DIR dashboard --no-open`` as a subprocess, started in ``__enter__``."""
 
-    def __init__(self, directory: Path, *, env: dict[str, str] | None = None) -> None:
+    def __init__(self, directory: Path, *, env: dict[str, str] | None = None, session: bool = True) -> None:
         self.directory = directory
         self.env = {**os.environ, "PYTHONPATH": str(SRC), **(env or {})}
         for name in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"):  # the test runner may itself run inside an agent
             if env is None or name not in env:
                 self.env.pop(name, None)
         self.proc: subprocess.Popen[str] | None = None
-        self.url = self.token = ""
+        self.url = self.code = self.token = ""
+        self.with_session = session
         self.port = 0
 
     def __enter__(self) -> Dashboard:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "autopilot", "-C", str(self.directory), "dashboard", "--no-open"],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -47,15 +53,32 @@ class Dashboard:
             raise RuntimeError(f"the dashboard did not start: {self.proc.stderr.read() if self.proc.stderr else ''}")
         parsed = urlparse(self.url)
         self.port = parsed.port or 0
-        self.token = parsed.query.removeprefix("token=")
+        self.code = parsed.fragment.removeprefix("code=")
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:  # the URL is printed just before uvicorn accepts
             try:
-                self.request("GET", "/api/overview")
+                self.request("GET", "/static/app.js", auth=False)
                 break
             except OSError:
                 time.sleep(0.05)
+        if self.with_session:
+            self.token = self.exchange(self.code)
         return self
+
+    def new_code(self) -> str:
+        """A fresh one-time launch code, as Enter at the dashboard's terminal prints one."""
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        return urlparse(self.proc.stdout.readline().strip()).fragment.removeprefix("code=")
+
+    def exchange(self, code: str) -> str:
+        """Trade a launch code for a session, as the page does; the session (a failed exchange fails the test)."""
+        status, body, _ = self.request(
+            "POST", "/api/session", {"code": code}, headers={"Origin": f"http://127.0.0.1:{self.port}"}, auth=False
+        )
+        assert status == 200, (status, body)
+        return str(body["session"])
 
     def stop(self) -> tuple[int, str]:
         """Ctrl-C (SIGINT to the process, by its pid); return its exit code and stderr."""

@@ -10,8 +10,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "dashboard",
         help="a local web page: autopilot runs, handover, active/passive/durable memory",
         description="Serve the dashboard on 127.0.0.1 only and open it in the browser. The first line on "
-        "stdout is its address with a per-launch token; the page trades it for a session cookie. "
-        "Handover panels show the project of the current directory (or -C DIR). Ctrl-C stops it.",
+        "stdout is its address with a one-time launch code (it works once, within two minutes; press Enter in "
+        "this terminal for a new one); the page trades it for a session no other server can use. Approving or "
+        "revoking a rule asks for your approval passphrase. Handover panels show the project of the current "
+        "directory (or -C DIR). Ctrl-C stops it.",
     )
     p.add_argument("--port", type=int, default=0, metavar="N", help="port to listen on (default: any free port)")
     p.add_argument("--no-open", action="store_true", help="print the address; do not open a browser")

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import __version__, paths
+from autopilot.durable import feed as durable_feed
 from autopilot.durable import store as durable
+from autopilot.durable import view as durable_view
 from autopilot.errors import BridgeError
 from autopilot.memory import observe
 from autopilot.memory import store as memory_store
@@ -258,11 +260,13 @@ class Api:
         if not isinstance(query, str) or not query.strip() or len(query) > 500 or "\x00" in query:
             raise InvalidInput("a search needs 1 to 500 characters of text")
         limit = _int(limit, "limit")
-        return retrieval.search(query, cwd=self.project().worktree, limit=min(max(limit, 1), 50))
+        return retrieval.search(
+            query, cwd=self.project().worktree, limit=min(max(limit, 1), 50), feed=durable_feed.sync
+        )
 
     def durable_list(self, status: Any = None) -> dict[str, Any]:
         """Every rule and decision (``memory list``)."""
-        if status not in (None, "", *durable.STATUSES):
+        if status not in (None, "", *durable_view.STATUSES):
             raise InvalidInput(f"{repr(status)[:40]} is not a status")
         return self.durable.listing(status or None)
 
@@ -274,30 +278,33 @@ class Api:
             return self.durable.propose_from_packet(ref, _int(body.get("constraint", 0), "constraint"), by=by)
         supersedes = body.get("supersedes") or None
         if supersedes is not None:
-            _shape(supersedes, durable.ID, "rule id")
+            _shape(supersedes, durable_view.ID, "rule id")
         kind = body.get("kind", "rule")
-        if kind not in durable.KINDS:
+        if kind not in durable_view.KINDS:
             raise InvalidInput(f"{repr(kind)[:40]} is not a kind: rule or decision")
         text, why = body.get("text"), body.get("why")
         if not isinstance(text, str) or (why is not None and not isinstance(why, str)):
             raise InvalidInput("a proposal needs its text")
-        return self.durable.propose(kind, text, by=by, channel="dashboard", why=why, supersedes=supersedes)
+        scope = None if body.get("global") is True else durable.project_scope(self.project().worktree)
+        return self.durable.propose(
+            kind, text, by=by, channel="dashboard", why=why, supersedes=supersedes, project=scope
+        )
 
     def decide(self, action: str, rule: Any, body: dict[str, Any]) -> dict[str, Any]:
-        """Approve or revoke as the person named in ``body`` (their name typed twice), at the dashboard."""
+        """Approve or revoke as the person named in ``body`` who gave their approval passphrase (``secret``)."""
         if not self.approvals:
             raise BridgeError(
                 "approving and revoking are off: this dashboard was started inside an agent's shell",
                 hint="start `codex-bridge dashboard` yourself, in your own terminal",
             )
-        rid = _shape(rule, durable.ID, "rule id")
+        rid = _shape(rule, durable_view.ID, "rule id")
         if rid not in self.durable.view()["rules"]:
             raise NotFound(f"no rule or decision {rid}")
         return self.durable.decide(
             action,
             rid,
             person=body.get("person"),  # type: ignore[arg-type]  # checked by durable.check_person
-            confirm=body.get("confirm"),  # type: ignore[arg-type]
+            secret=body.get("secret"),  # type: ignore[arg-type]  # checked by durable.secret.verify
             channel="dashboard",
             reason=body.get("reason") if isinstance(body.get("reason"), str) else None,
         )

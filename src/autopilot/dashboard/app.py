@@ -4,9 +4,11 @@ Every endpoint calls one ``Api`` method through ``run_in_threadpool``: git, tran
 and packet builds block, and must never hold the event loop (one slow export would freeze
 every other panel). Errors keep the CLI's meaning: :class:`~autopilot.dashboard.api.InvalidInput`
 400, :class:`~autopilot.dashboard.api.NotFound` 404, any other refusal (``BridgeError``,
-exit 1) 400, an unusable state or a spent budget 409, Codex unavailable 503; the body is
-``{"error", "hint", "exitCode"}``. A bug is 500 and a line in ``crash.log``. Approving and
-revoking also need the page's own session cookie (a script's bearer token cannot decide).
+exit 1) 400, an unusable state or a spent budget 409, Codex unavailable 503, a wrong approval
+passphrase 403 and too many of them 429; the body is ``{"error", "hint", "exitCode"}``. A bug is
+500 and a line in ``crash.log``. ``POST /api/session`` trades the launch code for a session
+(``security.Guard.exchange``). Approving and revoking need the person's approval passphrase in the
+request, whoever holds the session.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from autopilot.dashboard.api import Api, InvalidInput, NotFound
-from autopilot.dashboard.security import Guard, GuardMiddleware
+from autopilot.dashboard.security import MAX_BODY, BodyTooLarge, Guard, GuardMiddleware, LaunchRefused
+from autopilot.durable import secret
 from autopilot.errors import EXIT_ERROR, BridgeError, BudgetExhausted, InfraError, StateError, write_crash_log
 from autopilot.paths import autopilot_home
 
@@ -30,13 +33,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-MAX_BODY = 64 * 1024
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 
 
 def _status(exc: BridgeError) -> int:
     if isinstance(exc, InvalidInput):
         return 400
+    if isinstance(exc, LaunchRefused):
+        return 401
+    if isinstance(exc, secret.WrongSecret):
+        return 403
+    if isinstance(exc, secret.TooManyAttempts):
+        return 429
     if isinstance(exc, NotFound):
         return 404
     if isinstance(exc, (StateError, BudgetExhausted)):
@@ -64,9 +72,7 @@ async def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Response:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise InvalidInput(f"the request body is over {MAX_BODY // 1024} KiB")
+    raw = await request.body()  # the guard's receive raises BodyTooLarge as soon as it passes MAX_BODY
     if not raw:
         return {}
     try:
@@ -78,12 +84,20 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
+def _too_large() -> JSONResponse:
+    return JSONResponse(
+        {"error": f"the request body is over {MAX_BODY // 1024} KiB"}, status_code=413, headers={"connection": "close"}
+    )
+
+
 async def _posted(request: Request, call: Callable[[dict[str, Any]], Any]) -> Response:
-    """Read the request's JSON body, then run ``call(body)`` like any other endpoint."""
+    """Read the request's JSON body (refused as it passes MAX_BODY), then run ``call(body)`` like any other endpoint."""
     try:
         body = await _body(request)
     except BridgeError as exc:
         return _error(exc)
+    except BodyTooLarge:
+        return _too_large()
     return await _call(call, body)
 
 
@@ -162,19 +176,18 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
 
     def decision(action: str) -> Callable[[Request], Any]:
         async def decide(request: Request) -> Response:
-            if request.scope.get("state", {}).get("auth") != "cookie":
-                return JSONResponse(
-                    {"error": f"to {action}, a person uses the dashboard page (a script's token cannot decide)"},
-                    status_code=403,
-                )
             rule = request.path_params["rule"]
             return await _posted(request, lambda b: api.decide(action, rule, b))
 
         return decide
 
+    async def launch(request: Request) -> Response:
+        return await _posted(request, lambda b: {"session": guard.exchange(b.get("code"))})
+
     routes = [
         Route("/", page, methods=["GET"]),
         Route("/static/{name}", asset, methods=["GET"]),
+        Route("/api/session", launch, methods=["POST"]),
         Route("/api/overview", overview, methods=["GET"]),
         Route("/api/runs", runs, methods=["GET"]),
         Route("/api/runs/{run:path}/stop", stop, methods=["POST"]),

@@ -1,4 +1,7 @@
-"""Serving the dashboard: one socket on 127.0.0.1, the URL with its token first on stdout, Ctrl-C to stop.
+"""Serving the dashboard: one socket on 127.0.0.1, its address with a one-time launch code first on stdout.
+
+Each address works once, within two minutes (``security.Guard``); at a terminal, Enter prints a new
+one (to open the dashboard in another browser or after the first code expired). Ctrl-C stops it.
 
 The socket is bound here, to the loopback address only, before uvicorn sees it (uvicorn is
 given the socket, never a host name to resolve), so the dashboard cannot listen anywhere
@@ -41,8 +44,15 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
+def _new_codes(guard: Guard) -> None:
+    """Print a fresh one-time address for each line read from the dashboard's stdin (Enter at its terminal)."""
+    for _ in sys.stdin:
+        sys.stdout.write(guard.url(guard.new_code()) + "\n")
+        sys.stdout.flush()
+
+
 def serve(project_dir: str | None, *, port: int = 0, open_browser: bool = True) -> int:
-    """Serve until Ctrl-C; the first stdout line is the URL with the launch token."""
+    """Serve until Ctrl-C; the first stdout line is the address with a one-time launch code."""
     sock = bind(port)
     guard = Guard(sock.getsockname()[1])
     marker = agent_marker()
@@ -52,6 +62,9 @@ def serve(project_dir: str | None, *, port: int = 0, open_browser: bool = True) 
     say(f"dashboard for {api.project_dir} on {HOST}:{guard.port}; Ctrl-C stops it")
     if marker:
         say(f"started inside an agent's shell ({marker} is set): approving and revoking durable rules are off")
+    if sys.stdin.isatty():
+        say("the address works once, for two minutes; press Enter here for a new one")
+    threading.Thread(target=_new_codes, args=(guard,), name="launch-codes", daemon=True).start()
     config = uvicorn.Config(
         build(api, guard),
         log_level="warning",

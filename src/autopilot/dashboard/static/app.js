@@ -33,10 +33,38 @@ const clear = (el) => { while (el.firstChild) el.removeChild(el.firstChild); ret
 const short = (text, n) => { const t = String(text ?? ""); return t.length > n ? t.slice(0, n - 1) + "…" : t; };
 const usd = (x) => "$" + Number(x || 0).toFixed(4);
 const when = (iso) => (iso ? String(iso).replace("T", " ").replace(/\.\d+Z$/, "Z") : "—");
+// A stored text as stored: control characters, escape introducers, line separators and invisible format characters
+// (bidi overrides, zero-width) shown as their escapes, as autopilot.output.printable shows them in a terminal.
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Cn}]/gu;
+const NAMED = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+const visible = (text) => String(text ?? "").replace(INVISIBLE, (ch) => {
+  if (NAMED[ch]) return NAMED[ch];
+  const code = ch.codePointAt(0);
+  if (code <= 0xff) return "\\x" + code.toString(16).padStart(2, "0");
+  return code > 0xffff ? "\\U" + code.toString(16).padStart(8, "0") : "\\u" + code.toString(16).padStart(4, "0");
+});
 const badge = (status) => h("span", { class: `badge status-${status}`, text: status || "?" });
 
+// The session: traded once for the launch code in the address (#code=…), kept in sessionStorage (this origin,
+// this port, this tab) and sent as a bearer token. No cookie: nothing of ours reaches another local server.
+const SESSION_KEY = "autopilot-dashboard-session";
+async function startSession() {
+  const found = /^#code=([A-Za-z0-9_-]+)/.exec(location.hash);
+  if (found) {
+    history.replaceState(null, "", location.pathname);
+    const resp = await fetch("/api/session", { method: "POST", credentials: "omit", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ code: found[1] }) });
+    const data = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
+    if (!resp.ok) { sessionStorage.removeItem(SESSION_KEY); throw new Error(data.error || `HTTP ${resp.status}`); }
+    sessionStorage.setItem(SESSION_KEY, data.session);
+  }
+  if (!sessionStorage.getItem(SESSION_KEY)) {
+    throw new Error("No dashboard session: open the address `codex-bridge dashboard` printed (each works once, for two minutes).");
+  }
+}
+
 async function api(path, body) {
-  const opts = { credentials: "same-origin", headers: {} };
+  const opts = { credentials: "omit", headers: { Authorization: `Bearer ${sessionStorage.getItem(SESSION_KEY) || ""}` } };
   if (body !== undefined) {
     opts.method = "POST";
     opts.headers["Content-Type"] = "application/json";
@@ -45,6 +73,7 @@ async function api(path, body) {
   const resp = await fetch(path, opts);
   let data = null;
   try { data = await resp.json(); } catch (e) { data = { error: `HTTP ${resp.status}` }; }
+  if (resp.status === 401) sessionStorage.removeItem(SESSION_KEY);
   if (!resp.ok) {
     const err = new Error((data && data.error) || `HTTP ${resp.status}`);
     err.hint = data && data.hint;
@@ -512,7 +541,8 @@ async function loadDurable() {
     if (r.status === "candidate" || r.status === "approved") actions.push(h("button", { type: "button", class: "revoke danger", disabled: !ui.approvals, onclick: () => decide("revoke", r), text: r.status === "candidate" ? "Reject" : "Revoke", "aria-label": `Revoke ${r.id}` }));
     body.append(h("tr", { id: `rule-${r.id}`, "data-rule": r.id },
       h("td", {}, h("code", { class: "nowrap", text: r.id }), h("br"), h("span", { class: "muted", text: r.kind })),
-      h("td", {}, badge(r.status)), h("td", {}, r.text, r.why ? h("div", { class: "muted", text: `why: ${r.why}` }) : null),
+      h("td", {}, badge(r.status)), h("td", {}, visible(r.text), r.why ? h("div", { class: "muted", text: `why: ${visible(r.why)}` }) : null,
+        h("div", { class: "muted", text: r.project ? `holds in ${r.project.root}` : "holds in every project" })),
       h("td", { text: `${r.proposed.by} (${r.proposed.channel}, ${when(r.proposed.at)})` }),
       h("td", { text: decided }), h("td", {}, links.flatMap((l, i) => (i ? [h("br"), l] : [l]))), h("td", {}, actions)));
   }
@@ -523,22 +553,30 @@ function decide(action, rule) {
   if (!person) { say("Type your name first: a decision is taken by a named person.", true); $("person").focus(); return; }
   localStorage.setItem("autopilot-person", person);
   $("confirm-title").textContent = `${action === "approve" ? "Approve" : "Revoke"} ${rule.id} as ${person}`;
-  $("confirm-text").textContent = rule.text;
-  $("confirm-name").value = "";
+  const old = action === "approve" && rule.supersedes ? ui.rules[rule.supersedes] : null;
+  $("confirm-supersedes").hidden = !(old && old.status === "approved");
+  $("confirm-supersedes").textContent = old && old.status === "approved"
+    ? `This approval supersedes ${old.id} (approved by ${visible(old.approved && old.approved.person)}): it will no longer apply. Its text: ${visible(old.text)}`
+    : "";
+  $("confirm-text").textContent = visible(rule.text);
+  $("confirm-where").textContent = rule.project ? `Holds in ${rule.project.root} (every worktree).` : "Holds in every project.";
+  $("confirm-secret").value = "";
   $("confirm-reason").value = "";
   $("confirm-reason").hidden = action !== "revoke";
   $("confirm-reason-label").hidden = action !== "revoke";
   const dlg = $("confirm");
   dlg.onclose = async () => {
+    const secret = $("confirm-secret").value;
+    $("confirm-secret").value = "";
     if (dlg.returnValue !== "ok") { say("Nothing decided."); return; }
     try {
-      const res = await api(`/api/durable/${encodeURIComponent(rule.id)}/${action}`, { person, confirm: $("confirm-name").value, reason: $("confirm-reason").value || null });
+      const res = await api(`/api/durable/${encodeURIComponent(rule.id)}/${action}`, { person, secret, reason: $("confirm-reason").value || null });
       say(`${res.id} is ${res.status}.`);
     } catch (err) { fail(err); }
     await refresh();
   };
   dlg.showModal();
-  $("confirm-name").focus();
+  $("confirm-secret").focus();
 }
 
 async function propose(e) {
@@ -570,7 +608,8 @@ async function refresh() {
   $("refreshed").textContent = `Refreshed ${new Date().toLocaleTimeString()} (every 15 s and after each action).`;
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+document.addEventListener("DOMContentLoaded", async () => {
+  try { await startSession(); } catch (err) { fail(err); $("project").textContent = "No dashboard session"; setupTabs(); return; }
   setupTabs();
   $("person").value = localStorage.getItem("autopilot-person") || "";
   $("run-stop").addEventListener("click", () => runAction("stop"));
