@@ -57,6 +57,11 @@ def hook_input(event: str, cwd: str, **fields: object) -> str:
 EVENTS = [
     ("SessionStart (startup)", "SessionStart", {"source": "startup"}),
     ("UserPromptSubmit (request)", "UserPromptSubmit", {"prompt": "add a --json flag"}),
+    (  # the recorder loads the redactor for this one (a secret word): what a redacted prompt costs
+        "UserPromptSubmit (request with a credential)",
+        "UserPromptSubmit",
+        {"prompt": "deploy with the api key sk-proj-" + "Ab3Cd4Ef5" * 5},
+    ),
     (
         "PostToolUse (edit)",
         "PostToolUse",

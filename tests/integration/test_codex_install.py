@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import autopilot
 from autopilot import paths
 from autopilot.codex import hooks_file
 from autopilot.errors import BridgeError
@@ -283,11 +284,16 @@ def test_launcher_records_the_installing_python(bridge):
 
 
 def test_from_claude_records_the_installing_bridge(bridge):
-    """installed.json names the Python (and codex-bridge beside it) of the installation that ran install."""
+    """installed.json names the Python (and codex-bridge beside it) and the package of the installation that ran it."""
     install(bridge)
     recorded = load_json(home() / "skills" / "from-claude" / "scripts" / "installed.json")
     beside = Path(sys.executable).parent / "codex-bridge"
-    assert recorded == {"python": sys.executable, "bridge": str(beside) if beside.exists() else None}
+    package = str(Path(autopilot.__file__).resolve().parent.parent)
+    assert recorded == {
+        "python": sys.executable,
+        "bridge": str(beside) if beside.exists() else None,
+        "package": package,
+    }
 
 
 def test_from_claude_skill_names_its_launcher_by_absolute_path(bridge):

@@ -191,10 +191,11 @@ def test_malformed_log_lines_are_counted_not_fatal(recorded, bridge):
 
 
 def test_active_redacts_secrets(git_repo, bridge):
-    """A credential in a prompt is redacted in the view."""
+    """A credential in a prompt is redacted before it is stored, so the view shows only its placeholder."""
     hook(bridge, "UserPromptSubmit", git_repo, prompt="deploy with key AKIAABCDEFGHIJKLMNOP please")
     view = active(bridge, git_repo)
-    assert "AKIAABCDEFGHIJKLMNOP" not in json.dumps(view) and view["redactions"]["total"] >= 1
+    assert "AKIAABCDEFGHIJKLMNOP" not in json.dumps(view) and "[REDACTED:aws_access_key_id]" in json.dumps(view)
+    assert "AKIAABCDEFGHIJKLMNOP" not in (store_dir(git_repo) / observe.LOG).read_text()
 
 
 # --- search ------------------------------------------------------------------------------------------

@@ -221,7 +221,7 @@ def test_index_at_version_1_is_migrated(bridge, repo, tmp_path):
     assert search(bridge, where)["results"]
     with closing(sqlite3.connect(path)) as db:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert user_version(path) == 2 and "source_checks" in tables
+    assert user_version(path) == index.CURRENT_VERSION and "source_checks" in tables
 
 
 def test_tampered_packet_is_not_indexed(bridge, repo):
@@ -269,3 +269,30 @@ def test_missing_index_is_built_from_the_packets_and_said(bridge, repo):
     answer = search(bridge, where)
     assert answer["notes"][0] == f"built the evidence index from 1 packet(s) ({index.index_path()})"
     assert answer["results"]
+
+
+def test_an_index_written_before_redaction_of_symbols_is_redacted_on_upgrade(bridge, repo):
+    """Migration 3 redacts what an older index holds: a token in a document's text, paths and symbols goes."""
+    where, _ = repo
+    token = "ghp_" + "Ab1Cd2Ef3Gh4" * 3
+    with closing(sqlite3.connect(index.index_path(), isolation_level=None)) as db:
+        db.execute(
+            "INSERT INTO docs (kind, origin, ref, role, text, paths, symbols, data) VALUES "
+            "('observation', 'o:1', 'r', 'tool', ?, ?, ?, '{}')",
+            (f"ran with {token}", f"notes/{token}.txt", token),
+        )
+        db.execute("PRAGMA user_version = 2")
+    search(bridge, where)
+    assert token.encode() not in index.index_path().read_bytes()
+
+
+def test_a_directory_where_the_index_should_be_exits_1_naming_it(bridge, repo):
+    """A directory at the index's path is a clear error with the path (exit 1), not a crash (70); nothing in it goes."""
+    where, _ = repo
+    path = index.index_path()
+    path.unlink()
+    path.mkdir()
+    (path / "keep.txt").write_text("mine")
+    code, out, err = bridge("handoff", "search", "parser", "--json", cwd=where)
+    assert (code, out) == (1, "") and str(path) in err and "is a directory" in err
+    assert (path / "keep.txt").read_text() == "mine"

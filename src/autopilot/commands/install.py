@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from autopilot.commands.shapes import HookTrust, Installed, MemoryHookTrust, TrustRecorded, Uninstalled
 
 ASSETS = Path(__file__).resolve().parent.parent / "codex" / "assets"
+# Where the `autopilot` package is: the Codex memory hook imports the redactor from there (installed.json).
+PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 HOOK_SCRIPT = "scripts/handoff_hook.py"
 HOOK_WRAPPER = "scripts/handoff-hook"
 MEMORY_SCRIPT = "scripts/memory_hook.py"  # records every Codex event in the active memory (docs/memory.md)
@@ -62,6 +64,7 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
     from autopilot.codex.skills import File, skill_dir
 
     handoff, intake = skill_dir("handoff"), skill_dir("from-claude")
+    recorded = json.dumps({"bridge": bridge, "python": python, "package": PACKAGE_ROOT}, indent=2) + "\n"
     command = shlex.quote(str(intake / INTAKE_WRAPPER))
     return {
         "handoff": {
@@ -76,7 +79,7 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
                 _wrapper(python, handoff / MEMORY_SCRIPT, "codex-autopilot's active-memory hook for Codex."),
                 executable=True,
             ),
-            "scripts/installed.json": File(json.dumps({"bridge": bridge, "python": python}, indent=2) + "\n"),
+            "scripts/installed.json": File(recorded),
         },
         "from-claude": {
             "SKILL.md": File(_asset("from-claude/SKILL.md").replace("{{COMMAND}}", command)),
@@ -85,7 +88,7 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
             INTAKE_WRAPPER: File(
                 _wrapper(python, intake / INTAKE_SCRIPT, "codex-autopilot's from-claude intake."), executable=True
             ),
-            "scripts/installed.json": File(json.dumps({"bridge": bridge, "python": python}, indent=2) + "\n"),
+            "scripts/installed.json": File(recorded),
         },
         "handoff-import": {  # runs the from-claude script's --import mode: one script, one bridge lookup
             "SKILL.md": File(_asset("handoff-import/SKILL.md").replace("{{COMMAND}}", command)),

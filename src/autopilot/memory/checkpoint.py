@@ -23,6 +23,7 @@ from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.memory import observe
 from autopilot.memory.store import SessionStore
+from autopilot.redact import Redactor
 from autopilot.text import clip
 
 SCHEMA_PATH = Path(__file__).with_name("checkpoint_schema.json")
@@ -91,6 +92,7 @@ def digest(checkpoint: dict[str, Any]) -> str:
 
 def record(store: SessionStore, checkpoint: dict[str, Any], source: str, *, at: str | None = None) -> dict[str, Any]:
     """Append a validated checkpoint to the session's log and return the stored record."""
+    checkpoint = Redactor().walk(checkpoint)  # stored as every view would show it: credentials withheld
     entry = {
         "v": observe.VERSION,
         "at": at or now_ms(),

@@ -4,10 +4,12 @@ Claude Code and Codex call a hook on every prompt, tool call, turn end, compacti
 boundary, in every repository. So this module is on the hot path (docs/architecture.md): it
 imports ``os``, the C halves of ``json`` and SHA-256, and the hot-path modules ``autopilot.git`` /
 ``autopilot.digest`` / ``autopilot.errors`` / ``autopilot.clock`` / ``autopilot.text`` only (pinned
-by tests/integration/test_hooks_dispatch.py), writes each event's observations with one ``os.write``
+by tests/integration/test_hooks_dispatch.py), redacts the texts it keeps before they are written
+(the redactor loads only when a text may hold a credential: :func:`needs_redaction`), writes each
+event's observations with one ``os.write``
 to an ``O_APPEND`` file (concurrent hooks never interleave whole lines), and decides with a
 ``stat`` and a short read whether an injection could be due. Everything heavier (the reducer,
-redaction, the injection itself) runs in :mod:`autopilot.hooks.memory` only when it is due.
+the injection itself) runs in :mod:`autopilot.hooks.memory` only when it is due.
 
 What is kept is what the hook input says, cut short: the prompt of a request, the path, tool and
 result of an edit, the command, exit code and output tail of a run that looks like validation
@@ -62,6 +64,8 @@ RUN_HINTS = (
 # The kinds that can change what is injected; a line written by `handoff recover` can too.
 FACT_MARKS = (b'"kind":"edit"', b'"kind":"run"', b'"kind":"compact"', b'"kind":"model"', b'"via":"recover"')
 PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+# The fields of an observation that carry text from the user, a tool or the agent: redacted before they are written.
+TEXT_FIELDS = frozenset({"prompt", "command", "output", "instructions", "path", "transcript"})
 _SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 
 
@@ -107,6 +111,32 @@ def safe_session(value: object) -> str | None:
     return value
 
 
+def clip_whole(value: object, limit: int, *, tail: bool = False) -> str | None:
+    """``text.clip_value``, then cut back to a line or word boundary (see :func:`_at_a_boundary`)."""
+    clipped = clip_value(value, limit, tail=tail)
+    if clipped is None or clipped == value:
+        return clipped
+    return _at_a_boundary(clipped, tail=tail)
+
+
+def _at_a_boundary(text: str, *, tail: bool) -> str:
+    """A clipped text without the line (or, on one line, the word) the cut went through: half a key body line or
+    half a token is neither shown nor able to hide from the redactor, which knows them by their start."""
+    if tail:
+        rest = text[1:]
+        cut = rest.find("\n")
+        if 0 <= cut < len(rest) // 2:
+            return "…\n" + rest[cut + 1 :]  # the mark on a line of its own: the first line stays a whole line
+        cut = min((i for i in (rest.find(" "), rest.find("\t")) if i >= 0), default=-1)
+        return "…" + rest[cut + 1 :] if 0 <= cut < len(rest) // 2 else "…"
+    rest = text[:-1]
+    cut = rest.rfind("\n")
+    if cut > len(rest) // 2:
+        return rest[:cut] + "\n…"
+    cut = max(rest.rfind(" "), rest.rfind("\t"))
+    return rest[:cut] + "…" if cut > len(rest) // 2 else "…"
+
+
 def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str, Any]]:
     """What one hook event tells the active memory (possibly nothing)."""
     base: dict[str, Any] = {"v": VERSION, "at": now_ms(), "agent": agent, "event": event, "via": "hook"}
@@ -123,7 +153,7 @@ def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str,
     if event == "UserPromptSubmit":
         if data.get("agent_id") or data.get("agent_type"):
             return []  # a subagent's prompt is its parent's instruction, not the user's request
-        out = {**base, "kind": "request", "prompt": clip_value(data.get("prompt"), PROMPT_CHARS) or ""}
+        out = {**base, "kind": "request", "prompt": clip_whole(data.get("prompt"), PROMPT_CHARS) or ""}
         ident = data.get("prompt_id") or data.get("turn_id")
         if isinstance(ident, str):
             out["id"] = ident
@@ -133,7 +163,7 @@ def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str,
     if event in ("PreCompact", "PostCompact"):
         out = {**base, "kind": "compact", "phase": "pre" if event == "PreCompact" else "post"}
         out["trigger"] = str(data.get("trigger") or "unknown")
-        instructions = clip_value(data.get("custom_instructions"), INSTRUCTIONS_CHARS)
+        instructions = clip_whole(data.get("custom_instructions"), INSTRUCTIONS_CHARS)
         if instructions:
             out["instructions"] = instructions
         return [out]
@@ -175,23 +205,23 @@ def _tool(base: dict[str, Any], event: str, data: dict[str, Any]) -> list[dict[s
         command = " ".join(str(part) for part in command)
     if not isinstance(command, str) or not looks_like_validation(command):
         return []
-    out = {**base, "kind": "run", "command": clip_value(command, COMMAND_CHARS)}
+    out = {**base, "kind": "run", "command": clip_whole(command, COMMAND_CHARS)}
     response = data.get("tool_response")
     if failed:  # Claude Code: {"error": "Exit code 3\n<output>", "is_interrupt": bool}
         error = data.get("error")
         out["exit"] = _exit_code(error)
-        out["output"] = clip_value(error, OUTPUT_CHARS, tail=True)
+        out["output"] = clip_whole(error, OUTPUT_CHARS, tail=True)
         if data.get("is_interrupt"):
             out["interrupted"] = True
     elif isinstance(response, dict):  # Claude Code's Bash ran to exit 0 (a non-zero exit is a failure event)
         text = "\n".join(s for s in (response.get("stdout"), response.get("stderr")) if isinstance(s, str) and s)
         out["exit"] = None if response.get("interrupted") else 0
-        out["output"] = clip_value(text, OUTPUT_CHARS, tail=True)
+        out["output"] = clip_whole(text, OUTPUT_CHARS, tail=True)
         if response.get("interrupted"):
             out["interrupted"] = True
     else:  # Codex 0.171 hands the output only, without the exit code: recover reads it from the rollout
         out["exit"] = None
-        out["output"] = clip_value(response, OUTPUT_CHARS, tail=True)
+        out["output"] = clip_whole(response, OUTPUT_CHARS, tail=True)
     return [out]
 
 
@@ -201,6 +231,68 @@ def _edit(base: dict[str, Any], path: str, result: str) -> dict[str, Any]:
     if "id" in base:
         out["id"] = f"{base['id']}:{path}"
     return out
+
+
+def redacted(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The observations with credentials in their texts replaced by placeholders, before they are written.
+
+    The redactor (~150 patterns: 10-20 ms to load) is loaded only when a text may hold a secret
+    (:func:`needs_redaction`); most prompts, paths and test outputs do not.
+    """
+    if not any(needs_redaction(v) for o in found for k, v in o.items() if k in TEXT_FIELDS and isinstance(v, str)):
+        return found
+    from autopilot.redact import Redactor
+
+    redact = Redactor()
+    return [{k: redact(v) if k in TEXT_FIELDS and isinstance(v, str) else v for k, v in o.items()} for o in found]
+
+
+# Words that can make a line hold a secret (the redactor's secret words and command hints), and longer words that
+# contain one without being one (`passed`, `bypass`: a test run's output is full of them).
+_SCREEN_WORDS = (
+    "secret", "token", "pass", "pwd", "pw", "hmac", "key", "credential", "auth", "sig", "cookie", "bearer",
+    "private", "://", "-----", "sudo", "zip", "7z", "ldap", "mysql", "mariadb", "mongo", "redis", "login",
+    "machine", "setx", "setenv", "set -", "-u", "--user", "-h", "--header", "salt", "pepper", "mnemonic",
+    "wallet", "signer", "account", "kty", "minisign", "random_", "sensitive", "<add",
+)  # fmt: skip
+_BENIGN = ("passed", "passes", "passing", "bypass", "compass", "keyboard", "author")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~%:")
+_ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+
+
+def needs_redaction(text: str) -> bool:
+    """Whether ``text`` may hold a credential: a secret word or command, a token-like run, a seed-phrase-like line.
+
+    False means the redactor would leave ``text`` as it is (tests/unit/test_memory_at_rest.py checks that
+    over the corpus and thousands of files); it costs a few string scans, no regular expression.
+    """
+    lowered = text.lower()
+    for word in _BENIGN:
+        if word in lowered:
+            lowered = lowered.replace(word, " ")
+    if any(word in lowered for word in _SCREEN_WORDS) or any(c in text for c in _ZERO_WIDTH):
+        return True
+    run = 0
+    upper = lower = digit = False
+    for c in text:  # a run of 12+ token characters with a digit or both cases: a generated value
+        if c in _TOKEN_CHARS:
+            run += 1
+            upper, lower, digit = upper or c.isupper(), lower or c.islower(), digit or c.isdigit()
+            if run >= 12 and (digit or (upper and lower)):
+                return True
+        else:
+            run, upper, lower, digit = 0, False, False, False
+    return any(_seed_like(line) for line in text.split("\n") if line.count(" ") + line.count("\t") >= 11)
+
+
+def _seed_like(line: str) -> bool:
+    """Whether a line holds twelve lower-case words of 3 to 8 letters in a row (a BIP-39 seed phrase could)."""
+    run = 0
+    for word in line.split():
+        run = run + 1 if 3 <= len(word) <= 8 and word.isalpha() and word.islower() else 0
+        if run >= 12:
+            return True
+    return False
 
 
 def looks_like_validation(command: str) -> bool:
@@ -277,7 +369,7 @@ def record(event: str, data: dict[str, Any], agent: str) -> tuple[str, bool] | N
         return None
     ensure(folder, top)
     if found:
-        append(folder, LOG, [dumps(o) for o in found])
+        append(folder, LOG, [dumps(o) for o in redacted(found)])
     if event == "SessionEnd" and data.get("reason") == "clear":
         fd = os.open(os.path.join(os.path.dirname(folder), f"{CLEARED}{agent}.{session}"), os.O_WRONLY | os.O_CREAT)
         os.close(fd)

@@ -15,14 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import filelock
 import orjson
 
 from autopilot.clock import stamp
+from autopilot.digest import canonical, sha256_hex
 from autopilot.fastjson import dumps
 from autopilot.fsutil import atomic_write
 from autopilot.git import toplevel
 from autopilot.memory import observe
 from autopilot.paths import handoff_dir
+from autopilot.redact import Redactor
 
 ACTIVE = "active.json"
 
@@ -45,6 +48,7 @@ class SessionStore:
     """The active memory of one agent's session in one worktree."""
 
     def __init__(self, agent: str, session: str, worktree: str) -> None:
+        redact_at_rest()  # once per version: stores written before the hooks redacted
         self.agent, self.session, self.worktree = agent, session, worktree
         self.dir = Path(observe.session_dir(worktree, agent, session))
         self.notes: list[str] = []  # what went wrong while reading (a corrupt state file moved aside)
@@ -99,8 +103,10 @@ class SessionStore:
         return self.read(observe.INJECTIONS, "kind")
 
     def append(self, name: str, records: list[dict[str, Any]]) -> int:
-        """Append records to log ``name`` in one write; the log's size after it."""
+        """Append records to log ``name`` in one write (observations redacted first); the log's size after it."""
         self.ensure()
+        if name == observe.LOG:  # recovered from a transcript, carried over a /clear: redacted like the hooks'
+            records = Redactor().walk(records)
         return observe.append(str(self.dir), name, [dumps(r) for r in records])
 
     def sizes(self) -> tuple[int, int]:
@@ -156,3 +162,87 @@ def elsewhere(agent: str, session: str) -> list[str]:
         except OSError:
             out.append(str(folder.parent))
     return out
+
+
+# --- secrets at rest: stores written before the hooks redacted ----------------------------------------
+
+AT_REST = ".redacted"  # in active_root(): the version of the rewrite below the stores have had
+AT_REST_VERSION = "1"
+_REWRITTEN = (observe.LOG, observe.CHECKPOINTS, ACTIVE)
+
+
+def redact_at_rest(root: Path | None = None) -> int:
+    """Rewrite every session's logs and state redacted, once per ``AT_REST_VERSION``; how many files changed.
+
+    Observations were stored as the hooks saw them until the recorder redacted (issue 21): the first
+    store opened after the upgrade rewrites them all. A log is renamed aside first, so a hook appending
+    meanwhile starts a new file, whose lines are put after the rewritten ones.
+    """
+    root = root or active_root()
+    marker = root / AT_REST
+    try:
+        if marker.read_text(encoding="utf-8").strip() == AT_REST_VERSION:
+            return 0
+    except OSError:
+        if not root.is_dir():
+            return 0
+    changed = 0
+    with filelock.FileLock(str(root / (AT_REST + ".lock")), timeout=60):
+        if marker.is_file() and marker.read_text(encoding="utf-8").strip() == AT_REST_VERSION:
+            return 0
+        redactor = Redactor()
+        for name in _REWRITTEN:
+            for path in sorted(root.glob(f"*/*/{name}")):
+                changed += _rewrite(path, redactor)
+        atomic_write(marker, AT_REST_VERSION + "\n")
+    return changed
+
+
+def _rewrite(path: Path, redactor: Redactor) -> int:
+    """One file redacted in place (1 when anything in it changed); a log's new lines kept after the old."""
+    if path.name == ACTIVE:
+        try:
+            doc = orjson.loads(path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return 0
+        clean = redactor.walk(doc)
+        if clean == doc:
+            return 0
+        atomic_write(path, orjson.dumps(clean, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+        return 1
+    aside = path.with_name(path.name + ".redacting")
+    try:
+        os.replace(path, aside)
+    except FileNotFoundError:
+        return 0
+    raws = [raw for raw in aside.read_bytes().split(b"\n") if raw.strip()]
+    lines = [_redact_line(raw, redactor) for raw in raws]
+    body = b"".join(line + b"\n" for line in lines)
+    staged = path.with_name(path.name + ".rewritten")
+    for attempt in range(5):  # lines a hook appended to the new file meanwhile go after the rewritten ones
+        try:
+            new = path.read_bytes()
+        except FileNotFoundError:
+            new = b""
+        atomic_write(staged, body + new, durable=False)
+        try:
+            grown = path.stat().st_size != len(new)
+        except FileNotFoundError:
+            grown = bool(new)
+        if not grown or attempt == 4:
+            os.replace(staged, path)
+            break
+    aside.unlink(missing_ok=True)
+    return int(lines != raws)
+
+
+def _redact_line(raw: bytes, redactor: Redactor) -> bytes:
+    """One log line redacted: a record's strings (a checkpoint's hash recomputed), or a malformed line as text."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return redactor(raw.decode("utf-8", "replace")).encode("utf-8")
+    clean = redactor.walk(obj)
+    if isinstance(clean, dict) and isinstance(clean.get("checkpoint"), dict) and clean != obj:
+        clean["sha256"] = "sha256:" + sha256_hex(canonical(clean["checkpoint"]))
+    return dumps(clean).encode("utf-8")

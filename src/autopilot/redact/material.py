@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from autopilot.redact import PLACEHOLDER
-from autopilot.redact.rules import Rule
+from autopilot.redact.rules import Rule, mixed_case
 
 # Between two string literals: a closing quote, an operator, spaces, a line break with what a line may start
 # with (a diff marker, a line number, `→`), an opening quote; quotes may be escaped, a break written `\n`.
@@ -34,13 +34,20 @@ def _handed_to_a_wallet(value: str, match: re.Match[str]) -> bool:
     return bool(_WALLET.search(before) or (value.startswith("0x") and _KEY_NAME.search(before)))
 
 
+def _jwk_member(value: str, match: re.Match[str]) -> bool:
+    """Whether a JWK-like member holds key material: the text is a JWK (``kty``), or the value is long and generated."""
+    return "kty" in match.string or (len(value) >= 40 and mixed_case(value))
+
+
 MATERIAL: list[Rule] = [
-    # A JSON Web Key's private members (RSA d p q dp dq qi, EC/OKP d, a symmetric key's k).
+    # A JSON Web Key's private members (RSA d p q dp dq qi, EC/OKP d, a symmetric key's k): any value in a text
+    # that says `"kty"`, else a long generated one (a JWK's tail, cut from its `kty`, is still key material).
     Rule(
         "jwk_private_key",
         re.compile(r"(\\{0,3}[\"'](?:d|p|q|dp|dq|qi|k)\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9_\-]{16,})"),
         2,
-        hints=("kty",),
+        check=_jwk_member,
+        hints=("kty", 'd"', 'p"', 'q"', 'i"', 'k"', "d'", "p'", "q'", "i'", "k'"),
     ),
     # minisign's secret key: base64 of "EdScB2" (scrypt-encrypted) or "Ed\0\0B2" (not encrypted), then the key.
     Rule(

@@ -147,7 +147,29 @@ def m002_source_checks(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_documents, m002_source_checks]
+def m003_redacted(db: sqlite3.Connection) -> None:
+    """Redact what was indexed before paths, symbols and fed observations were (issue 21): every document again."""
+    from autopilot.redact import Redactor
+
+    redactor = Redactor()
+    db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: the old text does not linger in the file
+    rows = db.execute(
+        "SELECT id, kind, origin, ref, role, agent, session, repo_id, worktree_id, branch, ts, seq, outcome, "
+        "text, paths, symbols, data FROM docs"
+    ).fetchall()
+    for row in rows:
+        clean = [redactor(v) if isinstance(v, str) and n >= 13 else v for n, v in enumerate(row)]
+        if clean != list(row):
+            db.execute("DELETE FROM docs WHERE id = ?", (row[0],))  # the triggers keep the FTS index in step
+            db.execute(
+                "INSERT INTO docs (id, kind, origin, ref, role, agent, session, repo_id, worktree_id, branch, ts, "
+                "seq, outcome, text, paths, symbols, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                clean,
+            )
+    db.execute("INSERT INTO docs_fts(docs_fts) VALUES ('optimize')")  # merge away the segments with the old terms
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_documents, m002_source_checks, m003_redacted]
 CURRENT_VERSION = len(MIGRATIONS)
 
 
@@ -172,6 +194,11 @@ def migrate(db: sqlite3.Connection) -> bool:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    if path.is_dir():  # SQLite says only "unable to open database file"; the user needs the path
+        raise BridgeError(
+            f"the evidence index {path} is a directory, not the index file",
+            hint="move that directory away; the next search builds the index there again",
+        )
     db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
     db.execute("PRAGMA synchronous = NORMAL")
     return db
@@ -512,13 +539,15 @@ def add_documents(docs: list[Document]) -> int:
         found = terms.symbols(text)
         rest = doc.copy()
         del rest["text"]
+        rest = redactor.walk(rest)  # paths, symbols and subjects too: a symbol can be a token
+        paths = list(rest.get("paths") or [])
         clean.setdefault(doc["origin"], []).append(
             {
-                **redactor.walk(rest),
+                **rest,
                 "text": text,
-                "paths": list(doc.get("paths") or []) or terms.paths(text),
-                "symbols": list(dict.fromkeys(list(doc.get("symbols") or []) + found)),
-                "subject": doc.get("subject") or [f"path:{p}" for p in doc.get("paths") or []],
+                "paths": paths or terms.paths(text),
+                "symbols": list(dict.fromkeys(list(rest.get("symbols") or []) + found)),
+                "subject": rest.get("subject") or [f"path:{p}" for p in paths],
             }
         )
     if not index_path().exists():

@@ -57,6 +57,8 @@ RUN_HINTS = (
 )  # fmt: skip
 FACT_MARKS = (b'"kind":"edit"', b'"kind":"run"', b'"kind":"compact"', b'"kind":"model"', b'"via":"recover"')
 PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+TEXT_FIELDS = frozenset({"prompt", "command", "output", "instructions", "path", "transcript"})
+WITHHELD = "[withheld: may hold a credential, and the bridge's redactor could not be loaded]"
 _SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 INJECT_TIMEOUT = 8.0  # Codex gives the hook 10 s
 AGENT = "codex"
@@ -173,12 +175,32 @@ def dumps(obj: object) -> str:
 
 
 def clip(value: object, limit: int, *, tail: bool = False) -> "str | None":
-    """A string cut to ``limit`` characters (its end when ``tail``), or None for anything else."""
+    """A string cut to ``limit`` characters (its end when ``tail``) at a line or word boundary, or None."""
     if not isinstance(value, str):
         return None
     if len(value) <= limit:
         return value
-    return "…" + value[-(limit - 1) :] if tail else value[: limit - 1] + "…"
+    keep = max(0, limit - 1)
+    clipped = "…" + value[len(value) - keep :] if tail else value[:keep] + "…"
+    return _at_a_boundary(clipped, tail=tail)
+
+
+def _at_a_boundary(text: str, *, tail: bool) -> str:
+    """A clipped text without the line (or, on one line, the word) the cut went through: half a key body line or
+    half a token is neither shown nor able to hide from the redactor, which knows them by their start."""
+    if tail:
+        rest = text[1:]
+        cut = rest.find("\n")
+        if 0 <= cut < len(rest) // 2:
+            return "…\n" + rest[cut + 1 :]  # the mark on a line of its own: the first line stays a whole line
+        cut = min((i for i in (rest.find(" "), rest.find("\t")) if i >= 0), default=-1)
+        return "…" + rest[cut + 1 :] if 0 <= cut < len(rest) // 2 else "…"
+    rest = text[:-1]
+    cut = rest.rfind("\n")
+    if cut > len(rest) // 2:
+        return rest[:cut] + "\n…"
+    cut = max(rest.rfind(" "), rest.rfind("\t"))
+    return rest[:cut] + "…" if cut > len(rest) // 2 else "…"
 
 
 def observations(event: str, data: dict, agent: str) -> list:  # type: ignore[type-arg]
@@ -277,6 +299,83 @@ def _edit(base: dict, path: str, result: str) -> dict:  # type: ignore[type-arg]
     return out
 
 
+def redacted(found: list) -> list:  # type: ignore[type-arg]
+    """The observations with credentials in their texts replaced, by the bridge's redactor; a text that may hold
+    one is withheld whole when the redactor cannot be loaded (a bridge moved or removed since install)."""
+    if not any(needs_redaction(v) for o in found for k, v in o.items() if k in TEXT_FIELDS and isinstance(v, str)):
+        return found
+    redact = redactor()
+
+    def keep(value: str) -> str:
+        if redact is None:
+            return WITHHELD if needs_redaction(value) else value
+        return redact(value)  # type: ignore[operator,no-any-return]
+
+    return [{k: keep(v) if k in TEXT_FIELDS and isinstance(v, str) else v for k, v in o.items()} for o in found]
+
+
+def redactor() -> "object | None":
+    """The bridge's redactor, imported from the package path ``install codex`` recorded (None: not loadable)."""
+    package = installed().get("package")
+    if not isinstance(package, str) or not os.path.isdir(os.path.join(package, "autopilot", "redact")):
+        return None
+    if package not in sys.path:
+        sys.path.insert(0, package)
+    try:
+        from autopilot.redact import Redactor
+    except Exception:  # an older or broken bridge: withhold rather than write a secret
+        return None
+    return Redactor()
+
+
+# Words that can make a line hold a secret (the redactor's secret words and command hints), and longer words that
+# contain one without being one (`passed`, `bypass`: a test run's output is full of them).
+_SCREEN_WORDS = (
+    "secret", "token", "pass", "pwd", "pw", "hmac", "key", "credential", "auth", "sig", "cookie", "bearer",
+    "private", "://", "-----", "sudo", "zip", "7z", "ldap", "mysql", "mariadb", "mongo", "redis", "login",
+    "machine", "setx", "setenv", "set -", "-u", "--user", "-h", "--header", "salt", "pepper", "mnemonic",
+    "wallet", "signer", "account", "kty", "minisign", "random_", "sensitive", "<add",
+)  # fmt: skip
+_BENIGN = ("passed", "passes", "passing", "bypass", "compass", "keyboard", "author")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~%:")
+_ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+
+
+def needs_redaction(text: str) -> bool:
+    """Whether ``text`` may hold a credential: a secret word or command, a token-like run, a seed-phrase-like line.
+
+    False means the redactor would leave ``text`` as it is (tests/unit/test_memory_at_rest.py checks that
+    over the corpus and thousands of files); it costs a few string scans, no regular expression.
+    """
+    lowered = text.lower()
+    for word in _BENIGN:
+        if word in lowered:
+            lowered = lowered.replace(word, " ")
+    if any(word in lowered for word in _SCREEN_WORDS) or any(c in text for c in _ZERO_WIDTH):
+        return True
+    run = 0
+    upper = lower = digit = False
+    for c in text:  # a run of 12+ token characters with a digit or both cases: a generated value
+        if c in _TOKEN_CHARS:
+            run += 1
+            upper, lower, digit = upper or c.isupper(), lower or c.islower(), digit or c.isdigit()
+            if run >= 12 and (digit or (upper and lower)):
+                return True
+        else:
+            run, upper, lower, digit = 0, False, False, False
+    return any(_seed_like(line) for line in text.split("\n") if line.count(" ") + line.count("\t") >= 11)
+
+
+def _seed_like(line: str) -> bool:
+    """Whether a line holds twelve lower-case words of 3 to 8 letters in a row (a BIP-39 seed phrase could)."""
+    run = 0
+    for word in line.split():
+        run = run + 1 if 3 <= len(word) <= 8 and word.isalpha() and word.islower() else 0
+        if run >= 12:
+            return True
+    return False
+
+
 def looks_like_validation(command: str) -> bool:
     """Whether a command might build, test, lint or type-check."""
     lowered = command.lower()
@@ -347,7 +446,7 @@ def record(event: str, data: dict, agent: str) -> "tuple[str, bool] | None":  # 
         return None
     ensure(folder, top)
     if found:
-        append(folder, LOG, [dumps(o) for o in found])
+        append(folder, LOG, [dumps(o) for o in redacted(found)])
     if event == "SessionEnd" and data.get("reason") == "clear":
         fd = os.open(os.path.join(os.path.dirname(folder), f"{CLEARED}{agent}.{session}"), os.O_WRONLY | os.O_CREAT)
         os.close(fd)
@@ -417,19 +516,23 @@ def due(event: str, data: dict, folder: str) -> bool:  # type: ignore[type-arg]
     return any(mark in new for mark in FACT_MARKS)
 
 
-def bridge_command() -> "list | None":  # type: ignore[type-arg]
-    """How to run the bridge that installed this hook (installed.json beside this script), or None."""
+def installed() -> dict:  # type: ignore[type-arg]
+    """What ``install codex`` recorded beside this script (installed.json): the bridge, its python, its package."""
     try:
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "installed.json"), encoding="utf-8") as fh:
-            installed = loads(fh.read())
+            found = loads(fh.read())
     except (OSError, ValueError):
-        return None
-    if not isinstance(installed, dict):
-        return None
-    if isinstance(installed.get("bridge"), str) and os.access(installed["bridge"], os.X_OK):
-        return [installed["bridge"]]
-    if isinstance(installed.get("python"), str) and os.access(installed["python"], os.X_OK):
-        return [installed["python"], "-I", "-m", "autopilot"]
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def bridge_command() -> "list | None":  # type: ignore[type-arg]
+    """How to run the bridge that installed this hook (installed.json beside this script), or None."""
+    recorded = installed()
+    if isinstance(recorded.get("bridge"), str) and os.access(recorded["bridge"], os.X_OK):
+        return [recorded["bridge"]]
+    if isinstance(recorded.get("python"), str) and os.access(recorded["python"], os.X_OK):
+        return [recorded["python"], "-I", "-m", "autopilot"]
     return None
 
 
