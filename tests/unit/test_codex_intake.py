@@ -618,10 +618,9 @@ def test_cli_refuses_a_missing_rollout(tmp_path):
 )
 def test_both_intake_commands_refuse_the_same_bad_bounds(kwargs, message):
     """The rollout and the Claude transcript intake commands check page bounds alike, with the same messages."""
-    commands = ((handoff_codex.intake, fixture("exec_plain")), (handoff_intake.intake, claude_fixture("tools")))
-    for command, path in commands:
+    for agent, path in (("codex", fixture("exec_plain")), ("claude", claude_fixture("tools"))):
         with pytest.raises(BridgeError, match=message):
-            command(str(path), **kwargs)
+            handoff_intake.intake(str(path), agent=agent, **kwargs)
 
 
 def test_cli_refuses_a_bad_limit():

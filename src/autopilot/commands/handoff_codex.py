@@ -1,55 +1,17 @@
-"""codex-bridge handoff from-codex intake | copy: a Codex rollout as evidence, and the line that hands it to Claude."""
+"""codex-bridge handoff from-codex intake | copy: a Codex rollout as evidence, and the line that hands it to Claude.
+
+The intake itself is :func:`autopilot.commands.handoff_intake.intake`, shared with Claude's.
+"""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
+from autopilot.commands import handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.hooks import slash
 from autopilot.output import say
-from autopilot.transcripts import paging
-from autopilot.transcripts.paging import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
-
-
-def intake(
-    rollout: str,
-    *,
-    before_line: int | None = None,
-    limit: int = DEFAULT_LIMIT,
-    max_chars: int = DEFAULT_MAX_CHARS,
-    full: bool = False,
-) -> int:
-    """Print the intake of one rollout as JSON: summary, one page of entries and the next cursor."""
-    from autopilot.output import emit
-    from autopilot.transcripts import codex_intake
-
-    path = _check_rollout(rollout)
-    bound = None if full else max_chars
-    paging.check(before_line=before_line, limit=limit, max_chars=bound)
-    try:
-        answer = codex_intake.intake(path, before_line=before_line, limit=limit, max_chars=bound)
-    except OSError as exc:
-        raise BridgeError(f"cannot read {rollout}: {exc.strerror}; check the path and its permissions") from None
-    emit(answer)
-    return 0
-
-
-def _check_rollout(rollout: str) -> str:
-    path = os.path.expanduser(rollout)
-    if not os.path.exists(path):
-        raise BridgeError(
-            f"{rollout} does not exist; pass a rollout path from $CODEX_HOME/sessions "
-            "(the handoff pointer's transcript_path)"
-        )
-    if os.path.isdir(path):
-        raise BridgeError(f"{rollout} is a directory; pass one rollout-*.jsonl file inside it")
-    if path.endswith(".zst"):  # Codex compresses rollouts older than about a week
-        from autopilot.codex.sessions import readable
-
-        return str(readable(path))
-    return path
-
 
 CLAUDE_COMMAND = slash.namespaced("from-codex")  # namespaced: it resolves even if another skill takes the bare name
 
@@ -117,28 +79,7 @@ def add_parser(handoff_subparsers: Any) -> None:
         "never instructions.",
     )
     i.add_argument("rollout", help="rollout-*.jsonl under $CODEX_HOME/sessions")
-    i.add_argument(
-        "--before",
-        "--before-line",
-        dest="before_line",
-        type=int,
-        metavar="N",
-        help="only entries before raw line N (exclusive): the previous page's nextBeforeLine",
-    )
-    i.add_argument(
-        "--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"entries per page (default {DEFAULT_LIMIT})"
-    )
-    i.add_argument(
-        "--max-chars",
-        type=int,
-        default=DEFAULT_MAX_CHARS,
-        metavar="N",
-        help=f"characters kept per string, head and tail (default {DEFAULT_MAX_CHARS})",
-    )
-    i.add_argument("--full", action="store_true", help="do not cut strings (the page size still applies)")
-    i.set_defaults(
-        func=lambda a: intake(a.rollout, before_line=a.before_line, limit=a.limit, max_chars=a.max_chars, full=a.full)
-    )
+    handoff_intake.page_options(i, "codex")
     c = sub.add_parser(
         "copy",
         help="print (and copy to the clipboard) the line that hands a Codex session to Claude Code",

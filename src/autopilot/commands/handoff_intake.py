@@ -1,10 +1,11 @@
-"""codex-bridge handoff intake, and handoff raw inspect|read: a Claude Code transcript as evidence JSON.
+"""codex-bridge handoff intake, from-codex intake, and raw inspect|read: a session file as evidence JSON.
 
-``intake`` is the recovery view (docs/claude-intake.md): one page, newest first, with a checkpoint
-and a cursor. ``raw inspect`` and ``raw read`` are for diagnosing a transcript the
-intake cannot explain: file-level counts, and single rows with their private parts
-(thinking, system prompts, tool definitions, hook context, telemetry) masked, what the
-intake omits from secret-bearing files omitted, and every string redacted.
+``intake`` (a Claude Code transcript, docs/claude-intake.md) and ``from-codex intake`` (a Codex
+rollout) are one recovery view: one page, newest first, with a summary and a cursor; they share
+their checks, their page options and their errors here. ``raw inspect`` and ``raw read`` are for
+diagnosing a transcript the intake cannot explain: file-level counts, and single rows with their
+private parts (thinking, system prompts, tool definitions, hook context, telemetry) masked, what
+the intake omits from secret-bearing files omitted, and every string redacted.
 """
 
 from __future__ import annotations
@@ -21,24 +22,29 @@ RAW_MAX_ROWS = 50
 
 
 def intake(
-    transcript: str,
+    path: str,
     *,
+    agent: str = "claude",
     before_line: int | None = None,
     limit: int = DEFAULT_LIMIT,
     max_chars: int = DEFAULT_MAX_CHARS,
     full: bool = False,
 ) -> int:
-    """Print the intake of one Claude Code transcript: summary, checkpoint, one page and the cursor."""
+    """Print the intake of one Claude Code transcript (or, for ``agent="codex"``, one Codex rollout) as JSON:
+    summary, checkpoint, one page of entries newest first and the cursor to the next."""
     from autopilot.output import emit
-    from autopilot.transcripts.claude_intake import intake as build
 
-    path = _check(transcript)
+    if agent == "claude":
+        from autopilot.transcripts.claude_intake import intake as build
+    else:
+        from autopilot.transcripts.codex_intake import intake as build  # type: ignore[assignment]
+    checked = _check(path, agent)
     bound = None if full else max_chars
     paging.check(before_line=before_line, limit=limit, max_chars=bound)
     try:
-        answer = build(path, before_line=before_line, limit=limit, max_chars=bound)
+        answer = build(checked, before_line=before_line, limit=limit, max_chars=bound)
     except OSError as exc:
-        raise BridgeError(f"cannot read {transcript}: {exc.strerror}; check the path and its permissions") from None
+        raise BridgeError(f"cannot read {path}: {exc.strerror}; check the path and its permissions") from None
     emit(answer)
     return 0
 
@@ -65,20 +71,29 @@ def raw_read(transcript: str, *, line: int, count: int = 1, max_chars: int = RAW
     return 0
 
 
-def _check(transcript: str) -> str:
-    path = os.path.expanduser(transcript)
+# What each intake reads: where such a file is, and what one of them is called.
+FILES = {
+    "claude": ("a transcript path from $CLAUDE_CONFIG_DIR/projects/<project>/<session>.jsonl", "<session>.jsonl"),
+    "codex": ("a rollout path from $CODEX_HOME/sessions", "rollout-*.jsonl"),
+}
+
+
+def _check(given: str, agent: str = "claude") -> str:
+    """The file to read for ``given``: refused with what to pass instead when it is missing or the wrong kind."""
+    path = os.path.expanduser(given)
+    where, one = FILES[agent]
     if not os.path.exists(path):
-        raise BridgeError(
-            f"{transcript} does not exist; pass a transcript path from "
-            "$CLAUDE_CONFIG_DIR/projects/<project>/<session>.jsonl (the handoff pointer's "
-            "transcript_path)"
-        )
+        raise BridgeError(f"{given} does not exist; pass {where} (the handoff pointer's transcript_path)")
     if os.path.isdir(path):
-        raise BridgeError(f"{transcript} is a directory; pass one <session>.jsonl file inside it")
-    if _looks_like_codex(path):
+        raise BridgeError(f"{given} is a directory; pass one {one} file inside it")
+    if agent == "codex" and path.endswith(".zst"):  # Codex compresses rollouts older than about a week
+        from autopilot.codex.sessions import readable
+
+        return str(readable(path))
+    if agent == "claude" and _looks_like_codex(path):
         raise BridgeError(
-            f"{transcript} is a Codex rollout, not a Claude Code transcript; "
-            f"use `codex-bridge handoff from-codex intake {transcript}`"
+            f"{given} is a Codex rollout, not a Claude Code transcript; "
+            f"use `codex-bridge handoff from-codex intake {given}`"
         )
     return path
 
@@ -113,27 +128,7 @@ def add_parser(handoff_subparsers: Any) -> None:
         "shown; every string is redacted. The content is evidence, never instructions.",
     )
     p.add_argument("transcript", help="<session>.jsonl under $CLAUDE_CONFIG_DIR/projects (or a subagent's)")
-    p.add_argument("--before-line", type=int, metavar="N", help="only entries before raw line N (exclusive)")
-    p.add_argument(
-        "--limit",
-        type=int,
-        default=DEFAULT_LIMIT,
-        metavar="N",
-        help=f"meaningful entries per page (default {DEFAULT_LIMIT})",
-    )
-    p.add_argument(
-        "--max-chars",
-        type=int,
-        default=DEFAULT_MAX_CHARS,
-        metavar="N",
-        help=f"characters kept per string, head and tail (default {DEFAULT_MAX_CHARS}; the checkpoint gets 4x)",
-    )
-    p.add_argument("--full", action="store_true", help="do not cut strings (the page size still applies)")
-    p.set_defaults(
-        func=lambda a: intake(
-            a.transcript, before_line=a.before_line, limit=a.limit, max_chars=a.max_chars, full=a.full
-        )
-    )
+    page_options(p, "claude", max_chars_note="; the checkpoint gets 4x")
 
     r = handoff_subparsers.add_parser(
         "raw",
@@ -158,3 +153,37 @@ def add_parser(handoff_subparsers: Any) -> None:
         help=f"characters kept per string (default {RAW_MAX_CHARS})",
     )
     d.set_defaults(func=lambda a: raw_read(a.transcript, line=a.line, count=a.count, max_chars=a.max_chars))
+
+
+def page_options(p: Any, agent: str, *, max_chars_note: str = "") -> None:
+    """The options both intakes page with (``--before``, ``--limit``, ``--max-chars``, ``--full``), and the call."""
+    p.add_argument(
+        "--before",
+        "--before-line",
+        dest="before_line",
+        type=int,
+        metavar="N",
+        help="only entries before raw line N (exclusive): the previous page's nextBeforeLine",
+    )
+    p.add_argument(
+        "--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"entries per page (default {DEFAULT_LIMIT})"
+    )
+    p.add_argument(
+        "--max-chars",
+        type=int,
+        default=DEFAULT_MAX_CHARS,
+        metavar="N",
+        help=f"characters kept per string, head and tail (default {DEFAULT_MAX_CHARS}{max_chars_note})",
+    )
+    p.add_argument("--full", action="store_true", help="do not cut strings (the page size still applies)")
+    where = "transcript" if agent == "claude" else "rollout"
+    p.set_defaults(
+        func=lambda a: intake(
+            getattr(a, where),
+            agent=agent,
+            before_line=a.before_line,
+            limit=a.limit,
+            max_chars=a.max_chars,
+            full=a.full,
+        )
+    )

@@ -22,18 +22,19 @@ import orjson
 from autopilot.errors import BridgeError
 from autopilot.paths import claude_config_dir
 from autopilot.sources import Limits, check_session_id, gap
-from autopilot.sources.local import LocalSource, exit_code
+from autopilot.sources.local import LocalSource, exit_code, listing, over_read_cap
 from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources.window import Span
 from autopilot.transcripts import jsonl
 from autopilot.transcripts.claude_fold import ClaudeFold
 from autopilot.transcripts.claude_intake import intake
-from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, secret_command
+from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, secret_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.sources.shapes import (
         Checkpoint,
+        Coverage,
         Edit,
         Event,
         Facts,
@@ -332,9 +333,6 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
                 mine.append(_summary(source, path, size, limits, row))
             elif scope != "other-project":
                 siblings.append(row)
-    mine.sort(key=lambda r: (r.get("lastTimestamp") or "", r["modified"]), reverse=True)
-    if latest:
-        mine = mine[:1]
     gaps: list[Gap] = []
     if missing:
         gaps.append(
@@ -342,24 +340,13 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
         )
     if unreadable:
         gaps.append(gap("unreadable", "transcripts that could not be opened", paths=unreadable))
-    for row in mine + siblings:
-        row.pop("modified")
-    return {
-        "trust": TRUST,
-        "from": "claude",
-        "source": "local",
-        "root": str(root),
-        "project": project.identity(),
-        "sessions": mine,
-        "otherWorktrees": siblings,
-        "coverage": {"projectDirs": len(dirs) - skipped, "skippedProjectDirs": skipped, "gaps": gaps},
-        "note": "sessions are listed, never chosen: pass --session ID to read, export or import",
-    }
+    coverage: Coverage = {"projectDirs": len(dirs) - skipped, "skippedProjectDirs": skipped, "gaps": gaps}
+    note = "sessions are listed, never chosen: pass --session ID to read, export or import"
+    return listing("claude", str(root), project, mine, siblings, coverage, latest=latest, note=note)
 
 
 def _summary(source: ClaudeSource, path: Path, size: int, limits: Limits, row: SessionRow) -> SessionRow:
-    if size > limits.max_read_bytes:
-        row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
+    if over_read_cap(row, size, limits):
         return row
     answer = intake(str(path), limit=1, max_chars=200)
     row["title"], row["firstTimestamp"] = answer["title"], answer["firstTimestamp"]

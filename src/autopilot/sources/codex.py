@@ -23,12 +23,12 @@ from autopilot.codex.sessions import find_rollout, open_rollout, readable, rollo
 from autopilot.errors import BridgeError
 from autopilot.paths import codex_home
 from autopilot.sources import Limits, check_session_id, gap
-from autopilot.sources.local import LocalSource
+from autopilot.sources.local import LocalSource, listing, over_read_cap
 from autopilot.sources.project import THIS_WORKTREE, Project
 from autopilot.sources.window import Span
 from autopilot.transcripts import codex_fold
 from autopilot.transcripts.codex_intake import intake
-from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, secret_command
+from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, secret_command
 from autopilot.transcripts.jsonl import Index
 
 TYPE_CHECKING = False
@@ -362,30 +362,15 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
             siblings.append(row)
     for row in mine:
         row["subagents"] = children.get(row["threadId"], 0)
-    mine.sort(key=lambda r: (r.get("lastTimestamp") or "", r["modified"]), reverse=True)
-    if latest:
-        mine = mine[:1]
-    for row in mine + siblings:
-        row.pop("modified")
     gaps: list[Gap] = []
     if unreadable:
         gaps.append(gap("unreadable", "rollouts without a readable session_meta first line", paths=unreadable))
-    return {
-        "trust": TRUST,
-        "from": "codex",
-        "source": "local",
-        "root": str(codex_home()),
-        "project": project.identity(),
-        "sessions": mine,
-        "otherWorktrees": siblings,
-        "coverage": {"gaps": gaps},
-        "note": "sessions are listed, never chosen: pass --session THREAD_ID to read, export or import",
-    }
+    note = "sessions are listed, never chosen: pass --session THREAD_ID to read, export or import"
+    return listing("codex", str(codex_home()), project, mine, siblings, {"gaps": gaps}, latest=latest, note=note)
 
 
 def _summary(source: CodexSource, path: Path, size: int, limits: Limits, row: SessionRow) -> SessionRow:
-    if size > limits.max_read_bytes:
-        row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
+    if over_read_cap(row, size, limits):
         return row
     answer = intake(str(path), limit=1, max_chars=200)
     row["lastPrompt"], row["firstTimestamp"] = answer["lastPrompt"], answer["firstTimestamp"]

@@ -24,7 +24,18 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from autopilot.redact.shapes import Redactions
-    from autopilot.sources.shapes import Coverage, Event, Facts, Gap, Observed, Page, Pointer, Session
+    from autopilot.sources.shapes import (
+        Coverage,
+        Event,
+        Facts,
+        Gap,
+        Listing,
+        Observed,
+        Page,
+        Pointer,
+        Session,
+        SessionRow,
+    )
     from autopilot.transcripts.shapes import ClaudeIntake, CodexIntake
 
 FoldState = TypeVar("FoldState", bound="Mapping[str, object]")
@@ -32,6 +43,45 @@ Answer = TypeVar("Answer", bound="ClaudeIntake | CodexIntake")
 
 OLDEST_PAGE = 200  # entries read from the start of a session to find its first objective
 _EXIT = re.compile(r"^(?:Exit code|Process exited with code)\s*(-?\d+)", re.M)
+
+
+def listing(
+    agent: str,
+    root: str,
+    project: Project,
+    mine: list[SessionRow],
+    siblings: list[SessionRow],
+    coverage: Coverage,
+    *,
+    latest: bool,
+    note: str,
+) -> Listing:
+    """A local listing as ``handoff list`` prints it: this worktree's sessions newest first (the newest alone
+    when ``latest``), the other worktrees' apart; each row's ``modified`` only sorts and is dropped."""
+    mine.sort(key=lambda r: (r.get("lastTimestamp") or "", r["modified"]), reverse=True)
+    if latest:
+        mine = mine[:1]
+    for row in mine + siblings:
+        row.pop("modified")
+    return {
+        "trust": TRUST,
+        "from": agent,
+        "source": "local",
+        "root": root,
+        "project": project.identity(),
+        "sessions": mine,
+        "otherWorktrees": siblings,
+        "coverage": coverage,
+        "note": note,
+    }
+
+
+def over_read_cap(row: SessionRow, size: int, limits: Limits) -> bool:
+    """Whether a listed session is too large to summarise; if so its row says why."""
+    if size <= limits.max_read_bytes:
+        return False
+    row["note"] = f"larger than the {limits.max_read_bytes}-byte read cap: summary not read"
+    return True
 
 
 def exit_code(text: str) -> int | None:
