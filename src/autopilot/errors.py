@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # errors.py is on every hook's path: types only for the checker
+if TYPE_CHECKING:
+    from typing import Any
+
 # Exit codes are part of the contract: hooks and scripts branch on them.
 EXIT_OK = 0
 EXIT_ERROR = 1  # bad input or a refused operation: nothing changed
@@ -23,7 +27,7 @@ class BridgeError(Exception):
     usage: object | None = None  # tokens a failed exchange still consumed (budget.Usage)
     usd: float = 0.0  # what those tokens cost
     calls: int = 0  # model calls the failed exchange made
-    run: dict[str, object] | None = None  # the run as the failure was recorded in it (None: not recorded)
+    run: Any = None  # the run as the failure was recorded in it, its state (run/shapes.py); None: not recorded
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -105,9 +109,9 @@ def unwritable(exc: BaseException) -> Unwritable | None:
 
 class RunChanged(BridgeError):
     """state.json no longer holds the run a caller read: it was re-planned meanwhile (``replaced``), or it is no
-    longer running. Raised before anything is changed; ``now`` is the run as it is now."""
+    longer running. Raised before anything is changed; ``now`` is the run as it is now (its state: run/shapes.py)."""
 
-    def __init__(self, message: str, *, now: dict[str, object], replaced: bool, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, now: Any, replaced: bool, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
         self.now = now
         self.replaced = replaced

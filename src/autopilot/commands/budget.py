@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
         result = control.check_budget(cwd=args.cwd)
         emit(result)
         return EXIT_BUDGET if result["over_budget"] else 0
-    result = control.set_budget(args.usd, cwd=args.cwd)
-    if result["budget_used_usd"] >= result["budget_usd"]:
-        say(f"still over budget (${result['budget_used_usd']:.4f} spent)")
-    emit(result)
+    changed = control.set_budget(args.usd, cwd=args.cwd)
+    if changed["budget_used_usd"] >= changed["budget_usd"]:
+        say(f"still over budget (${changed['budget_used_usd']:.4f} spent)")
+    emit(changed)
     return 0

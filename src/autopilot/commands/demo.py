@@ -18,10 +18,12 @@ TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 
+    from autopilot.run.shapes import Plan
+    from autopilot.run.shapes import RunState as State
     from autopilot.scripted.shapes import Step
 
 GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a test"
-PLAN: dict[str, Any] = {
+PLAN: Plan = {
     "summary": "Add the helper first, then a test that pins its behaviour.",
     "tasks": [
         {
@@ -132,8 +134,9 @@ class _Printer:
     def __init__(self, as_json: bool) -> None:
         self.as_json = as_json
 
-    def __call__(self, step: str, state: dict[str, Any], note: str = "") -> None:
-        task = (state.get("current_task") or {}).get("id")
+    def __call__(self, step: str, state: State, note: str = "") -> None:
+        current = state.get("current_task")
+        task = current.get("id") if current else None
         if self.as_json:
             print(
                 json.dumps(
@@ -227,16 +230,16 @@ def demo(
         repo = _make_repo(root)
         print(f"throwaway repository: {repo}", file=sys.stderr, flush=True)
         store = Store(repo)
-        plan(GOAL, budget=0.50, max_iterations=4, backend=backend, model=model, effort=effort, cwd=repo)
-        show("plan", store.load(), f"{len(store.load()['plan']['tasks'])} tasks; wrote {store.load()['plan_path']}")
+        made = plan(GOAL, budget=0.50, max_iterations=4, backend=backend, model=model, effort=effort, cwd=repo)
+        show("plan", store.load(), f"{len(made['tasks'])} tasks; wrote {made['plan_path']}")
         for path, content in EDITS:
             with open(os.path.join(repo, path), "w", encoding="utf-8") as fh:
                 fh.write(content)
             show("claude edits", store.load(), path)
-            result = review(backend=backend, model=model, cwd=repo)
-            show("review", store.load(), f"{result.get('decision')}: {result.get('summary', '')[:60]}")
-            result = decide(last_message=f"I edited {path}.", backend=backend, model=model, cwd=repo)
-            show("verdict", store.load(), f"{result['decision']}: {result['reason'][:60]}")
+            reviewed = review(backend=backend, model=model, cwd=repo)
+            show("review", store.load(), f"{reviewed.get('decision')}: {str(reviewed.get('summary', ''))[:60]}")
+            judged = decide(last_message=f"I edited {path}.", backend=backend, model=model, cwd=repo)
+            show("verdict", store.load(), f"{judged.get('decision')}: {judged['reason'][:60]}")
             if store.load()["status"] != status.RUNNING:
                 break
         final = store.load()

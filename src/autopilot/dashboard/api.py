@@ -43,6 +43,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.dashboard.shapes import Overview, Packets, PacketView
     from autopilot.packets.shapes import Exported, Imported, ListedPacket, Preview
+    from autopilot.run.shapes import CorruptRun, ListedRun, Resumed, RunList, RunReport, Stopped
     from autopilot.search.shapes import Answer as SearchAnswer
     from autopilot.sources.shapes import Identity, Listing, Page
 
@@ -116,18 +117,18 @@ class Api:
 
     # -- autopilot runs --------------------------------------------------------------------------
 
-    def runs(self) -> dict[str, Any]:
+    def runs(self) -> RunList:
         """Every run on this machine, summarised (``status --json --all``)."""
         return summary.every_run()
 
-    def _state(self, run: Any) -> dict[str, Any]:
+    def _state(self, run: Any) -> ListedRun | CorruptRun:
         name = _shape(run, summary.RUN_NAME, "run id")
         state = read_run(paths.autopilot_home() / "runs" / name)
         if state is None:
             raise NotFound(f"no run {name} under $AUTOPILOT_HOME/runs")
         return state
 
-    def run(self, run: Any) -> dict[str, Any]:
+    def run(self, run: Any) -> RunReport:
         """One run in full (``status --json``): summary, findings, criteria, calls."""
         return summary.report(self._state(run))
 
@@ -141,12 +142,12 @@ class Api:
             raise BridgeError(f"run {run} records a workspace ({workspace}) whose run is another one")
         return workspace
 
-    def stop(self, run: Any, reason: Any = None) -> dict[str, Any]:
+    def stop(self, run: Any, reason: Any = None) -> Stopped:
         """What `/codex-stop` does: the run goes back to idle, spend kept (``codex-bridge stop``)."""
         text = reason if isinstance(reason, str) and reason.strip() else "stopped from the dashboard"
         return control.stop(text[:500], cwd=self._workspace(run))
 
-    def resume(self, run: Any) -> dict[str, Any]:
+    def resume(self, run: Any) -> Resumed:
         """What `/autopilot resume` does (``codex-bridge resume``)."""
         return control.resume(cwd=self._workspace(run))
 

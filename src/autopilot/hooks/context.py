@@ -13,6 +13,10 @@ from autopilot.run import control, loop
 from autopilot.run.state import State, Store
 from autopilot.run.workspace import Workspace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.run.shapes import Issue, Task
+
 Output = dict[str, Any]
 PREFIX = "codex-autopilot: "
 DEFAULT_BLOCK_CAP = 8  # Claude Code's CLAUDE_CODE_STOP_HOOK_BLOCK_CAP default
@@ -169,14 +173,14 @@ def context(event: str, text: str, **extra: Any) -> Output:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}, **extra}
 
 
-def task_text(task: dict[str, Any] | None, budget: int = 3_000) -> str:
+def task_text(task: Task | None, budget: int = 3_000) -> str:
     """A task as Claude should read it: id, title, description and numbered acceptance criteria (within ``budget``)."""
     if not task:
         return "(no current task)"
     return clip(_task_text(task), budget)
 
 
-def _task_text(task: dict[str, Any]) -> str:
+def _task_text(task: Task) -> str:
     criteria = "\n".join(f"{n}. {c}" for n, c in enumerate(task.get("acceptance") or [], start=1))
     description = (task.get("description") or "").strip()
     return (
@@ -186,16 +190,15 @@ def _task_text(task: dict[str, Any]) -> str:
     )
 
 
-def open_findings(state: State) -> list[dict[str, Any]]:
+def open_findings(state: State) -> list[Issue]:
     """The last review's findings when they concern the current task and asked for changes."""
-    review = state.get("last_review") or {}
-    task = state.get("current_task") or {}
-    if review.get("task_id") != task.get("id") or review.get("decision") != "request_changes":
+    review, task = state.get("last_review"), state.get("current_task")
+    if not review or not task or review.get("task_id") != task.get("id") or review.get("decision") != "request_changes":
         return []
     return [i for i in review.get("issues") or [] if isinstance(i, dict)]
 
 
-def findings_text(issues: list[dict[str, Any]], *, budget: int = TEXT_BUDGET, where: str | None = None) -> str:
+def findings_text(issues: list[Issue], *, budget: int = TEXT_BUDGET, where: str | None = None) -> str:
     """Review findings, one line each (severity, place, message), as many as fit ``budget`` characters.
 
     The most severe come first; what does not fit is counted, with the file (``where``) that holds them all.

@@ -34,6 +34,10 @@ from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.review_worker import in_flight, start_worker
 from autopilot.run.state import State, same_run
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.run.shapes import LastError
+
 DEFAULT_WAIT_S = 45.0
 
 
@@ -46,9 +50,11 @@ def post_tool_use(hook: Hook) -> Output | None:
         return refusal
     # Only the tree id decides (the worker takes the diff): as planned, or as last reviewed, is nothing new.
     tree = git.work_tree(hook.workspace.root, hook.workspace.index_cache)
-    if tree in (state.get("plan_tree"), (state.get("last_review") or {}).get("fingerprint")) or in_flight(hook.store):
+    last = state.get("last_review")
+    if tree in (state.get("plan_tree"), last.get("fingerprint") if last else None) or in_flight(hook.store):
         return deliver(hook, state)
-    errors_before = (state.get("last_error") or {}).get("timestamp")
+    failed = state.get("last_error")
+    errors_before = failed.get("timestamp") if failed else None
     worker = start_worker(hook.store, hook.workspace.root)
     wait = hook.clamp_wait(wait_seconds())
     try:
@@ -59,7 +65,7 @@ def post_tool_use(hook: Hook) -> Output | None:
             "later tool result."
         )
     after = hook.store.load()
-    error = after.get("last_error") or {}
+    error: LastError = after.get("last_error") or {}
     if after["status"] == status.PAUSED_REVIEWER_UNAVAILABLE and same_run(after, state):
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
     if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
@@ -89,24 +95,25 @@ def wait_seconds() -> float:
 
 def deliver(hook: Hook, state: State) -> Output | None:
     """The last review of the current task as context for Claude, once."""
-    review = state.get("last_review") or {}
-    task = state.get("current_task") or {}
-    if not review or review.get("task_id") != task.get("id"):
+    review, task = state.get("last_review"), state.get("current_task")
+    task_id = task.get("id") if task else None
+    if not review or review.get("task_id") != task_id:
         return None
     key = f"review:{review.get('timestamp')}"
     if key in (state.get("notices") or []):
         return None
     with hook.store.transaction() as s:
-        if key in s["notices"] or (s.get("last_review") or {}).get("timestamp") != review.get("timestamp"):
+        now = s.get("last_review")
+        if key in s["notices"] or (now.get("timestamp") if now else None) != review.get("timestamp"):
             return None
         s["notices"] = [n for n in s["notices"] if not n.startswith("review:")] + [key]
     issues = [i for i in review.get("issues") or [] if isinstance(i, dict)]
     summary = clip(str(review.get("summary") or ""), 1_500)
     if review.get("decision") == "approve" and not issues:
-        text = f"Codex reviewed your changes against task {task.get('id')}: approved. {summary}"
+        text = f"Codex reviewed your changes against task {task_id}: approved. {summary}"
     else:
         verb = "asks for changes" if review.get("decision") == "request_changes" else "approves, with notes"
-        head = f"Codex reviewed your changes against task {task.get('id')} and {verb}: {summary}"
+        head = f"Codex reviewed your changes against task {task_id} and {verb}: {summary}"
         tail = "\nThis is a reviewer's opinion of the diff: check it against the code before you act on it."
         room = TEXT_BUDGET - len(head) - len(tail) - 20
         found = findings_text(issues, budget=room, where=review.get("review_path")) if issues else ""

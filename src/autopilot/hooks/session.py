@@ -49,13 +49,14 @@ def user_prompt_submit(hook: Hook) -> Output | None:
     prompt = hook.data.get("prompt")
     if state["status"] != loop.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):
         return None  # a slash command brings its own context (and /autopilot may be replacing this task)
-    task = state.get("current_task") or {}
+    task = state.get("current_task")
+    task_id, title = (task.get("id"), task.get("title")) if task else (None, None)
     return with_budget_warning(
         hook,
         state,
         context(
             "UserPromptSubmit",
-            f"codex-autopilot: current task {task.get('id')}: {task.get('title')} (iteration "
+            f"codex-autopilot: current task {task_id}: {title} (iteration "
             f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
         ),
     )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged
 from autopilot.hooks import slash, touch
 from autopilot.hooks.context import (
@@ -26,6 +24,10 @@ from autopilot.hooks.context import (
 from autopilot.run import control, loop, status
 from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.state import State
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.run.shapes import VerdictApplied, VerdictNotApplied, VerdictSkipped
 
 REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
 ENDED = {
@@ -57,10 +59,11 @@ def stop(hook: Hook) -> Output | None:
     except BridgeError as exc:
         return notice(f"no verdict ({exc}); Claude stops here.")
     if result.get("skipped"):  # nothing to judge yet: the work tree is as it was when Codex planned
-        task = state.get("current_task") or {}
+        plan, task = state["plan"], state.get("current_task")
         return notice(
-            f"Codex planned {len(state['plan']['tasks'])} tasks; nothing has changed yet, so no verdict "
-            f"was asked for. The run waits on task {task.get('id')}: {task.get('title')}."
+            f"Codex planned {len(plan['tasks']) if plan else 0} tasks; nothing has changed yet, so no verdict "
+            f"was asked for. The run waits on task {task.get('id') if task else None}: "
+            f"{task.get('title') if task else None}."
         )
     if not result.get("applied"):
         return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
@@ -79,7 +82,9 @@ def stop(hook: Hook) -> Output | None:
     )
 
 
-def _judge(hook: Hook, state: State, message: str | None) -> tuple[dict[str, Any], State]:
+def _judge(
+    hook: Hook, state: State, message: str | None
+) -> tuple[VerdictApplied | VerdictNotApplied | VerdictSkipped, State]:
     from autopilot.run.verdict import judge
 
     return judge(hook.workspace, state, last_message=message, deadline=hook.deadline())
@@ -99,13 +104,13 @@ def _block(hook: Hook, state: State, blocks: int, lead: str) -> Output | None:
             "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher, or 0 for no cap."
         )
     touch(str(hook.store.dir / BLOCK_MARK))
-    review = state.get("last_review") or {}
+    review = state.get("last_review")
     parts = [lead, "Next: " + task_text(state.get("current_task"))]
     findings = open_findings(state)
     closing = "Work on this task now. End your turn when its acceptance criteria are met; Codex will judge it."
     if findings:
         room = TEXT_BUDGET - sum(len(p) + 2 for p in parts) - len(closing) - 60
-        text = findings_text(findings, budget=room, where=review.get("review_path"))
+        text = findings_text(findings, budget=room, where=review.get("review_path") if review else None)
         parts.append("Open review findings on this task (the reviewer's opinion; check them):\n" + text)
     parts.append(closing)
     return continue_turn(hook, "\n\n".join(parts))

@@ -17,25 +17,27 @@ from autopilot.run.state import State, Store
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
-    from typing import Any
+    from autopilot.run.shapes import BudgetChecked, BudgetSet, Plan, Resumed, Stopped, Task
 
 
-def require_run(store: Store, state: State) -> None:
-    """Refuse with a clear next step when there is no planned run here."""
-    if not state.get("plan") or not state.get("current_task"):
+def require_run(store: Store, state: State) -> tuple[Plan, Task]:
+    """The run's plan and current task; refused with a clear next step when there is no planned run here."""
+    plan, task = state.get("plan"), state.get("current_task")
+    if not plan or not task:
         raise BridgeError(
             f"there is no autopilot run in {store.workspace}", hint='start one with `codex-bridge plan --goal "..."`'
         )
+    return plan, task
 
 
-def stop(reason: str, *, cwd: str | None = None) -> dict[str, Any]:
+def stop(reason: str, *, cwd: str | None = None) -> Stopped:
     """Return the run to idle, keeping token_usage and spend."""
     store = _store(cwd)
     if not store.exists():
         raise BridgeError(f"there is no autopilot run in {store.workspace} to stop")
     with store.transaction() as s:
         loop.apply_stop(s, reason or "stopped by the user")
-        after = dict(s)
+        after = s.copy()
     return {
         "status": after["status"],
         "stop_reason": after["stop_reason"],
@@ -44,7 +46,7 @@ def stop(reason: str, *, cwd: str | None = None) -> dict[str, Any]:
     }
 
 
-def resume(*, cwd: str | None = None) -> dict[str, Any]:
+def resume(*, cwd: str | None = None) -> Resumed:
     """Set a paused, budget-stopped or iteration-limited run running again, with its failure counts cleared."""
     store = _store(cwd)
     state = store.load()
@@ -62,11 +64,11 @@ def resume(*, cwd: str | None = None) -> dict[str, Any]:
                 hint="raise it first: codex-bridge budget set USD",
             )
         loop.apply_resume(s)
-        after = dict(s)
+        after = s.copy()
     return {"status": after["status"], "resumed": True, "max_iterations": after["max_iterations"]}
 
 
-def check_budget(*, cwd: str | None = None) -> dict[str, Any]:
+def check_budget(*, cwd: str | None = None) -> BudgetChecked:
     """budget-guard: flip a running run that is over its cap to stopped_budget; ``over_budget`` says if it is."""
     store = _store(cwd)
     state = store.load()
@@ -74,7 +76,7 @@ def check_budget(*, cwd: str | None = None) -> dict[str, Any]:
     if state["status"] == status.RUNNING and loop.over_budget(state):
         with store.transaction() as s:
             flipped = loop.budget_guard(s)
-            state = dict(s)
+            state = s.copy()
     return {
         "status": state["status"],
         "budget_used_usd": state["budget_used_usd"],
@@ -84,7 +86,7 @@ def check_budget(*, cwd: str | None = None) -> dict[str, Any]:
     }
 
 
-def set_budget(usd: float, *, cwd: str | None = None) -> dict[str, Any]:
+def set_budget(usd: float, *, cwd: str | None = None) -> BudgetSet:
     """Change the run's spend cap."""
     from autopilot import config
 
@@ -96,7 +98,7 @@ def set_budget(usd: float, *, cwd: str | None = None) -> dict[str, Any]:
         )
     with store.transaction() as s:
         s["budget_usd"] = value
-        after = dict(s)
+        after = s.copy()
     return {"budget_usd": after["budget_usd"], "budget_used_usd": after["budget_used_usd"], "status": after["status"]}
 
 
@@ -110,7 +112,7 @@ def guard_budget(store: Store, phase: str, state: State) -> State:
             stopped = loop.over_budget(s)
             if stopped:
                 loop.budget_guard(s)
-            now = dict(s)
+            now = s.copy()
     except RunChanged as exc:
         raise RunChanged(
             "the run was re-planned while this call waited; nothing was asked",
@@ -131,7 +133,7 @@ def pause(store: Store, state: State, paused: str, reason: str) -> State:
     """Pause the running run ``state`` as ``paused`` with its reason; the run after (RunChanged: it moved on)."""
     with store.transaction(expect=state, running=True) as s:
         loop.apply_pause(s, paused, reason)
-        return dict(s)
+        return s.copy()
 
 
 def pause_if_unavailable(store: Store, state: State, phase: str, exc: InfraError) -> str | None:
@@ -157,9 +159,10 @@ def reset_blocks(store: Store, state: State) -> State:
     try:
         with store.transaction(expect=state) as s:
             s["consecutive_blocks"] = 0
-            return dict(s)
+            return s.copy()
     except RunChanged as exc:
-        return exc.now
+        now: State = exc.now
+        return now
 
 
 def new_turn(store: Store, state: State) -> tuple[State, bool]:
@@ -169,7 +172,7 @@ def new_turn(store: Store, state: State) -> tuple[State, bool]:
         with store.transaction(expect=state) as s:
             s["consecutive_blocks"] = 0
             stopped = loop.budget_guard(s)
-            return dict(s), stopped
+            return s.copy(), stopped
     except RunChanged as exc:
         return exc.now, False
 
@@ -181,9 +184,10 @@ def claim(store: Store, state: State, session_id: str) -> State:
         with store.transaction(expect=state) as s:
             if not s.get("owner_session_id"):
                 s["owner_session_id"] = session_id
-            return dict(s)
+            return s.copy()
     except RunChanged as exc:
-        return exc.now
+        now: State = exc.now
+        return now
 
 
 def release(store: Store, session_id: str) -> None:

@@ -12,7 +12,7 @@ verdict operations, and ``Workspace.record_failure`` for a failed call, apply th
 from __future__ import annotations
 
 from autopilot.run import status
-from autopilot.run.migrations import PHASES, State, empty_usage
+from autopilot.run.migrations import State, empty_usage
 from autopilot.run.state import now_iso
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from autopilot.backends import Usage
     from autopilot.run.reviewer import Answer
+    from autopilot.run.shapes import Forecast, LastReview, PhaseUsage, Plan, Review, Task, Verdict
 
 RUNNING = status.RUNNING  # the loop's callers read these two here
 PAUSED = status.PAUSED
@@ -32,12 +33,18 @@ def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> No
     """Add one exchange's tokens and cost to the run (token_usage[phase] and budget_used_usd)."""
     from autopilot.run.budget import add_usd
 
-    bucket = state["token_usage"].setdefault(phase, empty_usage())
+    bucket = _bucket(state, phase)
     bucket["input"] += usage.input
     bucket["cached"] += usage.cached
     bucket["output"] += usage.output
     bucket["calls"] += calls
     state["budget_used_usd"] = add_usd(state["budget_used_usd"], usd)
+
+
+def _bucket(state: State, phase: str) -> PhaseUsage:
+    """The token counters of ``phase`` (one of migrations.PHASES)."""
+    usage = state["token_usage"]
+    return {"plan": usage["plan"], "review": usage["review"], "verdict": usage["verdict"]}[phase]
 
 
 def settle(state: State, phase: str, answer: Answer) -> None:
@@ -59,7 +66,7 @@ def over_budget(state: State) -> bool:
     return float(state["budget_used_usd"]) >= float(state["budget_usd"])
 
 
-def forecast(state: State) -> dict[str, Any] | None:
+def forecast(state: State) -> Forecast | None:
     """Spend per iteration so far × iterations left: what the run will have spent by its iteration limit, and
     how many more iterations its budget pays for at that rate; None before the first verdict."""
     iteration = int(state.get("iteration") or 0)
@@ -108,7 +115,7 @@ def apply_plan(
     *,
     run_id: str,
     goal: str,
-    plan: dict[str, Any],
+    plan: Plan,
     plan_path: str,
     conversation_id: str | None,
     base_sha: str | None,
@@ -163,7 +170,7 @@ def apply_plan(
             "created_at": now_iso(),
         }
     )
-    state["token_usage"] = {phase: empty_usage() for phase in PHASES}
+    state["token_usage"] = {"plan": empty_usage(), "review": empty_usage(), "verdict": empty_usage()}
     bucket = state["token_usage"]["plan"]
     bucket.update({"input": usage.input, "cached": usage.cached, "output": usage.output, "calls": calls})
 
@@ -177,7 +184,7 @@ def new_run_id() -> str:
 
 def apply_review(
     state: State,
-    review: dict[str, Any],
+    review: Review,
     *,
     task_id: str,
     base_sha: str | None,
@@ -200,7 +207,7 @@ def apply_review(
     }
 
 
-def work_fingerprint(tree: str, task_id: str | None, review: dict[str, Any] | None) -> str:
+def work_fingerprint(tree: str, task_id: str | None, review: LastReview | None) -> str:
     """What counts as progress: the work tree, the task, and the open findings, hashed together."""
     import hashlib
 
@@ -209,12 +216,12 @@ def work_fingerprint(tree: str, task_id: str | None, review: dict[str, Any] | No
 
 
 def apply_verdict(
-    state: State, verdict: dict[str, Any], *, head_sha: str | None, fingerprint: str, verdict_path: str | None
+    state: State, verdict: Verdict, *, head_sha: str | None, fingerprint: str, verdict_path: str | None
 ) -> None:
     """cmdVerdict: advance the run by Codex's decision, the no-progress streak and the iteration limit."""
-    previous = state.get("last_verdict") or {}
+    previous = state.get("last_verdict")
     # Codex saying "progressed" does not make an unchanged work tree progress.
-    progressed = bool(verdict["progressed"]) and fingerprint != previous.get("fingerprint")
+    progressed = bool(verdict["progressed"]) and fingerprint != (previous.get("fingerprint") if previous else None)
     state["iteration"] += 1
     state["last_verdict"] = {
         "decision": verdict["decision"],
@@ -252,15 +259,21 @@ def apply_verdict(
         state["stop_reason"] = f"reached max_iterations ({state['max_iterations']})"
 
 
-def task_by_id(state: State, task_id: str) -> dict[str, Any] | None:
+def task_by_id(state: State, task_id: str) -> Task | None:
     """The plan's task with this id, if there is one."""
-    for task in (state.get("plan") or {}).get("tasks") or []:
+    for task in _tasks(state):
         if task.get("id") == task_id:
-            return dict(task)
+            return task.copy()
     return None
 
 
-def check_plan(plan: dict[str, Any]) -> str | None:
+def _tasks(state: State) -> list[Task]:
+    """The plan's tasks (none before a plan)."""
+    plan = state.get("plan")
+    return (plan.get("tasks") or []) if plan else []
+
+
+def check_plan(plan: Plan) -> str | None:
     """Why a plan cannot be used, or None."""
     tasks = plan.get("tasks") or []
     if not tasks:
@@ -284,8 +297,9 @@ def _norm(text: str) -> str:
 
 def verdict_check(state: State):  # type: ignore[no-untyped-def]
     """A check that refuses unknown task ids and a "done" without evidence for every criterion."""
-    ids = [t["id"] for t in (state.get("plan") or {}).get("tasks") or []]
-    acceptance = (state.get("current_task") or {}).get("acceptance") or []
+    ids = [t["id"] for t in _tasks(state)]
+    task = state.get("current_task")
+    acceptance = (task.get("acceptance") or []) if task else []
 
     def check(verdict: dict[str, Any]) -> str | None:
         next_id = verdict.get("next_task_id")
@@ -325,7 +339,7 @@ def apply_stop(state: State, reason: str) -> None:
 def apply_pause(state: State, paused: str, reason: str) -> None:
     """Pause the run as ``paused`` (one of ``status.PAUSED``) with its reason; Claude Code's block count restarts."""
     assert paused in status.PAUSED, paused
-    state.update(status=paused, stop_reason=reason, consecutive_blocks=0)
+    state.update({"status": paused, "stop_reason": reason, "consecutive_blocks": 0})
 
 
 def apply_resume(state: State) -> None:
@@ -333,7 +347,9 @@ def apply_resume(state: State) -> None:
     limit again (at least one more iteration)."""
     if state["status"] == status.STOPPED_ITERATION_LIMIT:
         state["max_iterations"] = state["iteration"] + max(1, state["max_iterations"] // 2)
-    state.update(status=RUNNING, stop_reason=None, consecutive_errors=0, verdict_errors=0, consecutive_blocks=0)
+    state.update(
+        {"status": RUNNING, "stop_reason": None, "consecutive_errors": 0, "verdict_errors": 0, "consecutive_blocks": 0}
+    )
 
 
 def failures(state: State, phase: str) -> int:

@@ -11,7 +11,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeAlias
 
-    State: TypeAlias = dict[str, Any]  # a run's state.json as a dict; checkers see the value type
+    from autopilot.run.shapes import PhaseUsage, RunState
+
+    State: TypeAlias = RunState  # what state.json holds once migrated
 else:
     State = dict  # at run time a plain alias, so the hook hot path never imports typing
 
@@ -33,7 +35,7 @@ def env_budget_usd(env: dict[str, str] | os._Environ[str] | None = None) -> floa
     return value if value > 0 else DEFAULT_BUDGET_USD
 
 
-def migrate_budget_fields(state: State, env: dict[str, str] | None = None) -> State:
+def migrate_budget_fields(state: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
     """migrateBudgetFields of the original Node bridge: give a pre-budget state its budget fields; idempotent."""
     if not isinstance(state.get("budget_used_usd"), (int, float)) or state["budget_used_usd"] < 0:
         state["budget_used_usd"] = 0.0
@@ -42,19 +44,19 @@ def migrate_budget_fields(state: State, env: dict[str, str] | None = None) -> St
     return state
 
 
-def empty_usage() -> dict[str, int]:
+def empty_usage() -> PhaseUsage:
     """Zeroed token counters for one phase."""
     return {"input": 0, "cached": 0, "output": 0, "calls": 0}
 
 
-def m001_budget_fields(state: State) -> State:
+def m001_budget_fields(state: dict[str, Any]) -> dict[str, Any]:
     """Files the original Node bridge wrote (no schema_version) may predate the budget fields."""
     return migrate_budget_fields(state)
 
 
-def m002_bridge_fields(state: State) -> State:
+def m002_bridge_fields(state: dict[str, Any]) -> dict[str, Any]:
     """Add the fields the Python bridge tracks beyond the Node bridge's, with safe defaults."""
-    defaults: State = {
+    defaults: dict[str, Any] = {
         "run_id": None,
         "workspace": None,
         "owner_session_id": None,
@@ -104,21 +106,22 @@ def m002_bridge_fields(state: State) -> State:
     return state
 
 
-def m003_plan_tree_and_verdict_errors(state: State) -> State:
+def m003_plan_tree_and_verdict_errors(state: dict[str, Any]) -> dict[str, Any]:
     """Remember the work tree at plan time, and count failed verdicts apart from failed reviews."""
     state.setdefault("plan_tree", None)
     state.setdefault("verdict_errors", 0)
     return state
 
 
-def m004_effort_and_rate_limit_floor(state: State) -> State:
+def m004_effort_and_rate_limit_floor(state: dict[str, Any]) -> dict[str, Any]:
     """The reasoning effort the run asks Codex for, and the share of a Codex rate-limit window it keeps free."""
     state.setdefault("effort", None)
     state.setdefault("min_rate_limit_left", None)
     return state
 
 
-MIGRATIONS: list[Callable[[State], State]] = [
+# Each step takes a state.json as an older version wrote it (any shape: read leniently) and fills in its fields.
+MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [
     m001_budget_fields,
     m002_bridge_fields,
     m003_plan_tree_and_verdict_errors,
@@ -127,8 +130,10 @@ MIGRATIONS: list[Callable[[State], State]] = [
 CURRENT_VERSION = len(MIGRATIONS)
 
 
-def migrate(state: State) -> tuple[State, bool]:
-    """Run every migration newer than the file's ``schema_version``; return the state and whether any ran."""
+def migrate(state: dict[str, Any]) -> tuple[State, bool]:
+    """Run every migration newer than the file's ``schema_version``; return the state and whether any ran.
+
+    The result has every field state_schema.json lists (a writer validates it before the file changes)."""
     version = int(state.get("schema_version") or 0)
     ran = False
     for number, step in enumerate(MIGRATIONS, start=1):
@@ -137,5 +142,5 @@ def migrate(state: State) -> tuple[State, bool]:
             state["schema_version"] = number
             ran = True
     # Cheap and idempotent, so it runs on every load, as the Node bridge's did.
-    migrate_budget_fields(state)
-    return state, ran
+    migrated: Any = migrate_budget_fields(state)  # every field of state_schema.json is in place now
+    return migrated, ran

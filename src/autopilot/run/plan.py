@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from autopilot import config, git
 from autopilot.errors import BridgeError
@@ -27,6 +26,10 @@ from autopilot.run.migrations import (
 )
 from autopilot.run.workspace import PLAN_DIR, Workspace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.run.shapes import Plan, Planned
+
 MAX_FILE_LIST_CHARS = 6000
 
 
@@ -40,7 +43,7 @@ def _repo_facts(root: str, redactor: Redactor) -> str:
     return reviewer.evidence("repository", redactor(body))
 
 
-def _plan_markdown(goal: str, plan: dict[str, Any], created: str) -> str:
+def _plan_markdown(goal: str, plan: Plan, created: str) -> str:
     lines = [f"# Autopilot plan: {goal}", "", f"_Planned by Codex on {created}._", "", plan["summary"], ""]
     for task in plan["tasks"]:
         lines += [f"## {task['id']}: {task['title']}", "", task["description"], "", "Acceptance:"]
@@ -70,7 +73,7 @@ def plan(
     cwd: str | None = None,
     effort: str | None = None,
     min_rate_limit_left: float | None = None,
-) -> dict[str, Any]:
+) -> Planned:
     """Plan ``goal`` with Codex, write the plan file and reset the run; returns the new run.
 
     The run keeps ``model`` and ``effort`` as given (flag, environment, the config's own; a phase's
@@ -133,7 +136,7 @@ def plan(
         check=loop.check_plan,
         record=lambda answer: answer,  # the new run is built below, outside the call slot
     )
-    plan = answer.data
+    plan: Plan = answer.data
     created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rel = _plan_file(ws.root, goal)
     target = Path(ws.root) / rel
@@ -166,7 +169,7 @@ def plan(
             min_rate_limit_left=floor,
         )
         loop.note_unknown_model(s, answer.unknown_model)
-        state = dict(s)
+        state = s.copy()
     say(f"planned {len(plan['tasks'])} tasks; wrote {rel}")
     if floor is not None and answer.backend != "codex-cli":
         say("--min-rate-limit-left holds back codex-cli calls only (the openai backend spends no Codex plan window)")

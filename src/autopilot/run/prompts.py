@@ -6,15 +6,17 @@ so the review and the verdict judge the same task text and the same redacted, bo
 
 from __future__ import annotations
 
-from typing import Any
-
 from autopilot import config, git
 from autopilot.redact import Redactor
 from autopilot.run import reviewer
 from autopilot.run.workspace import Workspace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.run.shapes import DiffFacts, Task
 
-def task_text(task: dict[str, Any]) -> str:
+
+def task_text(task: Task) -> str:
     """The task as the prompts show it: title, description and numbered acceptance criteria."""
     criteria = "\n".join(f"{n}. {c}" for n, c in enumerate(task.get("acceptance") or [], start=1))
     return f"{task.get('title', '')}\n{task.get('description', '')}\nAcceptance criteria:\n{criteria}"
@@ -36,13 +38,13 @@ def withheld_names(names: list[str], redactor: Redactor) -> list[str]:
     return shown
 
 
-def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tuple[str, dict[str, Any]]:
+def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tuple[str, DiffFacts]:
     """The redacted, bounded diff as evidence, and facts about it (size, cut, files)."""
     limit = config.max_diff_chars(ws.config)
     patch = redactor(snap.patch)
     bounded, cut = git.bound(patch, limit)
     secret_names = withheld_names(snap.secret_files, redactor)
-    facts = {
+    facts: DiffFacts = {
         "files": len(snap.files),
         "diff_chars": len(patch),
         "cut": cut,

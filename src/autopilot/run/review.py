@@ -6,8 +6,6 @@ the base, the status or the iteration; it records ``last_review`` and a review a
 
 from __future__ import annotations
 
-from typing import Any
-
 from autopilot.errors import RunChanged
 from autopilot.output import say
 from autopilot.redact import Redactor
@@ -15,6 +13,10 @@ from autopilot.run import control, loop, reviewer
 from autopilot.run.prompts import diff_evidence, task_text
 from autopilot.run.reviewer import Answer
 from autopilot.run.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.run.shapes import Review, ReviewRecord, ReviewResult, ReviewSkipped
 
 
 def review(
@@ -24,16 +26,15 @@ def review(
     effort: str | None = None,
     cwd: str | None = None,
     deadline: float | None = None,
-) -> dict[str, Any]:
+) -> ReviewResult | ReviewRecord | ReviewSkipped:
     """Review the current diff and record it; returns the review (``skipped`` when nothing changed).
 
     ``deadline`` (``time.monotonic()``) bounds the Codex exchange; default: now + AUTOPILOT_TIMEOUT.
     """
     ws = Workspace(cwd)
     state = ws.store.load()
-    control.require_run(ws.store, state)
+    _plan, task = control.require_run(ws.store, state)
     ws.config  # noqa: B018 - a broken config file fails here, before any work
-    task = state["current_task"]
     snap = ws.snapshot_while_loading(state.get("base_sha"))
     if snap.empty:
         say("nothing changed since the base commit; no review was requested")
@@ -50,9 +51,9 @@ def review(
     evidence, facts = diff_evidence(ws, snap, redactor)
     text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
 
-    def record(answer: Answer) -> dict[str, Any]:
-        found = answer.data
-        result = {
+    def record(answer: Answer) -> ReviewResult | ReviewRecord:
+        found: Review = answer.data
+        result: ReviewRecord = {
             "task_id": task["id"],
             "base_sha": snap.base,
             "head_sha": snap.head,
@@ -75,10 +76,10 @@ def review(
                     fingerprint=snap.tree,
                     review_path=str(path) if path else None,
                 )
-                result["review_path"] = str(path) if path else None
         except RunChanged:  # a replaced run's calls stay in events.jsonl only
             say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
-        return result
+            return result
+        return {**result, "review_path": str(path) if path else None}
 
     return ws.consult(
         "review",

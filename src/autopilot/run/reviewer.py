@@ -19,14 +19,14 @@ from autopilot.transcripts.evidence import neutralise_tags
 
 SCHEMA_DIR = Path(__file__).with_name("schemas")
 PROMPT_DIR = Path(__file__).with_name("prompts")
-Check = Callable[[dict[str, Any]], "str | None"]
+Check = Callable[[Any], "str | None"]  # a phase's own check of a valid answer (its Plan, Review or Verdict)
 
 
 @dataclass
 class Answer:
     """A valid answer and everything it cost."""
 
-    data: dict[str, Any]
+    data: Any  # the phase's JSON, valid against its schema: a Plan, Review or Verdict (run/shapes.py)
     usage: Usage
     usd: float
     calls: int

@@ -22,12 +22,14 @@ from autopilot.errors import BridgeError, RunChanged, StateError, Unwritable
 from autopilot.fsutil import atomic_write, sweep_stale
 from autopilot.run import status
 from autopilot.run.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
-from autopilot.run.migrations import State as State  # re-exported: the run's state dict
+from autopilot.run.migrations import State as State  # re-exported: the run's state (run/shapes.RunState)
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
     from typing import Any
+
+    from autopilot.run.shapes import CorruptRun, ListedRun
 
 LOCK_TIMEOUT_S = 60.0
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
@@ -50,7 +52,7 @@ def new_state(workspace: str | None) -> State:
     return state
 
 
-def problem(state: State) -> str | None:
+def problem(state: Mapping[str, object]) -> str | None:
     """What breaks state_schema.json in ``state`` (the first error, with its path), or None."""
     import jsonschema  # heavy: only on writes, migrations and files this bridge did not write
 
@@ -105,7 +107,7 @@ class Store:
         """Whether this workspace has ever had a run."""
         return self.path.exists()
 
-    def _parse(self) -> State | None:
+    def _parse(self) -> dict[str, Any] | None:
         try:
             raw = self.path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
@@ -157,10 +159,10 @@ class Store:
         if data.get("schema_version") != CURRENT_VERSION:
             self._upgrade(dict(data))  # refuses a newer file before anything is written
             with self.transaction() as state:  # saves the migration, so hooks stop redoing it
-                return dict(state)
+                return state.copy()
         return self._upgrade(data)
 
-    def _upgrade(self, data: State) -> State:
+    def _upgrade(self, data: dict[str, Any]) -> State:
         version = data.get("schema_version", 0)
         if not isinstance(version, int) or version > CURRENT_VERSION:
             raise StateError(
@@ -364,7 +366,7 @@ class _Corrupt(Exception):
     """state.json is there but cannot be used; the message says why."""
 
 
-def all_runs() -> list[State]:
+def all_runs() -> list[ListedRun | CorruptRun]:
     """Every run under ``$AUTOPILOT_HOME/runs``, each with its ``run_dir``."""
     root = paths.autopilot_home() / "runs"
     if not root.is_dir():
@@ -373,7 +375,7 @@ def all_runs() -> list[State]:
     return [run for run in found if run is not None]
 
 
-def read_run(entry: Path) -> State | None:
+def read_run(entry: Path) -> ListedRun | CorruptRun | None:
     """The run in directory ``entry`` (migrated in memory, never written), or None when it has no state.json.
 
     A state.json that cannot be read comes back as ``{"status": "corrupt", "error": ...}``.
@@ -385,7 +387,7 @@ def read_run(entry: Path) -> State | None:
         data = json.loads(path.read_bytes())
         if not isinstance(data, dict):
             raise ValueError("not an object")
-        data, _ = migrate(data)
+        state, _ = migrate(data)
     except (ValueError, TypeError) as exc:
-        data = {"status": "corrupt", "error": str(exc)}
-    return {**data, "run_dir": str(entry)}
+        return {"status": "corrupt", "error": str(exc), "run_dir": str(entry)}
+    return {**state, "run_dir": str(entry)}

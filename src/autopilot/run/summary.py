@@ -21,6 +21,22 @@ from autopilot.errors import BridgeError
 from autopilot.run import loop, status
 from autopilot.run.state import State, all_runs
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from autopilot.run.shapes import (
+        Call,
+        Calls,
+        CorruptRun,
+        CorruptSummary,
+        ListedRun,
+        RunList,
+        RunReport,
+        RunSummary,
+        Task,
+    )
+
 
 def _usage_line(state: State) -> str:
     parts = []
@@ -37,8 +53,9 @@ def describe(
     if not state.get("plan"):
         start = ["No autopilot run in this workspace.", 'Start one: codex-bridge plan --goal "..."']
         return [*start, *_limits(limits)] if windows else start
-    task = state.get("current_task") or {}
-    tasks = state["plan"].get("tasks") or []
+    task: Task | dict[str, str] = state.get("current_task") or {}
+    plan = state["plan"]
+    tasks = (plan.get("tasks") or []) if plan else []
     lines = [
         f"Goal:       {state.get('goal')}",
         f"Status:     {state['status']}" + (f" ({state['stop_reason']})" if state.get("stop_reason") else ""),
@@ -124,9 +141,10 @@ def _limits(limits: dict[str, Any] | None, floor: float | None = None) -> list[s
     return lines
 
 
-def _position(tasks: list[dict[str, Any]], task: dict[str, Any]) -> str:
+def _position(tasks: list[Task], task: Task | dict[str, str]) -> str:
     ids = [t.get("id") for t in tasks]
-    return f"{ids.index(task.get('id')) + 1} of {len(ids)}" if task.get("id") in ids else f"? of {len(ids)}"
+    key = task.get("id")
+    return f"{ids.index(key) + 1} of {len(ids)}" if key is not None and key in ids else f"? of {len(ids)}"
 
 
 RUN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,40}-[0-9a-f]{12}")  # runs/<slug>-<hash12>, as paths.run_dir names them
@@ -144,18 +162,34 @@ def warn_level() -> float | None:
         return None
 
 
-def summary(state: State, warn_at: float | None = None) -> dict[str, Any]:
+def _unreadable(run: ListedRun | CorruptRun) -> TypeIs[CorruptRun]:
+    """Whether all_runs() could not read this run's state.json."""
+    return run.get("status") == "corrupt"
+
+
+def summary(state: ListedRun | CorruptRun, warn_at: float | None = None) -> RunSummary | CorruptSummary:
     """A run's facts as JSON (what `status --json --all` lists and the dashboard shows for each run)."""
     run_dir = state.get("run_dir")
-    base = {"run": os.path.basename(run_dir) if run_dir else None, "run_dir": run_dir, "status": state.get("status")}
-    if state.get("status") == "corrupt":  # all_runs() could not read it
-        return {**base, "error": state.get("error"), "exists": False, "resumable": False, "stoppable": False}
+    run, now = os.path.basename(run_dir) if run_dir else None, state.get("status")
+    if _unreadable(state):  # all_runs() could not read it
+        return {
+            "run": run,
+            "run_dir": run_dir,
+            "status": now,
+            "error": state.get("error"),
+            "exists": False,
+            "resumable": False,
+            "stoppable": False,
+        }
     task = state.get("current_task") or None
-    tasks = (state.get("plan") or {}).get("tasks") or []
+    plan = state.get("plan")
+    tasks = (plan.get("tasks") or []) if plan else []
     ids = [t.get("id") for t in tasks]
     used, budget = float(state.get("budget_used_usd") or 0), float(state.get("budget_usd") or 0)
     return {
-        **base,
+        "run": run,
+        "run_dir": run_dir,
+        "status": now,
         "workspace": state.get("workspace"),
         "exists": bool(state.get("plan")),
         "goal": state.get("goal"),
@@ -202,13 +236,13 @@ def summary(state: State, warn_at: float | None = None) -> dict[str, Any]:
     }
 
 
-def every_run() -> dict[str, Any]:
+def every_run() -> RunList:
     """Every run on this machine, summarised (``status --json --all``, the dashboard's run list)."""
     warn_at = warn_level()
     return {"runs": [summary(s, warn_at) for s in all_runs()]}
 
 
-def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> dict[str, Any]:
+def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> Calls:
     """The newest ``limit`` model calls of a run from events.jsonl, oldest first; malformed lines are counted."""
     path = Path(run_dir) / "events.jsonl"
     try:
@@ -222,7 +256,8 @@ def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> dict[str, Any]
     lines = data.split(b"\n")
     if start > 0:
         lines = lines[1:]  # the first is probably cut
-    events, malformed = [], 0
+    events: list[Call] = []
+    malformed = 0
     for line in lines:
         if not line.strip():
             continue
@@ -264,13 +299,13 @@ def artifact(run_dir: str | os.PathLike[str], recorded: Any, kind: str) -> dict[
     return data if isinstance(data, dict) else None
 
 
-def report(state: State) -> dict[str, Any]:
+def report(state: ListedRun | CorruptRun) -> RunReport:
     """One run in full: its summary, the last review's findings, the last verdict's criteria, its calls, and
     what is left of Codex's rate-limit windows as its rollouts last recorded them (``rate_limits``)."""
     facts = summary(state, warn_level())
     run_dir = state.get("run_dir")
     limits = ratelimits.latest()
-    if not run_dir or state.get("status") == "corrupt":
+    if not run_dir or _unreadable(state):
         return {
             "summary": facts,
             "review": None,
@@ -278,8 +313,9 @@ def report(state: State) -> dict[str, Any]:
             "calls": calls(run_dir or "/nonexistent"),
             "rate_limits": limits,
         }
-    review = artifact(run_dir, (state.get("last_review") or {}).get("review_path"), "review")
-    verdict = artifact(run_dir, (state.get("last_verdict") or {}).get("verdict_path"), "verdict")
+    last_review, last_verdict = state.get("last_review"), state.get("last_verdict")
+    review = artifact(run_dir, last_review.get("review_path") if last_review else None, "review")
+    verdict = artifact(run_dir, last_verdict.get("verdict_path") if last_verdict else None, "verdict")
     return {
         "summary": facts,
         "review": None

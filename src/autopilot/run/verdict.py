@@ -7,7 +7,6 @@ task, base, status) by Codex's decision, the no-progress streak and the iteratio
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from autopilot import git
 from autopilot.errors import BridgeError, RunChanged
@@ -18,6 +17,10 @@ from autopilot.run.prompts import diff_evidence, task_text
 from autopilot.run.reviewer import Answer
 from autopilot.run.state import State
 from autopilot.run.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.run.shapes import Verdict, VerdictApplied, VerdictNotApplied, VerdictSkipped
 
 MAX_MESSAGE_CHARS = 8000
 
@@ -30,7 +33,7 @@ def decide(
     effort: str | None = None,
     cwd: str | None = None,
     deadline: float | None = None,
-) -> dict[str, Any]:
+) -> VerdictApplied | VerdictNotApplied | VerdictSkipped:
     """Ask for a verdict and advance the run by it; returns the decision and the run after it (``codex-bridge
     verdict``).
 
@@ -52,17 +55,16 @@ def judge(
     model: str | None = None,
     effort: str | None = None,
     deadline: float | None = None,
-) -> tuple[dict[str, Any], State]:
+) -> tuple[VerdictApplied | VerdictNotApplied | VerdictSkipped, State]:
     """:func:`decide` for the run ``state`` of the caller's workspace ``ws`` (the Stop hook's, read once): the
     decision, and the run as the verdict left it (as ``state`` when nothing was asked)."""
-    control.require_run(ws.store, state)
+    plan, task = control.require_run(ws.store, state)
     ws.config  # noqa: B018 - a broken config file fails here, before any work
     if state["status"] != loop.RUNNING:
         raise BridgeError(
             f"the run is {state['status']}, not running; there is nothing to decide",
             hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run",
         )
-    task = state["current_task"]
     # Nothing done since the plan (e.g. /codex-plan, which only plans): nothing to judge, nothing spent.
     if (
         state["iteration"] == 0
@@ -70,7 +72,7 @@ def judge(
         and git.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
     ):
         say("nothing has changed since the plan; no verdict was asked for")
-        skipped = {
+        skipped: VerdictSkipped = {
             "applied": False,
             "skipped": True,
             "reason": "nothing has changed since the plan",
@@ -93,20 +95,20 @@ def judge(
     if last_message:
         message, _ = git.bound(redactor(last_message), MAX_MESSAGE_CHARS)
         evidence += "\n" + reviewer.evidence("Claude's last message (a claim, not proof)", message)
-    plan = "\n".join(f"- {t['id']}: {t['title']}" for t in state["plan"]["tasks"])
+    listed = "\n".join(f"- {t['id']}: {t['title']}" for t in plan["tasks"])
     text = reviewer.prompt(
         "verdict",
         iteration=str(state["iteration"]),
         max_iterations=str(state["max_iterations"]),
         goal=redactor(state.get("goal") or ""),
-        plan=redactor(plan),
+        plan=redactor(listed),
         task_id=task["id"],
         task=redactor(task_text(task)),
         evidence=evidence,
     )
 
-    def record(answer: Answer) -> tuple[dict[str, Any], State]:
-        verdict = answer.data
+    def record(answer: Answer) -> tuple[VerdictApplied | VerdictNotApplied, State]:
+        verdict: Verdict = answer.data
         fingerprint = loop.work_fingerprint(snap.tree, task["id"], review)
         path, applied = None, False
         try:
@@ -128,16 +130,17 @@ def judge(
                     where = str(path) if path else None
                     loop.apply_verdict(s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=where)
                     applied = True
-                after = dict(s)
+                after = s.copy()
         except RunChanged as exc:  # re-planned: its calls stay in events.jsonl, not in the new run's budget
             after = exc.now
         if not applied:
             say(f"the run changed while Codex decided (now {after['status']}); the verdict was not applied")
             return {"applied": False, **verdict, "status": after["status"]}, after
-        result = {
+        last = after["last_verdict"]
+        result: VerdictApplied = {
             "applied": True,
             **verdict,
-            "progressed": after["last_verdict"]["progressed"],
+            "progressed": last["progressed"] if last else verdict["progressed"],
             "status": after["status"],
             "iteration": after["iteration"],
             "current_task": after["current_task"],

@@ -44,7 +44,7 @@ class Workspace:
         from autopilot import config
         from autopilot.backends import make_backend
 
-        name = config.resolve_backend(flag, (state or {}).get("backend"), self.config)
+        name = config.resolve_backend(flag, state.get("backend") if state else None, self.config)
         return make_backend(name, run_dir=str(self.store.dir), config=self.config)
 
     def conversation_for(self, backend: Backend, state: State) -> str | None:
@@ -92,10 +92,9 @@ class Workspace:
         if deadline is None:
             deadline = time.monotonic() + self.timeout()
         chosen = self.backend(backend, state)
-        run = state or {}
         # Resolved before anything happens: a bad AUTOPILOT_EFFORT is bad input, and nothing changes.
-        chosen_model = config.resolve_model(model, run.get("model"), self.config, phase)
-        chosen_effort = config.resolve_effort(effort, run.get("effort"), self.config, phase)
+        chosen_model = config.resolve_model(model, state.get("model") if state else None, self.config, phase)
+        chosen_effort = config.resolve_effort(effort, state.get("effort") if state else None, self.config, phase)
         try:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
@@ -114,7 +113,7 @@ class Workspace:
                     backend=chosen,
                     model=chosen_model,
                     effort=chosen_effort,
-                    run_id=run.get("run_id") if state is not None else run_id,
+                    run_id=state.get("run_id") if state is not None else run_id,
                     conversation_id=self.conversation_for(chosen, state) if state else None,
                     cwd=self.root,
                     deadline=deadline,
@@ -172,7 +171,7 @@ class Workspace:
                 loop.record_error(s, phase, exc.kind, str(exc), counts=not isinstance(exc, CallBusy))
             elif isinstance(exc, BudgetExhausted):
                 loop.budget_guard(s)
-            exc.run = dict(s)
+            exc.run = s.copy()
 
     def snapshot(self, base: str | None) -> git.Snapshot:
         """The work since ``base``, without the run's own plan files."""
