@@ -2,8 +2,8 @@
 
 Argument parsing is done by each command module's ``add_parser`` (``commands/``); this module
 holds the lazy table of commands, the fast paths that skip argparse (``hook EVENT``, ``state``,
-``statusline``, and ``handoff search`` with a command line it reads as argparse would), ``-C DIR``,
-and the one mapping from :class:`~autopilot.errors.BridgeError` to exit codes.
+``statusline``, and the ``handoff`` actions agents run often, with a command line read as argparse
+would: ``QUICK``), ``-C DIR``, and the one mapping from :class:`~autopilot.errors.BridgeError` to exit codes.
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run codex-bridge with ``argv`` and return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    # Hooks run on every Claude Code event, `state` is what scripts poll, agents search often: all skip argparse.
+    # Hooks run on every Claude Code event, `state` is what scripts poll, agents search and read often: all skip
+    # argparse.
     if len(argv) == 2 and argv[0] == "hook":
         from autopilot import hooks
 
@@ -103,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
 
         cwd = argv[1] if argv[0] == "-C" else None
         return _guarded(lambda: state.show(cwd=cwd))
-    searched = _quick_search(argv)
-    if searched is not None:
-        return searched
+    quick = _quick(argv)
+    if quick is not None:
+        return quick
     try:
         args = _parser(_command_of(argv)).parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a malformed command line
@@ -113,18 +114,32 @@ def main(argv: list[str] | None = None) -> int:
     return _guarded(lambda: _in_dir(args.cwd, lambda here: _run(args, here)))
 
 
-def _quick_search(argv: list[str]) -> int | None:
-    """``[-C DIR] handoff search ...`` run without argparse (~12 ms of a search process), or None: not read here."""
+# The commands agents run often, read without argparse when their command line is a usual one: the words
+# after `handoff`, and the module whose quick_args/run_quick read and run it (commands/quick.py).
+QUICK = {
+    ("search",): "handoff_search",
+    ("intake",): "handoff_intake",
+    ("from-codex", "intake"): "handoff_codex",
+    ("read",): "handoff_packets",
+}
+
+
+def _quick(argv: list[str]) -> int | None:
+    """``[-C DIR] handoff ACTION ...`` run without argparse (~12 ms of the process), or None: not read here."""
+    import importlib
+
     given = argv[:1] == ["-C"] and len(argv) > 1 and not argv[1].startswith("-")
     cwd, rest = (argv[1], argv[2:]) if given else (None, argv)
-    if rest[:2] != ["handoff", "search"]:
+    if rest[:1] != ["handoff"]:
         return None
-    from autopilot.commands import handoff_search
-
-    options = handoff_search.quick_args(rest[2:])
+    words = next((w for w in QUICK if tuple(rest[1 : 1 + len(w)]) == w), None)
+    if words is None:
+        return None
+    command = importlib.import_module(f"autopilot.commands.{QUICK[words]}")
+    options = command.quick_args(rest[1 + len(words) :])
     if options is None:  # --help, a bad value, anything unusual: argparse says it, as always
         return None
-    return _guarded(lambda: _in_dir(cwd, lambda here: handoff_search.run_quick(options, here)))
+    return _guarded(lambda: _in_dir(cwd, lambda here: command.run_quick(options, here)))
 
 
 def _run(args: argparse.Namespace, cwd: str | None) -> int:

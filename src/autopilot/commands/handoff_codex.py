@@ -6,12 +6,23 @@ The intake itself is :func:`autopilot.commands.handoff_intake.intake`, shared wi
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from autopilot.commands import handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.hooks import slash
 from autopilot.output import say
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `from-codex intake` loads this module (cli.py's fast path)
+if TYPE_CHECKING:
+    from typing import Any
+
+quick_args = handoff_intake.quick_args  # `from-codex intake` reads its command line as `intake` does
+
+
+def run_quick(options: dict[str, Any], cwd: str | None) -> int:
+    """Run a rollout's intake whose command line :func:`quick_args` read (the path is relative to ``cwd``, -C's)."""
+    return handoff_intake.run_quick(options, cwd, agent="codex")
+
 
 CLAUDE_COMMAND = slash.namespaced("from-codex")  # namespaced: it resolves even if another skill takes the bare name
 

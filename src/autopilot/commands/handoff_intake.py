@@ -11,14 +11,26 @@ the intake omits from secret-bearing files omitted, and every string redacted.
 from __future__ import annotations
 
 import os
-from typing import Any
 
+from autopilot.commands.quick import Spec, read
 from autopilot.errors import BridgeError
 from autopilot.transcripts import paging
 from autopilot.transcripts.paging import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
 
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff intake` loads this module (cli.py's fast path)
+if TYPE_CHECKING:
+    from typing import Any
+
 RAW_MAX_CHARS = 500
 RAW_MAX_ROWS = 50
+# Both intakes without argparse (cli.py's fast path), as page_options declares them (tests/unit/test_quick_args.py)
+QUICK = Spec(
+    flags={"--full": "full"},
+    values={"--before": "before_line", "--before-line": "before_line", "--limit": "limit", "--max-chars": "max_chars"},
+    ints=("before_line", "limit", "max_chars"),
+    positionals=("path",),
+    defaults={"limit": DEFAULT_LIMIT, "max_chars": DEFAULT_MAX_CHARS},
+)
 
 
 def intake(
@@ -47,6 +59,24 @@ def intake(
         raise BridgeError(f"cannot read {path}: {exc.strerror}; check the path and its permissions") from None
     emit(answer)
     return 0
+
+
+def quick_args(argv: list[str]) -> dict[str, Any] | None:
+    """The options of ``handoff intake ARGV`` (or ``from-codex intake``) as argparse would parse them, or None when
+    only argparse may say."""
+    return read(QUICK, argv)
+
+
+def run_quick(options: dict[str, Any], cwd: str | None, agent: str = "claude") -> int:
+    """Run an intake whose command line :func:`quick_args` read (the path is relative to ``cwd``, -C's)."""
+    return intake(
+        options["path"],
+        agent=agent,
+        before_line=options["before_line"],
+        limit=options["limit"],
+        max_chars=options["max_chars"],
+        full=options["full"],
+    )
 
 
 def raw_inspect(transcript: str) -> int:

@@ -9,13 +9,34 @@ transcript, resumes a session or calls a model.
 
 from __future__ import annotations
 
-from typing import Any
-
+from autopilot.commands.quick import Spec
+from autopilot.commands.quick import read as quick_read
 from autopilot.errors import BridgeError
 from autopilot.output import say
 
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff read` loads this module (cli.py's fast path)
+if TYPE_CHECKING:
+    from typing import Any
+
 AGENTS = ("claude", "codex")  # the same as sources.catalog.AGENTS, without importing the sources
 DEFAULT_LIMIT = 20
+SOURCES = ("local", "app-server")
+# `handoff read` without argparse (cli.py's fast path), as add_parser declares it (tests/unit/test_quick_args.py)
+QUICK_READ = Spec(
+    values={
+        "--from": "agent",
+        "--session": "session",
+        "--limit": "limit",
+        "--before": "before",
+        "--cursor": "cursor",
+        "--source": "source",
+        "--cwd": "project_dir",
+    },
+    ints=("limit", "before"),
+    choices={"agent": AGENTS, "source": SOURCES},
+    required=("agent", "session"),
+    defaults={"limit": DEFAULT_LIMIT},
+)
 
 
 def _project(cwd: str | None):  # type: ignore[no-untyped-def]
@@ -58,6 +79,24 @@ def read(
         )
     )
     return 0
+
+
+def quick_args(argv: list[str]) -> dict[str, Any] | None:
+    """The options of ``handoff read ARGV`` as argparse would parse them, or None when only argparse may say."""
+    return quick_read(QUICK_READ, argv)
+
+
+def run_quick(options: dict[str, Any], cwd: str | None) -> int:
+    """Run a read whose command line :func:`quick_args` read (``cwd``: from ``-C``)."""
+    return read(
+        options["agent"],
+        options["session"],
+        limit=options["limit"],
+        before=options["before"],
+        cursor=options["cursor"],
+        cwd=options["project_dir"] or cwd,
+        source=options["source"],
+    )
 
 
 def export(
@@ -161,7 +200,7 @@ def add_parser(handoff_subparsers: Any) -> None:
     p.add_argument("--from", dest="agent", choices=AGENTS, required=True)
     p.add_argument(
         "--source",
-        choices=("local", "app-server"),
+        choices=SOURCES,
         help="Codex only: `codex app-server` (read-only) or local rollouts (default: the app server, local if it "
         "cannot answer)",
     )
@@ -180,7 +219,7 @@ def add_parser(handoff_subparsers: Any) -> None:
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"events (default {DEFAULT_LIMIT})")
     p.add_argument("--before", type=int, metavar="LINE", help="older page: the previous page's nextBeforeLine")
     p.add_argument("--cursor", metavar="C", help="older page through the app server: the previous nextCursor")
-    p.add_argument("--source", choices=("local", "app-server"))
+    p.add_argument("--source", choices=SOURCES)
     where(p)
     p.set_defaults(
         func=lambda a: read(
@@ -207,7 +246,7 @@ def add_parser(handoff_subparsers: Any) -> None:
     p.add_argument("--preview", action="store_true", help="print the packet; write nothing")
     p.add_argument(
         "--source",
-        choices=("local", "app-server"),
+        choices=SOURCES,
         help="Codex only; app-server packets can be inspected but not imported",
     )
     p.add_argument(

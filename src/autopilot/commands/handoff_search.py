@@ -7,13 +7,14 @@ packets. Neither changes a packet or a transcript, runs a tool or calls a model.
 
 from __future__ import annotations
 
+from autopilot.commands.quick import Spec, read
 from autopilot.errors import BridgeError
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:
-    from typing import Any, Literal
+    from typing import Any
 
-    from autopilot.commands.shapes import SearchArgs, SearchDefaults, SearchOptions
+    from autopilot.commands.shapes import SearchArgs
 
 MAX_LIMIT = 200
 
@@ -68,59 +69,28 @@ def reindex(as_json: bool) -> int:
     return 0
 
 
-# The search command line without argparse (cli.py's fast path; argparse and its formatter cost ~8 ms, the other
-# handoff actions' parsers ~4 ms): the options add_parser declares, read as argparse reads them. Anything else
-# (--help, an abbreviation, a missing or bad value, a second query, a query starting with "-") returns None and
-# goes to argparse, so its usage, errors and exit codes stay exactly argparse's
-# (tests/unit/test_search_input.py compares the two).
-FLAGS: dict[str, Literal["json"]] = {"--json": "json"}
-VALUES: dict[str, Literal["limit", "worktree", "since", "agent", "project_dir"]] = {
-    "--limit": "limit",
-    "--worktree": "worktree",
-    "--since": "since",
-    "--agent": "agent",
-    "--cwd": "project_dir",
-}
-CHOICES = {"worktree": ("this", "all"), "agent": ("claude", "codex")}
-DEFAULTS: SearchDefaults = {"json": False, "limit": 10, "worktree": "this", "since": None, "agent": None}
+# The search command line without argparse (cli.py's fast path): the options add_parser declares, read as
+# argparse reads them (commands/quick.py; tests/unit/test_quick_args.py compares the two).
+QUICK = Spec(
+    flags={"--json": "json"},
+    values={
+        "--limit": "limit",
+        "--worktree": "worktree",
+        "--since": "since",
+        "--agent": "agent",
+        "--cwd": "project_dir",
+    },
+    ints=("limit",),
+    choices={"worktree": ("this", "all"), "agent": ("claude", "codex")},
+    positionals=("query",),
+    defaults={"limit": 10, "worktree": "this"},
+)
 
 
 def quick_args(argv: list[str]) -> SearchArgs | None:
     """The options of ``handoff search ARGV`` as argparse would parse them, or None when only argparse may say."""
-    out: SearchOptions = {**DEFAULTS, "project_dir": None}
-    query: str | None = None
-    rest = iter(argv)
-    only_positional = False
-    for arg in rest:
-        if arg == "--" and not only_positional:
-            only_positional = True
-            continue
-        if only_positional or not arg.startswith("-"):
-            if query is not None or arg == "--":
-                return None
-            query = arg
-            continue
-        if arg in FLAGS:
-            out[FLAGS[arg]] = True
-            continue
-        name, eq, value = arg.partition("=")
-        if name not in VALUES:
-            return None
-        if not eq:
-            value = next(rest, "-")
-            if value.startswith("-"):
-                return None
-        key = VALUES[name]
-        if key == "limit":
-            try:
-                out[key] = int(value)
-            except ValueError:
-                return None
-        elif key in CHOICES and value not in CHOICES[key]:
-            return None
-        else:
-            out[key] = value
-    return {**out, "query": query} if query is not None else None
+    found = read(QUICK, argv)
+    return found  # type: ignore[return-value]  # the keys QUICK declares: SearchArgs's
 
 
 def run_quick(options: SearchArgs, cwd: str | None) -> int:
