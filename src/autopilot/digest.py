@@ -12,6 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from hashlib import _Hash
+    from hashlib import blake2b as _blake2b
 
 # The constructor, found on first use (a failed import is not cached by Python: look once).
 _constructor: Callable[[bytes], _Hash] | None = None
@@ -42,3 +43,12 @@ def canonical(value: object) -> bytes:
     import orjson  # ~15 ms (it loads dataclasses and uuid): only what canonicalises pays for it
 
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def blake2b(data: bytes, digest_size: int) -> _blake2b:
+    """A BLAKE2b hash of ``data`` with ``digest_size`` bytes, from the builtin module (hashlib loads OpenSSL)."""
+    try:
+        from _blake2 import blake2b as found
+    except ImportError:  # a Python built without it: hashlib has one or fails as it would anyway
+        from hashlib import blake2b as found
+    return found(data, digest_size=digest_size)

@@ -52,3 +52,59 @@ class _ScanContext:
     parse_float = float
     parse_int = int
     parse_constant = float  # NaN, Infinity, -Infinity
+
+
+def parse_json_line(raw: bytes) -> object:
+    """``orjson.loads(raw)`` for one JSONL line, without importing orjson when it need not be.
+
+    orjson costs ~15 ms to import (it loads dataclasses, inspect and uuid), more than a cached page
+    of a transcript takes to read. The C scanner reads a line the way orjson does, except that it
+    accepts NaN, Infinity, numbers too large for a double and lone surrogate escapes, which orjson
+    refuses: those (and anything the scanner refuses) go to orjson, whose answer stands. Integers
+    beyond 64 bits, which orjson reads as floats, stay exact here.
+    """
+    if b"\\ud" in raw or b"\\uD" in raw:
+        return _orjson_loads(raw)
+    try:
+        from _json import make_scanner
+    except ImportError:
+        return _orjson_loads(raw)
+    try:
+        text = raw.decode("utf-8").strip(" \t\r\n")  # JSON's whitespace only, as orjson
+        value, end = make_scanner(_LineContext())(text, 0)  # type: ignore[arg-type]
+    except (ValueError, StopIteration, RecursionError):
+        return _orjson_loads(raw)
+    if end != len(text):
+        return _orjson_loads(raw)
+    return value
+
+
+def _orjson_loads(raw: bytes) -> object:
+    import orjson
+
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError("number out of range")
+    return value
+
+
+def _constant(text: str) -> float:
+    raise ValueError(f"{text} is not JSON")
+
+
+class _LineContext:
+    """The scanner's settings for a line orjson would read: strict strings, no NaN or Infinity, no infinite numbers."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = staticmethod(_finite)
+    parse_int = int
+    parse_constant = staticmethod(_constant)

@@ -130,13 +130,13 @@ def _check(given: str, agent: str = "claude") -> str:
 
 def _looks_like_codex(path: str) -> bool:
     """Whether the first row is a Codex rollout line (``{"timestamp", "type", "payload"}``)."""
-    import orjson
+    from autopilot.fastjson import parse_json_line
 
     try:
         with open(path, "rb") as fh:
             first = fh.readline(1 << 20)
-        row = orjson.loads(first)
-    except (OSError, orjson.JSONDecodeError):
+        row = parse_json_line(first)
+    except (OSError, ValueError):
         return False
     return (
         isinstance(row, dict)

@@ -9,12 +9,12 @@ index, so it holds only JSON values and ``array`` columns.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from array import array
 from bisect import bisect_left
 from typing import Any
 
+from autopilot.digest import blake2b
 from autopilot.transcripts.evidence import strip_reminders
 
 TYPE_CHECKING = False
@@ -118,7 +118,7 @@ def uuid_key(value: Any) -> int:
         return int(value[:8], 16) or 1
     except (ValueError, TypeError):
         data = value if isinstance(value, bytes) else str(value).encode()
-        return int.from_bytes(hashlib.blake2b(data, digest_size=4).digest(), "big") or 1
+        return int.from_bytes(blake2b(data, digest_size=4).digest(), "big") or 1
 
 
 def safe_name(value: Any) -> str:

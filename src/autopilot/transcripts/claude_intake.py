@@ -19,8 +19,7 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
-import orjson
-
+from autopilot.fastjson import parse_json_line
 from autopilot.transcripts import jsonl, paging
 from autopilot.transcripts.claude_fold import ClaudeFold, safe_name, update_lineage
 from autopilot.transcripts.evidence import (
@@ -221,9 +220,9 @@ class _View:
         for p in base.glob("**/agent-*.jsonl"):
             meta: dict[str, Any] = {}
             try:
-                loaded = orjson.loads(p.with_suffix(".meta.json").read_bytes())
+                loaded = parse_json_line(p.with_suffix(".meta.json").read_bytes())
                 meta = loaded if isinstance(loaded, dict) else {}
-            except (OSError, orjson.JSONDecodeError):
+            except (OSError, ValueError):
                 pass
             found.append(
                 (

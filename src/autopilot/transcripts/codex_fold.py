@@ -18,15 +18,14 @@ The answer is rendered by :mod:`autopilot.transcripts.codex_intake`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from array import array
 from typing import Any, cast
 
-import orjson
-
 from autopilot.codex.sessions import child_marker
+from autopilot.digest import blake2b
+from autopilot.fastjson import parse_json_line
 from autopilot.transcripts import jsonl
 
 TYPE_CHECKING = False
@@ -256,7 +255,7 @@ def split_images(parts: list[str]) -> tuple[str, list[str]]:
 
 def message_key(role: str, text: str) -> str:
     """A short key identifying one message across its representations."""
-    digest = hashlib.blake2b("".join(text.split()).encode("utf-8", "replace"), digest_size=8)
+    digest = blake2b("".join(text.split()).encode("utf-8", "replace"), digest_size=8)
     return f"{role}:{digest.hexdigest()}"
 
 
@@ -267,7 +266,7 @@ def is_harness(text: str) -> bool:
 
 def text_hash(text: str) -> str:
     """A short hash of a message's text (what a compaction kept is compared by it)."""
-    return hashlib.blake2b(" ".join(text.split()).encode(), digest_size=8).hexdigest()
+    return blake2b(" ".join(text.split()).encode(), digest_size=8).hexdigest()
 
 
 def retained_hashes(history: Any) -> list[str]:
@@ -734,10 +733,9 @@ def _patch_paths(state: CodexFoldState, line: int, patch: Any, status: str) -> N
 
 
 def _patch_argument(arguments: Any) -> Any:
-
-    try:
-        value = orjson.loads(arguments) if isinstance(arguments, str) else arguments
-    except orjson.JSONDecodeError:
+    try:  # as orjson reads it, without importing orjson for a page (fastjson.parse_json_line)
+        value = parse_json_line(arguments.encode("utf-8", "surrogatepass")) if isinstance(arguments, str) else arguments
+    except ValueError:
         return arguments
     return value.get("input") if isinstance(value, dict) else None
 

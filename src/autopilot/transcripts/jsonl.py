@@ -57,14 +57,12 @@ are re-exported here.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
+from autopilot.digest import sha256_hex
 from autopilot.paths import autopilot_home
 from autopilot.transcripts.jsonl_index import (  # re-exported: readers use them from here
     CORE_VERSION,
@@ -110,14 +108,12 @@ def scan(
             stale = cache_file is not None and cache_file.exists()
             index = Index(path, fold)
             index.status = "rebuilt" if stale else ("built" if cache else "uncached")
-        old_end = index.end
         index.path = path
         index.mtime_ns = st.st_mtime_ns
         index.head_len = len(head)
-        index.head_hash = hashlib.sha256(head).hexdigest()
+        index.head_hash = sha256_hex(head)
         snapshot = _Scanner(index, fold, fh, st.st_size, max_line_bytes).run(want_snapshot=cache)
-    changed = index.end != old_end or index.status != "reused"
-    if cache_file is not None and snapshot is not None and changed:
+    if cache_file is not None and snapshot is not None:  # a snapshot is taken only of an index that changed
         store(cache_file, snapshot)
     return index
 
@@ -127,7 +123,7 @@ def _still_valid(index: Index[Any], fh: IO[bytes], st: os.stat_result, head: byt
     same = st.st_size == index.file_size and st.st_mtime_ns == index.mtime_ns
     if not (grew or same) or index.head_len > len(head):
         return False
-    if hashlib.sha256(head[: index.head_len]).hexdigest() != index.head_hash:
+    if sha256_hex(head[: index.head_len]) != index.head_hash:
         return False
     check = index.end_bytes
     fh.seek(index.end - len(check))
@@ -158,6 +154,8 @@ class _Scanner:
             index.entries.append(line)
 
     def _one(self, line: int, part: bytes, last: bool) -> None:
+        import orjson  # loaded by run() before any line is read
+
         try:
             obj = orjson.loads(part)
         except orjson.JSONDecodeError:
@@ -194,17 +192,20 @@ class _Scanner:
         self._one(line, part, last=False)
 
     def run(self, want_snapshot: bool) -> bytes | None:
-        """Scan from the index's end to ``stop``; return the index as saved at the last newline."""
+        """Scan from the index's end to ``stop``; return the index as saved at the last newline, if it changed."""
         index, fh, fold = self.index, self.fh, self.fold
         state, offsets, entries = index.state, index.offsets, index.entries
-        loads, row, max_line = orjson.loads, fold.row, self.max_line
+        row, max_line = fold.row, self.max_line
         prefixes = getattr(fold, "skim_prefixes", None) or ()
         skim = fold.skim if prefixes else None  # type: ignore[attr-defined]
-        decode_error = orjson.JSONDecodeError
         line = index.lines  # a saved index never includes a partial last line
-        off = index.end
+        off = started = index.end
         fh.seek(off)
         remaining = self.stop - off
+        if remaining > 0:  # orjson costs ~15 ms to import: only a scan with bytes to read pays it
+            import orjson
+
+            loads, decode_error = orjson.loads, orjson.JSONDecodeError
         index.scanned_bytes = max(0, remaining)
         pieces: list[bytes] = []  # a line still being read, in chunks
         pending = 0
@@ -291,7 +292,9 @@ class _Scanner:
         finish = getattr(fold, "finish", None)
         if finish is not None:
             finish(state, line)
-        snapshot = serialise(index) if want_snapshot else None
+        # the index as saved, when it changed (scan() writes nothing else): a reused one is not re-encoded
+        changed = off != started or index.status != "reused"
+        snapshot = serialise(index) if want_snapshot and changed else None
         if pending:  # a last line with no newline: fold it into this answer only
             line += 1
             offsets.append(off)
