@@ -24,6 +24,7 @@ from typing import Any
 
 from autopilot import clock
 from autopilot.digest import canonical, sha256_hex
+from autopilot.durable import managed
 from autopilot.durable.secret import verify
 from autopilot.durable.view import (
     APPROVED,
@@ -207,7 +208,8 @@ class Log(Reader):
         return self._append(entry)
 
     def listing(self, status: str | None = None) -> dict[str, Any]:
-        """Every rule and decision (newest first, optionally of one status), counts and the log's integrity."""
+        """Every rule and decision (newest first, optionally of one status), counts, the log's integrity, and the
+        administrator's managed rules (``managed``: ``path``, ``rules``, ``refused``: why none are used)."""
         if status is not None and status not in STATUSES:
             raise BridgeError(f"{status!r} is not a status", hint=", ".join(STATUSES))
         view = self.view()
@@ -218,4 +220,5 @@ class Log(Reader):
             "counts": counts,
             "integrity": view["integrity"],
             "log": str(self.path),
+            "managed": managed.load(),
         }
