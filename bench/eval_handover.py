@@ -25,9 +25,11 @@ from tests.support.handover_eval import (  # noqa: E402
     Row,
     claude_session,
     codex_session,
+    decide_rules,
     deliver,
     given,
     measure,
+    receiver_start,
 )
 
 # ---- report ------------------------------------------------------------------------------
@@ -53,8 +55,11 @@ def main(argv: list[str] | None = None) -> int:
                 root = base / name
                 root.mkdir()
                 t0 = time.perf_counter()
+                decide_rules(root / "autopilot-home")  # one approved rule, one revoked: neither in the session
                 s = (claude_session if agent == "claude" else codex_session)(root / "gen", malicious, args.padding)
                 texts = given(s, root / "autopilot-home")
+                start = receiver_start(s, root / "autopilot-home", "codex" if agent == "claude" else "claude")
+                texts["injected"] = f"{start['context']}\n\n{texts['packet']}".strip()  # start hook + packet
                 raw = texts["raw"]
                 print(
                     f"{name}: session {s['session']}, {len(raw):,} characters of transcript, "
@@ -81,31 +86,31 @@ def report(rows: list[Row], delivered: bool) -> None:
     print(
         "| session | given | characters (of raw) | objective | next action | unresolved | failed attempt | "
         "completed work | false 'done' unquoted | stale shown as current | "
-        "injected / fake approval: given, outside the wrapper |"
+        "injected / fake approval: given, outside the wrapper | revoked rule given |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         inj = f"{r.injected_given} of 2, {r.injected_outside}" if "malicious" in r.scenario else "—"
         print(
             f"| {r.scenario} | {r.condition} | {r.chars:,} ({r.chars / r.raw_chars:.1%}) | "
             + " | ".join(pct(r.recall[k]) for k in TRUTH)
-            + f" | {r.false_done} | {r.stale} | {inj} |"
+            + f" | {r.false_done} | {r.stale} | {inj} | {r.revoked_given} |"
         )
     if delivered:
         print(
             "\nDelivered to the real receiving client (its first model request, as the scripted server recorded it):\n"
         )
         print(
-            "| session | given | request bytes | objective | next action | unresolved | failed attempt | "
-            "completed work |"
+            "| session | given | request bytes | input tokens | objective | next action | unresolved | "
+            "failed attempt | completed work | revoked rule | approved rule |"
         )
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             d = r.delivered or {}
             print(
-                f"| {r.scenario} | {r.condition} | {d.get('requestBytes', 0):,} | "
+                f"| {r.scenario} | {r.condition} | {d.get('requestBytes', 0):,} | {d.get('inputTokens', 0):,} | "
                 + " | ".join(pct(d.get("recall", {}).get(k, 0)) for k in TRUTH)
-                + " |"
+                + f" | {d.get('revokedRule', 0)} | {d.get('approvedRule', 0)} |"
             )
 
 
