@@ -27,25 +27,15 @@ from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.git import toplevel
 from autopilot.memory import observe
+from autopilot.memory.compaction import kept_through
+from autopilot.memory.facts import FIELDS, LABELS, facts, item_hash
 from autopilot.memory.reduce import reduce
 from autopilot.memory.store import SessionStore
-from autopilot.output import quoted
 from autopilot.redact import Redactor
 
-FIELDS = ("objective", "constraints", "next_action", "unresolved", "current_work", "validation", "completed")
-LABELS = {
-    "objective": "Objective",
-    "constraints": "Constraints",
-    "next_action": "Next action",
-    "unresolved": "Unresolved",
-    "current_work": "Edited since the last checkpoint",
-    "validation": "Validation runs (newest per command)",
-    "completed": "Completed (claimed)",
-}
 DEFAULT_CHARS = 2000
 MIN_CHARS = 300
 MAX_CHARS = 8000  # the clients cap hook output at 10,000 characters; the autopilot's own context shares it
-ITEM_CHARS = 400
 RESETS = ("compact", "clear")
 CLEAR_WINDOW_S = 30  # a /clear's SessionEnd and the new session's SessionStart come within this
 HEADER = (
@@ -68,48 +58,6 @@ def budget() -> int:
             f"memory_inject_chars / AUTOPILOT_MEMORY_INJECT_CHARS must be a whole number, not {raw!r}"
         ) from None
     return max(MIN_CHARS, min(MAX_CHARS, value))
-
-
-def facts(state: dict[str, Any]) -> dict[str, list[str]]:
-    """The injectable facts of a state: each field as a list of item texts.
-
-    An item's text is its identity, so it holds no time: a checkpoint that restates the same
-    objective does not make it a new fact.
-    """
-    out: dict[str, list[str]] = {f: [] for f in FIELDS}
-    obj = state.get("objective")
-    if obj:
-        where = "the checkpoint, the agent's claim" if obj["source"] == "checkpoint" else "the session's first request"
-        out["objective"] = [f"{_q(obj['text'])} (from {where})"]
-    out["constraints"] = [f"{_q(c['text'])} ({c['source']})" for c in state.get("constraints") or []]
-    nxt = state.get("nextAction")
-    if nxt:
-        where = "the checkpoint, the agent's claim" if nxt["source"] == "checkpoint" else "observed"
-        out["next_action"] = [f"{_q(nxt['text'])} ({where})"]
-    # Observed open items are failing validations: the validation field already carries them.
-    out["unresolved"] = [
-        f"{_q(u['text'])} (checkpoint claim)" for u in state.get("unresolved") or [] if u["source"] != "observed"
-    ]
-    out["current_work"] = [
-        f"{_q(e['path'])} ({e.get('tool')}{', failed' if e.get('result') == 'error' else ''})"
-        for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []
-    ]
-    out["validation"] = [
-        f"{_q(v['command'])}: {v['outcome']}" + (f" (summary line {_q(v['summary'])})" if v.get("summary") else "")
-        for v in state.get("validation") or []
-    ]
-    out["completed"] = [_q(c["text"]) for c in state.get("completed") or []]
-    return out
-
-
-def _q(text: str) -> str:
-    """A value quoted as evidence (``output.quoted``: a JSON string on one line), cut to ``ITEM_CHARS``."""
-    return quoted(text, ITEM_CHARS)
-
-
-def item_hash(field: str, text: str) -> str:
-    """The identity of one fact (a changed wording is a new fact)."""
-    return sha256_hex(f"{field}\0{text}".encode())[:16]
 
 
 def source_hash(items: dict[str, list[str]]) -> str:
@@ -160,51 +108,6 @@ def baseline_from(injections: list[dict[str, Any]]) -> dict[str, list[str]]:
             known = record.get("known")
             return {k: list(v) for k, v in known.items()} if isinstance(known, dict) else {}
     return {}
-
-
-def kept_through(store: SessionStore, injections: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """What the session still knows after a compaction: the hook context the client carries across it.
-
-    Seen with the real binaries: Claude Code keeps the tail after the last assistant message verbatim
-    (a print-mode ``/compact`` run's own SessionStart context; the prompt that triggered an automatic
-    compaction, with its context) and resends the turn's attachments after a compaction mid-turn, so
-    what was injected since the last Stop survives. Codex drops the context injected before a
-    compaction and keeps what comes after it (compacting at the start of a turn, it fires the turn's
-    SessionStart after compacting). Everything else is summarised away and is injected again.
-    """
-    observations = store.observations().records
-    at_compaction = _last(observations, lambda o: o.get("kind") == "compact" and o.get("phase") == "pre")
-    if at_compaction is None:
-        at_compaction = _last(observations, lambda o: o.get("kind") == "session" and o.get("source") == "compact")
-    if at_compaction is None:
-        return {}
-    # The logs' order, not the clock, says what came after what: a Stop, the compaction and an injection
-    # can share a millisecond. An injection records how many observations the log held when it was made.
-    if store.agent == "codex":
-        since: int | None = at_compaction
-    else:
-        since = _last(observations[:at_compaction], lambda o: o.get("kind") == "turn")
-    kept: dict[str, set[str]] = {}
-    for record in injections:
-        if record.get("kind") == "injection" and _after(record, since, observations):
-            for field, hashes in (record.get("injected") or {}).items():
-                kept.setdefault(field, set()).update(hashes)
-    return {f: sorted(h) for f, h in kept.items()}
-
-
-def _after(record: dict[str, Any], index: int | None, observations: list[dict[str, Any]]) -> bool:
-    """Whether an injection was made after observation ``index`` (None: before the first; always true)."""
-    if index is None:
-        return True
-    seen = record.get("observed")
-    if isinstance(seen, int) and not isinstance(seen, bool):
-        return seen > index
-    return str(record.get("at")) > str(observations[index].get("at"))  # records written before "observed"
-
-
-def _last(items: list[dict[str, Any]], match: Any) -> int | None:
-    """The index of the last item ``match`` accepts, or None."""
-    return next((n for n in range(len(items) - 1, -1, -1) if match(items[n])), None)
 
 
 def own_request(state: dict[str, Any]) -> bool:
