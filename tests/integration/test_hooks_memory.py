@@ -253,7 +253,16 @@ def preserved_scenario(bridge, repo: Path, trigger: str) -> str:
     run_hook(bridge, "Stop", repo, stop_hook_active=False)
     assert '"/w/cli.py"' in context_of(run_hook(bridge, "SessionStart", repo, source="resume"))
     run_hook(bridge, "PreCompact", repo, trigger=trigger, custom_instructions=None)
-    return context_of(run_hook(bridge, "SessionStart", repo, source="compact"))
+    return after_compaction(bridge, repo, trigger)
+
+
+def after_compaction(bridge, repo: Path, trigger: str, summary: str = "<summary>nothing kept</summary>") -> str:
+    """SessionStart(compact), PostCompact with ``summary``, then a prompt: what restored the session's facts
+    (the SessionStart's context after an automatic compaction, the prompt's after `/compact`)."""
+    at_start = context_of(run_hook(bridge, "SessionStart", repo, source="compact"))
+    run_hook(bridge, "PostCompact", repo, trigger=trigger, compact_summary=summary)
+    at_prompt = context_of(run_hook(bridge, "UserPromptSubmit", repo, prompt="what now?"))
+    return at_start if trigger == "auto" else at_prompt
 
 
 def test_a_compaction_keeps_what_was_injected_in_the_current_turn(git_repo, bridge):
@@ -287,7 +296,9 @@ def test_a_compaction_orders_by_the_logs_when_the_clock_does_not_move(git_repo, 
         claude_event(git_repo, "Stop", stop_hook_active=False)
         assert '"/w/cli.py"' in claude_event(git_repo, "SessionStart", source="resume")
         claude_event(git_repo, "PreCompact", trigger="manual", custom_instructions=None)
-        after = claude_event(git_repo, "SessionStart", source="compact")
+        assert claude_event(git_repo, "SessionStart", source="compact") == ""  # the summary is not known yet
+        claude_event(git_repo, "PostCompact", trigger="manual", compact_summary="<summary>nothing</summary>")
+        after = claude_event(git_repo, "UserPromptSubmit", prompt="what now?")
     assert "NEXT-ACTION-MARKER" in after and '"/w/cli.py"' not in after
 
 
@@ -298,7 +309,7 @@ def test_a_compaction_forgets_what_earlier_turns_were_told(git_repo, bridge):
     assert '"/w/cli.py"' in context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="next"))
     run_hook(bridge, "Stop", git_repo, stop_hook_active=False)
     run_hook(bridge, "PreCompact", git_repo, trigger="manual", custom_instructions=None)
-    assert '"/w/cli.py"' in context_of(run_hook(bridge, "SessionStart", git_repo, source="compact"))
+    assert '"/w/cli.py"' in after_compaction(bridge, git_repo, "manual")
 
 
 def codex_event(repo: Path, event: str, **fields) -> str:

@@ -22,10 +22,13 @@ def payload(event: str, cwd: Any, **fields: Any) -> dict[str, Any]:
 
 
 def run_hook(bridge, event: str, cwd: Any, **fields: Any) -> dict[str, Any] | None:
-    """Run one hook in-process; returns its JSON answer (None when it printed nothing); it must exit 0."""
+    """Run one hook in-process; returns its JSON answer (None when it printed nothing; ``{"plain": text}`` for a
+    line of plain text); it must exit 0."""
     code, out, err = bridge("hook", event, stdin=json.dumps(payload(event, cwd, **fields)))
     assert code == 0, err
-    return json.loads(out) if out.strip() else None
+    if not out.strip():
+        return None
+    return json.loads(out) if out.lstrip().startswith("{") else {"plain": out.strip()}
 
 
 def context_of(answer: dict[str, Any] | None) -> str:

@@ -20,6 +20,7 @@ A *step* is a plain dict, so a script can be a JSON file:
     {"status": 529, "error": {"type": "overloaded_error", "message": "..."}}  HTTP error
     {"stream_error": {"type": "overloaded_error", "message": "..."}}  SSE ``error`` event
     {"delay": 1.5, ...}   wait before answering;  {"drop": true}  close without answering
+    {"headers": {...}, ...}   extra response headers (e.g. the ``anthropic-ratelimit-unified-*`` ones)
 
 Which step answers a request:
     1. a *background* request (by default one for a haiku/small model, which Claude Code
@@ -111,8 +112,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # quiet: tests read .requests instead
         pass
 
-    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+    def _send(
+        self, status: int, body: bytes, ctype: str = "application/json", headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("content-type", ctype)
         self.send_header("content-length", str(len(body)))
         self.send_header("request-id", f"req_01Scripted{next(self.server.owner._request_ids):08d}")
@@ -154,10 +159,11 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         message = owner._message(step, body)
+        extra = step.get("headers")
         if body.get("stream"):
-            self._send(200, _sse(message, step.get("stream_error")), "text/event-stream")
+            self._send(200, _sse(message, step.get("stream_error")), "text/event-stream", extra)
         else:
-            self._send(200, json.dumps(message).encode())
+            self._send(200, json.dumps(message).encode(), headers=extra)
 
 
 def _error_body(kind: str, message: str) -> bytes:

@@ -343,6 +343,8 @@ def _still_in_log(last_hash: str) -> bool:
 
 # -- the hook answer: rules, then the active memory's facts ----------------------------------------------
 
+TURN_EVENTS = ("SessionStart", "UserPromptSubmit")  # the events that carry context into a turn
+
 
 def hook_answer(agent: str, event: str, data: dict[str, Any], room: int) -> dict[str, Any] | None:
     """The hook JSON for ``event``: the rules block and the changed facts in ``additionalContext`` (rules first,
@@ -350,11 +352,14 @@ def hook_answer(agent: str, event: str, data: dict[str, Any], room: int) -> dict
     store = session_store(agent, data)
     if store is None:
         return None
+    if event not in TURN_EVENTS:  # a compaction: the memory's checkpoint and comparison, never rules
+        return facts_answer(agent, event, data, room=room)
     rules, notices = before_turn(store, event, data, room)
     left = room - (len(rules) + len(SEPARATOR) if rules else 0)
     facts = facts_answer(agent, event, data, room=left) if left > 0 else None
     text = ((facts or {}).get("hookSpecificOutput") or {}).get("additionalContext")
     context = SEPARATOR.join(t for t in (rules, text) if t)
+    notices = [*notices, *([facts["systemMessage"]] if facts and facts.get("systemMessage") else [])]
     out: dict[str, Any] = {}
     if context:
         out["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": context}

@@ -1,7 +1,8 @@
 """Claude Code hooks: one entry point, one dispatch table; they fail open, but visibly.
 
 ``codex-bridge hook <Event>`` reads the event's JSON on stdin and prints at most one JSON
-object on stdout. Every hook exits 0: a block happens only on purpose, through
+object on stdout (PostCompact: at most one line of plain text, which Claude Code shows as it is).
+Every hook exits 0: a block happens only on purpose, through
 ``{"decision": "block"}``; an internal error becomes a ``systemMessage`` and a crash-log line.
 
 The fast path comes first. Most events arrive in workspaces without a run, so before anything
@@ -89,6 +90,9 @@ OPTIONAL: tuple[tuple[str, type], ...] = (
     ("reason", str),
     ("source", str),
 )
+# Claude Code 2.1.332 shows a PostCompact hook's stdout under "Compacted" as it is (JSON included, unparsed) and
+# refuses hookSpecificOutput for it: a notice there is printed as plain text.
+PLAIN_EVENTS = frozenset({"PostCompact"})
 # Typed exactly (after trimming) by a human in a root session: record the handoff pointer, no model request.
 HANDOFF_PROMPTS = ("$handoff", "/handoff", "/codex-autopilot:handoff")
 
@@ -115,7 +119,10 @@ def main(event: str) -> int:
             out = dispatch(event, data)
     except Exception as exc:  # fail open, visibly
         out = failed(event, exc)
-    if out:
+    if out and event in PLAIN_EVENTS and set(out) == {"systemMessage"}:
+        sys.stdout.write(str(capped(out)["systemMessage"]) + "\n")  # shown as it is, not as JSON
+        sys.stdout.flush()
+    elif out:
         import json
 
         sys.stdout.write(json.dumps(capped(out)) + "\n")

@@ -7,6 +7,7 @@ compaction's summary (:mod:`.compaction`) both work on these items.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from autopilot.digest import sha256_hex
@@ -32,29 +33,55 @@ def facts(state: dict[str, Any]) -> dict[str, list[str]]:
     objective does not make it a new fact.
     """
     out: dict[str, list[str]] = {f: [] for f in FIELDS}
+    for field, text, _ in entries(state):
+        out[field].append(text)
+    return out
+
+
+def current_facts(state: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The facts of a state by field, each keyed by its :func:`item_hash`."""
+    return {f: {item_hash(f, t): t for t in items} for f, items in facts(state).items()}
+
+
+def entries(state: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Each fact of a state as (field, item text, what it is made of).
+
+    What it is made of says how a text (a compaction's summary) can be checked for the fact:
+    ``{"kind": "sentence", "text"}``, ``{"kind": "path", "path"}`` or ``{"kind": "run", "command", "outcome"}``.
+    """
     obj = state.get("objective")
     if obj:
-        where = "the checkpoint, the agent's claim" if obj["source"] == "checkpoint" else "the session's first request"
-        out["objective"] = [f"{_q(obj['text'])} (from {where})"]
-    out["constraints"] = [f"{_q(c['text'])} ({c['source']})" for c in state.get("constraints") or []]
+        where = _provenance(obj, "the session's first request")
+        yield "objective", f"{_q(obj['text'])} (from {where})", _sentence(obj["text"])
+    for c in state.get("constraints") or []:
+        yield "constraints", f"{_q(c['text'])} ({c['source']})", _sentence(c["text"])
     nxt = state.get("nextAction")
     if nxt:
-        where = "the checkpoint, the agent's claim" if nxt["source"] == "checkpoint" else "observed"
-        out["next_action"] = [f"{_q(nxt['text'])} ({where})"]
+        yield "next_action", f"{_q(nxt['text'])} ({_provenance(nxt, 'observed')})", _sentence(nxt["text"])
     # Observed open items are failing validations: the validation field already carries them.
-    out["unresolved"] = [
-        f"{_q(u['text'])} (checkpoint claim)" for u in state.get("unresolved") or [] if u["source"] != "observed"
-    ]
-    out["current_work"] = [
-        f"{_q(e['path'])} ({e.get('tool')}{', failed' if e.get('result') == 'error' else ''})"
-        for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []
-    ]
-    out["validation"] = [
-        f"{_q(v['command'])}: {v['outcome']}" + (f" (summary line {_q(v['summary'])})" if v.get("summary") else "")
-        for v in state.get("validation") or []
-    ]
-    out["completed"] = [_q(c["text"]) for c in state.get("completed") or []]
-    return out
+    for u in state.get("unresolved") or []:
+        if u["source"] != "observed":
+            yield "unresolved", f"{_q(u['text'])} (checkpoint claim)", _sentence(u["text"])
+    for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []:
+        failed = ", failed" if e.get("result") == "error" else ""
+        yield "current_work", f"{_q(e['path'])} ({e.get('tool')}{failed})", {"kind": "path", "path": e["path"]}
+    for v in state.get("validation") or []:
+        said = f" (summary line {_q(v['summary'])})" if v.get("summary") else ""
+        text = f"{_q(v['command'])}: {v['outcome']}{said}"
+        yield "validation", text, {"kind": "run", "command": v["command"], "outcome": v["outcome"]}
+    for c in state.get("completed") or []:
+        yield "completed", _q(c["text"]), _sentence(c["text"])
+
+
+def _provenance(item: dict[str, Any], otherwise: str) -> str:
+    """Where an objective or next action came from, as the injected text says it."""
+    if item["source"] == "checkpoint":
+        return "the checkpoint, the agent's claim"
+    return otherwise
+
+
+def _sentence(text: str) -> dict[str, Any]:
+    return {"kind": "sentence", "text": text}
 
 
 def _q(text: str) -> str:

@@ -26,7 +26,7 @@ from autopilot.config import load_config
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.git import toplevel
-from autopilot.memory import observe
+from autopilot.memory import compaction, observe
 from autopilot.memory.compaction import kept_through
 from autopilot.memory.facts import FIELDS, LABELS, facts, item_hash
 from autopilot.memory.reduce import reduce
@@ -165,8 +165,12 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     state = reduce(observed, store.checkpoints().records)
     items = facts(state)
     doc = store.load_active() or {}
+    awaiting = source == "compact" and compaction.summary_follows(store.agent, observed)
     if source == "compact":
-        known = kept_through(store, store.injections().records)
+        injections = store.injections().records
+        known = kept_through(store, injections)
+        for field, hashes in compaction.held_since(observed, injections).items():  # Codex: PostCompact came first
+            known[field] = sorted(set(known.get(field, [])) | hashes)
     elif reset:
         known = {}
     elif isinstance(doc.get("baseline"), dict):
@@ -179,7 +183,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         for f in ("objective", "constraints"):  # the request itself is in the model's context
             knows[f] |= set(current[f])
     delta = {f: [t for h, t in current[f].items() if h not in knows[f]] for f in FIELDS}
-    delta = {f: v for f, v in delta.items() if v}
+    delta = {} if awaiting else {f: v for f, v in delta.items() if v}
     footer = f"codex-bridge handoff active --agent {store.agent} --session {store.session}"
     limit = budget() if room is None else min(budget(), room)
     text, shown, left = render(delta, limit, footer) if delta else ("", {}, 0)
@@ -206,13 +210,35 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         }
         if reset:
             record["reset"] = source
+        if awaiting:
+            record["awaiting"] = "PostCompact"  # what the summary dropped is injected once it is known
         if carried:
             record["carriedFrom"] = carried
         store.append(observe.INJECTIONS, [record])
     store.save_active({"v": observe.VERSION, "state": state, "baseline": baseline, "updated": now_ms()})
     # Facts left out for want of room must come next time, even if nothing else changes by then.
-    store.write_mark((-1, -1) if left else store.sizes())
+    store.write_mark((-1, -1) if left or awaiting else store.sizes())
     return text if shown else None
+
+
+def after_compaction(store: SessionStore, data: dict[str, Any]) -> str | None:
+    """Compare the summary with the facts, let the session know what it holds, and say what it dropped.
+
+    The held facts join what the session knows, so only the dropped ones are injected before the next turn;
+    the line is the person's report (said again with the restoring injection when that comes later).
+    """
+    record = compaction.after(store, data)
+    if record is None:
+        return None
+    doc = store.load_active() or {}
+    known = {k: set(v) for k, v in (doc.get("baseline") or {}).items()} if isinstance(doc.get("baseline"), dict) else {}
+    for field, hashes in (record.get("held") or {}).items():
+        known.setdefault(field, set()).update(hashes)
+    baseline = {f: sorted(known[f]) for f in FIELDS if known.get(f)}
+    store.save_active({**doc, "v": observe.VERSION, "baseline": baseline, "updated": now_ms()})
+    store.write_mark((-1, -1))  # the next prompt decides what to restore, even if nothing else changed
+    line = compaction.report_if_restored(store, record, known)
+    return line or compaction.pending_report(record)
 
 
 def session_store(agent: str, data: dict[str, Any]) -> SessionStore | None:
@@ -225,12 +251,23 @@ def session_store(agent: str, data: dict[str, Any]) -> SessionStore | None:
 
 
 def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None = None) -> dict[str, Any] | None:
-    """The hook JSON that injects the changed facts for ``event`` within ``room`` characters (None: nothing new,
-    nothing recorded, or no room)."""
+    """The hook JSON for ``event``: before a turn, the changed facts within ``room`` characters (and the report
+    of the last compaction, once); before a compaction, the automatic checkpoint (no output); after one, the
+    comparison of its summary with the facts (a notice). None: nothing new, or nothing recorded."""
     store = session_store(agent, data)
     if store is None:
         return None
-    text = before_turn(store, event, data, room)
-    if not text:
+    if event == "PreCompact":
+        compaction.checkpoint_before(store, f"before a {data.get('trigger') or 'unknown'} compaction")
         return None
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    if event == "PostCompact":
+        notice = after_compaction(store, data)
+        return {"systemMessage": notice} if notice else None
+    text = before_turn(store, event, data, room)
+    out: dict[str, Any] = {}
+    if text:
+        out["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": text}
+    notice = compaction.report_due(store)
+    if notice:
+        out["systemMessage"] = notice
+    return out or None

@@ -409,7 +409,10 @@ def rules_due(event: str, data: dict[str, Any], folder: str) -> bool:
 
 
 def due(event: str, data: dict[str, Any], folder: str) -> bool:
-    """Whether this event may have something to inject: a reset (compaction, /clear) or a fact new since the mark."""
+    """Whether this event may have something to do beyond recording: a compaction (the checkpoint before it, the
+    comparison with its summary after it), a reset (/clear) or a fact new since the mark."""
+    if event in ("PreCompact", "PostCompact"):
+        return True  # the automatic checkpoint before, the comparison with the summary after
     if event not in ("SessionStart", "UserPromptSubmit"):
         return False
     source = data.get("source")

@@ -17,6 +17,9 @@ times, so they fall where they happened), duplicates by id are kept once. The ru
 - **next action**: the newest checkpoint's, unless a validation failed after it and still fails:
   then making that command pass is the next action (observed).
 - **current work**: the newest request and the files edited since the newest checkpoint.
+
+An automatic checkpoint (``by: hook-auto``, taken before a compaction) is derived from these same logs:
+it is kept as a record (``automaticCheckpoint``) and never counts as a checkpoint here.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.transcripts.shapes import Judged
 
+AUTOMATIC = "hook-auto"  # the ``by`` of a checkpoint the hooks took (memory/compaction.py): a record, never a claim
 RECENT_EDITS = 20
 CONSTRAINTS_FROM_REQUEST = 10
 CONSTRAINT_CHARS = 300
@@ -72,7 +76,9 @@ def ordered(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]) -> dict[str, Any]:
     """The active state of one session."""
     obs = ordered(observations)
-    cps = sorted(checkpoints, key=lambda c: str(c.get("at") or ""))
+    every = sorted(checkpoints, key=lambda c: str(c.get("at") or ""))
+    cps = [c for c in every if c.get("by") != AUTOMATIC]
+    automatic = [c for c in every if c.get("by") == AUTOMATIC]
     last_cp = cps[-1] if cps else None
     cp_at = str(last_cp.get("at")) if last_cp else ""
 
@@ -103,6 +109,7 @@ def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
         "turns": sum(1 for o in obs if o.get("kind") == "turn"),
         "requests": len(requests),
         "checkpoint": _checkpoint(last_cp, len(cps)),
+        "automaticCheckpoint": _checkpoint(automatic[-1], len(automatic)) if automatic else None,
         "recoveries": [
             {k: o.get(k) for k in ("at", "transcript", "added", "gaps")} for o in obs if o.get("kind") == "recovery"
         ],

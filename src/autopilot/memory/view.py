@@ -147,6 +147,14 @@ def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
         for r in logs["injections"].records
         if r.get("kind") == "injection"
     ]
+    reports = [
+        {k: r.get(k) for k in ("at", "compaction", "dropped", "restored", "bytes", "line")}
+        for r in logs["injections"].records
+        if r.get("kind") == "report"
+    ]
+    automatic = state["automaticCheckpoint"]
+    if automatic:
+        automatic = {**automatic, "ageSeconds": age_seconds(automatic.get("at"), now)}
     out = {
         "trust": TRUST,
         "agent": store.agent,
@@ -166,7 +174,9 @@ def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
             "editsTotal": state["edits"]["total"],
         },
         "checkpoint": checkpoint,
+        "automaticCheckpoint": automatic,
         "compactions": state["compactions"],
+        "compactionReports": reports[-HISTORY_SHOWN:],
         "model": state["model"],
         "modelChanges": state["modelChanges"],
         "turns": state["turns"],
@@ -211,7 +221,13 @@ def text(v: dict[str, Any]) -> str:
         if cp
         else "Checkpoint: none"
     )
+    auto = v.get("automaticCheckpoint")
+    if auto:
+        newest = f"newest {auto['at']} ({auto['source']})"
+        lines.append(f"Automatic checkpoint: {auto['count']} taken, {newest}, not the agent's claim")
     lines.append(f"Compactions: {len(v['compactions'])}; model changes: {len(v['modelChanges'])}; turns: {v['turns']}")
+    for r in v.get("compactionReports") or []:
+        lines.append(f"  {r['at']}: {r['line']}")
     cov = v["coverage"]
     lines.append(f"Coverage: {cov['status']}")
     for r in cov["reasons"]:

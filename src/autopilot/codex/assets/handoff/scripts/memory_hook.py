@@ -487,6 +487,8 @@ def rules_due(event: str, data: dict, folder: str) -> bool:  # type: ignore[type
 
 def due(event: str, data: dict, folder: str) -> bool:  # type: ignore[type-arg]
     """Whether this event may have something to inject."""
+    if event in ("PreCompact", "PostCompact"):
+        return True  # the automatic checkpoint before, the comparison with the summary after
     if event not in ("SessionStart", "UserPromptSubmit"):
         return False
     source = data.get("source")
