@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import pytest
 
 from autopilot.memory import observe
 from tests.support.agents import agent_bin
-from tests.support.claude_driver import ClaudeDriver, summarizer
+from tests.support.claude_driver import ClaudeDriver, is_summary_request, summarizer
 from tests.support.messages_server import MessagesServer, text, tool_use
 from tests.support.plugin_harness import REPO
 
@@ -34,9 +36,19 @@ def request_for(server: MessagesServer, prompt: str) -> str:
 
 
 def memory_in(request: str) -> str:
-    """The active memory's injected text in a request (from its header on), or '' when there is none."""
-    at = request.find(HEADER)
-    return request[at : at + 6000] if at >= 0 else ""
+    """The active memory's injected text in a request (the text block that holds its header), or '' when none."""
+
+    def texts(value: object) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [t for v in value.values() for t in texts(v)]
+        if isinstance(value, list):
+            return [t for v in value for t in texts(v)]
+        return []
+
+    found = [t[t.find(HEADER) :] for t in texts(json.loads(request)) if HEADER in t]
+    return found[-1] if found else ""
 
 
 def logged(repo: Path, session: str) -> list[dict]:
@@ -76,3 +88,66 @@ def test_compact_and_clear_typed_in_the_tui_keep_the_sessions_memory(tmp_path, g
     assert "compact" in sources
     cleared = [s for s in c.sessions() if s != first]
     assert cleared and any(o.get("source") == "clear" for o in logged(git_repo, cleared[-1]) if o["kind"] == "session")
+
+
+SUMMARY_TEXT = (
+    "<summary>1. Primary request: the user wants a small widget library. 2. Work so far: many modules were "
+    "written and some tests were run. 3. Current work: continuing with the library.</summary>"
+)
+RUNS = ["a", "b", "c", "d", "e", "a"]  # test_e fails; test_a runs twice
+
+
+def dropping_summarizer(body: dict) -> dict | None:
+    """Compaction requests get a summary that keeps the request and drops every path and test outcome."""
+    return text(SUMMARY_TEXT, usage={"input_tokens": 100, "output_tokens": 50}) if is_summary_request(body) else None
+
+
+def test_compact_in_the_tui_restores_what_the_summary_dropped_and_says_so(tmp_path, git_repo):
+    """`/compact` after 21 edits and 6 test runs: the next request carries the next action, the unresolved item,
+    every test command's last outcome and the edited files the summary dropped; the person sees the one-line report."""
+    agent_bin("claude")
+    python = sys.executable
+    steps = [tool_use("Write", {"file_path": str(git_repo / "notes.md"), "content": "plan\n"}), text("Planned.")]
+    for n in range(1, 21):
+        steps.append(tool_use("Write", {"file_path": str(git_repo / f"widgets/w{n:02}.py"), "content": f"W = {n}\n"}))
+    for name in "abcde":
+        body = "def test_it():\n    assert " + ("False" if name == "e" else "True") + "\n"
+        steps.append(tool_use("Write", {"file_path": str(git_repo / f"tests/test_{name}.py"), "content": body}))
+    for name in RUNS:
+        steps.append(tool_use("Bash", {"command": f"{python} -m pytest -q -p no:cacheprovider tests/test_{name}.py"}))
+    steps += [text("Widgets written, test_e still fails."), text("Continuing from the memory.")]
+    with MessagesServer(responder=dropping_summarizer) as srv:
+        srv.push(*steps)
+        c = ClaudeDriver(tmp_path / "c", srv, work=git_repo, plugin_dir=REPO, env={"AUTOPILOT_PYTHON": python})
+        with c.tui("--permission-mode", "default") as tui:
+            tui.send("Build the widget library in widgets/ with tests.", expect=2)
+            session = tui.session_id or c.sessions()[-1]
+            checkpoint = {
+                "objective": "Build the widget library in widgets/ with tests",
+                "next_action": "write the widget registry",
+                "unresolved": ["UNRESOLVED-MARKER: the widget registry has no owner"],
+            }
+            proc = subprocess.run(
+                [python, "-m", "autopilot", "handoff", "checkpoint", "--agent", "claude", "--session", session,
+                 "--file", "-"],
+                cwd=git_repo, input=json.dumps(checkpoint), capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+            tui.send("Now write the widgets and run their tests.", expect=32, timeout=400)
+            tui.send("/compact")
+            compacted = tui.screen()
+            tui.send("what next after the compaction?")
+            answered = tui.screen()
+        request = request_for(srv, "what next after the compaction?")
+    injected = memory_in(request)
+    assert SUMMARY_TEXT.split("</summary>")[0][-40:] in request  # the compaction really happened
+    assert "make `" in injected and "test_e.py` pass" in injected  # the next action: the failing run
+    assert "UNRESOLVED-MARKER" in injected
+    for name in "abcde":
+        outcome = "fail" if name == "e" else "pass"
+        assert f'tests/test_{name}.py": {outcome}' in injected, name
+    assert all(f"widgets/w{n:02}.py" in injected for n in range(1, 21))
+    log = [o["kind"] for o in logged(git_repo, session)]
+    assert log.count("edit") >= 26 and log.count("run") == 6
+    assert "compaction dropped" in compacted and "restored with the next message" in compacted
+    assert re.search(r"compaction dropped (\d+) facts the task needs; \1 restored \(\d+\.\d KB\)", answered), answered

@@ -77,7 +77,7 @@ def test_changed_facts_are_injected_once(git_repo, bridge):
     first = context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="and now?"))
     assert '"/w/export.py" (Edit)' in first and '"pytest -q": fail' in first and "Objective" not in first
     assert run_hook(bridge, "UserPromptSubmit", git_repo, prompt="and now?") is None
-    assert [r["fields"] for r in injections(git_repo)] == [["next_action", "current_work", "validation"]]
+    assert [r["fields"] for r in injections(git_repo)] == [["next_action", "validation", "current_work"]]
 
 
 def test_a_checkpoint_is_injected_on_the_next_prompt_with_its_history(git_repo, bridge):

@@ -124,7 +124,7 @@ def holds(summary: str, state: dict[str, Any], worktree: str) -> dict[str, set[s
     """The hashes (``inject.item_hash``) of the facts of ``state`` that ``summary`` still says, by field."""
     vocabulary = words(summary)
     out: dict[str, set[str]] = {}
-    for field, text, probe in entries(state):
+    for field, text, probe in entries(state, worktree):
         kind = probe["kind"]
         if kind == "path":
             held = says_path(summary, probe["path"], worktree)
@@ -250,7 +250,7 @@ def after(store: SessionStore, data: dict[str, Any]) -> dict[str, Any] | None:
         return None
     observations = store.observations().records
     state = reduce(observations, store.checkpoints().records)
-    current = current_facts(state)
+    current = current_facts(state, store.worktree)
     held = holds(summary, state, store.worktree)
     # Kept is what the context carried across; what was injected after the compaction began restores, it is
     # not kept (an automatic compaction's SessionStart comes before this).

@@ -7,13 +7,15 @@ compaction's summary (:mod:`.compaction`) both work on these items.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
 from autopilot.digest import sha256_hex
 from autopilot.output import quoted
 
-FIELDS = ("objective", "constraints", "next_action", "unresolved", "current_work", "validation", "completed")
+# In the order a short excerpt keeps them: what to do next and what is open come before the files touched.
+FIELDS = ("objective", "constraints", "next_action", "unresolved", "validation", "current_work", "completed")
 LABELS = {
     "objective": "Objective",
     "constraints": "Constraints",
@@ -26,25 +28,27 @@ LABELS = {
 ITEM_CHARS = 400
 
 
-def facts(state: dict[str, Any]) -> dict[str, list[str]]:
+def facts(state: dict[str, Any], worktree: str | None = None) -> dict[str, list[str]]:
     """The injectable facts of a state: each field as a list of item texts.
 
     An item's text is its identity, so it holds no time: a checkpoint that restates the same
     objective does not make it a new fact.
     """
     out: dict[str, list[str]] = {f: [] for f in FIELDS}
-    for field, text, _ in entries(state):
+    for field, text, _ in entries(state, worktree):
         out[field].append(text)
     return out
 
 
-def current_facts(state: dict[str, Any]) -> dict[str, dict[str, str]]:
+def current_facts(state: dict[str, Any], worktree: str | None = None) -> dict[str, dict[str, str]]:
     """The facts of a state by field, each keyed by its :func:`item_hash`."""
-    return {f: {item_hash(f, t): t for t in items} for f, items in facts(state).items()}
+    return {f: {item_hash(f, t): t for t in items} for f, items in facts(state, worktree).items()}
 
 
-def entries(state: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """Each fact of a state as (field, item text, what it is made of).
+def entries(state: dict[str, Any], worktree: str | None = None) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Each fact of a state as (field, item text, what it is made of), in the order of :data:`FIELDS`.
+
+    A file inside ``worktree`` is named by its path there (shorter, and what the agent works with).
 
     What it is made of says how a text (a compaction's summary) can be checked for the fact:
     ``{"kind": "sentence", "text"}``, ``{"kind": "path", "path"}`` or ``{"kind": "run", "command", "outcome"}``.
@@ -62,15 +66,25 @@ def entries(state: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for u in state.get("unresolved") or []:
         if u["source"] != "observed":
             yield "unresolved", f"{_q(u['text'])} (checkpoint claim)", _sentence(u["text"])
-    for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []:
-        failed = ", failed" if e.get("result") == "error" else ""
-        yield "current_work", f"{_q(e['path'])} ({e.get('tool')}{failed})", {"kind": "path", "path": e["path"]}
     for v in state.get("validation") or []:
         said = f" (summary line {_q(v['summary'])})" if v.get("summary") else ""
         text = f"{_q(v['command'])}: {v['outcome']}{said}"
         yield "validation", text, {"kind": "run", "command": v["command"], "outcome": v["outcome"]}
+    for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []:
+        failed = ", failed" if e.get("result") == "error" else ""
+        path = shown_path(e["path"], worktree)
+        yield "current_work", f"{_q(path)} ({e.get('tool')}{failed})", {"kind": "path", "path": e["path"]}
     for c in state.get("completed") or []:
         yield "completed", _q(c["text"]), _sentence(c["text"])
+
+
+def shown_path(path: str, worktree: str | None) -> str:
+    """``path`` relative to ``worktree`` when it is inside it, else as it is."""
+    if worktree and os.path.isabs(path):
+        rel = os.path.relpath(path, worktree)
+        if rel != "." and not rel.startswith(".."):
+            return rel
+    return path
 
 
 def _provenance(item: dict[str, Any], otherwise: str) -> str:

@@ -163,7 +163,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     carried = adopt_cleared(store) if source == "clear" else None
     observed = store.observations().records
     state = reduce(observed, store.checkpoints().records)
-    items = facts(state)
+    items = facts(state, store.worktree)
     doc = store.load_active() or {}
     awaiting = source == "compact" and compaction.summary_follows(store.agent, observed)
     if source == "compact":
