@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from autopilot.codex.shapes import RateLimits, Window
+
 RECENT_DAYS = 8  # a weekly window that started before this has reset anyway
 MAX_FILES = 24
 FIRST_TAIL = 32 * 1024  # a turn's token_count is usually in its rollout's last few kB
@@ -35,7 +37,7 @@ SUFFIXES = (".jsonl", ".jsonl.zst")  # codex/sessions.SUFFIXES
 NAMES = {"primary": "5-hour", "secondary": "weekly"}  # what the Codex service's two windows are
 
 
-def latest(codex_home: Path | str | None = None, *, now: float | None = None) -> dict[str, Any] | None:
+def latest(codex_home: Path | str | None = None, *, now: float | None = None) -> RateLimits | None:
     """The newest rate-limit record under ``$CODEX_HOME/sessions``, or None when no recent rollout has one.
 
     ``{"rollout", "at", "limit_id", "limit_name", "plan_type", "primary", "secondary"}``; each window is
@@ -151,41 +153,41 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _describe(record: dict[str, Any], path: str, now: float) -> dict[str, Any]:
+def _describe(record: dict[str, Any], path: str, now: float) -> RateLimits:
     at = record.get("at") if isinstance(record.get("at"), str) else None
-    result: dict[str, Any] = {
+    return {
         "rollout": path,
         "at": at,
         "limit_id": record.get("limit_id"),
         "limit_name": record.get("limit_name"),
         "plan_type": record.get("plan_type"),
+        "primary": _window(record.get("primary"), at, now),
+        "secondary": _window(record.get("secondary"), at, now),
     }
-    for key in ("primary", "secondary"):
-        raw = record.get(key)
-        if not isinstance(raw, dict):
-            result[key] = None
-            continue
-        used = _number(raw.get("used_percent")) or 0.0
-        minutes = _number(raw.get("window_minutes"))
-        resets = _number(raw.get("resets_at"))
-        # Without a reset time, the window is over once its length has passed since the record.
-        over = (
-            resets <= now
-            if resets is not None
-            else bool(minutes and at and (clock.epoch(at) or 0.0) + minutes * 60 <= now)
-        )
-        result[key] = {
-            "used_percent": used,
-            "left_percent": 100.0 if over else max(0.0, round(100.0 - used, 2)),
-            "window_minutes": int(minutes) if minutes is not None else None,
-            "resets_at": clock.iso(resets) if resets is not None else None,
-            "resets_at_unix": int(resets) if resets is not None else None,
-            "reset": over,
-        }
-    return result
 
 
-def window_name(key: str, window: dict[str, Any]) -> str:
+def _window(raw: object, at: str | None, now: float) -> Window | None:
+    """One window of a record as Codex wrote it, with what is left of it ``now`` (None: no window)."""
+    if not isinstance(raw, dict):
+        return None
+    used = _number(raw.get("used_percent")) or 0.0
+    minutes = _number(raw.get("window_minutes"))
+    resets = _number(raw.get("resets_at"))
+    # Without a reset time, the window is over once its length has passed since the record.
+    over = (
+        resets <= now if resets is not None else bool(minutes and at and (clock.epoch(at) or 0.0) + minutes * 60 <= now)
+    )
+    return {
+        "used_percent": used,
+        "left_percent": 100.0 if over else max(0.0, round(100.0 - used, 2)),
+        "window_minutes": int(minutes) if minutes is not None else None,
+        "resets_at": clock.iso(resets) if resets is not None else None,
+        "resets_at_unix": int(resets) if resets is not None else None,
+        "reset": over,
+    }
+
+
+def window_name(key: str, window: Window) -> str:
     """What a person calls the window: ``5-hour``, ``weekly``, or its length."""
     minutes = window.get("window_minutes")
     if minutes == 300 or (minutes is None and key == "primary"):
@@ -196,14 +198,14 @@ def window_name(key: str, window: dict[str, Any]) -> str:
     return f"{minutes // 1440}-day" if minutes % 1440 == 0 else f"{minutes / 60:g}-hour"
 
 
-def short_window(record: dict[str, Any] | None, min_left: float) -> tuple[str, dict[str, Any]] | None:
+def short_window(record: RateLimits | None, min_left: float) -> tuple[str, Window] | None:
     """The window (its name and itself) with less than ``min_left`` percent left, the emptiest first; else None."""
     if record is None:
         return None
     short = [
         (window_name(key, window), window)
-        for key in ("primary", "secondary")
-        if (window := record.get(key)) and window["left_percent"] < min_left
+        for key, window in (("primary", record["primary"]), ("secondary", record["secondary"]))
+        if window and window["left_percent"] < min_left
     ]
     return min(short, key=lambda item: item[1]["left_percent"]) if short else None
 
@@ -220,7 +222,7 @@ def until(unix: int | None, now: float | None = None) -> str:
     return f"in {hours} h {rest // 60:02d} min" if hours else f"in {max(1, rest // 60)} min"
 
 
-def window_text(key: str, window: dict[str, Any], now: float | None = None) -> str:
+def window_text(key: str, window: Window, now: float | None = None) -> str:
     """One window for people: ``5-hour window: 57% left, resets 2026-12-01 14:05 UTC (in 2 h 05 min)``."""
     name = window_name(key, window)
     if window["reset"]:

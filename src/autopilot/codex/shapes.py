@@ -4,7 +4,8 @@ Modules import these names under ``if TYPE_CHECKING:``. A skill's marker is ours
 records install adds, as the CLI prints them); the ``$handoff`` pointer mirrors the hook input it
 records, so its keys are snake_case as both clients' hook input spells them (``transcript_path``,
 ``session_id``). Codex's own files (config.toml, hooks.json, rollouts, the app server's JSON-RPC)
-stay ``dict[str, Any]``: they are another program's, read field by field.
+stay plain JSON dicts: they are another program's, read field by field. The rate limits keep the
+snake_case Codex records them with (``status --json`` prints them in the run's half).
 """
 
 from __future__ import annotations
@@ -46,3 +47,26 @@ class HandoffPointer(TypedDict, total=False):
     cwd: Any
     session_id: Any
     created_at: Any
+
+
+class Window(TypedDict):
+    """One of Codex's rate-limit windows as its rollouts last recorded it."""
+
+    used_percent: float
+    left_percent: float  # 100 once the window has reset since the record
+    window_minutes: int | None
+    resets_at: str | None  # ISO, UTC
+    resets_at_unix: int | None
+    reset: bool
+
+
+class RateLimits(TypedDict):
+    """The newest rate-limit record of the recent rollouts: where, when, and the two windows."""
+
+    rollout: str
+    at: str | None
+    limit_id: Any
+    limit_name: Any
+    plan_type: Any
+    primary: Window | None  # the 5-hour window
+    secondary: Window | None  # the weekly window

@@ -27,6 +27,12 @@ from autopilot import clock, paths
 from autopilot.errors import BridgeError
 from autopilot.run.migrations import PHASES
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from autopilot.run.shapes import CostReport, CostRow, Difference, RunCheck, RunLabel, RunRow, Spent
+
 GROUPS = ("day", "run", "model", "phase")
 # Money is added in whole units of 1e-10 USD: every amount the bridge logs is rounded to 10 decimals
 # (budget.charge_budget), so integer sums are exact in any order and equal the runs' own add_usd totals.
@@ -56,7 +62,7 @@ class Totals:
         self.output += call.output
         self.units += call.units
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> Spent:
         """The totals as JSON shows them, USD as a number."""
         return {
             "calls": self.calls,
@@ -89,7 +95,7 @@ class Run:
     """One run directory: the run its state.json holds now, and every call its events.jsonl logged."""
 
     dir: str
-    state: dict[str, Any] | None
+    state: dict[str, Any] | None  # as state.json has it, unmigrated (a report changes no run)
     calls: list[Call] = field(default_factory=list)
 
 
@@ -187,7 +193,7 @@ def read_runs(root: Path | None = None) -> tuple[list[Run], dict[str, int]]:
     return runs, counts
 
 
-def check(run: Run) -> dict[str, Any]:
+def check(run: Run) -> RunCheck:
     """How the calls logged for the run in ``run.state`` compare with its totals: ``match``, ``mismatch`` (with
     each differing field) or ``unverified`` (no plan call carries its id: planned before events had run ids)."""
     state = run.state or {}
@@ -196,10 +202,10 @@ def check(run: Run) -> dict[str, Any]:
     for call in run.calls:
         if run_id and call.run_id == run_id:
             logged[call.phase].add(call)
-    result: dict[str, Any] = {"run_id": run_id, "workspace": state.get("workspace"), "run_dir": run.dir}
+    workspace = state.get("workspace")
     if not logged["plan"].calls:
-        return {**result, "result": "unverified", "differences": []}
-    differences = []
+        return {"run_id": run_id, "workspace": workspace, "run_dir": run.dir, "result": "unverified", "differences": []}
+    differences: list[Difference] = []
     usage = state.get("token_usage") or {}
     for phase, totals in logged.items():
         kept = usage.get(phase) or {}
@@ -219,7 +225,8 @@ def check(run: Run) -> dict[str, Any]:
             or round(kept_usd * UNITS_PER_USD) != units
         ):
             differences.append({"field": key, "events": units / UNITS_PER_USD, "state": kept_usd})
-    return {**result, "result": "mismatch" if differences else "match", "differences": differences}
+    verdict = "mismatch" if differences else "match"
+    return {"run_id": run_id, "workspace": workspace, "run_dir": run.dir, "result": verdict, "differences": differences}
 
 
 KEYS: dict[str, Callable[[Call], str]] = {
@@ -230,7 +237,7 @@ KEYS: dict[str, Callable[[Call], str]] = {
 }
 
 
-def _run_label(key: str, run: Run) -> dict[str, Any]:
+def _run_label(key: str, run: Run) -> RunLabel:
     """Who a run-id row is: the run ``run``'s state.json holds now, an earlier run of its directory (re-planned,
     or a plan that failed), or calls logged without a run id."""
     state = run.state or {}
@@ -241,7 +248,7 @@ def _run_label(key: str, run: Run) -> dict[str, Any]:
     return {"run": "earlier", "workspace": state.get("workspace"), "goal": None}
 
 
-def report(*, by: str = "day", since: str | None = None, root: Path | None = None) -> dict[str, Any]:
+def report(*, by: str = "day", since: str | None = None, root: Path | None = None) -> CostReport:
     """Spend and tokens grouped ``by`` day, run, model or phase (calls at or after ``since``), their total, and
     every current run's check against its state.json (always over all its calls)."""
     if by not in GROUPS:
@@ -267,14 +274,14 @@ def report(*, by: str = "day", since: str | None = None, root: Path | None = Non
     for totals in groups.values():
         for name in ("calls", "failed", "input", "cached", "output", "units"):
             setattr(total, name, getattr(total, name) + getattr(totals, name))
-    rows = []
+    rows: list[CostRow | RunRow] = []
     # Days, models and phases by name; runs by directory, then in the order they started.
     order = sorted(groups, key=lambda k: (home[k][0].dir, home[k][1]) if by == "run" else k)
     for key in order:
-        row: dict[str, Any] = {"key": key, **groups[key].as_dict()}
         if by == "run":
-            row.update(_run_label(key, home[key][0]))
-        rows.append(row)
+            rows.append({"key": key, **groups[key].as_dict(), **_run_label(key, home[key][0])})
+        else:
+            rows.append({"key": key, **groups[key].as_dict()})
     checks = [check(run) for run in runs if (run.state or {}).get("run_id")]
     return {
         "by": by,
@@ -287,11 +294,17 @@ def report(*, by: str = "day", since: str | None = None, root: Path | None = Non
             "unverified": sum(c["result"] == "unverified" for c in checks),
             "mismatches": [c for c in checks if c["result"] == "mismatch"],
         },
-        "lines": {**counts, "calls": sum(len(r.calls) for r in runs), "without_run_id": without_run_id},
+        "lines": {
+            "files": counts["files"],
+            "other": counts[OTHER],
+            "malformed": counts[MALFORMED],
+            "calls": sum(len(r.calls) for r in runs),
+            "without_run_id": without_run_id,
+        },
     }
 
 
-def table(result: dict[str, Any]) -> list[str]:
+def table(result: CostReport) -> list[str]:
     """The report as a table for people, with what the check and the skipped lines say under it."""
     heads = ("calls", "failed", "input", "cached", "output", "USD")
     rows = [
@@ -317,8 +330,13 @@ def table(result: dict[str, Any]) -> list[str]:
     return out
 
 
-def _label(row: dict[str, Any], by: str) -> str:
-    if by != "run":
+def _is_run_row(row: CostRow | RunRow) -> TypeIs[RunRow]:
+    """Whether a row is a run's (``--by run``: it says which run it is)."""
+    return "run" in row
+
+
+def _label(row: CostRow | RunRow, by: str) -> str:
+    if by != "run" or not _is_run_row(row):
         return str(row["key"])
     if row["run"] == "no run id":
         return str(row["key"])
@@ -327,7 +345,7 @@ def _label(row: dict[str, Any], by: str) -> str:
     return f"{row['key'][:8]} {place}: {what}"
 
 
-def notes(result: dict[str, Any]) -> list[str]:
+def notes(result: CostReport) -> list[str]:
     """The lines under the table: the check against state.json, and what was not counted."""
     runs, lines = result["runs"], result["lines"]
     out = []
@@ -347,6 +365,6 @@ def notes(result: dict[str, Any]) -> list[str]:
     return out
 
 
-def _mismatch(found: dict[str, Any]) -> str:
+def _mismatch(found: RunCheck) -> str:
     first = found["differences"][0]
     return f"{os.path.basename(found['run_dir'])} {first['field']}: events {first['events']}, state {first['state']}"

@@ -10,12 +10,13 @@ state.json has always been (docs/architecture.md, "JSON key case").
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 
+    from autopilot.codex.shapes import RateLimits
     from autopilot.redact.shapes import Redactions
 
 
@@ -417,10 +418,90 @@ class RunReport(TypedDict):
     review: dict[str, object] | None  # the last review file's decision, summary, issues, task, head, redactions
     verdict: dict[str, object] | None  # the last verdict file's decision, reason, next task, progress, criteria
     calls: Calls
-    rate_limits: Any  # codex/ratelimits.latest()
+    rate_limits: RateLimits | None
 
 
 class RunList(TypedDict):
     """Every run on this machine, summarised."""
 
     runs: list[RunSummary | CorruptSummary]
+
+
+# -- the cost report (``codex-bridge report``) ---------------------------------------------------------------
+
+
+class Spent(TypedDict):
+    """What a group of model calls used and cost."""
+
+    calls: int
+    failed: int
+    input: int
+    cached: int
+    output: int
+    usd: float
+
+
+class CostRow(Spent):
+    """One group of a cost report: a day, a model, a phase, or a run."""
+
+    key: str
+
+
+class RunLabel(TypedDict):
+    """Who a run's group is: the run its directory holds now, an earlier one, or calls without a run id."""
+
+    run: str  # current | earlier | no run id
+    workspace: str | None
+    goal: str | None
+
+
+class RunRow(CostRow, RunLabel):
+    """One run's group of a cost report (``--by run``)."""
+
+
+class Difference(TypedDict):
+    """A total the calls in events.jsonl and the run's state.json disagree on."""
+
+    field: str
+    events: float
+    state: object
+
+
+class RunCheck(TypedDict):
+    """How a run's logged calls compare with its state.json: match, mismatch or unverified."""
+
+    run_id: str | None
+    workspace: str | None
+    run_dir: str
+    result: str
+    differences: list[Difference]
+
+
+class Checked(TypedDict):
+    """The check of every current run against its state.json."""
+
+    checked: int
+    matching: int
+    unverified: int
+    mismatches: list[RunCheck]
+
+
+class Lines(TypedDict):
+    """The lines of events.jsonl read: files, calls, and the lines that were not calls or not readable."""
+
+    files: int
+    other: int
+    malformed: int
+    calls: int
+    without_run_id: int
+
+
+class CostReport(TypedDict):
+    """``codex-bridge report``: spend and tokens grouped, their total, and the runs' check."""
+
+    by: str
+    since: str | None
+    rows: list[CostRow | RunRow]
+    total: Spent
+    runs: Checked
+    lines: Lines

@@ -25,6 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
 
+    from autopilot.codex.shapes import RateLimits
     from autopilot.run.shapes import (
         Call,
         Calls,
@@ -47,7 +48,7 @@ def _usage_line(state: State) -> str:
 
 
 def describe(
-    state: State, limits: dict[str, Any] | None = None, warn_at: float | None = None, *, windows: bool = True
+    state: State, limits: RateLimits | None = None, warn_at: float | None = None, *, windows: bool = True
 ) -> list[str]:
     """The human summary of a run and (unless ``windows`` is false) of Codex's windows, one fact per line."""
     if not state.get("plan"):
@@ -128,11 +129,12 @@ def _forecast(state: State) -> list[str]:
     return [line]
 
 
-def _limits(limits: dict[str, Any] | None, floor: float | None = None) -> list[str]:
+def _limits(limits: RateLimits | None, floor: float | None = None) -> list[str]:
     """Codex's windows as its rollouts last recorded them."""
     if limits is None:
         return ["Codex:      no rate-limit windows recorded in the last week of Codex sessions"]
-    windows = [ratelimits.window_text(key, limits[key]) for key in ("primary", "secondary") if limits[key]]
+    pairs = (("primary", limits["primary"]), ("secondary", limits["secondary"]))
+    windows = [ratelimits.window_text(key, window) for key, window in pairs if window]
     lines = [f"Codex:      {windows[0]}", *(f"            {w}" for w in windows[1:])]
     lines.append(
         f"            (as of {str(limits['at'])[:19].replace('T', ' ')} UTC"

@@ -142,10 +142,10 @@ class Workspace:
         if found is None:
             return
         name, window = found
-        when = ratelimits.until(window["resets_at_unix"])
+        when, resets = ratelimits.until(window["resets_at_unix"]), window["resets_at"]
         reason = (
             f"Codex's {name} window has {window['left_percent']:g}% left, under the {float(floor):g}% this run keeps "
-            f"free" + (f"; it resets at {window['resets_at'][:16].replace('T', ' ')} UTC ({when})" if when else "")
+            f"free" + (f"; it resets at {resets[:16].replace('T', ' ')} UTC ({when})" if when and resets else "")
         )
         if state is None:
             raise RateLimitLow(f"no plan was asked for: {reason}", hint="plan again once the window has reset")

@@ -2,8 +2,8 @@
 
 Modules import these names under ``if TYPE_CHECKING:``. A step is a plain JSON object (scripts may
 be JSON files): its keys are the server's own. The usage it states and answers with are the
-Responses API's, snake_case as OpenAI spells them. Requests and response items stay
-``dict[str, Any]``: they are the API's JSON, read field by field.
+Responses API's, snake_case as OpenAI spells them. Requests and response items stay plain
+dicts: they are the API's JSON, read field by field.
 """
 
 from __future__ import annotations

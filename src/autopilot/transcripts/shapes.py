@@ -3,7 +3,7 @@
 Modules import these names under ``if TYPE_CHECKING:`` (nothing here runs on a hook's or a search's
 path). The fold states are what :mod:`.claude_fold` and :mod:`.codex_fold` keep in the cached index
 (JSON values plus ``array`` columns); the intake answers are what ``handoff intake`` prints. A row
-read from a transcript stays ``dict[str, Any]``: it is another program's JSON, checked field by field.
+read from a transcript stays a plain dict: it is another program's JSON, checked field by field.
 Keys are camelCase in what the readers print (they mirror Claude Code's transcript fields); the
 Codex fold's own state keeps the snake_case it was first written with (it is saved in the index
 cache, and renaming a key would be a fold version bump for nothing a user sees).
