@@ -8,7 +8,9 @@ Three figures, each against a baseline measured in the same run:
   2x); and the Codex hook script (``memory_hook.py``, what ``install codex`` runs) the same way;
 - reducing 100,000 observations in-process (goal: at most 1 s), and parsing them from the log first;
 - for the 100-turn fixtures (tests/fixtures/long/): the bytes injected over the whole session
-  against the transcript's raw bytes.
+  against the transcript's raw bytes;
+- with 20 approved rules in force (``--rules``): a prompt in a session that already has them (the
+  fast path's stat of the durable log), and a new session's start that delivers them all.
 
 Usage: .venv/bin/python bench/bench_memory.py [--runs N]   (prints a Markdown table)
 """
@@ -104,6 +106,47 @@ def recording(runs: int) -> list[tuple[str, float, float]]:
         log = Path(root / "home" / "handoff" / "active").glob("*/*/observations.jsonl")
         kept = sum(len(p.read_text().splitlines()) for p in log)
         print(f"(observations written during the recording runs: {kept})", file=sys.stderr)
+    return rows
+
+
+def with_rules(runs: int, count: int = 20) -> list[tuple[str, float, float]]:
+    """Median wall times, with ``count`` approved rules in force, of a prompt in a session that has them and of a
+    new session's start that delivers them (Claude's shim), each against bare python interleaved."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-rules-") as tmp:
+        root = Path(tmp)
+        repo = git_repo(root)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOPILOT_", "OPENAI_"))}
+        env.update(AUTOPILOT_PYTHON=sys.executable, AUTOPILOT_HOME=str(root / "home"), HOME=str(root))
+        approve = (
+            "import sys; sys.path.insert(0, sys.argv[1]);"
+            "from autopilot.durable import secret; from autopilot.durable.store import Log, project_scope;"
+            "secret.write_record('a bench passphrase here', cost={'n': 1024, 'r': 8, 'p': 1}); log = Log();"
+            f"[log.decide('approve', log.propose('rule', f'Rule {{n}}: keep this in mind when editing.', by='bench',"
+            f" channel='cli', project=project_scope(sys.argv[2]))['id'], person='Bench', secret='a bench passphrase "
+            f"here', channel='terminal') for n in range({count})]"
+        )
+        subprocess.run([sys.executable, "-c", approve, str(REPO / "src"), str(repo)], check=True, env=env)
+        bare = [sys.executable, "-I", "-c", "pass"]
+        shim = [str(SHIM), "hook", "UserPromptSubmit"]
+        timed(
+            [str(SHIM), "hook", "SessionStart"], hook_input("SessionStart", str(repo), source="startup"), env, str(repo)
+        )
+        cases = [
+            ("Claude hook: UserPromptSubmit, 20 rules in force, none changed", lambda n: (shim, hook_input(
+                "UserPromptSubmit", str(repo), prompt="go on"))),
+            ("Claude hook: SessionStart of a new session, delivering 20 rules", lambda n: (
+                [str(SHIM), "hook", "SessionStart"],
+                json.dumps({"session_id": f"bench-new-{n:04d}", "transcript_path": "/tmp/b.jsonl", "cwd": str(repo),
+                            "hook_event_name": "SessionStart", "source": "startup"}))),
+        ]  # fmt: skip
+        for label, case in cases:
+            base, samples = [], []
+            for n in range(runs):
+                argv, stdin = case(n)
+                base.append(timed(bare, "", env, str(repo)))
+                samples.append(timed(argv, stdin, env, str(repo)))
+            rows.append((label, statistics.median(samples) * 1000, statistics.median(base) * 1000))
     return rows
 
 
@@ -215,11 +258,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=31, help="repetitions per recording figure (default 31)")
     parser.add_argument("--observations", type=int, default=100_000)
+    parser.add_argument("--rules", action="store_true", help="only the figures with approved rules in force")
     args = parser.parse_args()
     print("| recording an observation (median of whole processes) | ms | bare `python -I -c pass` ms | ratio |")
     print("|---|---:|---:|---:|")
-    for label, ms, base in recording(args.runs):
+    for label, ms, base in with_rules(args.runs) if args.rules else recording(args.runs) + with_rules(args.runs):
         print(f"| {label} | {ms:.1f} | {base:.1f} | {ms / base:.2f}x |")
+    if args.rules:
+        return 0
     print()
     print("| reducing | ms | goal ms | of the goal |")
     print("|---|---:|---:|---:|")
