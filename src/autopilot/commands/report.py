@@ -1,4 +1,5 @@
-"""codex-bridge report: what Codex cost, by day, run, model or phase, from every run's events.jsonl."""
+"""codex-bridge report: what Codex cost (by day, run, model or phase, from every run's events.jsonl), and beside
+it what the memory injected into each session (bytes and estimated tokens, from the sessions' own records)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Add up every model call logged under $AUTOPILOT_HOME/runs (plans, reviews, verdicts; failed "
         "calls and corrective retries included) by day, run, model or phase, and check each current run's calls "
         "against its state.json totals (tokens and USD). Input tokens include cached input, which is also "
-        "shown apart. Unreadable lines are counted and skipped.",
+        "shown apart. Beside it, per session, the bytes and estimated tokens the memory injected into the agents' "
+        "contexts (the changed facts and the approved rules). Unreadable lines are counted and skipped.",
     )
     p.add_argument("--since", metavar="DATE", help="only calls at or after DATE (YYYY-MM-DD or an ISO time; UTC)")
     p.add_argument(
@@ -28,11 +30,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Print the report: a table, or JSON with --json."""
-    from autopilot.run.report import report, table
+    from autopilot.memory import meter
+    from autopilot.run.report import parse_since, report, table
 
     result = report(by=args.by, since=args.since)
+    memory = meter.injected(since=parse_since(args.since))
     if args.json:
-        emit(result)
+        emit({**result, "memory": memory})
     else:
-        print("\n".join(table(result)))
+        print("\n".join(table(result) + meter.table(memory, result["total"]["input"])))
     return 0

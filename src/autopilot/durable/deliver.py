@@ -38,7 +38,7 @@ from autopilot.memory.store import SessionStore
 from autopilot.output import one_line, quoted
 from autopilot.sources.project import Project
 
-RULES = "rules.jsonl"
+RULES = observe.RULES
 RULES_CHARS = 4000  # of the hook's output cap (hooks.TEXT_CAP, 9,500), before the active memory's facts
 TEXT_CHARS = 1000  # one rule's text in an injection
 WITHDRAWN_CHARS = 160  # the old text in a "no longer applies" line
@@ -188,9 +188,10 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         return "", notices
     if left:
         lines.append(f"({left} more rule change(s) next turn: codex-bridge memory list --status approved)")
-    _record(store, event, source, [i["id"] for i in shown], withdrawn[: len(gone_lines)], known, ever, left)
+    block = "\n".join(lines)
+    _record(store, event, source, [i["id"] for i in shown], withdrawn[: len(gone_lines)], known, ever, left, block)
     atomic_write(store.dir / observe.RULES_MARK, (UNDELIVERED if left else stamp) + "\n", durable=False)
-    return "\n".join(lines), notices
+    return block, notices
 
 
 def _record(
@@ -202,6 +203,7 @@ def _record(
     known: dict[str, list[str]],
     ever: dict[str, str],
     left: int,
+    block: str,
 ) -> None:
     record: dict[str, Any] = {
         "v": observe.VERSION,
@@ -213,6 +215,8 @@ def _record(
         "delivered": delivered,
         "withdrawn": withdrawn,
         "omitted": left,
+        "bytes": len(block.encode("utf-8")),  # what the session's context got (codex-bridge report adds them up)
+        "chars": len(block),
         "known": known,
         "ever": ever,
     }

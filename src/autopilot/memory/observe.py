@@ -41,6 +41,7 @@ LOG = "observations.jsonl"
 CHECKPOINTS = "checkpoints.jsonl"
 INJECTIONS = "injections.jsonl"
 MARK = "inject.mark"  # "<observation bytes> <checkpoint bytes>" when the last injection was decided
+RULES = "rules.jsonl"  # every delivery of approved rules to the session (autopilot.durable.deliver)
 RULES_MARK = "rules.mark"  # the approved and managed rules' stamp when they were last delivered to the session
 DURABLE_LOG = ("durable", "log.jsonl")  # under $AUTOPILOT_HOME: the person's approved rules (autopilot.durable)
 SEEN = ("durable", "seen.json")  # what the person last saw at a session start (autopilot.durable.deliver)
