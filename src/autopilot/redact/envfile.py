@@ -13,19 +13,18 @@ from __future__ import annotations
 import re
 
 from autopilot.redact import redact
+from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import mixed_case
 
 MAX_CHARS = 64 * 1024  # an env file is small; a larger file is something else
-_ASSIGNMENT = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.\-]*)=(.*)")
+_ASSIGNMENT = lazy(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.\-]*)=(.*)")
 _COMMENT = ("#", ";", "//")
 # What a template puts where the secret goes: `your-api-key`, `<token>`, `xxxx`, `changeme`.
-_TEMPLATE_VALUE = re.compile(
-    r"(?i)^[\"']?(?:<.*>|\.\.\.|x{4,})[\"']?$|your[-_]|example|placeholder|changeme|replace[-_]?me"
-)
-_GENERATED = re.compile(r"(?=.*[A-Za-z])[A-Za-z0-9_\-+=]+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_TEMPLATE_VALUE = lazy(r"(?i)^[\"']?(?:<.*>|\.\.\.|x{4,})[\"']?$|your[-_]|example|placeholder|changeme|replace[-_]?me")
+_GENERATED = lazy(r"(?=.*[A-Za-z])[A-Za-z0-9_\-+=]+")
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # Names whose hex value is a checksum or a commit a build pins, public by design.
-_PINNED = re.compile(r"(?i)(?:sha(?:1|256|512)?|hash|digest|checksum|commit|rev(?:ision)?)$")
+_PINNED = lazy(r"(?i)(?:sha(?:1|256|512)?|hash|digest|checksum|commit|rev(?:ision)?)$")
 
 
 def is_env_file_text(text: str) -> bool:

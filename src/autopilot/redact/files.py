@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import re
 
-_SECRET_NAMES = re.compile(
+from autopilot.redact.patterns import lazy
+
+_SECRET_NAMES = lazy(
     r"(^|/)(\.env(\..+)?|\.envrc|\.netrc|_netrc|\.npmrc|\.pypirc|\.git-credentials|\.pgpass|\.my\.cnf"
     r"|\.s3cfg|\.vault-token|\.dockercfg|\.htpasswd|kubeconfig(\.ya?ml)?"
     r"|credentials(\.json|\.csv)?|secrets?(\.[a-z]+)?|id_(rsa|dsa|ecdsa|ed25519)"
     r"|.*\.(pem|key|p8|p12|pfx|ppk|jks|keystore|keytab|asc|gpg|ovpn|kdbx|tfstate(\.backup)?))$",
     re.IGNORECASE,
 )
-_SECRET_DIRS = re.compile(r"(^|/)(\.ssh|\.gnupg|\.aws|\.docker|\.kube|\.config/gcloud)/", re.IGNORECASE)
-_NOT_SECRET = re.compile(r"(^|/)\.env\.(example|sample|template|dist)$|\.pub$|(^|/)known_hosts$", re.IGNORECASE)
+_SECRET_DIRS = lazy(r"(^|/)(\.ssh|\.gnupg|\.aws|\.docker|\.kube|\.config/gcloud)/", re.IGNORECASE)
+_NOT_SECRET = lazy(r"(^|/)\.env\.(example|sample|template|dist)$|\.pub$|(^|/)known_hosts$", re.IGNORECASE)
 
 # Lines that make a file a key file whatever its name, as POSIX extended regexes (``git grep -E``
 # reads them; ``is_key_file_text`` is the same test in Python): a PEM private key's BEGIN line, a
@@ -32,7 +34,7 @@ KEY_FILE_LINES = (
 # A `NAME=value` line as an env file writes it (no space before `=`), as a POSIX extended regex:
 # a file with one is read and judged by ``is_env_file_text``.
 ENV_FILE_LINE = r"^[[:space:]]*(export[[:space:]]+)?[A-Za-z_][A-Za-z0-9_.-]*="
-_KEY_FILE = re.compile("|".join(f"(?:{p})" for p in KEY_FILE_LINES).replace("[[:space:]]", r"[ \t\r]"), re.M)
+_KEY_FILE = lazy("|".join(f"(?:{p})" for p in KEY_FILE_LINES).replace("[[:space:]]", r"[ \t\r]"), re.M)
 
 
 def is_key_file_text(text: str) -> bool:
@@ -40,7 +42,7 @@ def is_key_file_text(text: str) -> bool:
     return bool(_KEY_FILE.search(text))
 
 
-_TEMPLATE = re.compile(r"\.(example|sample|template|dist|tpl)$", re.IGNORECASE)
+_TEMPLATE = lazy(r"\.(example|sample|template|dist|tpl)$", re.IGNORECASE)
 
 
 def is_public_path(path: str) -> bool:

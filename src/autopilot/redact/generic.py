@@ -22,6 +22,7 @@ from urllib.parse import unquote
 
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
+from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import HUNK, NUMBERED, Rule, apply, whole_name
 
 # Names that hold a credential without saying "secret": salts and peppers, seeds and mnemonics, DSNs and
@@ -37,10 +38,10 @@ _Q = r'\\{0,3}"'
 _FIELDS = r"(?:[\s+\-→]|\\{1,3}[nrtu]|\d){0,40}"
 # Only the names that do not say "secret": those that do are :mod:`.named`'s, which knows their code (`'password' =>
 # 'required|min:6'`) from their values.
-LIKE_NAME = re.compile(f"(?i){_LIKE_WORDS}")
+LIKE_NAME = lazy(f"(?i){_LIKE_WORDS}")
 _CLASSES = (str.islower, str.isupper, str.isdigit)
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*(?:[_\-.][A-Za-z_]+)*")  # words joined, no digits: code
-_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[\-+.][A-Za-z0-9]+)*")  # 1.2.3-SNAPSHOT, 2.0.0+build.5
+_IDENTIFIER = lazy(r"[A-Za-z_][A-Za-z_]*(?:[_\-.][A-Za-z_]+)*")  # words joined, no digits: code
+_VERSION = lazy(r"[vV]?\d+(?:\.\d+)+(?:[\-+.][A-Za-z0-9]+)*")  # 1.2.3-SNAPSHOT, 2.0.0+build.5
 
 
 def high_entropy(value: str) -> bool:
@@ -71,7 +72,7 @@ def _generated(value: str, match: re.Match[str]) -> bool:
 
 
 # The name before a separator: a whole name (quoted, JSON-escaped, or a flag's `--build-arg NAME`).
-_NAME_BEFORE = re.compile(r"(?<![\w.\-])\\{0,3}[\"']?([\w.\-]{1,80})\\{0,3}[\"']?[\])]?[ \t]*$")
+_NAME_BEFORE = lazy(r"(?<![\w.\-])\\{0,3}[\"']?([\w.\-]{1,80})\\{0,3}[\"']?[\])]?[ \t]*$")
 
 
 def _named_like(value: str, match: re.Match[str]) -> bool:
@@ -89,7 +90,7 @@ GENERIC: list[Rule] = [
     # Found from the separator (a literal: cheap to search for), the name read back from it.
     Rule(
         "credential_value",
-        re.compile(r"(?:=>|:=|[:=])[ \t]*\\{0,3}[\"'`]?" + _VALUE),
+        lazy(r"(?:=>|:=|[:=])[ \t]*\\{0,3}[\"'`]?" + _VALUE),
         1,
         _named_like,
         hints=("=", ":"),
@@ -97,7 +98,7 @@ GENERIC: list[Rule] = [
     # The user part of a URL with no password: `https://<token>@github.com/…` (a name like `git@` stays).
     Rule(
         "url_credential",
-        re.compile(r"(://(?<=[A-Za-z0-9+.\-]://))([^\s/:@\[\]]{12,256})(@)"),
+        lazy(r"(://(?<=[A-Za-z0-9+.\-]://))([^\s/:@\[\]]{12,256})(@)"),
         2,
         _generated,
         hints=("://",),
@@ -105,7 +106,7 @@ GENERIC: list[Rule] = [
     # A password option: short flags most tools read a password from, and long ones named for a secret.
     Rule(
         "cli_secret",
-        re.compile(
+        lazy(
             r"(?<![\w\-])((?:-[pPwWkKNa]|--?(?:pw|pwd|passcode|oauth2-bearer|auth|bearer|pin)"
             r"|-(?:src|dest)?(?:store|key)pass|-passphrase)[ \t]+([\"']?))([^\s\"'`;|&]{6,512})\2"
         ),
@@ -116,7 +117,7 @@ GENERIC: list[Rule] = [
     # `<password>…</password>`, `<apiToken>…</apiToken>`: an XML element named for a secret.
     Rule(
         "config_secret",
-        re.compile(r"(?i)(<(" + whole_name(r"[\w.\-:]", LIKE, 3) + r")>[ \t]*)([^<>\s][^<>\n]{2,511}?)(?=[ \t]*</\2>)"),
+        lazy(r"(?i)(<(" + whole_name(r"[\w.\-:]", LIKE, 3) + r")>[ \t]*)([^<>\s][^<>\n]{2,511}?)(?=[ \t]*</\2>)"),
         4,
         not_stand_in,
         hints=("</",),
@@ -124,7 +125,7 @@ GENERIC: list[Rule] = [
     # .NET's `<add key="ClearTextPassword" value="…"/>` (NuGet.config, web.config appSettings).
     Rule(
         "config_secret",
-        re.compile(
+        lazy(
             r"(?i)(<add[ \t]+key[ \t]*=[ \t]*\\{0,3}[\"']" + whole_name(r"[\w.\-:]", LIKE) + r"\\{0,3}[\"'][ \t]+"
             r"value[ \t]*=[ \t]*\\{0,3}[\"'])([^\"'\\\n]{3,512})"
         ),
@@ -135,7 +136,7 @@ GENERIC: list[Rule] = [
     # A .pgpass line: host:port:database:user:password (the port a number or `*`), wherever a line can start.
     Rule(
         "pgpass_password",
-        re.compile(
+        lazy(
             r"(?m)((?:^|(?<=\\n)|(?<=[\"']))" + HUNK + NUMBERED + r"[+\- ]?[ \t]*"
             r"[\w.\-*]{1,253}:(?:\d{1,5}|\*):[\w.\-*]{1,63}:[\w.\-@*]{1,63}:)([^\s:\"'\\]{3,512})"
             r"(?=[ \t]*(?:$|\\n|[\"']))"
@@ -147,7 +148,7 @@ GENERIC: list[Rule] = [
     # Terraform state and `terraform output -json`: a sensitive output's value; a random_password's result.
     Rule(
         "terraform_secret",
-        re.compile(
+        lazy(
             rf"({_Q}value{_Q}\s*:\s*{_Q})([^\"\\]{{1,1024}})(?={_Q},{_FIELDS}{_Q}type{_Q}\s*:\s*{_Q}string{_Q},"
             rf"{_FIELDS}{_Q}sensitive{_Q}\s*:\s*true)"
         ),
@@ -156,7 +157,7 @@ GENERIC: list[Rule] = [
     ),
     Rule(
         "terraform_secret",
-        re.compile(
+        lazy(
             rf"({_Q}sensitive{_Q}\s*:\s*true,{_FIELDS}{_Q}type{_Q}\s*:\s*{_Q}string{_Q},{_FIELDS}{_Q}value{_Q}"
             rf"\s*:\s*{_Q})([^\"\\]{{1,1024}})"
         ),
@@ -165,7 +166,7 @@ GENERIC: list[Rule] = [
     ),
     Rule(
         "terraform_secret",
-        re.compile(rf"({_Q}(?:result|bcrypt_hash){_Q}\s*:\s*{_Q})([^\"\\]{{4,1024}})(?={_Q})"),
+        lazy(rf"({_Q}(?:result|bcrypt_hash){_Q}\s*:\s*{_Q})([^\"\\]{{4,1024}})(?={_Q})"),
         2,
         lower=("random_password", "random_string"),
     ),
@@ -173,8 +174,8 @@ GENERIC: list[Rule] = [
 
 # Zero-width characters a token can hide behind: dropped when they sit between two token characters.
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
-_HIDDEN = re.compile(r"(?<=[\w\-+/=.])[\u200b\u200c\u200d\u2060\ufeff\u00ad]+(?=[\w\-+/=.])")
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_HIDDEN = lazy(r"(?<=[\w\-+/=.])[\u200b\u200c\u200d\u2060\ufeff\u00ad]+(?=[\w\-+/=.])")
+_PERCENT = lazy(r"%[0-9A-Fa-f]{2}")
 _URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/%")
 
 

@@ -12,9 +12,10 @@ from collections import Counter
 from collections.abc import Callable
 
 from autopilot.redact import PLACEHOLDER
+from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import HUNK, NUMBERED, mixed_case
 
-_LONG_B64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
+_LONG_B64 = lazy(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
 # What may open a body line after its indentation: a comment or quote marker (`# `, `// `, `-- `,
 # `; `, ` * `, `% `, a mail or Markdown `> `), up to three deep.
 _MARK = r"(?:(?:#|//|--|;|\*|%|>)[ \t]?){0,3}"
@@ -24,7 +25,7 @@ _ESCAPED_BREAK = r"(?:\\{1,3}r)?\\{1,3}n"
 # marker or quotes around it. Lines end at real line breaks or at the literal `\n` of a string in
 # code or JSON, and the first may start a quoted string (`"private_key": "MIIE…\n…`). A line of
 # string concatenation keeps its escaped break, quote and operator (`"MIIE…\n" +`).
-_BODY_LINE = re.compile(
+_BODY_LINE = lazy(
     r"(?:^|(?<=\\n)|(?<=[\"']))"
     + HUNK
     + NUMBERED
@@ -37,12 +38,12 @@ _BODY_LINE = re.compile(
     + r")",
     re.MULTILINE,
 )
-_SEPARATOR = re.compile(r"\r?\n|" + _ESCAPED_BREAK)
-_KEY_END = re.compile(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
-_PUBLIC_END = re.compile(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END ")
+_SEPARATOR = lazy(r"\r?\n|" + _ESCAPED_BREAK)
+_KEY_END = lazy(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PUBLIC_END = lazy(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END ")
 # Base64 that opens a key file or a base64-wrapped one: PEM armour (`-----BEGIN`), an OpenSSH
 # key (`openssh-key-v1`), a PuTTY key file; DER keys start with "M" (an ASN.1 SEQUENCE).
-_KEY_TOKEN = re.compile(
+_KEY_TOKEN = lazy(
     r"(?<![A-Za-z0-9+/])(?:LS0tLS1CRUdJTi|b3BlbnNzaC1rZXktdjE|UHVUVFktVXNlci1LZXktRmlsZS|M[A-Za-z0-9+/]{3})"
     r"[A-Za-z0-9+/]{36,}={0,2}"
 )
@@ -81,7 +82,7 @@ def opens_private_key(b64: str) -> bool:
     return any(oid in raw for oid in _ENCRYPTED_KEY_OIDS)
 
 
-_LOWER_RUN = re.compile(r"[a-z]{9}")
+_LOWER_RUN = lazy(r"[a-z]{9}")
 
 
 def _random_line(line: str) -> bool:
@@ -153,7 +154,7 @@ def key_bodies(text: str, counts: Counter[str]) -> str:
     return text
 
 
-_LONE_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_LONE_END = lazy(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
 def _token_replacer(counts: Counter[str]) -> Callable[[re.Match[str]], str]:

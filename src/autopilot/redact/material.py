@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from autopilot.redact import PLACEHOLDER
+from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, mixed_case
 
 # Between two string literals: a closing quote, an operator, spaces, a line break with what a line may start
@@ -24,8 +25,8 @@ from autopilot.redact.rules import Rule, mixed_case
 _GAP = r"\\{0,3}[\"'`](?:[^\"'`\\A-Za-z_]|\\{1,3}[nrt]){0,40}?\\{0,3}[\"'`]"
 
 
-_WALLET = re.compile(r"(?i)(?:wallet|signer|account)[\w.]{0,40}[\"'`]?[ \t]*(?:\([ \t]*|[:=,][ \t]*)[\"'`]?$")
-_KEY_NAME = re.compile(r"(?i)(?:key|secret)[\w.]{0,40}[\"'`]?[ \t]*(?:\([ \t]*|[:=,][ \t]*)[\"'`]?$")
+_WALLET = lazy(r"(?i)(?:wallet|signer|account)[\w.]{0,40}[\"'`]?[ \t]*(?:\([ \t]*|[:=,][ \t]*)[\"'`]?$")
+_KEY_NAME = lazy(r"(?i)(?:key|secret)[\w.]{0,40}[\"'`]?[ \t]*(?:\([ \t]*|[:=,][ \t]*)[\"'`]?$")
 
 
 def _handed_to_a_wallet(value: str, match: re.Match[str]) -> bool:
@@ -44,7 +45,7 @@ MATERIAL: list[Rule] = [
     # that says `"kty"`, else a long generated one (a JWK's tail, cut from its `kty`, is still key material).
     Rule(
         "jwk_private_key",
-        re.compile(r"(\\{0,3}[\"'](?:d|p|q|dp|dq|qi|k)\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9_\-]{16,})"),
+        lazy(r"(\\{0,3}[\"'](?:d|p|q|dp|dq|qi|k)\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9_\-]{16,})"),
         2,
         check=_jwk_member,
         hints=("kty", 'd"', 'p"', 'q"', 'i"', 'k"', "d'", "p'", "q'", "i'", "k'"),
@@ -52,14 +53,14 @@ MATERIAL: list[Rule] = [
     # minisign's secret key: base64 of "EdScB2" (scrypt-encrypted) or "Ed\0\0B2" (not encrypted), then the key.
     Rule(
         "minisign_secret_key",
-        re.compile(r"(?:RWRTY0Iy|RWQAAEIy)[A-Za-z0-9+/]{100,}={0,2}"),
+        lazy(r"(?:RWRTY0Iy|RWQAAEIy)[A-Za-z0-9+/]{100,}={0,2}"),
         hints=("RWRTY0Iy", "RWQAAEIy"),
     ),
     # An Ethereum private key handed to a wallet, a signer or an account; or `0x` and 64 hex under a key's name
     # (a bare 64-digit hex is a digest, and a key's name without `0x` is :mod:`.named`'s).
     Rule(
         "ethereum_private_key",
-        re.compile(r"(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{64}(?![0-9A-Za-z])"),
+        lazy(r"(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{64}(?![0-9A-Za-z])"),
         check=_handed_to_a_wallet,
         lower=("wallet", "signer", "account", "0x"),
     ),
@@ -67,7 +68,7 @@ MATERIAL: list[Rule] = [
     # literal and opens the next (`" +` and a line break, in a diff, a numbered Read, or JSON-escaped).
     Rule(
         "jwt",
-        re.compile(
+        lazy(
             r"eyJ(?<![\w\-]eyJ)[A-Za-z0-9_\-]{8,}\.?" + _GAP + r"\.?eyJ[A-Za-z0-9_\-]{8,}"
             r"(?:\.[A-Za-z0-9_\-]{8,}|\.?" + _GAP + r"\.?[A-Za-z0-9_\-]{8,})"
         ),
@@ -76,7 +77,7 @@ MATERIAL: list[Rule] = [
 ]
 
 # Runs of twelve or more lower-case words of 3 to 8 letters (every BIP-39 English word is one).
-_WORD_RUN = re.compile(r"(?<![\w\-])[a-z]{3,8}(?:[ \t]{1,3}[a-z]{3,8}){11,}(?![\w\-])")
+_WORD_RUN = lazy(r"(?<![\w\-])[a-z]{3,8}(?:[ \t]{1,3}[a-z]{3,8}){11,}(?![\w\-])")
 SEED_WORDS = 12  # the shortest BIP-39 mnemonic
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import (
     GREP_PREFIX,
     HUNK,
@@ -30,13 +31,13 @@ _STRONG_WORDS = (
 # so `compass`, `pwm_pin` and `hmac_algorithm` stay names. No `\w` here: the env rule upper-cases it.
 _SHORT_WORDS = r"(?<![A-Za-z0-9])(?:pass|pw|hmac|signing)(?![A-Za-z0-9_.\-])"
 SECRET_WORDS = f"(?:{_STRONG_WORDS}|{_SHORT_WORDS})"
-_STRONG = re.compile(f"(?i){_STRONG_WORDS}")
+_STRONG = lazy(f"(?i){_STRONG_WORDS}")
 _ENV_PREFIX = r"(?:(?:export|ENV|ARG|set|declare[ \t]+-x)[ \t]+|\$env:)?"
 
 
-_TEMPLATE = re.compile(r"%[-#0 +]*\d*[sdifrx]")
+_TEMPLATE = lazy(r"%[-#0 +]*\d*[sdifrx]")
 # Values that name an algorithm or a switch (`WEBHOOK_HMAC=sha256`, `signing: enabled`), not a secret.
-_SETTING = re.compile(
+_SETTING = lazy(
     r"(?i)(?:hmac[-_]?)?(?:sha|md|blake|hs|rs|es|ps)[-_]?\d*|ed25519|enabled?|disabled?|yes|no|on|off|default"
 )
 
@@ -69,10 +70,10 @@ def _plain_word_for_short_name(value: str, name: str) -> bool:
     return value.isalpha() and value.islower() and not _STRONG.search(name)
 
 
-_CALL = re.compile(r"[\w.\]]\([ \t]*$")
-_SECRET_WORD = re.compile(f"(?i){SECRET_WORDS}")
+_CALL = lazy(r"[\w.\]]\([ \t]*$")
+_SECRET_WORD = lazy(f"(?i){SECRET_WORDS}")
 # Names that hold where or what a secret is, not the secret: `SECRET_MANAGER_REGION`, `TOKENIZER_PATH`.
-_ABOUT_A_SECRET = re.compile(r"(?i)[_\-.](?:path|file|dir|name|region|url|uri|host|model|type|kind|format|len|length)$")
+_ABOUT_A_SECRET = lazy(r"(?i)[_\-.](?:path|file|dir|name|region|url|uri|host|model|type|kind|format|len|length)$")
 
 
 def _word_runs_on(name: str) -> bool:
@@ -85,10 +86,10 @@ def _word_runs_on(name: str) -> bool:
     )
 
 
-_COLON_WORDS = re.compile(r"[\w.\-]*:[\w.\-:]*")  # `min:6`, `max:255`: a rule's arguments
-_PATH = re.compile(r"(?:\.{0,2}/|~/)?[\w.\-]+(?:/[\w.\-]+)+")
-_REGION = re.compile(r"[a-z]{2}-[a-z]+-\d")  # `us-east-1`
-_SNAKE = re.compile(r"[A-Za-z_]\w*_\w*")
+_COLON_WORDS = lazy(r"[\w.\-]*:[\w.\-:]*")  # `min:6`, `max:255`: a rule's arguments
+_PATH = lazy(r"(?:\.{0,2}/|~/)?[\w.\-]+(?:/[\w.\-]+)+")
+_REGION = lazy(r"[a-z]{2}-[a-z]+-\d")  # `us-east-1`
+_SNAKE = lazy(r"[A-Za-z_]\w*_\w*")
 
 
 def _names_a_secret(value: str, name: str) -> bool:
@@ -130,7 +131,7 @@ def _assigned_value(value: str, match: re.Match[str]) -> bool:
 
 # A line of a YAML block: a line number when the key had one (group 2), else maybe a grep prefix.
 _BLOCK_LINE = rf"(?(2){LINE_NUMBER}|(?:{GREP_PREFIX})?)"
-_COOKIE_VALUE = re.compile(r"=[ \t]*((?![$<{%]|\[REDACTED:)[^;\s]{8,})")
+_COOKIE_VALUE = lazy(r"=[ \t]*((?![$<{%]|\[REDACTED:)[^;\s]{8,})")
 
 
 def _session_value(value: str) -> bool:
@@ -148,7 +149,7 @@ def _cookie_list(value: str, match: re.Match[str]) -> bool:
     return any(_session_value(m.group(1)) for m in _COOKIE_VALUE.finditer(value))
 
 
-_MAPPING_ITEM = re.compile(r"[\"']?[\w.\-]+[\"']?[ \t]*:(?:[ \t]|$)")
+_MAPPING_ITEM = lazy(r"[\"']?[\w.\-]+[\"']?[ \t]*:(?:[ \t]|$)")
 
 
 def _block_value(value: str, match: re.Match[str]) -> bool:
@@ -162,7 +163,7 @@ def _block_value(value: str, match: re.Match[str]) -> bool:
 
 
 # Names of keys that identify rather than protect: a hex digest under them is not a secret.
-_ID_KEY = re.compile(
+_ID_KEY = lazy(
     r"(?i)(?:cache|primary|foreign|sort|partition|hash|range|idempotency|public|lookup|row|object)[_.\-]?key"
 )
 
@@ -201,7 +202,7 @@ NAMED: list[Rule] = [
     # `aws_secret_access_key = …`, `aws configure set aws_secret_access_key …`.
     Rule(
         "aws_secret_access_key",
-        re.compile(
+        lazy(
             r"(?i)(aws_?secret_?(?:access_?)?key\\{0,3}[\"']?(?:\s*(?::=|=>|[:=,])\s*|[ \t]+)\\{0,3}[\"']?)"
             r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
@@ -211,7 +212,7 @@ NAMED: list[Rule] = [
     ),
     Rule(
         "bearer_token",
-        re.compile(
+        lazy(
             # any scheme: Bearer, Basic, Token, Okta's SSWS, Splunk, FlyV1, AWS4-HMAC-SHA256 Credential=…
             r"(?i)(\b(?:proxy-)?authorization\\{0,3}[\"']?\s*[:=]\s*\\{0,3}[\"']?\s*[A-Za-z][\w\-]{1,30}\s+)"
             r"([A-Za-z0-9._~+/=\-]{12,})"
@@ -223,7 +224,7 @@ NAMED: list[Rule] = [
     # API keys in request headers, wherever the header is written (curl -H, code, logs).
     Rule(
         "header_secret",
-        re.compile(
+        lazy(
             r"(?i)(?<![\w\-])((?:x-)?(?:api-?key|auth-?token|access-?token|vault-token|private-token"
             r"|amz-security-token|goog-api-key|functions-key|ocp-apim-subscription-key)"
             r"\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?)([A-Za-z0-9._~+/=\-]{8,})"
@@ -236,7 +237,7 @@ NAMED: list[Rule] = [
     # Azure storage and Service Bus connection strings.
     Rule(
         "azure_key",
-        re.compile(r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=)([^;\"'\s]{16,})"),
+        lazy(r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=)([^;\"'\s]{16,})"),
         2,
         lower=("accountkey", "sharedaccess"),
         local=True,
@@ -244,7 +245,7 @@ NAMED: list[Rule] = [
     # The signature of a signed URL: Azure SAS `sig=`, S3 `X-Amz-Signature=`, GCS `X-Goog-Signature=`.
     Rule(
         "signed_url",
-        re.compile(r"(?i)(?<![\w\-])((?:x-amz-|x-goog-)?(?:sig|signature)=)([A-Za-z0-9%+/=_\-]{16,})"),
+        lazy(r"(?i)(?<![\w\-])((?:x-amz-|x-goog-)?(?:sig|signature)=)([A-Za-z0-9%+/=_\-]{16,})"),
         2,
         lower=("sig",),
         local=True,
@@ -252,7 +253,7 @@ NAMED: list[Rule] = [
     # Docker's config.json: `"auth": "<base64 of user:password>"`, JSON-escaped or not.
     Rule(
         "docker_auth",
-        re.compile(r"(?i)(\\{0,3}[\"']auth\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9+/=]{8,})"),
+        lazy(r"(?i)(\\{0,3}[\"']auth\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9+/=]{8,})"),
         2,
         not_stand_in,
         lower=("auth",),
@@ -261,7 +262,7 @@ NAMED: list[Rule] = [
     # .netrc: `machine HOST login USER password PASS` on one line, or one field a line below `machine`.
     Rule(
         "netrc_password",
-        re.compile(r"(\b(?:machine[ \t]+[\w.\-]+|default)[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)"),
+        lazy(r"(\b(?:machine[ \t]+[\w.\-]+|default)[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)"),
         2,
         not_stand_in,
         hints=("password",),
@@ -269,7 +270,7 @@ NAMED: list[Rule] = [
     ),
     Rule(
         "netrc_password",
-        re.compile(r"(?m)(" + LINE_START + r"password[ \t]+)(\S+)[ \t]*$"),
+        lazy(r"(?m)(" + LINE_START + r"password[ \t]+)(\S+)[ \t]*$"),
         2,
         hints=("machine ",),
         local=True,
@@ -278,7 +279,7 @@ NAMED: list[Rule] = [
     # line may carry a diff marker, a hunk header or a line number, which is how most reach Codex.
     Rule(
         "env_secret",
-        re.compile(
+        lazy(
             r"(?m)(" + LINE_START + _ENV_PREFIX + whole_name(r"[A-Z0-9_]", SECRET_WORDS.upper() + "|PASS") + r"\s*=\s*)"
             # the lookahead checks the rest of the line once, so a line that does not end as a value
             # may end costs one pass, not one per character of the value (20,000 characters took 7 s)
@@ -293,7 +294,7 @@ NAMED: list[Rule] = [
     # (any case). Values that look like code (calls, indexing, references) are left alone.
     Rule(
         "config_secret",
-        re.compile(
+        lazy(
             r"(?im)(" + LINE_START + whole_name(r"[\w.\-]", SECRET_WORDS) + r"\s*[:=]\s*)"
             # not a quote or reference, not a number, not `obj.attr` code
             r"(?![\"'$<{\[])(?!\d+\s*(?:#.*)?$)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*(?:#.*)?$)"
@@ -308,7 +309,7 @@ NAMED: list[Rule] = [
     # (for a list, at the first item's indentation), with the diff marker or line number they carry.
     Rule(
         "config_secret",
-        re.compile(
+        lazy(
             r"(?im)(^"
             + HUNK
             + rf"(?:({LINE_NUMBER})|{GREP_PREFIX})?"
@@ -333,7 +334,7 @@ NAMED: list[Rule] = [
     # or `{"name": "DB_PASSWORD", "value": "…"}` on one.
     Rule(
         "env_secret",
-        re.compile(
+        lazy(
             r"(?im)((?<![\w\-])[\"']?name[\"']?[ \t]*:[ \t]*[\"']?"
             + whole_name(r"[\w.\-]", SECRET_WORDS)
             + r"[\"']?[ \t]*,?[ \t]*(?:\r?\n"
@@ -351,7 +352,7 @@ NAMED: list[Rule] = [
     # name (`getenv("DB_PASSWORD", "…")`) or given as a default (`process.env.API_TOKEN || "…"`).
     Rule(
         "secret_assignment",
-        re.compile(
+        lazy(
             # Start only at a token boundary: trying every offset inside a long word-like
             # run (base64, minified code) made this quadratic in the run's length.
             r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", SECRET_WORDS) + r"\\{0,3}[\"']?[\])]?"
@@ -364,7 +365,7 @@ NAMED: list[Rule] = [
     # A shell default: `${DB_PASSWORD:-…}`.
     Rule(
         "secret_assignment",
-        re.compile(r"(?i)(\$\{" + whole_name(r"\w", SECRET_WORDS) + r":?[-=])([^}\s\"'$]{4,})(?=\})"),
+        lazy(r"(?i)(\$\{" + whole_name(r"\w", SECRET_WORDS) + r":?[-=])([^}\s\"'$]{4,})(?=\})"),
         3,
         not_stand_in,
         hints=("${",),
@@ -373,7 +374,7 @@ NAMED: list[Rule] = [
     # `password=hunter2` in running text, a URL query or a command line (unquoted, mid-line).
     Rule(
         "inline_secret",
-        re.compile(
+        lazy(
             r"(?i)(?<![\w.\-$])(" + whole_name(r"[\w.\-]", SECRET_WORDS) + r"=)(?![\"'$<{\[])"
             r"([^\s\"'`,;()\[\]{}<>&|\\]{4,})"
         ),
@@ -386,7 +387,7 @@ NAMED: list[Rule] = [
     # `Set-Cookie:` value (its attributes stay), and `document.cookie = "…"`.
     Rule(
         "cookie",
-        re.compile(
+        lazy(
             r"(?im)((?<![\w\-])set-cookie\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?[^\s\"'=;]{1,128}=)"
             r"([^;\s\"'\\]{4,})"
         ),
@@ -397,7 +398,7 @@ NAMED: list[Rule] = [
     ),
     Rule(
         "cookie",
-        re.compile(
+        lazy(
             r"(?im)((?<![\w\-])cookie\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?)"
             r"([^\s\"'=;]{1,128}=[^\n\"'\\]{4,4000})"
         ),
@@ -410,7 +411,7 @@ NAMED: list[Rule] = [
     # `ENCRYPTION_KEY=<hex>`, Laravel's `APP_KEY=base64:…`, `RAILS_MASTER_KEY=<hex>`.
     Rule(
         "key_material",
-        re.compile(
+        lazy(
             r"(?i)(?<![\w.\-])(\\{0,3}[\"']?" + whole_name(r"[\w.\-]", "key") + r"\\{0,3}[\"']?[ \t]*[:=][ \t]*"
             r"\\{0,3}[\"']?)((?:base64:)?[A-Za-z0-9+/]{32,}={0,2})(?![A-Za-z0-9+/=])"
         ),

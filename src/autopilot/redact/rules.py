@@ -17,10 +17,11 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from autopilot.redact import PLACEHOLDER
+from autopilot.redact.patterns import lazy
 
 # A value that only names a secret (``$TOKEN``, ``${{ secrets.X }}``, ``<your-key>``,
 # an earlier placeholder) is not itself a secret.
-_REFERENCE = re.compile(r"^(\$|\{\{|<|\[REDACTED:|%\(|process\.env|os\.environ)")
+_REFERENCE = lazy(r"^(\$|\{\{|<|\[REDACTED:|%\(|process\.env|os\.environ)")
 # Values that stand in for a secret in docs, schemas and templates, not secrets themselves.
 _STAND_INS = frozenset(
     {"string", "number", "integer", "boolean", "object", "null", "none", "true", "false", "required", "optional"}
@@ -105,11 +106,11 @@ def apply(rule: Rule, text: str, lowered: str, counts: Counter[str]) -> str:
     return rule.pattern.sub(replacer(rule, counts), text) if hinted(rule, text, lowered) else text
 
 
-_WORD = re.compile(r"(?i)secret|token|pass|pwd|pw|hmac|key|credential|auth|sig|cookie")
+_WORD = lazy(r"(?i)secret|token|pass|pwd|pw|hmac|key|credential|auth|sig|cookie")
 
 
 # A line that opens a YAML block: a key with no value, or a block scalar's indicator (`key: |`, `key: >-`).
-_OPENS_BLOCK = re.compile(r":[ \t]*(?:[|>][+\-]?[1-9]?)?[ \t]*$")
+_OPENS_BLOCK = lazy(r":[ \t]*(?:[|>][+\-]?[1-9]?)?[ \t]*$")
 _BLOCK_LINES = 200
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from autopilot.redact.named import SECRET_WORDS, env_value, not_stand_in
+from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import LINE_START, Rule, stand_in, whole_name
 
 
@@ -25,7 +26,7 @@ SHELL: list[Rule] = [
     # and curl's `-u user:password`.
     Rule(
         "cli_secret",
-        re.compile(
+        lazy(
             r"(?i)(?<![\w\-])(--?" + whole_name(r"[\w\-]", SECRET_WORDS) + r"[ \t]+([\"']?))"
             r"(?![\-$<{\[])([^\s\"'`;|&]{4,})\3"
         ),
@@ -36,7 +37,7 @@ SHELL: list[Rule] = [
     ),
     Rule(
         "cli_secret",
-        re.compile(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{0,64}:)([^\s\"'@]{3,})"),
+        lazy(r"(?<![\w\-])((?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{0,64}:)([^\s\"'@]{3,})"),
         2,
         hints=("-u", "--user"),
     ),
@@ -45,7 +46,7 @@ SHELL: list[Rule] = [
     # `redis-cli -a`, `mongosh -p`, openssl's `-passin pass:`.
     Rule(
         "cli_secret",
-        re.compile(
+        lazy(
             r"((?<![\w\-])(?:(?:mysql(?:dump|admin|import|show|check|slap)?|mariadb(?:-dump|-admin)?)\b"
             r"[^\n|;&]{0,200}?[ \t]-p(?=\S)"
             r"|sshpass\b[^\n|;&]{0,100}?[ \t]-p[ \t]*"
@@ -63,9 +64,7 @@ SHELL: list[Rule] = [
     # Passwords other commands take as arguments: `echo PW | sudo -S`, `htpasswd -b FILE USER PW`,
     # `ssh-keygen -N PW` / `-P PW`, `zip -P PW` (and unzip), `7z -pPW`, `ldapsearch -w PW` (and the other ldap tools).
     *(
-        Rule(
-            "cli_secret", re.compile(r"(" + opening + r"([\"']?))([^\s\"'`;|&]{3,})\2"), 3, not_stand_in, lower=(hint,)
-        )
+        Rule("cli_secret", lazy(r"(" + opening + r"([\"']?))([^\s\"'`;|&]{3,})\2"), 3, not_stand_in, lower=(hint,))
         for hint, opening in (
             (
                 "sudo",
@@ -82,7 +81,7 @@ SHELL: list[Rule] = [
     # `setx API_TOKEN …` (Windows), `set -x API_TOKEN …` (fish), `setenv API_TOKEN …` (csh).
     Rule(
         "env_secret",
-        re.compile(
+        lazy(
             r"(?im)("
             + LINE_START
             + r"(?:setx|setenv|set(?:[ \t]+-[a-z]+)+)[ \t]+"
@@ -97,7 +96,7 @@ SHELL: list[Rule] = [
     # A header with a secret name passed to curl or wget: `-H 'token: …'`, `--header "X-Auth-Token: …"`.
     Rule(
         "header_secret",
-        re.compile(
+        lazy(
             r"(?i)((?<![\w\-])(?:-H|--header)[ \t]*=?[ \t]*([\"'])[ \t]*"
             + whole_name(r"[\w\-]", SECRET_WORDS, 3)
             + r"[ \t]*:[ \t]*)([^\"'\n]{4,512}?)(?=\2)"

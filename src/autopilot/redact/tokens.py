@@ -9,6 +9,7 @@ from __future__ import annotations
 import binascii
 import re
 
+from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, mixed_case, stand_in
 
 _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)(?<!\w.{4})[0-9A-Z]{16}"
@@ -57,26 +58,24 @@ def _mixed_token(value: str, match: re.Match[str]) -> bool:
 # Order matters: specific token shapes first, so an Anthropic key is not reported as an OpenAI one.
 PRIVATE_KEY = Rule(
     "private_key",
-    re.compile(
+    lazy(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*\Z)"
     ),
     hints=("PRIVATE KEY",),
 )
 TOKENS: list[Rule] = [
-    Rule(
-        "anthropic_api_key", re.compile(_word("sk-ant-") + r"[a-z]{2,8}\d{2}-[A-Za-z0-9_\-]{20,}"), hints=("sk-ant-",)
-    ),
+    Rule("anthropic_api_key", lazy(_word("sk-ant-") + r"[a-z]{2,8}\d{2}-[A-Za-z0-9_\-]{20,}"), hints=("sk-ant-",)),
     Rule(
         "openai_api_key",
-        re.compile(_word("sk-") + r"(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}(?:T3BlbkFJ[A-Za-z0-9_\-]+)?"),
+        lazy(_word("sk-") + r"(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}(?:T3BlbkFJ[A-Za-z0-9_\-]+)?"),
         hints=("sk-",),
     ),
     # A secret access key written next to its key id (positional arguments, `AKIA…:secret`, the
     # console's credentials CSV), and that CSV's console password, before the id is replaced.
     Rule(
         "aws_secret_access_key",
-        re.compile(
+        lazy(
             r"((?:AKIA|ASIA)(?<!\w.{4})[0-9A-Z]{16}(?=[\"' \t,:;|=])[\"']?[ \t]*(?:[,:;|=][ \t]*)?[\"']?)"
             r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
@@ -86,7 +85,7 @@ TOKENS: list[Rule] = [
     ),
     Rule(
         "aws_console_password",
-        re.compile(
+        lazy(
             r"(?m)^([^,\n]{1,64},)([^,\n]{4,128})"
             r"(?=,(?:" + _AWS_ID + r",|https://[\w.\-]{0,80}signin\.aws\.amazon\.com))"
         ),
@@ -94,122 +93,120 @@ TOKENS: list[Rule] = [
         _console_password,
         hints=("AKIA", "ASIA", "signin.aws"),
     ),
-    Rule("aws_access_key_id", re.compile(_AWS_ID + r"\b")),
+    Rule("aws_access_key_id", lazy(_AWS_ID + r"\b")),
     Rule(
         "github_token",
-        re.compile(r"(?:gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}|github_pat_(?<!\w.{11})[A-Za-z0-9_]{22,255})\b"),
+        lazy(r"(?:gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}|github_pat_(?<!\w.{11})[A-Za-z0-9_]{22,255})\b"),
         hints=("gh", "github_pat_"),
     ),
     Rule(
         "gitlab_token",
-        re.compile(_word("gl") + r"(?:pat|ptt|dt|rt|cbt|imt|agent|oas|ft|soat)-[A-Za-z0-9_\-]{20,}"),
+        lazy(_word("gl") + r"(?:pat|ptt|dt|rt|cbt|imt|agent|oas|ft|soat)-[A-Za-z0-9_\-]{20,}"),
         hints=("gl",),
     ),
-    Rule("slack_token", re.compile(r"(?:xox[abposre]|xapp)-(?<!\w.{5})[A-Za-z0-9\-]{10,}"), hints=("xox", "xapp-")),
+    Rule("slack_token", lazy(r"(?:xox[abposre]|xapp)-(?<!\w.{5})[A-Za-z0-9\-]{10,}"), hints=("xox", "xapp-")),
     Rule(
         "slack_webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/\-]{20,}"),
+        lazy(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/\-]{20,}"),
         hints=("hooks.slack.com",),
     ),
     Rule(
         "stripe_key",
-        re.compile(r"(?:sk|rk|pk)_(?:live|test)_(?<!\w.{8})[A-Za-z0-9]{16,}\b"),
+        lazy(r"(?:sk|rk|pk)_(?:live|test)_(?<!\w.{8})[A-Za-z0-9]{16,}\b"),
         hints=("_live_", "_test_"),
     ),
-    Rule("stripe_webhook_secret", re.compile(_word("whsec_") + r"[A-Za-z0-9]{24,}\b"), hints=("whsec_",)),
-    Rule("google_api_key", re.compile(_word("AIza") + r"[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), hints=("AIza",)),
-    Rule("google_oauth_token", re.compile(_word("ya29.") + r"[0-9A-Za-z_\-]{20,}"), hints=("ya29.",)),
-    Rule("google_client_secret", re.compile(_word("GOCSPX-") + r"[0-9A-Za-z_\-]{20,}"), hints=("GOCSPX-",)),
-    Rule("npm_token", re.compile(_word("npm_") + r"[A-Za-z0-9]{36}\b"), hints=("npm_",)),
-    Rule("huggingface_token", re.compile(_word("hf_") + r"[A-Za-z0-9]{30,}\b"), hints=("hf_",)),
-    Rule("sendgrid_key", re.compile(_word("SG.") + r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"), hints=("SG.",)),
-    Rule("pypi_token", re.compile(_word("pypi-AgE") + r"[A-Za-z0-9_\-]{50,}"), hints=("pypi-",)),
-    Rule("vault_token", re.compile(r"hv[sbr]\.(?<!\w.{4})[A-Za-z0-9_\-]{20,}"), hints=("hvs.", "hvb.", "hvr.")),
+    Rule("stripe_webhook_secret", lazy(_word("whsec_") + r"[A-Za-z0-9]{24,}\b"), hints=("whsec_",)),
+    Rule("google_api_key", lazy(_word("AIza") + r"[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), hints=("AIza",)),
+    Rule("google_oauth_token", lazy(_word("ya29.") + r"[0-9A-Za-z_\-]{20,}"), hints=("ya29.",)),
+    Rule("google_client_secret", lazy(_word("GOCSPX-") + r"[0-9A-Za-z_\-]{20,}"), hints=("GOCSPX-",)),
+    Rule("npm_token", lazy(_word("npm_") + r"[A-Za-z0-9]{36}\b"), hints=("npm_",)),
+    Rule("huggingface_token", lazy(_word("hf_") + r"[A-Za-z0-9]{30,}\b"), hints=("hf_",)),
+    Rule("sendgrid_key", lazy(_word("SG.") + r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"), hints=("SG.",)),
+    Rule("pypi_token", lazy(_word("pypi-AgE") + r"[A-Za-z0-9_\-]{50,}"), hints=("pypi-",)),
+    Rule("vault_token", lazy(r"hv[sbr]\.(?<!\w.{4})[A-Za-z0-9_\-]{20,}"), hints=("hvs.", "hvb.", "hvr.")),
     Rule(
         "jwt",
-        re.compile(_word("eyJ") + r"[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+        lazy(_word("eyJ") + r"[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
         hints=("eyJ",),
     ),
-    Rule("digitalocean_token", re.compile(r"do[opr]_v1_(?<!\w.{7})[a-f0-9]{64}\b"), hints=("_v1_",)),
-    Rule("shopify_token", re.compile(_word("shp") + r"(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), hints=("shp",)),
+    Rule("digitalocean_token", lazy(r"do[opr]_v1_(?<!\w.{7})[a-f0-9]{64}\b"), hints=("_v1_",)),
+    Rule("shopify_token", lazy(_word("shp") + r"(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), hints=("shp",)),
     # A Discord bot token: base64 of the bot's user id, a timestamp, an HMAC (the id is checked).
     Rule(
         "discord_bot_token",
-        re.compile(r"[MNO](?<![\w\-.][MNO])[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![\w\-])"),
+        lazy(r"[MNO](?<![\w\-.][MNO])[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![\w\-])"),
         check=_discord_id,
     ),
     # A Telegram bot token: the bot's id (public: kept), a colon, 35 characters (`api.telegram.org/bot<token>/…`).
     Rule(
         "telegram_bot_token",
-        re.compile(r":(?<=\d{5}:)(?<!\d{17}:)(A[A-Za-z0-9_\-]{34})(?![\w\-])"),
+        lazy(r":(?<=\d{5}:)(?<!\d{17}:)(A[A-Za-z0-9_\-]{34})(?![\w\-])"),
         1,
         hints=(":A",),
     ),
-    Rule("twilio_api_key", re.compile(_word("SK") + r"[0-9a-fA-F]{32}\b"), hints=("SK",)),
-    Rule("mailgun_key", re.compile(_word("key-") + r"[0-9a-z]{32}\b"), check=_letters_and_digits, hints=("key-",)),
-    Rule("atlassian_token", re.compile(_word("ATATT") + r"[A-Za-z0-9_\-=]{60,}"), hints=("ATATT",)),
-    Rule("databricks_token", re.compile(_word("dapi") + r"[0-9a-f]{32}(?:-\d)?\b"), hints=("dapi",)),
-    Rule("age_secret_key", re.compile(_word("AGE-SECRET-KEY-1") + r"[0-9A-Z]{58}\b"), hints=("AGE-SECRET-KEY-1",)),
-    Rule("linear_api_key", re.compile(_word("lin_") + r"(?:api|oauth)_[A-Za-z0-9]{32,64}\b"), hints=("lin_",)),
-    Rule("postman_api_key", re.compile(_word("PMAK-") + r"[A-Za-z0-9]{24}-[A-Za-z0-9]{34}\b"), hints=("PMAK-",)),
+    Rule("twilio_api_key", lazy(_word("SK") + r"[0-9a-fA-F]{32}\b"), hints=("SK",)),
+    Rule("mailgun_key", lazy(_word("key-") + r"[0-9a-z]{32}\b"), check=_letters_and_digits, hints=("key-",)),
+    Rule("atlassian_token", lazy(_word("ATATT") + r"[A-Za-z0-9_\-=]{60,}"), hints=("ATATT",)),
+    Rule("databricks_token", lazy(_word("dapi") + r"[0-9a-f]{32}(?:-\d)?\b"), hints=("dapi",)),
+    Rule("age_secret_key", lazy(_word("AGE-SECRET-KEY-1") + r"[0-9A-Z]{58}\b"), hints=("AGE-SECRET-KEY-1",)),
+    Rule("linear_api_key", lazy(_word("lin_") + r"(?:api|oauth)_[A-Za-z0-9]{32,64}\b"), hints=("lin_",)),
+    Rule("postman_api_key", lazy(_word("PMAK-") + r"[A-Za-z0-9]{24}-[A-Za-z0-9]{34}\b"), hints=("PMAK-",)),
     # Providers an audit found missing (issue 21), each by its documented prefix and length.
-    Rule("groq_api_key", re.compile(_word("gsk_") + r"[A-Za-z0-9]{48,}\b"), hints=("gsk_",)),
-    Rule("xai_api_key", re.compile(_word("xai-") + r"[A-Za-z0-9]{70,}\b"), hints=("xai-",)),
-    Rule("perplexity_api_key", re.compile(_word("pplx-") + r"[A-Za-z0-9]{40,}\b"), hints=("pplx-",)),
-    Rule("replicate_token", re.compile(_word("r8_") + r"[A-Za-z0-9]{37,}\b"), hints=("r8_",)),
+    Rule("groq_api_key", lazy(_word("gsk_") + r"[A-Za-z0-9]{48,}\b"), hints=("gsk_",)),
+    Rule("xai_api_key", lazy(_word("xai-") + r"[A-Za-z0-9]{70,}\b"), hints=("xai-",)),
+    Rule("perplexity_api_key", lazy(_word("pplx-") + r"[A-Za-z0-9]{40,}\b"), hints=("pplx-",)),
+    Rule("replicate_token", lazy(_word("r8_") + r"[A-Za-z0-9]{37,}\b"), hints=("r8_",)),
     Rule(
         "tailscale_key",
-        re.compile(_word("tskey-") + r"(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
+        lazy(_word("tskey-") + r"(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
         hints=("tskey-",),
     ),
     Rule(
         "doppler_token",
-        re.compile(_word("dp.") + r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}\b"),
+        lazy(_word("dp.") + r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}\b"),
         hints=("dp.",),
     ),
     Rule(
         "grafana_token",
-        re.compile(r"(?:glsa_(?<!\w.{5})[A-Za-z0-9]{32}_[0-9a-fA-F]{8}|glc_(?<!\w.{4})[A-Za-z0-9+/]{32,}={0,2})\b"),
+        lazy(r"(?:glsa_(?<!\w.{5})[A-Za-z0-9]{32}_[0-9a-fA-F]{8}|glc_(?<!\w.{4})[A-Za-z0-9+/]{32,}={0,2})\b"),
         hints=("glsa_", "glc_"),
     ),
-    Rule("new_relic_key", re.compile(r"NR(?:AK|II|JS|AA|RA)-(?<!\w.{5})[A-Z0-9]{27}\b"), hints=("NR",)),
-    Rule("pulumi_token", re.compile(_word("pul-") + r"[a-f0-9]{40}\b"), hints=("pul-",)),
+    Rule("new_relic_key", lazy(r"NR(?:AK|II|JS|AA|RA)-(?<!\w.{5})[A-Z0-9]{27}\b"), hints=("NR",)),
+    Rule("pulumi_token", lazy(_word("pul-") + r"[a-f0-9]{40}\b"), hints=("pul-",)),
     Rule(
         "supabase_token",
-        re.compile(r"(?:sbp_(?<!\w.{4})|sb_secret_(?<!\w.{10}))[A-Za-z0-9_]{32,}\b"),
+        lazy(r"(?:sbp_(?<!\w.{4})|sb_secret_(?<!\w.{10}))[A-Za-z0-9_]{32,}\b"),
         hints=("sbp_", "sb_secret_"),
     ),
-    Rule("notion_token", re.compile(_word("ntn_") + r"[A-Za-z0-9]{43,}\b"), hints=("ntn_",)),
-    Rule("notion_token", re.compile(_word("secret_") + r"[A-Za-z0-9]{43}\b"), hints=("secret_",)),
-    Rule("figma_token", re.compile(_word("figd_") + r"[A-Za-z0-9_\-]{38,}"), hints=("figd_",)),
+    Rule("notion_token", lazy(_word("ntn_") + r"[A-Za-z0-9]{43,}\b"), hints=("ntn_",)),
+    Rule("notion_token", lazy(_word("secret_") + r"[A-Za-z0-9]{43}\b"), hints=("secret_",)),
+    Rule("figma_token", lazy(_word("figd_") + r"[A-Za-z0-9_\-]{38,}"), hints=("figd_",)),
     Rule(
         "planetscale_token",
-        re.compile(_word("pscale_") + r"(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}"),
+        lazy(_word("pscale_") + r"(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}"),
         hints=("pscale_",),
     ),
-    Rule("rubygems_key", re.compile(_word("rubygems_") + r"[a-f0-9]{48}\b"), hints=("rubygems_",)),
-    Rule("netlify_token", re.compile(_word("nfp_") + r"[A-Za-z0-9]{36,}\b"), hints=("nfp_",)),
-    Rule(
-        "fly_token", re.compile(r"(?:fm[12][ar]?_|fo1_)(?<!\w.{4})[A-Za-z0-9_\-+/=]{40,}"), hints=("fm1", "fm2", "fo1_")
-    ),
-    Rule("bitbucket_token", re.compile(r"(?:ATBB|ATCTT)(?<!\w.{4})[A-Za-z0-9_\-=]{28,}"), hints=("ATBB", "ATCTT")),
-    Rule("sentry_token", re.compile(r"sntry[us]_(?<!\w.{7})[A-Za-z0-9_\-+/=]{40,}"), hints=("sntry",)),
-    Rule("onepassword_token", re.compile(_word("ops_eyJ") + r"[A-Za-z0-9_\-+/=]{50,}"), hints=("ops_eyJ",)),
+    Rule("rubygems_key", lazy(_word("rubygems_") + r"[a-f0-9]{48}\b"), hints=("rubygems_",)),
+    Rule("netlify_token", lazy(_word("nfp_") + r"[A-Za-z0-9]{36,}\b"), hints=("nfp_",)),
+    Rule("fly_token", lazy(r"(?:fm[12][ar]?_|fo1_)(?<!\w.{4})[A-Za-z0-9_\-+/=]{40,}"), hints=("fm1", "fm2", "fo1_")),
+    Rule("bitbucket_token", lazy(r"(?:ATBB|ATCTT)(?<!\w.{4})[A-Za-z0-9_\-=]{28,}"), hints=("ATBB", "ATCTT")),
+    Rule("sentry_token", lazy(r"sntry[us]_(?<!\w.{7})[A-Za-z0-9_\-+/=]{40,}"), hints=("sntry",)),
+    Rule("onepassword_token", lazy(_word("ops_eyJ") + r"[A-Za-z0-9_\-+/=]{50,}"), hints=("ops_eyJ",)),
     Rule(
         "cloudflare_origin_ca_key",
-        re.compile(_word("v1.0-") + r"[a-f0-9]{24}-[a-f0-9]{146}\b"),
+        lazy(_word("v1.0-") + r"[a-f0-9]{24}-[a-f0-9]{146}\b"),
         hints=("v1.0-",),
     ),
     Rule(
         "azure_client_secret",
-        re.compile(r"(?<![\w~.\-])[A-Za-z0-9_.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![\w~\-])"),
+        lazy(r"(?<![\w~.\-])[A-Za-z0-9_.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![\w~\-])"),
         hints=("Q~",),
     ),
-    Rule("vault_token", re.compile(r"s\.(?<![\w.\-]s\.)([A-Za-z0-9]{24})\b"), check=_mixed_token, hints=("s.",)),
-    Rule("google_refresh_token", re.compile(r"(?<![\w/])1//0[A-Za-z0-9_\-]{40,}"), hints=("1//0",)),
+    Rule("vault_token", lazy(r"s\.(?<![\w.\-]s\.)([A-Za-z0-9]{24})\b"), check=_mixed_token, hints=("s.",)),
+    Rule("google_refresh_token", lazy(r"(?<![\w/])1//0[A-Za-z0-9_\-]{40,}"), hints=("1//0",)),
     Rule(
         "discord_webhook",
-        re.compile(
+        lazy(
             r"(https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d{5,30}/)([A-Za-z0-9_\-]{20,})"
         ),
         2,
@@ -217,19 +214,17 @@ TOKENS: list[Rule] = [
     ),
     Rule(
         "teams_webhook",
-        re.compile(
-            r"(\.webhook\.office\.com/webhookb2/[^\s/]{8,200}/IncomingWebhook/)([A-Za-z0-9]{20,}/[0-9a-fA-F\-]{36})"
-        ),
+        lazy(r"(\.webhook\.office\.com/webhookb2/[^\s/]{8,200}/IncomingWebhook/)([A-Za-z0-9]{20,}/[0-9a-fA-F\-]{36})"),
         2,
         hints=("webhook.office.com",),
     ),
     # A Sentry DSN's key is the URL's user part (32 hex digits; the old form adds `:secret`).
-    Rule("sentry_dsn", re.compile(r"(?i)(\bhttps?://)([0-9a-f]{32}(?::[0-9a-f]{32})?)(@)"), 2, hints=("://",)),
+    Rule("sentry_dsn", lazy(r"(?i)(\bhttps?://)([0-9a-f]{32}(?::[0-9a-f]{32})?)(@)"), 2, hints=("://",)),
     # The user may be empty: `redis://:password@host`.
     Rule(
         "url_password",
         # the password runs to the authority's last `@`: a password may hold one (`p@ss`)
-        re.compile(r"(://(?<=[A-Za-z0-9+.\-]://)[^\s/:@\[\]]{0,64}:)([^\s/]{1,128})(@)(?=[^\s/@]*(?:[/?#\s\"'`]|$))"),
+        lazy(r"(://(?<=[A-Za-z0-9+.\-]://)[^\s/:@\[\]]{0,64}:)([^\s/]{1,128})(@)(?=[^\s/@]*(?:[/?#\s\"'`]|$))"),
         2,
         hints=("://",),
     ),

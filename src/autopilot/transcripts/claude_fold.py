@@ -9,12 +9,12 @@ index, so it holds only JSON values and ``array`` columns.
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left
 from typing import Any
 
 from autopilot.digest import blake2b
+from autopilot.redact.patterns import lazy
 from autopilot.transcripts.evidence import strip_reminders
 
 TYPE_CHECKING = False
@@ -68,15 +68,15 @@ HOOK_CONTEXT = frozenset(
 )
 SYSTEM_PROMPT_ROWS = frozenset({"api-request-shape", "api-request-blob"})
 TELEMETRY_ROWS = frozenset({"api-request", "cost-state"})
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
+_SAFE_NAME = lazy(r"[A-Za-z0-9_.:\-]{1,64}")
 # For a row too large to parse, the envelope is read from its head and tail by pattern.
-_BIG_TYPE = re.compile(rb'"type":"(user|assistant|system|attachment|progress)","(?:message|uuid)"')
-_BIG_START = re.compile(rb'^\{"type":"([^"]{1,64})"')
-_BIG_PARENT = re.compile(rb'^\{"parentUuid":(?:"([^"]{1,100})"|null)')
-_BIG_LOGICAL = re.compile(rb'"logicalParentUuid":"([^"]{1,100})"')
-_BIG_UUID = re.compile(rb'"uuid":"([^"]{1,100})"')
-_BIG_RESULT_ID = re.compile(rb'"tool_use_id":"([^"]{1,200})"')
-_BIG_TOOL_USE = re.compile(rb'"type":"tool_use","id":"([^"]{1,200})","name":"([^"]{1,100})"')
+_BIG_TYPE = lazy(rb'"type":"(user|assistant|system|attachment|progress)","(?:message|uuid)"')
+_BIG_START = lazy(rb'^\{"type":"([^"]{1,64})"')
+_BIG_PARENT = lazy(rb'^\{"parentUuid":(?:"([^"]{1,100})"|null)')
+_BIG_LOGICAL = lazy(rb'"logicalParentUuid":"([^"]{1,100})"')
+_BIG_UUID = lazy(rb'"uuid":"([^"]{1,100})"')
+_BIG_RESULT_ID = lazy(rb'"tool_use_id":"([^"]{1,200})"')
+_BIG_TOOL_USE = lazy(rb'"type":"tool_use","id":"([^"]{1,200})","name":"([^"]{1,100})"')
 # Rows skimmed without parsing: bookkeeping rows by their leading type, attachments by envelope.
 _SKIM_ROWS: dict[bytes, Literal["telemetry", "systemPrompts"] | None] = {
     b"api-request": "telemetry",
@@ -95,7 +95,7 @@ _SKIM_ROWS: dict[bytes, Literal["telemetry", "systemPrompts"] | None] = {
     b"worktree-state": None,
     b"last-prompt": None,
 }
-_ATTACHMENT_HEAD = re.compile(
+_ATTACHMENT_HEAD = lazy(
     rb'\{"parentUuid":(?:null|"([^"]{1,100})"),"isSidechain":(true|false),"attachment":\{"type":"([A-Za-z0-9_]{1,64})"'
 )
 _ATTACHMENT_UUID = b',"type":"attachment","uuid":"'
@@ -421,7 +421,7 @@ class ClaudeFold:
 
     # A row's own uuid sits between its message and its toolUseResult, so for a huge tool
     # result it is in neither the head nor the tail: have the scanner find it anywhere.
-    oversize_marks = re.compile(rb'"uuid":"[^"]{1,100}","timestamp":"[^"]{1,40}"')
+    oversize_marks = lazy(rb'"uuid":"[^"]{1,100}","timestamp":"[^"]{1,40}"')
 
     def oversize(
         self,

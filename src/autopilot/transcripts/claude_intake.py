@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from autopilot.fastjson import parse_json_line
+from autopilot.redact.patterns import lazy
 from autopilot.transcripts import jsonl, paging
 from autopilot.transcripts.claude_fold import ClaudeFold, safe_name, update_lineage
 from autopilot.transcripts.evidence import (
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times --max-chars: it is the baseline
 EDITED_FILES_SHOWN = 50
 # Claude Code appends subagent token counts to Agent results: telemetry, never emitted.
-_USAGE_BLOCK = re.compile(r"<usage>.*?</usage>\s*", re.DOTALL)
+_USAGE_BLOCK = lazy(r"<usage>.*?</usage>\s*", re.DOTALL)
 
 
 def intake(

@@ -26,6 +26,7 @@ from typing import Any, cast
 from autopilot.codex.sessions import child_marker
 from autopilot.digest import blake2b
 from autopilot.fastjson import parse_json_line
+from autopilot.redact.patterns import lazy
 from autopilot.transcripts import jsonl
 
 TYPE_CHECKING = False
@@ -190,8 +191,8 @@ QUIET_ITEMS = frozenset(
 )
 NEVER_ITEMS = frozenset({"Reasoning", "ContextCompaction"})
 
-_NAME = re.compile(r"[^A-Za-z0-9_.:-]")
-_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+_NAME = lazy(r"[^A-Za-z0-9_.:-]")
+_PATCH_FILE = lazy(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 
 
 def clean_name(value: Any) -> str:
@@ -236,8 +237,8 @@ def texts(content: Any) -> list[str]:
     return out
 
 
-_IMAGE_OPEN = re.compile(r"^\s*<image\b[^>]*>\s*$")
-_IMAGE_PATH = re.compile(r'\bpath="([^"]*)"')
+_IMAGE_OPEN = lazy(r"^\s*<image\b[^>]*>\s*$")
+_IMAGE_PATH = lazy(r'\bpath="([^"]*)"')
 
 
 def split_images(parts: list[str]) -> tuple[str, list[str]]:

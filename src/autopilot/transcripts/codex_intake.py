@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 from typing import Any
 
 from autopilot.codex.sessions import find_rollout as find
 from autopilot.fastjson import parse_json_line
+from autopilot.redact.patterns import lazy
 from autopilot.transcripts import codex_fold, paging
 from autopilot.transcripts.evidence import (
     OMITTED_SECRET,
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times max_chars: it is the baseline
 EDITED_FILES_SHOWN = 50
 UNFINISHED_SHOWN = 20
-_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_EXIT = lazy(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _CHECKPOINT_PREAMBLE = "Here is the summary produced by the other language model"
 
 

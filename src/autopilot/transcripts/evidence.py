@@ -13,6 +13,7 @@ import unicodedata
 from typing import Any
 
 from autopilot.redact import PLACEHOLDER, Redactor, is_secret_path
+from autopilot.redact.patterns import lazy
 from autopilot.text import clip_middle, middle_join, middle_split
 from autopilot.transcripts import TRUST as TRUST  # re-exported: defined where a search can read it cheaply
 
@@ -27,23 +28,23 @@ SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits",
 # Redact this much past a cut, so a secret straddling the cut is still caught whole.
 _MARGIN = 1024
 _WHOLE = 64 * 1024  # strings up to this size are redacted whole before cutting
-_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)\s*", re.DOTALL)
-_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
-_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_REMINDER = lazy(r"<system-reminder>.*?(?:</system-reminder>|\Z)\s*", re.DOTALL)
+_KEY_BEGIN = lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = lazy(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 # What separates the words of a command line that could be paths: blanks, quotes, pipes,
 # redirections, and `=`/`:`, so `cat<.env`, `--env-file=.env` and `host:~/.ssh/id_rsa` give the path.
-_COMMAND_WORDS = re.compile(r"[\s'\"`|&;<>()=:,]+")
+_COMMAND_WORDS = lazy(r"[\s'\"`|&;<>()=:,]+")
 # Bare words is_secret_path accepts that are far likelier a search term or a commit message
 # (`grep -r secret`, `pytest -k secrets`) than a file: as paths they need a `/` or `./`.
 _COMMON_WORDS = frozenset({"secret", "secrets", "credentials"})
 # Sentences of a request that read like rules: what packets and the active memory call constraints.
-CONSTRAINT = re.compile(
+CONSTRAINT = lazy(
     r"\b(?:don'?t|do not|never|must(?:n't| not)?|only|without|avoid|keep|no longer|shouldn'?t|should not"
     r"|make sure|required?|always|at most|no more than|not allowed)\b",
     re.I,
 )
-SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+SENTENCE = lazy(r"(?<=[.!?])\s+|\n+")
+_BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
 class Evidence:
@@ -101,7 +102,7 @@ class Evidence:
 
 # Characters that hide inside a name or between its letters: format characters (zero-width
 # spaces and joiners, bidi marks, the BOM), combining marks, and separators a reader skips.
-_HIDDEN = re.compile(
+_HIDDEN = lazy(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff"
     "\u20d0-\u20ff\ufe20-\ufe2f\\s\\-_.\u00b7\u2010-\u2015\u2212\ufe58\ufe63]+"
@@ -124,7 +125,7 @@ _LOOKALIKES = str.maketrans(
     }
 )
 # Escapes a reader may decode: HTML entities, JSON and JS escapes, percent-encoding.
-_ESCAPE = re.compile(
+_ESCAPE = lazy(
     r"&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[a-zA-Z]{2,8};?|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|%[0-9a-fA-F]{2}"
 )
 _NAMED = {"lt": "<", "gt": ">", "sol": "/", "bsol": "\\", "lsaquo": "‹", "lang": "〈", "langle": "〈", "amp": "&"}
@@ -177,7 +178,7 @@ def neutralise_tags(body: str, name: str) -> str:
     return "".join(out) + body[pos:]
 
 
-_TOKEN = re.compile(_ESCAPE.pattern + r"|[\s\S]")
+_TOKEN = lazy(_ESCAPE.pattern + r"|[\s\S]")
 _FOLDED: dict[str, str] = {}
 
 
