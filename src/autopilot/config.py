@@ -10,6 +10,36 @@ from typing import Any
 from autopilot import paths
 from autopilot.errors import BridgeError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    class PhaseSettings(TypedDict, total=False):
+        """One phase's settings in the config file (``phases.<phase>``), checked when the file is read."""
+
+        model: str
+        effort: str
+
+    class Config(TypedDict, total=False):
+        """The config file's settings (``config.yaml``, snake_case). The keys are checked when it is read, and
+        so are the values typed here; the others are checked where they are used (``positive_number``)."""
+
+        backend: str  # codex-cli | openai
+        model: Any
+        notify: str  # off | bell | os
+        budget_usd: Any
+        max_iterations: Any
+        no_progress_threshold: Any
+        timeout_seconds: Any
+        max_diff_chars: Any
+        codex_bin: Any
+        memory_inject_chars: Any
+        effort: str  # one of EFFORTS
+        phases: dict[str, PhaseSettings]
+        budget_warn_at: Any  # a percentage (checked: ``percent``), as YAML gave it
+        min_rate_limit_left: Any
+
+
 BACKENDS = ("codex-cli", "openai")
 NOTIFY = ("off", "bell", "os")  # how a run that ends or pauses tells the user (hooks.context.alert)
 KNOWN_KEYS = {
@@ -48,7 +78,7 @@ def config_path() -> Path:
     return Path(env) if env else paths.autopilot_home() / "config.yaml"
 
 
-def load_config() -> dict[str, Any]:
+def load_config() -> Config:
     """The config file's settings, or {} when there is none; unreadable files are an error."""
     path = config_path()
     if not path.exists():
@@ -58,12 +88,12 @@ def load_config() -> dict[str, Any]:
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise BridgeError(
             f"cannot read the config file {path}: {exc}", hint="fix the YAML or move the file away"
         ) from None
-    if not isinstance(data, dict):
+    if not _mapping(data):
         raise BridgeError(f"the config file {path} must be a YAML mapping", hint="e.g. `backend: openai`")
     unknown = set(data) - KNOWN_KEYS
     if unknown:
@@ -81,7 +111,13 @@ def load_config() -> dict[str, Any]:
     for key in ("budget_warn_at", "min_rate_limit_left"):
         if key in data:
             percent(f"config {path}: {key}", data[key])
-    return data
+    checked: Config = data  # its keys known, the values it types checked
+    return checked
+
+
+def _mapping(value: object) -> bool:
+    """Whether YAML gave a mapping."""
+    return isinstance(value, dict)
 
 
 def _check_phases(path: Path, phases: Any) -> None:
@@ -131,7 +167,7 @@ def percent(name: str, value: Any) -> float:
     return number
 
 
-def codex_binary(config: dict[str, Any] | None = None) -> str | None:
+def codex_binary(config: Config | None = None) -> str | None:
     """The Codex CLI to run: ``AUTOPILOT_CODEX_BIN``, the config's ``codex_bin``, else ``codex`` on PATH."""
     explicit = os.environ.get("AUTOPILOT_CODEX_BIN") or (config or {}).get("codex_bin")
     if explicit:
@@ -139,7 +175,7 @@ def codex_binary(config: dict[str, Any] | None = None) -> str | None:
     return shutil.which("codex")
 
 
-def resolve_backend(flag: str | None, run_backend: str | None, config: dict[str, Any]) -> str:
+def resolve_backend(flag: str | None, run_backend: str | None, config: Config) -> str:
     """Pick the backend: --backend > AUTOPILOT_BACKEND > the run's own > config > codex on PATH > OPENAI_API_KEY."""
     for source, value in (("--backend", flag), ("AUTOPILOT_BACKEND", os.environ.get("AUTOPILOT_BACKEND"))):
         if value:
@@ -157,16 +193,13 @@ def resolve_backend(flag: str | None, run_backend: str | None, config: dict[str,
     raise BridgeError("no Codex backend is set up", hint=SETUP_HINT)
 
 
-def _phase(config: dict[str, Any], phase: str | None) -> dict[str, Any]:
+def _phase(config: Config, phase: str | None) -> PhaseSettings:
     """The config's settings for one phase (``phases.<phase>``), or {}."""
     phases = config.get("phases")
-    settings = phases.get(phase) if isinstance(phases, dict) and phase else None
-    return settings if isinstance(settings, dict) else {}
+    return (phases.get(phase) or {}) if phases and phase else {}
 
 
-def resolve_model(
-    flag: str | None, run_model: str | None, config: dict[str, Any], phase: str | None = None
-) -> str | None:
+def resolve_model(flag: str | None, run_model: str | None, config: Config, phase: str | None = None) -> str | None:
     """Pick the model: --model > AUTOPILOT_MODEL > the config's ``phases.<phase>.model`` > its ``model`` > the
     run's own; None lets Codex choose."""
     return (
@@ -179,9 +212,7 @@ def resolve_model(
     )
 
 
-def resolve_effort(
-    flag: str | None, run_effort: str | None, config: dict[str, Any], phase: str | None = None
-) -> str | None:
+def resolve_effort(flag: str | None, run_effort: str | None, config: Config, phase: str | None = None) -> str | None:
     """Pick the reasoning effort: --effort > AUTOPILOT_EFFORT > the config's ``phases.<phase>.effort`` > its
     ``effort`` > the run's own; None lets Codex use the model's default."""
     for source, value in (("--effort", flag), ("AUTOPILOT_EFFORT", os.environ.get("AUTOPILOT_EFFORT"))):
@@ -191,7 +222,7 @@ def resolve_effort(
     return str(chosen) if chosen else None
 
 
-def budget_warn_at(config: dict[str, Any]) -> float:
+def budget_warn_at(config: Config) -> float:
     """The share of the budget (percent) at which the user is warned once per run; 0 turns the warning off."""
     raw = config.get("budget_warn_at")
     return DEFAULT_BUDGET_WARN_AT if raw is None else percent("budget_warn_at", raw)
@@ -215,13 +246,13 @@ def positive_number(name: str, value: Any, *, integer: bool = False) -> float | 
     return number
 
 
-def timeout_seconds(config: dict[str, Any]) -> float:
+def timeout_seconds(config: Config) -> float:
     """How long one Codex call may take: ``AUTOPILOT_TIMEOUT`` > config > 300 s."""
     raw = os.environ.get("AUTOPILOT_TIMEOUT") or config.get("timeout_seconds")
     return float(positive_number("AUTOPILOT_TIMEOUT", raw)) if raw else DEFAULT_TIMEOUT_S
 
 
-def max_diff_chars(config: dict[str, Any]) -> int:
+def max_diff_chars(config: Config) -> int:
     """How much diff one prompt may carry before the middle is cut."""
     raw = os.environ.get("AUTOPILOT_MAX_DIFF_CHARS") or config.get("max_diff_chars")
     return int(positive_number("max_diff_chars", raw, integer=True)) if raw else DEFAULT_MAX_DIFF_CHARS

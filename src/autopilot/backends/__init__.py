@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.config import Config
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -76,7 +80,7 @@ class Backend(Protocol):
     ) -> Reply: ...
 
 
-def make_backend(name: str, *, run_dir: str, config: dict[str, Any]) -> Backend:
+def make_backend(name: str, *, run_dir: str, config: Config) -> Backend:
     """The backend called ``name``, ready to send."""
     if name == "codex-cli":
         from autopilot.backends.codex_cli import CodexCLI

@@ -16,6 +16,10 @@ from autopilot.codex.sessions import find_rollout, newest_root_session, readable
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import CallBusy, InfraError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.config import Config
+
 TOTALS_FILE = "codex-thread-usage.json"
 TIMEOUT_HINT = "raise AUTOPILOT_TIMEOUT or timeout_seconds in the config, or check that Codex answers"
 # What codex needs from the environment to authenticate and reach its provider, and nothing else:
@@ -172,7 +176,7 @@ class CodexCLI:
 
     name = "codex-cli"
 
-    def __init__(self, *, run_dir: str, config: dict[str, Any]) -> None:
+    def __init__(self, *, run_dir: str, config: Config) -> None:
         self.binary = codex_binary(config)
         self.run_dir = Path(run_dir)
 

@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from autopilot import __version__, config, paths
 from autopilot.config import parse_version
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Unpack
 
     from autopilot.commands.shapes import Check, CheckExtra, Doctor
+    from autopilot.config import Config
 
 # The oldest versions codex-autopilot works with, and why (README, "Supported versions").
 CLAUDE_FLOOR = (2, 1, 143)  # Stop-hook block cap semantics (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), plugin data, StopFailure
@@ -288,7 +288,7 @@ def _hook_keys(path: Path) -> list[str]:
     return sorted(hooks) if isinstance(hooks, dict) else []
 
 
-def _config_or_empty() -> dict[str, Any]:
+def _config_or_empty() -> Config:
     try:
         return config.load_config()
     except BridgeError:

@@ -13,9 +13,10 @@ from autopilot.run.state import State, Store
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, TypeVar
+    from typing import TypeVar
 
     from autopilot.backends import Backend
+    from autopilot.config import Config
     from autopilot.run.reviewer import Answer, Check
 
     R = TypeVar("R")
@@ -33,7 +34,7 @@ class Workspace:
         self.store = Store(self.root)
 
     @cached_property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> Config:
         """The user's config file (read on first use)."""
         from autopilot import config
 
