@@ -35,7 +35,7 @@ from autopilot.fsutil import atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autopilot.codex.shapes import HandoffPointer
+    from autopilot.codex.shapes import HandoffPointer, Payload
 
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
 META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
@@ -209,8 +209,8 @@ def read(path: Path, *, wait: float = 0.0, mtime: float | None = None) -> Rollou
         meta = json.loads(line)
     except ValueError:
         return Rollout(path, "corrupt", mtime=mtime, why="line 1 is not JSON")
-    payload = meta.get("payload") if isinstance(meta, dict) else None
-    if not isinstance(payload, dict) or meta.get("type") != "session_meta":
+    payload: Any = meta.get("payload") if _is_object(meta) else None  # the session_meta as Codex wrote it
+    if not _is_object(payload) or meta.get("type") != "session_meta":
         return Rollout(path, "corrupt", mtime=mtime, why="line 1 is not session_meta")
     thread_id, cwd = payload.get("id"), payload.get("cwd")
     if not isinstance(thread_id, str) or not thread_id or not isinstance(cwd, str) or not cwd:
@@ -220,7 +220,12 @@ def read(path: Path, *, wait: float = 0.0, mtime: float | None = None) -> Rollou
     return Rollout(path, kind, thread_id=thread_id, cwd=cwd, mtime=mtime, forked_from=forked, why=why)
 
 
-def child_marker(payload: dict[str, Any]) -> str:
+def _is_object(value: object) -> bool:
+    """Whether a value the rollout holds is a JSON object."""
+    return isinstance(value, dict)
+
+
+def child_marker(payload: Payload) -> str:
     """Why a rollout's ``session_meta`` payload marks a child thread ('' for a root session, forks included)."""
     if payload.get("agent_path"):
         return f"a subagent (agent_path {payload['agent_path']})"

@@ -70,3 +70,129 @@ class RateLimits(TypedDict):
     plan_type: Any
     primary: Window | None  # the 5-hour window
     secondary: Window | None  # the weekly window
+
+
+class RolloutLine(TypedDict, total=False):
+    """One line of a Codex rollout (``{type, timestamp, payload}``; docs: /work/shared/reference/codex.md)."""
+
+    type: Any  # session_meta | response_item | event_msg | turn_context | compacted | ...
+    timestamp: Any
+    payload: Any  # a Payload when it is an object
+    metadata: Any
+
+
+class Payload(TypedDict, total=False):
+    """A rollout line's payload: the fields the readers look at, across its kinds (values as Codex wrote them).
+
+    Rollouts have no stable schema, so every value is checked where it is read.
+    """
+
+    type: Any
+    id: Any
+    role: Any
+    content: Any
+    message: Any
+    phase: Any
+    name: Any
+    namespace: Any
+    call_id: Any
+    arguments: Any
+    input: Any
+    output: Any
+    action: Any
+    status: Any
+    tools: Any
+    item: Any
+    kind: Any
+    turn_id: Any
+    reason: Any
+    num_turns: Any
+    goal: Any
+    changes: Any
+    success: Any
+    author: Any
+    recipient: Any
+    revised_prompt: Any
+    saved_path: Any
+    path: Any
+    local_images: Any
+    encrypted_content: Any
+    internal_chat_message_metadata_passthrough: Any
+    model: Any
+    replacement_history: Any
+    new_thread_id: Any
+    agent_thread_id: Any
+    agent_path: Any
+    new_agent_path: Any
+    thread_id: Any
+    threadId: Any
+    # session_meta
+    session_id: Any
+    timestamp: Any
+    cwd: Any
+    originator: Any
+    cli_version: Any
+    source: Any
+    thread_source: Any
+    model_provider: Any
+    history_mode: Any
+    history_base: Any
+    git: Any
+    forked_from_id: Any
+    parent_thread_id: Any
+    agent_nickname: Any
+    agent_role: Any
+    agent_type: Any
+    base_instructions: Any
+    instructions: Any
+    dynamic_tools: Any
+
+
+# -- the app server's JSON-RPC (camelCase, as Codex spells it) --------------------------------------
+
+
+class AppThread(TypedDict, total=False):
+    """A thread as ``thread/list`` and ``thread/read`` describe it (values as the server sent them)."""
+
+    id: Any
+    sessionId: Any
+    forkedFromId: Any
+    parentThreadId: Any
+    cwd: Any
+    source: Any
+    threadSource: Any
+    name: Any
+    preview: Any
+    createdAt: Any
+    updatedAt: Any
+    cliVersion: Any
+    gitInfo: Any
+    model: Any
+    path: Any
+    status: Any
+
+
+class AppTurn(TypedDict, total=False):
+    """A turn as ``thread/turns/list`` returns it, with its items."""
+
+    id: Any
+    status: Any
+    items: Any
+
+
+class AppItem(TypedDict, total=False):
+    """One item of a turn (a message, a command run, a file change, a tool call, a search, a plan)."""
+
+    type: Any
+    id: Any
+    content: Any
+    text: Any
+    command: Any
+    aggregatedOutput: Any
+    exitCode: Any
+    status: Any
+    changes: Any
+    server: Any
+    tool: Any
+    arguments: Any
+    query: Any

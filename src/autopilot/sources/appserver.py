@@ -21,6 +21,7 @@ from autopilot.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, Evidenc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.codex.shapes import AppItem, AppThread, AppTurn
     from autopilot.sources.shapes import Edit, Event, Gap, Listing, Observed, Page, Session, SessionRow, Tool
 
 READ_METHODS = frozenset({"initialize", "thread/list", "thread/read", "thread/turns/list"})
@@ -43,7 +44,7 @@ class AppServer(AppServerClient):
         )
 
 
-def _thread_row(t: dict[str, Any], scope: str) -> SessionRow:
+def _thread_row(t: AppThread, scope: str) -> SessionRow:
     git = t.get("gitInfo") or {}
     return {
         "threadId": t.get("id"),
@@ -129,16 +130,17 @@ class AppServerSource:
     def __init__(self, server: AppServer | None = None) -> None:
         self.server = server
 
-    def _thread(self, app: AppServer, project: Project, thread_id: str) -> dict[str, Any]:
+    def _thread(self, app: AppServer, project: Project, thread_id: str) -> AppThread:
         check_session_id(thread_id)
-        thread = app.call("thread/read", {"threadId": thread_id, "includeTurns": False}).get("thread") or {}
+        found = app.call("thread/read", {"threadId": thread_id, "includeTurns": False}).get("thread")
+        thread: AppThread = found if found else {}
         require_match(project, thread.get("cwd"), f"codex thread {thread_id}")
         return thread
 
     def _turns(
         self, app: AppServer, thread_id: str, want: int, cursor: str | None = None, direction: str = "desc"
-    ) -> tuple[list[dict[str, Any]], str | None]:
-        turns: list[dict[str, Any]] = []
+    ) -> tuple[list[AppTurn], str | None]:
+        turns: list[AppTurn] = []
         items = 0
         while items < want:
             params: dict[str, Any] = {
@@ -226,7 +228,7 @@ class AppServerSource:
         return observed
 
 
-def session_meta(t: dict[str, Any]) -> Session:
+def session_meta(t: AppThread) -> Session:
     """The thread's identity in the sources' common shape (thread, session and fork ids apart)."""
     git = t.get("gitInfo") or {}
     return {
@@ -248,7 +250,7 @@ def session_meta(t: dict[str, Any]) -> Session:
     }
 
 
-def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tuple[list[Event], dict[str, int]]:
+def normalize(turns: list[AppTurn], thread_id: str, ev: Evidence) -> tuple[list[Event], dict[str, int]]:
     """Turns (oldest first) as common events, and counts of the items never shown."""
     events: list[Event] = []
     omitted: dict[str, int] = {}
@@ -282,7 +284,7 @@ def normalize(turns: list[dict[str, Any]], thread_id: str, ev: Evidence) -> tupl
     return events, omitted
 
 
-def _item(item: dict[str, Any], ev: Evidence, omitted: dict[str, int]) -> Event | None:
+def _item(item: AppItem, ev: Evidence, omitted: dict[str, int]) -> Event | None:
     t = item.get("type")
     if t == "userMessage":
         parts = [

@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
-    from autopilot.transcripts.shapes import ClaudeFoldState
+    from autopilot.transcripts.shapes import ClaudeFoldState, ClaudeRow
 
 # Chain rows carry uuid/parentUuid; the rest are bookkeeping (as Claude Code writes them: docs/claude-intake.md).
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
@@ -242,7 +242,7 @@ class ClaudeFold:
         if st["last"] is None or ts > st["last"]:
             st["last"] = ts
 
-    def row(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
+    def row(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
         """Fold one parsed row; True when it is a meaningful entry."""
         kind = obj.get("type")
         ts = obj.get("timestamp")
@@ -293,7 +293,7 @@ class ClaudeFold:
             st["leaf"], st["leafLine"] = key, line
 
     @staticmethod
-    def _identity(st: ClaudeFoldState, obj: dict[str, Any]) -> None:
+    def _identity(st: ClaudeFoldState, obj: ClaudeRow) -> None:
         session = st["session"]
         if "sessionId" not in session:
             session.update({k: obj.get(k) for k in ("sessionId", "agentId", "entrypoint")})
@@ -302,7 +302,7 @@ class ClaudeFold:
             if value.__class__ is str:
                 session[field] = value
 
-    def _assistant(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
+    def _assistant(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
         msg = obj.get("message")
         if msg.__class__ is not dict:
             return False
@@ -349,7 +349,7 @@ class ClaudeFold:
         st["edits"][path] = [tool, line, (old[2] if old else 0) + 1, "pending"]
         st["pendingEdits"][call_id] = path
 
-    def _user(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
+    def _user(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
         if obj.get("isCompactSummary"):
             st["compacts"].append([line, _summary_of(st, line)])
             return False
@@ -394,7 +394,7 @@ class ClaudeFold:
             st["lastUserLine"] = line
         return entry
 
-    def _attachment(self, st: ClaudeFoldState, obj: dict[str, Any]) -> bool:
+    def _attachment(self, st: ClaudeFoldState, obj: ClaudeRow) -> bool:
         att = obj.get("attachment")
         kind = att.get("type") if att.__class__ is dict else None
         if kind in HOOK_CONTEXT:
@@ -406,7 +406,7 @@ class ClaudeFold:
             return not att.get("isMeta") and _meaningful(att.get("prompt"))
         return False
 
-    def _system(self, st: ClaudeFoldState, line: int, obj: dict[str, Any]) -> bool:
+    def _system(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
         subtype = obj.get("subtype")
         if subtype == "compact_boundary":
             meta = obj.get("compactMetadata")

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         ClaudeEntry,
         ClaudeFoldState,
         ClaudeIntake,
+        ClaudeRow,
         ClaudeSession,
         ClaudeSubagent,
         IntakeResult,
@@ -132,7 +133,7 @@ class _View:
         self.index, self.reader, self.ev, self.st = index, reader, ev, index.state
         self.usage_blocks = 0
 
-    def _load(self, line: int) -> dict[str, Any] | None:
+    def _load(self, line: int) -> ClaudeRow | None:
         return self.reader.load(line) if line else None
 
     def _oversize(self, line: int) -> str:
@@ -162,8 +163,8 @@ class _View:
         fields = (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary"))
         for kind, field in fields:
             row = self._load(self.st["titleLines"].get(kind, 0))
-            if row and isinstance(row.get(field), str):
-                return self.ev.text(row[field], 300)
+            if row and isinstance(title := row.get(field), str):
+                return self.ev.text(title, 300)
         return None
 
     def last_prompt(self) -> str | None:
@@ -280,7 +281,7 @@ class _View:
             out["content"] = [{"type": "text", "text": self.ev.prose(row["attachment"]["prompt"])}]
         return out
 
-    def _assistant_blocks(self, row: dict[str, Any]) -> list[ClaudeBlock]:
+    def _assistant_blocks(self, row: ClaudeRow) -> list[ClaudeBlock]:
         content = (row.get("message") or {}).get("content")
         if isinstance(content, str):
             return [{"type": "text", "text": self.ev.prose(content)}]
@@ -333,7 +334,7 @@ class _View:
         self.usage_blocks += n
         return text
 
-    def _user_content(self, row: dict[str, Any]) -> list[ClaudeBlock]:
+    def _user_content(self, row: ClaudeRow) -> list[ClaudeBlock]:
         out: list[ClaudeBlock] = []
         orphans = self.st["orphans"]
         for block in _user_blocks(row):
@@ -359,7 +360,7 @@ class _View:
                     )
         return out
 
-    def _system(self, row: dict[str, Any], out: ClaudeEntry) -> None:
+    def _system(self, row: ClaudeRow, out: ClaudeEntry) -> None:
         """Fill in a system row's subtype, level, text, status and retry counts."""
         out["subtype"], out["level"] = safe_name(row.get("subtype")), safe_name(row.get("level"))
         content = row.get("content")
@@ -392,7 +393,7 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _user_blocks(row: dict[str, Any]) -> list[dict[str, Any]]:
+def _user_blocks(row: ClaudeRow) -> list[dict[str, Any]]:
     """A user row's content as a list of blocks (a plain string becomes one text block)."""
     content = (row.get("message") or {}).get("content")
     if isinstance(content, str):

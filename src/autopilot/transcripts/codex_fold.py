@@ -31,6 +31,7 @@ from autopilot.transcripts import jsonl
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.transcripts.shapes import CodexFoldState, CodexMeta
 
 FOLD_VERSION = 4  # 4: compaction lines, what the newest compaction kept, model changes
@@ -223,6 +224,18 @@ def _omit(state: CodexFoldState, what: str, n: int = 1) -> None:
     omitted[what] = omitted.get(what, 0) + n
 
 
+def payload_of(line: RolloutLine | None) -> Payload:
+    """A rollout line's payload when it is a JSON object, else an empty one."""
+    payload: Any = line.get("payload") if line else None
+    found: Payload = payload if _is_object(payload) else {}
+    return found
+
+
+def _is_object(value: object) -> bool:
+    """Whether a value the file holds is a JSON object."""
+    return isinstance(value, dict)
+
+
 def texts(content: Any) -> list[str]:
     """The text parts of a content list (input/output text only; images and encrypted parts skipped)."""
     if isinstance(content, str):
@@ -334,12 +347,10 @@ class CodexFold:
 
     # -- the fold ---------------------------------------------------------------------------
 
-    def row(self, state: CodexFoldState, line: int, obj: dict[str, Any]) -> bool:
+    def row(self, state: CodexFoldState, line: int, obj: RolloutLine) -> bool:
         """Fold one rollout line; True when it is a meaningful entry."""
         kind = obj.get("type")
-        payload = obj.get("payload")
-        if not isinstance(payload, dict):
-            payload = {}
+        payload = payload_of(obj)
         ts = obj.get("timestamp")
         if isinstance(ts, str):
             state["last_ts"] = ts
@@ -402,7 +413,7 @@ class CodexFold:
 
     # -- session metadata and fork replay -------------------------------------------------
 
-    def _session_meta(self, state: CodexFoldState, line: int, p: dict[str, Any]) -> bool:
+    def _session_meta(self, state: CodexFoldState, line: int, p: Payload) -> bool:
         meta = state["meta"]
         if meta is None:
             state["meta"] = _session_fields(p)
@@ -430,7 +441,7 @@ class CodexFold:
             state["replayed"] += 1
         return False
 
-    def _replay_ends(self, state: CodexFoldState, kind: Any, p: dict[str, Any]) -> bool:
+    def _replay_ends(self, state: CodexFoldState, kind: Any, p: Payload) -> bool:
         own = (state["meta"] or {}).get("id")
         for key in ("thread_id", "threadId"):
             if p.get(key) == own and own:
@@ -443,7 +454,7 @@ class CodexFold:
 
     # -- response items ---------------------------------------------------------------------
 
-    def _response_item(self, state: CodexFoldState, line: int, p: dict[str, Any], metadata: Any) -> bool:
+    def _response_item(self, state: CodexFoldState, line: int, p: Payload, metadata: Any) -> bool:
         t = p.get("type")
         if t == "message":
             return self._message(state, line, p, metadata)
@@ -482,7 +493,7 @@ class CodexFold:
             _bump(state["unknown"].setdefault("responseTypes", {}), t)
         return False
 
-    def _message(self, state: CodexFoldState, line: int, p: dict[str, Any], metadata: Any) -> bool:
+    def _message(self, state: CodexFoldState, line: int, p: Payload, metadata: Any) -> bool:
         role = p.get("role")
         if role == "assistant":
             if isinstance(metadata, dict) and metadata.get("compaction_output"):
@@ -528,7 +539,7 @@ class CodexFold:
 
     # -- events -----------------------------------------------------------------------------
 
-    def _event(self, state: CodexFoldState, line: int, p: dict[str, Any]) -> bool:
+    def _event(self, state: CodexFoldState, line: int, p: Payload) -> bool:
         t = p.get("type")
         if t == "user_message":
             if p.get("kind") not in (None, "plain"):
@@ -592,7 +603,7 @@ class CodexFold:
             _bump(state["unknown"].setdefault("eventTypes", {}), t)
         return False
 
-    def _item(self, state: CodexFoldState, line: int, p: dict[str, Any]) -> bool:
+    def _item(self, state: CodexFoldState, line: int, p: Payload) -> bool:
         item = p.get("item")
         if not isinstance(item, dict):
             return False
@@ -633,7 +644,7 @@ def _entry(state: CodexFoldState, kind: str) -> bool:
     return True
 
 
-def _session_fields(p: dict[str, Any]) -> CodexMeta:
+def _session_fields(p: Payload) -> CodexMeta:
     """The whitelisted session_meta fields, camelCased (never base_instructions or dynamic tools)."""
     source = p.get("source")
     spawn: dict[str, Any] = {}
@@ -709,7 +720,7 @@ def _record_edit(state: CodexFoldState, path: str, change: str, line: int, statu
         del edited[next(iter(edited))]
 
 
-def patch_body(p: dict[str, Any]) -> Any:
+def patch_body(p: Payload) -> Any:
     """The patch an apply_patch call carries (custom tool input or function argument), else None."""
     if p.get("name") != "apply_patch":
         return None

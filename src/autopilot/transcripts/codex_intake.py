@@ -32,6 +32,7 @@ from autopilot.transcripts.jsonl import Index, LineReader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.transcripts.shapes import (
         Checkpoint,
         CodexDiagnostics,
@@ -65,22 +66,23 @@ class _Page:
         """Redacted, then cut to ``max_chars`` (or ``limit``) keeping the beginning and the end."""
         return self.ev.text(value if isinstance(value, str) else str(value), limit)
 
-    def load(self, line: int | None) -> dict[str, Any] | None:
+    def load(self, line: int | None) -> RolloutLine | None:
         if line is None or not 1 <= line <= self.index.lines:
             return None
-        return self.reader.load(line)
+        found: RolloutLine | None = self.reader.load(line)
+        return found
 
 
-def _payload(obj: dict[str, Any] | None) -> dict[str, Any]:
-    return codex_fold.as_dict((obj or {}).get("payload"))
+def _payload(obj: RolloutLine | None) -> Payload:
+    return codex_fold.payload_of(obj)
 
 
-def _turn_id(p: dict[str, Any]) -> str | None:
+def _turn_id(p: Payload) -> str | None:
     value = codex_fold.as_dict(p.get("internal_chat_message_metadata_passthrough")).get("turn_id") or p.get("turn_id")
     return value if isinstance(value, str) else None
 
 
-def _user_text(obj: dict[str, Any]) -> tuple[str, list[str]]:
+def _user_text(obj: RolloutLine) -> tuple[str, list[str]]:
     """A human prompt's text and attached image paths, from whichever representation was kept."""
     p = _payload(obj)
     if obj.get("type") == "response_item":
@@ -92,14 +94,14 @@ def _user_text(obj: dict[str, Any]) -> tuple[str, list[str]]:
     return str(p.get("message") or ""), [x for x in codex_fold.as_list(p.get("local_images")) if isinstance(x, str)]
 
 
-def _user(page: _Page, obj: dict[str, Any], entry: CodexEntry) -> None:
+def _user(page: _Page, obj: RolloutLine, entry: CodexEntry) -> None:
     text, images = _user_text(obj)
     entry["kind"], entry["text"] = "user", page.text(text)
     if images:
         entry["images"] = [page.text(x, 500) for x in images]
 
 
-def _assistant(page: _Page, obj: dict[str, Any], entry: CodexEntry) -> None:
+def _assistant(page: _Page, obj: RolloutLine, entry: CodexEntry) -> None:
     p = _payload(obj)
     if obj.get("type") == "response_item":
         text = "\n".join(codex_fold.texts(p.get("content")))
@@ -112,7 +114,7 @@ def _assistant(page: _Page, obj: dict[str, Any], entry: CodexEntry) -> None:
         entry["phase"] = p["phase"]
 
 
-def _call_input(p: dict[str, Any]) -> str:
+def _call_input(p: Payload) -> str:
     t = p.get("type")
     if t == "custom_tool_call":
         return str(p.get("input") or "")
@@ -133,7 +135,7 @@ def _call_input(p: dict[str, Any]) -> str:
     return json.dumps(args, separators=(",", ":"), ensure_ascii=False) if args is not None else ""
 
 
-def _output_text(p: dict[str, Any]) -> tuple[str, int | None]:
+def _output_text(p: Payload) -> tuple[str, int | None]:
     """A tool result's text and exit code (tool definitions in tool-search results: names only)."""
     if p.get("type") == "tool_search_output":
         names = [t.get("name") for t in codex_fold.as_list(p.get("tools")) if isinstance(t, dict)]
@@ -165,7 +167,7 @@ def _output_text(p: dict[str, Any]) -> tuple[str, int | None]:
     return text, code if isinstance(code, int) else None
 
 
-def _tool_call(page: _Page, p: dict[str, Any], entry: CodexEntry) -> None:
+def _tool_call(page: _Page, p: Payload, entry: CodexEntry) -> None:
     shell = p.get("type") == "local_shell_call"
     name = "local_shell" if shell else codex_fold.clean_name(p.get("name") or p.get("type"))
     if isinstance(p.get("namespace"), str):
@@ -195,7 +197,7 @@ def _tool_call(page: _Page, p: dict[str, Any], entry: CodexEntry) -> None:
         entry["result"]["exitCode"] = code
 
 
-def _web_search(page: _Page, p: dict[str, Any], entry: CodexEntry) -> None:
+def _web_search(page: _Page, p: Payload, entry: CodexEntry) -> None:
     action = codex_fold.as_dict(p.get("action"))
     entry["kind"], entry["action"], entry["status"] = (
         "web_search",

@@ -39,8 +39,9 @@ class Fold(Protocol[State]):
         """A fresh state for an empty file."""
         ...
 
-    def row(self, state: State, line: int, obj: dict[str, Any]) -> bool:
-        """Fold one JSON object (a row as the file wrote it); True records the line as an entry."""
+    def row(self, state: State, line: int, obj: Any) -> bool:
+        """Fold one JSON object (a row as the file wrote it: the fold gives it its format's shape); True records
+        the line as an entry."""
         ...
 
     def oversize(self, state: State, line: int, head: bytes, tail: bytes, size: int) -> bool:
@@ -132,8 +133,9 @@ class LineReader:
         self._fh.seek(start + length - keep)
         return head, self._fh.read(keep)
 
-    def load(self, line: int) -> dict[str, Any] | None:
-        """The JSON object on ``line``, or None when it is malformed or too large to parse."""
+    def load(self, line: int) -> Any:
+        """The JSON object on ``line`` (the format's reader gives it its row shape), or None when it is malformed or
+        too large to parse."""
         start, length = self.index.span(line)
         if length > MAX_LINE_BYTES:
             return None

@@ -29,6 +29,50 @@ class Judged(TypedDict):
     masked: bool
 
 
+# -- a row of a Claude Code transcript, as Claude Code writes it ------------------------------------
+
+
+class ClaudeRow(TypedDict, total=False):
+    """One row of a Claude Code transcript: the fields the readers look at (docs/claude-intake.md).
+
+    The file is Claude Code's, so every value is as it wrote it (``Any``): each is checked where it is read.
+    """
+
+    type: Any  # user | assistant | system | attachment | progress | summary | last-prompt | ...
+    uuid: Any
+    parentUuid: Any
+    logicalParentUuid: Any
+    isSidechain: Any
+    timestamp: Any
+    sessionId: Any
+    agentId: Any
+    entrypoint: Any
+    cwd: Any
+    gitBranch: Any
+    version: Any
+    message: Any  # the API message: role, model, content (a string or blocks)
+    isCompactSummary: Any
+    isMeta: Any
+    isVisibleInTranscriptOnly: Any
+    isApiErrorMessage: Any
+    origin: Any
+    promptSource: Any
+    attachment: Any
+    subtype: Any
+    level: Any
+    content: Any
+    error: Any
+    retryAttempt: Any
+    maxRetries: Any
+    compactMetadata: Any
+    toolUseResult: Any
+    sourceToolAssistantUUID: Any
+    lastPrompt: Any
+    customTitle: Any
+    aiTitle: Any
+    summary: Any
+
+
 # -- the Claude Code fold ---------------------------------------------------------------------
 
 
