@@ -166,23 +166,27 @@ def _guarded(call: Callable[[], int]) -> int:
     try:
         return int(call())
     except BridgeError as exc:
-        print(f"codex-bridge: error: {exc}", file=sys.stderr)
+        from autopilot.output import printable
+
+        print(f"codex-bridge: error: {printable(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("codex-bridge: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug: say so, keep the traceback
         from autopilot.errors import unwritable, write_crash_log
+        from autopilot.output import printable
         from autopilot.paths import autopilot_home
 
         full = unwritable(exc)  # a full or read-only disk met outside the run's own writes is no bug either
         if full is not None:
-            print(f"codex-bridge: error: {full}", file=sys.stderr)
+            print(f"codex-bridge: error: {printable(str(full))}", file=sys.stderr)
             return full.exit_code
 
         log = write_crash_log(str(autopilot_home()), exc)
         print(
-            f"codex-bridge: internal error: {type(exc).__name__}: {exc} (traceback in {log}; please report it)",
+            f"codex-bridge: internal error: {type(exc).__name__}: {printable(str(exc))} (traceback in {log}; "
+            "please report it)",
             file=sys.stderr,
         )
         return EXIT_CRASH

@@ -43,6 +43,16 @@ def emit(payload: object) -> None:
     sys.stdout.flush()
 
 
+def show(text: str, *, width: int | None = None) -> None:
+    """Text for a person on stdout (a table, a listing, a rendered view): made :func:`printable`, each line
+    at most ``width`` characters when given (a model's answer can be one 20,000-character line)."""
+    text = printable(text)
+    if width is not None:
+        text = "\n".join(line if len(line) <= width else one_line(line, width) for line in text.split("\n"))
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
 def say(message: str) -> None:
     """A diagnostic line on stderr (stdout is kept for JSON)."""
     print(f"{PREFIX}{printable(message)}", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ import os
 from autopilot.commands import handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.hooks import slash
-from autopilot.output import say
+from autopilot.output import say, show
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `from-codex intake` loads this module (cli.py's fast path)
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
             }
         )
     else:
-        print(text, flush=True)
+        show(text)
     return 0
 
 

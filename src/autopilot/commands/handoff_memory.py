@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from autopilot.errors import BridgeError
+from autopilot.output import show
 
 AGENTS = ("claude", "codex")
 
@@ -99,7 +100,7 @@ def active(agent: str, session: str, *, as_json: bool = False, cwd: str | None =
     if as_json:
         emit(answer)
     else:
-        sys.stdout.write(view.text(answer))
+        show(view.text(answer))
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from autopilot.commands.quick import Spec, read
 from autopilot.errors import BridgeError
+from autopilot.output import show
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ def search(
     cwd: str | None,
 ) -> int:
     """Print the ranked evidence for one query."""
-    import sys
 
     from autopilot.durable import feed
     from autopilot.output import emit, say
@@ -46,7 +46,7 @@ def search(
         return 0
     from autopilot.search.render import render
 
-    sys.stdout.write(render(answer))
+    show(render(answer))
     if not answer["results"]:
         say("no evidence found: try other words, --worktree all, or export the session first (handoff export)")
     return 0

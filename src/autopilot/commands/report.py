@@ -3,7 +3,7 @@ it what the memory injected into each session (bytes and estimated tokens, from 
 
 from __future__ import annotations
 
-from autopilot.output import emit
+from autopilot.output import emit, show
 
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
@@ -38,5 +38,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit({**result, "memory": memory})
     else:
-        print("\n".join(table(result) + meter.table(memory, result["total"]["input"])))
+        show("\n".join(table(result) + meter.table(memory, result["total"]["input"])))
     return 0

@@ -3,6 +3,10 @@ is left of Codex's rate-limit windows; for people, or as JSON (the dashboard's r
 
 from __future__ import annotations
 
+from autopilot.output import show
+
+LINE_CHARS = 400  # a status line at most this long: a model's answer can be one 20,000-character line
+
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
@@ -43,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
     from autopilot.codex import ratelimits
 
     state = Workspace(args.cwd).store.load(repair=False)
-    print("\n".join(summary.describe(state, ratelimits.latest(), summary.warn_level())))
+    show("\n".join(summary.describe(state, ratelimits.latest(), summary.warn_level())), width=LINE_CHARS)
     return 0

@@ -18,6 +18,7 @@ import os
 import sys
 
 from autopilot.hooks import slash
+from autopilot.output import one_line
 from autopilot.run import status
 
 TYPE_CHECKING = False  # argparse and typing stay off this path (checked by tests/integration/test_hot_path.py)
@@ -32,6 +33,7 @@ stdin: run state, task, iteration of max, spend of cap, and what Codex is doing.
 no run is active. --with CMD runs another status-line command on the same stdin and prints its first
 line, then this segment (to add it to a status line you already have).
 """
+SEGMENT_CHARS = 120  # the segment's bound: the status line is one row of the user's terminal
 NEAR_LIMIT = 20.0  # percent left in a Codex rate-limit window below which the status line shows it
 PAUSED_WORDS = {
     status.PAUSED_REVIEWER_UNAVAILABLE: "paused: reviewer unavailable",
@@ -59,7 +61,7 @@ def respond(argv: list[str]) -> int:
     if argv:
         parts.append(_other(argv[1], raw))
     try:
-        parts.append(segment(raw))
+        parts.append(one_line(segment(raw), SEGMENT_CHARS))  # a task id is Codex's words: no escape reaches the bar
     except Exception:  # never a traceback in the user's status line
         parts.append("")
     line = " | ".join(p for p in parts if p)

@@ -131,19 +131,25 @@ def main(event: str) -> int:
 
 
 def capped(out: Json) -> Json:
-    """``out`` with every text Claude Code shows or hands the model kept under its 10,000-character cap.
+    """``out`` with every text Claude Code shows or hands the model printable and under its 10,000-character cap.
 
     Handlers already build their texts inside TEXT_BUDGET, most important part first; this is the last
     guard, so no input can make Claude Code cut a message and move the rest to a file.
     """
 
+    from autopilot.output import printable
+
     def cut(text: object) -> object:
-        if not isinstance(text, str) or len(text) <= TEXT_CAP:
+        if not isinstance(text, str):
+            return text
+        text = printable(text)  # a model's or a transcript's escape sequences never reach the TUI
+        if len(text) <= TEXT_CAP:
             return text
         note = f"\n[cut by codex-autopilot: {len(text) - TEXT_CAP + 200:,} more characters were left out]"
         return text[: TEXT_CAP - 200] + note
 
-    out = {key: cut(value) for key, value in out.items()}
+    # terminalSequence is the one field meant to be an escape sequence (built from printable text, alerts)
+    out = {key: value if key == "terminalSequence" else cut(value) for key, value in out.items()}
     specific = out.get("hookSpecificOutput")
     if isinstance(specific, dict):
         out["hookSpecificOutput"] = {key: cut(value) for key, value in specific.items()}

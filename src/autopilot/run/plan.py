@@ -15,7 +15,7 @@ from pathlib import Path
 from autopilot import config, git
 from autopilot.errors import BridgeError
 from autopilot.fsutil import replace_text
-from autopilot.output import say
+from autopilot.output import printable, say
 from autopilot.paths import slugify
 from autopilot.redact import Redactor
 from autopilot.run import loop, reviewer
@@ -141,7 +141,8 @@ def plan(
     rel = _plan_file(ws.root, goal)
     target = Path(ws.root) / rel
     target.parent.mkdir(parents=True, exist_ok=True)
-    replace_text(target, _plan_markdown(goal, plan, created))  # whole or not at all, with the user's umask
+    # whole or not at all, with the user's umask; Codex's words made printable: people `cat` this file
+    replace_text(target, printable(_plan_markdown(goal, plan, created)))
     artifact = ws.store.artifact("plan", {"goal": goal, "plan": plan, "plan_path": str(rel)})
     owner = session_id if session_id is not None else os.environ.get("CLAUDE_CODE_SESSION_ID") or None
     # Work already in the tree (uncommitted edits, the plan file itself) is not the first task's work.
