@@ -36,8 +36,8 @@ def user_facing_files() -> list[Path]:
     return [p for p in found if "__pycache__" not in p.parts]
 
 
-# Slash-led words in the package's code that are URL or schema paths, never shown as commands.
-NOT_COMMANDS = {"evidence", "models", "responses", "nonexistent"}
+# Slash-led words in the package's code that are URL, schema or filesystem paths, never shown as commands.
+NOT_COMMANDS = {"evidence", "models", "responses", "nonexistent", "etc", "tmp"}
 
 
 def named_commands() -> dict[str, set[str]]:
