@@ -128,6 +128,9 @@ def test_export_inspect_and_import_into_a_chosen_session(page, screens, isolated
     text_in(driver, "status", "Choose the receiving session first")
     driver.find_element(By.ID, "import-session").send_keys(RECEIVER)
     driver.find_element(By.ID, "import-go").click()
+    text_in(driver, "status", f"receiving session {RECEIVER} is not one of codex's saved sessions")
+    driver.find_element(By.ID, "import-new").click()  # the person says the session will be new
+    driver.find_element(By.ID, "import-go").click()
     text_in(driver, "status", f"Imported into codex session {RECEIVER}")
     assert driver.find_element(By.ID, "import-context").text.startswith("# Handoff packet sha256:")
     assert (isolated_homes / "autopilot" / "handoff" / "imports" / f"codex-{RECEIVER}.jsonl").is_file()

@@ -124,7 +124,15 @@ def test_app_server_packet_is_inspectable_but_not_importable(r, bridge):
     code, out, _ = bridge("handoff", "inspect", pid, cwd=r.work)
     assert (code, json.loads(out)["importable"]) == (0, False)
     code, _, err = bridge(
-        "handoff", "import", pid, "--to", "claude", "--session", "88888888-8888-4888-8888-888888888888", cwd=r.work
+        "handoff",
+        "import",
+        pid,
+        "--to",
+        "claude",
+        "--session",
+        "88888888-8888-4888-8888-888888888888",
+        "--new-session",
+        cwd=r.work,
     )
     assert code == 1 and "app server" in err
 
@@ -170,6 +178,7 @@ def test_round_trip_through_a_real_codex_session(r, bridge):
         "claude",
         "--session",
         "99999999-9999-4999-8999-999999999999",
+        "--new-session",
         cwd=r.work,
     )
     assert code == 0, err

@@ -158,7 +158,9 @@ def test_packets_list_inspect_and_drift_now(dash, bridge, project):
 def test_import_into_an_explicitly_chosen_session(dash, bridge, project, isolated_homes):
     """Import names its receiving session, writes its receipt and answers what `handoff import` prints."""
     _, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
-    status, answer = dash.post(f"/api/packets/{written['packet']}/import", {"to": "codex", "session": RECEIVER})
+    status, answer = dash.post(
+        f"/api/packets/{written['packet']}/import", {"to": "codex", "session": RECEIVER, "newSession": True}
+    )
     assert status == 200 and check("import", answer)["receivingSession"]["sessionId"] == RECEIVER
     assert Path(answer["receipt"]).is_file() and answer["context"].startswith("# Handoff packet sha256:")
 

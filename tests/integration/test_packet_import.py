@@ -13,6 +13,7 @@ from autopilot.sources import appserver
 from autopilot.sources.project import Project
 from autopilot.transcripts.evidence import Evidence
 from tests.support.claude_rows import Transcript, text
+from tests.support.codex_home import rollout
 from tests.support.handoff_env import (
     claude_session,
     codex_lines,
@@ -45,8 +46,8 @@ def exported(repo, bridge):
 
 
 def do_import(bridge, where, pid, to="codex", session=RECEIVER):
-    """Run import; return (code, answer, stderr)."""
-    return run_json(bridge, "handoff", "import", pid, "--to", to, "--session", session, cwd=where)
+    """Run import into a session that will be new (the receiver starts after it); (code, answer, stderr)."""
+    return run_json(bridge, "handoff", "import", pid, "--to", to, "--session", session, "--new-session", cwd=where)
 
 
 def test_import_with_no_drift_hands_over_quoted_context(bridge, repo, exported):
@@ -232,7 +233,18 @@ def test_context_is_bounded(bridge, repo, exported):
     """--max-chars bounds the context; the sections left out are named."""
     pid, _ = exported
     code, answer, _ = run_json(
-        bridge, "handoff", "import", pid, "--to", "codex", "--session", RECEIVER, "--max-chars", "1500", cwd=repo
+        bridge,
+        "handoff",
+        "import",
+        pid,
+        "--to",
+        "codex",
+        "--session",
+        RECEIVER,
+        "--new-session",
+        "--max-chars",
+        "1500",
+        cwd=repo,
     )
     assert code == 0 and answer["contextChars"] <= 1500 + 400
     assert "left out to stay within the context bound" in answer["context"]
@@ -369,3 +381,34 @@ def test_packets_lists_this_projects_packets_only(bridge, repo, exported, tmp_pa
     subprocess.run(["git", "init", "-q", str(other)], check=True)
     code, answer, err = run_json(bridge, "handoff", "packets", cwd=other)
     assert code == 0 and answer["packets"] == [], err
+
+
+def test_import_into_a_session_the_agent_does_not_know_is_refused(bridge, repo, exported):
+    """A receiving id no saved session has (a typo) is refused with the way out; no receipt is written for it."""
+    pid, _ = exported
+    code, out, err = bridge("handoff", "import", pid, "--to", "codex", "--session", RECEIVER, cwd=repo)
+    assert (code, out) == (1, "")
+    assert f"receiving session {RECEIVER} is not one of codex's saved sessions" in err
+    assert "handoff list --from codex" in err and "--new-session" in err
+    assert store.imported_into("codex", RECEIVER) == []
+
+
+def test_import_into_a_new_session_says_it_will_be_new(bridge, repo, exported):
+    """With --new-session an unknown id is accepted, and both the answer and stderr say the session will be new."""
+    pid, _ = exported
+    code, answer, err = do_import(bridge, repo, pid)
+    assert code == 0, err
+    assert answer["receivingSession"]["found"] is False and "a new session" in answer["receivingSession"]["note"]
+    assert f"codex has no session {RECEIVER} yet" in err
+    assert store.imported_into("codex", RECEIVER) == [pid]
+
+
+def test_import_into_a_saved_session_needs_no_flag(bridge, repo, exported):
+    """A Codex thread saved in this worktree is found without --new-session and named in the answer."""
+    pid, _ = exported
+    tid = "01a2ffff-0000-7000-8000-0000000000aa"
+    rollout(tid, repo)
+    code, out, err = bridge("handoff", "import", pid, "--to", "codex", "--session", tid, cwd=repo)
+    assert code == 0, err
+    receiving = json.loads(out)["receivingSession"]
+    assert (receiving["found"], receiving["sessionId"]) == (True, tid) and "has no session" not in err

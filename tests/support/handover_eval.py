@@ -279,7 +279,18 @@ def given(s: dict[str, Any], home: Path) -> dict[str, str]:
     # the human edits calc.py after the export: the session's passing check no longer describes the files
     (s["work"] / "calc.py").write_text((s["work"] / "calc.py").read_text() + "\n# reviewed\n")
     imported = json.loads(
-        bridge(env, "handoff", "import", exported["packet"], "--to", to, "--session", RECEIVER[to], cwd=s["work"])
+        bridge(
+            env,
+            "handoff",
+            "import",
+            exported["packet"],
+            "--to",
+            to,
+            "--session",
+            RECEIVER[to],
+            "--new-session",
+            cwd=s["work"],
+        )
     )
     intake_args = (
         ("handoff", "intake", str(s["transcript"]))

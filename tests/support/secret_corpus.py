@@ -749,7 +749,7 @@ def run_corpus(run: Any, server: Any, repo: Path, home: Path) -> list[Place]:
         call("export", ["handoff", "export", "--from", "claude", "--session", session, "--to", "codex"], repo)
     )["packet"]
     texts["claude import context"] = call(
-        "import", ["handoff", "import", pid, "--to", "codex", "--session", RECEIVER], repo
+        "import", ["handoff", "import", pid, "--to", "codex", "--session", RECEIVER, "--new-session"], repo
     )
     lines = codex_rollout_lines(corpus)
     rollout = codex_rollout(lines, repo)
@@ -760,7 +760,7 @@ def run_corpus(run: Any, server: Any, repo: Path, home: Path) -> list[Place]:
         call("export", ["handoff", "export", "--from", "codex", "--session", thread_of(lines), "--to", "claude"], repo)
     )["packet"]
     texts["codex import context"] = call(
-        "import", ["handoff", "import", cpid, "--to", "claude", "--session", RECEIVER], repo
+        "import", ["handoff", "import", cpid, "--to", "claude", "--session", RECEIVER, "--new-session"], repo
     )
     texts["packets and evidence indexes"] = "\n".join(
         "\n".join(strings(json.loads(p.read_text()))) for p in sorted((home / "handoff" / "packets").glob("*.json"))

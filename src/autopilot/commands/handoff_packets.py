@@ -158,14 +158,29 @@ def inspect(packet_id: str) -> int:
     return 0
 
 
-def import_(packet_id: str, to: str, session: str, *, cwd: str | None = None, max_chars: int | None = None) -> int:
+def import_(
+    packet_id: str,
+    to: str,
+    session: str,
+    *,
+    cwd: str | None = None,
+    max_chars: int | None = None,
+    new_session: bool = False,
+) -> int:
     """Verify a packet against this worktree and print the drift, stale claims and the receiver's context."""
     from autopilot.output import emit
     from autopilot.packets import receive
 
     answer = receive.import_packet(
-        packet_id, to=to, session=session, cwd=cwd, max_chars=max_chars or receive.CONTEXT_CHARS
+        packet_id,
+        to=to,
+        session=session,
+        cwd=cwd,
+        max_chars=max_chars or receive.CONTEXT_CHARS,
+        new_session=new_session,
     )
+    if not answer["receivingSession"]["found"]:
+        say(f"{to} has no session {session} yet: the context is recorded for a new session of that id")
     stale = sum(len(v) for v in answer["staleClaims"].values())
     if stale:
         say(f"{stale} claim(s) are stale: git changed since the packet was made (see staleClaims)")
@@ -287,13 +302,27 @@ def add_parser(handoff_subparsers: Any) -> None:
         help="verify a packet here and print the context for the receiving session",
         description="Refuse a tampered, foreign-project, other-worktree, app-server-only or source-changed "
         "packet; compare git now with the packet's and mark stale claims; print bounded context. A packet "
-        "whose source transcript was deleted is imported with the claims citing it marked unavailable.",
+        "whose source transcript was deleted is imported with the claims citing it marked unavailable. "
+        "The receiving session must be one the receiving agent has saved (see `handoff list`): an unknown "
+        "id (a typo) is refused, unless --new-session says it will be new.",
     )
     p.add_argument("packet_id", metavar="PACKET_ID")
     p.add_argument("--to", choices=AGENTS, required=True)
     p.add_argument("--session", required=True, metavar="RECEIVING_ID", help="the receiving session (explicit)")
+    p.add_argument(
+        "--new-session",
+        action="store_true",
+        help="the receiving session does not exist yet: record the import for that id instead of refusing it",
+    )
     p.add_argument("--max-chars", type=int, metavar="N", help="bound on the printed context (default 24000)")
     where(p)
     p.set_defaults(
-        func=lambda a: import_(a.packet_id, a.to, a.session, cwd=a.project_dir or a.cwd, max_chars=a.max_chars)
+        func=lambda a: import_(
+            a.packet_id,
+            a.to,
+            a.session,
+            cwd=a.project_dir or a.cwd,
+            max_chars=a.max_chars,
+            new_session=a.new_session,
+        )
     )

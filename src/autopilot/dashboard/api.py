@@ -238,13 +238,14 @@ class Api:
         stale = receive.stale_claims(found["contents"], d)
         return {**found, "driftNow": {"comparable": True, "gitDrift": d, "staleClaims": stale}}
 
-    def import_packet(self, packet_id: Any, to: Any, session: Any) -> Imported:
-        """Import a packet into an explicitly chosen receiving session (``handoff import``)."""
+    def import_packet(self, packet_id: Any, to: Any, session: Any, new_session: Any = False) -> Imported:
+        """Import a packet into an explicitly chosen receiving session (``handoff import [--new-session]``)."""
         return receive.import_packet(
             _shape(packet_id, PACKET_ID, "packet id"),
             to=_agent(to, "receiving agent"),
             session=_shape(session, SESSION_ID, "receiving session id"),
             cwd=self.project().worktree,
+            new_session=new_session is True,
         )
 
     # -- the three memories ----------------------------------------------------------------------

@@ -160,7 +160,9 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
 
     async def packet_import(request: Request) -> Response:
         pid = request.path_params["packet"]
-        return await _posted(request, lambda b: api.import_packet(pid, b.get("to"), b.get("session")))
+        return await _posted(
+            request, lambda b: api.import_packet(pid, b.get("to"), b.get("session"), b.get("newSession"))
+        )
 
     async def active(request: Request) -> Response:
         return await _call(api.active_memory)

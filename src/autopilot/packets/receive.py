@@ -68,17 +68,27 @@ def _refuse(pid: str, reason: str, hint: str) -> BridgeError:
     return store.PacketError(f"import of {pid} refused: {reason}", hint=hint)
 
 
-def _receiving(agent: str, session: str, project: Project) -> Receiving:
-    """Where the receiving session is, when it exists locally; one in another worktree is refused."""
+def _receiving(agent: str, session: str, project: Project, *, new_session: bool) -> Receiving:
+    """Where the receiving session is; one the agent does not know (a typo) or in another worktree is refused.
+
+    A session that does not exist yet is accepted only when the person says so (``new_session``):
+    the context then waits for a session that id will name.
+    """
     source: ClaudeSource | CodexSource = ClaudeSource() if agent == "claude" else CodexSource()
     try:
         path = source.locate(session)
     except BridgeError:
+        if not new_session:
+            raise BridgeError(
+                f"receiving session {session} is not one of {agent}'s saved sessions",
+                hint=f"check the id with `codex-bridge handoff list --from {agent}`; for a session that does not "
+                "exist yet, pass --new-session",
+            ) from None
         return {
             "agent": agent,
             "sessionId": session,
             "found": False,
-            "note": "no local transcript yet (a new session): recorded as given",
+            "note": f"a new session: {agent} has no session {session} yet; the context is recorded for that id",
         }
     cwd = source.probe(path).get("cwd")
     if cwd and project.classify(cwd) != "this-worktree":
@@ -216,9 +226,19 @@ def _source_note(
 
 
 def import_packet(
-    ref: str, *, to: str, session: str, cwd: str | None = None, max_chars: int = CONTEXT_CHARS
+    ref: str,
+    *,
+    to: str,
+    session: str,
+    cwd: str | None = None,
+    max_chars: int = CONTEXT_CHARS,
+    new_session: bool = False,
 ) -> Imported:
-    """Verify a packet for this worktree and return the drift, the stale claims and the bounded context."""
+    """Verify a packet for this worktree and return the drift, the stale claims and the bounded context.
+
+    The receiving session must be one the receiving agent has saved, unless ``new_session`` says it
+    will be new.
+    """
     check_session_id(session)
     pid, packet, _ = store.load(ref)
     source = packet["source"]
@@ -252,7 +272,7 @@ def import_packet(
     problem = None if deleted else verify_hash(recorded, transcript)
     if problem:  # changed or cut short: the packet's copies no longer match their source
         raise _refuse(pid, problem, "export a fresh packet from the session as it is now")
-    receiving = _receiving(to, session, project)
+    receiving = _receiving(to, session, project, new_session=new_session)
     now = git_state(project.worktree)
     d = drift(repo, now, project.worktree)
     stale = stale_claims(packet, d)

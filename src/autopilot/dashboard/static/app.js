@@ -440,7 +440,7 @@ async function listReceiving() {
       const id = agent === "codex" ? row.threadId : row.sessionId;
       list.append(h("option", { value: id, text: `${when(row.lastTimestamp || row.createdAt)} ${short(row.lastPrompt || "", 60)}` }));
     }
-    say(`${data.sessions.length} ${agent} sessions in this worktree: choose one, or type the id of a new session.`);
+    say(`${data.sessions.length} ${agent} sessions in this worktree: choose one (or tick "a new session" and type its id).`);
   } catch (err) { fail(err); }
 }
 
@@ -449,7 +449,7 @@ async function doImport() {
   if (!session) { say("Choose the receiving session first: it is never picked for you.", true); return; }
   say("Importing…");
   try {
-    const res = await api(`/api/packets/${encodeURIComponent(ui.packet)}/import`, { to: $("import-to").value, session });
+    const res = await api(`/api/packets/${encodeURIComponent(ui.packet)}/import`, { to: $("import-to").value, session, newSession: $("import-new").checked });
     const stale = Object.values(res.staleClaims).reduce((n, v) => n + v.length, 0);
     const out = clear($("import-result"));
     out.append(

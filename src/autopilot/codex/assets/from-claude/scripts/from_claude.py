@@ -155,7 +155,8 @@ def import_packet(packet: str) -> int:
             return fail("CODEX_THREAD_ID is not set, so the receiving Codex thread is unknown: run this inside Codex")
         if not all(ch.isalnum() or ch == ":" for ch in packet):
             return fail(f"{packet!r} is not a packet id (letters, digits and ':'); list them with --import")
-        command = [*bridge, "handoff", "import", packet, "--to", "codex", "--session", thread]
+        # The id is Codex's own ($CODEX_THREAD_ID), not typed: a thread may not have saved its rollout yet.
+        command = [*bridge, "handoff", "import", packet, "--to", "codex", "--session", thread, "--new-session"]
     try:
         return subprocess.run(command, stdin=subprocess.DEVNULL).returncode
     except OSError as exc:
