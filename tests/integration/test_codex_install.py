@@ -221,6 +221,9 @@ def test_install_writes_the_skills_with_their_files(bridge):
     """Each skill gets SKILL.md, agents/openai.yaml, its scripts and an ownership marker."""
     install(bridge)
     assert sorted(snapshot(home() / "skills")) == [
+        "checkpoint/.codex-autopilot.json",
+        "checkpoint/SKILL.md",
+        "checkpoint/agents/openai.yaml",
         "from-claude/.codex-autopilot.json",
         "from-claude/SKILL.md",
         "from-claude/agents/openai.yaml",

@@ -37,7 +37,7 @@ def user_facing_files() -> list[Path]:
 
 
 # Slash-led words in the package's code that are URL, schema or filesystem paths, never shown as commands.
-NOT_COMMANDS = {"evidence", "models", "responses", "nonexistent", "etc", "tmp"}
+NOT_COMMANDS = {"evidence", "models", "responses", "nonexistent", "etc", "proc", "tmp"}
 
 
 def named_commands() -> dict[str, set[str]]:

@@ -58,8 +58,8 @@ def checkpoint(agent: str, session: str, file: str, *, cwd: str | None = None) -
             "of it was found; nothing was stored",
             hint=f"check the id with `codex-bridge handoff list --from {agent}`",
         )
-    entry = checkpoints.record(store, parsed, source)
-    say(f"checkpoint stored for {agent} session {session} (the agent's claim, not proof)")
+    entry, answer = write(store, parsed, source)
+    say(answer["said"])
     emit(
         {
             "stored": True,
@@ -68,11 +68,54 @@ def checkpoint(agent: str, session: str, file: str, *, cwd: str | None = None) -
             "worktree": store.worktree,
             "at": entry["at"],
             "sha256": entry["sha256"],
+            "writer": entry["by"],
             "claim": entry["claim"],
+            "origin": answer["origin"],
+            "reachesSession": answer["reaches"],
             "checkpoint": parsed,
         }
     )
     return 0
+
+
+def write(store: Any, parsed: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Store a checkpoint as whoever runs this command may write it; the record and what to say about it.
+
+    The person (no agent session's shell anywhere above this process): stored, and the session gets it with
+    its next prompt. The session's own shell: stored as pending, and it counts once the session's own hook has
+    seen this command print its hash. Another agent session's shell: recorded as from elsewhere, never
+    injected into the session.
+    """
+    from autopilot.memory import checkpoint as checkpoints
+    from autopilot.memory.origin import caller
+    from autopilot.memory.reduce import ELSEWHERE
+
+    who = caller()
+    relation = who.relation(store.agent, store.session)
+    name = f"{store.agent} session {store.session}"
+    if relation == "person":
+        entry = checkpoints.record(store, parsed, source, by=checkpoints.PERSON)
+        return entry, {
+            "origin": who.describe(),
+            "reaches": "with the session's next prompt",
+            "said": f"checkpoint stored for {name}, as yours (the person's); it reaches the session with its next "
+            "prompt",
+        }
+    if relation == "own":
+        entry = checkpoints.record(store, parsed, source, pending=True, origin=who.describe())
+        return entry, {
+            "origin": who.describe(),
+            "reaches": "once the session's own hook has seen this command (its next prompt)",
+            "said": f"checkpoint stored for {name} (the agent's claim, not proof); it reaches the session once "
+            "its own hook has seen this command",
+        }
+    entry = checkpoints.record(store, parsed, source, by=ELSEWHERE, origin=who.describe())
+    return entry, {
+        "origin": who.describe(),
+        "reaches": False,
+        "said": f"refused for {name}'s context: this command runs in {who.describe()}, not in {name}'s own; "
+        "it was recorded as from elsewhere and is never injected into that session",
+    }
 
 
 def active(agent: str, session: str, *, as_json: bool = False, cwd: str | None = None) -> int:

@@ -35,7 +35,7 @@ MEMORY_SCRIPT = "scripts/memory_hook.py"  # records every Codex event in the act
 MEMORY_WRAPPER = "scripts/memory-hook"
 INTAKE_SCRIPT = "scripts/from_claude.py"
 INTAKE_WRAPPER = "scripts/from-claude"
-SKILLS = ("handoff", "from-claude", "handoff-import")
+SKILLS = ("handoff", "from-claude", "handoff-import", "checkpoint")
 
 
 def _asset(rel: str) -> str:
@@ -93,6 +93,10 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
         "handoff-import": {  # runs the from-claude script's --import mode: one script, one bridge lookup
             "SKILL.md": File(_asset("handoff-import/SKILL.md").replace("{{COMMAND}}", command)),
             "agents/openai.yaml": File(_asset("handoff-import/agents/openai.yaml")),
+        },
+        "checkpoint": {  # the file it has the agent write is picked up by the thread's own memory hook
+            "SKILL.md": File(_asset("checkpoint/SKILL.md")),
+            "agents/openai.yaml": File(_asset("checkpoint/agents/openai.yaml")),
         },
     }
 

@@ -38,21 +38,13 @@ from autopilot.durable.view import (
     replay,
 )
 from autopilot.errors import BridgeError
+from autopilot.memory.origin import AGENT_ENV  # the variables an agent's shell sets; a decision is never taken there
 from autopilot.packets.store import load
 from autopilot.redact import redact
 from autopilot.sources.project import Project
 
 MAX_TEXT = 2000
 MAX_NAME = 80
-# Set in the shell an agent's tools run in: Claude Code's Bash tool (CLAUDECODE), Codex's
-# sandboxed commands (CODEX_SANDBOX*) and its thread variables. A decision is never taken there.
-AGENT_ENV = (
-    "CLAUDECODE",
-    "CLAUDE_CODE_ENTRYPOINT",
-    "CODEX_SANDBOX",
-    "CODEX_SANDBOX_NETWORK_DISABLED",
-    "CODEX_THREAD_ID",
-)
 
 
 def agent_marker(env: dict[str, str] | os._Environ[str] | None = None) -> str | None:

@@ -10,7 +10,9 @@ agent's own claim: it is never proof that the work it describes was done.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from autopilot.clock import now_ms
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.memory import observe
+from autopilot.memory.reduce import AUTOMATIC, ELSEWHERE
 from autopilot.memory.store import SessionStore
 from autopilot.redact import Redactor
 from autopilot.text import clip
@@ -29,6 +32,18 @@ from autopilot.text import clip
 SCHEMA_PATH = Path(__file__).with_name("checkpoint_schema.json")
 MAX_BYTES = 64 * 1024
 CLAIM = "agent-authored checkpoint: the agent's claim about its own work, not proof"
+AGENT, PERSON, AUTOPILOT, PACKET = "agent-claim", "person", "autopilot", "packet-import"
+# Who may write a session's checkpoint, and what each is labelled as. Only the session's own hooks (an agent's
+# checkpoint once its hook has seen the command; the autopilot's at a task transition; an import its hook saw)
+# or the person write what reaches the session; one from another session's shell is a record, never injected.
+WRITERS = {
+    AGENT: CLAIM,
+    PERSON: "written by the person outside any agent session: a claim about the work, not proof",
+    AUTOPILOT: "the autopilot's plan at a task transition (goal, next task, tasks done): the plan, not proof",
+    PACKET: "from a handover packet: the sending session's claims at their time, not proof",
+    ELSEWHERE: "written from another agent session's shell: kept as a record, never injected into this session",
+    AUTOMATIC: "automatic checkpoint: what the hooks observed before a compaction, not the agent's claim",
+}
 LIST_FIELDS = ("constraints", "unresolved", "completed")
 
 
@@ -90,19 +105,70 @@ def digest(checkpoint: dict[str, Any]) -> str:
     return "sha256:" + sha256_hex(canonical(checkpoint))
 
 
-def record(store: SessionStore, checkpoint: dict[str, Any], source: str, *, at: str | None = None) -> dict[str, Any]:
-    """Append a validated checkpoint to the session's log and return the stored record."""
+def record(
+    store: SessionStore,
+    checkpoint: dict[str, Any],
+    source: str,
+    *,
+    at: str | None = None,
+    by: str = AGENT,
+    pending: bool = False,
+    **extra: Any,
+) -> dict[str, Any]:
+    """Append a validated checkpoint to the session's log and return the stored record.
+
+    ``by`` says who wrote it (:data:`WRITERS`); a ``pending`` one counts once the session's own hook has seen
+    the command that wrote it (an ``attest`` observation holding its hash). ``extra`` fields are kept with it.
+    """
     checkpoint = Redactor().walk(checkpoint)  # stored as every view would show it: credentials withheld
     entry = {
         "v": observe.VERSION,
         "at": at or now_ms(),
         "agent": store.agent,
         "session": store.session,
-        "by": "agent-claim",
-        "claim": CLAIM,
+        "by": by,
+        "claim": WRITERS[by],
         "source": source,
         "sha256": digest(checkpoint),
         "checkpoint": checkpoint,
+        **({"pending": True} if pending else {}),
+        **extra,
     }
     store.append(observe.CHECKPOINTS, [entry])
     return entry
+
+
+def pick_up(store: SessionStore, data: dict[str, Any]) -> list[str]:
+    """Record the checkpoint files the session's own tool call just wrote (its hook's input names them).
+
+    The hook vouches for them: the call is the session's own. A file that is not a valid checkpoint is left in
+    place and the answer says what is wrong; a recorded one is removed. What the call wrote is taken from the
+    call itself when it carries the content (Write), else from the file.
+    """
+    said = []
+    given = data.get("tool_input")
+    args: dict[str, Any] = given if isinstance(given, dict) else {}
+    tool = str(data.get("tool_name") or "tool")
+    found = observe.observations(str(data.get("hook_event_name") or "PostToolUse"), data, store.agent)
+    for path in [str(o["path"]) for o in found if o.get("kind") == "pickup"]:
+        full = os.path.join(str(data.get("cwd") or "."), os.path.expanduser(path))
+        content = args.get("content") if tool == "Write" and isinstance(args.get("content"), str) else None
+        try:
+            raw = content.encode("utf-8") if content is not None else _read(full)
+            parsed = parse(raw, "the file")
+        except BridgeError as exc:
+            said.append(f"codex-autopilot: checkpoint file {path} was not recorded: {exc}")
+            continue
+        entry = record(store, parsed, f"file {path} (this session's own {tool} call)", via="hook")
+        with contextlib.suppress(OSError):  # already gone, or not ours to remove: the record stands
+            os.unlink(full)
+        said.append(f"codex-autopilot: checkpoint recorded for this session ({entry['sha256'][:19]}…), from {path}")
+    return said
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise BridgeError(f"cannot read it ({exc.strerror})") from None

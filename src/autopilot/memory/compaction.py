@@ -38,9 +38,9 @@ from autopilot.memory import observe
 from autopilot.memory.facts import current_facts, entries, item_hash
 from autopilot.memory.reduce import AUTOMATIC, reduce
 from autopilot.memory.store import SessionStore
+from autopilot.redact import Redactor
 from autopilot.transcripts import validation
 
-AUTOMATIC_CLAIM = "automatic checkpoint: what the hooks observed before a compaction, not the agent's claim"
 WORDS_HELD = 0.75  # the share of a sentence's distinctive words the summary must hold
 NEAR = 300  # characters around a command in which an outcome word counts as its outcome
 TAIL_BYTES = 8 * 1024 * 1024  # how far from its end a rollout is searched for the newest compaction
@@ -219,22 +219,9 @@ def checkpoint_before(store: SessionStore, reason: str) -> dict[str, Any] | None
         return None
     body, extras = taken
     newest = next((c for c in reversed(store.checkpoints().records) if c.get("by") == AUTOMATIC), None)
-    if newest is not None and newest.get("sha256") == checkpoints.digest(body):
+    if newest is not None and newest.get("checkpoint") == Redactor().walk(body):
         return dict(newest)  # Claude Code fires PreCompact again when it then decides not to compact
-    entry = {
-        "v": observe.VERSION,
-        "at": now_ms(),
-        "agent": store.agent,
-        "session": store.session,
-        "by": AUTOMATIC,
-        "claim": AUTOMATIC_CLAIM,
-        "source": reason,
-        "sha256": checkpoints.digest(body),
-        "checkpoint": body,
-        "observed": extras,
-    }
-    store.append(observe.CHECKPOINTS, [entry])
-    return entry
+    return checkpoints.record(store, body, reason, by=AUTOMATIC, observed=extras)
 
 
 # -- after: what the summary dropped ----------------------------------------------------------------------

@@ -26,6 +26,7 @@ from autopilot.config import load_config
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.git import toplevel
+from autopilot.memory import checkpoint as checkpoints
 from autopilot.memory import compaction, observe
 from autopilot.memory.compaction import kept_through
 from autopilot.memory.facts import FIELDS, LABELS, facts, item_hash
@@ -263,6 +264,14 @@ def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None =
     if event == "PostCompact":
         notice = after_compaction(store, data)
         return {"systemMessage": notice} if notice else None
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        said = checkpoints.pick_up(store, data)
+        if not said:
+            return None
+        answer: dict[str, Any] = {"systemMessage": "\n".join(said)}
+        if agent == "claude":  # Codex's PostToolUse output takes no context (not verified): the person is told
+            answer["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": "\n".join(said)}
+        return answer
     text = before_turn(store, event, data, room)
     out: dict[str, Any] = {}
     if text:

@@ -19,7 +19,9 @@ times, so they fall where they happened), duplicates by id are kept once. The ru
 - **current work**: the newest request and the files edited since the newest checkpoint.
 
 An automatic checkpoint (``by: hook-auto``, taken before a compaction) is derived from these same logs:
-it is kept as a record (``automaticCheckpoint``) and never counts as a checkpoint here.
+it is kept as a record (``automaticCheckpoint``) and never counts as a checkpoint here. Neither does one
+written from another session's shell (``by: elsewhere``), nor one that waits for the session's own hook
+(``pending``) until an ``attest`` observation holds its hash.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from autopilot.transcripts.shapes import Judged
 
 AUTOMATIC = "hook-auto"  # the ``by`` of a checkpoint the hooks took (memory/compaction.py): a record, never a claim
+ELSEWHERE = "elsewhere"  # the ``by`` of one written from another agent session's shell: a record, never injected
 RECENT_EDITS = 20
 CONSTRAINTS_FROM_REQUEST = 10
 CONSTRAINT_CHARS = 300
@@ -77,7 +80,8 @@ def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
     """The active state of one session."""
     obs = ordered(observations)
     every = sorted(checkpoints, key=lambda c: str(c.get("at") or ""))
-    cps = [c for c in every if c.get("by") != AUTOMATIC]
+    vouched = attested(obs)
+    cps = [c for c in every if counts(c, vouched)]
     automatic = [c for c in every if c.get("by") == AUTOMATIC]
     last_cp = cps[-1] if cps else None
     cp_at = str(last_cp.get("at")) if last_cp else ""
@@ -117,6 +121,24 @@ def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
         "lastAt": str(obs[-1].get("at")) if obs else (cp_at or None),
     }
     return state
+
+
+def attested(observations: list[dict[str, Any]]) -> set[str]:
+    """The checkpoint hashes the session's own hooks saw its own commands print (``attest`` observations)."""
+    return {
+        str(h)
+        for o in observations
+        if o.get("kind") == "attest" and o.get("via") == "hook"
+        for h in o.get("attests") or []
+    }
+
+
+def counts(checkpoint: dict[str, Any], vouched: set[str]) -> bool:
+    """Whether a stored checkpoint is one of the session's: not automatic, not from another session's shell, and,
+    when it waits for the session's own hook, seen by it."""
+    if checkpoint.get("by") in (AUTOMATIC, ELSEWHERE):
+        return False
+    return not checkpoint.get("pending") or checkpoint.get("sha256") in vouched
 
 
 def _said(run: dict[str, Any]) -> str:

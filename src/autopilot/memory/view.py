@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from autopilot import clock
-from autopilot.memory.reduce import reduce
+from autopilot.memory.reduce import AUTOMATIC, ELSEWHERE, attested, counts, reduce
 from autopilot.memory.store import Log, SessionStore
 from autopilot.transcripts.evidence import Evidence
 
@@ -152,6 +152,20 @@ def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
         for r in logs["injections"].records
         if r.get("kind") == "report"
     ]
+    vouched = attested(logs["observations"].records)
+    held_back = [
+        {
+            "at": c.get("at"),
+            "writer": c.get("by"),
+            "origin": c.get("origin"),
+            "sha256": c.get("sha256"),
+            "why": "written from another agent session's shell"
+            if c.get("by") == ELSEWHERE
+            else "waiting for the session's own hook to see the command that wrote it",
+        }
+        for c in logs["checkpoints"].records
+        if c.get("by") != AUTOMATIC and not counts(c, vouched)
+    ]
     automatic = state["automaticCheckpoint"]
     if automatic:
         automatic = {**automatic, "ageSeconds": age_seconds(automatic.get("at"), now)}
@@ -175,6 +189,7 @@ def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
         },
         "checkpoint": checkpoint,
         "automaticCheckpoint": automatic,
+        "notInjected": held_back[-HISTORY_SHOWN:],
         "compactions": state["compactions"],
         "compactionReports": reports[-HISTORY_SHOWN:],
         "model": state["model"],
@@ -221,6 +236,8 @@ def text(v: dict[str, Any]) -> str:
         if cp
         else "Checkpoint: none"
     )
+    for c in v.get("notInjected") or []:
+        lines.append(f"Not injected: checkpoint of {c['at']} ({c['why']}; {c.get('origin') or c['writer']})")
     auto = v.get("automaticCheckpoint")
     if auto:
         newest = f"newest {auto['at']} ({auto['source']})"

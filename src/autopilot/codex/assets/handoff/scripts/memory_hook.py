@@ -55,10 +55,15 @@ RUN_HINTS = (
     "build", "compile", "vet", "clippy", "tox", "nox", "jest", "vitest", "mocha", "cargo", "gradle",
     "mvn", "make", "verify",
 )  # fmt: skip
-FACT_MARKS = (b'"kind":"edit"', b'"kind":"run"', b'"kind":"compact"', b'"kind":"model"', b'"via":"recover"')
+FACT_MARKS = (
+    b'"kind":"edit"', b'"kind":"run"', b'"kind":"compact"', b'"kind":"model"', b'"kind":"attest"', b'"via":"recover"',
+)  # fmt: skip
 PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 TEXT_FIELDS = frozenset({"prompt", "command", "output", "instructions", "path", "transcript"})
 WITHHELD = "[withheld: may hold a credential, and the bridge's redactor could not be loaded]"
+_HEX = frozenset("0123456789abcdef")
+ATTESTED_VERBS = ("handoff checkpoint", "handoff import")  # the commands that write a session's memory
+CHECKPOINT_FILE = "autopilot-checkpoint.json"  # a checkpoint the session's own tool wrote: its hook picks it up
 _SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 INJECT_TIMEOUT = 8.0  # Codex gives the hook 10 s
 AGENT = "codex"
@@ -256,6 +261,8 @@ def _tool(base: dict, event: str, data: dict) -> list:  # type: ignore[type-arg]
         path = args.get("file_path") or args.get("notebook_path")
         if not isinstance(path, str):
             return []
+        if os.path.basename(path) == CHECKPOINT_FILE:
+            return [] if failed else [{**base, "kind": "pickup", "path": path}]
         return [_edit(base, path, "error" if failed else "ok")]
     if tool in PATCH_TOOLS:
         patch = args.get("command") or args.get("input")
@@ -263,13 +270,28 @@ def _tool(base: dict, event: str, data: dict) -> list:  # type: ignore[type-arg]
             return []
         code = _exit_code(data.get("tool_response"))
         result = "error" if failed or (code is not None and code != 0) else "ok"
-        return [_edit(base, p, result) for p in patch_paths(patch)]
+        return [
+            {**base, "kind": "pickup", "path": p} if os.path.basename(p) == CHECKPOINT_FILE else _edit(base, p, result)
+            for p in patch_paths(patch)
+            if result == "ok" or os.path.basename(p) != CHECKPOINT_FILE
+        ]
     if tool not in SHELL_TOOLS:
         return []
     command = args.get("command")
     if isinstance(command, list):
         command = " ".join(str(part) for part in command)
-    if not isinstance(command, str) or not looks_like_validation(command):
+    if not isinstance(command, str):
+        return []
+    if not failed and any(verb in " ".join(command.split()) for verb in ATTESTED_VERBS):
+        # The session's own command wrote its memory: the receipt it printed is what this hook vouches for.
+        found = attests(data.get("tool_response"))
+        if found:
+            return [{**base, "kind": "attest", "command": clip(command, COMMAND_CHARS), "attests": found}]
+    if not failed and CHECKPOINT_FILE in command:
+        named = [w.strip("'\"") for w in command.split() if w.strip("'\"").endswith(CHECKPOINT_FILE)]
+        if named:
+            return [{**base, "kind": "pickup", "path": w} for w in named[:3]]
+    if not looks_like_validation(command):
         return []
     out = {**base, "kind": "run", "command": clip(command, COMMAND_CHARS)}
     response = data.get("tool_response")
@@ -376,6 +398,22 @@ def _seed_like(line: str) -> bool:
     return False
 
 
+def attests(response: object) -> list:  # type: ignore[type-arg]
+    """The checkpoint hashes (``sha256:`` and 64 hex digits) a command printed, each once, at most 20."""
+    if isinstance(response, dict):
+        response = "\n".join(s for s in (response.get("stdout"), response.get("stderr")) if isinstance(s, str))
+    if not isinstance(response, str):
+        return []
+    found: list = []  # type: ignore[type-arg]
+    at = response.find("sha256:")
+    while at >= 0 and len(found) < 20:
+        digest = response[at : at + 71]
+        if len(digest) == 71 and set(digest[7:]) <= _HEX and digest not in found:
+            found.append(digest)
+        at = response.find("sha256:", at + 7)
+    return found
+
+
 def looks_like_validation(command: str) -> bool:
     """Whether a command might build, test, lint or type-check."""
     lowered = command.lower()
@@ -450,7 +488,8 @@ def record(event: str, data: dict, agent: str) -> "tuple[str, bool] | None":  # 
     if event == "SessionEnd" and data.get("reason") == "clear":
         fd = os.open(os.path.join(os.path.dirname(folder), f"{CLEARED}{agent}.{session}"), os.O_WRONLY | os.O_CREAT)
         os.close(fd)
-    return folder, due(event, data, folder)
+    picked = any(o.get("kind") == "pickup" for o in found)  # the session's own tool wrote a checkpoint file
+    return folder, picked or due(event, data, folder)
 
 
 def managed_dir() -> str:
