@@ -42,6 +42,8 @@ from autopilot.sources.project import Project, git_state
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.dashboard.shapes import Overview, Packets, PacketView
+    from autopilot.durable.shapes import Listing as DurableListing
+    from autopilot.durable.shapes import Rule
     from autopilot.packets.shapes import Exported, Imported, ListedPacket, Preview
     from autopilot.run.shapes import CorruptRun, ListedRun, Resumed, RunList, RunReport, Stopped
     from autopilot.search.shapes import Answer as SearchAnswer
@@ -266,13 +268,13 @@ class Api:
             query, cwd=self.project().worktree, limit=min(max(limit, 1), 50), feed=durable_feed.sync
         )
 
-    def durable_list(self, status: Any = None) -> dict[str, Any]:
+    def durable_list(self, status: Any = None) -> DurableListing:
         """Every rule and decision (``memory list``)."""
         if status not in (None, "", *durable_view.STATUSES):
             raise InvalidInput(f"{repr(status)[:40]} is not a status")
         return self.durable.listing(status or None)
 
-    def propose(self, body: dict[str, Any]) -> dict[str, Any]:
+    def propose(self, body: dict[str, Any]) -> Rule:
         """A candidate by hand, or from a packet's constraint (``memory propose``); approves nothing."""
         by = str(body["by"]) if isinstance(body.get("by"), str) and body["by"].strip() else "dashboard"
         if body.get("packet") is not None:
@@ -292,7 +294,7 @@ class Api:
             kind, text, by=by, channel="dashboard", why=why, supersedes=supersedes, project=scope
         )
 
-    def decide(self, action: str, rule: Any, body: dict[str, Any]) -> dict[str, Any]:
+    def decide(self, action: str, rule: Any, body: dict[str, Any]) -> Rule:
         """Approve or revoke as the person named in ``body`` who gave their approval passphrase (``secret``)."""
         if not self.approvals:
             raise BridgeError(

@@ -38,6 +38,10 @@ from autopilot.memory.store import SessionStore
 from autopilot.output import one_line, quoted
 from autopilot.sources.project import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.durable.shapes import InForce, Managed, View
+
 RULES = observe.RULES
 RULES_CHARS = 4000  # of the hook's output cap (hooks.TEXT_CAP, 9,500), before the active memory's facts
 TEXT_CHARS = 1000  # one rule's text in an injection
@@ -59,12 +63,11 @@ def _q(text: str, limit: int) -> str:
     return quoted(text, limit)
 
 
-def _fingerprint(item: dict[str, Any]) -> str:
-    fields = (item["tier"], item["id"], item["kind"], item["text"], item.get("by") or "", item.get("at") or "")
-    return sha256_hex("\0".join(fields).encode())[:16]
+def _fingerprint(tier: str, rid: str, kind: str, text: str, by: str, at: str) -> str:
+    return sha256_hex("\0".join((tier, rid, kind, text, by or "", at or "")).encode())[:16]
 
 
-def in_force(worktree: str, view: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Managed]:
     """The rules in force in ``worktree`` (managed first, then approved, oldest approval first) and the managed
     tier's state (``path``, ``refused``)."""
     view = Reader().view() if view is None else view
@@ -73,34 +76,32 @@ def in_force(worktree: str, view: dict[str, Any] | None = None) -> tuple[list[di
     except BridgeError:  # not a git repository: only the rules for every project hold
         repo_id = None
     tier = managed.load()
-    items = [{**r, "by": "the administrator", "at": r["modified"]} for r in tier["rules"]]
+    items = [_held(r["id"], r["kind"], r["text"], "managed", "the administrator", r["modified"]) for r in tier["rules"]]
     approved = [r for r in view["rules"].values() if r["status"] == APPROVED and applies(r, repo_id)]
     approved.sort(key=lambda r: ((r.get("approved") or {}).get("at") or "", r["id"]))
     for r in approved:
         decision = r.get("approved") or {}
+        kind, text = str(r.get("kind") or "rule"), str(r.get("text") or "")
         items.append(
-            {
-                "id": r["id"],
-                "kind": str(r.get("kind") or "rule"),
-                "text": str(r.get("text") or ""),
-                "tier": "approved",
-                "by": str(decision.get("person") or ""),
-                "at": str(decision.get("at") or ""),
-            }
+            _held(r["id"], kind, text, "approved", str(decision.get("person") or ""), str(decision.get("at") or ""))
         )
-    for item in items:
-        item["fp"] = _fingerprint(item)
     return items, tier
 
 
-def _line(item: dict[str, Any]) -> str:
+def _held(rid: str, kind: str, text: str, tier: str, by: str, at: str) -> InForce:
+    """A rule in force, with the fingerprint a session compares to tell it changed."""
+    fp = _fingerprint(tier, rid, kind, text, by, at)
+    return {"id": rid, "kind": kind, "text": text, "tier": tier, "by": by, "at": at, "fp": fp}
+
+
+def _line(item: InForce) -> str:
     text = _q(item["text"], TEXT_CHARS)
     if item["tier"] == "managed":
         return f"- {item['id']} ({item['kind']}): {text}"
     return f"- {item['id']} ({item['kind']}, approved by {_q(item['by'], 80)} at {item['at']}): {text}"
 
 
-def _withdrawal(rid: str, old_text: str, view: dict[str, Any], tier: dict[str, Any]) -> str:
+def _withdrawal(rid: str, old_text: str, view: View, tier: Managed) -> str:
     """One "no longer applies" line: the rule, its old text, and why (revoked, superseded, removed)."""
     rule = view["rules"].get(rid)
     if rid.startswith("M-"):
@@ -163,7 +164,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         known.pop(rid, None)
     if gone_lines:
         used += len(WITHDRAWN_TITLE) + 1
-    shown: list[dict[str, Any]] = []
+    shown: list[InForce] = []
     blocks: dict[str, list[str]] = {"managed": [], "approved": []}
     for item in fresh:
         line = _line(item)
@@ -228,18 +229,16 @@ def _record(
 # -- the person's notice at a session's start ------------------------------------------------------------
 
 
-def _notices(view: dict[str, Any], tier: dict[str, Any], items: list[dict[str, Any]]) -> list[str]:
+def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     """The one line the person sees at a session's start, when something changed or is wrong (else nothing)."""
     approved = {
         rid: _fingerprint(
-            {
-                "tier": "approved",
-                "id": rid,
-                "kind": str(r.get("kind") or "rule"),
-                "text": str(r.get("text") or ""),
-                "by": str((r.get("approved") or {}).get("person") or ""),
-                "at": str((r.get("approved") or {}).get("at") or ""),
-            }
+            "approved",
+            rid,
+            str(r.get("kind") or "rule"),
+            str(r.get("text") or ""),
+            str((r.get("approved") or {}).get("person") or ""),
+            str((r.get("approved") or {}).get("at") or ""),
         )
         for rid, r in view["rules"].items()
         if r["status"] == APPROVED
@@ -320,7 +319,7 @@ def _passphrase() -> tuple[str | None, str | None]:
     return sha256_hex(data)[:16], at
 
 
-def _changes(before: dict[str, Any], now: dict[str, str], view: dict[str, Any]) -> list[str]:
+def _changes(before: dict[str, Any], now: dict[str, str], view: View) -> list[str]:
     out = []
     for rid, fp in now.items():
         if before.get(rid) == fp:
@@ -332,9 +331,10 @@ def _changes(before: dict[str, Any], now: dict[str, str], view: dict[str, Any]) 
     for rid in before:
         if rid in now:
             continue
-        rule = view["rules"].get(rid)
-        status = rule["status"] if rule else "gone from the log"
-        who = ((rule or {}).get("revoked") or {}).get("person")
+        left = view["rules"].get(rid)
+        status = left["status"] if left else "gone from the log"
+        revoked = left.get("revoked") if left else None
+        who = revoked.get("person") if revoked else None
         out.append(f"{rid} {status}" + (f" by {_q(str(who), 40)}" if who else ""))
     if len(out) > 4:
         out = [*out[:4], f"and {len(out) - 4} more"]

@@ -29,10 +29,13 @@ import os
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from autopilot.digest import sha256_hex
 from autopilot.memory import observe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.durable.shapes import Managed
 
 FILE = observe.MANAGED_FILE
 MAX_BYTES = 64 * 1024
@@ -83,14 +86,14 @@ def unsafe(path: Path) -> str | None:
         folder, here = folder.parent, False
 
 
-def load() -> dict[str, Any]:
+def load() -> Managed:
     """The managed rules in force: ``{"path", "rules", "refused"}`` (``refused``: why none are used, or None).
 
     Each rule: ``id`` (``M-`` and 12 hex digits of its kind and text), ``kind``, ``text``, ``tier``
     ``managed``, ``modified`` (the file's modification time).
     """
     path = location() / FILE
-    out: dict[str, Any] = {"path": str(path), "rules": [], "refused": None}
+    out: Managed = {"path": str(path), "rules": [], "refused": None}
     if not os.path.lexists(path):
         return out
     why = unsafe(path)
@@ -125,7 +128,7 @@ def load() -> dict[str, Any]:
     for item in found[:MAX_RULES]:
         if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
             continue
-        kind = item.get("kind") if item.get("kind") in KINDS else "rule"
+        kind = str(item.get("kind")) if item.get("kind") in KINDS else "rule"
         text = " ".join(item["text"].split())[:MAX_TEXT]
         rid = "M-" + sha256_hex(f"{kind}\0{text}".encode())[:12]
         out["rules"].append({"id": rid, "kind": kind, "text": text, "tier": "managed", "modified": modified})

@@ -33,9 +33,13 @@ from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 from autopilot.run.state import held
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.durable.shapes import Cost, PassphraseRecord
+
 FILE = PASSPHRASE
 ATTEMPTS = "attempts.json"
-COST = {"n": 2**16, "r": 8, "p": 1}
+COST: Cost = {"n": 2**16, "r": 8, "p": 1}
 MIN_N = 2**14  # the least cost `memory secret` writes (tests make cheaper records through write_record)
 MIN_CHARS = 12
 MAX_CHARS = 1024
@@ -60,15 +64,15 @@ def path() -> Any:
     return home() / FILE
 
 
-def record() -> dict[str, Any] | None:
+def record() -> PassphraseRecord | None:
     """The stored hash record, None when no passphrase is set; a damaged one is an error (never a blank slate)."""
     try:
         data = path().read_bytes()
     except FileNotFoundError:
         return None
     try:
-        rec = json.loads(data)
-        if not isinstance(rec, dict) or rec.get("kdf") != "scrypt":
+        rec: PassphraseRecord = json.loads(data)
+        if not _is_object(rec) or rec.get("kdf") != "scrypt":
             raise ValueError("not a passphrase record")
         int(rec["n"]), int(rec["r"]), int(rec["p"]), bytes.fromhex(rec["salt"]), bytes.fromhex(rec["hash"])
     except (ValueError, KeyError, TypeError):
@@ -80,18 +84,23 @@ def record() -> dict[str, Any] | None:
     return rec
 
 
-def fingerprint(rec: dict[str, Any] | None) -> str | None:
+def _is_object(value: object) -> bool:
+    """Whether the file held a JSON object."""
+    return isinstance(value, dict)
+
+
+def fingerprint(rec: PassphraseRecord | None) -> str | None:
     """A short identity of a passphrase record (changes whenever the passphrase is set again), or None."""
     if rec is None:
         return None
     return sha256_hex(f"{rec.get('salt')}:{rec.get('hash')}".encode())[:16]
 
 
-def _derive(secret: str, rec: dict[str, Any]) -> bytes:
-    n, r, p = int(rec["n"]), int(rec["r"]), int(rec["p"])
+def _derive(secret: str, cost: Cost, salt: str) -> bytes:
+    n, r, p = int(cost["n"]), int(cost["r"]), int(cost["p"])
     return hashlib.scrypt(
         secret.encode("utf-8"),
-        salt=bytes.fromhex(rec["salt"]),
+        salt=bytes.fromhex(salt),
         n=n,
         r=r,
         p=p,
@@ -112,17 +121,23 @@ def check_new(secret: str) -> str:
     return secret
 
 
-def write_record(secret: str, *, cost: dict[str, int] | None = None) -> dict[str, Any]:
+def write_record(secret: str, *, cost: Cost | None = None) -> PassphraseRecord:
     """Store the hash of ``secret`` (a new salt) as the passphrase; return the record. Callers check who asks."""
-    rec: dict[str, Any] = {"v": 1, "kdf": "scrypt", **(cost or COST), "salt": os.urandom(16).hex()}
-    rec["hash"] = _derive(secret, rec).hex()
-    rec["set"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    scrypt, salt = cost or COST, os.urandom(16).hex()
+    rec: PassphraseRecord = {
+        "v": 1,
+        "kdf": "scrypt",
+        **scrypt,
+        "salt": salt,
+        "hash": _derive(secret, scrypt, salt).hex(),
+        "set": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     home().mkdir(mode=0o700, parents=True, exist_ok=True)
     atomic_write(path(), json.dumps(rec, sort_keys=True) + "\n", mode=0o600)
     return rec
 
 
-def set_passphrase(new: str, current: str | None) -> dict[str, Any]:
+def set_passphrase(new: str, current: str | None) -> PassphraseRecord:
     """Set the passphrase (the first time), or change it: the current one is checked first, rate-limited."""
     check_new(new)
     if record() is not None:
@@ -157,7 +172,7 @@ def verify(secret: Any) -> None:
         right = (
             bool(given)
             and len(given) <= MAX_CHARS
-            and hmac.compare_digest(_derive(given, rec), bytes.fromhex(rec["hash"]))
+            and hmac.compare_digest(_derive(given, rec, rec["salt"]), bytes.fromhex(rec["hash"]))
         )
         if right:
             if state.get("failures"):

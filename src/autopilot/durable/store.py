@@ -43,6 +43,10 @@ from autopilot.packets.store import load
 from autopilot.redact import redact
 from autopilot.sources.project import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.durable.shapes import Listing, Rule
+
 MAX_TEXT = 2000
 MAX_NAME = 80
 
@@ -78,7 +82,7 @@ def check_person(name: Any) -> str:
 class Log(Reader):
     """The durable-knowledge log and its current view, in one directory (default :func:`home`)."""
 
-    def _append(self, entry: dict[str, Any]) -> dict[str, Any]:
+    def _append(self, entry: dict[str, Any]) -> Rule:
         """Append one entry under the lock (chained to the last line), refresh the view, return the rule."""
         with self.locked():
             lines = self.lines()
@@ -95,8 +99,7 @@ class Log(Reader):
                 os.close(fd)
             view = replay([*lines, line])
             self.save(view)
-        rule: dict[str, Any] = view["rules"][entry["id"]]
-        return rule
+        return view["rules"][entry["id"]]
 
     def propose(
         self,
@@ -109,7 +112,7 @@ class Log(Reader):
         source: dict[str, Any] | None = None,
         supersedes: str | None = None,
         project: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Rule:
         """Add a candidate (nothing is approved by proposing it); its text is redacted first.
 
         ``project`` (:func:`project_scope`) is the repository it holds in; None: every project.
@@ -147,7 +150,7 @@ class Log(Reader):
 
     def propose_from_packet(
         self, packet_ref: str, constraint: int, *, by: str, project: dict[str, str] | None = None
-    ) -> dict[str, Any]:
+    ) -> Rule:
         """A candidate rule from one of a verified packet's constraints, pointing at its evidence."""
         pid, packet, _ = load(packet_ref)
         found = packet.get("constraints") or []
@@ -176,7 +179,7 @@ class Log(Reader):
         secret: str,
         channel: str,
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Rule:
         """Approve or revoke, as a named person at a deciding channel who gave the approval passphrase.
 
         Everything is checked before the passphrase (so a malformed request costs no try), and the
@@ -199,7 +202,7 @@ class Log(Reader):
             entry["reason"] = redact(reason)[0][:MAX_TEXT] if reason else None
         return self._append(entry)
 
-    def listing(self, status: str | None = None) -> dict[str, Any]:
+    def listing(self, status: str | None = None) -> Listing:
         """Every rule and decision (newest first, optionally of one status), counts, the log's integrity, and the
         administrator's managed rules (``managed``: ``path``, ``rules``, ``refused``: why none are used)."""
         if status is not None and status not in STATUSES:

@@ -29,6 +29,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from autopilot.durable.shapes import Decision, Refused, Rule, View
+
 KINDS = {"rule": "R", "decision": "D"}
 CANDIDATE, APPROVED, REVOKED, SUPERSEDED = "candidate", "approved", "revoked", "superseded"
 STATUSES = (CANDIDATE, APPROVED, REVOKED, SUPERSEDED)
@@ -49,10 +51,12 @@ def home() -> Path:
     return paths.autopilot_home() / "durable"
 
 
-def replay(lines: list[bytes]) -> dict[str, Any]:
+def replay(lines: list[bytes]) -> View:
     """The view the log's lines give: every rule by id, and what is wrong with the log (never raised)."""
-    rules: dict[str, dict[str, Any]] = {}
-    malformed, refused, breaks = 0, [], []
+    rules: dict[str, Rule] = {}
+    malformed = 0
+    refused: list[Refused] = []
+    breaks: list[int] = []
     prev = GENESIS
     for number, line in enumerate(lines, 1):
         try:
@@ -82,8 +86,9 @@ def replay(lines: list[bytes]) -> dict[str, Any]:
     }
 
 
-def apply(rules: dict[str, dict[str, Any]], e: dict[str, Any]) -> str | None:
-    """Apply one log entry to ``rules``; say why it cannot apply (the entry is then ignored)."""
+def apply(rules: dict[str, Rule], e: dict[str, Any]) -> str | None:
+    """Apply one log entry (as the log holds it: checked here) to ``rules``; say why it cannot apply (the entry is
+    then ignored)."""
     action, rid = e.get("action"), e.get("id")
     if not isinstance(rid, str) or not ID.fullmatch(rid):
         return "no valid id"
@@ -110,24 +115,24 @@ def apply(rules: dict[str, dict[str, Any]], e: dict[str, Any]) -> str | None:
         return f"{action} of {rid}, which was never proposed"
     if e.get("channel") not in DECIDING_CHANNELS or not e.get("person"):
         return f"{action} of {rid} without a person at a deciding channel"
-    decision = {"person": e["person"], "channel": e["channel"], "at": e.get("at")}
+    decision: Decision = {"person": e["person"], "channel": e["channel"], "at": e.get("at")}
     if action == "approve":
         if rule["status"] != CANDIDATE:
             return f"{rid} is {rule['status']}, not a candidate"
-        rule.update(status=APPROVED, approved=decision)
+        rule["status"], rule["approved"] = APPROVED, decision
         old = rules.get(rule["supersedes"] or "")
         if old is not None and old["status"] == APPROVED:
-            old.update(status=SUPERSEDED, supersededBy=rid)
+            old["status"], old["supersededBy"] = SUPERSEDED, rid
         return None
     if action == "revoke":
         if rule["status"] not in (CANDIDATE, APPROVED):
             return f"{rid} is {rule['status']} and cannot be revoked"
-        rule.update(status=REVOKED, revoked={**decision, "reason": e.get("reason")})
+        rule["status"], rule["revoked"] = REVOKED, {**decision, "reason": e.get("reason")}
         return None
     return f"unknown action {action!r}"
 
 
-def applies(rule: dict[str, Any], repo_id: str | None) -> bool:
+def applies(rule: Rule, repo_id: str | None) -> bool:
     """Whether a rule holds in the repository ``repo_id`` (a rule with no project holds everywhere)."""
     project = rule.get("project")
     return not isinstance(project, dict) or project.get("repoId") == repo_id
@@ -157,7 +162,7 @@ class Reader:
             return []
         return [line for line in data.split(b"\n") if line.strip()]
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> View:
         """The view the log gives now, with ``integrity.view`` saying how ``rules.json`` compared.
 
         ``rules.json`` is read before the log, so an append landing between the two reads makes the
@@ -182,7 +187,7 @@ class Reader:
         return fresh
 
     @staticmethod
-    def _compare(raw: bytes | None, fresh: dict[str, Any], lines: list[bytes]) -> str:
+    def _compare(raw: bytes | None, fresh: View, lines: list[bytes]) -> str:
         """``ok``, ``missing``, ``stale`` (made from an earlier log) or ``edited`` (disagrees with its own log)."""
         if raw is None:
             return "missing"
@@ -204,7 +209,7 @@ class Reader:
                 return "stale"
         return "edited"
 
-    def save(self, view: dict[str, Any]) -> dict[str, Any]:
+    def save(self, view: View) -> View:
         """Write ``view`` as ``rules.json`` (atomically); return it. The caller holds :meth:`locked`."""
         atomic_write(self.view_path, json.dumps(view, sort_keys=True) + "\n")
         return view

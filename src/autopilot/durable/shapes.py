@@ -1,0 +1,133 @@
+"""The shapes of the durable log, its view and the passphrase record, for the type checker only.
+
+Modules import these names under ``if TYPE_CHECKING:`` (a session-start hook reads the view). Keys are
+camelCase (``supersededBy``, ``lastHash``), as ``rules.json`` and ``codex-bridge durable list`` print them.
+A log line is read as it was written and checked by ``view.apply`` before anything believes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NotRequired
+
+
+class Proposed(TypedDict, total=False):
+    """Who proposed a rule, where, when."""
+
+    by: Any
+    channel: Any
+    at: Any
+
+
+class Decision(TypedDict, total=False):
+    """A person's approval or revocation: who, where, when (and, revoking, why)."""
+
+    person: Any
+    channel: Any
+    at: Any
+    reason: Any
+
+
+class Rule(TypedDict):
+    """A rule or decision as the log's replay makes it."""
+
+    id: str
+    kind: Any  # rule | decision
+    text: Any
+    why: Any
+    status: str  # candidate | approved | revoked | superseded
+    proposed: Proposed
+    source: Any  # the packet and constraint it came from, or None
+    project: Any  # {root, repoId} it holds in, or None: every project
+    supersedes: Any
+    supersededBy: str | None
+    approved: Decision | None
+    revoked: Decision | None
+
+
+class Refused(TypedDict):
+    """A log line that could not apply, and why."""
+
+    line: int
+    why: str
+
+
+class Integrity(TypedDict):
+    """What is wrong with the log and its view (never raised: said)."""
+
+    ok: bool
+    malformedLines: int
+    refusedLines: list[Refused]
+    chainBreaks: list[int]
+    view: NotRequired[str]  # ok | missing | stale | edited
+    viewRebuilt: NotRequired[str]
+
+
+class View(TypedDict):
+    """``rules.json``: every rule by id, and the log it was made from."""
+
+    rules: dict[str, Rule]
+    lastHash: str
+    lines: int
+    integrity: Integrity
+
+
+class ManagedRule(TypedDict):
+    """One of the administrator's managed rules."""
+
+    id: str
+    kind: str
+    text: str
+    tier: str  # managed
+    modified: str
+
+
+class Managed(TypedDict):
+    """The administrator's managed rules in force, and why none are used when they are refused."""
+
+    path: str
+    rules: list[ManagedRule]
+    refused: str | None
+
+
+class Listing(TypedDict):
+    """``codex-bridge durable list``: every rule, counts by status, the log's integrity, the managed rules."""
+
+    rules: list[Rule]
+    counts: dict[str, int]
+    integrity: Integrity
+    log: str
+    managed: Managed
+
+
+class Cost(TypedDict):
+    """scrypt's cost parameters."""
+
+    n: int
+    r: int
+    p: int
+
+
+class PassphraseRecord(Cost):
+    """The approval passphrase's hash (scrypt), as ``passphrase.json`` keeps it."""
+
+    v: int
+    kdf: str
+    salt: str
+    hash: NotRequired[str]
+    set: NotRequired[str]
+
+
+class InForce(TypedDict):
+    """A rule in force in a worktree as a session is given it: managed or approved, who approved it, when."""
+
+    id: str
+    kind: str
+    text: str
+    tier: str  # managed | approved
+    by: str
+    at: str
+    fp: str  # what the session compares to tell a changed rule
