@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Hooks run on every Claude Code event, `state` is what scripts poll, agents search and read often: all skip
     # argparse.
-    if len(argv) == 2 and argv[0] == "hook":
+    if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):  # `hook --help`: argparse
         from autopilot import hooks
 
         return _guarded(lambda: hooks.main(argv[1]))

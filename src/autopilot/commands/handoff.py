@@ -18,9 +18,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
     p = sub.add_parser(
         "handoff",
-        help="hand live work between Claude and Codex (transcript intake, packets)",
-        description="Read a Claude transcript or a Codex rollout as bounded, newest-first, "
-        "redacted evidence for the other agent.",
+        help="hand live work between Claude and Codex (sessions, packets, active memory, evidence search)",
+        description="Hand live work between Claude Code and Codex: read a session as bounded, newest-first, "
+        "redacted evidence (intake, read, raw); export, inspect and import handover packets; keep a session's "
+        "active memory (checkpoint, active, recover, inject); search earlier evidence (search, reindex). "
+        "Nothing here calls a model.",
     )
     hsub = p.add_subparsers(dest="handoff_command", metavar="ACTION", required=True)
     handoff_intake.add_parser(hsub)

@@ -110,8 +110,10 @@ def add_parser(handoff_subparsers: Any) -> None:
     """Register ``search`` and ``reindex`` under ``handoff``."""
     p = handoff_subparsers.add_parser(
         "search",
-        help="find earlier evidence about an error, a path or a symbol in this project's packets",
-        description="Search the evidence of this project's exported packets (SQLite FTS5): each result has a "
+        help="find earlier evidence about an error, a path or a symbol (packets, active memory, approved rules)",
+        description="Search this project's evidence (SQLite FTS5): exported packets, the sessions' active memory "
+        "(checkpoints and hook observations) and the rules and decisions a person approved, each result "
+        "labelled with where it came from. Each result has a "
         "short excerpt, a stable pointer (packet, source file and hash, line), the session, agent, worktree, "
         "branch, time, outcome and freshness (current / changed / unavailable). Ranking is deterministic "
         "and explained (--json gives the score's parts); a later failing test next to an earlier pass or "

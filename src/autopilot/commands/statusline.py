@@ -26,13 +26,13 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-HELP = """usage: codex-bridge statusline [--with CMD]
-
+DESCRIPTION = """\
 Print codex-autopilot's status-line segment for the Claude Code session whose status-line JSON is on
 stdin: run state, task, iteration of max, spend of cap, and what Codex is doing. Prints nothing when
 no run is active. --with CMD runs another status-line command on the same stdin and prints its first
 line, then this segment (to add it to a status line you already have).
 """
+HELP = "usage: codex-bridge statusline [--with CMD]\n\n" + DESCRIPTION  # what --help prints, without argparse
 SEGMENT_CHARS = 120  # the segment's bound: the status line is one row of the user's terminal
 NEAR_LIMIT = 20.0  # percent left in a Codex rate-limit window below which the status line shows it
 PAUSED_WORDS = {
@@ -166,12 +166,14 @@ def _other(command: str, raw: str) -> str:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Listed in --help; the command itself never goes through argparse (cli.main's fast path)."""
-    sub.add_parser(
+    """Listed in --help and docs/cli.md; the command itself never goes through argparse (cli.main's fast path)."""
+    p = sub.add_parser(
         "statusline",
         help="one status-line segment for Claude Code (reads its JSON on stdin; --with CMD composes)",
+        description=DESCRIPTION,
         add_help=False,
     )
+    p.add_argument("--with", dest="with_", metavar="CMD", help="another status-line command to run first")
 
 
 def run(args: argparse.Namespace) -> int:
