@@ -121,3 +121,18 @@ def test_a_nearly_used_codex_window_shows_on_codex_runs(planned, bridge, isolate
     assert "left" not in line(bridge, planned)
     record(88.0)
     assert line(bridge, planned).rstrip().endswith("· 5-hour 12% left")
+
+
+def test_setup_writes_a_symlinked_settings_file_through_its_link(bridge, isolated_homes, tmp_path):
+    """A settings.json linked from a dotfiles folder stays a link; the dotfiles copy gets the status line."""
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps({"model": "opus"}))
+    dotfiles.chmod(0o640)
+    link = isolated_homes / "claude" / "settings.json"
+    link.symlink_to(dotfiles)
+    assert bridge("setup", "--statusline")[0] == 0
+    assert link.is_symlink() and "statusline" in json.loads(dotfiles.read_text())["statusLine"]["command"]
+    assert dotfiles.stat().st_mode & 0o777 == 0o640
+    assert bridge("setup", "--uninstall")[0] == 0
+    assert link.is_symlink() and json.loads(dotfiles.read_text()) == {"model": "opus"}

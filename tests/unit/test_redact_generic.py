@@ -116,3 +116,13 @@ def test_new_patterns_stay_linear(name):
     started = time.perf_counter()
     redact(ADVERSARIAL[name])
     assert time.perf_counter() - started < 2.0
+
+
+def test_a_secret_files_diff_in_tool_output_goes_whole():
+    """A `.env` section of a `git diff` goes, hunk headers and all; the next file's section stays."""
+    text = "diff --git a/.env b/.env\n@@ -1 +1 @@ HINT=abc\n-A=1\n+A=2\ndiff --git a/a.py b/a.py\n@@ -1 +1 @@\n-x\n+y\n"
+    out, counts = redact(text)
+    assert out == (
+        "diff --git a/.env b/.env\n[REDACTED:secret_file_diff]\ndiff --git a/a.py b/a.py\n@@ -1 +1 @@\n-x\n+y\n"
+    )
+    assert counts == {"secret_file_diff": 1}

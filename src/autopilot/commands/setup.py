@@ -157,7 +157,7 @@ def add_statusline() -> StatusLine:
     """Put the run's segment in Claude Code's status line: settings.json backed up, an existing line kept first."""
     import shlex
 
-    from autopilot.fsutil import atomic_write
+    from autopilot.fsutil import atomic_write, replace_text
 
     path = _settings()
     settings = _load_settings(path)
@@ -178,13 +178,13 @@ def add_statusline() -> StatusLine:
         shutil.copy2(path, backup)
     atomic_write(_statusline_record(), json.dumps({"settings": str(path), "previous": current}) + "\n")
     settings["statusLine"] = {"type": "command", "command": command, "padding": 0}
-    atomic_write(path, json.dumps(settings, indent=2) + "\n")
+    replace_text(path, json.dumps(settings, indent=2) + "\n")  # through a dotfiles symlink, mode kept
     return {"settings": str(path), "command": command, "changed": True, "backup": str(backup) if backup else None}
 
 
 def remove_statusline() -> StatusLine | None:
     """Put Claude Code's status line back as it was before setup (only if it is still ours)."""
-    from autopilot.fsutil import atomic_write
+    from autopilot.fsutil import replace_text
 
     record = _statusline_record()
     try:
@@ -200,7 +200,7 @@ def remove_statusline() -> StatusLine | None:
         settings.pop("statusLine", None)
     else:
         settings["statusLine"] = saved["previous"]
-    atomic_write(path, json.dumps(settings, indent=2) + "\n")
+    replace_text(path, json.dumps(settings, indent=2) + "\n")  # through a dotfiles symlink, mode kept
     record.unlink()
     return {"settings": str(path), "changed": True, "restored": saved.get("previous")}
 

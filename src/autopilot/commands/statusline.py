@@ -155,7 +155,11 @@ def _held(path: str) -> bool:
 
 
 def _other(command: str, raw: str) -> str:
-    """The first line another status-line command prints for the same input ('' if it fails)."""
+    """The first line another status-line command prints for the same input ('' if it fails).
+
+    Run as Claude Code runs a ``statusLine`` command: ``/bin/sh -c COMMAND`` whatever ``$SHELL`` is (seen with
+    the real binary: tests/e2e/test_statusline_shell_e2e.py), so a kept line prints what it printed before setup.
+    """
     import subprocess
 
     try:

@@ -24,9 +24,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, TypeVar, cast
 
-from autopilot.redact.files import ENV_FILE_LINE, KEY_FILE_LINES, is_key_file_text, is_public_path, is_secret_path
+from autopilot.redact.files import (
+    ENV_FILE_LINE,
+    KEY_FILE_LINES,
+    PLACEHOLDER,
+    is_key_file_text,
+    is_public_path,
+    is_secret_path,
+    secret_diffs,
+)
 
-PLACEHOLDER = "[REDACTED:{kind}]"
 _Shape = TypeVar("_Shape")  # a JSON-like value: redaction changes its strings, never its shape
 
 TYPE_CHECKING = False
@@ -62,6 +69,8 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
 
     # A zero-width character inside a token or a percent-encoded token would hide it from every pattern.
     text = undo_evasions(text, counts, TOKENS)
+    if "diff --git" in text:  # an agent's `git diff` output: a secret-bearing file's diff goes whole
+        text = secret_diffs(text, counts)
     lowered = text.lower()
     text = apply(PRIVATE_KEY, text, lowered, counts)
     # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.

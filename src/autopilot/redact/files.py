@@ -7,8 +7,13 @@ An env file under another name is known by its content too: :mod:`.envfile` judg
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from autopilot.redact.patterns import lazy
+
+# What stands for a withheld credential, by kind (exported as ``autopilot.redact.PLACEHOLDER``; defined here, the
+# module the package loads first, so this module needs nothing from above).
+PLACEHOLDER = "[REDACTED:{kind}]"
 
 _SECRET_NAMES = lazy(
     r"(^|/)(\.env(\..+)?|\.envrc|\.netrc|_netrc|\.npmrc|\.pypirc|\.git-credentials|\.pgpass|\.my\.cnf"
@@ -57,3 +62,28 @@ def is_secret_path(path: str) -> bool:
     if _NOT_SECRET.search(p):
         return False
     return bool(_SECRET_NAMES.search(p) or _SECRET_DIRS.search(p))
+
+
+# A `git diff` file header (a Read of a .diff file carries its line number first) and the next one's start.
+_DIFF_FILE = lazy(r"^(?:[ \t]*\d{1,7}→)?diff --git (?:\\?\"?a/)(.+?)\"? (?:\\?\"?b/)(.+?)\"?\r?$", re.M)
+
+
+def secret_diffs(text: str, counts: Counter[str]) -> str:
+    """``text`` with the diff of each secret-bearing file withheld whole, its hunk headers and lines too.
+
+    A diff sent for review withholds such a file (``git.secret_changes``); the same diff in an agent's
+    tool output (``git diff``, ``git show``) is withheld here the same way: its ``diff --git`` line stays,
+    everything up to the next file's goes. A hunk header's ``NAME=value`` context is the file's content.
+    """
+    found = list(_DIFF_FILE.finditer(text))
+    if not any(is_secret_path(m.group(1)) or is_secret_path(m.group(2)) for m in found):
+        return text
+    parts, pos = [], 0
+    for n, m in enumerate(found):
+        if not (is_secret_path(m.group(1)) or is_secret_path(m.group(2))):
+            continue
+        end = found[n + 1].start() if n + 1 < len(found) else len(text)
+        counts["secret_file_diff"] += 1
+        parts += [text[pos : m.end()], "\n" + PLACEHOLDER.format(kind="secret_file_diff") + "\n"]
+        pos = end
+    return "".join(parts) + text[pos:]
