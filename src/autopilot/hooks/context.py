@@ -15,7 +15,7 @@ from autopilot.run.workspace import Workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autopilot.run.shapes import Issue, Task
+    from autopilot.run.shapes import Task
 
 Output = dict[str, Any]
 PREFIX = "codex-autopilot: "
@@ -188,39 +188,6 @@ def _task_text(task: Task) -> str:
         + (f"{description}\n" if description else "")
         + f"Acceptance criteria:\n{criteria}"
     )
-
-
-def open_findings(state: State) -> list[Issue]:
-    """The last review's findings when they concern the current task and asked for changes."""
-    review, task = state.get("last_review"), state.get("current_task")
-    if not review or not task or review.get("task_id") != task.get("id") or review.get("decision") != "request_changes":
-        return []
-    return [i for i in review.get("issues") or [] if isinstance(i, dict)]
-
-
-def findings_text(issues: list[Issue], *, budget: int = TEXT_BUDGET, where: str | None = None) -> str:
-    """Review findings, one line each (severity, place, message), as many as fit ``budget`` characters.
-
-    The most severe come first; what does not fit is counted, with the file (``where``) that holds them all.
-    """
-    rank = {"critical": 0, "major": 1, "minor": 2, "nit": 3}
-    ordered = sorted(issues, key=lambda i: rank.get(str(i.get("severity")), 4))
-    lines: list[str] = []
-    used = 0
-    for n, issue in enumerate(ordered):
-        place = str(issue.get("file") or "")
-        if place and issue.get("line"):
-            place += f":{issue['line']}"
-        line = clip(f"- [{issue.get('severity', '?')}] {place + ': ' if place else ''}{issue.get('message', '')}", 600)
-        rest = len(ordered) - n
-        if used + len(line) + 1 > budget - 200:
-            lines.append(
-                f"- … and {rest} more finding{'s' if rest != 1 else ''}" + (f" (all in {where})" if where else "")
-            )
-            break
-        lines.append(line)
-        used += len(line) + 1
-    return "\n".join(lines)
 
 
 def clip(text: str, limit: int) -> str:

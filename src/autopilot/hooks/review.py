@@ -25,11 +25,11 @@ from autopilot.hooks.context import (
     alert,
     clip,
     context,
-    findings_text,
     notice,
     paused_message,
 )
 from autopilot.run import loop, status
+from autopilot.run.findings import findings_text
 from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.review_worker import in_flight, start_worker
 from autopilot.run.state import State, same_run

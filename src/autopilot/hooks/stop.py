@@ -14,14 +14,13 @@ from autopilot.hooks.context import (
     clip,
     context,
     cost_text,
-    findings_text,
     notice,
-    open_findings,
     paused_message,
     task_text,
     with_budget_warning,
 )
 from autopilot.run import control, loop, status
+from autopilot.run.findings import findings_text, open_findings
 from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.state import State
 
