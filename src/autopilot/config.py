@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         phases: dict[str, PhaseSettings]
         budget_warn_at: Any  # a percentage (checked: ``percent``), as YAML gave it
         min_rate_limit_left: Any
+        max_history_tokens: Any  # a whole number >= 0 (0: never restart), as YAML gave it
 
 
 BACKENDS = ("codex-cli", "openai")
@@ -57,6 +58,7 @@ KNOWN_KEYS = {
     "phases",
     "budget_warn_at",
     "min_rate_limit_left",
+    "max_history_tokens",  # the history a run's Codex conversation carries before it restarts (run/loop.py)
 }
 # Reasoning effort Codex is asked for (`-c model_reasoning_effort=…`, `reasoning.effort`). Codex itself
 # validates nothing (it sends any word); these are the values the models' catalogue lists.
@@ -66,6 +68,9 @@ PHASE_KEYS = ("model", "effort")
 DEFAULT_BUDGET_WARN_AT = 80.0  # percent of the budget at which the user is told once
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_DIFF_CHARS = 60_000
+# The history one Codex call may carry before the run's conversation restarts from its own state; chosen from
+# bench/bench_conversation.py (docs/BENCHMARKS.md, "A long run's Codex conversation").
+DEFAULT_MAX_HISTORY_TOKENS = 10_000
 SETUP_HINT = (
     "install the Codex CLI (npm install -g @openai/codex) and log in, or set OPENAI_API_KEY, "
     "or choose one with --backend / AUTOPILOT_BACKEND"
@@ -256,6 +261,20 @@ def max_diff_chars(config: Config) -> int:
     """How much diff one prompt may carry before the middle is cut."""
     raw = os.environ.get("AUTOPILOT_MAX_DIFF_CHARS") or config.get("max_diff_chars")
     return int(positive_number("max_diff_chars", raw, integer=True)) if raw else DEFAULT_MAX_DIFF_CHARS
+
+
+def max_history_tokens(config: Config) -> int:
+    """The history (tokens) a run's Codex conversation may carry into a call before that call starts a fresh one,
+    seeded from the run's state: ``AUTOPILOT_MAX_HISTORY_TOKENS`` > config > 10,000; 0: never restart."""
+    name = "AUTOPILOT_MAX_HISTORY_TOKENS"
+    raw = os.environ.get(name)
+    if not raw:
+        name, raw = "max_history_tokens", config.get("max_history_tokens")
+    if raw is None or raw == "":
+        return DEFAULT_MAX_HISTORY_TOKENS
+    if str(raw).strip() == "0":
+        return 0
+    return int(positive_number(name, raw, integer=True))
 
 
 def toml_reader(purpose: str) -> Any:

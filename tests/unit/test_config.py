@@ -157,3 +157,20 @@ def test_codex_model_is_read_without_tomllib_through_tomli(isolated_homes, monke
     monkeypatch.setitem(sys.modules, "tomllib", None)  # import tomllib now raises ImportError
     monkeypatch.setitem(sys.modules, "tomli", tomllib)  # the backport has the same API
     assert configured_model() == "gpt-6.2-sol"
+
+
+def test_history_bound_comes_from_env_then_config_then_the_default(monkeypatch):
+    """AUTOPILOT_MAX_HISTORY_TOKENS beats max_history_tokens in the config, which beats 10,000; 0 means never."""
+    assert config.max_history_tokens({}) == config.DEFAULT_MAX_HISTORY_TOKENS == 10_000
+    assert config.max_history_tokens({"max_history_tokens": 4000}) == 4000
+    assert config.max_history_tokens({"max_history_tokens": 0}) == 0
+    monkeypatch.setenv("AUTOPILOT_MAX_HISTORY_TOKENS", "2500")
+    assert config.max_history_tokens({"max_history_tokens": 4000}) == 2500
+
+
+@pytest.mark.parametrize("bad", ["-5", "lots", "1.5", "nan"])
+def test_a_bad_history_bound_is_refused_naming_the_setting(monkeypatch, bad):
+    """A bound that is not a whole number of tokens is a clear error naming where it came from."""
+    monkeypatch.setenv("AUTOPILOT_MAX_HISTORY_TOKENS", bad)
+    with pytest.raises(BridgeError, match="AUTOPILOT_MAX_HISTORY_TOKENS"):
+        config.max_history_tokens({})

@@ -388,3 +388,65 @@ def test_the_block_before_the_cap_pauses_instead():
     reason = loop.count_block(s, 7, 8)
     assert reason is not None and "after 8 Stop-hook blocks" in reason and "paused after 7" in reason
     assert (s["status"], s["consecutive_blocks"], s["stop_reason"]) == ("paused_block_cap", 0, reason)
+
+
+def answered(context: int | None, exchanged: int, *, fresh: bool = False, restarted: bool = False):
+    """An answer of the openai backend with the conversation sizes the bound is kept from."""
+    from autopilot.run.reviewer import Answer
+
+    return Answer(
+        {},
+        Usage(),
+        0.0,
+        1,
+        "m",
+        "resp_9",
+        None,
+        "openai",
+        context_tokens=context,
+        exchanged_tokens=exchanged,
+        fresh=fresh,
+        restarted=restarted,
+    )
+
+
+def test_a_fresh_conversation_measures_its_base_and_counts_history_from_it():
+    """The first call's size less what it exchanged is the base; later sizes less the base are the history."""
+    s = planned(conversation_tokens=7000, conversation_base=40, conversation_restarts=2)
+    loop.track_conversation(s, answered(900, 800, fresh=True, restarted=True))
+    assert (s["conversation_base"], s["conversation_tokens"], s["conversation_restarts"]) == (100, 800, 3)
+    loop.track_conversation(s, answered(2100, 1000))
+    assert s["conversation_tokens"] == 2000
+
+
+def test_without_the_providers_count_the_exchanged_tokens_add_up():
+    """A backend that reports no conversation size leaves the count to what each exchange sent and got back."""
+    s = planned(conversation_tokens=500, conversation_base=None)
+    loop.track_conversation(s, answered(None, 300))
+    assert s["conversation_tokens"] == 800
+    loop.track_conversation(s, answered(None, 200, fresh=True))
+    assert (s["conversation_tokens"], s["conversation_restarts"]) == (200, 0)
+
+
+def test_the_history_is_full_at_the_bound_and_never_with_no_bound():
+    """history_full is true from the bound up; a bound of 0 never restarts a conversation."""
+    assert (
+        loop.history_full(planned(conversation_tokens=9999), 10_000),
+        loop.history_full(planned(conversation_tokens=10_000), 10_000),
+    ) == (False, True)
+    assert loop.history_full(planned(conversation_tokens=10**9), 0) is False
+
+
+def test_a_task_is_done_when_a_verdict_leaves_it_with_every_criterion_met():
+    """Moving on with every criterion met, or done, marks the task done; moving on with one unmet does not."""
+    met = [{"criterion": "a1", "met": True, "evidence": "x"}, {"criterion": "a2", "met": True, "evidence": "y"}]
+    s = planned()
+    loop.apply_verdict(s, verdict(criteria=met), head_sha="h1", fingerprint="f1", verdict_path=None)
+    assert s["tasks_done"] == ["T1"]
+    s = planned()
+    loop.apply_verdict(
+        s, verdict(criteria=[{**met[0], "met": False}]), head_sha="h1", fingerprint="f1", verdict_path=None
+    )
+    assert s["tasks_done"] == []
+    loop.apply_verdict(s, verdict("done", None), head_sha="h2", fingerprint="f2", verdict_path=None)
+    assert s["tasks_done"] == ["T2"]

@@ -122,6 +122,27 @@ def test_version_three_file_gains_effort_and_rate_limit_floor(git_repo):
     assert json.loads(store.path.read_text())["schema_version"] == CURRENT_VERSION
 
 
+# A running run as schema version 4 wrote it (before its conversation was bounded), mid-conversation.
+VERSION_4 = VERSION_3.replace('"schema_version": 3', '"schema_version": 4').replace(
+    '"plan_tree": null,', '"plan_tree": null, "effort": "high", "min_rate_limit_left": 10,'
+)
+
+
+def test_version_four_file_gains_the_conversation_bound_fields(git_repo):
+    """A schema_version 4 run keeps its conversation and gains a history count of 0 with no base (its next call
+    measures it whole), no restarts and no finished tasks."""
+    store = Store(git_repo)
+    write(store, VERSION_4)
+    s = store.load()
+    assert (s["schema_version"], s["conversation_id"], s["effort"]) == (CURRENT_VERSION, "c", "high")
+    assert (s["conversation_tokens"], s["conversation_base"], s["conversation_restarts"], s["tasks_done"]) == (
+        0,
+        None,
+        0,
+        [],
+    )
+
+
 def test_unknown_legacy_status_becomes_idle():
     """A status this version does not know is read as idle rather than crashing every hook."""
     state, _ = migrate({"status": "stopped", "iteration": 0, "no_progress_streak": 0, "token_usage": {}})

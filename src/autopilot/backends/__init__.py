@@ -46,12 +46,17 @@ class Usage:
 
 @dataclass(frozen=True)
 class Reply:
-    """What one call returned: the answer text, the tokens it used, and the conversation to continue."""
+    """What one call returned: the answer text, the tokens it used, and the conversation to continue.
+
+    ``context_tokens`` is the conversation's size after the call as the provider counts it (its last
+    request's input and output: what a next call on it starts from), or None when it is not known.
+    """
 
     text: str
     usage: Usage
     conversation_id: str | None
     model: str | None
+    context_tokens: int | None = None
 
 
 class Backend(Protocol):

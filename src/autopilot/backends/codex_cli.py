@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -139,24 +140,48 @@ def rollout_total(thread_id: str) -> Usage | None:
     return total
 
 
-def rollout_model(thread_id: str) -> str | None:
-    """The model the thread's latest turn ran on, from the tail of its rollout (``turn_context.model``)."""
+def _tail(thread_id: str) -> bytes:
+    """The last ROLLOUT_TAIL bytes of the thread's rollout (empty when it cannot be found)."""
     path = find_rollout(thread_id)
     if path is None:
-        return None
+        return b""
     path = readable(path)
     with open(path, "rb") as fh:
         fh.seek(max(0, path.stat().st_size - ROLLOUT_TAIL))
-        tail = fh.read()
+        return fh.read()
+
+
+def _newest(tail: bytes, kind: bytes, pick: Callable[[dict[str, Any]], Any]) -> Any:
+    """``pick(payload)`` of the newest line of ``kind`` in ``tail`` for which it is not None."""
     for line in reversed(tail.splitlines()):
-        if b'"turn_context"' in line:
+        if kind in line:
             try:
-                model = (json.loads(line).get("payload") or {}).get("model")
-            except ValueError:
+                found = pick(json.loads(line).get("payload") or {})
+            except (ValueError, AttributeError):
                 continue
-            if model:
-                return str(model)
+            if found is not None:
+                return found
     return None
+
+
+def rollout_model(thread_id: str) -> str | None:
+    """The model the thread's latest turn ran on, from the tail of its rollout (``turn_context.model``)."""
+    model = _newest(_tail(thread_id), b'"turn_context"', lambda p: p.get("model") or None)
+    return str(model) if model else None
+
+
+def rollout_context(thread_id: str) -> int | None:
+    """The thread's size after its latest request as Codex counted it (that request's input and output tokens),
+    from the newest ``token_count`` in its rollout; None when the rollout has none."""
+
+    def size(payload: dict[str, Any]) -> int | None:
+        last = (payload.get("info") or {}).get("last_token_usage")
+        if not isinstance(last, dict):
+            return None
+        return int(last.get("input_tokens") or 0) + int(last.get("output_tokens") or 0)
+
+    found = _newest(_tail(thread_id), b'"token_count"', size)
+    return int(found) if found is not None else None
 
 
 def configured_model() -> str | None:
@@ -335,6 +360,7 @@ class CodexCLI:
             usage=used,
             conversation_id=thread_id,
             model=model or (rollout_model(thread_id) if thread_id else None) or configured_model(),
+            context_tokens=rollout_context(thread_id) if thread_id else None,
         )
 
     def _run(self, argv: list[str], prompt: str, cwd: str, timeout: float) -> list[dict[str, Any]]:

@@ -179,4 +179,6 @@ class ResponsesBackend:
             usage=used,
             conversation_id=response.id,
             model=getattr(response, "model", None) or request["model"],
+            # one request per call: the conversation is what this one read and wrote
+            context_tokens=used.input + used.output if usage is not None else None,
         )

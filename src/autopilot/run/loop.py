@@ -59,6 +59,34 @@ def settle(state: State, phase: str, answer: Answer) -> None:
         state["verdict_errors"] = 0
     if answer.conversation_id and state.get("backend") == answer.backend:
         state["conversation_id"] = answer.conversation_id
+        track_conversation(state, answer)
+
+
+def track_conversation(state: State, answer: Answer) -> None:
+    """Keep count of the history the run's conversation would carry into its next call.
+
+    The provider's count of the conversation after the call (``context_tokens``) less what a call of it
+    counts that is not history (``conversation_base``: instructions, tools, output format), measured on a
+    conversation's first call as its size less what that exchange sent and got back. Without the provider's
+    count, the exchange's own tokens are added up. A conversation first seen mid-way (an older run) has no
+    base: its whole size counts, which restarts it sooner rather than later.
+    """
+    if answer.fresh:
+        state["conversation_tokens"], state["conversation_base"] = 0, None
+        if answer.restarted:
+            state["conversation_restarts"] += 1
+        if answer.context_tokens is not None:
+            state["conversation_base"] = max(0, answer.context_tokens - answer.exchanged_tokens)
+    if answer.context_tokens is None:
+        state["conversation_tokens"] += answer.exchanged_tokens
+    else:
+        state["conversation_tokens"] = max(0, answer.context_tokens - (state["conversation_base"] or 0))
+
+
+def history_full(state: State, limit: int) -> bool:
+    """Whether the run's conversation carries ``limit`` tokens of history or more (0: no limit): then the next
+    call starts a fresh conversation, seeded from the run's state (``Workspace.consult``)."""
+    return limit > 0 and int(state.get("conversation_tokens") or 0) >= limit
 
 
 def over_budget(state: State) -> bool:
@@ -143,7 +171,11 @@ def apply_plan(
             "plan_path": plan_path,
             "plan": plan,
             "conversation_id": conversation_id,
+            "conversation_tokens": 0,
+            "conversation_base": None,
+            "conversation_restarts": 0,
             "current_task": plan["tasks"][0],
+            "tasks_done": [],
             "base_sha": base_sha,
             "plan_tree": plan_tree,
             "iteration": 0,
@@ -233,6 +265,12 @@ def apply_verdict(
         "fingerprint": fingerprint,
     }
     decision = verdict["decision"]
+    current = state.get("current_task")
+    done_id = current.get("id") if current else None
+    met = bool(verdict["criteria"]) and all(c["met"] for c in verdict["criteria"])
+    moved_on = decision == "continue" and verdict.get("next_task_id") not in (None, done_id)
+    if done_id and done_id not in state["tasks_done"] and (decision == "done" or (met and moved_on)):
+        state["tasks_done"].append(done_id)
     if decision == "done":
         state["status"] = status.DONE
         state["no_progress_streak"] = 0

@@ -120,12 +120,25 @@ def m004_effort_and_rate_limit_floor(state: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
+def m005_bounded_conversation(state: dict[str, Any]) -> dict[str, Any]:
+    """What bounds the run's Codex conversation (its history so far, restarts), and the tasks it has finished.
+
+    An older run's history is unknown: 0, with no base, so its next call measures it whole (the provider's
+    count of the conversation, instructions included: the conservative side)."""
+    state.setdefault("conversation_tokens", 0)
+    state.setdefault("conversation_base", None)
+    state.setdefault("conversation_restarts", 0)
+    state.setdefault("tasks_done", [])
+    return state
+
+
 # Each step takes a state.json as an older version wrote it (any shape: read leniently) and fills in its fields.
 MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [
     m001_budget_fields,
     m002_bridge_fields,
     m003_plan_tree_and_verdict_errors,
     m004_effort_and_rate_limit_floor,
+    m005_bounded_conversation,
 ]
 CURRENT_VERSION = len(MIGRATIONS)
 

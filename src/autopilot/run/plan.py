@@ -170,6 +170,8 @@ def plan(
             min_rate_limit_left=floor,
         )
         loop.note_unknown_model(s, answer.unknown_model)
+        answer.fresh = True  # a plan always starts the run's conversation
+        loop.track_conversation(s, answer)
         state = s.copy()
     say(f"planned {len(plan['tasks'])} tasks; wrote {rel}")
     if floor is not None and answer.backend != "codex-cli":

@@ -1,7 +1,8 @@
 """What the review and verdict prompts show Codex: the task, and the work since the base as evidence.
 
 Both phases build their prompt from these pieces (``reviewer.prompt`` fills the files in ``prompts/``),
-so the review and the verdict judge the same task text and the same redacted, bounded diff.
+so the review and the verdict judge the same task text and the same redacted, bounded diff; a call that
+restarts the run's conversation is prefixed with the run's state (:func:`restart_seed`).
 """
 
 from __future__ import annotations
@@ -9,11 +10,14 @@ from __future__ import annotations
 from autopilot import config, git
 from autopilot.redact import Redactor
 from autopilot.run import reviewer
-from autopilot.run.workspace import Workspace
+from autopilot.run.findings import findings_text, open_findings
+from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.config import Config
     from autopilot.run.shapes import DiffFacts, Task
+    from autopilot.run.state import State
 
 
 def task_text(task: Task) -> str:
@@ -38,9 +42,10 @@ def withheld_names(names: list[str], redactor: Redactor) -> list[str]:
     return shown
 
 
-def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tuple[str, DiffFacts]:
-    """The redacted, bounded diff as evidence, and facts about it (size, cut, files)."""
-    limit = config.max_diff_chars(ws.config)
+def diff_evidence(settings: Config, snap: git.Snapshot, redactor: Redactor) -> tuple[str, DiffFacts]:
+    """The redacted, bounded diff as evidence, and facts about it (size, cut, files); ``settings``: the config
+    file's (its ``max_diff_chars``)."""
+    limit = config.max_diff_chars(settings)
     patch = redactor(snap.patch)
     bounded, cut = git.bound(patch, limit)
     secret_names = withheld_names(snap.secret_files, redactor)
@@ -74,3 +79,53 @@ def diff_evidence(ws: Workspace, snap: git.Snapshot, redactor: Redactor) -> tupl
         f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(left_out)}{redactor(snap.stat)}\n"
     )
     return reviewer.evidence("git diff since base", header + bounded), facts
+
+
+SEED_GOAL_CHARS = 2_000
+SEED_FINDINGS_CHARS = 4_000
+
+
+def restart_seed(state: State, redactor: Redactor) -> str:
+    """What a fresh Codex conversation is told of the run it joins, from the run's own state (no model call).
+
+    The run's conversation restarts when its history reaches ``max_history_tokens`` (``Workspace.consult``):
+    the new one gets the goal, the plan's tasks with their status, the current task with its acceptance
+    criteria, the last review's findings still open and the last verdict, and nothing of the earlier turns.
+    The findings and the verdict are Codex's own words about evidence: they are quoted as evidence too.
+    """
+    current = state.get("current_task")
+    current_id = current.get("id") if current else None
+    done = set(state.get("tasks_done") or [])
+    plan = state.get("plan")
+    listed = [
+        f"- {t['id']} [{'current' if t['id'] == current_id else 'done' if t['id'] in done else 'open'}] {t['title']}"
+        for t in (plan.get("tasks") or [] if plan else [])
+    ]
+    goal = clip_counted(state.get("goal") or "", SEED_GOAL_CHARS)
+    parts = [
+        '<run-state note="This conversation was started afresh to keep its cost bounded; earlier turns are not '
+        'shown. This is the autopilot run as the bridge recorded it.">',
+        f"Goal: {redactor(goal)}",
+        "Tasks:",
+        redactor("\n".join(listed)),
+        f"Current task {current_id}:\n{redactor(task_text(current))}" if current else "Current task: none",
+    ]
+    findings = open_findings(state)
+    if findings:
+        parts.append(
+            "The findings quoted below were raised by your earlier reviews of this task and are not yet fixed: "
+            "check each against the work you are shown and raise it again if it still applies."
+        )
+    parts.append("</run-state>")
+    history = []
+    if findings:
+        review = state.get("last_review")
+        where = review.get("review_path") if review else None
+        text = findings_text(findings, budget=SEED_FINDINGS_CHARS, where=where)
+        history.append(f"Findings still open:\n{text}")
+    verdict = state.get("last_verdict")
+    if verdict:
+        history.append(f"Last verdict: {verdict.get('decision')}: {verdict.get('reason')}")
+    if history:
+        parts.append(reviewer.evidence("the run's earlier reviews and verdict", redactor("\n".join(history))))
+    return "\n".join(parts) + "\n\n"

@@ -48,7 +48,7 @@ def review(
     if loop.over_budget(state):  # spent already: refused before any evidence is built (consult checks again)
         control.guard_budget(ws.store, "review", state)
     redactor = Redactor()
-    evidence, facts = diff_evidence(ws, snap, redactor)
+    evidence, facts = diff_evidence(ws.config, snap, redactor)
     text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
 
     def record(answer: Answer) -> ReviewResult | ReviewRecord:

@@ -34,6 +34,20 @@ class Answer:
     conversation_id: str | None
     unknown_model: str | None
     backend: str  # the backend that answered
+    # The conversation after the exchange: its size as the provider counted it (None: not reported), and the
+    # tokens of what the exchange itself sent and got back (~4 characters a token), for loop.track_conversation.
+    context_tokens: int | None = None
+    exchanged_tokens: int = 0
+    fresh: bool = False  # the exchange started a new conversation (Workspace.consult says)
+    restarted: bool = False  # ... because the run's conversation had reached its bound
+
+
+CHARS_PER_TOKEN = 4  # about what a provider's tokenizer makes of English and code
+
+
+def tokens(text: str) -> int:
+    """About how many tokens a provider counts in ``text`` (characters over four, rounded up)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
 
 
 def schema(phase: str) -> tuple[dict[str, Any], str]:
@@ -113,6 +127,7 @@ def ask(
     call = {"phase": phase, "backend": backend.name, "effort": effort, "run_id": run_id}
     table = price_table()
     total, usd, calls, unknown = Usage(), 0.0, 0, None
+    exchanged = 0
     for attempt in (1, 2):
         started = time.monotonic()
         try:
@@ -141,6 +156,7 @@ def ask(
             exc.usage, exc.usd, exc.calls = total + used, add_usd(usd, cost), calls + 1
             raise
         calls += 1
+        exchanged += tokens(text) + tokens(reply.text)
         cost, known = charge_budget(reply.model or model, reply.usage, table)
         if not known:
             unknown = reply.model or model or "(codex default)"
@@ -159,7 +175,18 @@ def ask(
             attempt,
         )
         if problem is None and data is not None:
-            return Answer(data, total, usd, calls, reply.model or model, conversation_id, unknown, backend.name)
+            return Answer(
+                data,
+                total,
+                usd,
+                calls,
+                reply.model or model,
+                conversation_id,
+                unknown,
+                backend.name,
+                context_tokens=reply.context_tokens,
+                exchanged_tokens=exchanged,
+            )
         failure: BridgeError
         if attempt == 2:
             failure = InfraError(

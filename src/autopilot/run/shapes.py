@@ -135,10 +135,14 @@ class RunState(TypedDict):
     plan_path: str | None
     plan: Plan | None
     conversation_id: str | None
+    conversation_tokens: int  # the history the next call would carry (loop.track_conversation)
+    conversation_base: int | None  # what a call of this conversation counts that is not history
+    conversation_restarts: int
     backend: str | None  # codex-cli | openai
     model: str | None
     effort: str | None  # low | medium | high | xhigh (config.EFFORTS)
     current_task: Task | None
+    tasks_done: list[str]  # task ids a verdict left with every criterion met
     base_sha: str | None
     plan_tree: str | None
     iteration: int

@@ -85,7 +85,7 @@ def judge(
     if loop.over_budget(state):  # spent already: refused before any evidence is built (consult checks again)
         control.guard_budget(ws.store, "verdict", state)
     redactor = Redactor()
-    evidence, _facts = diff_evidence(ws, snap, redactor)
+    evidence, _facts = diff_evidence(ws.config, snap, redactor)
     review = state.get("last_review")
     if review and review.get("task_id") == task["id"]:
         evidence += "\n" + reviewer.evidence(

@@ -83,6 +83,9 @@ class Workspace:
         run's own); every call is logged with ``run_id`` (a plan's: the run it is about to create).
         Before the call, a Codex rate-limit window with less than the run's ``min_rate_limit_left`` percent
         left (a plan's: ``min_rate_limit_left``) pauses the run instead (:meth:`guard_rate_limit`).
+        A run's call continues the run's conversation while its history is under ``max_history_tokens``; at
+        the limit (or with no conversation on this backend) it starts a fresh one, its prompt prefixed with
+        the run's own state (``prompts.restart_seed``: no model call), so every call's history stays bounded.
         """
         import time
 
@@ -96,6 +99,7 @@ class Workspace:
         # Resolved before anything happens: a bad AUTOPILOT_EFFORT is bad input, and nothing changes.
         chosen_model = config.resolve_model(model, state.get("model") if state else None, self.config, phase)
         chosen_effort = config.resolve_effort(effort, state.get("effort") if state else None, self.config, phase)
+        history_limit = config.max_history_tokens(self.config)
         try:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
@@ -106,6 +110,13 @@ class Workspace:
                 else:
                     remaining = float(budget_usd or 0)
                     self.guard_rate_limit(phase, chosen.name, min_rate_limit_left, None)
+                conversation, fresh, restarted = None, False, False
+                if state is not None:
+                    conversation = self.conversation_for(chosen, current)
+                    restarted = conversation is not None and loop.history_full(current, history_limit)
+                    if conversation is None or restarted:
+                        text = self.seeded(current, text, history_limit if restarted else None)
+                        conversation, fresh = None, True
                 say(f"asking Codex ({chosen.name}) {what}")
                 answer = reviewer.ask(
                     self.store,
@@ -115,17 +126,31 @@ class Workspace:
                     model=chosen_model,
                     effort=chosen_effort,
                     run_id=state.get("run_id") if state is not None else run_id,
-                    conversation_id=self.conversation_for(chosen, state) if state else None,
+                    conversation_id=conversation,
                     cwd=self.root,
                     deadline=deadline,
                     remaining_usd=remaining,
                     check=check,
                 )
+                answer.fresh, answer.restarted = fresh, restarted
                 return record(answer)
         except BridgeError as exc:
             if state is not None:
                 self.record_failure(phase, exc, state)
             raise
+
+    def seeded(self, state: State, text: str, limit: int | None) -> str:
+        """``text`` prefixed with the run's state for a fresh conversation (``limit``: the bound it restarts at)."""
+        from autopilot.output import say
+        from autopilot.redact import Redactor
+        from autopilot.run.prompts import restart_seed
+
+        if limit is not None:
+            say(
+                f"the run's Codex conversation carries {state['conversation_tokens']:,} tokens of history (the "
+                f"bound is {limit:,}): starting a fresh one from the run's own state"
+            )
+        return restart_seed(state, Redactor()) + text
 
     def guard_rate_limit(self, phase: str, backend: str, floor: float | None, state: State | None) -> None:
         """Refuse the call when one of Codex's rate-limit windows has less than ``floor`` percent left, as its

@@ -109,6 +109,13 @@ class Ledger:
         self._seen: set[bytes] = set()  # every item sent or answered so far
         self._lock = threading.Lock()
 
+    def conversation(self, body: dict[str, Any]) -> str:
+        """The text of everything a request puts before the model: what ``previous_response_id`` stands for,
+        then its own input (a scripted reviewer that only knows its conversation reads this)."""
+        with self._lock:
+            carried = list(self._history.get(str(body.get("previous_response_id") or ""), []))
+        return "".join(carried + [text for _, text in input_items(body)])
+
     def bill(
         self, rid: str, body: dict[str, Any], output: list[dict[str, Any]], stated: StatedUsage | None = None
     ) -> dict[str, int]:
