@@ -14,6 +14,10 @@ from typing import Any
 from autopilot.errors import BridgeError
 from autopilot.output import show
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.memory.shapes import CheckpointBody
+
 AGENTS = ("claude", "codex")
 
 
@@ -78,7 +82,7 @@ def checkpoint(agent: str, session: str, file: str, *, cwd: str | None = None) -
     return 0
 
 
-def write(store: Any, parsed: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def write(store: Any, parsed: CheckpointBody, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Store a checkpoint as whoever runs this command may write it; the record and what to say about it.
 
     The person (no agent session's shell anywhere above this process): stored, and the session gets it with

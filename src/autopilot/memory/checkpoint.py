@@ -29,6 +29,10 @@ from autopilot.memory.store import SessionStore
 from autopilot.redact import Redactor
 from autopilot.text import clip
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.memory.shapes import CheckpointBody
+
 SCHEMA_PATH = Path(__file__).with_name("checkpoint_schema.json")
 MAX_BYTES = 64 * 1024
 CLAIM = "agent-authored checkpoint: the agent's claim about its own work, not proof"
@@ -54,7 +58,7 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def parse(data: bytes, source: str) -> dict[str, Any]:
+def parse(data: bytes, source: str) -> CheckpointBody:
     """The checkpoint in ``data`` (lists defaulted to []), or a one-line BridgeError saying what is wrong."""
     if len(data) > MAX_BYTES:
         raise BridgeError(
@@ -100,14 +104,14 @@ def _hint() -> str:
     return f"a checkpoint is {shape} (schema: {SCHEMA_PATH})"
 
 
-def digest(checkpoint: dict[str, Any]) -> str:
+def digest(checkpoint: CheckpointBody) -> str:
     """The content hash of a checkpoint (canonical JSON)."""
     return "sha256:" + sha256_hex(canonical(checkpoint))
 
 
 def record(
     store: SessionStore,
-    checkpoint: dict[str, Any],
+    checkpoint: CheckpointBody,
     source: str,
     *,
     at: str | None = None,

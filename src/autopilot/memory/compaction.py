@@ -41,6 +41,10 @@ from autopilot.memory.store import SessionStore
 from autopilot.redact import Redactor
 from autopilot.transcripts import validation
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.memory.shapes import Active, CheckpointBody
+
 WORDS_HELD = 0.75  # the share of a sentence's distinctive words the summary must hold
 NEAR = 300  # characters around a command in which an outcome word counts as its outcome
 TAIL_BYTES = 8 * 1024 * 1024  # how far from its end a rollout is searched for the newest compaction
@@ -120,7 +124,7 @@ def says_run(summary: str, command: str, outcome: str) -> bool:
     return False
 
 
-def holds(summary: str, state: dict[str, Any], worktree: str) -> dict[str, set[str]]:
+def holds(summary: str, state: Active, worktree: str) -> dict[str, set[str]]:
     """The hashes (``inject.item_hash``) of the facts of ``state`` that ``summary`` still says, by field."""
     vocabulary = words(summary)
     out: dict[str, set[str]] = {}
@@ -174,30 +178,28 @@ def newest_codex_summary(path: str) -> str | None:
 # -- before: the automatic checkpoint ---------------------------------------------------------------------
 
 
-def snapshot(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def snapshot(state: Active) -> tuple[CheckpointBody, dict[str, object]] | None:
     """A checkpoint body and the observed extras (edits, validations) from a state; None without an objective."""
     obj = state.get("objective")
     if not obj:
         return None
     nxt = state.get("nextAction")
-    request = (state.get("currentWork") or {}).get("request")
+    request = state["currentWork"]["request"]
     if nxt:
         next_action = nxt["text"]
     elif request:
         next_action = f"continue the newest request: {request['text']}"
     else:
         next_action = f"continue towards the objective: {obj['text']}"
-    body = {
+    body: CheckpointBody = {
         "objective": _cut(obj["text"], 2000),
         "constraints": [_cut(c["text"], 500) for c in state.get("constraints") or []][:30],
         "next_action": _cut(next_action, 1000),
         "unresolved": [_cut(u["text"], 500) for u in state.get("unresolved") or []][:50],
         "completed": [_cut(c["text"], 500) for c in state.get("completed") or []][:100],
     }
-    extras = {
-        "editedSinceCheckpoint": [
-            e["path"] for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []
-        ],
+    extras: dict[str, object] = {
+        "editedSinceCheckpoint": [e["path"] for e in state["currentWork"]["editedSinceCheckpoint"]],
         "validation": [
             {"command": v["command"], "outcome": v["outcome"], "at": v.get("at")} for v in state["validation"]
         ],

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
 
 from autopilot.digest import sha256_hex
 from autopilot.output import quoted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.memory.shapes import Active, Probe, Stated
 
 # In the order a short excerpt keeps them: what to do next and what is open come before the files touched.
 FIELDS = ("objective", "constraints", "next_action", "unresolved", "validation", "current_work", "completed")
@@ -28,7 +31,7 @@ LABELS = {
 ITEM_CHARS = 400
 
 
-def facts(state: dict[str, Any], worktree: str | None = None) -> dict[str, list[str]]:
+def facts(state: Active, worktree: str | None = None) -> dict[str, list[str]]:
     """The injectable facts of a state: each field as a list of item texts.
 
     An item's text is its identity, so it holds no time: a checkpoint that restates the same
@@ -40,12 +43,12 @@ def facts(state: dict[str, Any], worktree: str | None = None) -> dict[str, list[
     return out
 
 
-def current_facts(state: dict[str, Any], worktree: str | None = None) -> dict[str, dict[str, str]]:
+def current_facts(state: Active, worktree: str | None = None) -> dict[str, dict[str, str]]:
     """The facts of a state by field, each keyed by its :func:`item_hash`."""
     return {f: {item_hash(f, t): t for t in items} for f, items in facts(state, worktree).items()}
 
 
-def entries(state: dict[str, Any], worktree: str | None = None) -> Iterator[tuple[str, str, dict[str, Any]]]:
+def entries(state: Active, worktree: str | None = None) -> Iterator[tuple[str, str, Probe]]:
     """Each fact of a state as (field, item text, what it is made of), in the order of :data:`FIELDS`.
 
     A file inside ``worktree`` is named by its path there (shorter, and what the agent works with).
@@ -67,15 +70,15 @@ def entries(state: dict[str, Any], worktree: str | None = None) -> Iterator[tupl
         if u["source"] != "observed":
             yield "unresolved", f"{_q(u['text'])} (checkpoint claim)", _sentence(u["text"])
     for v in state.get("validation") or []:
-        said = f" (summary line {_q(v['summary'])})" if v.get("summary") else ""
+        said = f" (summary line {_q(line)})" if (line := v.get("summary")) else ""
         text = f"{_q(v['command'])}: {v['outcome']}{said}"
         yield "validation", text, {"kind": "run", "command": v["command"], "outcome": v["outcome"]}
-    for e in (state.get("currentWork") or {}).get("editedSinceCheckpoint") or []:
+    for e in state["currentWork"]["editedSinceCheckpoint"]:
         failed = ", failed" if e.get("result") == "error" else ""
         path = shown_path(e["path"], worktree)
         yield "current_work", f"{_q(path)} ({e.get('tool')}{failed})", {"kind": "path", "path": e["path"]}
-    for c in state.get("completed") or []:
-        yield "completed", _q(c["text"]), _sentence(c["text"])
+    for done in state.get("completed") or []:
+        yield "completed", _q(done["text"]), _sentence(done["text"])
 
 
 def shown_path(path: str, worktree: str | None) -> str:
@@ -87,14 +90,14 @@ def shown_path(path: str, worktree: str | None) -> str:
     return path
 
 
-def _provenance(item: dict[str, Any], otherwise: str) -> str:
+def _provenance(item: Stated, otherwise: str) -> str:
     """Where an objective or next action came from, as the injected text says it."""
     if item["source"] == "checkpoint":
         return "the checkpoint, the agent's claim"
     return otherwise
 
 
-def _sentence(text: str) -> dict[str, Any]:
+def _sentence(text: str) -> Probe:
     return {"kind": "sentence", "text": text}
 
 

@@ -34,6 +34,10 @@ from autopilot.memory.reduce import reduce
 from autopilot.memory.store import SessionStore
 from autopilot.redact import Redactor
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.memory.shapes import Active
+
 DEFAULT_CHARS = 2000
 MIN_CHARS = 300
 MAX_CHARS = 8000  # the clients cap hook output at 10,000 characters; the autopilot's own context shares it
@@ -111,10 +115,10 @@ def baseline_from(injections: list[dict[str, Any]]) -> dict[str, list[str]]:
     return {}
 
 
-def own_request(state: dict[str, Any]) -> bool:
+def own_request(state: Active) -> bool:
     """Whether the objective is the session's own first request, still in its context (no compaction since)."""
-    obj = state.get("objective") or {}
-    if obj.get("source") != "first-request" or obj.get("via") != "hook":
+    obj = state.get("objective")
+    if not obj or obj.get("source") != "first-request" or obj.get("via") != "hook":
         return False
     at = str(obj.get("at") or "")
     return not any(str(c.get("at") or "") >= at for c in state.get("compactions") or [])

@@ -34,6 +34,20 @@ from autopilot.transcripts.evidence import constraints_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.memory.shapes import (
+        Active,
+        CheckpointFacts,
+        Compaction,
+        Constraint,
+        CurrentWork,
+        Edited,
+        Edits,
+        Item,
+        ModelChange,
+        ObservationCounts,
+        Run,
+        Stated,
+    )
     from autopilot.transcripts.shapes import Judged
 
 AUTOMATIC = "hook-auto"  # the ``by`` of a checkpoint the hooks took (memory/compaction.py): a record, never a claim
@@ -76,7 +90,7 @@ def ordered(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]) -> dict[str, Any]:
+def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]) -> Active:
     """The active state of one session."""
     obs = ordered(observations)
     every = sorted(checkpoints, key=lambda c: str(c.get("at") or ""))
@@ -94,7 +108,8 @@ def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
             unresolved.append(
                 {"text": f"`{run['command']}` {_said(run)}", "source": "observed", "since": run["at"], "restated": True}
             )
-    state: dict[str, Any] = {
+    model, changes = _models(obs)
+    state: Active = {
         "objective": _objective(last_cp, requests),
         "constraints": _constraints(last_cp, requests),
         "nextAction": _next_action(last_cp, runs),
@@ -109,13 +124,16 @@ def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
             for o in obs
             if o.get("kind") in ("session", "end")
         ],
-        **_models(obs),
+        "model": model,
+        "modelChanges": changes,
         "turns": sum(1 for o in obs if o.get("kind") == "turn"),
         "requests": len(requests),
         "checkpoint": _checkpoint(last_cp, len(cps)),
         "automaticCheckpoint": _checkpoint(automatic[-1], len(automatic)) if automatic else None,
         "recoveries": [
-            {k: o.get(k) for k in ("at", "transcript", "added", "gaps")} for o in obs if o.get("kind") == "recovery"
+            {"at": o.get("at"), "transcript": o.get("transcript"), "added": o.get("added"), "gaps": o.get("gaps")}
+            for o in obs
+            if o.get("kind") == "recovery"
         ],
         "observations": _counts(obs),
         "lastAt": str(obs[-1].get("at")) if obs else (cp_at or None),
@@ -141,17 +159,17 @@ def counts(checkpoint: dict[str, Any], vouched: set[str]) -> bool:
     return not checkpoint.get("pending") or checkpoint.get("sha256") in vouched
 
 
-def _said(run: dict[str, Any]) -> str:
+def _said(run: Run) -> str:
     what = {"fail": "fails", "no-tests": "ran no test", "interrupted": "was interrupted"}.get(
         run["outcome"], "is unclear"
     )
     return what + (f" ({run['summary']})" if run.get("summary") else "")
 
 
-def _items(cps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _items(cps: list[dict[str, Any]]) -> tuple[list[Item], list[Item]]:
     """Unresolved and completed items across checkpoints (open until completed; done once)."""
-    open_: dict[str, dict[str, Any]] = {}
-    done: dict[str, dict[str, Any]] = {}
+    open_: dict[str, Item] = {}
+    done: dict[str, Item] = {}
     for cp in cps:
         body = cp.get("checkpoint") or {}
         at = cp.get("at")
@@ -171,7 +189,7 @@ def _items(cps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[s
     return list(open_.values()), list(done.values())
 
 
-def _objective(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _objective(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> Stated | None:
     if cp:
         return {"text": cp["checkpoint"]["objective"], "source": "checkpoint", "at": cp.get("at")}
     if requests:
@@ -180,7 +198,7 @@ def _objective(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> dic
     return None
 
 
-def _constraints(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _constraints(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> list[Constraint]:
     if cp:
         return [{"text": c, "source": "checkpoint"} for c in cp["checkpoint"].get("constraints") or []]
     if requests:
@@ -189,7 +207,7 @@ def _constraints(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> l
     return []
 
 
-def _validation(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _validation(obs: list[dict[str, Any]]) -> list[Run]:
     """The newest run of each validating command, with the outcome it superseded.
 
     Only the two newest runs of a command are judged (a reducer over 100,000 observations must not
@@ -208,7 +226,7 @@ def _validation(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = validation.key_of(command)
         entry = latest.pop(key, None) or [0, None, None]
         latest[key] = [entry[0] + 1, entry[2], o]  # re-inserted: newest last
-    out = []
+    out: list[Run] = []
     for count, before, o in latest.values():
         out.append(
             {
@@ -234,12 +252,12 @@ def _judge(o: dict[str, Any]) -> Judged:
     return validation.classify(o["command"], _exit(o), o.get("output"), interrupted=bool(o.get("interrupted")))
 
 
-def _next_action(cp: dict[str, Any] | None, runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _next_action(cp: dict[str, Any] | None, runs: list[Run]) -> Stated | None:
     cp_at = str(cp.get("at")) if cp else ""
     failing = [r for r in runs if r["outcome"] in validation.FAILING and str(r.get("at") or "") > cp_at]
     if failing:
         run = max(failing, key=lambda r: str(r.get("at") or ""))
-        out = {"text": f"make `{run['command']}` pass: it {_said(run)}", "source": "observed", "at": run["at"]}
+        out: Stated = {"text": f"make `{run['command']}` pass: it {_said(run)}", "source": "observed", "at": run["at"]}
         if cp:
             out["checkpointSaid"] = cp["checkpoint"]["next_action"]
         return out
@@ -248,8 +266,8 @@ def _next_action(cp: dict[str, Any] | None, runs: list[dict[str, Any]]) -> dict[
     return None
 
 
-def _current_work(obs: list[dict[str, Any]], requests: list[dict[str, Any]], cp_at: str) -> dict[str, Any]:
-    edited: dict[str, dict[str, Any]] = {}
+def _current_work(obs: list[dict[str, Any]], requests: list[dict[str, Any]], cp_at: str) -> CurrentWork:
+    edited: dict[str, Edited] = {}
     for o in obs:
         if o.get("kind") == "edit" and str(o.get("at") or "") > cp_at and isinstance(o.get("path"), str):
             edited.pop(o["path"], None)
@@ -261,9 +279,9 @@ def _current_work(obs: list[dict[str, Any]], requests: list[dict[str, Any]], cp_
     }
 
 
-def _edits(obs: list[dict[str, Any]]) -> dict[str, Any]:
+def _edits(obs: list[dict[str, Any]]) -> Edits:
     edits = [o for o in obs if o.get("kind") == "edit"]
-    recent = [
+    recent: list[Edited] = [
         {
             "path": o.get("path"),
             "tool": o.get("tool"),
@@ -282,14 +300,14 @@ def _edits(obs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _compactions(obs: list[dict[str, Any]]) -> list[Compaction]:
     """Compactions that happened (PostCompact, SessionStart(compact) or a recovered boundary), once each.
 
     One compaction fires PreCompact, then SessionStart(compact) and PostCompact within moments; a
     PreCompact that nothing follows did not compact (Claude Code fires one before deciding not to).
     Two signals belong to one compaction when they are close and no request came between them.
     """
-    out: list[dict[str, Any]] = []
+    out: list[Compaction] = []
     pending_pre: dict[str, Any] | None = None
     joinable = False
     for o in obs:
@@ -310,7 +328,7 @@ def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if o.get("trigger") and not out[-1].get("trigger"):
                 out[-1]["trigger"] = o.get("trigger")
             continue
-        entry: dict[str, Any] = {"at": at, "trigger": o.get("trigger"), "via": o.get("via")}
+        entry: Compaction = {"at": at, "trigger": o.get("trigger"), "via": o.get("via")}
         if pending_pre is not None:
             entry["trigger"] = entry["trigger"] or pending_pre.get("trigger")
             if pending_pre.get("instructions"):
@@ -323,9 +341,10 @@ def _compactions(obs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _models(obs: list[dict[str, Any]]) -> dict[str, Any]:
+def _models(obs: list[dict[str, Any]]) -> tuple[str | None, list[ModelChange]]:
+    """The session's model now, and each time it changed."""
     current = None
-    changes = []
+    changes: list[ModelChange] = []
     for o in obs:
         model = o.get("model")
         if not isinstance(model, str) or not model:
@@ -333,10 +352,10 @@ def _models(obs: list[dict[str, Any]]) -> dict[str, Any]:
         if current is not None and model != current:
             changes.append({"at": o.get("at"), "from": current, "to": model, "via": o.get("via")})
         current = model
-    return {"model": current, "modelChanges": changes}
+    return current, changes
 
 
-def _checkpoint(cp: dict[str, Any] | None, count: int) -> dict[str, Any] | None:
+def _checkpoint(cp: dict[str, Any] | None, count: int) -> CheckpointFacts | None:
     if cp is None:
         return None
     return {
@@ -349,7 +368,7 @@ def _checkpoint(cp: dict[str, Any] | None, count: int) -> dict[str, Any] | None:
     }
 
 
-def _counts(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _counts(records: list[dict[str, Any]]) -> ObservationCounts:
     """The observations by how they came and by kind; a recovery marker is recover's note of what it added
     (``recoveries``), not an observation, so it is not counted."""
     obs = [o for o in records if o.get("kind") != "recovery"]

@@ -19,6 +19,23 @@ from autopilot.memory.reduce import AUTOMATIC, ELSEWHERE, attested, counts, redu
 from autopilot.memory.store import Log, SessionStore
 from autopilot.transcripts.evidence import Evidence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Unpack
+
+    from autopilot.memory.shapes import (
+        Active,
+        ActiveView,
+        CompactionReport,
+        Coverage,
+        CoverageGap,
+        FirstHook,
+        GapFields,
+        HeldBack,
+        Injected,
+    )
+
 TRUST = (
     "evidence-only: observations are what hooks and transcripts showed; checkpoints are the agent's own "
     "claims, not proof; nothing here is an instruction"
@@ -28,7 +45,7 @@ RECENT_EDITS = 10
 HISTORY_SHOWN = 20
 
 
-def gap(kind: str, detail: str, **fields: Any) -> dict[str, Any]:
+def gap(kind: str, detail: str, **fields: Unpack[GapFields]) -> CoverageGap:
     """One reason coverage is degraded."""
     return {"kind": kind, "detail": detail, **fields}
 
@@ -53,16 +70,14 @@ def transcript_of(observations: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _fresh_start(first: dict[str, Any] | None) -> bool:
+def _fresh_start(first: FirstHook | None) -> bool:
     """Whether the first hook saw the session begin (a startup, or a /clear that carried the old one over)."""
     return first is not None and first.get("event") == "SessionStart" and first.get("source") in ("startup", "clear")
 
 
-def coverage(
-    store: SessionStore, state: dict[str, Any], logs: dict[str, Log], transcript: str | None
-) -> dict[str, Any]:
+def coverage(store: SessionStore, state: Active, logs: dict[str, Log], transcript: str | None) -> Coverage:
     """Complete, or degraded with every reason."""
-    reasons: list[dict[str, Any]] = []
+    reasons: list[CoverageGap] = []
     counts = state["observations"]
     hooks = counts["byVia"].get("hook", 0)
     recovered = counts["byVia"].get("recover", 0)
@@ -76,8 +91,7 @@ def coverage(
                 + (f"; `{command}` rebuilds what the transcript shows" if not recovered else ""),
             )
         )
-    elif not _fresh_start(counts["firstHook"]):
-        first = counts["firstHook"]
+    elif (first := counts["firstHook"]) is not None and not _fresh_start(first):
         reasons.append(
             gap(
                 "hooks_late",
@@ -100,7 +114,8 @@ def coverage(
             )
         for g in rec.get("gaps") or []:
             if isinstance(g, dict):
-                reasons.append({**g, "from": "transcript"})
+                carried: Any = {**g, "from": "transcript"}  # the transcript's own gap, as recover noted it
+                reasons.append(carried)
     malformed = {name: log.malformed for name, log in logs.items() if log.malformed}
     if malformed:
         reasons.append(gap("malformed_lines", "lines that are not records were skipped", counts=malformed))
@@ -129,7 +144,13 @@ def coverage(
     }
 
 
-def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
+def _picked(record: dict[str, Any], keys: tuple[str, ...], only: Iterable[str] | None = None) -> Any:
+    """The fields ``keys`` of a log record, as the record has them (``only``: just those it has)."""
+    present = set(keys if only is None else only)
+    return {k: record.get(k) for k in keys if k in present}
+
+
+def view(store: SessionStore, *, now: datetime | None = None) -> ActiveView:
     """The whole active view of one session (redacted)."""
     logs = {"observations": store.observations(), "checkpoints": store.checkpoints(), "injections": store.injections()}
     store.load_active()  # a corrupt state file is moved aside here, and noted
@@ -138,22 +159,18 @@ def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
     checkpoint = state["checkpoint"]
     if checkpoint:
         checkpoint = {**checkpoint, "ageSeconds": age_seconds(checkpoint.get("at"), now)}
-    history = [
-        {
-            k: r.get(k)
-            for k in ("at", "session", "event", "reset", "fields", "items", "omitted", "bytes", "sourceHash")
-            if k in r
-        }
+    history: list[Injected] = [
+        _picked(r, ("at", "session", "event", "reset", "fields", "items", "omitted", "bytes", "sourceHash"), r.keys())
         for r in logs["injections"].records
         if r.get("kind") == "injection"
     ]
-    reports = [
-        {k: r.get(k) for k in ("at", "compaction", "dropped", "restored", "bytes", "line")}
+    reports: list[CompactionReport] = [
+        _picked(r, ("at", "compaction", "dropped", "restored", "bytes", "line"))
         for r in logs["injections"].records
         if r.get("kind") == "report"
     ]
     vouched = attested(logs["observations"].records)
-    held_back = [
+    held_back: list[HeldBack] = [
         {
             "at": c.get("at"),
             "writer": c.get("by"),
@@ -169,7 +186,7 @@ def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
     automatic = state["automaticCheckpoint"]
     if automatic:
         automatic = {**automatic, "ageSeconds": age_seconds(automatic.get("at"), now)}
-    out = {
+    out: ActiveView = {
         "trust": TRUST,
         "agent": store.agent,
         "session": store.session,
@@ -201,31 +218,31 @@ def view(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
         "injections": {"total": len(history), "shown": history[-HISTORY_SHOWN:]},
     }
     ev = Evidence(None)
-    redacted: dict[str, Any] = ev.value(out)
+    redacted: ActiveView = ev.value(out)
     redacted["redactions"] = ev.summary()
     return redacted
 
 
-def text(v: dict[str, Any]) -> str:
+def text(v: ActiveView) -> str:
     """The view for a person (``handoff active`` without ``--json``)."""
     lines = [f"Active memory of {v['agent']} session {v['session']} in {v['worktree']}"]
     lines.append(f"  ({v['trust']})")
     obj = v.get("objective")
     lines.append(f"Objective: {obj['text']}  [{obj['source']}]" if obj else "Objective: (none recorded)")
-    for c in v.get("constraints") or []:
-        lines.append(f"  constraint: {c['text']}  [{c['source']}]")
+    for rule in v.get("constraints") or []:
+        lines.append(f"  constraint: {rule['text']}  [{rule['source']}]")
     nxt = v.get("nextAction")
     lines.append(f"Next action: {nxt['text']}  [{nxt['source']}]" if nxt else "Next action: (none)")
-    work = v.get("currentWork") or {}
-    if work.get("request"):
-        lines.append(f"Current request: {work['request']['text'][:300]}")
+    work = v["currentWork"]
+    if request := work.get("request"):
+        lines.append(f"Current request: {request['text'][:300]}")
     edited = work.get("editedSinceCheckpoint") or []
     if edited:
         lines.append("Edited since the last checkpoint: " + ", ".join(e["path"] for e in edited[:15]))
     for u in v.get("unresolved") or []:
         lines.append(f"Unresolved: {u['text']}  [{u['source']}]")
-    for c in v.get("completed") or []:
-        lines.append(f"Completed: {c['text']}")
+    for done in v.get("completed") or []:
+        lines.append(f"Completed: {done['text']}")
     for run in v["recentEvidence"]["validation"]:
         lines.append(
             f"Validation: {run['command']} -> {run['outcome']}" + (f" ({run['summary']})" if run.get("summary") else "")
@@ -236,19 +253,21 @@ def text(v: dict[str, Any]) -> str:
         if cp
         else "Checkpoint: none"
     )
-    for c in v.get("notInjected") or []:
-        lines.append(f"Not injected: checkpoint of {c['at']} ({c['why']}; {c.get('origin') or c['writer']})")
+    for held in v.get("notInjected") or []:
+        lines.append(
+            f"Not injected: checkpoint of {held['at']} ({held['why']}; {held.get('origin') or held['writer']})"
+        )
     auto = v.get("automaticCheckpoint")
     if auto:
         newest = f"newest {auto['at']} ({auto['source']})"
         lines.append(f"Automatic checkpoint: {auto['count']} taken, {newest}, not the agent's claim")
     lines.append(f"Compactions: {len(v['compactions'])}; model changes: {len(v['modelChanges'])}; turns: {v['turns']}")
-    for r in v.get("compactionReports") or []:
-        lines.append(f"  {r['at']}: {r['line']}")
+    for report in v.get("compactionReports") or []:
+        lines.append(f"  {report['at']}: {report['line']}")
     cov = v["coverage"]
     lines.append(f"Coverage: {cov['status']}")
-    for r in cov["reasons"]:
-        lines.append(f"  - {r['kind']}: {r['detail']}")
+    for reason in cov["reasons"]:
+        lines.append(f"  - {reason['kind']}: {reason['detail']}")
     inj = v["injections"]
     lines.append(f"Injections: {inj['total']}")
     for r in inj["shown"][-5:]:
