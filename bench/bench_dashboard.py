@@ -7,7 +7,7 @@ re-stored 1,000 times with a different session and time (each a valid, sealed pa
 durable rules, half approved. The dashboard runs as a real `codex-bridge dashboard` process;
 requests go over one keep-alive connection, as the page's do. The baseline, in the same run and
 through the same server and guard, is a static file (`/static/style.css`). For contrast, the
-same answers through whole CLI processes (`status --json --all`, `memory list`).
+same answers through whole CLI processes (`status --json --all`, `durable list`).
 
 Usage: .venv/bin/python bench/bench_dashboard.py [--runs 50] [--packets 1000] [--requests 60]
 Prints a Markdown table; asserts nothing (benchmarks are not tests).
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             fan.append((time.perf_counter() - t) * 1000)
         print(f"| the page's refresh: all six at once | | | {pct(fan, 50):.1f} ms | {pct(fan, 95):.1f} ms | | |")
         whole = []
-        for args_ in (("status", "--json", "--all"), ("memory", "list")):
+        for args_ in (("status", "--json", "--all"), ("durable", "list")):
             times = []
             for _ in range(5):
                 t = time.perf_counter()

@@ -49,7 +49,7 @@ COMMANDS = (
     "report",
     "demo",
     "handoff",
-    "memory",
+    "durable",
     "dashboard",
     "install",
     "setup",
@@ -59,10 +59,14 @@ COMMANDS = (
 )
 
 
+ALIASES = {"memory": "durable"}  # a command's earlier name -> its module (argparse knows them as aliases)
+
+
 def _command_of(argv: list[str]) -> str | None:
     """The subcommand ``argv`` names (after an optional ``-C DIR``), without parsing anything else."""
     rest = argv[2:] if argv[:1] == ["-C"] else argv
-    return rest[0] if rest and not rest[0].startswith("-") else None
+    name = rest[0] if rest and not rest[0].startswith("-") else None
+    return ALIASES.get(name, name) if name else None
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:

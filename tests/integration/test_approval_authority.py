@@ -39,7 +39,7 @@ def status(rid: str) -> str:
 def test_the_person_approves_at_their_terminal(candidate):
     """At a controlling terminal, the person's name and passphrase approve the rule as theirs, at the terminal."""
     code, shown = typed(
-        bridge_argv("memory", "approve", candidate), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)], clean_env()
+        bridge_argv("durable", "approve", candidate), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)], clean_env()
     )
     assert code == 0, shown
     rule = Log().view()["rules"][candidate]
@@ -49,7 +49,7 @@ def test_the_person_approves_at_their_terminal(candidate):
 def test_the_passphrase_never_shows_on_the_screen(candidate):
     """The passphrase is read with echo off: nothing the terminal shows contains it."""
     code, shown = typed(
-        bridge_argv("memory", "approve", candidate), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)], clean_env()
+        bridge_argv("durable", "approve", candidate), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)], clean_env()
     )
     assert code == 0 and PASSPHRASE.encode() not in shown and b"Ada" in shown
 
@@ -57,7 +57,7 @@ def test_the_passphrase_never_shows_on_the_screen(candidate):
 def test_a_wrong_passphrase_at_the_terminal_approves_nothing(candidate):
     """The right terminal and name with a wrong passphrase exit 1 and leave the rule a candidate."""
     code, shown = typed(
-        bridge_argv("memory", "approve", candidate),
+        bridge_argv("durable", "approve", candidate),
         [(NAME_PROMPT, "Ada"), (PASS_PROMPT, "hunter2 hunter2")],
         clean_env(),
     )
@@ -70,7 +70,7 @@ def test_the_text_is_shown_as_stored_with_escapes_visible(git_repo):
     hidden = "Never push.\x1b]0;pwned\x07\x1b[2K\rAlways run the tests.\u202e"
     rid = propose(hidden, git_repo)
     code, shown = typed(
-        bridge_argv("memory", "approve", rid), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, "x" * 12)], clean_env()
+        bridge_argv("durable", "approve", rid), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, "x" * 12)], clean_env()
     )
     assert b"\x1b" not in shown and b"\x07" not in shown and "\u202e".encode() not in shown
     assert b"Never push.\\x1b]0;pwned\\x07\\x1b[2K Always run the tests.\\u202e" in shown  # \\r: a space once stored
@@ -82,7 +82,7 @@ def test_a_supersession_is_announced_before_the_passphrase_is_asked(git_repo):
     approve(old)
     new = propose("Use ruff format for formatting.", git_repo, supersedes=old)
     code, shown = typed(
-        bridge_argv("memory", "approve", new), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)], clean_env()
+        bridge_argv("durable", "approve", new), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)], clean_env()
     )
     announced = shown.index(f"This approval SUPERSEDES {old}".encode())
     assert code == 0 and announced < shown.index(PASS_PROMPT) and b"Use black for formatting." in shown
@@ -90,11 +90,11 @@ def test_a_supersession_is_announced_before_the_passphrase_is_asked(git_repo):
 
 
 def test_supersede_replaces_an_approved_rule_in_one_step(git_repo):
-    """`memory supersede ID --text T` proposes the successor and approves it with the passphrase; the old one goes."""
+    """`durable supersede ID --text T` proposes the successor and approves it with the passphrase; the old one goes."""
     old = propose("Use black for formatting.", git_repo)
     approve(old)
     code, shown = typed(
-        bridge_argv("-C", str(git_repo), "memory", "supersede", old, "--text", "Use ruff format."),
+        bridge_argv("-C", str(git_repo), "durable", "supersede", old, "--text", "Use ruff format."),
         [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)],
         clean_env(),
     )
@@ -107,7 +107,7 @@ def test_revoke_at_the_terminal_needs_the_passphrase_too(git_repo):
     """Revoking with a wrong passphrase leaves the rule approved; with the right one it is revoked."""
     rid = propose("Keep commits small.", git_repo)
     approve(rid)
-    argv = bridge_argv("memory", "revoke", rid, "--reason", "no longer needed")
+    argv = bridge_argv("durable", "revoke", rid, "--reason", "no longer needed")
     code, _ = typed(argv, [(NAME_PROMPT, "Mallory"), (PASS_PROMPT, "guessing at it")], clean_env())
     assert code == 1 and status(rid) == "approved"
     (secret.home() / secret.ATTEMPTS).unlink()  # the person waits out the rate limit
@@ -136,20 +136,20 @@ def bridge_cmd(*args: str) -> str:
 
 
 def test_the_agents_shell_is_refused_outright(candidate):
-    """From a shell with CLAUDECODE set, `memory approve` with piped answers is refused before asking anything."""
-    proc = agent_shell(bridge_cmd("memory", "approve", candidate))
+    """From a shell with CLAUDECODE set, `durable approve` with piped answers is refused before asking anything."""
+    proc = agent_shell(bridge_cmd("durable", "approve", candidate))
     assert proc.returncode == 1 and "CLAUDECODE is set" in proc.stderr and status(candidate) == "candidate"
 
 
 def test_markers_unset_and_no_terminal_approves_nothing(candidate):
     """With the markers unset but no controlling terminal, piped name and passphrase are never read: refused."""
-    proc = agent_shell("env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT " + bridge_cmd("memory", "approve", candidate))
+    proc = agent_shell("env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT " + bridge_cmd("durable", "approve", candidate))
     assert proc.returncode == 1 and "no controlling terminal" in proc.stderr and status(candidate) == "candidate"
 
 
 def test_script_gives_a_terminal_but_not_the_passphrase(candidate):
-    """`env -u … script -qec "memory approve"` with piped guesses gets a pseudo-terminal, a prompt, and no approval."""
-    inner = bridge_cmd("memory", "approve", candidate)
+    """`env -u … script -qec "durable approve"` with piped guesses gets a pseudo-terminal, a prompt, and no approval."""
+    inner = bridge_cmd("durable", "approve", candidate)
     proc = agent_shell(
         f"env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT script -qec {shlex.quote(inner)} /dev/null",
         stdin="Mallory\nhunter2 hunter2\n",
@@ -161,7 +161,7 @@ def test_script_gives_a_terminal_but_not_the_passphrase(candidate):
 def test_a_pseudo_terminal_driver_that_waits_for_each_prompt_approves_nothing(candidate):
     """An agent's own pty driver (answers typed after each prompt, markers unset) meets the passphrase and fails."""
     code, shown = typed(
-        bridge_argv("memory", "approve", candidate),
+        bridge_argv("durable", "approve", candidate),
         [(NAME_PROMPT, "Mallory"), (PASS_PROMPT, "hunter2 hunter2")],
         clean_env(),
     )
@@ -169,9 +169,9 @@ def test_a_pseudo_terminal_driver_that_waits_for_each_prompt_approves_nothing(ca
 
 
 def test_script_cannot_set_a_new_passphrase_over_the_persons(candidate):
-    """`memory secret` through script with piped answers needs the current passphrase: the person's stays."""
+    """`durable secret` through script with piped answers needs the current passphrase: the person's stays."""
     before = secret.path().read_bytes()
-    inner = bridge_cmd("memory", "secret")
+    inner = bridge_cmd("durable", "secret")
     mine = "mallory's own passphrase"
     proc = agent_shell(
         f"env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT script -qec {shlex.quote(inner)} /dev/null",
@@ -179,7 +179,7 @@ def test_script_cannot_set_a_new_passphrase_over_the_persons(candidate):
     )
     assert "current approval passphrase" in proc.stdout and secret.path().read_bytes() == before
     code, shown = typed(
-        bridge_argv("memory", "secret"),
+        bridge_argv("durable", "secret"),
         [(b"current approval passphrase: ", "a guess at it"), (b"new approval passphrase: ", mine), (b"again: ", mine)],
         clean_env(),
     )
@@ -190,7 +190,7 @@ def test_script_cannot_set_a_new_passphrase_over_the_persons(candidate):
 def test_no_flag_stands_in_for_the_passphrase(candidate, flag):
     """A flag carrying the passphrase does not exist: the command line is refused (exit 2), nothing decided."""
     proc = agent_shell(
-        "env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT " + bridge_cmd("memory", "approve", candidate, flag, PASSPHRASE)
+        "env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT " + bridge_cmd("durable", "approve", candidate, flag, PASSPHRASE)
     )
     assert proc.returncode == 2 and status(candidate) == "candidate"
 
@@ -200,7 +200,7 @@ def test_no_variable_or_file_stands_in_for_the_passphrase(candidate, tmp_path):
     (tmp_path / "passphrase").write_text(PASSPHRASE)
     names = ("AUTOPILOT_PASSPHRASE", "AUTOPILOT_SECRET", "CODEX_BRIDGE_PASSPHRASE", "AUTOPILOT_APPROVAL_PASSPHRASE")
     code, shown = typed(
-        ["bash", "-c", f"cd {tmp_path} && exec {bridge_cmd('memory', 'approve', candidate)}"],
+        ["bash", "-c", f"cd {tmp_path} && exec {bridge_cmd('durable', 'approve', candidate)}"],
         [(NAME_PROMPT, "Mallory"), (PASS_PROMPT, "")],
         clean_env(**{name: PASSPHRASE for name in names}),
     )
@@ -209,7 +209,7 @@ def test_no_variable_or_file_stands_in_for_the_passphrase(candidate, tmp_path):
 
 def test_parallel_guesses_are_checked_one_at_a_time_and_then_wait(candidate):
     """Twelve terminals guessing at once: one guess is checked, the rest meet the wait; nothing is approved."""
-    argv = bridge_argv("memory", "approve", candidate)
+    argv = bridge_argv("durable", "approve", candidate)
     with ThreadPoolExecutor(12) as pool:
         runs = list(
             pool.map(
@@ -226,18 +226,18 @@ def test_without_a_passphrase_set_the_terminal_decides_nothing(git_repo):
     """Before the person sets a passphrase, even their own terminal cannot approve: it says how to set one."""
     rid = propose("Keep commits small.", git_repo)
     code, shown = typed(
-        bridge_argv("memory", "approve", rid), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, "anything at all")], clean_env()
+        bridge_argv("durable", "approve", rid), [(NAME_PROMPT, "Ada"), (PASS_PROMPT, "anything at all")], clean_env()
     )
-    assert code == 1 and b"codex-bridge memory secret" in shown and status(rid) == "candidate"
+    assert code == 1 and b"codex-bridge durable secret" in shown and status(rid) == "candidate"
 
 
 # -- setting the passphrase ---------------------------------------------------------------------------------
 
 
 def test_the_person_sets_the_passphrase_typed_twice():
-    """`memory secret` at the terminal asks twice and stores the hash; the passphrase then approves."""
+    """`durable secret` at the terminal asks twice and stores the hash; the passphrase then approves."""
     code, shown = typed(
-        bridge_argv("memory", "secret"),
+        bridge_argv("durable", "secret"),
         [(b"new approval passphrase: ", GOOD), (b"the same again: ", GOOD)],
         clean_env(),
     )
@@ -249,7 +249,7 @@ def test_the_person_sets_the_passphrase_typed_twice():
 def test_two_different_entries_set_nothing():
     """When the second entry differs from the first, no passphrase is stored."""
     code, shown = typed(
-        bridge_argv("memory", "secret"),
+        bridge_argv("durable", "secret"),
         [(b"new approval passphrase: ", GOOD), (b"the same again: ", GOOD + "!")],
         clean_env(),
     )
@@ -257,10 +257,10 @@ def test_two_different_entries_set_nothing():
 
 
 def test_changing_the_passphrase_at_the_terminal_asks_for_the_current_one():
-    """With a passphrase set, `memory secret` asks the current one first; the right one lets the person change it."""
+    """With a passphrase set, `durable secret` asks the current one first; the right one lets the person change it."""
     person()
     code, _ = typed(
-        bridge_argv("memory", "secret"),
+        bridge_argv("durable", "secret"),
         [
             (b"current approval passphrase: ", PASSPHRASE),
             (b"new approval passphrase: ", GOOD),

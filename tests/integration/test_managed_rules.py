@@ -170,7 +170,7 @@ def test_memory_list_shows_the_managed_tier_and_why_it_is_refused(machine):
     machine.write_rules(RULE)
 
     def listing() -> dict[str, Any]:
-        code, out, err = run_bridge("memory", "list")
+        code, out, err = run_bridge("durable", "list")
         assert code == 0, err
         return json.loads(out)["managed"]
 

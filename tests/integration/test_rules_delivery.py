@@ -191,12 +191,12 @@ def test_a_hand_written_view_is_rebuilt_and_the_person_told(git_repo, bridge):
 
 
 def test_memory_list_says_a_hand_written_view_was_rebuilt(git_repo, bridge):
-    """`memory list` answers from the log and reports the rebuilt view with integrity not ok."""
+    """`durable list` answers from the log and reports the rebuilt view with integrity not ok."""
     rid = propose("Keep commits small.", git_repo)
     view = json.loads(Reader().view_path.read_text())
     view["rules"][rid]["status"] = "approved"
     Reader().view_path.write_text(json.dumps(view))
-    code, out, err = bridge("memory", "list")
+    code, out, err = bridge("durable", "list")
     listing = json.loads(out)
     assert code == 0 and listing["rules"][0]["status"] == "candidate"
     assert listing["integrity"]["ok"] is False and listing["integrity"]["view"] == "edited"

@@ -1,7 +1,7 @@
 """Durable rules for tests: proposed, approved and revoked through the real log, as the person would.
 
 The person's approval passphrase is :data:`PASSPHRASE`, stored by :func:`person` with a cheap scrypt
-cost (the record carries its own cost; ``memory secret`` never writes one this cheap) so that tests
+cost (the record carries its own cost; ``durable secret`` never writes one this cheap) so that tests
 deciding many rules stay fast. An attacker's tests never call :func:`person`'s secret.
 """
 

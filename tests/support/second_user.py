@@ -29,7 +29,7 @@ PRELOAD = (
     "autopilot.cli",
     "autopilot.commands.hook",
     "autopilot.commands.handoff_memory",
-    "autopilot.commands.memory",
+    "autopilot.commands.durable",
     "autopilot.durable.store",
     "autopilot.hooks",
     "autopilot.hooks.memory",

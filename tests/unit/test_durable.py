@@ -179,7 +179,10 @@ def test_no_agent_tool_reaches_a_decision():
         "durable.store",
         "durable import store",
         "durable.secret",
-        "memory approve",
+        "durable approve",
+        "durable revoke",
+        "durable secret",
+        "memory approve",  # the command's earlier name, which still runs it
         "memory revoke",
         "memory secret",
     )
@@ -210,19 +213,19 @@ def test_the_delivering_side_never_loads_the_deciding_side():
 
 
 def test_cli_propose_records_a_candidate_from_the_cli_channel(bridge):
-    """`memory propose` without a terminal records a candidate proposed through the cli channel; list shows it."""
+    """`durable propose` without a terminal records a candidate proposed through the cli channel; list shows it."""
     code, out, err = bridge(
-        "memory", "propose", "--text", "Keep commits small.", "--why", "review is easier", "--global"
+        "durable", "propose", "--text", "Keep commits small.", "--why", "review is easier", "--global"
     )
     rule = json.loads(out)
     assert code == 0, err
     assert (rule["status"], rule["proposed"]["channel"], rule["why"]) == ("candidate", "cli", "review is easier")
-    listing = json.loads(bridge("memory", "list", "--status", "candidate")[1])
+    listing = json.loads(bridge("durable", "list", "--status", "candidate")[1])
     assert [r["id"] for r in listing["rules"]] == [rule["id"]] and listing["counts"]["candidate"] == 1
 
 
 def test_cli_propose_from_a_packets_constraint(bridge, git_repo):
-    """`memory propose --from-packet ID` takes the packet's constraint, with the packet and its evidence refs."""
+    """`durable propose --from-packet ID` takes the packet's constraint, with the packet and its evidence refs."""
     from tests.support.claude_rows import Transcript
     from tests.support.handoff_env import claude_session, work_session
 
@@ -231,7 +234,7 @@ def test_cli_propose_from_a_packets_constraint(bridge, git_repo):
         "handoff", "export", "--from", "claude", "--session", Transcript().session, "--to", "codex", cwd=git_repo
     )
     pid = json.loads(out)["packet"]
-    code, out, err = bridge("memory", "propose", "--from-packet", pid, cwd=git_repo)
+    code, out, err = bridge("durable", "propose", "--from-packet", pid, cwd=git_repo)
     rule = json.loads(out)
     assert code == 0, err
     assert (rule["text"], rule["source"]["packet"], rule["proposed"]["channel"]) == (
@@ -239,3 +242,8 @@ def test_cli_propose_from_a_packets_constraint(bridge, git_repo):
         pid,
         "packet",
     )
+
+
+def test_the_commands_earlier_name_still_runs_it(bridge):
+    """`codex-bridge memory list` (the name before `durable`) answers as `durable list` does."""
+    assert bridge("memory", "list") == bridge("durable", "list")

@@ -2,7 +2,7 @@
 
 Each public method of :class:`Api` is one endpoint (``app.py`` maps routes to them and runs
 them in worker threads): the answers are the ones the CLI prints with ``--json`` (``status
---json``, ``handoff list | read | export | inspect | import``, ``memory list``), plus small
+--json``, ``handoff list | read | export | inspect | import``, ``durable list``), plus small
 summaries the page needs. Every id that comes in is checked here, by shape, before any file
 is touched: a malformed or path-like id (``../``, an absolute path, a NUL) is
 :class:`InvalidInput` (HTTP 400), an unknown one :class:`NotFound` (404).
@@ -269,13 +269,13 @@ class Api:
         )
 
     def durable_list(self, status: Any = None) -> DurableListing:
-        """Every rule and decision (``memory list``)."""
+        """Every rule and decision (``durable list``)."""
         if status not in (None, "", *durable_view.STATUSES):
             raise InvalidInput(f"{repr(status)[:40]} is not a status")
         return self.durable.listing(status or None)
 
     def propose(self, body: dict[str, Any]) -> Rule:
-        """A candidate by hand, or from a packet's constraint (``memory propose``); approves nothing."""
+        """A candidate by hand, or from a packet's constraint (``durable propose``); approves nothing."""
         by = str(body["by"]) if isinstance(body.get("by"), str) and body["by"].strip() else "dashboard"
         if body.get("packet") is not None:
             ref = _shape(body.get("packet"), PACKET_ID, "packet id")

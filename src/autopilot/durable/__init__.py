@@ -4,7 +4,7 @@ The third memory store, beside active task state (``memory/``) and passive evide
 *propose* a candidate (an agent, a person, or a packet's constraint through the dashboard);
 only a person may *approve* or *revoke* one, through one of two channels that no agent
 tool reaches: the dashboard (session cookie and the person's name typed again) or
-``codex-bridge memory approve | revoke`` at a terminal (a TTY, outside an agent's shell).
+``codex-bridge durable approve | revoke`` at a terminal (a TTY, outside an agent's shell).
 Hooks, skills and the scripts Codex runs never import :mod:`.store`'s deciding functions
 (``tests/unit/test_durable.py`` checks it). Everything lives in ``$AUTOPILOT_HOME/durable/``:
 an append-only, hash-chained ``log.jsonl`` (the truth) and ``rules.json`` (the current view,

@@ -188,7 +188,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         atomic_write(store.dir / observe.RULES_MARK, UNDELIVERED + "\n", durable=False)
         return "", notices
     if left:
-        lines.append(f"({left} more rule change(s) next turn: codex-bridge memory list --status approved)")
+        lines.append(f"({left} more rule change(s) next turn: codex-bridge durable list --status approved)")
     block = "\n".join(lines)
     _record(store, event, source, [i["id"] for i in shown], withdrawn[: len(gone_lines)], known, ever, left, block)
     atomic_write(store.dir / observe.RULES_MARK, (UNDELIVERED if left else stamp) + "\n", durable=False)
@@ -279,7 +279,7 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     if seen is not None and passphrase != (seen or {}).get("passphrase"):
         parts.append(
             f"the approval passphrase was {'removed' if passphrase is None else f'set or changed ({set_at})'}: "
-            f"if that was not you, remove {home() / PASSPHRASE} and set your own (codex-bridge memory secret)"
+            f"if that was not you, remove {home() / PASSPHRASE} and set your own (codex-bridge durable secret)"
         )
     if approved or now_managed or seen is not None or passphrase is not None:
         atomic_write(
@@ -299,9 +299,9 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
         )
     if not parts:
         return []
-    line = "codex-autopilot: " + "; ".join(parts) + " (codex-bridge memory list)"
+    line = "codex-autopilot: " + "; ".join(parts) + " (codex-bridge durable list)"
     if len(line) > NOTICE_CHARS:
-        line = line[: NOTICE_CHARS - 30] + "… (codex-bridge memory list)"
+        line = line[: NOTICE_CHARS - 30] + "… (codex-bridge durable list)"
     return [one_line(line)]
 
 

@@ -2,7 +2,7 @@
 
 An agent's shell can do anything a person's can: unset its marker variables, get a pseudo-terminal from
 ``script``, pipe answers in, start its own dashboard. What it does not have is a secret it was never
-shown. So deciding needs the person's approval passphrase, set once with ``codex-bridge memory secret``
+shown. So deciding needs the person's approval passphrase, set once with ``codex-bridge durable secret``
 (read twice from the controlling terminal, never from an argument, a variable or a file) and stored only
 as a slow salted hash: ``$AUTOPILOT_HOME/durable/passphrase.json`` (mode 0600), scrypt with the cost
 recorded beside it (:data:`COST`: 64 MiB and about a third of a second a try).
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 FILE = PASSPHRASE
 ATTEMPTS = "attempts.json"
 COST: Cost = {"n": 2**16, "r": 8, "p": 1}
-MIN_N = 2**14  # the least cost `memory secret` writes (tests make cheaper records through write_record)
+MIN_N = 2**14  # the least cost `durable secret` writes (tests make cheaper records through write_record)
 MIN_CHARS = 12
 MAX_CHARS = 1024
 MAX_WAIT_S = 3600
@@ -79,7 +79,7 @@ def record() -> PassphraseRecord | None:
         raise BridgeError(
             f"{path()} is damaged: no decision can be checked against it",
             hint="if you did not change it, something else did: remove it and set your passphrase again "
-            "(codex-bridge memory secret)",
+            "(codex-bridge durable secret)",
         ) from None
     return rec
 
@@ -156,7 +156,7 @@ def verify(secret: Any) -> None:
     if rec is None:
         raise NoSecret(
             "no approval passphrase is set, so nothing can be approved or revoked yet",
-            hint="set one yourself, in your own terminal: codex-bridge memory secret",
+            hint="set one yourself, in your own terminal: codex-bridge durable secret",
         )
     home().mkdir(mode=0o700, parents=True, exist_ok=True)
     with held(home() / "attempts.lock", LOCK_TIMEOUT_S):

@@ -61,7 +61,7 @@ def check_id(value: Any) -> str:
     """``value`` when it is a rule or decision id (``R-`` or ``D-`` and 12 hex digits); anything else is refused."""
     if not isinstance(value, str) or not ID.fullmatch(value):
         raise BridgeError(
-            f"{value!r} is not a durable-memory id", hint="ids look like R-0123456789ab (see `memory list`)"
+            f"{value!r} is not a durable-memory id", hint="ids look like R-0123456789ab (see `durable list`)"
         )
     return value
 
@@ -89,7 +89,7 @@ class Log(Reader):
             view = replay(lines)
             problem = apply(json.loads(json.dumps(view["rules"])), entry)  # a dry run on a copy
             if problem:
-                raise BridgeError(f"refused: {problem}", hint="`codex-bridge memory list` shows each one's status")
+                raise BridgeError(f"refused: {problem}", hint="`codex-bridge durable list` shows each one's status")
             line = canonical({**entry, "seq": len(lines) + 1, "prev": view["lastHash"]})
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
@@ -195,7 +195,7 @@ class Log(Reader):
         entry: dict[str, Any] = {"action": action, "id": check_id(rule_id), "person": name, "channel": channel}
         problem = apply(json.loads(json.dumps(self.view()["rules"])), {**entry})
         if problem:
-            raise BridgeError(f"refused: {problem}", hint="`codex-bridge memory list` shows each one's status")
+            raise BridgeError(f"refused: {problem}", hint="`codex-bridge durable list` shows each one's status")
         verify(secret)
         entry["at"] = clock.now()
         if action == "revoke":

@@ -8,7 +8,7 @@ read replays the log and compares. A view made from an earlier state of the log 
 the append and the view's write) is rebuilt quietly (``integrity.view``: ``stale``); one that
 disagrees with the log it claims to be made from (written by hand, or by anything but the bridge)
 is rebuilt too, and the read says so (``edited``: ``integrity.ok`` is false and
-``integrity.viewRebuilt`` explains), so whoever reads it first (``memory list``, the dashboard, a
+``integrity.viewRebuilt`` explains), so whoever reads it first (``durable list``, the dashboard, a
 session-start hook) tells the person.
 """
 

@@ -1,4 +1,7 @@
-"""codex-bridge memory list | propose | approve | revoke | supersede | secret: durable knowledge, decided by a person.
+"""codex-bridge durable list | propose | approve | revoke | supersede | secret: durable knowledge, decided by a person.
+
+The command is named after what it keeps (``durable/``, ``$AUTOPILOT_HOME/durable``, the dashboard's Durable
+memory); ``memory``, its name before, still runs it.
 
 ``list`` and ``propose`` work anywhere (an agent may propose a candidate; it approves nothing).
 ``approve``, ``revoke``, ``supersede`` and ``secret`` need the person at their controlling terminal
@@ -25,14 +28,15 @@ DECIDE_HELP = (
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "memory",
+        "durable",
+        aliases=["memory"],  # its earlier name: scripts may still call it so
         help="durable rules and decisions: list, propose; approve, revoke, supersede (you, with your passphrase)",
         description="Durable knowledge (the memory a person approves, beside active state and evidence search): "
         "candidate rules and decisions, approved or revoked by you in the dashboard or here at a terminal with "
         "your approval passphrase, and delivered to Claude Code and Codex once approved. Kept in "
         "$AUTOPILOT_HOME/durable as an append-only, hash-chained log.",
     )
-    msub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    msub = p.add_subparsers(dest="durable_command", metavar="ACTION", required=True)
     m = msub.add_parser("list", help="every rule and decision, newest first, and the log's integrity")
     m.add_argument("--status", choices=("candidate", "approved", "revoked", "superseded"))
     m.set_defaults(func=run)
@@ -92,26 +96,26 @@ def _scope_option(m: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one memory action and print its JSON."""
+    """Run one durable action and print its JSON."""
     from autopilot.durable.store import Log, agent_marker
 
     log = Log()
-    if args.memory_command == "list":
+    if args.durable_command == "list":
         listing = log.listing(args.status)
         if listing["integrity"].get("viewRebuilt"):
             say(f"warning: {listing['integrity']['viewRebuilt']}")
         emit(listing)
         return 0
-    if args.memory_command == "propose":
+    if args.durable_command == "propose":
         return _propose(args, log, at_terminal=agent_marker() is None and _has_tty())
     marker = agent_marker()
     if marker:
         raise BridgeError(
-            f"`memory {args.memory_command}` needs you at your own terminal (this runs inside an agent's shell: "
+            f"`durable {args.durable_command}` needs you at your own terminal (this runs inside an agent's shell: "
             f"{marker} is set)",
             hint="run it yourself in your own terminal, or use the dashboard: codex-bridge dashboard",
         )
-    if args.memory_command == "secret":
+    if args.durable_command == "secret":
         return _secret()
     return _decide(args, log)
 
@@ -131,7 +135,7 @@ def _propose(args: argparse.Namespace, log: Any, *, at_terminal: bool) -> int:
         emit(log.propose_from_packet(args.from_packet, args.constraint, by=by, project=scope))
         return 0
     if not args.text:
-        raise BridgeError("propose needs --text, or --from-packet ID", hint="codex-bridge memory propose --help")
+        raise BridgeError("propose needs --text, or --from-packet ID", hint="codex-bridge durable propose --help")
     channel = "terminal" if at_terminal else "cli"
     emit(
         log.propose(
@@ -149,8 +153,8 @@ def _decide(args: argparse.Namespace, log: Any) -> int:
     rule_id = check_id(args.rule_id)
     with Terminal() as tty:
         rules = log.view()["rules"]
-        action = "approve" if args.memory_command in ("approve", "supersede") else "revoke"
-        if args.memory_command == "supersede":
+        action = "approve" if args.durable_command in ("approve", "supersede") else "revoke"
+        if args.durable_command == "supersede":
             old = rules.get(rule_id)
             if old is None or old["status"] != "approved":
                 raise BridgeError(
@@ -165,7 +169,7 @@ def _decide(args: argparse.Namespace, log: Any) -> int:
             rule_id = rule["id"]
         rule = rules.get(rule_id)
         if rule is None:
-            raise BridgeError(f"no rule or decision {rule_id}", hint="codex-bridge memory list")
+            raise BridgeError(f"no rule or decision {rule_id}", hint="codex-bridge durable list")
         for line in describe(action, rule, rules):
             tty.show(line)
         name = tty.ask("your name: ")
