@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
+import warnings
 
 import pytest
 
 from tests.support.bridge import run_bridge
 from tests.support.home_guard import HomeGuard, real_homes
 
-REAL_HOME = HomeGuard(real_homes())  # taken as the run starts, before any test sets a HOME of its own
+# The run's own HOME is an empty sentinel until each test sets its own: what a fixture or a probe writes
+# to "~" before that lands there, and the guard fails the test. The real homes are watched as well.
+_REAL_HOMES = real_homes()
+SENTINEL_HOME = tempfile.mkdtemp(prefix="sentinel-home-")
+os.environ["HOME"] = SENTINEL_HOME
+atexit.register(shutil.rmtree, SENTINEL_HOME, True)
+REAL_HOME = HomeGuard(_REAL_HOMES, [SENTINEL_HOME])
+# A real home's change fails the test where nothing else writes there (CI); elsewhere it is a warning.
+STRICT_HOME_GUARD = bool(os.environ.get("CI")) or os.environ.get("AUTOPILOT_HOME_GUARD") == "strict"
 
 
 @pytest.fixture(autouse=True)
@@ -41,10 +53,14 @@ def isolated_homes(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     yield root
     touched = REAL_HOME.check()
+    ours = [t for t in touched if REAL_HOME.in_sentinel(t)]
+    if ours or (touched and STRICT_HOME_GUARD):
+        pytest.fail("the test wrote to the real home:\n  " + "\n  ".join((ours or touched)[:20]), pytrace=False)
     if touched:
-        pytest.fail(
-            "the test wrote to the real home (or another process did meanwhile):\n  " + "\n  ".join(touched[:20]),
-            pytrace=False,
+        warnings.warn(
+            "the real home changed during this test (the test, or another process sharing the home):\n  "
+            + "\n  ".join(touched[:20]),
+            stacklevel=1,
         )
 
 

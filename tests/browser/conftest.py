@@ -17,16 +17,24 @@ CHROMEDRIVER = os.environ.get("AUTOPILOT_CHROMEDRIVER", "/usr/bin/chromedriver")
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium per module, with the system browser and driver (fails, never skips, without them)."""
+def browser(tmp_path_factory):
+    """One headless Chromium per module, with the system browser and driver (fails, never skips, without them).
+
+    It starts before any test has a home of its own, so it gets one: its profile, config and cache (crash
+    reports, dconf) stay in the test's tmp dir, never in a home.
+    """
     for binary in (CHROMIUM, CHROMEDRIVER):
         assert shutil.which(binary), f"{binary} is missing: apt-get install chromium chromium-driver (.ci/run does)"
+    home = tmp_path_factory.mktemp("chromium-home")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         opts.add_argument(arg)
     opts.add_argument("--window-size=1400,1100")
-    driver = webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER))
+    opts.add_argument(f"--user-data-dir={home / 'profile'}")
+    env = {**os.environ, "HOME": str(home)}
+    env.update(XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"))
+    driver = webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER, env=env))
     driver.set_page_load_timeout(60)
     yield driver
     driver.quit()

@@ -39,14 +39,16 @@ def test_an_untouched_home_reports_nothing(tmp_path):
     assert guard.check() == []
 
 
-def run_inner(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
-    """Run one test file under this suite's conftest, with ``real`` as the run's real HOME."""
+def run_inner(tmp_path: Path, body: str, *, strict: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run one test file under this suite's conftest, with ``real`` as the run's real HOME (strict: as in CI)."""
     real = tmp_path / "real-home"
     (real / ".codex-autopilot").mkdir(parents=True)
     inner = tmp_path / "inner"
     inner.mkdir()
     (inner / "test_inner.py").write_text(textwrap.dedent(body))
     env = {**os.environ, "HOME": str(real), "PROOF_REAL_HOME": str(real)}
+    env.pop("CI", None)
+    env["AUTOPILOT_HOME_GUARD"] = "strict" if strict else "warn"
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.conftest"]
         + ["--basetemp", str(tmp_path / "basetemp"), str(inner)],
@@ -73,6 +75,47 @@ def test_a_test_that_writes_to_the_real_home_fails(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "the test wrote to the real home" in proc.stdout
     assert f"created {tmp_path}/real-home/.codex-autopilot/leak.json" in proc.stdout
+
+
+def test_outside_ci_a_real_home_change_is_a_warning(tmp_path):
+    """Where other processes share the home (not CI), the same write is reported as a warning naming it."""
+    proc = run_inner(
+        tmp_path,
+        """
+        import os
+
+        def test_leaks():
+            with open(os.path.join(os.environ["PROOF_REAL_HOME"], ".codex-autopilot", "leak.json"), "w") as fh:
+                fh.write("{}")
+        """,
+        strict=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "the real home changed during this test" in proc.stdout and "leak.json" in proc.stdout
+
+
+def test_a_fixture_that_writes_home_before_the_test_has_one_fails(tmp_path):
+    """A module-scoped fixture runs before the test's own HOME is set: what it writes to ~ fails, CI or not."""
+    proc = run_inner(
+        tmp_path,
+        """
+        import os
+
+        import pytest
+
+        @pytest.fixture(scope="module")
+        def early():
+            with open(os.path.join(os.path.expanduser("~"), ".early"), "w") as fh:
+                fh.write("x")
+
+        def test_uses_it(early):
+            pass
+        """,
+        strict=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "the test wrote to the real home" in proc.stdout and "/.early" in proc.stdout
+    assert not (tmp_path / "real-home" / ".early").exists()  # the sentinel took it, not the real home
 
 
 def test_a_test_that_uses_its_own_home_passes(tmp_path):
