@@ -166,7 +166,7 @@ def test_as_root_managed_rules_are_refused(tmp_path, monkeypatch):
 
 
 def test_memory_list_shows_the_managed_tier_and_why_it_is_refused(machine):
-    """`memory list` (as the agent's user) names the administrator's file, its rules, or why they are not used."""
+    """`durable list` (as the agent's user) names the administrator's file, its rules, or why they are not used."""
     machine.write_rules(RULE)
 
     def listing() -> dict[str, Any]:
