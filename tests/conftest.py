@@ -45,6 +45,8 @@ def isolated_homes(tmp_path_factory, monkeypatch):
         "AUTOPILOT_BUDGET_USD",
         "AUTOPILOT_CODEX_BIN",
         "AUTOPILOT_CONFIG",
+        "AUTOPILOT_CLAUDE_PROJECTS_DIR",
+        "AUTOPILOT_CODEX_SESSIONS_DIR",
         "AUTOPILOT_PRICES",
         "CLAUDE_CODE_SESSION_ID",
         "OPENAI_API_KEY",

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
         budget_warn_at: Any  # a percentage (checked: ``percent``), as YAML gave it
         min_rate_limit_left: Any
         max_history_tokens: Any  # a whole number >= 0 (0: never restart), as YAML gave it
+        claude_projects_dir: str  # where Claude Code's transcripts are read (default $CLAUDE_CONFIG_DIR/projects)
+        codex_sessions_dir: str  # where Codex's rollouts are read (default $CODEX_HOME/sessions)
 
 
 BACKENDS = ("codex-cli", "openai")
@@ -59,6 +61,13 @@ KNOWN_KEYS = {
     "budget_warn_at",
     "min_rate_limit_left",
     "max_history_tokens",  # the history a run's Codex conversation carries before it restarts (run/loop.py)
+    "claude_projects_dir",
+    "codex_sessions_dir",
+}
+# The session folders the readers use, each: its config key, its environment variable, its default.
+READER_DIRS = {
+    "claude_projects_dir": ("AUTOPILOT_CLAUDE_PROJECTS_DIR", "$CLAUDE_CONFIG_DIR/projects"),
+    "codex_sessions_dir": ("AUTOPILOT_CODEX_SESSIONS_DIR", "$CODEX_HOME/sessions"),
 }
 # Reasoning effort Codex is asked for (`-c model_reasoning_effort=…`, `reasoning.effort`). Codex itself
 # validates nothing (it sends any word); these are the values the models' catalogue lists.
@@ -116,6 +125,9 @@ def load_config() -> Config:
     for key in ("budget_warn_at", "min_rate_limit_left"):
         if key in data:
             percent(f"config {path}: {key}", data[key])
+    for key in READER_DIRS:
+        if key in data and (not isinstance(data[key], str) or not data[key].strip()):
+            raise BridgeError(f"config {path}: {key} must be a directory path, not {data[key]!r}")
     checked: Config = data  # its keys known, the values it types checked
     return checked
 
@@ -170,6 +182,31 @@ def percent(name: str, value: Any) -> float:
     if not math.isfinite(number) or not 0 <= number <= 100:
         raise BridgeError(f"{name} must be a percentage from 0 to 100, not {value!r}")
     return number
+
+
+def reader_dir(key: str) -> tuple[Path, str]:
+    """A session folder the readers use (``claude_projects_dir`` or ``codex_sessions_dir``) and what set it.
+
+    Its environment variable, else the config file's key, else the client's own default (which
+    honours ``CLAUDE_CONFIG_DIR`` and ``CODEX_HOME``). The config file is parsed only when it names
+    the key, so a reader that nobody pointed elsewhere pays no YAML import (the status line reads
+    Codex's rate limits on every render).
+    """
+    env, default = READER_DIRS[key]
+    if os.environ.get(env):
+        return Path(os.environ[env]).expanduser(), env
+    path = config_path()
+    try:
+        named = key.encode() in path.read_bytes()
+    except OSError:
+        named = False  # no config file (or none readable: load_config says so where settings matter)
+    if named:
+        value = load_config().get(key)
+        if isinstance(value, str):
+            return Path(value).expanduser(), f"{key} in {path}"
+    if key == "claude_projects_dir":
+        return paths.claude_config_dir() / "projects", default
+    return paths.codex_home() / "sessions", default
 
 
 def codex_binary(config: Config | None = None) -> str | None:

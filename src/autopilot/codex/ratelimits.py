@@ -45,17 +45,35 @@ def latest(codex_home: Path | str | None = None, *, now: float | None = None) ->
     "reset"}``. ``reset`` is true once the window has reset since the record (``left_percent`` is then 100).
     """
     now = time.time() if now is None else now
-    home = os.fspath(codex_home) if codex_home is not None else _codex_home()
-    for _mtime, path in _recent(os.path.join(home, "sessions"), now)[:MAX_FILES]:
+    sessions = os.path.join(os.fspath(codex_home), "sessions") if codex_home is not None else _sessions_dir()
+    for _mtime, path in _recent(sessions, now)[:MAX_FILES]:
         found = _newest_record(path)
         if found is not None:
             return _describe(found, path, now)
     return None
 
 
-def _codex_home() -> str:
-    """``$CODEX_HOME``, default ``~/.codex`` (paths.codex_home, without importing pathlib)."""
-    return os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+def _sessions_dir() -> str:
+    """Codex's sessions folder as ``config.reader_dir("codex_sessions_dir")`` says, without its imports.
+
+    The environment variable, else ``$CODEX_HOME/sessions``, unless the config file names the key:
+    only then is the config module (pathlib, shutil, YAML) loaded to read it. A test keeps the two equal.
+    """
+    env = os.environ.get("AUTOPILOT_CODEX_SESSIONS_DIR")
+    if env:
+        return os.path.expanduser(env)
+    home = os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+    try:
+        with open(os.environ.get("AUTOPILOT_CONFIG") or os.path.join(home, "config.yaml"), "rb") as fh:
+            named = b"codex_sessions_dir" in fh.read()
+    except OSError:
+        named = False
+    if named:
+        from autopilot.config import reader_dir
+
+        return os.fspath(reader_dir("codex_sessions_dir")[0])
+    codex_home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    return os.path.join(codex_home, "sessions")
 
 
 def _desc(folder: str) -> list[str]:

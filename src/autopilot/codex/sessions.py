@@ -29,6 +29,7 @@ from typing import Any, BinaryIO
 import zstandard
 
 from autopilot import paths
+from autopilot.config import reader_dir
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
@@ -72,9 +73,8 @@ def place(path: str) -> str:
 
 
 def scan_roots() -> list[Path]:
-    """The directories Codex keeps rollouts in."""
-    home = paths.codex_home()
-    return [home / "sessions", home / "archived_sessions"]
+    """The directories Codex keeps rollouts in: its sessions (``codex_sessions_dir``) and archived sessions."""
+    return [reader_dir("codex_sessions_dir")[0], paths.codex_home() / "archived_sessions"]
 
 
 def scan() -> list[tuple[Path, float]]:

@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
 def diagnose(cwd: str | None = None) -> list[Check]:
     """Every check, in the order a user would fix them."""
     checks = [_claude(), _codex(), _plugin_venv(), _validate(), _codex_side(), *_config_and_backend()]
+    checks += _session_folders()
     checks += [_home(), _run(cwd)]
     return [c for c in checks if c is not None]
 
@@ -270,6 +271,25 @@ def _codex_side() -> Check:
         )
     hooks = _hook_keys(paths.codex_home() / "hooks.json")
     return check("codex side", OK, f"hook trusted; skills current; hooks.json events: {', '.join(hooks) or 'none'}")
+
+
+def _session_folders() -> list[Check]:
+    """Where the handoff readers look for each agent's sessions, and what set it; a configured one must exist."""
+    checks = []
+    for key, (env, default) in config.READER_DIRS.items():
+        try:
+            where, source = config.reader_dir(key)
+        except BridgeError as exc:  # the config file cannot be read: _config_and_backend says how to fix it
+            checks.append(check(key, FAIL, str(exc), exc.hint))
+            continue
+        if where.is_dir():
+            checks.append(check(key, OK, f"{where} (from {source})", path=str(where)))
+        elif source == default:  # the client's own folder: absent until it saves a session
+            checks.append(check(key, OK, f"{where} (from {source}; no sessions saved yet)", path=str(where)))
+        else:
+            fix = f"point {env} or {key} in {config.config_path()} at the folder that holds them"
+            checks.append(check(key, FAIL, f"{where} (from {source}) is not a directory", fix, path=str(where)))
+    return checks
 
 
 def _read(path: Path) -> str | None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import orjson
 
+from autopilot.config import reader_dir
 from autopilot.errors import BridgeError
-from autopilot.paths import claude_config_dir
 from autopilot.sources import Limits, check_session_id, gap
 from autopilot.sources.local import LocalSource, exit_code, listing, over_read_cap
 from autopilot.sources.project import THIS_WORKTREE, Project
@@ -54,8 +54,8 @@ PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
 def projects_root() -> Path:
-    """Where Claude Code keeps transcripts: ``$CLAUDE_CONFIG_DIR/projects``."""
-    return claude_config_dir() / "projects"
+    """Where Claude Code keeps transcripts: ``claude_projects_dir``, default ``$CLAUDE_CONFIG_DIR/projects``."""
+    return reader_dir("claude_projects_dir")[0]
 
 
 def project_key(path: str) -> str:

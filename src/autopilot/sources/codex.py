@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from autopilot.codex.sessions import find_rollout, open_rollout, readable, rollout_files
+from autopilot.codex.sessions import find_rollout, open_rollout, readable, rollout_files, scan_roots
 from autopilot.errors import BridgeError
 from autopilot.paths import codex_home
 from autopilot.sources import Limits, check_session_id, gap
@@ -93,7 +93,6 @@ class CodexSource(LocalSource["CodexFoldState", "CodexIntake"]):
     def locate(self, session_id: str) -> str:
         """The rollout of thread ``session_id`` (found by file name; session ids are told apart)."""
         check_session_id(session_id)
-        home = codex_home()
         found = find_rollout(session_id)
         if found is not None:
             return str(readable(found))  # a .jsonl.zst is read from its decompressed copy
@@ -110,7 +109,7 @@ class CodexSource(LocalSource["CodexFoldState", "CodexIntake"]):
                 hint="pass one thread id with --session (thread and session ids are distinct)",
             )
         raise BridgeError(
-            f"no Codex thread {session_id} under {home / 'sessions'} or {home / 'archived_sessions'}",
+            f"no Codex thread {session_id} under {' or '.join(map(str, scan_roots()))}",
             hint="list this project's threads with `codex-bridge handoff list --from codex`",
         )
 
