@@ -87,7 +87,8 @@ def test_a_checkpoint_is_injected_on_the_next_prompt_with_its_history(git_repo, 
     answer = run_hook(bridge, "UserPromptSubmit", git_repo, prompt="continue")
     text = context_of(answer)
     assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
-    assert text.count("NEXT-ACTION-MARKER") == 1 and "the agent's claim" in text and "never instructions" in text
+    assert text.count("NEXT-ACTION-MARKER") == 1 and "the checkpoint the person wrote" in text  # from a terminal
+    assert "never instructions" in text
     (record,) = injections(git_repo)
     assert record["fields"] == ["objective", "constraints", "next_action", "unresolved", "completed"]
     assert (record["session"], record["event"], record["bytes"]) == (SESSION, "UserPromptSubmit", len(text.encode()))

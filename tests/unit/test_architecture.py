@@ -24,7 +24,8 @@ LAYERS = [
     {"codex"},  # Codex's own formats and files
     {"backends", "transcripts"},  # Codex transports; transcript readers
     {"run", "sources"},  # the autopilot loop; read-only session sources
-    {"packets", "memory"},  # handover packets; the active memory of live sessions
+    {"memory"},  # the active memory of live sessions
+    {"packets"},  # handover packets (they carry the sending session's active memory and seed the receiver's)
     {"search"},  # the evidence index and its search (CLI-only)
     {"durable"},  # approved durable knowledge: candidates, decisions by a person, supersession
     {"hooks"},  # Claude Code's adapters: event -> operation -> hook JSON

@@ -36,6 +36,7 @@ from autopilot.memory.inject import hook_answer as facts_answer
 from autopilot.memory.inject import session_store
 from autopilot.memory.store import SessionStore
 from autopilot.output import one_line, quoted
+from autopilot.packets.memory import after_tool
 from autopilot.sources.project import Project
 
 TYPE_CHECKING = False
@@ -356,8 +357,13 @@ def hook_answer(agent: str, event: str, data: dict[str, Any], room: int) -> dict
     store = session_store(agent, data)
     if store is None:
         return None
-    if event not in TURN_EVENTS:  # a compaction: the memory's checkpoint and comparison, never rules
-        return facts_answer(agent, event, data, room=room)
+    if event not in TURN_EVENTS:  # a compaction or a tool call: the memory's own work, never rules
+        seeded = after_tool(agent, data) if event == "PostToolUse" else []
+        answer = facts_answer(agent, event, data, room=room)
+        if seeded:
+            said = [*(([answer["systemMessage"]]) if answer and answer.get("systemMessage") else []), *seeded]
+            answer = {**(answer or {}), "systemMessage": "\n".join(said)}
+        return answer
     rules, notices = before_turn(store, event, data, room)
     left = room - (len(rules) + len(SEPARATOR) if rules else 0)
     facts = facts_answer(agent, event, data, room=left) if left > 0 else None

@@ -1,4 +1,10 @@
-"""The ``$handoff`` trigger: a human asks Claude Code to hand this session over to Codex."""
+"""The ``$handoff`` trigger: a human asks Claude Code to hand this session over to Codex.
+
+Before the pointer is written, the session's automatic checkpoint is taken (what its hooks observed up to its
+last turn, so a handover never loses the last turn's state) and the session is exported as a packet for Codex
+(with its active memory: packets/memory.py); the pointer names the packet, and ``$from-claude`` in Codex
+imports it. No model is asked for any of it.
+"""
 
 from __future__ import annotations
 
@@ -25,11 +31,49 @@ def record(data: dict[str, Any]) -> dict[str, Any]:
             "reason": "codex-autopilot: Claude Code did not say where this session's transcript is, so no "
             "handoff was recorded (update Claude Code, then type $handoff again).",
         }
+    session = str(data.get("session_id") or "")
+    checkpointed = checkpoint(session, cwd)
+    packet, why = export(session, cwd)
     pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_us()}
+    if packet:
+        pointer["packet"] = packet
     target = paths.handoff_dir() / POINTER
     atomic_write(target, json.dumps(pointer, indent=2, sort_keys=True) + "\n")
+    ready = (
+        f" Packet {packet} is ready (preview: codex-bridge handoff inspect {packet})."
+        if packet
+        else f" No packet was made ({why}); Codex reads the transcript instead."
+    )
     return {
         "decision": "block",
-        "reason": f"codex-autopilot: handoff recorded for session {str(data.get('session_id') or '?')[:8]}… "
-        f"(pointer: {target}). Now, in Codex in {cwd}, type:  {CODEX_LINE}",
+        "reason": f"codex-autopilot: handoff recorded for session {session[:8] or '?'}…"
+        + (" with a checkpoint of where it stands" if checkpointed else "")
+        + f" (pointer: {target}).{ready} Now, in Codex in {cwd}, type:  {CODEX_LINE}",
     }
+
+
+def checkpoint(session: str, cwd: str) -> bool:
+    """Take the sending session's automatic checkpoint (what its hooks observed, up to its last turn)."""
+    from autopilot.errors import BridgeError
+    from autopilot.memory.compaction import checkpoint_before
+    from autopilot.memory.store import SessionStore
+
+    try:
+        store = SessionStore.here("claude", session, cwd)
+    except BridgeError:  # not in a git worktree: no active memory here
+        return False
+    return store.exists() and checkpoint_before(store, "$handoff") is not None
+
+
+def export(session: str, cwd: str) -> tuple[str | None, str | None]:
+    """Export the session as a packet for Codex now, with its active memory: (its id, or None and why not)."""
+    from autopilot.errors import BridgeError
+    from autopilot.packets.export import export as export_packet
+    from autopilot.sources import Limits
+    from autopilot.sources.project import Project
+
+    try:
+        answer = export_packet("claude", session, "codex", Project(cwd), Limits())
+    except BridgeError as exc:
+        return None, str(exc).splitlines()[0][:200]
+    return str(answer["packet"]), None

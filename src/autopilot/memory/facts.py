@@ -92,9 +92,14 @@ def shown_path(path: str, worktree: str | None) -> str:
 
 def _provenance(item: Stated, otherwise: str) -> str:
     """Where an objective or next action came from, as the injected text says it."""
-    if item["source"] == "checkpoint":
-        return "the checkpoint, the agent's claim"
-    return otherwise
+    if item["source"] != "checkpoint":
+        return otherwise
+    if item.get("packet"):
+        return f"from packet {item['packet']}, the sending session's claim"
+    return {
+        "person": "the checkpoint the person wrote",
+        "autopilot": "the autopilot's plan at its last task transition",
+    }.get(str(item.get("writer")), "the checkpoint, the agent's claim")
 
 
 def _sentence(text: str) -> Probe:

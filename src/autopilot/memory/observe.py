@@ -70,7 +70,8 @@ PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "**
 # The fields of an observation that carry text from the user, a tool or the agent: redacted before they are written.
 TEXT_FIELDS = frozenset({"prompt", "command", "output", "instructions", "path", "transcript"})
 _HEX = frozenset("0123456789abcdef")
-ATTESTED_VERBS = ("handoff checkpoint", "handoff import")  # the commands that write a session's memory
+# The commands that write a session's memory (the from-claude skill's script imports the handed-over packet).
+ATTESTED_VERBS = ("handoff checkpoint", "handoff import", "from-claude", "from_claude")
 CHECKPOINT_FILE = "autopilot-checkpoint.json"  # a checkpoint the session's own tool wrote: its hook picks it up
 _SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 
@@ -412,7 +413,7 @@ def record(event: str, data: dict[str, Any], agent: str) -> tuple[str, bool] | N
     if event == "SessionEnd" and data.get("reason") == "clear":
         fd = os.open(os.path.join(os.path.dirname(folder), f"{CLEARED}{agent}.{session}"), os.O_WRONLY | os.O_CREAT)
         os.close(fd)
-    picked = any(o.get("kind") == "pickup" for o in found)  # the session's own tool wrote a checkpoint file
+    picked = any(o.get("kind") in ("pickup", "attest") for o in found)  # its own call wrote its memory
     return folder, picked or due(event, data, folder)
 
 

@@ -191,11 +191,23 @@ def _items(cps: list[dict[str, Any]]) -> tuple[list[Item], list[Item]]:
 
 def _objective(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> Stated | None:
     if cp:
-        return {"text": cp["checkpoint"]["objective"], "source": "checkpoint", "at": cp.get("at")}
+        stated: Stated = {"text": cp["checkpoint"]["objective"], "source": "checkpoint", "at": cp.get("at")}
+        return _writer(stated, cp)
     if requests:
         first = requests[0]
         return {"text": first["prompt"], "source": "first-request", "at": first.get("at"), "via": first.get("via")}
     return None
+
+
+def _writer(stated: Stated, cp: dict[str, Any]) -> Stated:
+    """``stated`` with who wrote its checkpoint, when it was not the agent itself (the person, the autopilot, a
+    packet)."""
+    by = cp.get("by") or "agent-claim"
+    if by != "agent-claim":
+        stated["writer"] = str(by)
+        if cp.get("packet"):
+            stated["packet"] = str(cp["packet"])
+    return stated
 
 
 def _constraints(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> list[Constraint]:
@@ -262,7 +274,8 @@ def _next_action(cp: dict[str, Any] | None, runs: list[Run]) -> Stated | None:
             out["checkpointSaid"] = cp["checkpoint"]["next_action"]
         return out
     if cp:
-        return {"text": cp["checkpoint"]["next_action"], "source": "checkpoint", "at": cp.get("at")}
+        stated: Stated = {"text": cp["checkpoint"]["next_action"], "source": "checkpoint", "at": cp.get("at")}
+        return _writer(stated, cp)
     return None
 
 
@@ -365,6 +378,8 @@ def _checkpoint(cp: dict[str, Any] | None, count: int) -> CheckpointFacts | None
         "count": count,
         "claim": cp.get("claim"),
         "inheritedFrom": cp.get("inheritedFrom"),
+        "writer": cp.get("by") or "agent-claim",
+        "packet": cp.get("packet"),
     }
 
 

@@ -52,6 +52,8 @@ class Stated(TypedDict):
     at: Any
     via: NotRequired[Any]
     checkpointSaid: NotRequired[Any]  # what the checkpoint said next, when a failing run overrides it
+    writer: NotRequired[str]  # who wrote the checkpoint, when not the agent (person, autopilot, packet-import)
+    packet: NotRequired[str]  # the packet a packet-import checkpoint came from
 
 
 class Constraint(TypedDict):
@@ -145,6 +147,8 @@ class CheckpointFacts(TypedDict):
     count: int
     claim: Any
     inheritedFrom: Any
+    writer: str  # who wrote it (memory/checkpoint.py WRITERS)
+    packet: Any  # the packet a packet-import checkpoint came from
     ageSeconds: NotRequired[float | None]  # added when it is shown
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from autopilot import clock
 from autopilot.digest import canonical
 from autopilot.errors import BridgeError
+from autopilot.packets import memory as packet_memory
 from autopilot.packets import store
 from autopilot.redact import Redactor
 from autopilot.sources import gap
@@ -290,6 +291,13 @@ def build(
             "verdict is quoted evidence",
         },
     }
+    memory = packet_memory.carried(
+        observed["agent"], session.get("threadId") or session.get("sessionId"), project.worktree
+    )
+    if memory is not None:  # the session's newest checkpoint and what its hooks saw, labelled as such
+        packet["activeMemory"] = memory
+        asked = observed.get("firstObjective")
+        packet_memory.apply(packet, memory, asked.get("timestamp") if asked else None)
     packet = redactor.walk(packet)  # a last pass: anything a builder derived is redacted too
     packet["redactions"]["packetPass"] = redactor.summary()["total"]
     size = len(canonical(packet))

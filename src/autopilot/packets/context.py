@@ -111,6 +111,12 @@ def render(
     obj = packet.get("objective")
     if obj:
         lines = [f"{_line(obj.get('provenance', ''))}{_refs(obj)}{marks('objective')}:", _quote(obj.get("text"))]
+        asked = obj.get("originalRequest")
+        if asked:
+            lines += [
+                f"The original request ({_line(asked.get('provenance', ''))}){_refs(asked)}:",
+                _quote(asked.get("text")),
+            ]
         sections.append(("Objective", lines))
     constraints = []
     for i, c in enumerate(packet.get("constraints") or []):
@@ -119,15 +125,28 @@ def render(
         sections.append(("Constraints (the user's words, quoted)", constraints))
     nxt = packet.get("nextAction")
     if nxt:
-        sections.append(
-            (
-                "Next action",
-                [
-                    f"A suggestion{_refs(nxt)}{marks('nextAction')} (why: {_line(nxt.get('why'))}):",
-                    _quote(nxt.get("text"), 600),
-                ],
-            )
+        said = (
+            f"A suggestion{_refs(nxt)}{marks('nextAction')} (why: {_line(nxt.get('why'))}):"
+            if nxt.get("basis") not in ("claim", "observed")
+            else f"{_line(nxt.get('provenance'))}{marks('nextAction')}:"
         )
+        sections.append(("Next action", [said, _quote(nxt.get("text"), 600)]))
+    memory = packet.get("activeMemory") or {}
+    held = []
+    for u in memory.get("unresolved") or []:
+        held += [
+            f"- unresolved ({_line(u.get('source'), 40)} since {_line(u.get('since'), 40)}):",
+            _quote(u["text"], 400),
+        ]
+    for c in memory.get("completed") or []:
+        held += ["- completed (claimed):", _quote(c["text"], 400)]
+    for t in memory.get("lastTests") or []:
+        held.append(f"- last run of {_code(t['command'])}: {_line(t['outcome'], 40)} at {_line(t.get('at'), 40)}")
+    if held:
+        cp = memory.get("checkpoint") or {}
+        title = "The sending session's active memory (its checkpoint's claims"
+        title += f" of {_line(cp.get('at'), 40)}" if cp else ""
+        sections.append((title + ", and what its hooks saw)", held))
     work = packet.get("completedWork") or {}
     files = [
         f"- {_code(f['path'], 200)} ({_line(f.get('tool'), 40)}, {_line(f.get('status'), 40)}; "

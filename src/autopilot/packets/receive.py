@@ -16,11 +16,15 @@ evidence with pointers, never instructions.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from autopilot import clock
 from autopilot.errors import BridgeError
+from autopilot.memory.origin import caller
+from autopilot.memory.store import SessionStore
 from autopilot.packets import claims, store
 from autopilot.packets.context import render
+from autopilot.packets.memory import seed
 from autopilot.sources import check_session_id, verify_hash
 from autopilot.sources.claude import ClaudeSource
 from autopilot.sources.codex import CodexSource
@@ -321,4 +325,26 @@ def import_packet(
     }
     if note:
         answer["receiptNote"] = note
+    answer["memory"] = seed_memory(to, session, project, pid, packet)
     return answer
+
+
+def seed_memory(agent: str, session: str, project: Project, pid: str, packet: Packet) -> dict[str, Any]:
+    """Seed the receiving session's active memory from the packet, when whoever imports may write it.
+
+    The person (no agent session's shell above this command): seeded now. The session's own shell: its own
+    hook seeds it when it sees this import's answer (a sandboxed agent could not write here anyway). Another
+    session's shell: that session's memory is not changed.
+    """
+    who = caller()
+    relation = who.relation(agent, session)
+    if relation == "person":
+        entry = seed(SessionStore(agent, session, project.worktree), pid, packet)
+        return {"seeded": entry is not None, "by": who.describe(), "label": f"from packet {pid}"}
+    if relation == "own":
+        return {"seeded": False, "by": who.describe(), "how": "the session's own hook seeds it from this answer"}
+    return {
+        "seeded": False,
+        "by": who.describe(),
+        "why": f"this runs in {who.describe()}, not in {agent} session {session}'s own: its memory is not changed",
+    }

@@ -26,7 +26,9 @@ class Claim(TypedDict, total=False):
 
     text: str | None
     refs: list[str]
-    basis: str  # evidence | inference
+    basis: str  # evidence | inference | claim (a checkpoint's, with claimedAt) | observed (by the hooks)
+    claimedAt: str
+    originalRequest: Claim
     provenance: str
     selection: str
     inheritedFrom: str
@@ -202,6 +204,7 @@ class Packet(TypedDict):
     approval: Approval
     estimates: NotRequired[Estimates]
     evidenceIndex: NotRequired[EvidenceIndexRef]
+    activeMemory: NotRequired[dict[str, Any]]  # the sending session's active memory (packets/memory.py)
 
 
 class EvidenceIndex(TypedDict):
@@ -377,3 +380,4 @@ class Imported(TypedDict):
     contextChars: int
     contextTokensEstimate: int
     receiptNote: NotRequired[str]
+    memory: NotRequired[dict[str, Any]]  # whether the receiving session's active memory was seeded, and how

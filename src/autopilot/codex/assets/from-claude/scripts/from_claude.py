@@ -92,6 +92,18 @@ def pointed_transcript() -> "tuple[str | None, str | None]":
     return transcript, None
 
 
+def pointed_packet() -> "str | None":
+    """The packet the $handoff pointer names (Claude Code exported one with the session), or None."""
+    home = os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+    try:
+        with open(os.path.join(home, "handoff", POINTER), encoding="utf-8") as fh:
+            pointer = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    packet = pointer.get("packet") if isinstance(pointer, dict) else None
+    return packet if isinstance(packet, str) and packet.startswith("sha256:") else None
+
+
 def main(argv: "list[str]") -> int:
     """Parse the arguments, find the transcript and the bridge, and run the intake; its exit code."""
     parser = argparse.ArgumentParser(prog="from-claude", description=(__doc__ or "").splitlines()[0])
@@ -117,6 +129,14 @@ def main(argv: "list[str]") -> int:
         transcript, why = pointed_transcript()
         if transcript is None:
             return fail(str(why))
+        packet = pointed_packet()
+        if packet and os.environ.get("CODEX_THREAD_ID") and args.before_line is None:
+            # $handoff exported the session as a packet: its import (verified here, with the sending session's
+            # active memory) comes first, then the transcript's newest page.
+            code = import_packet(packet)
+            if code != 0:
+                print("from-claude: the packet could not be imported; reading the transcript only", file=sys.stderr)
+            sys.stdout.flush()
     if not os.path.isfile(transcript):
         return fail(
             f"{transcript} does not exist (any more): type $handoff in Claude Code again, or pass another transcript"

@@ -62,7 +62,8 @@ PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "**
 TEXT_FIELDS = frozenset({"prompt", "command", "output", "instructions", "path", "transcript"})
 WITHHELD = "[withheld: may hold a credential, and the bridge's redactor could not be loaded]"
 _HEX = frozenset("0123456789abcdef")
-ATTESTED_VERBS = ("handoff checkpoint", "handoff import")  # the commands that write a session's memory
+# The commands that write a session's memory (the from-claude skill's script imports the handed-over packet).
+ATTESTED_VERBS = ("handoff checkpoint", "handoff import", "from-claude", "from_claude")
 CHECKPOINT_FILE = "autopilot-checkpoint.json"  # a checkpoint the session's own tool wrote: its hook picks it up
 _SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 INJECT_TIMEOUT = 8.0  # Codex gives the hook 10 s
@@ -488,7 +489,7 @@ def record(event: str, data: dict, agent: str) -> "tuple[str, bool] | None":  # 
     if event == "SessionEnd" and data.get("reason") == "clear":
         fd = os.open(os.path.join(os.path.dirname(folder), f"{CLEARED}{agent}.{session}"), os.O_WRONLY | os.O_CREAT)
         os.close(fd)
-    picked = any(o.get("kind") == "pickup" for o in found)  # the session's own tool wrote a checkpoint file
+    picked = any(o.get("kind") in ("pickup", "attest") for o in found)  # its own call wrote its memory
     return folder, picked or due(event, data, folder)
 
 
