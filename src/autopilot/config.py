@@ -1,18 +1,21 @@
-"""User settings: flags beat environment beats the config file beats defaults."""
+"""User settings: flags beat environment beats the config file beats defaults.
+
+Every environment variable the bridge reads is read here (:func:`env`, and the homes): ``ENVIRONMENT``
+names each with what it does, and a test keeps the rest of the package from reading one itself. The
+hooks' no-run path imports this module, so it imports only ``os`` and ``autopilot.errors`` at the top;
+pathlib, shutil and yaml load in the functions that need them.
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
-from pathlib import Path
-from typing import Any
 
-from autopilot import paths
 from autopilot.errors import BridgeError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TypedDict
+    from pathlib import Path
+    from typing import Any, TypedDict
 
     class PhaseSettings(TypedDict, total=False):
         """One phase's settings in the config file (``phases.<phase>``), checked when the file is read."""
@@ -86,17 +89,80 @@ SETUP_HINT = (
 )
 
 
+# Every environment variable the bridge reads, and what it sets (docs/bridge.md shows users the same).
+ENVIRONMENT = {
+    "AUTOPILOT_HOME": "the bridge's home (default ~/.codex-autopilot)",
+    "CODEX_HOME": "Codex's home (default ~/.codex)",
+    "CLAUDE_CONFIG_DIR": "Claude Code's config and transcripts (default ~/.claude)",
+    "AUTOPILOT_CONFIG": "the config file (default $AUTOPILOT_HOME/config.yaml)",
+    "AUTOPILOT_CLAUDE_PROJECTS_DIR": "where the readers find Claude sessions (default $CLAUDE_CONFIG_DIR/projects)",
+    "AUTOPILOT_CODEX_SESSIONS_DIR": "where the readers find Codex's sessions (default $CODEX_HOME/sessions)",
+    "AUTOPILOT_BACKEND": "codex-cli or openai",
+    "AUTOPILOT_MODEL": "the model Codex is asked for",
+    "AUTOPILOT_EFFORT": "the reasoning effort Codex is asked for",
+    "AUTOPILOT_BUDGET_USD": "a new run's budget",
+    "AUTOPILOT_TIMEOUT": "seconds a model call may take, retries included",
+    "AUTOPILOT_MAX_DIFF_CHARS": "the most of a diff sent for review",
+    "AUTOPILOT_MAX_HISTORY_TOKENS": "the Codex conversation a call may carry before a fresh one (0: never)",
+    "AUTOPILOT_MAX_FILE_BYTES": "changed files larger than this stay out of snapshots",
+    "AUTOPILOT_PRICES": "a price table that replaces the built-in one",
+    "AUTOPILOT_CODEX_BIN": "the codex binary (default: codex on PATH)",
+    "AUTOPILOT_CLAUDE_BIN": "the claude binary doctor checks (default: claude on PATH)",
+    "AUTOPILOT_CODEX_ENV": "more variables (comma-separated) the codex-cli reviewer may see",
+    "AUTOPILOT_RETRY_ATTEMPTS": "attempts per Responses API call",
+    "AUTOPILOT_RETRY_BASE_S": "the first retry's wait",
+    "AUTOPILOT_RETRY_MAX_S": "the longest retry wait",
+    "AUTOPILOT_NOTIFY": "how an ending or paused run tells you: off, bell or os",
+    "AUTOPILOT_HOOK_REVIEW_WAIT": "seconds the PostToolUse hook waits for a review",
+    "AUTOPILOT_MEMORY": "off turns the active memory off",
+    "AUTOPILOT_MEMORY_INJECT_CHARS": "the active memory's injection budget",
+    "AUTOPILOT_MANAGED_DIR": "the administrator's rules folder (default /etc/codex-autopilot)",
+    "AUTOPILOT_HANDOFF_BUDGET_TOKENS": "a handover packet's token budget",
+    "AUTOPILOT_HANDOFF_MAX_READ_BYTES": "the most of one session file a handoff reads",
+    "AUTOPILOT_HANDOFF_WINDOW_EVENTS": "the events a handoff reads around its window",
+    "AUTOPILOT_CODEX_SIDE_FROM": "set by the plugin's bootstrap: the version that set up the Codex side",
+    "OPENAI_API_KEY": "the openai backend's key (and a reason to choose it)",
+    "CLAUDE_CODE_SESSION_ID": "the Claude Code session that runs the bridge (it owns a run it plans)",
+    "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "Claude Code's cap on Stop blocks in a row (0: none)",
+    "CLAUDE_PLUGIN_DATA": "the plugin's data folder (its venv), set by Claude Code",
+}
+
+
+def env(name: str) -> str | None:
+    """The value of environment variable ``name`` (one ``ENVIRONMENT`` names), None when unset or empty."""
+    if name not in ENVIRONMENT:
+        raise KeyError(f"{name} is not in config.ENVIRONMENT")
+    return os.environ.get(name) or None
+
+
+def autopilot_home() -> str:
+    """The bridge's home: ``$AUTOPILOT_HOME``, default ``~/.codex-autopilot`` (``paths`` makes it a Path)."""
+    return env("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+
+
+def codex_home() -> str:
+    """Codex's home: ``$CODEX_HOME``, default ``~/.codex``."""
+    return env("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+
+
+def claude_config_dir() -> str:
+    """Claude Code's config and transcript root: ``$CLAUDE_CONFIG_DIR``, default ``~/.claude``."""
+    return env("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+
+
 def config_path() -> Path:
     """The config file: ``$AUTOPILOT_CONFIG``, default ``$AUTOPILOT_HOME/config.yaml``."""
-    env = os.environ.get("AUTOPILOT_CONFIG")
-    return Path(env) if env else paths.autopilot_home() / "config.yaml"
+    from pathlib import Path
+
+    given = env("AUTOPILOT_CONFIG")
+    return Path(given) if given else Path(autopilot_home()) / "config.yaml"
 
 
 def load_config() -> Config:
     """The config file's settings, or {} when there is none; unreadable files are an error."""
     path = config_path()
     if not path.exists():
-        if os.environ.get("AUTOPILOT_CONFIG"):
+        if env("AUTOPILOT_CONFIG"):
             raise BridgeError(f"AUTOPILOT_CONFIG names {path}, which does not exist", hint="fix or unset it")
         return {}
     import yaml
@@ -192,9 +258,12 @@ def reader_dir(key: str) -> tuple[Path, str]:
     the key, so a reader that nobody pointed elsewhere pays no YAML import (the status line reads
     Codex's rate limits on every render).
     """
-    env, default = READER_DIRS[key]
-    if os.environ.get(env):
-        return Path(os.environ[env]).expanduser(), env
+    from pathlib import Path
+
+    name, default = READER_DIRS[key]
+    given = env(name)
+    if given:
+        return Path(given).expanduser(), name
     path = config_path()
     try:
         named = key.encode() in path.read_bytes()
@@ -205,21 +274,23 @@ def reader_dir(key: str) -> tuple[Path, str]:
         if isinstance(value, str):
             return Path(value).expanduser(), f"{key} in {path}"
     if key == "claude_projects_dir":
-        return paths.claude_config_dir() / "projects", default
-    return paths.codex_home() / "sessions", default
+        return Path(claude_config_dir()) / "projects", default
+    return Path(codex_home()) / "sessions", default
 
 
 def codex_binary(config: Config | None = None) -> str | None:
     """The Codex CLI to run: ``AUTOPILOT_CODEX_BIN``, the config's ``codex_bin``, else ``codex`` on PATH."""
-    explicit = os.environ.get("AUTOPILOT_CODEX_BIN") or (config or {}).get("codex_bin")
+    explicit = env("AUTOPILOT_CODEX_BIN") or (config or {}).get("codex_bin")
     if explicit:
         return explicit
+    import shutil
+
     return shutil.which("codex")
 
 
 def resolve_backend(flag: str | None, run_backend: str | None, config: Config) -> str:
     """Pick the backend: --backend > AUTOPILOT_BACKEND > the run's own > config > codex on PATH > OPENAI_API_KEY."""
-    for source, value in (("--backend", flag), ("AUTOPILOT_BACKEND", os.environ.get("AUTOPILOT_BACKEND"))):
+    for source, value in (("--backend", flag), ("AUTOPILOT_BACKEND", env("AUTOPILOT_BACKEND"))):
         if value:
             if value not in BACKENDS:
                 raise BridgeError(f"{source} must be one of {', '.join(BACKENDS)}, not {value!r}")
@@ -230,7 +301,7 @@ def resolve_backend(flag: str | None, run_backend: str | None, config: Config) -
         return str(config["backend"])
     if codex_binary(config):
         return "codex-cli"
-    if os.environ.get("OPENAI_API_KEY"):
+    if env("OPENAI_API_KEY"):
         return "openai"
     raise BridgeError("no Codex backend is set up", hint=SETUP_HINT)
 
@@ -245,19 +316,14 @@ def resolve_model(flag: str | None, run_model: str | None, config: Config, phase
     """Pick the model: --model > AUTOPILOT_MODEL > the config's ``phases.<phase>.model`` > its ``model`` > the
     run's own; None lets Codex choose."""
     return (
-        flag
-        or os.environ.get("AUTOPILOT_MODEL")
-        or _phase(config, phase).get("model")
-        or config.get("model")
-        or run_model
-        or None
+        flag or env("AUTOPILOT_MODEL") or _phase(config, phase).get("model") or config.get("model") or run_model or None
     )
 
 
 def resolve_effort(flag: str | None, run_effort: str | None, config: Config, phase: str | None = None) -> str | None:
     """Pick the reasoning effort: --effort > AUTOPILOT_EFFORT > the config's ``phases.<phase>.effort`` > its
     ``effort`` > the run's own; None lets Codex use the model's default."""
-    for source, value in (("--effort", flag), ("AUTOPILOT_EFFORT", os.environ.get("AUTOPILOT_EFFORT"))):
+    for source, value in (("--effort", flag), ("AUTOPILOT_EFFORT", env("AUTOPILOT_EFFORT"))):
         if value:
             return effort_value(source, value)
     chosen = _phase(config, phase).get("effort") or config.get("effort") or run_effort
@@ -290,13 +356,13 @@ def positive_number(name: str, value: Any, *, integer: bool = False) -> float | 
 
 def timeout_seconds(config: Config) -> float:
     """How long one Codex call may take: ``AUTOPILOT_TIMEOUT`` > config > 300 s."""
-    raw = os.environ.get("AUTOPILOT_TIMEOUT") or config.get("timeout_seconds")
+    raw = env("AUTOPILOT_TIMEOUT") or config.get("timeout_seconds")
     return float(positive_number("AUTOPILOT_TIMEOUT", raw)) if raw else DEFAULT_TIMEOUT_S
 
 
 def max_diff_chars(config: Config) -> int:
     """How much diff one prompt may carry before the middle is cut."""
-    raw = os.environ.get("AUTOPILOT_MAX_DIFF_CHARS") or config.get("max_diff_chars")
+    raw = env("AUTOPILOT_MAX_DIFF_CHARS") or config.get("max_diff_chars")
     return int(positive_number("max_diff_chars", raw, integer=True)) if raw else DEFAULT_MAX_DIFF_CHARS
 
 
@@ -304,7 +370,7 @@ def max_history_tokens(config: Config) -> int:
     """The history (tokens) a run's Codex conversation may carry into a call before that call starts a fresh one,
     seeded from the run's state: ``AUTOPILOT_MAX_HISTORY_TOKENS`` > config > 10,000; 0: never restart."""
     name = "AUTOPILOT_MAX_HISTORY_TOKENS"
-    raw = os.environ.get(name)
+    raw = env(name)
     if not raw:
         name, raw = "max_history_tokens", config.get("max_history_tokens")
     if raw is None or raw == "":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from autopilot import config
 from autopilot.errors import BridgeError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the no-run hook path loads this module)
@@ -243,7 +244,7 @@ BINARY_PROBE = 8192  # git's own rule: a NUL byte in the first 8 KiB means binar
 
 def oversized(repo: str) -> list[tuple[str, str]]:
     """Changed or untracked files (not ignored) a snapshot leaves out: too large, or binary; with why."""
-    limit = int(os.environ.get("AUTOPILOT_MAX_FILE_BYTES") or MAX_FILE_BYTES)
+    limit = int(config.env("AUTOPILOT_MAX_FILE_BYTES") or MAX_FILE_BYTES)
     out = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", check=False)
     found: list[tuple[str, str]] = []
     for entry in out.split("\0"):

@@ -5,23 +5,22 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from autopilot import config
+
 
 def autopilot_home() -> Path:
     """The per-user home: ``$AUTOPILOT_HOME``, default ``~/.codex-autopilot``."""
-    env = os.environ.get("AUTOPILOT_HOME")
-    return Path(env) if env else Path.home() / ".codex-autopilot"
+    return Path(config.autopilot_home())
 
 
 def codex_home() -> Path:
     """Codex's home: ``$CODEX_HOME``, default ``~/.codex``."""
-    env = os.environ.get("CODEX_HOME")
-    return Path(env) if env else Path.home() / ".codex"
+    return Path(config.codex_home())
 
 
 def claude_config_dir() -> Path:
     """Claude Code's config and transcript root: ``$CLAUDE_CONFIG_DIR``, default ``~/.claude``."""
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(env) if env else Path.home() / ".claude"
+    return Path(config.claude_config_dir())
 
 
 def slugify(text: str, limit: int = 40) -> str:

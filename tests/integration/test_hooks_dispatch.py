@@ -151,6 +151,7 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         "autopilot",
         "autopilot.cli",
         "autopilot.clock",
+        "autopilot.config",
         "autopilot.digest",
         "autopilot.errors",
         "autopilot.fastjson",

@@ -19,8 +19,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "autopilot"
 LAYERS = [
     {"text", "clock"},  # clipping and timestamps: no bridge imports, nothing else imported
     {"redact", "digest", "clipboard", "output", "scripted", "fastjson"},  # leaves: nothing above the line above
-    {"errors", "paths", "fsutil"},
-    {"config", "git"},
+    {"errors"},
+    {"config"},  # settings: every environment variable is read here (the homes too)
+    {"paths", "fsutil"},
+    {"git"},
     {"codex"},  # Codex's own formats and files
     {"backends", "transcripts"},  # Codex transports; transcript readers
     {"run", "sources"},  # the autopilot loop; read-only session sources
@@ -232,3 +234,47 @@ def test_verdict_does_not_import_the_review_operation():
 def test_the_review_worker_imports_no_hook_module():
     """The detached review worker (run/review_worker.py) loads no module under hooks/, lazily or not."""
     assert [m for m in imports(modules()["autopilot.run.review_worker"]) if unit(m) == "hooks"] == []
+
+
+# Where the environment is read other than for a setting: building a child's environment, git's own
+# variables, PATH, and the demo setting (and restoring) its throwaway home.
+ENV_READERS_ALLOWED = {
+    "autopilot.config": "the one reader of settings",
+    "autopilot.backends.codex_cli": "copies the names the reviewer may see into codex's environment",
+    "autopilot.git": "asks whether git's own GIT_DIR / GIT_WORK_TREE are set",
+    "autopilot.commands.setup": "reads PATH to find where a launcher is reachable",
+    "autopilot.commands.demo": "sets, then restores, the variables of its throwaway run",
+    "autopilot.durable.store": "looks for an agent's shell markers (CLAUDECODE, CODEX_SANDBOX...), not a setting",
+    "autopilot.memory.origin": "looks for an agent's markers in this process's and its ancestors' environments",
+}
+
+
+def environment_reads(path: Path) -> list[int]:
+    """Line numbers where a module reads ``os.environ`` or ``os.getenv`` (not where it passes the whole of it)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        is_environ = isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv")
+        if is_environ and isinstance(node.value, ast.Name) and node.value.id == "os":
+            found.append(node.lineno)
+    spread = {  # `{**os.environ, ...}` hands a child the whole environment: no setting is read
+        v.lineno
+        for d in ast.walk(tree)
+        if isinstance(d, ast.Dict)
+        for k, v in zip(d.keys, d.values, strict=True)
+        if k is None
+    }
+    return sorted(set(found) - spread)
+
+
+def test_settings_are_read_from_the_environment_only_in_config():
+    """No module but config.py (and the few ENV_READERS_ALLOWED, for reasons named there) reads os.environ."""
+    readers = {m: environment_reads(p) for m, p in modules().items()}
+    assert {m: lines for m, lines in readers.items() if lines and m not in ENV_READERS_ALLOWED} == {}
+
+
+def test_the_environment_check_finds_a_reader(tmp_path):
+    """The check above can fail: a planted os.environ.get is found, a spread environment is not."""
+    planted = tmp_path / "m.py"
+    planted.write_text('import os\nx = os.environ.get("X")\nenv = {**os.environ, "A": "1"}\n')
+    assert environment_reads(planted) == [2]

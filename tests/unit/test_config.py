@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
@@ -174,3 +175,23 @@ def test_a_bad_history_bound_is_refused_naming_the_setting(monkeypatch, bad):
     monkeypatch.setenv("AUTOPILOT_MAX_HISTORY_TOKENS", bad)
     with pytest.raises(BridgeError, match="AUTOPILOT_MAX_HISTORY_TOKENS"):
         config.max_history_tokens({})
+
+
+def test_every_environment_variable_is_documented():
+    """docs/bridge.md's table lists exactly the variables config.ENVIRONMENT names, with the same words."""
+    from pathlib import Path
+
+    from autopilot.config import ENVIRONMENT
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "bridge.md").read_text()
+    table = doc.split("## Environment variables", 1)[1]
+    rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (.*) \|$", table, re.M))
+    assert rows == ENVIRONMENT
+
+
+def test_an_unknown_variable_is_refused():
+    """config.env reads only what ENVIRONMENT names: a typo fails loudly instead of reading nothing."""
+    from autopilot.config import env
+
+    with pytest.raises(KeyError, match="AUTOPILOT_HOMEE"):
+        env("AUTOPILOT_HOMEE")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from autopilot import paths
+from autopilot import config, paths
 from autopilot.backends import Reply, Usage
 from autopilot.codex.sessions import find_rollout, newest_root_session, readable
 from autopilot.config import SETUP_HINT, codex_binary
@@ -62,7 +62,7 @@ def reviewer_env() -> dict[str, str]:
     """The environment codex runs in: REVIEWER_ENV, the ``env_key`` of every provider in Codex's config.toml,
     and the names listed in ``$AUTOPILOT_CODEX_ENV`` (comma-separated, for what a custom setup needs)."""
     names = set(REVIEWER_ENV) | provider_keys()
-    names |= {n.strip() for n in os.environ.get("AUTOPILOT_CODEX_ENV", "").split(",") if n.strip()}
+    names |= {n.strip() for n in (config.env("AUTOPILOT_CODEX_ENV") or "").split(",") if n.strip()}
     return {name: os.environ[name] for name in names if name in os.environ}
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable
 from typing import Any
 
+from autopilot import config
 from autopilot.backends import Reply, Usage
 from autopilot.errors import InfraError
 
@@ -20,9 +20,9 @@ def _retry_policy(total: float) -> dict[str, Any]:
     import tenacity
     from openai import APIConnectionError, APITimeoutError, InternalServerError, RateLimitError
 
-    attempts = int(os.environ.get("AUTOPILOT_RETRY_ATTEMPTS") or 4)
-    base = float(os.environ.get("AUTOPILOT_RETRY_BASE_S") or 1.0)
-    cap = float(os.environ.get("AUTOPILOT_RETRY_MAX_S") or 20.0)
+    attempts = int(config.env("AUTOPILOT_RETRY_ATTEMPTS") or 4)
+    base = float(config.env("AUTOPILOT_RETRY_BASE_S") or 1.0)
+    cap = float(config.env("AUTOPILOT_RETRY_MAX_S") or 20.0)
 
     def transient(exc: BaseException) -> bool:
         if isinstance(exc, RateLimitError):
@@ -128,7 +128,7 @@ class ResponsesBackend:
         import openai
         import tenacity
 
-        if not os.environ.get("OPENAI_API_KEY"):
+        if not config.env("OPENAI_API_KEY"):
             raise InfraError(
                 "OPENAI_API_KEY is not set", kind="auth", hint="export OPENAI_API_KEY=... or choose --backend codex-cli"
             )

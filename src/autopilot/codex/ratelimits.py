@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import time
 
-from autopilot import clock
+from autopilot import clock, config
 from autopilot.fastjson import parse_json
 
 TYPE_CHECKING = False  # typing and pathlib cost milliseconds to import; this idiom keeps them off this path
@@ -54,26 +54,22 @@ def latest(codex_home: Path | str | None = None, *, now: float | None = None) ->
 
 
 def _sessions_dir() -> str:
-    """Codex's sessions folder as ``config.reader_dir("codex_sessions_dir")`` says, without its imports.
+    """Codex's sessions folder as ``config.reader_dir("codex_sessions_dir")`` says, without reading YAML.
 
     The environment variable, else ``$CODEX_HOME/sessions``, unless the config file names the key:
-    only then is the config module (pathlib, shutil, YAML) loaded to read it. A test keeps the two equal.
+    only then is the config file parsed (YAML) to read it. A test keeps the two equal.
     """
-    env = os.environ.get("AUTOPILOT_CODEX_SESSIONS_DIR")
-    if env:
-        return os.path.expanduser(env)
-    home = os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+    given = config.env("AUTOPILOT_CODEX_SESSIONS_DIR")
+    if given:
+        return os.path.expanduser(given)
     try:
-        with open(os.environ.get("AUTOPILOT_CONFIG") or os.path.join(home, "config.yaml"), "rb") as fh:
+        with open(config.env("AUTOPILOT_CONFIG") or os.path.join(config.autopilot_home(), "config.yaml"), "rb") as fh:
             named = b"codex_sessions_dir" in fh.read()
     except OSError:
         named = False
     if named:
-        from autopilot.config import reader_dir
-
-        return os.fspath(reader_dir("codex_sessions_dir")[0])
-    codex_home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
-    return os.path.join(codex_home, "sessions")
+        return os.fspath(config.reader_dir("codex_sessions_dir")[0])
+    return os.path.join(config.codex_home(), "sessions")
 
 
 def _desc(folder: str) -> list[str]:

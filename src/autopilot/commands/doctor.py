@@ -95,7 +95,7 @@ def _dotted(version: tuple[int, ...]) -> str:
 
 def claude_binary() -> str | None:
     """The claude CLI: ``AUTOPILOT_CLAUDE_BIN``, else ``claude`` on PATH."""
-    return os.environ.get("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
+    return config.env("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
 
 
 def _claude() -> Check:
@@ -151,8 +151,9 @@ def _codex() -> Check:
 
 def plugin_data_dirs() -> list[Path]:
     """Where Claude Code keeps codex-autopilot's data (its venv): $CLAUDE_PLUGIN_DATA, else every install's."""
-    if os.environ.get("CLAUDE_PLUGIN_DATA"):
-        return [Path(os.environ["CLAUDE_PLUGIN_DATA"])]
+    data = config.env("CLAUDE_PLUGIN_DATA")
+    if data:
+        return [Path(data)]
     root = paths.claude_config_dir() / "plugins" / "data"
     try:
         return sorted(p for p in root.iterdir() if p.name.startswith(f"{slash.PLUGIN}-"))
@@ -163,11 +164,11 @@ def plugin_data_dirs() -> list[Path]:
 def _plugin_venv() -> Check | None:
     found = [d for d in plugin_data_dirs() if (d / "venv").exists()]
     if not found:
-        if os.environ.get("CLAUDE_PLUGIN_DATA"):
+        if config.env("CLAUDE_PLUGIN_DATA"):
             return check(
                 "plugin venv",
                 FAIL,
-                f"no venv in {os.environ['CLAUDE_PLUGIN_DATA']}",
+                f"no venv in {config.env('CLAUDE_PLUGIN_DATA')}",
                 "start a new Claude Code session: SessionStart builds it",
             )
         return check(
@@ -330,7 +331,7 @@ def _config_and_backend() -> list[Check]:
         return found
     why = (
         "AUTOPILOT_BACKEND"
-        if os.environ.get("AUTOPILOT_BACKEND")
+        if config.env("AUTOPILOT_BACKEND")
         else "the config file"
         if cfg.get("backend")
         else "codex is installed"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
+from autopilot import config
 from autopilot.fastjson import parse_json
 
 TYPE_CHECKING = False  # see below: `typing` stays off the hot path
@@ -193,10 +194,10 @@ def dispatch(event: str, data: Json) -> Json | None:
         from autopilot.hooks.memory import merge
 
         out = merge(event, out, memory)
-    if event == "SessionStart" and os.environ.get(CODEX_SIDE_ENV):  # set by scripts/bootstrap.py after an update
+    if event == "SessionStart" and config.env(CODEX_SIDE_ENV):  # set by scripts/bootstrap.py after an update
         from autopilot.hooks.session import codex_side_notice
 
-        out = codex_side_notice(out, os.environ[CODEX_SIDE_ENV])
+        out = codex_side_notice(out, config.env(CODEX_SIDE_ENV) or "")
     return out
 
 
@@ -277,8 +278,7 @@ def has_run(cwd: str) -> bool:
 
 def run_dir_of(cwd: str) -> str | None:
     """The run directory of the git work tree around ``cwd`` when it holds a state.json, else None."""
-    home = os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
-    runs = os.path.join(home, "runs")
+    runs = os.path.join(config.autopilot_home(), "runs")
     try:
         names = os.listdir(runs)
     except OSError:

@@ -7,6 +7,7 @@ import time
 from functools import cached_property
 from typing import Any
 
+from autopilot import config
 from autopilot.errors import BridgeError
 from autopilot.hooks import TOOL_MARK, slash
 from autopilot.run import control, loop
@@ -101,7 +102,7 @@ class Hook:
 
     def block_cap(self) -> int | None:
         """How many Stop blocks in a row (with no tool run in between) Claude Code allows; None: no cap (0)."""
-        raw = os.environ.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
+        raw = config.env("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") or ""
         try:
             cap = int(raw)
         except ValueError:
@@ -154,10 +155,8 @@ def alert(message: str) -> Output:
 
 def terminal_sequence(message: str) -> str | None:
     """The escape sequence that notifies the user of ``message`` under the configured ``notify`` (None: off)."""
-    from autopilot import config
-
     try:
-        choice = os.environ.get("AUTOPILOT_NOTIFY") or str(config.load_config().get("notify") or "os")
+        choice = config.env("AUTOPILOT_NOTIFY") or str(config.load_config().get("notify") or "os")
     except Exception:  # a broken config must not cost the user the message itself
         choice = "os"
     if choice == "bell":

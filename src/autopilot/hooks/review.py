@@ -12,10 +12,9 @@ blocking.
 
 from __future__ import annotations
 
-import os
 import subprocess
 
-from autopilot import git
+from autopilot import config, git
 from autopilot.errors import CallBusy
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
@@ -88,7 +87,7 @@ def wait_seconds() -> float:
     """How long the hook is asked to wait for a review (``AUTOPILOT_HOOK_REVIEW_WAIT``) before Claude carries on;
     the hook clamps it to its budget."""
     try:
-        return max(0.0, float(os.environ.get("AUTOPILOT_HOOK_REVIEW_WAIT") or DEFAULT_WAIT_S))
+        return max(0.0, float(config.env("AUTOPILOT_HOOK_REVIEW_WAIT") or DEFAULT_WAIT_S))
     except ValueError:
         return DEFAULT_WAIT_S
 

@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from autopilot.clock import now_ms
-from autopilot.config import load_config
+from autopilot.config import env, load_config
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.git import toplevel
@@ -51,7 +51,7 @@ HEADER = (
 
 def budget() -> int:
     """How many characters one injection may take (env > config > default), within the hard bounds."""
-    raw = os.environ.get("AUTOPILOT_MEMORY_INJECT_CHARS")
+    raw = env("AUTOPILOT_MEMORY_INJECT_CHARS")
     if not raw:
         raw = load_config().get("memory_inject_chars")
     if raw in (None, ""):

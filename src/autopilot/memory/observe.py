@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
+from autopilot import config
 from autopilot.clock import now_ms
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
@@ -78,12 +79,12 @@ _SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 
 def home() -> str:
     """``$AUTOPILOT_HOME``, default ``~/.codex-autopilot`` (``paths.autopilot_home`` without pathlib)."""
-    return os.environ.get("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")
+    return config.autopilot_home()
 
 
 def enabled() -> bool:
     """Whether the active memory records at all (``AUTOPILOT_MEMORY=off`` switches it off)."""
-    return os.environ.get("AUTOPILOT_MEMORY", "").strip().lower() not in ("off", "0", "false", "no")
+    return (config.env("AUTOPILOT_MEMORY") or "").strip().lower() not in ("off", "0", "false", "no")
 
 
 def worktree_id(top: str) -> str:
@@ -419,7 +420,7 @@ def record(event: str, data: dict[str, Any], agent: str) -> tuple[str, bool] | N
 
 def managed_dir() -> str:
     """The administrator's rules directory: ``AUTOPILOT_MANAGED_DIR``, else the platform's (/etc/codex-autopilot)."""
-    return os.environ.get("AUTOPILOT_MANAGED_DIR") or MANAGED_DIR
+    return config.env("AUTOPILOT_MANAGED_DIR") or MANAGED_DIR
 
 
 def rules_stamp() -> str:

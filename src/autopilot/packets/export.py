@@ -7,8 +7,7 @@ is written) or stores it and its evidence index and returns where they went.
 
 from __future__ import annotations
 
-import os
-
+from autopilot import config
 from autopilot.errors import BridgeError
 from autopilot.packets import build, store
 from autopilot.sources import Limits, appserver, catalog
@@ -25,7 +24,7 @@ MIN_BUDGET_TOKENS = 100
 def budget_tokens(given: int | None) -> int:
     """The excerpt budget: ``given``, else ``AUTOPILOT_HANDOFF_BUDGET_TOKENS``, else the default; at least 100."""
     if given is None:
-        raw = os.environ.get("AUTOPILOT_HANDOFF_BUDGET_TOKENS") or str(build.DEFAULT_BUDGET_TOKENS)
+        raw = config.env("AUTOPILOT_HANDOFF_BUDGET_TOKENS") or str(build.DEFAULT_BUDGET_TOKENS)
         if not raw.isdigit():
             raise BridgeError(f"AUTOPILOT_HANDOFF_BUDGET_TOKENS={raw!r} is not a whole number; unset it or give one")
         given = int(raw)

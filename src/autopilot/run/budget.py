@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-from autopilot import paths
+from autopilot import config, paths
 from autopilot.backends import Usage
 from autopilot.errors import BridgeError
 
@@ -49,7 +48,7 @@ def _price(value: Any) -> bool:
 def price_table() -> dict[str, dict[str, float]]:
     """The shipped prices with the user's override file merged over them, model by model."""
     table = _load_yaml(SHIPPED_PRICES)
-    override = os.environ.get("AUTOPILOT_PRICES")
+    override = config.env("AUTOPILOT_PRICES")
     user = Path(override) if override else paths.autopilot_home() / "prices.yaml"
     if override and not user.exists():
         raise BridgeError(f"AUTOPILOT_PRICES names {user}, which does not exist", hint="fix or unset it")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from autopilot import config
 from autopilot.run import status
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
@@ -26,8 +27,7 @@ STATUSES = frozenset(status.ALL)
 
 def env_budget_usd(env: dict[str, str] | os._Environ[str] | None = None) -> float:
     """The budget from ``AUTOPILOT_BUDGET_USD`` when it is a positive number, else 5.00."""
-    env = os.environ if env is None else env
-    raw = env.get("AUTOPILOT_BUDGET_USD")
+    raw = config.env("AUTOPILOT_BUDGET_USD") if env is None else env.get("AUTOPILOT_BUDGET_USD")
     try:
         value = float(raw) if raw else DEFAULT_BUDGET_USD
     except ValueError:

@@ -8,7 +8,6 @@ holds a credential the user pasted.
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -93,7 +92,7 @@ def plan(
         if budget is not None
         else (
             float(config.positive_number("budget_usd", cfg["budget_usd"]))
-            if "budget_usd" in cfg and not os.environ.get("AUTOPILOT_BUDGET_USD")
+            if "budget_usd" in cfg and not config.env("AUTOPILOT_BUDGET_USD")
             else env_budget_usd()
         )
     )
@@ -144,7 +143,7 @@ def plan(
     # whole or not at all, with the user's umask; Codex's words made printable: people `cat` this file
     replace_text(target, printable(_plan_markdown(goal, plan, created)))
     artifact = ws.store.artifact("plan", {"goal": goal, "plan": plan, "plan_path": str(rel)})
-    owner = session_id if session_id is not None else os.environ.get("CLAUDE_CODE_SESSION_ID") or None
+    owner = session_id if session_id is not None else config.env("CLAUDE_CODE_SESSION_ID")
     # Work already in the tree (uncommitted edits, the plan file itself) is not the first task's work.
     plan_tree = git.work_tree(ws.root)
     with ws.store.transaction() as s:

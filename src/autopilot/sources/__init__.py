@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 
+from autopilot import config
 from autopilot.digest import canonical, sha256
 from autopilot.errors import BridgeError
 
@@ -60,7 +61,7 @@ class Limits:
             ("max_read_bytes", "AUTOPILOT_HANDOFF_MAX_READ_BYTES"),
             ("window_events", "AUTOPILOT_HANDOFF_WINDOW_EVENTS"),
         ):
-            raw = os.environ.get(var)
+            raw = config.env(var)
             if raw:
                 try:
                     values[field] = int(raw)
