@@ -26,10 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import zstandard
-
 from autopilot import paths
-from autopilot.config import reader_dir
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
@@ -74,6 +71,8 @@ def place(path: str) -> str:
 
 def scan_roots() -> list[Path]:
     """The directories Codex keeps rollouts in: its sessions (``codex_sessions_dir``) and archived sessions."""
+    from autopilot.config import reader_dir  # config loads shutil (bz2, lzma): a rollout read by path needs none
+
     return [reader_dir("codex_sessions_dir")[0], paths.codex_home() / "archived_sessions"]
 
 
@@ -113,6 +112,8 @@ def open_rollout(path: Path | str) -> BinaryIO:
     if not str(path).endswith(".zst"):
         return fh
     # the zstd reader has no readline(); a buffered reader gives it one (and lines for iteration)
+    import zstandard  # only a compressed rollout pays for it
+
     return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh, closefd=True))
 
 
