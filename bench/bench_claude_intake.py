@@ -23,8 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from wholeprocess import BARE, best, bridge, environment, interleaved, naive_argv  # bench/ is on the path
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
+TINY = FIXTURES / "tools" / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"  # a real session, 58 kB
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TOOL_ID = re.compile(rb"toolu_01Scripted")
 
@@ -203,6 +206,13 @@ def main(argv: list[str] | None = None) -> int:
             state["copies"] = build(path, 1, start_copy=copies)
 
         grown = run("intake", path, "-", home, setup=grow)
+        # Whole processes, as a user or an agent waits for them: the naive parse against `codex-bridge handoff
+        # intake` after a fresh +1 MB append (best of 3 each), and a cached intake of a small real session
+        # against a bare interpreter (interleaved, medians).
+        env = environment(home)
+        naive_ms = best(naive_argv(path), env)
+        cli_grown_ms = best(bridge("handoff", "intake", str(path)), env, setup=grow)
+        small = interleaved({"bare": BARE, "intake": bridge("handoff", "intake", str(TINY))}, env, runs=20)
         walk = run("walk", path, "100", home, repeat=1)
         huge_path = tmp / "huge-line.jsonl"
         one_huge_line(huge_path)
@@ -227,6 +237,12 @@ def main(argv: list[str] | None = None) -> int:
             f"+1 MB scanned {grown['scanned'] / 1e6:.2f} MB)"
         )
         print(
+            f"whole processes: naive parse {naive_ms:.0f} ms; `codex-bridge handoff intake` after +1 MB "
+            f"{cli_grown_ms:.1f} ms = {naive_ms / cli_grown_ms:.1f}x faster [target >= 20x]; a cached intake of a "
+            f"{TINY.stat().st_size // 1000} kB session {small['intake']:.1f} ms against bare `python -I -c pass` "
+            f"{small['bare']:.1f} ms = {small['intake'] / small['bare']:.2f}x [target <= 3.5x]"
+        )
+        print(
             f"walk newest->oldest, limit 100: {walk['pages']} pages, visited {walk['visited']} entries, "
             f"{walk['distinct']} distinct, index has {walk['entries']}, strictly newest first: "
             f"{walk['newest_first']}, {walk['seconds']:.1f}s, peak RSS {walk['peak_rss_mb']:.1f} MB"
@@ -247,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                     "grown": grown,
                     "walk": walk,
                     "huge": huge,
+                    "process_ms": {"naive": naive_ms, "cli_grown": cli_grown_ms, **small},
                 }
             )
         )

@@ -11,6 +11,9 @@ then measures in one run:
 - later pages: ``--before`` cursors against the cached index (target: 20x faster than naive);
 - re-intake after appending 1 MB of real lines (target: 20x faster than naive);
 - peak RSS of a subprocess doing a first intake and a page (target: 64 MB);
+- whole processes: `codex-bridge handoff from-codex intake` after a fresh 1 MB append against a process
+  doing the naive parse (target: 20x faster), and a cached intake of a small real rollout against a bare
+  `python -I -c pass` (target: within 3.5x);
 - exactly-once paging: every entry visited once walking all pages.
 
 Not a test: it prints numbers and ratios, and exits 1 only if a target is missed.
@@ -29,8 +32,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from wholeprocess import BARE, best, bridge, environment, interleaved, naive_argv  # bench/ is on the path
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "codex"
+TINY = FIXTURES / "exec_tools.jsonl"  # a real rollout
 SOURCES = ("exec_tools", "exec_plain", "app_legacy_parent", "subagent_parent", "exec_aborted")
 _CALL = re.compile(rb':"(call_\w+)"')
 
@@ -171,6 +177,29 @@ def main(argv: list[str] | None = None) -> int:
             f"exactly once: {once}"
         )
 
+        # Whole processes, as an agent waits for them (wholeprocess.py): the naive parse against the command
+        # after a fresh +1 MB append (best of 3, each on an index of the file as it was), and a cached intake of
+        # a small real rollout against a bare interpreter (interleaved, medians).
+        env = environment(work / "home")
+        saved, extra = rollout.stat().st_size, appended.read_bytes()
+
+        def regrow() -> None:
+            with open(rollout, "r+b") as fh:
+                fh.truncate(saved - len(extra))
+            intake(rollout)  # the index as it was before the append
+            with open(rollout, "ab") as out:
+                out.write(extra)
+
+        naive_ms = best(naive_argv(rollout), env)
+        cli_ms = best(bridge("handoff", "from-codex", "intake", str(rollout)), env, setup=regrow)
+        small = interleaved({"bare": BARE, "intake": bridge("handoff", "from-codex", "intake", str(TINY))}, env, 20)
+        print(
+            f"whole processes: naive parse {naive_ms:.0f} ms; `handoff from-codex intake` after +1 MB {cli_ms:.1f} ms "
+            f"= {naive_ms / cli_ms:.1f}x faster [target >= 20x]; cached intake of a {TINY.stat().st_size // 1000} kB "
+            f"rollout {small['intake']:.1f} ms against bare {small['bare']:.1f} ms = "
+            f"{small['intake'] / small['bare']:.2f}x [target <= 3.5x]"
+        )
+
         peak = peak_rss(rollout, work / "home-peak")
         print(f"peak RSS, first intake + one page in a fresh process: {peak['peak_rss_mb']} MB [target <= 64 MB]")
 
@@ -184,6 +213,12 @@ def main(argv: list[str] | None = None) -> int:
             "append_ms": round(t_append * 1000, 1),
             "append_speedup": round(t_naive / t_append),
             "peak_rss_mb": peak["peak_rss_mb"],
+            "process_naive_ms": round(naive_ms, 1),
+            "process_append_ms": round(cli_ms, 1),
+            "process_append_speedup": round(naive_ms / cli_ms, 1),
+            "process_cached_ms": round(small["intake"], 1),
+            "process_bare_ms": round(small["bare"], 1),
+            "process_cached_vs_bare": round(small["intake"] / small["bare"], 2),
             "exactly_once": once,
             "entries": len(seen),
         }
@@ -193,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
             and results["page_speedup"] >= 20
             and results["append_speedup"] >= 20
             and results["peak_rss_mb"] <= 64
+            and results["process_append_speedup"] >= 20
+            and results["process_cached_vs_bare"] <= 3.5
             and once
         )
         print("all targets met" if ok else "TARGET MISSED")
