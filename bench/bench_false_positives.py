@@ -30,6 +30,7 @@ PLACEHOLDER = re.compile(r"\[REDACTED:(\w+)\]")
 
 PROBE = r"""
 import json, re, sys, time
+from collections import Counter
 sys.path.insert(0, sys.argv[1])
 from autopilot.redact import redact
 files = json.loads(sys.stdin.read())

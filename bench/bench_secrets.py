@@ -1,6 +1,6 @@
 """The secret corpus as whole processes: how many credential shapes leave, and what withholding them costs.
 
-Builds the corpus of ``tests/support/secret_corpus.py`` (114 shapes; every value fake, made at
+Builds the corpus of ``tests/support/secret_corpus.py`` (173 shapes; every value fake, made at
 run time) in a throwaway repository, then runs real ``codex-bridge`` processes: ``plan`` (the goal
 carries every token), ``review`` and ``verdict`` (diffs with new files, key files changed in the
 middle, lines git puts in hunk headers, a renamed and a copied .env, a copy of a gitignored .env,
