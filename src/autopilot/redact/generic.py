@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import HUNK, NUMBERED, Rule, apply, whole_name
+from autopilot.redact.rules import NUMBERED, Rule, apply, whole_name
 
 # Names that hold a credential without saying "secret": salts and peppers, seeds and mnemonics, DSNs and
 # connection strings, personal access tokens, JWTs, one-time-password seeds, licence keys, session ids.
@@ -67,6 +67,17 @@ def high_entropy(value: str) -> bool:
     return entropy >= 3.0
 
 
+# What may stand before a .pgpass line's host: a hunk header, a line number, a diff marker, indentation, a quote.
+_PGPASS_HEAD = lazy(r"(?:@@@? [^@\n]{1,100} @@@?[ \t]?)?" + NUMBERED + r"[+\- ]?[ \t]*[\"']?[\w.\-*]{1,253}")
+
+
+def _pgpass_line(value: str, match: re.Match[str]) -> bool:
+    """Whether the fields before a .pgpass-like port start their line (a host, after what a line may start with)."""
+    text, start = match.string, match.start()
+    line = max(text.rfind("\n", 0, start) + 1, text.rfind("\\n", 0, start) + 2 if "\\n" in text else 0)
+    return not_stand_in(value, match) and bool(_PGPASS_HEAD.fullmatch(text, line, start))
+
+
 def _generated(value: str, match: re.Match[str]) -> bool:
     return high_entropy(value.strip("\"'`"))
 
@@ -90,7 +101,7 @@ GENERIC: list[Rule] = [
     # Found from the separator (a literal: cheap to search for), the name read back from it.
     Rule(
         "credential_value",
-        lazy(r"(?:=>|:=|[:=])[ \t]*\\{0,3}[\"'`]?" + _VALUE),
+        lazy(r"[:=][=>]?[ \t]*\\{0,3}[\"'`]?" + _VALUE),
         1,
         _named_like,
         hints=("=", ":"),
@@ -103,12 +114,13 @@ GENERIC: list[Rule] = [
         _generated,
         hints=("://",),
     ),
-    # A password option: short flags most tools read a password from, and long ones named for a secret.
+    # A password option: short flags most tools read a password from, and long ones named for a secret
+    # (opening with the literal `-`, so the scan is `re`'s fast one).
     Rule(
         "cli_secret",
         lazy(
-            r"(?<![\w\-])((?:-[pPwWkKNa]|--?(?:pw|pwd|passcode|oauth2-bearer|auth|bearer|pin)"
-            r"|-(?:src|dest)?(?:store|key)pass|-passphrase)[ \t]+([\"']?))([^\s\"'`;|&]{6,512})\2"
+            r"(-(?<![\w\-]-)(?:[pPwWkKNa]|-?(?:pw|pwd|passcode|oauth2-bearer|auth|bearer|pin)"
+            r"|(?:src|dest)?(?:store|key)pass|passphrase)[ \t]+([\"']?))([^\s\"'`;|&]{6,512})\2"
         ),
         3,
         _generated,
@@ -134,15 +146,15 @@ GENERIC: list[Rule] = [
         lower=("<add",),
     ),
     # A .pgpass line: host:port:database:user:password (the port a number or `*`), wherever a line can start.
+    # Found from its port (`:5432:`, `:*:`), the host and the line's start checked back from there.
     Rule(
         "pgpass_password",
         lazy(
-            r"(?m)((?:^|(?<=\\n)|(?<=[\"']))" + HUNK + NUMBERED + r"[+\- ]?[ \t]*"
-            r"[\w.\-*]{1,253}:(?:\d{1,5}|\*):[\w.\-*]{1,63}:[\w.\-@*]{1,63}:)([^\s:\"'\\]{3,512})"
+            r"(?m)(:(?<=[\w.\-*]:)(?:\d{1,5}|\*):[\w.\-*]{1,63}:[\w.\-@*]{1,63}:)([^\s:\"'\\]{3,512})"
             r"(?=[ \t]*(?:$|\\n|[\"']))"
         ),
         2,
-        not_stand_in,
+        _pgpass_line,
         hints=(":",),
     ),
     # Terraform state and `terraform output -json`: a sensitive output's value; a random_password's result.

@@ -45,7 +45,7 @@ MATERIAL: list[Rule] = [
     # that says `"kty"`, else a long generated one (a JWK's tail, cut from its `kty`, is still key material).
     Rule(
         "jwk_private_key",
-        lazy(r"(\\{0,3}[\"'](?:d|p|q|dp|dq|qi|k)\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9_\-]{16,})"),
+        lazy(r"([\"'](?:d|p|q|dp|dq|qi|k)\\{0,3}[\"'][ \t]*:[ \t]*\\{0,3}[\"'])([A-Za-z0-9_\-]{16,})"),
         2,
         check=_jwk_member,
         hints=("kty", 'd"', 'p"', 'q"', 'i"', 'k"', "d'", "p'", "q'", "i'", "k'"),
@@ -60,7 +60,7 @@ MATERIAL: list[Rule] = [
     # (a bare 64-digit hex is a digest, and a key's name without `0x` is :mod:`.named`'s).
     Rule(
         "ethereum_private_key",
-        lazy(r"(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{64}(?![0-9A-Za-z])"),
+        lazy(r"\b(?:0x)?[0-9a-fA-F]{64}(?![0-9A-Za-z])"),
         check=_handed_to_a_wallet,
         lower=("wallet", "signer", "account", "0x"),
     ),
@@ -87,12 +87,19 @@ def bip39_words() -> frozenset[str]:
     return frozenset((Path(__file__).with_name("bip39_english.txt")).read_text(encoding="ascii").split())
 
 
+def _may_hold_words(line: str) -> bool:
+    spaces = line.count(" ") + line.count("\t")
+    if spaces < SEED_WORDS - 1:
+        return False
+    indent = len(line) - len(line.lstrip())
+    return spaces - indent >= SEED_WORDS - 1 and _WORD_RUN.search(line) is not None
+
+
 def seed_phrases(text: str, counts: Counter[str]) -> str:
     """``text`` with every run of twelve or more BIP-39 words in a row replaced by one placeholder."""
-    # Only lines with eleven spaces or more can hold twelve words (a cheap test: the pattern is not).
-    if not any(
-        line.count(" ") + line.count("\t") >= SEED_WORDS - 1 and _WORD_RUN.search(line) for line in text.split("\n")
-    ):
+    # Only lines with eleven spaces or more after their indentation can hold twelve words (cheap tests first:
+    # the pattern is not).
+    if not any(_may_hold_words(line) for line in text.split("\n")):
         return text
     words = bip39_words()
 
