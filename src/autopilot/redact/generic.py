@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from urllib.parse import unquote
 
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
@@ -215,7 +214,7 @@ def _decoded(run: str, counts: Counter[str], tokens: list[Rule]) -> str:
     """A percent-encoded run as it was, or redacted whole when its decoded text holds a known token."""
     if len(run) < 16:
         return run
-    plain = unquote(run)
+    plain = _PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), run)  # tokens are ASCII; urllib costs ~3 ms
     found: Counter[str] = Counter()
     lowered = plain.lower()
     out = plain

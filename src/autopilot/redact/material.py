@@ -11,10 +11,9 @@ contents together make a JWT.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
-from functools import cache
-from pathlib import Path
 
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.patterns import lazy
@@ -81,10 +80,15 @@ _WORD_RUN = lazy(r"(?<![\w\-])[a-z]{3,8}(?:[ \t]{1,3}[a-z]{3,8}){11,}(?![\w\-])"
 SEED_WORDS = 12  # the shortest BIP-39 mnemonic
 
 
-@cache
+_WORDS: list[frozenset[str]] = []  # loaded once (no functools or pathlib: the hooks' redaction pays every import)
+
+
 def bip39_words() -> frozenset[str]:
     """The 2,048 words of the BIP-39 English list (shipped beside this module)."""
-    return frozenset((Path(__file__).with_name("bip39_english.txt")).read_text(encoding="ascii").split())
+    if not _WORDS:
+        with open(os.path.join(os.path.dirname(__file__), "bip39_english.txt"), encoding="ascii") as fh:
+            _WORDS.append(frozenset(fh.read().split()))
+    return _WORDS[0]
 
 
 def _may_hold_words(line: str) -> bool:
