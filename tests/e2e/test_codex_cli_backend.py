@@ -297,3 +297,28 @@ def test_a_run_pauses_before_a_window_runs_out_and_resumes_after_it_resets(codex
     code, _, err = bridge("-C", str(git_repo), "review")
     assert code == 0, err
     assert (state_of(bridge, git_repo)["status"], len(codex_server.requests)) == ("running", 2)
+
+
+def test_past_the_history_bound_codex_starts_a_new_thread_seeded_from_the_run(
+    codex_server, git_repo, bridge, monkeypatch
+):
+    """With the run's history at its bound, the next call runs `codex exec` (a new thread, not a resume) whose
+    prompt opens with the run's state, and the thread it opened becomes the run's conversation."""
+    codex_server.push(reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0
+    first = state_of(bridge, git_repo)
+    (git_repo / "feature.py").write_text("x = 1\n")
+    codex_server.push(reply_json(APPROVE))
+    assert bridge("-C", str(git_repo), "review")[0] == 0
+    resumed = state_of(bridge, git_repo)
+    monkeypatch.setenv("AUTOPILOT_MAX_HISTORY_TOKENS", str(resumed["conversation_tokens"]))
+    codex_server.push(reply_json(continue_to("T2")))
+    assert bridge("-C", str(git_repo), "verdict")[0] == 0
+    s = state_of(bridge, git_repo)
+    sent = json.dumps(codex_server.requests[-1]["input"])
+    assert resumed["conversation_id"] == first["conversation_id"] != s["conversation_id"]
+    assert "<run-state" in sent and "x = 1" in sent and "Goal: Add a feature" in sent
+    assert "You are reviewing" not in sent and "You are the planner" not in sent  # no earlier turn is carried
+    assert s["conversation_restarts"] == 1
+    # the new thread's history is its one exchange: Codex's own ~14,600 tokens of instructions are not history
+    assert resumed["conversation_tokens"] > 0 and 0 < s["conversation_tokens"] < 8_000
