@@ -207,6 +207,14 @@ def describe(action: str, rule: dict[str, Any], rules: dict[str, Any]) -> list[s
     ]
     if rule.get("why"):
         out.append(f"Why: {one_line(str(rule['why']))}")
+    share = (rule.get("source") or {}).get("share")
+    if isinstance(share, dict):  # a teammate's rule pulled through the git remote (codex-bridge share pull)
+        out.append(
+            f"Shared through {one_line(str(share.get('remote')))} in commit {one_line(str(share.get('commit')))[:12]} "
+            f"by {one_line(str(share.get('by')))} from {one_line(str(share.get('machine')))}, approved there by "
+            f"{one_line(str(share.get('approvedBy')))}; no signature listed in HEAD's allowed_signers vouches for it: "
+            "approving makes it your own rule."
+        )
     return out
 
 

@@ -30,7 +30,7 @@ from autopilot.memory import observe
 from autopilot.memory import store as memory_store
 from autopilot.memory import view as memory_view
 from autopilot.packets import export as packet_export
-from autopilot.packets import receive
+from autopilot.packets import receive, shared
 from autopilot.packets.store import belongs, listed, packets_dir
 from autopilot.run import control, summary
 from autopilot.run.state import all_runs, read_run
@@ -202,6 +202,7 @@ class Api:
         project = self.project()
         repo_id = project.repo_id
         rows: list[ListedPacket] = []
+        pulled = shared.origins(repo_id)  # a teammate's packets this repository pulled (`share pull`)
         with self._lock:  # one reader fills the cache; a request during the start-up read waits for it
             for entry in self._packet_files():
                 st = entry.stat()
@@ -209,7 +210,7 @@ class Api:
                 if key not in self._packet_rows:
                     self._packet_rows[key] = listed(Path(entry.path))
                 repo, row = self._packet_rows[key]
-                if row is not None and belongs(repo, row, repo_id):
+                if row is not None and belongs(repo, row, repo_id, pulled):
                     rows.append(row)
         rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
         return {"project": project.identity(), "packets": rows[:limit], "total": len(rows)}

@@ -2,7 +2,9 @@
 
 The rules in force in a worktree are the administrator's managed rules (:mod:`.managed`) first, then
 the person's approved rules and decisions for its repository (and those for every project), each with
-its approver and approval time. Candidates never are: nothing proposed reaches an agent until a person
+its approver and approval time, then the team's (shared through the git remote and approved by a
+signature git verified: the ``signed`` channel of :mod:`.view`), each with who approved it on their
+machine, its signer and the commit. Candidates never are: nothing proposed reaches an agent until a person
 approves it. Before a turn (the moments the active memory is injected: a session's start, after a
 compaction or ``/clear``, and the first prompt after a rule changed) the session gets the rules it does
 not know yet, and a one-line "no longer applies: …" for each rule it was given that was revoked,
@@ -28,7 +30,7 @@ from typing import Any
 from autopilot.clock import now_ms
 from autopilot.digest import sha256_hex
 from autopilot.durable import managed
-from autopilot.durable.view import APPROVED, PASSPHRASE, REVOKED, SUPERSEDED, Reader, applies, home
+from autopilot.durable.view import APPROVED, PASSPHRASE, REVOKED, SIGNED, SUPERSEDED, Reader, applies, home
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 from autopilot.memory import observe
@@ -56,6 +58,11 @@ HEADER = (
 )
 MANAGED_TITLE = "Managed by this machine's administrator ({path}), above the person's own:"
 APPROVED_TITLE = "Approved by the person with their approval passphrase:"
+SHARED_TITLE = (
+    "Shared by the team through the project's git remote, in commits SSH-signed by a signer the repository's "
+    ".codex-autopilot/allowed_signers lists:"
+)
+TIERS = ("managed", "approved", "shared")
 WITHDRAWN_TITLE = "Withdrawn (do not follow these any more):"
 
 
@@ -83,9 +90,19 @@ def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Ma
     for r in approved:
         decision = r.get("approved") or {}
         kind, text = str(r.get("kind") or "rule"), str(r.get("text") or "")
-        items.append(
-            _held(r["id"], kind, text, "approved", str(decision.get("person") or ""), str(decision.get("at") or ""))
+        signed = decision.get("channel") == SIGNED  # the team's: approved by a signature git verified
+        item = _held(
+            r["id"],
+            kind,
+            text,
+            "shared" if signed else "approved",
+            str(decision.get("person") or ""),
+            str(decision.get("at") or ""),
         )
+        if signed:
+            item["commit"] = str(decision.get("commit") or "")
+            item["approvedBy"] = str(((r.get("source") or {}).get("share") or {}).get("approvedBy") or "")
+        items.append(item)
     return items, tier
 
 
@@ -99,6 +116,12 @@ def _line(item: InForce) -> str:
     text = _q(item["text"], TEXT_CHARS)
     if item["tier"] == "managed":
         return f"- {item['id']} ({item['kind']}): {text}"
+    if item["tier"] == "shared":
+        return (
+            f"- {item['id']} ({item['kind']}, approved by {_q(item.get('approvedBy') or '', 80)} on their machine, "
+            f"signed by {_q(item['by'], 80)} in commit {item.get('commit', '')[:12]}, delivered here at {item['at']}): "
+            f"{text}"
+        )
     return f"- {item['id']} ({item['kind']}, approved by {_q(item['by'], 80)} at {item['at']}): {text}"
 
 
@@ -113,6 +136,8 @@ def _withdrawal(rid: str, old_text: str, view: View, tier: Managed) -> str:
     elif rule["status"] == REVOKED:
         revoked = rule.get("revoked") or {}
         why = f"revoked by {_q(str(revoked.get('person') or ''), 80)} at {revoked.get('at')}"
+        if revoked.get("channel") == SIGNED:
+            why += f" (a signed revocation shared in commit {str(revoked.get('commit') or '')[:12]})"
         if revoked.get("reason"):
             why += f": {_q(str(revoked['reason']), 200)}"
     elif rule["status"] == SUPERSEDED:
@@ -166,10 +191,11 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     if gone_lines:
         used += len(WITHDRAWN_TITLE) + 1
     shown: list[InForce] = []
-    blocks: dict[str, list[str]] = {"managed": [], "approved": []}
+    blocks: dict[str, list[str]] = {name: [] for name in TIERS}
+    titles = {"managed": MANAGED_TITLE.format(path=tier["path"]), "approved": APPROVED_TITLE, "shared": SHARED_TITLE}
     for item in fresh:
         line = _line(item)
-        title = MANAGED_TITLE.format(path=tier["path"]) if item["tier"] == "managed" else APPROVED_TITLE
+        title = titles[item["tier"]]
         extra = len(line) + 1 + (0 if blocks[item["tier"]] else len(title) + 1)
         if used + extra > limit:
             left += 1
@@ -177,9 +203,9 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
         blocks[item["tier"]].append(line)
         used += extra
         shown.append(item)
-    for tier_name, title in (("managed", MANAGED_TITLE.format(path=tier["path"])), ("approved", APPROVED_TITLE)):
+    for tier_name in TIERS:
         if blocks[tier_name]:
-            lines += [title, *blocks[tier_name]]
+            lines += [titles[tier_name], *blocks[tier_name]]
     if gone_lines:
         lines += [WITHDRAWN_TITLE, *gone_lines]
     for item in shown:

@@ -50,16 +50,21 @@ def sync(project: Project, notes: list[str]) -> int:
         decision = rule.get("approved") or {}
         kind = str(rule.get("kind") or "rule")
         person, at = str(decision.get("person") or ""), str(decision.get("at") or "")
+        approval = {"id": rid, "kind": kind, "person": person, "at": at, "scope": rule.get("project")}
+        said = f"{kind} approved by {person} at {at}"
+        if decision.get("channel") == "signed":  # a teammate's, delivered by their signed commit (durable/view.py)
+            approval.update(channel="signed", commit=decision.get("commit"), key=decision.get("key"))
+            said = f"{kind} shared by the team, signed by {person} in commit {str(decision.get('commit'))[:12]}"
         docs.append(
             {
                 "kind": "durable",
                 "origin": origin,
                 "ref": rid,
                 "role": ROLES.get(kind, "approved-rule"),
-                "text": f"{kind} approved by {person} at {at}: {rule.get('text')}",
+                "text": f"{said}: {rule.get('text')}",
                 "repoId": project.repo_id,
                 "time": at,
-                "approval": {"id": rid, "kind": kind, "person": person, "at": at, "scope": rule.get("project")},
+                "approval": approval,
             }
         )
     try:

@@ -23,12 +23,17 @@ class Proposed(TypedDict, total=False):
 
 
 class Decision(TypedDict, total=False):
-    """A person's approval or revocation: who, where, when (and, revoking, why)."""
+    """A person's approval or revocation: who, where, when (and, revoking, why); through the ``signed`` channel, a
+    teammate's, by the SSH signature of a commit (``person`` is then the signer)."""
 
     person: Any
     channel: Any
     at: Any
     reason: Any
+    signer: Any
+    key: Any  # the signing key's fingerprint
+    commit: Any  # the signed commit that brought the rule (or its revocation) to the share ref
+    signers: Any  # the allowed_signers blob in HEAD that listed the signer
 
 
 class Rule(TypedDict):
@@ -127,7 +132,9 @@ class InForce(TypedDict):
     id: str
     kind: str
     text: str
-    tier: str  # managed | approved
+    tier: str  # managed | approved | shared (approved by a teammate's signed commit)
     by: str
     at: str
     fp: str  # what the session compares to tell a changed rule
+    commit: NotRequired[str]  # shared: the signed commit
+    approvedBy: NotRequired[str]  # shared: who approved it on their machine

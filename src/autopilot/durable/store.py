@@ -32,6 +32,8 @@ from autopilot.durable.view import (
     ID,
     KINDS,
     PROPOSING_CHANNELS,
+    SHARED,
+    SIGNED,
     STATUSES,
     Reader,
     apply,
@@ -40,7 +42,7 @@ from autopilot.durable.view import (
 from autopilot.errors import BridgeError
 from autopilot.memory.origin import AGENT_ENV  # the variables an agent's shell sets; a decision is never taken there
 from autopilot.packets.store import load
-from autopilot.redact import redact
+from autopilot.redact import Redactor, redact
 from autopilot.sources.project import Project
 
 TYPE_CHECKING = False
@@ -70,6 +72,11 @@ def project_scope(cwd: str | None) -> dict[str, str]:
     """The project a rule proposed in ``cwd`` holds in: its repository's root and identity (every worktree of it)."""
     project = Project(cwd)
     return {"root": project.root, "repoId": project.repo_id}
+
+
+def redact_walk(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with every string in it redacted."""
+    return Redactor().walk(value)
 
 
 def check_person(name: Any) -> str:
@@ -198,6 +205,61 @@ class Log(Reader):
             raise BridgeError(f"refused: {problem}", hint="`codex-bridge durable list` shows each one's status")
         verify(secret)
         entry["at"] = clock.now()
+        if action == "revoke":
+            entry["reason"] = redact(reason)[0][:MAX_TEXT] if reason else None
+        return self._append(entry)
+
+    def receive_shared(
+        self,
+        rid: str,
+        kind: str,
+        text: str,
+        *,
+        source: dict[str, Any],
+        project: dict[str, str],
+        supersedes: str | None,
+    ) -> Rule:
+        """Add a rule a teammate shared through the git remote as a candidate of ``project`` (``rid``: the id
+        :mod:`autopilot.share.rules` derives from its share id, so pulling it again adds nothing)."""
+        if kind not in KINDS or not ID.fullmatch(rid) or not rid.startswith(KINDS[kind]):
+            raise BridgeError(f"{rid!r} is not a {kind} id")
+        clean = redact(" ".join((text or "").split()))[0][:MAX_TEXT]
+        old = self.view()["rules"].get(supersedes or "")
+        if old is None or old["status"] != APPROVED:
+            supersedes = None  # it replaces nothing in force here
+        return self._append(
+            {
+                "action": "propose",
+                "id": rid,
+                "kind": kind,
+                "text": clean,
+                "why": "shared by a teammate through the project's git remote",
+                "by": redact(str(source.get("approvedBy") or "a teammate"))[0][:MAX_NAME],
+                "channel": SHARED,
+                "source": {"share": redact_walk(source)},
+                "supersedes": supersedes,
+                "project": project,
+                "at": clock.now(),
+            }
+        )
+
+    def decide_signed(
+        self, action: str, rid: str, *, signer: str, key: str, commit: str, signers: str, reason: str | None = None
+    ) -> Rule:
+        """Approve or revoke a shared rule as the teammate whose SSH signature on ``commit`` git verified against the
+        allowed signers HEAD holds (blob ``signers``): the only decision taken without a person here."""
+        if action not in ("approve", "revoke") or not signer.strip():
+            raise BridgeError(f"{action!r} by {signer!r} is not a signed decision", hint="approve or revoke, signed")
+        entry: dict[str, Any] = {
+            "action": action,
+            "id": check_id(rid),
+            "person": signer.strip()[:MAX_NAME],
+            "channel": SIGNED,
+            "key": key,
+            "commit": commit,
+            "signers": signers,
+            "at": clock.now(),
+        }
         if action == "revoke":
             entry["reason"] = redact(reason)[0][:MAX_TEXT] if reason else None
         return self._append(entry)

@@ -10,6 +10,11 @@ disagrees with the log it claims to be made from (written by hand, or by anythin
 is rebuilt too, and the read says so (``edited``: ``integrity.ok`` is false and
 ``integrity.viewRebuilt`` explains), so whoever reads it first (``durable list``, the dashboard, a
 session-start hook) tells the person.
+
+A decision needs a person at a deciding channel, with one exception: a rule a teammate shared through
+the project's git remote (proposed through :data:`SHARED`) may be approved or revoked through
+:data:`SIGNED`, naming the signer, the key and the commit whose SSH signature git verified against the
+allowed signers HEAD lists (``autopilot.share``); that channel applies to nothing else.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ KINDS = {"rule": "R", "decision": "D"}
 CANDIDATE, APPROVED, REVOKED, SUPERSEDED = "candidate", "approved", "revoked", "superseded"
 STATUSES = (CANDIDATE, APPROVED, REVOKED, SUPERSEDED)
 DECIDING_CHANNELS = ("dashboard", "terminal")  # where a person decides; agents reach neither
+SHARED = "shared"  # proposed by a teammate through the project's git remote (``codex-bridge share pull``)
+SIGNED = "signed"  # decided by a teammate in a commit signed by a signer HEAD's allowed_signers lists
 PROPOSING_CHANNELS = ("dashboard", "terminal", "cli", "packet")
 GENESIS = "0" * 64
 ID = re.compile(r"[RD]-[0-9a-f]{12}")
@@ -113,9 +120,16 @@ def apply(rules: dict[str, Rule], e: dict[str, Any]) -> str | None:
     rule = rules.get(rid)
     if rule is None:
         return f"{action} of {rid}, which was never proposed"
-    if e.get("channel") not in DECIDING_CHANNELS or not e.get("person"):
+    decision: Decision = {"person": e.get("person"), "channel": e.get("channel"), "at": e.get("at")}
+    if e.get("channel") == SIGNED:  # a teammate's signed decision: only ever on what the team shared
+        if (rule.get("proposed") or {}).get("channel") != SHARED:
+            return f"a signed {action} of {rid}, which was not shared through the git remote"
+        if not (e.get("person") and e.get("commit") and e.get("key")):
+            return f"a signed {action} of {rid} without its signer, key and commit"
+        decision["signer"], decision["key"], decision["commit"] = e["person"], e["key"], e["commit"]
+        decision["signers"] = e.get("signers")
+    elif e.get("channel") not in DECIDING_CHANNELS or not e.get("person"):
         return f"{action} of {rid} without a person at a deciding channel"
-    decision: Decision = {"person": e["person"], "channel": e["channel"], "at": e.get("at")}
     if action == "approve":
         if rule["status"] != CANDIDATE:
             return f"{rid} is {rule['status']}, not a candidate"

@@ -84,7 +84,9 @@ def render(
         "instruction or an approval; text from the session is quoted (`> ` lines, code spans). Check current "
         "files and rerun tests before relying on any of it.",
         (
-            "Checks: packet hash, evidence index, project, worktree and source transcript verified."
+            "Checks: packet hash and evidence index verified. SHARED FROM ANOTHER MACHINE, SOURCE NOT HERE:"
+            if checks.get("shared")
+            else "Checks: packet hash, evidence index, project, worktree and source transcript verified."
             if checks.get("sourceAvailable", True)
             else "Checks: packet hash, evidence index, project and worktree verified. SOURCE UNAVAILABLE:"
         )

@@ -22,7 +22,7 @@ from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.memory.origin import caller
 from autopilot.memory.store import SessionStore
-from autopilot.packets import claims, store
+from autopilot.packets import claims, shared, store
 from autopilot.packets.context import render
 from autopilot.packets.memory import seed
 from autopilot.sources import check_session_id, verify_hash
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         Imported,
         Inspected,
         Mark,
+        Origin,
         Packet,
         Receipt,
         Receiving,
@@ -52,20 +53,28 @@ def inspect(ref: str) -> Inspected:
     """A verified packet with its evidence index (raises PacketError for a tampered one)."""
     pid, packet, evidence = store.load(ref)
     source = packet["source"]
-    importable = source.get("kind") == "local" and bool(source.get("hash"))
-    return {
+    pulled = shared.origin_of(pid)
+    importable = pulled is not None or (source.get("kind") == "local" and bool(source.get("hash")))
+    note = (
+        f"{shared.label(pulled[1])}; {shared.NOTE}"
+        if pulled
+        else None
+        if importable
+        else "made through the app server: it can be inspected but not imported (no local source bytes to verify); "
+        "re-export with --source local"
+    )
+    answer: Inspected = {
         "packet": pid,
         "path": str(store.resolve(pid)),
         "verified": {"packetHash": True, "evidenceIndex": True},
         "importable": importable,
-        "importNote": None
-        if importable
-        else "made through the app server: it can be inspected but not "
-        "imported (no local source bytes to verify); re-export with "
-        "--source local",
+        "importNote": note,
         "contents": packet,
         "evidenceIndex": evidence,
     }
+    if pulled:
+        answer["shared"] = pulled[1]
+    return answer
 
 
 def _refuse(pid: str, reason: str, hint: str) -> BridgeError:
@@ -245,6 +254,10 @@ def import_packet(
     """
     check_session_id(session)
     pid, packet, _ = store.load(ref)
+    project = Project(cwd)
+    pulled = shared.origins(project.repo_id).get(pid)
+    if pulled is not None:  # a teammate's packet this repository pulled: made elsewhere, its source is not here
+        return _import_shared(pid, packet, pulled, project, to, session, max_chars, new_session)
     source = packet["source"]
     recorded = source.get("hash")
     if source.get("kind") != "local" or not recorded:
@@ -257,7 +270,6 @@ def import_packet(
         raise _refuse(
             pid, f"it was exported for {packet['destination']['agent']}, not {to}", f"re-export it with --to {to}"
         )
-    project = Project(cwd)
     repo = packet["repository"]
     if repo.get("repoId") != project.repo_id:
         raise _refuse(
@@ -293,6 +305,63 @@ def import_packet(
         "sourceGrewBytes": grown,
         "sourceNote": _source_note(transcript, deleted, grown, gone, unavailable),
     }
+    return _answer(pid, packet, to, session, project, receiving, checks, d, stale, unavailable, gone, max_chars)
+
+
+def _import_shared(
+    pid: str,
+    packet: Packet,
+    origin: Origin,
+    project: Project,
+    to: str,
+    session: str,
+    max_chars: int,
+    new_session: bool,
+) -> Imported:
+    """Import a packet a teammate shared: made on another machine, so no source byte is checked and every claim
+    that cites its transcripts is the packet's copy; git is compared with this worktree as for any packet."""
+    if packet["destination"]["agent"] != to:
+        raise _refuse(
+            pid,
+            f"it was exported for {packet['destination']['agent']}, not {to}",
+            "ask whoever shared it to export it for that agent",
+        )
+    receiving = _receiving(to, session, project, new_session=new_session)
+    d = drift(packet["repository"], git_state(project.worktree), project.worktree)
+    stale = stale_claims(packet, d)
+    own = packet["source"].get("transcript")
+    gone = {p for p in [own, *(e.get("transcript") for e in packet.get("evidence") or [])] if isinstance(p, str) and p}
+    unavailable = unavailable_claims(packet, gone)
+    n = sum(len(v) for v in unavailable.values())
+    checks: Checks = {
+        "packetHash": True,
+        "evidenceIndex": True,
+        "project": True,  # pulled into this repository
+        "worktree": False,  # made in a worktree of another machine
+        "sourceHash": None,
+        "sourceAvailable": False,
+        "sourceGrewBytes": 0,
+        "sourceNote": f"{shared.label(origin)}; {shared.NOTE} ({n} claim(s) are marked UNAVAILABLE)",
+        "shared": origin,
+    }
+    return _answer(pid, packet, to, session, project, receiving, checks, d, stale, unavailable, gone, max_chars)
+
+
+def _answer(
+    pid: str,
+    packet: Packet,
+    to: str,
+    session: str,
+    project: Project,
+    receiving: Receiving,
+    checks: Checks,
+    d: Drift,
+    stale: dict[str, list[Mark]],
+    unavailable: dict[str, list[Mark]],
+    gone: set[str],
+    max_chars: int,
+) -> Imported:
+    """The import's context, its receipt recorded, and the answer."""
     context = render(pid, packet, checks, d, stale, max_chars, unavailable=unavailable)
     receipt: Receipt = {
         "packet": pid,

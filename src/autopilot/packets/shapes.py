@@ -227,6 +227,19 @@ class Link(TypedDict):
 
 # One stored packet in a listing (``problem``: why it fails verification, None when it does not).
 # `from` is a Python keyword: the shapes that carry it are spelt the functional way.
+class Origin(TypedDict, total=False):
+    """Where a packet pulled from the project's git remote came from (``packets/shared.py``): what the teammate's
+    commit said, made printable; ``note`` says that its source bytes are not on this machine."""
+
+    by: str  # the commit's author, "Name <email>" (as the commit says: not a proof of identity)
+    machine: str  # the machine the commit names (its Codex-Autopilot-Machine trailer)
+    at: str  # the commit's author date
+    commit: str  # the commit that brought the packet to the shared ref
+    remote: str  # the name of the git remote it was pulled from
+    pulledAt: str
+    note: str
+
+
 ListedPacket = TypedDict(
     "ListedPacket",
     {
@@ -240,6 +253,7 @@ ListedPacket = TypedDict(
         "objective": Any,
         "problem": "str | None",
         "path": str,
+        "shared": Origin,
     },
     total=False,
 )
@@ -287,6 +301,7 @@ class Inspected(TypedDict):
     importNote: str | None
     contents: Packet
     evidenceIndex: EvidenceIndex
+    shared: NotRequired[Origin]
 
 
 class Change(TypedDict):
@@ -340,6 +355,7 @@ class Checks(TypedDict):
     sourceAvailable: bool
     sourceGrewBytes: int
     sourceNote: str | None
+    shared: NotRequired[Origin]  # a teammate's packet pulled from the project's git remote
 
 
 class Receiving(TypedDict):

@@ -23,11 +23,12 @@ from pathlib import Path
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
+from autopilot.packets import shared
 from autopilot.paths import handoff_dir
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
 if TYPE_CHECKING:
-    from autopilot.packets.shapes import EvidenceIndex, ListedPacket, Packet, Receipt
+    from autopilot.packets.shapes import EvidenceIndex, ListedPacket, Origin, Packet, Receipt
 
 SCHEMA = "codex-autopilot/handoff-packet"
 VERSION = 1
@@ -192,19 +193,26 @@ def imported_into(agent: str, session: str) -> list[str]:
 def listing(repo_id: str | None = None) -> list[ListedPacket]:
     """Every stored packet (of repository ``repo_id`` when given), newest first: id, source, destination, objective.
 
-    A packet that fails verification is listed with why, never hidden: a tampered one must be seen.
+    A packet that fails verification is listed with why, never hidden: a tampered one must be seen. A packet a
+    teammate shared and this repository pulled is listed with its origin (``shared``).
     """
     try:
         files = [p for p in packets_dir().glob("*.json") if not p.name.endswith(".evidence.json")]
     except OSError:
         return []
-    found = [row for repo, row in map(listed, files) if row is not None and belongs(repo, row, repo_id)]
+    pulled = shared.origins(repo_id)
+    found = [row for repo, row in map(listed, files) if row is not None and belongs(repo, row, repo_id, pulled)]
     found.sort(key=lambda p: str(p.get("createdAt") or ""), reverse=True)
     return found
 
 
-def belongs(repo: str | None, row: ListedPacket, repo_id: str | None) -> bool:
-    """Whether a listing row is shown for ``repo_id``: its own packets, and every unreadable one (whose is unknown)."""
+def belongs(repo: str | None, row: ListedPacket, repo_id: str | None, pulled: dict[str, Origin] | None = None) -> bool:
+    """Whether a listing row is shown for ``repo_id``: its own packets, the ones it pulled from a teammate (``pulled``,
+    labelled with their origin), and every unreadable one (whose is unknown)."""
+    origin = (pulled or {}).get(row["packet"])
+    if origin is not None:
+        row["shared"] = origin
+        return True
     return repo_id is None or repo == repo_id or row.get("problem") == UNREADABLE
 
 

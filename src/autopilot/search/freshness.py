@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from autopilot.sources.shapes import TranscriptHash
 
 CURRENT, CHANGED, UNAVAILABLE = "current", "changed", "unavailable"
+SHARED = "shared from another machine: its source is not on this machine; the excerpt is the packet's copy"
 
 
 def annotate(results: list[Hit], db: sqlite3.Connection) -> None:
@@ -68,7 +69,10 @@ def annotate(results: list[Hit], db: sqlite3.Connection) -> None:
         recorded = src.get("hash")
         key = (str(src.get("path") or ""), str(recorded.get("sha256")) if recorded else "None")
         verdict = sources.get(key) if key[0] else None
-        if verdict and verdict[0] == UNAVAILABLE:
+        if data.get("shared"):  # a teammate's packet: its source and files are on their machine
+            state = UNAVAILABLE
+            reasons.append(SHARED)
+        elif verdict and verdict[0] == UNAVAILABLE:
             state = UNAVAILABLE
             reasons.append(f"the source {src['path']} was deleted: the excerpt is the packet's copy")
         elif verdict and verdict[0] == CHANGED:

@@ -54,6 +54,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 from autopilot.errors import BridgeError
+from autopilot.packets import shared
 from autopilot.packets.store import load, packets_dir
 from autopilot.paths import handoff_dir
 from autopilot.search import terms
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from autopilot.memory.shapes import FedRef
+    from autopilot.packets.shapes import Origin
     from autopilot.search.shapes import Built, Document, Stats
     from autopilot.sources.project import Project
 
@@ -446,7 +448,22 @@ def _add_packet(db: sqlite3.Connection, pid: str, skipped: list[str]) -> int | N
     except BridgeError as exc:
         skipped.append(f"not indexed: {exc}")
         return None
-    return _insert(db, from_packet(pid, packet, evidence), "evidence", pid)
+    docs = from_packet(pid, packet, evidence)
+    pulled = shared.origin_of(pid)
+    if pulled is not None:
+        _as_shared(docs, *pulled)
+    return _insert(db, docs, "evidence", pid)
+
+
+def _as_shared(docs: list[Document], repo_id: str, origin: Origin) -> None:
+    """A teammate's packet's documents, in the repository that pulled it: found in every worktree of it, labelled
+    with their origin, with no source or file of this machine to check (they are another machine's)."""
+    for doc in docs:
+        doc["repoId"] = repo_id
+        doc["worktreeId"] = shared.WORKTREE_PREFIX + str(doc.get("worktreeId") or "")
+        doc["shared"] = origin
+        doc.pop("source", None)
+        doc["files"] = []
 
 
 def _row(doc: Document) -> tuple[Any, ...]:

@@ -21,6 +21,7 @@ SCOPES = {
     "other-branch": "OTHER BRANCH",
     "other-worktree": "OTHER WORKTREE",
     "project": "the whole project",
+    "shared": "SHARED BY A TEAMMATE",
 }
 
 
@@ -67,6 +68,11 @@ def _result(r: Result) -> list[str]:
         head,
         f"   {r.get('agent')} session {str(r.get('session'))[:13]}…  {origin} {p['ref']}  {where} of {p.get('source')}",
     ]
+    if r.get("shared"):
+        came = r["shared"]
+        out.append(
+            f"   shared by {came.get('by')} from {came.get('machine')} at {_short_time(came.get('at'))} (git remote)"
+        )
     text = str(r.get("excerpt") or "").splitlines() or [""]
     for line in text[:EXCERPT_LINES]:
         out.append("   > " + clip(line, LINE_CHARS))

@@ -199,7 +199,8 @@ def _run(
     filters: list[str] = ["d.repo_id = ?"]
     params: list[Any] = [here["repoId"]]
     if worktree == "this":  # a person's approved rules hold in every worktree of the project
-        filters.append("(d.worktree_id = ? OR d.kind = 'durable')")
+        # ... and so do the packets a teammate shared, which this repository pulled (worktree "shared:…")
+        filters.append("(d.worktree_id = ? OR d.kind = 'durable' OR d.worktree_id LIKE 'shared:%')")
         params.append(here["worktreeId"])
     if agent:
         filters.append("d.agent = ?")
@@ -476,6 +477,8 @@ def _event_keys(data: Document) -> list[tuple[str, Any]]:
 def _scope(doc: Hit, here: Here) -> str:
     if doc["kind"] == "durable":
         return "project"
+    if str(doc["worktreeId"] or "").startswith("shared:"):
+        return "shared"
     if doc["worktreeId"] != here["worktreeId"]:
         return "other-worktree"
     return "this-worktree" if doc["branch"] == here["branch"] else "other-branch"
@@ -580,6 +583,8 @@ def _public(doc: Hit, rank: int, here: Here) -> Result:
         out["changedFiles"] = doc["changedFiles"]
     if data.get("approval"):
         out["approval"] = {**data["approval"], "label": "approved by a person (a rule to follow, not evidence)"}
+    if data.get("shared"):
+        out["shared"] = data["shared"]
     if doc.get("_via"):
         parent, rel = doc["_via"]
         out["via"] = {"rel": rel, "rank": parent.get("_rank"), "origin": parent["origin"], "ref": parent["ref"]}

@@ -15,6 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 
+    from autopilot.packets.shapes import Origin
     from autopilot.sources.shapes import TranscriptHash
 
 
@@ -68,6 +69,7 @@ class Document(TypedDict, total=False):
     git: DocGit
     source: DocSource
     approval: dict[str, Any]  # a durable document's: id, kind, person, at, scope (autopilot.durable.feed)
+    shared: Origin  # a teammate's packet's: its origin (packets/shared.py)
 
 
 class Hit(TypedDict, total=False):
@@ -153,7 +155,7 @@ class Result(TypedDict):
     agent: Any
     worktree: Any
     branch: Any
-    scope: str  # this-worktree | other-branch | other-worktree | project (an approved rule)
+    scope: str  # this-worktree | other-branch | other-worktree | project (an approved rule) | shared
     time: Any
     outcome: Any
     paths: list[str]
@@ -168,6 +170,7 @@ class Result(TypedDict):
     supersedes: NotRequired[list[Brief]]
     elsewhere: NotRequired[list[Brief]]
     approval: NotRequired[dict[str, Any]]  # an approved rule or decision: who approved it, when, where it holds
+    shared: NotRequired[Origin]  # a teammate's packet: who shared it, from which machine, when; the note
 
 
 class ConflictItem(TypedDict):

@@ -344,6 +344,12 @@ async function doExport(preview) {
   } catch (err) { fail(err); }
 }
 
+// A packet a teammate shared through the git remote (`share pull`): who the commit says, from which machine, when.
+function sharedBy(origin) {
+  if (!origin) return null;
+  return h("div", { class: "muted shared", text: `shared by ${visible(origin.by)} from ${visible(origin.machine)}, ${when(origin.at)} (source not on this machine)` });
+}
+
 async function loadPackets() {
   const data = await api("/api/packets");
   const body = clear($("packets").querySelector("tbody"));
@@ -351,7 +357,7 @@ async function loadPackets() {
   for (const p of data.packets) {
     body.append(h("tr", { class: p.packet === ui.packet ? "selected" : null },
       h("td", {}, h("code", { text: p.packet.slice(0, 19) + "…", title: p.packet })),
-      h("td", { text: when(p.createdAt) }), h("td", { text: `${p.from || "?"} → ${p.to || "?"}` }),
+      h("td", { text: when(p.createdAt) }), h("td", {}, `${p.from || "?"} → ${p.to || "?"}`, sharedBy(p.shared)),
       h("td", {}, h("code", { text: short(p.session, 14) })), h("td", { text: short(p.objective || p.unreadable || "", 70) }),
       h("td", { text: p.branch || "—" }),
       h("td", {}, h("button", { type: "button", class: "inspect", onclick: () => inspect(p.packet), text: "Inspect", "aria-label": `Inspect ${p.packet}` }))));
@@ -503,6 +509,7 @@ async function doSearch(e) {
           h("span", { class: "muted", text: ` ${r.scope || ""}, ${r.branch || "no branch"}, ${when(r.time)}` })),
         quote(short(r.excerpt || "", 1200)),
         h("p", { class: "muted", text: `${r.agent || ""} session ${short(r.session, 14)} · ${p.packet ? "packet " + p.packet.slice(0, 19) + "…" : p.kind || ""} ${p.ref || ""}${p.line ? " line " + p.line : ""}` }),
+        sharedBy(r.shared),
         (fresh.reasons || []).length ? h("p", { class: "warn", text: fresh.reasons.join("; ") }) : null,
         r.supersededBy ? h("p", { class: "stale", text: `superseded by #${r.supersededBy.rank} (${r.supersededBy.outcome})` }) : null));
     }
