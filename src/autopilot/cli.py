@@ -23,7 +23,7 @@ Let OpenAI Codex plan, review and steer Claude Code's work, and hand live work b
 Claude and Codex. JSON goes to stdout (pipe it to jq); diagnostics go to stderr.
 
 exit codes: 0 ok, 1 bad input or refused (nothing changed), 2 bad command line,
-3 Codex unavailable (recorded in the run), 4 budget spent, 5 unusable state.json, 70 crash."""
+3 Codex or the git remote unavailable, 4 budget spent, 5 unusable state.json, 70 crash."""
 
 EPILOG = """\
 typical loop:
@@ -50,6 +50,7 @@ COMMANDS = (
     "demo",
     "handoff",
     "durable",
+    "share",
     "dashboard",
     "install",
     "setup",

@@ -30,6 +30,7 @@ LAYERS = [
     {"packets"},  # handover packets (they carry the sending session's active memory and seed the receiver's)
     {"search"},  # the evidence index and its search (CLI-only)
     {"durable"},  # approved durable knowledge: candidates, decisions by a person, supersession
+    {"share"},  # packets and approved rules shared through the project's git remote
     {"hooks"},  # Claude Code's adapters: event -> operation -> hook JSON
     {"dashboard"},  # the local web app: one API over the operations below, served on 127.0.0.1
     {"commands"},  # the CLI's adapters: arguments -> operation -> JSON (`hook EVENT` runs a hook)
