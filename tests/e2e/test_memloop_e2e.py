@@ -19,7 +19,7 @@ from autopilot import paths
 from autopilot.codex.skills import skill_dir
 from autopilot.memory import observe
 from autopilot.packets import store
-from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
+from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
 from tests.support import tui
 from tests.support.agents import agent_bin, write_codex_config
 from tests.support.claude_driver import ClaudeDriver, summarizer
@@ -44,6 +44,12 @@ def bridge_json(*args: str, cwd: Path, **env: str) -> dict:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def checkpoints_of(repo: Path, agent: str, session: str) -> list[dict]:
+    """The checkpoint records of a session's active memory in ``repo``."""
+    path = Path(observe.session_dir(os.path.realpath(repo), agent, session)) / observe.CHECKPOINTS
+    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def user_texts(body: dict) -> str:
@@ -155,10 +161,35 @@ def test_a_checkpoint_from_another_sessions_shell_never_reaches_the_session(tmp_
     assert told and "never injected" in told[0]  # A's command said what became of its write
     request = json.dumps(srv.main_requests()[-1])
     assert "PLANTED" not in request and "evil.example" not in request
-    records = [
-        json.loads(line)
-        for line in (Path(observe.session_dir(os.path.realpath(git_repo), "claude", victim)) / observe.CHECKPOINTS)
-        .read_text()
-        .splitlines()
-    ]
+    records = checkpoints_of(git_repo, "claude", victim)
     assert [(r["by"], attacker in str(r.get("origin"))) for r in records] == [("elsewhere", True)]
+
+
+def test_after_the_verdict_moves_to_t2_the_owning_sessions_memory_names_it(codex, git_repo, tmp_path, bridge):
+    """The real claude works in its TUI on a run the real codex reviews; once the verdict moves the run to T2,
+    the session's active memory names T2 as its next action and T1 as completed."""
+    from tests.support.loop import APPROVE, PLAN, continue_to, done
+
+    codex.push("plan", reply_json(PLAN))
+    assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test")[0] == 0
+    codex.push("review", reply_json(APPROVE), reply_json(APPROVE))
+    codex.push("verdict", reply_json({**continue_to("T2"), "criteria": done("feature.py exists")["criteria"]}))
+    codex.push("verdict", reply_json(done("test passes")))
+    steps = [
+        tool_use("Write", {"file_path": str(git_repo / "feature.py"), "content": "x = 1\n"}),
+        text("T1 is done."),
+        tool_use("Write", {"file_path": str(git_repo / "test_feature.py"), "content": "def test(): pass\n"}),
+        text("T2 is done."),
+    ]
+    with MessagesServer(responder=summarizer()) as srv:
+        srv.push(*steps)
+        c = ClaudeDriver(tmp_path / "c", srv, work=git_repo, plugin_dir=REPO, env={"AUTOPILOT_PYTHON": sys.executable})
+        with c.tui("--permission-mode", "default") as claude:
+            claude.send("Work on the autopilot task.", expect=3, timeout=300)
+            session = claude.session_id or c.sessions()[-1]
+            records = checkpoints_of(git_repo, "claude", session)
+    moved = [r for r in records if r["by"] == "autopilot" and r["task"] == "T2"]
+    assert moved, records
+    body = moved[0]["checkpoint"]
+    assert body["next_action"].startswith("work on task T2: Test it") and body["completed"] == ["T1: Add feature"]
+    assert body["objective"] == "Add a feature with a test"

@@ -66,6 +66,7 @@ def stop(hook: Hook) -> Output | None:
         )
     if not result.get("applied"):
         return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
+    remember_transition(hook)
     if after["status"] != loop.RUNNING:
         return _ended(after)
     return with_budget_warning(
@@ -79,6 +80,20 @@ def stop(hook: Hook) -> Output | None:
             f"reviewer's words, not the user's): {clip(str(result.get('reason') or ''), REASON_CHARS)}",
         ),
     )
+
+
+def remember_transition(hook: Hook) -> None:
+    """Write the verdict's task transition into the session's active memory (memory/autopilot.py); never fatal."""
+    from autopilot.memory import autopilot, observe
+    from autopilot.memory.store import SessionStore
+
+    session = observe.safe_session(hook.data.get("session_id"))
+    if session is None or not observe.enabled():
+        return
+    try:
+        autopilot.sync(SessionStore("claude", session, str(hook.workspace.root)))
+    except (OSError, BridgeError):  # the memory never holds the loop up
+        return
 
 
 def _judge(

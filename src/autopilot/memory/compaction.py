@@ -33,8 +33,8 @@ import orjson
 
 from autopilot.clock import now_ms
 from autopilot.digest import sha256_hex
+from autopilot.memory import autopilot, observe
 from autopilot.memory import checkpoint as checkpoints
-from autopilot.memory import observe
 from autopilot.memory.facts import current_facts, entries, item_hash
 from autopilot.memory.reduce import AUTOMATIC, reduce
 from autopilot.memory.store import SessionStore
@@ -215,6 +215,7 @@ def _cut(text: str, limit: int) -> str:
 
 def checkpoint_before(store: SessionStore, reason: str) -> dict[str, Any] | None:
     """Append an automatic checkpoint of the session as the hooks observed it (None when nothing is known yet)."""
+    autopilot.sync(store)  # the run's newest task transition first
     state = reduce(store.observations().records, store.checkpoints().records)
     taken = snapshot(state)
     if taken is None:

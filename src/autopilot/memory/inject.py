@@ -26,8 +26,8 @@ from autopilot.config import env, load_config
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.git import toplevel
+from autopilot.memory import autopilot, compaction, observe
 from autopilot.memory import checkpoint as checkpoints
-from autopilot.memory import compaction, observe
 from autopilot.memory.compaction import kept_through
 from autopilot.memory.facts import FIELDS, LABELS, facts, item_hash
 from autopilot.memory.reduce import reduce
@@ -166,6 +166,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     source = data.get("source") if event == "SessionStart" else None
     reset = source in RESETS
     carried = adopt_cleared(store) if source == "clear" else None
+    autopilot.sync(store)  # a task transition the session has not been told of yet
     observed = store.observations().records
     state = reduce(observed, store.checkpoints().records)
     items = facts(state, store.worktree)

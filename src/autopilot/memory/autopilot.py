@@ -1,0 +1,101 @@
+"""The autopilot's task transitions in the active memory of the session that owns the run.
+
+A run's plan and verdicts move it from task to task (``run/loop.py`` applies every transition). The bridge
+knows all of it, so no model is asked: when the run of this worktree, owned by this session, stands on
+another task (or has finished more) than the session's newest autopilot checkpoint says, :func:`sync` writes
+one, by ``autopilot``: the goal is the objective, the current task (with its acceptance criteria) is the next
+action, the finished tasks are completed and the remaining ones unresolved. The Stop hook calls it after a
+verdict; injection and the checkpoint before a compaction call it too, so a transition made anywhere (the
+CLI's ``verdict``, ``plan``) reaches the session before its next turn.
+
+The run's state is read, never written, and a run that cannot be read is skipped: the memory never holds
+the loop up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from autopilot.memory import checkpoint as checkpoints
+from autopilot.memory.store import SessionStore
+from autopilot.paths import run_dir
+from autopilot.redact import Redactor
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.memory.shapes import CheckpointBody
+
+CRITERIA = 5  # acceptance criteria named in the next action
+
+
+def run_of(worktree: str) -> dict[str, Any] | None:
+    """The run state of ``worktree`` as its file holds it, or None (no run, or one that cannot be read)."""
+    try:
+        data = (run_dir(worktree) / "state.json").read_bytes()
+        state = orjson.loads(data)
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def body_of(state: dict[str, Any]) -> CheckpointBody | None:
+    """The checkpoint a run's state gives its owning session (None without a goal and a plan)."""
+    goal, plan = state.get("goal"), state.get("plan")
+    if not isinstance(goal, str) or not goal.strip() or not isinstance(plan, dict):
+        return None
+    tasks = [t for t in plan.get("tasks") or [] if isinstance(t, dict) and t.get("id")]
+    done = [str(t) for t in state.get("tasks_done") or []]
+    current = state.get("current_task") if isinstance(state.get("current_task"), dict) else None
+    status = str(state.get("status") or "")
+    if status == "running" and current:
+        criteria = "; ".join(str(c) for c in (current.get("acceptance") or [])[:CRITERIA])
+        next_action = f"work on task {current['id']}: {current.get('title')}"
+        next_action += f" (done when: {criteria})" if criteria else ""
+    else:
+        next_action = f"the autopilot run is {status or 'unknown'}" + (
+            f": {state['stop_reason']}" if state.get("stop_reason") else ""
+        )
+    title = {str(t["id"]): f"{t['id']}: {t.get('title')}" for t in tasks}
+    return {
+        "objective": _cut(goal, 2000),
+        "constraints": [],
+        "next_action": _cut(next_action, 1000),
+        "unresolved": [_cut(title[i], 500) for i in title if i not in done][:50],
+        "completed": [_cut(title.get(i, i), 500) for i in done][:100],
+    }
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def sync(store: SessionStore) -> dict[str, Any] | None:
+    """Write the autopilot checkpoint when the run this session owns moved since the last one (else None)."""
+    state = run_of(store.worktree)
+    if state is None or store.agent != "claude" or state.get("owner_session_id") != store.session:
+        return None
+    body = body_of(state)
+    if body is None:
+        return None
+    newest = next((c for c in reversed(store.checkpoints().records) if c.get("by") == checkpoints.AUTOPILOT), None)
+    if newest is not None and newest.get("sha256") == checkpoints.digest(Redactor().walk(body)):
+        return None  # the run has not moved since
+    current = state.get("current_task") if isinstance(state.get("current_task"), dict) else {}
+    source = f"autopilot run {state.get('run_id')} at iteration {state.get('iteration')}"
+    return checkpoints.record(
+        store, body, source, at=moved_at(state), by=checkpoints.AUTOPILOT, run=state.get("run_id"),
+        task=(current or {}).get("id"),
+    )  # fmt: skip
+
+
+def moved_at(state: dict[str, Any]) -> str | None:
+    """When the run last moved (its last verdict, else its plan), in the memory's millisecond format: a checkpoint
+    the agent wrote after that transition stays newer than the one the transition gives, however late it is
+    written here."""
+    verdict = state.get("last_verdict") if isinstance(state.get("last_verdict"), dict) else None
+    at = (verdict or {}).get("timestamp") or state.get("created_at")
+    if not isinstance(at, str) or len(at) < 20 or not at.endswith("Z"):
+        return None
+    return at[:23] + "Z" if len(at) > 24 else at

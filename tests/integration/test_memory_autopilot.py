@@ -1,0 +1,54 @@
+"""The autopilot's task transitions in the owning session's active memory (memory/autopilot.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autopilot.scripted.responses_server import reply_json
+from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload, run_hook
+from tests.support.loop import continue_to, done
+
+
+@pytest.fixture
+def worked(planned):
+    """The planned repo with some work since the plan, and the hook runner."""
+    (Path(planned) / "feature.py").write_text("x = 1\n")
+    return planned, run_hook
+
+
+def active(bridge, repo: Path, session: str = SESSION) -> dict:
+    code, out, err = bridge("-C", str(repo), "handoff", "active", "--agent", "claude", "--session", session, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_a_verdict_that_moves_to_the_next_task_names_it_as_the_next_action(worked, openai_env, bridge):
+    """After the verdict moves the run to T2, the owning session's memory says: work on T2; T1 completed."""
+    repo, hook = worked
+    hook(bridge, "SessionStart", repo, source="startup")
+    hook(bridge, "UserPromptSubmit", repo, prompt="Work on the autopilot task.", prompt_id="p1")
+    openai_env.push(reply_json({**continue_to("T2"), "criteria": done("feature.py exists")["criteria"]}))
+    assert hook(bridge, "Stop", repo, last_assistant_message="T1 is finished.")["decision"] == "block"
+    view = active(bridge, repo)
+    assert view["nextAction"]["text"].startswith("work on task T2: Test it (done when: test passes")
+    assert view["nextAction"]["writer"] == "autopilot" and view["objective"]["text"] == "Add a feature with a test"
+    assert [c["text"] for c in view["completed"]] == ["T1: Add feature"]
+    assert [u["text"] for u in view["unresolved"]] == ["T2: Test it"]
+    assert "T2" in context_of(hook(bridge, "UserPromptSubmit", repo, prompt="go on"))
+
+
+def test_another_session_never_gets_the_runs_transitions(worked, openai_env, bridge):
+    """Only the session that owns the run has the autopilot's checkpoints."""
+    repo, hook = worked
+    hook(bridge, "SessionStart", repo, source="startup")
+    openai_env.push(reply_json(continue_to("T2")))
+    hook(bridge, "Stop", repo, last_assistant_message="T1 is finished.")
+    other = payload("UserPromptSubmit", repo, prompt="unrelated")
+    other["session_id"] = OTHER_SESSION
+    code, out, _ = bridge("hook", "UserPromptSubmit", stdin=json.dumps(other))
+    assert code == 0 and "Test it" not in out
+    view = active(bridge, repo, OTHER_SESSION)
+    assert view["checkpoint"] is None
