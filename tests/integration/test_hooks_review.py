@@ -44,7 +44,7 @@ def test_edit_is_reviewed_and_findings_reach_claude(planned, openai_env, bridge)
     """A Write that changes the work tree is reviewed; the findings come back as additionalContext."""
     openai_env.push(reply_json(REQUEST_CHANGES))
     text = context_of(edit(bridge, planned))
-    assert "task T1 and asks for changes" in text and "- [major] feature.py:1: define feature()" in text
+    assert "task T1 and asks for changes" in text and '- [major] feature.py:1: "define feature()"' in text
     review = state_of(bridge, planned)["last_review"]
     assert (review["decision"], review["task_id"], review["issues_count"]) == ("request_changes", "T1", 1)
 
@@ -60,7 +60,10 @@ def test_review_is_recorded_in_events(planned, openai_env, bridge):
 def test_approval_is_one_short_line(planned, openai_env, bridge):
     """An approval without issues is a single sentence of context."""
     openai_env.push(reply_json(APPROVE))
-    assert context_of(edit(bridge, planned)) == "Codex reviewed your changes against task T1: approved. looks right"
+    assert (
+        context_of(edit(bridge, planned))
+        == 'Codex reviewed your changes against task T1: approved. Its summary: "looks right"'
+    )
 
 
 def test_same_work_tree_is_not_reviewed_twice(planned, openai_env, bridge):

@@ -55,7 +55,7 @@ def test_block_carries_open_review_findings(worked, openai_env, bridge):
     reason = stop(bridge, worked)["reason"]
     assert (
         "Open review findings on this task (the reviewer's opinion; check them):\n"
-        "- [major] feature.py:1: add a docstring" in reason
+        '- [major] feature.py:1: "add a docstring"' in reason
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from autopilot import config
 from autopilot.errors import BridgeError
 from autopilot.hooks import TOOL_MARK, slash
+from autopilot.output import one_line, quote_lines
 from autopilot.run import control, loop
 from autopilot.run.state import State, Store
 from autopilot.run.workspace import Workspace
@@ -180,11 +181,13 @@ def task_text(task: Task | None, budget: int = 3_000) -> str:
 
 
 def _task_text(task: Task) -> str:
-    criteria = "\n".join(f"{n}. {c}" for n, c in enumerate(task.get("acceptance") or [], start=1))
+    """Codex's plan for the task: each criterion on its own line, the description quoted (``> ``), so no line
+    break, separator or escape in what the model wrote makes a line of its own or reads as the hook's words."""
+    criteria = "\n".join(f"{n}. {one_line(c)}" for n, c in enumerate(task.get("acceptance") or [], start=1))
     description = (task.get("description") or "").strip()
     return (
-        f"Task {task.get('id')}: {task.get('title', '')}\n"
-        + (f"{description}\n" if description else "")
+        f"Task {one_line(task.get('id'))}: {one_line(task.get('title', ''))}\n"
+        + (f"{quote_lines(description)}\n" if description else "")
         + f"Acceptance criteria:\n{criteria}"
     )
 

@@ -27,6 +27,7 @@ from autopilot.hooks.context import (
     notice,
     paused_message,
 )
+from autopilot.output import one_line, quoted
 from autopilot.run import loop, status
 from autopilot.run.findings import findings_text
 from autopilot.run.loop import INFRA_PAUSE_AFTER
@@ -107,12 +108,12 @@ def deliver(hook: Hook, state: State) -> Output | None:
             return None
         s["notices"] = [n for n in s["notices"] if not n.startswith("review:")] + [key]
     issues = [i for i in review.get("issues") or [] if isinstance(i, dict)]
-    summary = clip(str(review.get("summary") or ""), 1_500)
+    summary = quoted(clip(str(review.get("summary") or ""), 1_500))  # the reviewer's words, as evidence
     if review.get("decision") == "approve" and not issues:
-        text = f"Codex reviewed your changes against task {task_id}: approved. {summary}"
+        text = f"Codex reviewed your changes against task {one_line(task_id)}: approved. Its summary: {summary}"
     else:
         verb = "asks for changes" if review.get("decision") == "request_changes" else "approves, with notes"
-        head = f"Codex reviewed your changes against task {task_id} and {verb}: {summary}"
+        head = f"Codex reviewed your changes against task {one_line(task_id)} and {verb}. Its summary: {summary}"
         tail = "\nThis is a reviewer's opinion of the diff: check it against the code before you act on it."
         room = TEXT_BUDGET - len(head) - len(tail) - 20
         found = findings_text(issues, budget=room, where=review.get("review_path")) if issues else ""

@@ -19,6 +19,7 @@ from autopilot.hooks.context import (
     task_text,
     with_budget_warning,
 )
+from autopilot.output import quoted
 from autopilot.run import control, loop, status
 from autopilot.run.findings import findings_text, open_findings
 from autopilot.run.loop import INFRA_PAUSE_AFTER
@@ -77,7 +78,7 @@ def stop(hook: Hook) -> Output | None:
             after,
             blocks,
             f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the "
-            f"reviewer's words, not the user's): {clip(str(result.get('reason') or ''), REASON_CHARS)}",
+            f"reviewer's words, not the user's, quoted): {quoted(clip(str(result.get('reason') or ''), REASON_CHARS))}",
         ),
     )
 

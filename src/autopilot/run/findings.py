@@ -6,6 +6,7 @@ restarted to bound its cost is seeded with them, so a finding outlives the conve
 
 from __future__ import annotations
 
+from autopilot.output import one_line, quoted
 from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
@@ -35,7 +36,9 @@ def findings_text(issues: list[Issue], *, budget: int, where: str | None = None)
         place = str(issue.get("file") or "")
         if place and issue.get("line"):
             place += f":{issue['line']}"
-        text = f"- [{issue.get('severity', '?')}] {place + ': ' if place else ''}{issue.get('message', '')}"
+        # the reviewer's words on one line each: a line break in a message cannot make a line of its own
+        text = f"- [{one_line(issue.get('severity', '?'))}] {one_line(place) + ': ' if place else ''}"
+        text += quoted(str(issue.get("message", "")))
         line = clip_counted(text, 600)
         rest = len(ordered) - n
         if used + len(line) + 1 > budget - 200:
