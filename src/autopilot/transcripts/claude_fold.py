@@ -546,9 +546,12 @@ def update_view(st: ClaudeFoldState, lines: int) -> None:
     view[:] = bytes(len(view))
     st["viewBoundary"] = None
     # The newest boundary counts. When the leaf's walk does not reach it (a rewind to before it: not
-    # seen with the real binary), the newest boundary the walk does reach is used instead.
+    # seen with the real binary), the newest boundary the walk does reach is used instead. Where each row
+    # is is looked up once for all the boundaries tried (per boundary it made many boundaries quadratic).
+    keys = st["nodeKey"]
+    last_at = {keys[i]: i for i in range(len(keys))}
     for b in range(len(st["boundaries"]) - 1, -1, -1):
-        lines_, reached = model_view(st, b)
+        lines_, reached = model_view(st, b, last_at)
         if reached:
             for n in lines_:
                 view[n] = 1
@@ -557,7 +560,7 @@ def update_view(st: ClaudeFoldState, lines: int) -> None:
     st["viewKey"] = key
 
 
-def model_view(st: ClaudeFoldState, b: int = -1) -> tuple[list[int], bool]:
+def model_view(st: ClaudeFoldState, b: int = -1, last_at: dict[int, int] | None = None) -> tuple[list[int], bool]:
     """The raw lines Claude Code rebuilds the conversation from, leaf first, starting at boundary ``b``; and
     whether the walk reached that boundary.
 
@@ -574,7 +577,14 @@ def model_view(st: ClaudeFoldState, b: int = -1) -> tuple[list[int], bool]:
     ib = bisect_left(where, b_line)
     if ib >= len(where) or where[ib] != b_line:
         return [], False  # the boundary row was too large to read as a row
-    after = {keys[i]: i for i in range(ib, len(keys))}
+    if last_at is None:  # where each row last occurs (``update_view`` passes it, made once)
+        last_at = {keys[i]: i for i in range(len(keys))}
+    found = last_at  # a row after the boundary is one whose last occurrence is at or after it
+
+    def after_of(k: int) -> int | None:
+        i = found.get(k)
+        return i if i is not None and i >= ib else None
+
     if kept is None:
         kept = _segment(keys, parents, ib, segment[0], segment[1]) if segment else []
     wanted = set(kept)
@@ -597,7 +607,7 @@ def model_view(st: ClaudeFoldState, b: int = -1) -> tuple[list[int], bool]:
         p = parents[i]
         if last and p == anchor:
             return last
-        if last and p and kinds[i] and p not in after and p not in position:
+        if last and p and kinds[i] and after_of(p) is None and p not in position:
             return last
         return p
 
@@ -615,7 +625,7 @@ def model_view(st: ClaudeFoldState, b: int = -1) -> tuple[list[int], bool]:
         p = parent_of(node)
         if not p:
             break
-        node = before.get(p) if p in position else after.get(p)
+        node = before.get(p) if p in position else after_of(p)
     return out, False
 
 
