@@ -257,3 +257,31 @@ def test_stopwords_do_not_change_what_a_query_finds(bridge, repo):
     plain = run_json(bridge, "handoff", "search", "parse_header", "--json", cwd=repo)[1]
     asked = run_json(bridge, "handoff", "search", "what is parse_header", "--json", cwd=repo)[1]
     assert plain["results"] and [r["pointer"] for r in asked["results"]] == [r["pointer"] for r in plain["results"]]
+
+
+def test_quoted_values_a_line_relates_must_be_related_as_written(bridge, repo):
+    """`assert 'EUR' == 'USD'` finds the failure comparing them, not one that holds EUR and USD otherwise."""
+    plant(repo, "AssertionError: assert convert(amount, 'EUR', 'USD') == Decimal('108.42')", *CHATTER)
+    query = "AssertionError: assert 'EUR' == 'USD'"
+    code, answer, _ = run_json(bridge, "handoff", "search", query, "--json", cwd=repo)
+    assert (code, answer["results"]) == (0, [])
+    plant(repo, 'E       AssertionError: assert "EUR" == "USD"', *CHATTER)
+    answer = run_json(bridge, "handoff", "search", query, "--json", cwd=repo)[1]
+    assert [r["excerpt"] for r in answer["results"]] == ['E       AssertionError: assert "EUR" == "USD"']
+
+
+def test_a_number_no_document_holds_weighs_more_than_a_word(bridge, repo):
+    """`rate limit 429` finds nothing where `rate limit throttled` finds the rate limit: a number names one thing."""
+    plant(repo, "the client retries when the server's rate limit is reached", *CHATTER)
+    worded = run_json(bridge, "handoff", "search", "rate limit throttled", "--json", cwd=repo)[1]
+    assert [r["excerpt"] for r in worded["results"]] == ["the client retries when the server's rate limit is reached"]
+    code, answer, _ = run_json(bridge, "handoff", "search", "rate limit 429", "--json", cwd=repo)
+    assert (code, answer["results"], answer["unmatched"]) == (0, [], ["429"])
+
+
+def test_a_result_holding_the_pasted_line_ranks_first(bridge, repo):
+    """`assert 1 == 2` ranks the failure that shows that line above results that hold its words apart."""
+    apart = [f"assert total({n}) == 1 and count == 2; assert again: 1, 2, assert" for n in range(6)]
+    plant(repo, "E       assert 1 == 2", *apart, *CHATTER)
+    answer = run_json(bridge, "handoff", "search", "assert 1 == 2", "--json", cwd=repo)[1]
+    assert answer["results"][0]["excerpt"] == "E       assert 1 == 2" and answer["results"][0]["score"]["verbatim"] > 0

@@ -34,7 +34,7 @@ QUOTED = re.compile(r"(?<![\w'\"])(['\"])([^'\"\n]{1,80})\1(?![\w])")
 class Query:
     """What a query asks for (a plain class: a NamedTuple would import typing, ~2 ms of every search)."""
 
-    __slots__ = ("text", "words", "paths", "symbols", "notes", "required", "loose")
+    __slots__ = ("text", "words", "paths", "symbols", "notes", "required", "loose", "distinct", "related", "phrase")
 
     def __init__(
         self,
@@ -45,6 +45,8 @@ class Query:
         notes: list[str],
         required: list[str] | None = None,
         loose: list[str] | None = None,
+        distinct: list[str] | None = None,
+        related: str | None = None,
     ) -> None:
         self.text = text  # the query as searched (valid UTF-8), cut for echoing
         self.words = words
@@ -53,6 +55,11 @@ class Query:
         self.notes = notes
         self.required = required or []  # words of quoted values: a result holds every one
         self.loose = words if loose is None else loose  # the words that are not only part of a path
+        self.distinct = distinct or []  # words of numbers, codes, acronyms and identifiers: what made it specific
+        self.related = related  # quoted values and what relates them ('EUR' == 'USD'), as terms.flat makes it
+        # the whole query as terms.flat makes it, when it is one line of several words: a result holding it as
+        # written ranks first
+        self.phrase = terms.flat(text) if len(words) > 1 and "\n" not in text.strip() else None
 
 
 def parse(raw: str) -> Query:
@@ -102,9 +109,15 @@ def parse(raw: str) -> Query:
     for path in paths:
         outside = outside.replace(path, " ")
     loose = set(terms.words(outside))
-    required = [w for _, value in QUOTED.findall(head) for w in terms.words(value)]
+    quoted = list(QUOTED.finditer(head))
+    required = [w for m in quoted for w in terms.words(m.group(2))]
     required = list(dict.fromkeys(w for w in required if w in words and w not in terms.STOPWORDS))
-    return Query(_shown(text), words, paths, symbols, notes, required, [w for w in words if w in loose])
+    related = None
+    if len(quoted) >= 2 and "\n" not in text.strip():  # one pasted line relating two values: matched as written
+        related = terms.flat(head[quoted[0].start() : quoted[-1].end()])
+    distinct = [w for w in terms.distinctive(head) if w in words]
+    loose_words = [w for w in words if w in loose]
+    return Query(_shown(text), words, paths, symbols, notes, required, loose_words, distinct, related)
 
 
 def _shown(text: str, limit: int = SHOWN_CHARS) -> str:

@@ -14,7 +14,9 @@ default) keeps to this worktree, ``all`` adds the project's other worktrees, lab
 2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
    below half it is left out, so a word shared by chance does not bring in unrelated history.
    A word no document holds weighs as much as the rarest word can: it is what made the query
-   specific, so a query whose unknown words are most of it finds nothing.
+   specific, so a query whose unknown words are most of it finds nothing; an unknown number,
+   code, acronym or identifier weighs three times that (it names the one thing asked about).
+   Quoted values are required, and those one line relates (``'EUR' == 'USD'``) as written.
 3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
    it; a failed test that matched brings the edits after it and the run that tested them; a
    "fixed" claim brings the run it was based on.
@@ -23,7 +25,8 @@ default) keeps to this worktree, ``all`` adds the project's other worktrees, lab
    ``symbol`` (exact matches: a query path equal to or ending a document's path; a query
    symbol among the document's, case kept), ``causal`` (an edit or a test run linked to the
    other: evidence rather than prose; a linked document also gets a share of what brought
-   it), ``recency`` (halving every 14 days). Ties: newer first, then origin and reference,
+   it), ``recency`` (halving every 14 days), ``verbatim`` (the whole one-line query as
+   written: a pasted error line), ``intent`` (what the question asks for). Ties: newer first, then origin and reference,
    so equal inputs give equal order.
 5. The same event exported in several packets is shown once (``alsoIn``).
 6. *Conflicts stay visible*: within one worktree and branch, a later run whose outcome
@@ -62,6 +65,8 @@ DF_CAP = RANK_ALL + 1
 NEWEST = CANDIDATES
 FOLLOW = 30  # the best matches whose causal links are followed
 MIN_COVERAGE = 0.5
+VERBATIM = 4.0  # a result holding the whole one-line query as written (a pasted error line, a phrase)
+DISTINCT_UNKNOWN = 3.0  # the weight of a number, code, acronym or identifier no document holds, in rarest words
 WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
 PATH_MATCH = 3.0
 PATH_CHANGED = 3.0  # more for the edit of the file than for a mention of it
@@ -186,8 +191,12 @@ def _run(
         return answer
     if unmatched:
         notes.append(f"no indexed document holds {', '.join(repr(w) for w in unmatched)}")
-    # a word no document holds weighs what the rarest word would (df 0): it counts against every candidate
+    # a word no document holds weighs what the rarest word would (df 0): it counts against every candidate; a
+    # number, a code, an acronym or an identifier none holds weighs more: it names the one thing asked about
     idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in searched}
+    for w in unmatched:
+        if w in q.distinct:
+            idf[w] *= DISTINCT_UNKNOWN
     mass = sum(idf.values())
     if sum(idf[w] for w in known) < MIN_COVERAGE * mass:
         notes.append(
@@ -234,6 +243,8 @@ def _run(
         words = _words(f"{row[10]}\n{row[12]}\n{row[13]}")  # text, paths, symbols: no JSON parsed yet
         if any(w not in words for w in q.required):
             continue  # a quoted value ('JPY') is what makes the error that error
+        if q.related and q.related not in terms.flat(row[10]):
+            continue  # 'EUR' == 'USD' relates two values: both somewhere is not that
         for path in q.paths:  # a path is matched whole: its words elsewhere in the text are not it
             if not _holds_path(path, row[12], row[10]):
                 words -= {w for w in terms.words(path) if w not in loose}
@@ -243,7 +254,7 @@ def _run(
             continue
         doc = _doc(row)
         relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
-        doc["score"] = _score(doc, q, relevance, now, wants)
+        doc["score"] = _score(doc, q, relevance, now, wants, verbatim=bool(q.phrase and _holds(row[10], q.phrase)))
         doc["coverage"] = round(coverage, 4)
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
@@ -337,7 +348,21 @@ def _doc(row: tuple[Any, ...]) -> Hit:
     }
 
 
-def _score(doc: Hit, q: Query, relevance: float, now: float, wants: set[str]) -> dict[str, float]:
+def _holds(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds ``phrase`` as written (both as :func:`terms.flat` makes them), not inside a word."""
+    flat = terms.flat(text)
+    at = flat.find(phrase)
+    while at >= 0:
+        end = at + len(phrase)
+        if (at == 0 or not flat[at - 1].isalnum()) and (end == len(flat) or not flat[end].isalnum()):
+            return True
+        at = flat.find(phrase, at + 1)
+    return False
+
+
+def _score(
+    doc: Hit, q: Query, relevance: float, now: float, wants: set[str], *, verbatim: bool = False
+) -> dict[str, float]:
     data = doc["_data"]
     mine = data.get("paths", [])
     path = PATH_MATCH if any(_same_path(p, x) for p in q.paths for x in mine) else 0.0
@@ -348,6 +373,8 @@ def _score(doc: Hit, q: Query, relevance: float, now: float, wants: set[str]) ->
         path, symbol = path * PROSE_SHARE, symbol * PROSE_SHARE
     causal = _chained(doc)
     parts = {"fts": relevance, "path": path, "symbol": symbol, "causal": causal, "recency": _recency(doc, now)}
+    if verbatim:
+        parts["verbatim"] = VERBATIM
     if "outcome" in wants and _polarity(doc) and doc["role"] in CODE_ROLES:
         parts["intent"] = INTENT_BONUS  # "is X passing": the runs of X and their outcome
     elif "approach" in wants and _polarity(doc) < 0:

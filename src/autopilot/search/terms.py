@@ -106,6 +106,21 @@ def _code_shaped(name: str) -> bool:
     return not name.islower() and not name.isupper() and not name.istitle() and any(c.islower() for c in name)
 
 
+def flat(text: str) -> str:
+    """``text`` as a verbatim match compares it: lowercased, each quote ``'`` (JSON's ``\\"`` too), blanks one space."""
+    text = text.lower().replace('\\"', "'").replace('"', "'").replace("`", "'")
+    return " ".join(text.replace("\\n", " ").replace("\\t", " ").split())
+
+
+def distinctive(text: str) -> list[str]:
+    """The words of ``text`` that name one thing: numbers and codes (``429``, ``0xe9``, ``v3``), acronyms (``ECB``)
+    and code-shaped identifiers (``parse_header``, ``RateCache``), folded as :func:`words` folds them."""
+    found = [
+        w for w in WORD.findall(text) if any(c.isdigit() for c in w) or (len(w) > 1 and w.isupper()) or _code_shaped(w)
+    ]
+    return list(dict.fromkeys(fold(w) for w in found))
+
+
 def enclosing(source: str, needle: str) -> str | None:
     """The name of the nearest definition above the first place ``needle`` occurs in ``source``."""
     at = source.find(needle) if needle else -1
