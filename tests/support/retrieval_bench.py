@@ -33,9 +33,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import sqlite3
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -349,12 +349,20 @@ def _mean(values: list[float]) -> float:
 
 
 def work_root() -> Path:
-    """A new folder for the project whose path is always as long (``/tmp/retrieval-XXXXXXXX``).
+    """A new folder for the project whose path is always as long and as plain (``/tmp/retrieval-<8 hex digits>``).
 
     The worktrees' paths are in the transcripts, so in the documents: a path of another length
-    changes every document's length, and bm25 with it. The caller removes it.
+    changes every document's length, and bm25 with it; a name with an inner ``_`` (``mkdtemp``'s
+    ``mmi0o1_0``) would be read as a symbol of every document naming a file, and change the
+    symbols column's statistics from one run to the next. The caller removes it.
     """
-    return Path(tempfile.mkdtemp(prefix="retrieval-", dir="/tmp"))
+    while True:
+        path = Path("/tmp") / f"retrieval-{secrets.token_hex(4)}"
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return path
 
 
 def run(root: Path, bridge: Any) -> tuple[Installed, list[Scored]]:
