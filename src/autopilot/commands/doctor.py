@@ -19,7 +19,7 @@ from autopilot import __version__, config, paths
 from autopilot.config import parse_version
 from autopilot.errors import EXIT_ERROR, BridgeError
 from autopilot.hooks import slash
-from autopilot.output import emit
+from autopilot.output import emit, show
 
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
@@ -57,12 +57,16 @@ def run(args: argparse.Namespace) -> int:
         emit(answer)
     else:
         width = max(len(c["name"]) for c in checks)
+        lines = []
         for c in checks:
             mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[c["status"]]
-            print(f"{mark}  {c['name']:<{width}}  {c['detail']}")
+            lines.append(f"{mark}  {c['name']:<{width}}  {c['detail']}")
             if c.get("fix"):
-                print(f"{'':<{width + 8}}fix: {c['fix']}")
-        print(f"\n{'all is well' if not bad else f'{len(bad)} problem(s) need action'} (codex-autopilot {__version__})")
+                lines.append(f"{'':<{width + 8}}fix: {c['fix']}")
+        lines.append(
+            f"\n{'all is well' if not bad else f'{len(bad)} problem(s) need action'} (codex-autopilot {__version__})"
+        )
+        show("\n".join(lines))  # a detail can quote a config value or a path: printable
     return EXIT_ERROR if bad else 0
 
 
