@@ -11,9 +11,10 @@ from autopilot import config
 from autopilot.errors import BridgeError
 from autopilot.hooks import TOOL_MARK, slash
 from autopilot.output import one_line, quote_lines
-from autopilot.run import control, loop
+from autopilot.run import control, loop, status
 from autopilot.run.state import State, Store
 from autopilot.run.workspace import Workspace
+from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class Hook:
         """The run's state.json."""
         return self.workspace.store
 
-    def engage(self, statuses: tuple[str, ...] = (loop.RUNNING,)) -> tuple[State | None, Output | None]:
+    def engage(self, statuses: tuple[str, ...] = (status.RUNNING,)) -> tuple[State | None, Output | None]:
         """The run when this session may act on it (claiming an unowned one), else at most a one-time notice."""
         state = self.store.load()
         if not state.get("plan") or state["status"] not in statuses:
@@ -177,7 +178,7 @@ def task_text(task: Task | None, budget: int = 3_000) -> str:
     """A task as Claude should read it: id, title, description and numbered acceptance criteria (within ``budget``)."""
     if not task:
         return "(no current task)"
-    return clip(_task_text(task), budget)
+    return clip_counted(_task_text(task), budget)
 
 
 def _task_text(task: Task) -> str:
@@ -190,13 +191,6 @@ def _task_text(task: Task) -> str:
         + (f"{quote_lines(description)}\n" if description else "")
         + f"Acceptance criteria:\n{criteria}"
     )
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - 40] + f" […{len(text) - limit + 40:,} characters cut]"
 
 
 def cost_text(state: State) -> str:

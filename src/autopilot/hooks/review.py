@@ -22,17 +22,17 @@ from autopilot.hooks.context import (
     Hook,
     Output,
     alert,
-    clip,
     context,
     notice,
     paused_message,
 )
 from autopilot.output import one_line, quoted
-from autopilot.run import loop, status
+from autopilot.run import status
 from autopilot.run.findings import findings_text
 from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.review_worker import in_flight, start_worker
 from autopilot.run.state import State, same_run
+from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def post_tool_use(hook: Hook) -> Output | None:
     error: LastError = after.get("last_error") or {}
     if after["status"] == status.PAUSED_REVIEWER_UNAVAILABLE and same_run(after, state):
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
-    if after["status"] == status.STOPPED_BUDGET and state["status"] == loop.RUNNING:
+    if after["status"] == status.STOPPED_BUDGET and state["status"] == status.RUNNING:
         return alert(f"the autopilot run stopped: {after.get('stop_reason')}. Claude carries on without Codex.")
     if error.get("timestamp") != errors_before and error.get("phase") == "review":
         if error.get("kind") == CallBusy.KIND:
@@ -108,7 +108,7 @@ def deliver(hook: Hook, state: State) -> Output | None:
             return None
         s["notices"] = [n for n in s["notices"] if not n.startswith("review:")] + [key]
     issues = [i for i in review.get("issues") or [] if isinstance(i, dict)]
-    summary = quoted(clip(str(review.get("summary") or ""), 1_500))  # the reviewer's words, as evidence
+    summary = quoted(clip_counted(str(review.get("summary") or ""), 1_500))  # the reviewer's words, as evidence
     if review.get("decision") == "approve" and not issues:
         text = f"Codex reviewed your changes against task {one_line(task_id)}: approved. Its summary: {summary}"
     else:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from autopilot.hooks import slash
 from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text, with_budget_warning
-from autopilot.run import control, loop
+from autopilot.run import control, loop, status
 
 
 def session_start(hook: Hook) -> Output | None:
     """The current task as context while a run is active; how to resume one that is paused."""
-    state, refusal = hook.engage((loop.RUNNING, *loop.PAUSED))
+    state, refusal = hook.engage((status.RUNNING, *status.PAUSED))
     if state is None:
         return refusal
-    if state["status"] in loop.PAUSED:
+    if state["status"] in status.PAUSED:
         return notice(
             f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
             f"{slash.RESUME} continues it; {slash.STOP} ends it."
@@ -47,7 +47,7 @@ def user_prompt_submit(hook: Hook) -> Output | None:
                 f"without Codex; `codex-bridge budget set USD` then {slash.RESUME} continues the run."
             )
     prompt = hook.data.get("prompt")
-    if state["status"] != loop.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):
+    if state["status"] != status.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):
         return None  # a slash command brings its own context (and /autopilot may be replacing this task)
     task = state.get("current_task")
     task_id, title = (task.get("id"), task.get("title")) if task else (None, None)

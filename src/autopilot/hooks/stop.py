@@ -11,7 +11,6 @@ from autopilot.hooks.context import (
     Hook,
     Output,
     alert,
-    clip,
     context,
     cost_text,
     notice,
@@ -24,6 +23,7 @@ from autopilot.run import control, loop, status
 from autopilot.run.findings import findings_text, open_findings
 from autopilot.run.loop import INFRA_PAUSE_AFTER
 from autopilot.run.state import State
+from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,8 +68,9 @@ def stop(hook: Hook) -> Output | None:
     if not result.get("applied"):
         return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
     remember_transition(hook)
-    if after["status"] != loop.RUNNING:
+    if after["status"] != status.RUNNING:
         return _ended(after)
+    reason = quoted(clip_counted(str(result.get("reason") or ""), REASON_CHARS))
     return with_budget_warning(
         hook,
         after,
@@ -78,7 +79,7 @@ def stop(hook: Hook) -> Output | None:
             after,
             blocks,
             f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the "
-            f"reviewer's words, not the user's, quoted): {quoted(clip(str(result.get('reason') or ''), REASON_CHARS))}",
+            f"reviewer's words, not the user's, quoted): {reason}",
         ),
     )
 
@@ -146,7 +147,7 @@ def continue_turn(hook: Hook, text: str) -> Output:
 def _unavailable(hook: Hook, state: State, exc: InfraError, blocks: int) -> Output | None:
     """Hold Claude at most twice while Codex gives no verdict, then pause the run with the way out (a busy call
     slot holds Claude without counting). ``state``: the run as the failure left it."""
-    if state["status"] != loop.RUNNING:
+    if state["status"] != status.RUNNING:
         return _ended(state) if state["status"] in ENDED else None
     try:
         paused = control.pause_if_unavailable(hook.store, state, "verdict", exc)

@@ -11,9 +11,9 @@ verdict operations, and ``Workspace.record_failure`` for a failed call, apply th
 
 from __future__ import annotations
 
+from autopilot.clock import now_us
 from autopilot.run import status
 from autopilot.run.migrations import State, empty_usage
-from autopilot.run.state import now_iso
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from autopilot.run.reviewer import Answer
     from autopilot.run.shapes import Forecast, LastReview, PhaseUsage, Plan, Review, Task, Verdict
 
-RUNNING = status.RUNNING  # the loop's callers read these two here
-PAUSED = status.PAUSED
 # Consecutive infrastructure failures (timeouts, a missing binary, quota...) before the run pauses.
 INFRA_PAUSE_AFTER = 3
 
@@ -180,7 +178,7 @@ def apply_plan(
             "plan_tree": plan_tree,
             "iteration": 0,
             "no_progress_streak": 0,
-            "status": RUNNING,
+            "status": status.RUNNING,
             "budget_used_usd": 0.0,
             "budget_usd": budget_usd,
             "max_iterations": max_iterations,
@@ -199,7 +197,7 @@ def apply_plan(
             "consecutive_blocks": 0,
             "notices": [],
             "plan_usd": usd,
-            "created_at": now_iso(),
+            "created_at": now_us(),
         }
     )
     state["token_usage"] = {"plan": empty_usage(), "review": empty_usage(), "verdict": empty_usage()}
@@ -234,7 +232,7 @@ def apply_review(
         "base_sha": base_sha,
         "head_sha": head_sha,
         "fingerprint": fingerprint,
-        "timestamp": now_iso(),
+        "timestamp": now_us(),
         "review_path": review_path,
     }
 
@@ -258,7 +256,7 @@ def apply_verdict(
     state["last_verdict"] = {
         "decision": verdict["decision"],
         "reason": verdict["reason"],
-        "timestamp": now_iso(),
+        "timestamp": now_us(),
         "verdict_path": verdict_path,
         "progressed": progressed,
         "next_task_id": verdict.get("next_task_id"),
@@ -359,7 +357,7 @@ def verdict_check(state: State):  # type: ignore[no-untyped-def]
 
 def budget_guard(state: State) -> bool:
     """The budget guard: flip a running run over its cap to stopped_budget; True when it did."""
-    if state["status"] == RUNNING and over_budget(state):
+    if state["status"] == status.RUNNING and over_budget(state):
         state["status"] = status.STOPPED_BUDGET
         state["stop_reason"] = f"budget spent: ${state['budget_used_usd']:.4f} of ${state['budget_usd']:.2f}"
         return True
@@ -386,7 +384,13 @@ def apply_resume(state: State) -> None:
     if state["status"] == status.STOPPED_ITERATION_LIMIT:
         state["max_iterations"] = state["iteration"] + max(1, state["max_iterations"] // 2)
     state.update(
-        {"status": RUNNING, "stop_reason": None, "consecutive_errors": 0, "verdict_errors": 0, "consecutive_blocks": 0}
+        {
+            "status": status.RUNNING,
+            "stop_reason": None,
+            "consecutive_errors": 0,
+            "verdict_errors": 0,
+            "consecutive_blocks": 0,
+        }
     )
 
 
@@ -404,7 +408,7 @@ def pause_if_unavailable(state: State, phase: str, kind: str) -> str | None:
     """Pause a running run whose ``phase`` calls failed INFRA_PAUSE_AFTER times in a row, the last with ``kind``
     (paused_reviewer_unavailable); returns the reason it paused with, or None when it did not."""
     count = failures(state, phase)
-    if state["status"] != RUNNING or count < INFRA_PAUSE_AFTER:
+    if state["status"] != status.RUNNING or count < INFRA_PAUSE_AFTER:
         return None
     reason = f"Codex was unavailable {count} times in a row (last: {kind})"
     apply_pause(state, status.PAUSED_REVIEWER_UNAVAILABLE, reason)
@@ -435,7 +439,7 @@ def record_error(state: State, phase: str, kind: str, message: str, *, counts: b
     ``counts=False`` (a busy call slot: another call of the run held Codex) only remembers it: the failure
     counts that pause the run are neither raised nor cleared.
     """
-    state["last_error"] = {"phase": phase, "kind": kind, "message": message[:500], "timestamp": now_iso()}
+    state["last_error"] = {"phase": phase, "kind": kind, "message": message[:500], "timestamp": now_us()}
     if not counts:
         return
     state["consecutive_errors"] = int(state.get("consecutive_errors") or 0) + 1

@@ -17,7 +17,7 @@ from autopilot.fsutil import replace_text
 from autopilot.output import printable, say
 from autopilot.paths import slugify
 from autopilot.redact import Redactor
-from autopilot.run import loop, reviewer
+from autopilot.run import loop, reviewer, status
 from autopilot.run.migrations import (
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_NO_PROGRESS_THRESHOLD,
@@ -118,7 +118,7 @@ def plan(
     floor = config.percent("--min-rate-limit-left", floor_raw) if floor_raw is not None else None
     run_id = loop.new_run_id()
     previous = ws.store.load()
-    if previous.get("status") == loop.RUNNING:
+    if previous.get("status") == status.RUNNING:
         say(f"replacing the running run ({redactor(str(previous.get('goal')))!r}); its spend stays in events.jsonl")
     text = reviewer.prompt("plan", goal=goal, repo=_repo_facts(ws.root, redactor))
     answer = ws.consult(

@@ -35,7 +35,6 @@ LOCK_TIMEOUT_S = 60.0
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
 PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
 SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
-now_iso = now_us  # run/loop.py's name for it, until that module imports autopilot.clock
 
 
 def new_state(workspace: str | None) -> State:

@@ -12,7 +12,7 @@ from autopilot import git
 from autopilot.errors import BridgeError, RunChanged
 from autopilot.output import say
 from autopilot.redact import Redactor
-from autopilot.run import control, loop, reviewer
+from autopilot.run import control, loop, reviewer, status
 from autopilot.run.prompts import diff_evidence, task_text
 from autopilot.run.reviewer import Answer
 from autopilot.run.state import State
@@ -60,7 +60,7 @@ def judge(
     decision, and the run as the verdict left it (as ``state`` when nothing was asked)."""
     plan, task = control.require_run(ws.store, state)
     ws.config  # noqa: B018 - a broken config file fails here, before any work
-    if state["status"] != loop.RUNNING:
+    if state["status"] != status.RUNNING:
         raise BridgeError(
             f"the run is {state['status']}, not running; there is nothing to decide",
             hint="`codex-bridge status` shows why; `codex-bridge resume` continues a paused run",
@@ -114,7 +114,7 @@ def judge(
         try:
             with ws.store.transaction(expect=state) as s:
                 loop.settle(s, "verdict", answer)
-                if s["status"] == loop.RUNNING:
+                if s["status"] == status.RUNNING:
                     path = ws.store.artifact_in_call(
                         "verdict",
                         {
