@@ -35,7 +35,8 @@ def test_no_credential_of_the_corpus_leaves_or_lands_in_a_packet(openai_env, git
     assert "Done. I used these:" in by_name["verdict request body"].text
     assert "Rotate the leaked credentials" in by_name["plan request body"].text
     assert "names-base/" in by_name["plan request body"].text
-    for name in ("claude intake", "claude raw read", "codex intake", "packets and evidence indexes"):
+    for name in ("claude intake", "claude raw read", "codex intake", "packets and evidence indexes",
+                 "handoff list, read, packets, inspect"):  # fmt: skip
         assert "The config holds" in by_name[name].text, name
     assert {p.name: p.leaked for p in places if p.leaked} == {}
-    assert len(places) == 11
+    assert len(places) == 12

@@ -751,6 +751,16 @@ def run_corpus(run: Any, server: Any, repo: Path, home: Path) -> list[Place]:
     texts["claude import context"] = call(
         "import", ["handoff", "import", pid, "--to", "codex", "--session", RECEIVER, "--new-session"], repo
     )
+    # the other handoff commands that print what a session or a packet holds
+    texts["handoff list, read, packets, inspect"] = "".join(
+        call(place, args, repo)
+        for place, args in (
+            ("list", ["handoff", "list", "--from", "claude"]),
+            ("read", ["handoff", "read", "--from", "claude", "--session", session, "--limit", "500"]),
+            ("packets", ["handoff", "packets"]),
+            ("inspect", ["handoff", "inspect", pid]),
+        )
+    )
     lines = codex_rollout_lines(corpus)
     rollout = codex_rollout(lines, repo)
     texts["codex intake"] = call(
