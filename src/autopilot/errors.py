@@ -117,6 +117,14 @@ class RunChanged(BridgeError):
         self.replaced = replaced
 
 
+class RunTaken(RunChanged):
+    """Another Claude Code session claimed the run a session found unowned and was about to claim: nothing was
+    changed; ``now`` is the run as it is now (its ``owner_session_id`` names the session that has it)."""
+
+    def __init__(self, message: str, *, now: Any) -> None:
+        super().__init__(message, now=now, replaced=False)
+
+
 class StateError(BridgeError):
     """state.json cannot be used as it is (corrupt, or written by a newer version)."""
 

@@ -13,7 +13,7 @@ from autopilot.paths import run_dir
 from autopilot.run.review_worker import LOCK, in_flight
 from autopilot.run.state import Store
 from autopilot.scripted.responses_server import delay, http_error, reply_json
-from tests.support.hooks import OTHER_SESSION, context_of, run_hook
+from tests.support.hooks import OTHER_SESSION, SESSION, context_of, count_state_reads, run_hook
 from tests.support.loop import APPROVE, PLAN, state_of
 
 REQUEST_CHANGES = {
@@ -221,3 +221,14 @@ def test_a_review_wait_past_the_hook_budget_is_cut_to_it(planned, openai_env, br
     while state_of(bridge, planned)["last_review"] is None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert state_of(bridge, planned)["last_review"]["decision"] == "request_changes"
+
+
+def test_a_reviewed_edit_reads_state_at_most_three_times(planned, openai_env, bridge, monkeypatch):
+    """An edit on an unowned run: see it and claim it, then the worker's review read and marked given in one
+    transaction; one Workspace (the worker's reads are its own process's)."""
+    openai_env.push(reply_json(REQUEST_CHANGES))
+    counts = count_state_reads(monkeypatch)
+    assert "define feature()" in context_of(edit(bridge, planned))
+    assert counts["reads"] <= 3 and counts["workspaces"] == 1
+    state = state_of(bridge, planned)
+    assert state["owner_session_id"] == SESSION and state["notices"] == [f"review:{state['last_review']['timestamp']}"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from autopilot.paths import run_dir
-from tests.support.hooks import OTHER_SESSION, SESSION, context_of, run_hook
+from tests.support.hooks import OTHER_SESSION, SESSION, context_of, count_state_reads, run_hook
 from tests.support.loop import state_of
 
 
@@ -118,3 +118,31 @@ def test_after_an_update_session_start_says_the_codex_side_needs_setup_again(pla
         answer = run_hook(bridge, "SessionStart", repo, source="startup") or {}
         assert "set up by 0.0.9" in answer["systemMessage"] and "/codex-autopilot:setup" in answer["systemMessage"]
     assert "Task T1" in context_of(answer)  # the run's context is still there
+
+
+def test_a_prompt_that_claims_resets_and_warns_reads_state_twice(planned, bridge, monkeypatch):
+    """The first prompt on an unowned run past its warn level after Stop blocks: one read to see the run, one
+    transaction for the claim, the block count and the warning together; one Workspace."""
+    edit_state(planned, owner_session_id=None, consecutive_blocks=3, budget_used_usd=4.2, iteration=3)
+    counts = count_state_reads(monkeypatch)
+    answer = run_hook(bridge, "UserPromptSubmit", planned, prompt="go on")
+    assert (counts["reads"], counts["workspaces"]) == (2, 1)
+    assert "has spent $4.20 of its $5.00 budget" in answer["systemMessage"] and "current task T1" in context_of(answer)
+    state = state_of(bridge, planned)
+    assert (state["owner_session_id"], state["consecutive_blocks"]) == (SESSION, 0)
+    assert state["notices"] == ["budget-warning"]
+
+
+def test_a_slash_command_prompt_leaves_the_budget_warning_for_later(planned, bridge):
+    """A slash command's prompt gets no context, so the warning it would carry stays unsaid until the next prompt."""
+    edit_state(planned, budget_used_usd=4.2)
+    assert run_hook(bridge, "UserPromptSubmit", planned, prompt="/codex-status") is None
+    assert "has spent $4.20" in run_hook(bridge, "UserPromptSubmit", planned, prompt="go on")["systemMessage"]
+
+
+def test_a_foreign_sessions_prompt_reads_state_twice(planned, bridge, monkeypatch):
+    """Another session's prompt reads the run once to see it is not its own and once to say so (once)."""
+    edit_state(planned, owner_session_id=OTHER_SESSION)
+    counts = count_state_reads(monkeypatch)
+    assert "belongs to another Claude Code session" in run_hook(bridge, "UserPromptSubmit", planned)["systemMessage"]
+    assert (counts["reads"], counts["workspaces"]) == (2, 1)

@@ -11,7 +11,7 @@ import pytest
 
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import delay, drip, http_error, reply_json
-from tests.support.hooks import OTHER_SESSION, SESSION, run_hook
+from tests.support.hooks import OTHER_SESSION, SESSION, count_state_reads, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 
 REQUEST_CHANGES = {
@@ -419,27 +419,17 @@ MAX_STATE_READS = 4  # issue 20; before the lifecycle had one home such a Stop r
 
 
 @pytest.fixture
-def counted(worked, monkeypatch):
-    """The worked repo's run owned by the test session, with every read of its state.json and every Workspace
-    built from here on counted: ``{"reads": n, "workspaces": n}``."""
-    from autopilot.run.state import Store
-    from autopilot.run.workspace import Workspace
+def counting(worked, monkeypatch):
+    """Every read of the worked repo's state.json and every Workspace built from here on, counted:
+    ``{"reads": n, "workspaces": n}``."""
+    return count_state_reads(monkeypatch)
 
+
+@pytest.fixture
+def counted(worked, counting):
+    """:func:`counting`, on a run the test session already owns."""
     edit_state(worked, owner_session_id=SESSION)
-    counts = {"reads": 0, "workspaces": 0}
-    parse, build = Store._parse, Workspace.__init__
-
-    def counting_parse(self):
-        counts["reads"] += 1
-        return parse(self)
-
-    def counting_build(self, *args, **kwargs):
-        counts["workspaces"] += 1
-        build(self, *args, **kwargs)
-
-    monkeypatch.setattr(Store, "_parse", counting_parse)
-    monkeypatch.setattr(Workspace, "__init__", counting_build)
-    return counts
+    return counting
 
 
 def test_a_stop_that_keeps_claude_working_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
@@ -470,3 +460,91 @@ def test_a_stop_whose_verdict_failed_reads_state_at_most_four_times(worked, coun
     openai_env.push(http_error(400, "bad request"))
     assert "failure 1 of 3" in stop(bridge, worked)["reason"]
     assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+
+
+def test_a_stop_that_claims_the_run_reads_state_at_most_four_times(worked, counting, openai_env, bridge):
+    """The first hook on a run no session owns claims it in the verdict call's guard: still at most 4 reads."""
+    edit_state(worked, owner_session_id=None)
+    openai_env.push(reply_json(continue_to("T2")))
+    assert stop(bridge, worked, stop_hook_active=True)["decision"] == "block"
+    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+    assert state_of(bridge, worked)["owner_session_id"] == SESSION
+
+
+def test_a_stop_that_claims_the_run_and_fails_reads_state_at_most_four_times(worked, counting, openai_env, bridge):
+    """Claiming the run, then Codex failing: the claim, the failure and the block in at most 4 reads."""
+    edit_state(worked, owner_session_id=None)
+    openai_env.push(http_error(400, "bad request"))
+    assert "failure 1 of 3" in stop(bridge, worked)["reason"]
+    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+    assert state_of(bridge, worked)["owner_session_id"] == SESSION
+
+
+def test_a_stop_that_claims_the_run_while_the_call_slot_is_busy_claims_it_with_the_block(
+    worked, counting, openai_env, bridge, monkeypatch
+):
+    """No call was made (another one held Codex): the block that holds Claude claims the run, in at most 4 reads."""
+    import filelock
+
+    edit_state(worked, owner_session_id=None)
+    monkeypatch.setenv("AUTOPILOT_TIMEOUT", "0.3")
+    with filelock.FileLock(str(run_dir(str(worked)) / "call.lock")):
+        assert "another call of this run" in stop(bridge, worked)["reason"]
+    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+    assert state_of(bridge, worked)["owner_session_id"] == SESSION
+
+
+def test_a_stop_that_gives_the_budget_warning_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+    """The once-per-run budget warning is recorded with the block that carries it: still at most 4 reads."""
+    edit_state(worked, budget_used_usd=4.5)
+    openai_env.push(reply_json(continue_to("T2")))
+    answer = stop(bridge, worked, stop_hook_active=True)
+    assert answer["decision"] == "block" and "has spent $4.50 of its $5.00 budget" in answer["systemMessage"]
+    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+    assert "budget-warning" in state_of(bridge, worked)["notices"]
+
+
+def test_a_stop_that_claims_the_run_and_warns_reads_state_at_most_four_times(worked, counting, openai_env, bridge):
+    """Both at once (a run planned elsewhere, spent past its warn level): at most 4 reads, one Workspace."""
+    edit_state(worked, owner_session_id=None, budget_used_usd=4.5)
+    openai_env.push(reply_json(continue_to("T2")))
+    assert "has spent $4.50" in stop(bridge, worked, stop_hook_active=True)["systemMessage"]
+    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+    state = state_of(bridge, worked)
+    assert state["owner_session_id"] == SESSION and "budget-warning" in state["notices"]
+
+
+def test_a_paused_block_leaves_the_budget_warning_for_later(worked, openai_env, bridge, monkeypatch):
+    """A block that pauses the run at Claude Code's cap says the pause, not the warning; the warning stays unsaid."""
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "1")
+    edit_state(worked, budget_used_usd=4.5)
+    openai_env.push(reply_json(continue_to("T2")))
+    answer = stop(bridge, worked, stop_hook_active=True)
+    assert "paused" in answer["systemMessage"] and "has spent" not in answer["systemMessage"]
+    assert "budget-warning" not in state_of(bridge, worked)["notices"]
+
+
+def test_a_run_another_session_claims_meanwhile_is_not_judged(worked, openai_env, bridge, monkeypatch):
+    """Two sessions stopping on a run nobody owned: the one whose claim comes second asks Codex nothing, told once."""
+    from autopilot.run.workspace import Workspace
+
+    edit_state(worked, owner_session_id=None)
+    take = Workspace.snapshot_while_loading
+
+    def claimed_meanwhile(self, base):
+        edit_state(worked, owner_session_id=OTHER_SESSION)
+        return take(self, base)
+
+    monkeypatch.setattr(Workspace, "snapshot_while_loading", claimed_meanwhile)
+    calls = len(openai_env.requests)
+    answer = stop(bridge, worked)
+    assert len(openai_env.requests) == calls and "belongs to another Claude Code session" in answer["systemMessage"]
+    state = state_of(bridge, worked)
+    assert (state["owner_session_id"], state["iteration"]) == (OTHER_SESSION, 0)
+
+
+def test_a_foreign_sessions_stop_reads_state_twice(worked, counting, bridge):
+    """Another session's Stop reads the run once to see it is not its own and once to say so (once)."""
+    edit_state(worked, owner_session_id=OTHER_SESSION)
+    assert "belongs to another Claude Code session" in stop(bridge, worked)["systemMessage"]
+    assert counting["reads"] == 2 and counting["workspaces"] == 1

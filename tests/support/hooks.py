@@ -34,3 +34,25 @@ def run_hook(bridge, event: str, cwd: Any, **fields: Any) -> dict[str, Any] | No
 def context_of(answer: dict[str, Any] | None) -> str:
     """The additionalContext of a hook answer ('' when there is none)."""
     return ((answer or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")
+
+
+def count_state_reads(monkeypatch: Any) -> dict[str, int]:
+    """From here on, every read of a run's state.json (``Store._parse``) and every ``Workspace`` built in this process,
+    counted: ``{"reads": n, "workspaces": n}`` (a review worker is another process: its reads are its own)."""
+    from autopilot.run.state import Store
+    from autopilot.run.workspace import Workspace
+
+    counts = {"reads": 0, "workspaces": 0}
+    parse, build = Store._parse, Workspace.__init__
+
+    def counting_parse(self: Store) -> Any:
+        counts["reads"] += 1
+        return parse(self)
+
+    def counting_build(self: Workspace, *args: Any, **kwargs: Any) -> None:
+        counts["workspaces"] += 1
+        build(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "_parse", counting_parse)
+    monkeypatch.setattr(Workspace, "__init__", counting_build)
+    return counts

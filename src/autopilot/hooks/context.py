@@ -71,24 +71,36 @@ class Hook:
         """The run's state.json."""
         return self.workspace.store
 
-    def engage(self, statuses: tuple[str, ...] = (status.RUNNING,)) -> tuple[State | None, Output | None]:
-        """The run when this session may act on it (claiming an unowned one), else at most a one-time notice."""
+    def engage(
+        self, statuses: tuple[str, ...] = (status.RUNNING,), *, claim: bool = True
+    ) -> tuple[State | None, Output | None]:
+        """The run when this session may act on it, else at most a one-time notice. A run no session owns is claimed
+        for this one here, or with ``claim=False`` left for the caller's first write to claim (:meth:`unclaimed`)."""
         state = self.store.load()
         if not state.get("plan") or state["status"] not in statuses:
             return None, None
         owner = state.get("owner_session_id")
-        if self.session_id is None or owner == self.session_id:
+        if self.session_id is None or owner == self.session_id or (not owner and not claim):
             return state, None
         if not owner:
             state = control.claim(self.store, state, self.session_id)
-            owner = state.get("owner_session_id")
-            if owner == self.session_id:
+            if state.get("owner_session_id") == self.session_id:
                 return state, None
-        return None, self.notice_once(
+        return None, self.refuse(state)
+
+    def unclaimed(self, state: State) -> str | None:
+        """This session, when the run ``state`` has no owner yet: the session the caller's next write claims it for
+        (``control.own``); None when there is nothing to claim."""
+        return self.session_id if self.session_id and not state.get("owner_session_id") else None
+
+    def refuse(self, state: State) -> Output | None:
+        """The notice (said once per session and run) that the run ``state`` belongs to another session."""
+        return self.notice_once(
             f"foreign-session:{self.session_id}",
             f"the autopilot run in {self.workspace.root} belongs to another Claude Code session "
-            f"({str(owner)[:8]}…), so this session's hooks leave it alone (said once). {slash.STATUS} shows it; "
-            f"{slash.START} here would replace it.",
+            f"({str(state.get('owner_session_id'))[:8]}…), so this session's hooks leave it alone (said once). "
+            f"{slash.STATUS} shows it; {slash.START} here would replace it.",
+            state,
         )
 
     def notice_once(self, key: str, message: str, state: State | None = None) -> Output | None:
@@ -97,9 +109,8 @@ class Hook:
         if key in ((state if state is not None else self.store.load()).get("notices") or []):
             return None
         with self.store.transaction() as s:
-            if key in s["notices"]:
+            if not control.note(s, key):
                 return None
-            s["notices"].append(key)
         return notice(message)
 
     def block_cap(self) -> int | None:
@@ -203,21 +214,16 @@ def cost_text(state: State) -> str:
     )
 
 
-def with_budget_warning(hook: Hook, state: State, out: Output | None) -> Output | None:
-    """``out`` with the once-per-run budget warning added as its systemMessage, when the run has spent its
-    warn level (the config's budget_warn_at, 80 % by default) and ``out`` says nothing to the user yet."""
-    if (out or {}).get("systemMessage") or BUDGET_WARNING in (state.get("notices") or []) or not state.get("plan"):
-        return out
-    if not state["budget_used_usd"]:
-        return out
-    from autopilot import config
-
+def budget_warning(hook: Hook, state: State) -> str | None:
+    """The once-per-run budget warning, when the run ``state`` has spent its warn level (the config's
+    budget_warn_at, 80 % by default) and was not warned yet. The caller records BUDGET_WARNING in the same write
+    that gives it (``control.hold``, ``control.new_turn``), so it is said once and never costs a read of its own."""
+    if BUDGET_WARNING in (state.get("notices") or []) or not state.get("plan") or not state["budget_used_usd"]:
+        return None
     try:
-        text = loop.budget_warning(state, config.budget_warn_at(hook.workspace.config))
+        return loop.budget_warning(state, config.budget_warn_at(hook.workspace.config))
     except BridgeError:  # a broken config file is reported by the calls that need it
-        return out
-    warning = hook.notice_once(BUDGET_WARNING, text, state) if text else None
-    return {**(out or {}), **warning} if warning else out
+        return None
 
 
 def paused_message(reason: str, detail: str) -> Output:

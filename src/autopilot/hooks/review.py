@@ -64,7 +64,14 @@ def post_tool_use(hook: Hook) -> Output | None:
             f"Codex is still reviewing after {wait:.0f}s; Claude carries on and gets the findings with a "
             "later tool result."
         )
-    after = hook.store.load()
+    # The worker's record, read once: what to tell Claude, and its findings marked given in the same transaction.
+    with hook.store.transaction() as after:
+        return _outcome(state, after, errors_before) or give(after)
+
+
+def _outcome(state: State, after: State, errors_before: str | None) -> Output | None:
+    """What the review the hook waited for ended in, when it was no review to hand Claude: the run paused or
+    stopped, or Codex failed (``state``/``after``: the run before and after the worker)."""
     error: LastError = after.get("last_error") or {}
     if after["status"] == status.PAUSED_REVIEWER_UNAVAILABLE and same_run(after, state):
         return paused_message(str(after.get("stop_reason")), str(error.get("message") or ""))
@@ -81,7 +88,7 @@ def post_tool_use(hook: Hook) -> Output | None:
             f"Claude carries on (failure {after.get('consecutive_errors')} of {INFRA_PAUSE_AFTER} in a row "
             "before the run pauses)."
         )
-    return deliver(hook, after)
+    return None
 
 
 def wait_seconds() -> float:
@@ -94,19 +101,32 @@ def wait_seconds() -> float:
 
 
 def deliver(hook: Hook, state: State) -> Output | None:
-    """The last review of the current task as context for Claude, once."""
-    review, task = state.get("last_review"), state.get("current_task")
-    task_id = task.get("id") if task else None
-    if not review or review.get("task_id") != task_id:
-        return None
-    key = f"review:{review.get('timestamp')}"
-    if key in (state.get("notices") or []):
+    """The last review of the current task as context for Claude, once (``state``: the run as the hook read it)."""
+    if _given_as(state) is None:
         return None
     with hook.store.transaction() as s:
-        now = s.get("last_review")
-        if key in s["notices"] or (now.get("timestamp") if now else None) != review.get("timestamp"):
-            return None
-        s["notices"] = [n for n in s["notices"] if not n.startswith("review:")] + [key]
+        return give(s) if _given_as(s) == _given_as(state) else None
+
+
+def _given_as(state: State) -> str | None:
+    """The notices key the last review of the run's current task is recorded under once given; None when there is
+    no such review or it was given already."""
+    review, task = state.get("last_review"), state.get("current_task")
+    if not review or review.get("task_id") != (task.get("id") if task else None):
+        return None
+    key = f"review:{review.get('timestamp')}"
+    return None if key in (state.get("notices") or []) else key
+
+
+def give(state: State) -> Output | None:
+    """Inside a transaction: the last review of the run's current task as context for Claude, recorded as given in
+    ``state`` (replacing the key of the review given before); None when there is none or it was given already."""
+    key = _given_as(state)
+    review, task = state.get("last_review"), state.get("current_task")
+    if key is None or not review or not task:
+        return None
+    state["notices"] = [n for n in state["notices"] if not n.startswith("review:")] + [key]
+    task_id = task.get("id")
     issues = [i for i in review.get("issues") or [] if isinstance(i, dict)]
     summary = quoted(clip_counted(str(review.get("summary") or ""), 1_500))  # the reviewer's words, as evidence
     if review.get("decision") == "approve" and not issues:

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from autopilot.errors import RunTaken
 from autopilot.hooks import slash
-from autopilot.hooks.context import Hook, Output, alert, context, cost_text, notice, task_text, with_budget_warning
+from autopilot.hooks.context import (
+    BUDGET_WARNING,
+    Hook,
+    Output,
+    alert,
+    budget_warning,
+    context,
+    cost_text,
+    notice,
+    task_text,
+)
 from autopilot.run import control, loop, status
 
 
@@ -35,31 +46,42 @@ def session_end(hook: Hook) -> Output | None:
 
 
 def user_prompt_submit(hook: Hook) -> Output | None:
-    """budget-guard, then one short line naming the current task; a new prompt resets the Stop-block count."""
-    state, refusal = hook.engage()
+    """budget-guard, then one short line naming the current task; a new prompt resets the Stop-block count.
+
+    What the prompt changes is one transaction (``control.new_turn``): the claim of a run no session owns, the
+    block count starting again, the budget guard and the once-per-run budget warning the answer carries.
+    """
+    state, refusal = hook.engage(claim=False)
     if state is None:
         return refusal
-    if loop.over_budget(state) or state.get("consecutive_blocks"):
-        state, stopped = control.new_turn(hook.store, state)  # Claude Code counts Stop blocks per user turn
+    prompt = hook.data.get("prompt")
+    # a slash command brings its own context (and /autopilot may be replacing this task): no task line, no warning
+    command = isinstance(prompt, str) and prompt.lstrip().startswith("/")
+    warning = None if command else budget_warning(hook, state)
+    owner = hook.unclaimed(state)
+    warned = False
+    if owner or warning or loop.over_budget(state) or state.get("consecutive_blocks"):
+        try:  # Claude Code counts Stop blocks per user turn
+            state, stopped, warned = control.new_turn(
+                hook.store, state, owner=owner, notice=BUDGET_WARNING if warning else None
+            )
+        except RunTaken as exc:
+            return hook.refuse(exc.now)
         if stopped:
             return alert(
                 f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
                 f"without Codex; `codex-bridge budget set USD` then {slash.RESUME} continues the run."
             )
-    prompt = hook.data.get("prompt")
-    if state["status"] != status.RUNNING or (isinstance(prompt, str) and prompt.lstrip().startswith("/")):
-        return None  # a slash command brings its own context (and /autopilot may be replacing this task)
+    if state["status"] != status.RUNNING or command:
+        return None
     task = state.get("current_task")
     task_id, title = (task.get("id"), task.get("title")) if task else (None, None)
-    return with_budget_warning(
-        hook,
-        state,
-        context(
-            "UserPromptSubmit",
-            f"codex-autopilot: current task {task_id}: {title} (iteration "
-            f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
-        ),
+    out = context(
+        "UserPromptSubmit",
+        f"codex-autopilot: current task {task_id}: {title} (iteration "
+        f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
     )
+    return {**out, **notice(warning)} if warned and warning else out
 
 
 def codex_side_notice(out: Output | None, installed: str) -> Output:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged
+from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged, RunTaken
 from autopilot.hooks import slash, touch
 from autopilot.hooks.context import (
     BLOCK_MARK,
+    BUDGET_WARNING,
     CONTEXT_CONTINUES_FROM,
     TEXT_BUDGET,
     Hook,
     Output,
     alert,
+    budget_warning,
     context,
     cost_text,
     notice,
     paused_message,
     task_text,
-    with_budget_warning,
 )
 from autopilot.output import quoted
 from autopilot.run import control, loop, status
@@ -41,8 +42,15 @@ ENDED = {
 
 
 def stop(hook: Hook) -> Output | None:
-    """Ask Codex for a verdict; ``continue`` keeps Claude working on the next task, anything else lets it stop."""
-    state, refusal = hook.engage()
+    """Ask Codex for a verdict; ``continue`` keeps Claude working on the next task, anything else lets it stop.
+
+    One Workspace (the hook's) and at most 4 reads of state.json, whatever happens: the run is read once here, then
+    only by the transactions that record what this Stop decided (and once more after a failure that carries no
+    run). A run no session owns yet is claimed by the first of them (the verdict call's budget guard, before Codex
+    is asked, or the block when no call was made); the once-per-run budget warning is recorded with the block
+    that carries it.
+    """
+    state, refusal = hook.engage(claim=False)
     if state is None:
         return refusal
     # A fresh stop, or a continuation that ran a tool: Claude Code's own count of blocks starts again, so does
@@ -52,10 +60,12 @@ def stop(hook: Hook) -> Output | None:
     message = hook.data.get("last_assistant_message")
     try:
         result, after = _judge(hook, state, message if isinstance(message, str) else None)
+    except RunTaken as exc:  # another session claimed the run while this one gathered the evidence
+        return hook.refuse(exc.now)
     except InfraError as exc:
         return _unavailable(hook, exc.run or hook.store.load(), exc, blocks)
-    except BudgetExhausted:
-        return _ended(hook.store.load())
+    except BudgetExhausted as exc:
+        return _ended(exc.run or hook.store.load())
     except BridgeError as exc:
         return notice(f"no verdict ({exc}); Claude stops here.")
     if result.get("skipped"):  # nothing to judge yet: the work tree is as it was when Codex planned
@@ -71,16 +81,13 @@ def stop(hook: Hook) -> Output | None:
     if after["status"] != status.RUNNING:
         return _ended(after)
     reason = quoted(clip_counted(str(result.get("reason") or ""), REASON_CHARS))
-    return with_budget_warning(
+    return _block(
         hook,
         after,
-        _block(
-            hook,
-            after,
-            blocks,
-            f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the "
-            f"reviewer's words, not the user's, quoted): {reason}",
-        ),
+        blocks,
+        f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the "
+        f"reviewer's words, not the user's, quoted): {reason}",
+        warning=budget_warning(hook, after),
     )
 
 
@@ -103,14 +110,24 @@ def _judge(
 ) -> tuple[VerdictApplied | VerdictNotApplied | VerdictSkipped, State]:
     from autopilot.run.verdict import judge
 
-    return judge(hook.workspace, state, last_message=message, deadline=hook.deadline())
+    return judge(hook.workspace, state, last_message=message, deadline=hook.deadline(), owner=hook.unclaimed(state))
 
 
-def _block(hook: Hook, state: State, blocks: int, lead: str) -> Output | None:
+def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | None = None) -> Output | None:
     """Keep Claude working with ``lead``, the task and open findings; or, where Claude Code's block cap would end
-    the turn, say that the run paused (``control.hold`` decides; ``blocks``: the blocks before this one in a row)."""
+    the turn, say that the run paused (``control.hold`` decides; ``blocks``: the blocks before this one in a row).
+    The block claims a run nobody owns yet, and records ``warning`` (the budget warning, given with it) as said."""
     try:
-        paused = control.hold(hook.store, state, blocks=blocks, cap=hook.block_cap())
+        paused, warned = control.hold(
+            hook.store,
+            state,
+            blocks=blocks,
+            cap=hook.block_cap(),
+            owner=hook.unclaimed(state),
+            notice=BUDGET_WARNING if warning else None,
+        )
+    except RunTaken as exc:
+        return hook.refuse(exc.now)
     except RunChanged:
         return None
     if paused:
@@ -129,7 +146,8 @@ def _block(hook: Hook, state: State, blocks: int, lead: str) -> Output | None:
         text = findings_text(findings, budget=room, where=review.get("review_path") if review else None)
         parts.append("Open review findings on this task (the reviewer's opinion; check them):\n" + text)
     parts.append(closing)
-    return continue_turn(hook, "\n\n".join(parts))
+    out = continue_turn(hook, "\n\n".join(parts))
+    return {**out, **notice(warning)} if warned and warning else out
 
 
 def continue_turn(hook: Hook, text: str) -> Output:

@@ -5,13 +5,15 @@ caller read (``Store.transaction(expect=...)``): a run re-planned meanwhile (or,
 running) raises :class:`~autopilot.errors.RunChanged` and is left as it is. The CLI (``codex-bridge stop |
 resume | budget``), the hooks, the review worker, ``Workspace.consult`` and the dashboard call these; hooks
 render what they return and decide nothing about a run's status themselves. The operations named by a
-directory (``cwd``) return what they did, as the CLI prints it.
+directory (``cwd``) return what they did, as the CLI prints it. What a hook must write besides (a session's claim of
+a run nobody owns: :func:`own`; a once-per-run notice: :func:`note`) rides on the transaction it already makes, so
+it never costs a read of state.json of its own.
 """
 
 from __future__ import annotations
 
 from autopilot import git
-from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged
+from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged, RunTaken
 from autopilot.run import loop, status
 from autopilot.run.state import State, Store
 
@@ -102,17 +104,21 @@ def set_budget(usd: float, *, cwd: str | None = None) -> BudgetSet:
     return {"budget_usd": after["budget_usd"], "budget_used_usd": after["budget_used_usd"], "status": after["status"]}
 
 
-def guard_budget(store: Store, phase: str, state: State) -> State:
+def guard_budget(store: Store, phase: str, state: State, *, owner: str | None = None) -> State:
     """The run ``state`` as it is now; stops it instead of calling Codex when its budget is already spent.
 
-    A run that was replaced meanwhile refuses the call too (its budget is not this one's).
+    A run that was replaced meanwhile refuses the call too (its budget is not this one's). ``owner``: the session
+    the call is made for, which claims a run nobody owns here, before Codex is asked (:func:`own`).
     """
     try:
         with store.transaction(expect=state) as s:
+            own(s, owner)
             stopped = loop.over_budget(s)
             if stopped:
                 loop.budget_guard(s)
             now = s.copy()
+    except RunTaken:
+        raise
     except RunChanged as exc:
         raise RunChanged(
             "the run was re-planned while this call waited; nothing was asked",
@@ -122,11 +128,13 @@ def guard_budget(store: Store, phase: str, state: State) -> State:
         ) from None
     if not stopped:
         return now
-    raise BudgetExhausted(
+    spent = BudgetExhausted(
         f"the run's budget is spent (${now['budget_used_usd']:.4f} of ${now['budget_usd']:.2f}); "
         f"no {phase} call was made",
         hint="raise it with `codex-bridge budget set USD` then `codex-bridge resume`, or re-plan",
     )
+    spent.run = now
+    raise spent
 
 
 def pause(store: Store, state: State, paused: str, reason: str) -> State:
@@ -146,12 +154,18 @@ def pause_if_unavailable(store: Store, state: State, phase: str, exc: InfraError
         return loop.pause_if_unavailable(s, phase, exc.kind)
 
 
-def hold(store: Store, state: State, *, blocks: int, cap: int | None) -> str | None:
+def hold(
+    store: Store, state: State, *, blocks: int, cap: int | None, owner: str | None = None, notice: str | None = None
+) -> tuple[str | None, bool]:
     """Count the Stop block that keeps Claude working on the running run ``state`` (``blocks`` before it in a
-    row), or pause the run where Claude Code's ``cap`` would end the turn: the pause's reason, None when
-    counted (RunChanged: the run moved on)."""
+    row), or pause the run where Claude Code's ``cap`` would end the turn. ``owner`` claims a run nobody owns
+    (:func:`own`); the once-per-run ``notice`` the block's answer carries is recorded with it (never with a pause,
+    whose answer says the pause instead). Returns the pause's reason (None: counted) and whether ``notice`` was
+    recorded now (RunChanged: the run moved on)."""
     with store.transaction(expect=state, running=True) as s:
-        return loop.count_block(s, blocks, cap)
+        own(s, owner)
+        paused = loop.count_block(s, blocks, cap)
+        return paused, paused is None and notice is not None and note(s, notice)
 
 
 def reset_blocks(store: Store, state: State) -> State:
@@ -165,16 +179,24 @@ def reset_blocks(store: Store, state: State) -> State:
         return now
 
 
-def new_turn(store: Store, state: State) -> tuple[State, bool]:
-    """A prompt from the user: the Stop-block count starts again and the budget guard runs; the run after and
-    whether the guard stopped it (a run replaced meanwhile is left as it is)."""
+def new_turn(
+    store: Store, state: State, *, owner: str | None = None, notice: str | None = None
+) -> tuple[State, bool, bool]:
+    """A prompt from the user: the Stop-block count starts again and the budget guard runs, in one transaction with
+    the claim of a run nobody owns (``owner``, :func:`own`) and the once-per-run ``notice`` the prompt's answer
+    carries (recorded only while the run keeps running). Returns the run after, whether the guard stopped it, and
+    whether ``notice`` was recorded now (a run replaced meanwhile is left as it is)."""
     try:
         with store.transaction(expect=state) as s:
+            own(s, owner)
             s["consecutive_blocks"] = 0
             stopped = loop.budget_guard(s)
-            return s.copy(), stopped
+            said = notice is not None and s["status"] == status.RUNNING and note(s, notice)
+            return s.copy(), stopped, said
+    except RunTaken:
+        raise
     except RunChanged as exc:
-        return exc.now, False
+        return exc.now, False, False
 
 
 def claim(store: Store, state: State, session_id: str) -> State:
@@ -182,12 +204,35 @@ def claim(store: Store, state: State, session_id: str) -> State:
     when it was replaced meanwhile: the caller compares its owner)."""
     try:
         with store.transaction(expect=state) as s:
-            if not s.get("owner_session_id"):
-                s["owner_session_id"] = session_id
+            _claim(s, session_id)
             return s.copy()
     except RunChanged as exc:
         now: State = exc.now
         return now
+
+
+def own(state: State, owner: str | None) -> None:
+    """Inside a transaction: claim the run ``state`` for session ``owner`` when no session owns it; RunTaken when
+    another session does (it claimed the run since the caller found it unowned). None: nothing to claim or check."""
+    if owner is not None and not _claim(state, owner):
+        raise RunTaken(
+            "another Claude Code session claimed the autopilot run meanwhile; nothing was changed", now=state.copy()
+        )
+
+
+def _claim(state: State, session_id: str) -> bool:
+    """Claim ``state`` for ``session_id`` unless a session owns it; whether it is ``session_id``'s now."""
+    if not state.get("owner_session_id"):
+        state["owner_session_id"] = session_id
+    return state.get("owner_session_id") == session_id
+
+
+def note(state: State, key: str) -> bool:
+    """Inside a transaction: record the once-per-run notice ``key`` (a new plan clears them); whether it is new."""
+    if key in state["notices"]:
+        return False
+    state["notices"].append(key)
+    return True
 
 
 def release(store: Store, session_id: str) -> None:

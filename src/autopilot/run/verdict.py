@@ -55,9 +55,11 @@ def judge(
     model: str | None = None,
     effort: str | None = None,
     deadline: float | None = None,
+    owner: str | None = None,
 ) -> tuple[VerdictApplied | VerdictNotApplied | VerdictSkipped, State]:
     """:func:`decide` for the run ``state`` of the caller's workspace ``ws`` (the Stop hook's, read once): the
-    decision, and the run as the verdict left it (as ``state`` when nothing was asked)."""
+    decision, and the run as the verdict left it (as ``state`` when nothing was asked). ``owner``: the session
+    that claims the run, nobody's yet, before Codex is asked (``Workspace.consult``)."""
     plan, task = control.require_run(ws.store, state)
     ws.config  # noqa: B018 - a broken config file fails here, before any work
     if state["status"] != status.RUNNING:
@@ -83,7 +85,7 @@ def judge(
         return skipped, state
     snap = ws.snapshot_while_loading(state.get("base_sha"))
     if loop.over_budget(state):  # spent already: refused before any evidence is built (consult checks again)
-        control.guard_budget(ws.store, "verdict", state)
+        control.guard_budget(ws.store, "verdict", state, owner=owner)
     redactor = Redactor()
     evidence, _facts = diff_evidence(ws.config, snap, redactor)
     review = state.get("last_review")
@@ -164,4 +166,5 @@ def judge(
         what=f"for a verdict on {task['id']} (iteration {state['iteration'] + 1})",
         check=loop.verdict_check(state),
         record=record,
+        owner=owner,
     )

@@ -68,6 +68,7 @@ class Workspace:
         effort: str | None = None,
         run_id: str | None = None,
         min_rate_limit_left: float | None = None,
+        owner: str | None = None,
     ) -> R:
         """Ask Codex for ``phase``'s JSON about the run in ``state`` (None: a new plan, no run yet), then
         ``record(answer)`` (charge and apply it) and return what that returns.
@@ -86,6 +87,9 @@ class Workspace:
         A run's call continues the run's conversation while its history is under ``max_history_tokens``; at
         the limit (or with no conversation on this backend) it starts a fresh one, its prompt prefixed with
         the run's own state (``prompts.restart_seed``: no model call), so every call's history stays bounded.
+        ``owner``: the Claude Code session the call is made for; a run nobody owns is claimed for it in the budget
+        guard's transaction, before Codex is asked, and one another session claimed meanwhile refuses the call
+        (:class:`~autopilot.errors.RunTaken`).
         """
         import time
 
@@ -104,7 +108,7 @@ class Workspace:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
                 if state is not None:
-                    current = control.guard_budget(self.store, phase, state)
+                    current = control.guard_budget(self.store, phase, state, owner=owner)
                     remaining = current["budget_usd"] - current["budget_used_usd"]
                     self.guard_rate_limit(phase, chosen.name, current.get("min_rate_limit_left"), current)
                 else:
@@ -188,7 +192,7 @@ class Workspace:
         from autopilot.backends import Usage
 
         usage = exc.usage if isinstance(exc.usage, Usage) else Usage()
-        if not self.store.exists():
+        if isinstance(exc, RunChanged) or not self.store.exists():  # refused: the run changed, nothing is its
             return
         with suppress(RunChanged), self.store.transaction(expect=state) as s:
             if exc.calls or usage.input or usage.output:
