@@ -418,70 +418,74 @@ def test_a_busy_call_slot_holds_claude_but_never_pauses_the_run(worked, openai_e
 MAX_STATE_READS = 4  # issue 20; before the lifecycle had one home such a Stop read it 6 to 8 times
 
 
-@pytest.fixture
-def counting(worked, monkeypatch):
-    """Every read of the worked repo's state.json and every Workspace built from here on, counted:
-    ``{"reads": n, "workspaces": n}``."""
-    return count_state_reads(monkeypatch)
+def counted_stop(bridge, repo, monkeypatch, **fields):
+    """One Stop with every read of state.json and every Workspace it makes counted: (its answer, the counts)."""
+    counts = count_state_reads(monkeypatch)
+    answer = stop(bridge, repo, **fields)
+    return answer, dict(counts)
 
 
-@pytest.fixture
-def counted(worked, counting):
-    """:func:`counting`, on a run the test session already owns."""
-    edit_state(worked, owner_session_id=SESSION)
-    return counting
-
-
-def test_a_stop_that_keeps_claude_working_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+def test_a_stop_that_keeps_claude_working_reads_state_at_most_four_times(worked, openai_env, bridge, monkeypatch):
     """A verdict of continue: one Workspace, and state.json read at most 4 times (engage, budget, record, block)."""
+    edit_state(worked, owner_session_id=SESSION)
     openai_env.push(reply_json(continue_to("T2")))
-    assert stop(bridge, worked, stop_hook_active=True)["decision"] == "block"
-    assert 0 < counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch, stop_hook_active=True)
+    assert answer["decision"] == "block"
+    assert 0 < counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
 
 
-def test_a_fresh_stop_restarting_the_block_count_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+def test_a_fresh_stop_restarting_the_block_count_reads_state_at_most_four_times(
+    worked, openai_env, bridge, monkeypatch
+):
     """A fresh stop after earlier blocks restarts the count in the block's own write: still at most 4 reads."""
-    edit_state(worked, consecutive_blocks=5)
+    edit_state(worked, owner_session_id=SESSION, consecutive_blocks=5)
     openai_env.push(reply_json(continue_to("T2")))
-    assert stop(bridge, worked, stop_hook_active=False)["decision"] == "block"
-    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch, stop_hook_active=False)
+    assert answer["decision"] == "block"
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
     assert state_of(bridge, worked)["consecutive_blocks"] == 1
 
 
-def test_a_stop_that_ends_the_run_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+def test_a_stop_that_ends_the_run_reads_state_at_most_four_times(worked, openai_env, bridge, monkeypatch):
     """done: the verdict's own answer is what the hook reports; state.json is not read again for it."""
+    edit_state(worked, owner_session_id=SESSION)
     openai_env.push(reply_json(done("feature.py exists")))
-    assert stop(bridge, worked)["systemMessage"].startswith("codex-autopilot: done")
-    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch)
+    assert answer["systemMessage"].startswith("codex-autopilot: done")
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
 
 
-def test_a_stop_whose_verdict_failed_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+def test_a_stop_whose_verdict_failed_reads_state_at_most_four_times(worked, openai_env, bridge, monkeypatch):
     """Codex failing: the run as the failure left it decides the answer, without reading state.json again."""
+    edit_state(worked, owner_session_id=SESSION)
     openai_env.push(http_error(400, "bad request"))
-    assert "failure 1 of 3" in stop(bridge, worked)["reason"]
-    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch)
+    assert "failure 1 of 3" in answer["reason"]
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
 
 
-def test_a_stop_that_claims_the_run_reads_state_at_most_four_times(worked, counting, openai_env, bridge):
+def test_a_stop_that_claims_the_run_reads_state_at_most_four_times(worked, openai_env, bridge, monkeypatch):
     """The first hook on a run no session owns claims it in the verdict call's guard: still at most 4 reads."""
     edit_state(worked, owner_session_id=None)
     openai_env.push(reply_json(continue_to("T2")))
-    assert stop(bridge, worked, stop_hook_active=True)["decision"] == "block"
-    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch, stop_hook_active=True)
+    assert answer["decision"] == "block"
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
     assert state_of(bridge, worked)["owner_session_id"] == SESSION
 
 
-def test_a_stop_that_claims_the_run_and_fails_reads_state_at_most_four_times(worked, counting, openai_env, bridge):
+def test_a_stop_that_claims_the_run_and_fails_reads_state_at_most_four_times(worked, openai_env, bridge, monkeypatch):
     """Claiming the run, then Codex failing: the claim, the failure and the block in at most 4 reads."""
     edit_state(worked, owner_session_id=None)
     openai_env.push(http_error(400, "bad request"))
-    assert "failure 1 of 3" in stop(bridge, worked)["reason"]
-    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch)
+    assert "failure 1 of 3" in answer["reason"]
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
     assert state_of(bridge, worked)["owner_session_id"] == SESSION
 
 
 def test_a_stop_that_claims_the_run_while_the_call_slot_is_busy_claims_it_with_the_block(
-    worked, counting, openai_env, bridge, monkeypatch
+    worked, openai_env, bridge, monkeypatch
 ):
     """No call was made (another one held Codex): the block that holds Claude claims the run, in at most 4 reads."""
     import filelock
@@ -489,27 +493,29 @@ def test_a_stop_that_claims_the_run_while_the_call_slot_is_busy_claims_it_with_t
     edit_state(worked, owner_session_id=None)
     monkeypatch.setenv("AUTOPILOT_TIMEOUT", "0.3")
     with filelock.FileLock(str(run_dir(str(worked)) / "call.lock")):
-        assert "another call of this run" in stop(bridge, worked)["reason"]
-    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+        answer, counts = counted_stop(bridge, worked, monkeypatch)
+    assert "another call of this run" in answer["reason"]
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
     assert state_of(bridge, worked)["owner_session_id"] == SESSION
 
 
-def test_a_stop_that_gives_the_budget_warning_reads_state_at_most_four_times(worked, counted, openai_env, bridge):
+def test_a_stop_that_gives_the_budget_warning_reads_state_at_most_four_times(worked, openai_env, bridge, monkeypatch):
     """The once-per-run budget warning is recorded with the block that carries it: still at most 4 reads."""
-    edit_state(worked, budget_used_usd=4.5)
+    edit_state(worked, owner_session_id=SESSION, budget_used_usd=4.5)
     openai_env.push(reply_json(continue_to("T2")))
-    answer = stop(bridge, worked, stop_hook_active=True)
+    answer, counts = counted_stop(bridge, worked, monkeypatch, stop_hook_active=True)
     assert answer["decision"] == "block" and "has spent $4.50 of its $5.00 budget" in answer["systemMessage"]
-    assert counted["reads"] <= MAX_STATE_READS and counted["workspaces"] == 1
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
     assert "budget-warning" in state_of(bridge, worked)["notices"]
 
 
-def test_a_stop_that_claims_the_run_and_warns_reads_state_at_most_four_times(worked, counting, openai_env, bridge):
+def test_a_stop_that_claims_the_run_and_warns_reads_state_at_most_four_times(worked, openai_env, bridge, monkeypatch):
     """Both at once (a run planned elsewhere, spent past its warn level): at most 4 reads, one Workspace."""
     edit_state(worked, owner_session_id=None, budget_used_usd=4.5)
     openai_env.push(reply_json(continue_to("T2")))
-    assert "has spent $4.50" in stop(bridge, worked, stop_hook_active=True)["systemMessage"]
-    assert counting["reads"] <= MAX_STATE_READS and counting["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch, stop_hook_active=True)
+    assert "has spent $4.50" in answer["systemMessage"]
+    assert counts["reads"] <= MAX_STATE_READS and counts["workspaces"] == 1
     state = state_of(bridge, worked)
     assert state["owner_session_id"] == SESSION and "budget-warning" in state["notices"]
 
@@ -543,8 +549,22 @@ def test_a_run_another_session_claims_meanwhile_is_not_judged(worked, openai_env
     assert (state["owner_session_id"], state["iteration"]) == (OTHER_SESSION, 0)
 
 
-def test_a_foreign_sessions_stop_reads_state_twice(worked, counting, bridge):
+def test_a_foreign_sessions_stop_reads_state_twice(worked, bridge, monkeypatch):
     """Another session's Stop reads the run once to see it is not its own and once to say so (once)."""
     edit_state(worked, owner_session_id=OTHER_SESSION)
-    assert "belongs to another Claude Code session" in stop(bridge, worked)["systemMessage"]
-    assert counting["reads"] == 2 and counting["workspaces"] == 1
+    answer, counts = counted_stop(bridge, worked, monkeypatch)
+    assert "belongs to another Claude Code session" in answer["systemMessage"]
+    assert (counts["reads"], counts["workspaces"]) == (2, 1)
+
+
+def test_the_read_counter_sees_every_reader_of_state_json(worked, bridge, monkeypatch):
+    """The counter counts opens of state.json for reading by anyone (a raw read as well as the Store's), not
+    writes: so a reader added outside the Store cannot slip past the Stop's limit."""
+    from autopilot.run.state import Store
+
+    counts = count_state_reads(monkeypatch)
+    store = Store(worked)
+    store.path.read_bytes()
+    with store.transaction() as s:
+        s["iteration"] = 1
+    assert counts["reads"] == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 SESSION = "11111111-aaaa-4bbb-8ccc-000000000001"
@@ -36,23 +37,40 @@ def context_of(answer: dict[str, Any] | None) -> str:
     return ((answer or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")
 
 
+# The counts the audit hook below adds to (None: nobody is counting). sys.addaudithook cannot be undone, so one hook
+# is added for the whole test process, the first time a test counts.
+_COUNTS: dict[str, int] | None = None
+
+
+def _count_opens(event: str, args: tuple[Any, ...]) -> None:
+    counts = _COUNTS
+    if counts is None or event != "open":
+        return
+    path, _mode, flags = args
+    named = isinstance(path, (str, bytes, os.PathLike)) and os.fsdecode(path).endswith(f"{os.sep}state.json")
+    if named and flags is not None and flags & os.O_ACCMODE == os.O_RDONLY:
+        counts["reads"] += 1
+
+
 def count_state_reads(monkeypatch: Any) -> dict[str, int]:
-    """From here on, every read of a run's state.json (``Store._parse``) and every ``Workspace`` built in this process,
-    counted: ``{"reads": n, "workspaces": n}`` (a review worker is another process: its reads are its own)."""
-    from autopilot.run.state import Store
+    """From here on, every read of a run's state.json and every ``Workspace`` built in this process, counted:
+    ``{"reads": n, "workspaces": n}``. A read is any open of a ``state.json`` for reading (an audit hook sees every
+    one), whoever opens it: the Store, the active memory, anything added later; a review worker is another
+    process, and its reads are its own."""
+    import sys
+
     from autopilot.run.workspace import Workspace
 
     counts = {"reads": 0, "workspaces": 0}
-    parse, build = Store._parse, Workspace.__init__
-
-    def counting_parse(self: Store) -> Any:
-        counts["reads"] += 1
-        return parse(self)
+    if not getattr(_count_opens, "added", False):
+        sys.addaudithook(_count_opens)
+        _count_opens.added = True  # type: ignore[attr-defined]
+    monkeypatch.setattr(sys.modules[__name__], "_COUNTS", counts)
+    build = Workspace.__init__
 
     def counting_build(self: Workspace, *args: Any, **kwargs: Any) -> None:
         counts["workspaces"] += 1
         build(self, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "_parse", counting_parse)
     monkeypatch.setattr(Workspace, "__init__", counting_build)
     return counts

@@ -77,7 +77,7 @@ def stop(hook: Hook) -> Output | None:
         )
     if not result.get("applied"):
         return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
-    remember_transition(hook)
+    remember_transition(hook, after)
     if after["status"] != status.RUNNING:
         return _ended(after)
     reason = quoted(clip_counted(str(result.get("reason") or ""), REASON_CHARS))
@@ -91,8 +91,9 @@ def stop(hook: Hook) -> Output | None:
     )
 
 
-def remember_transition(hook: Hook) -> None:
-    """Write the verdict's task transition into the session's active memory (memory/autopilot.py); never fatal."""
+def remember_transition(hook: Hook, after: State) -> None:
+    """Write the verdict's task transition (``after``: the run as the verdict left it, not read again) into the
+    session's active memory (memory/autopilot.py); never fatal."""
     from autopilot.memory import autopilot, observe
     from autopilot.memory.store import SessionStore
 
@@ -100,7 +101,7 @@ def remember_transition(hook: Hook) -> None:
     if session is None or not observe.enabled():
         return
     try:
-        autopilot.sync(SessionStore("claude", session, str(hook.workspace.root)))
+        autopilot.sync(SessionStore("claude", session, str(hook.workspace.root)), after)
     except (OSError, BridgeError):  # the memory never holds the loop up
         return
 

@@ -25,6 +25,8 @@ from autopilot.redact import Redactor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from autopilot.memory.shapes import CheckpointBody
 
 CRITERIA = 5  # acceptance criteria named in the next action
@@ -40,7 +42,7 @@ def run_of(worktree: str) -> dict[str, Any] | None:
     return state if isinstance(state, dict) else None
 
 
-def body_of(state: dict[str, Any]) -> CheckpointBody | None:
+def body_of(state: Mapping[str, Any]) -> CheckpointBody | None:
     """The checkpoint a run's state gives its owning session (None without a goal and a plan)."""
     goal, plan = state.get("goal"), state.get("plan")
     if not isinstance(goal, str) or not goal.strip() or not isinstance(plan, dict):
@@ -71,9 +73,12 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def sync(store: SessionStore) -> dict[str, Any] | None:
-    """Write the autopilot checkpoint when the run this session owns moved since the last one (else None)."""
-    state = run_of(store.worktree)
+def sync(store: SessionStore, run: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """Write the autopilot checkpoint when the run this session owns moved since the last one (else None).
+
+    ``run``: the run's state as the caller just had it (the Stop hook's verdict), so state.json is not read again.
+    """
+    state = run_of(store.worktree) if run is None else run
     if state is None or store.agent != "claude" or state.get("owner_session_id") != store.session:
         return None
     body = body_of(state)
@@ -90,7 +95,7 @@ def sync(store: SessionStore) -> dict[str, Any] | None:
     )  # fmt: skip
 
 
-def moved_at(state: dict[str, Any]) -> str | None:
+def moved_at(state: Mapping[str, Any]) -> str | None:
     """When the run last moved (its last verdict, else its plan), in the memory's millisecond format: a checkpoint
     the agent wrote after that transition stays newer than the one the transition gives, however late it is
     written here."""
