@@ -584,3 +584,13 @@ def test_env_file_content_is_recognised(text, env_file):
 def test_templates_and_public_keys_are_public_paths(path, public):
     """Templates and public keys hold no secret by design: content never withholds them."""
     assert is_public_path(path) is public
+
+
+def test_a_redactor_answers_a_repeated_string_as_the_first_time_and_counts_each():
+    """A string seen before (remembered) is redacted the same and its redactions counted again."""
+
+    secret = "token=ghp_" + "a1B2" * 9
+    redactor = Redactor()
+    first, again, plain = redactor(secret), redactor(secret), redactor("line")
+    assert first == again == redact(secret)[0] != secret and plain == "line"
+    assert sum(redactor.counts.values()) == 2 * sum(redact(secret)[1].values()) > 0
