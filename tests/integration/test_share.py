@@ -345,3 +345,50 @@ def test_both_machines_push_and_each_gets_the_others_packet(machines):
     assert sent["merges"] == 1
     assert [p["packet"] for p in a.ok("share", "pull")["packets"] if p["status"] == "new"] == [pb]
     assert [p["packet"] for p in b.ok("share", "pull")["packets"] if p["status"] == "new"] == [pa]
+
+
+def test_a_packet_of_another_project_is_never_pushed_here(machines):
+    """A packet exported in another repository of Ada's is refused by this project's push, naming where it was made."""
+    remote, a, _ = machines
+    other = a.root / "other"
+    git(a.root, "init", "-q", "-b", "main", str(other))
+    git(other, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty", "-m", "start")
+    session = a.session("Private work in another project.", cwd=other)
+    pid = a.ok("-C", str(other), "handoff", "export", "--from", "claude", "--session", session, "--to", "codex")[
+        "packet"
+    ]
+    code, _, err = a.bridge("share", "push", pid)
+    assert code == 1 and "not this project's to share" in err and str(other) in err
+    assert remote_ref(remote) is None
+
+
+def test_more_rule_records_than_the_bound_refuse_the_pull(machines):
+    """A remote tree with more rule records than a pull takes in is refused before any is read."""
+    remote, a, b = machines
+    a.ok("share", "push", a.packet())
+    blob = (
+        subprocess.run(["git", "-C", str(remote), "hash-object", "-w", "--stdin"], input=b"{}", capture_output=True)
+        .stdout.decode()
+        .strip()
+    )
+    _rewrite(remote, {f"rules/{n:064x}.json": blob for n in range(2001)})
+    code, _, err = b.bridge("share", "pull")
+    assert code == 1 and "more than 2,000" in err
+
+
+def test_the_remote_is_chosen_plainly_or_asked_for(machines):
+    """No remote is an error saying to add one; two remotes need --remote; an unknown --remote is refused."""
+    remote, a, _ = machines
+    git(a.repo, "remote", "rename", "origin", "team")
+    git(a.repo, "remote", "add", "mirror", str(remote))
+    assert a.ok("share", "list")["remote"] == "team"  # the branch's upstream remote
+    git(a.repo, "branch", "--unset-upstream")
+    code, _, err = a.bridge("share", "list")
+    assert code == 1 and "several remotes" in err and "--remote" in err
+    code, _, err = a.bridge("share", "list", "--remote", "--upload-pack=touch /tmp/x")
+    assert code == 1 and "is not a git remote of this repository" in err
+    assert a.ok("share", "list", "--remote", "team")["remote"] == "team"
+    git(a.repo, "remote", "remove", "team")
+    git(a.repo, "remote", "remove", "mirror")
+    code, _, err = a.bridge("share", "pull")
+    assert code == 1 and "no git remote" in err

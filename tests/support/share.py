@@ -112,9 +112,9 @@ class Machine:
             text=True,
         )
 
-    def session(self, objective: str, session: str | None = None) -> str:
-        """A Claude session recorded in this machine's clone (an objective, a private thought, a passing test run, a
-        next step); its id."""
+    def session(self, objective: str, session: str | None = None, cwd: Path | None = None) -> str:
+        """A Claude session recorded in this machine's clone (or ``cwd``): an objective, a private thought, a passing
+        test run, a next step; its id."""
         t = Transcript(session=session or str(uuid.uuid4()))
         t.user(objective)
         t.assistant(thinking(f"{PRIVATE} weighing the options"), text("I will run the tests first."))
@@ -122,7 +122,7 @@ class Machine:
         t.result("toolu_t1", "3 passed in 0.02s")
         t.assistant(text("All three pass. Next: add a regression test for the empty header."))
         with self.on():
-            claude_session(t, self.repo)
+            claude_session(t, cwd or self.repo)
         return t.session
 
     def packet(self, objective: str = "Make the parser accept an empty header.") -> str:

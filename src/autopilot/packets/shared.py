@@ -33,7 +33,7 @@ NOTE = (
     "shared from another machine through the project's git remote: its source transcript is on that machine, "
     "not here, so its bytes cannot be checked; every excerpt is the packet's copy"
 )
-_cache: dict[str, tuple[tuple[int, int], dict[str, Origin]]] = {}
+_cache: dict[str, tuple[tuple[int, int], str | None, dict[str, Origin]]] = {}
 
 
 def folder() -> Path:
@@ -46,16 +46,17 @@ def record_path(repo_id: str) -> Path:
     return folder() / f"{sha256_hex(repo_id.encode())[:24]}.json"
 
 
-def _read(path: Path) -> dict[str, Origin]:
-    """The packets a record names (an unreadable or foreign record names none), cached by size and mtime."""
+def _read(path: Path) -> tuple[str | None, dict[str, Origin]]:
+    """The repository a record is of and the packets it names (an unreadable or foreign record names none), cached
+    by size and mtime."""
     try:
         st = os.stat(path)
     except OSError:
-        return {}
+        return None, {}
     key = (st.st_size, st.st_mtime_ns)
     hit = _cache.get(str(path))
     if hit is not None and hit[0] == key:
-        return hit[1]
+        return hit[1], hit[2]
     try:
         doc = json.loads(path.read_bytes())
     except (OSError, ValueError):
@@ -65,13 +66,14 @@ def _read(path: Path) -> dict[str, Origin]:
     for pid, origin in found.items() if isinstance(found, dict) else ():
         if isinstance(pid, str) and isinstance(origin, dict):
             packets[pid] = origin  # type: ignore[assignment]  # a dict we wrote: Origin's fields
-    _cache[str(path)] = (key, packets)
-    return packets
+    repo = doc.get("repoId") if isinstance(doc, dict) else None
+    _cache[str(path)] = (key, repo if isinstance(repo, str) else None, packets)
+    return _cache[str(path)][1], packets
 
 
 def origins(repo_id: str | None) -> dict[str, Origin]:
     """The packets pulled into repository ``repo_id``, by id, with where each came from (None: none)."""
-    return _read(record_path(repo_id)) if repo_id else {}
+    return _read(record_path(repo_id))[1] if repo_id else {}
 
 
 def origin_of(pid: str) -> tuple[str, Origin] | None:
@@ -83,15 +85,10 @@ def origin_of(pid: str) -> tuple[str, Origin] | None:
     for name in names:
         if not name.endswith(".json"):
             continue
-        path = folder() / name
-        found = _read(path).get(pid)
-        if found is not None:
-            try:
-                repo = json.loads(path.read_bytes()).get("repoId")
-            except (OSError, ValueError, AttributeError):
-                continue
-            if isinstance(repo, str):
-                return repo, found
+        repo, packets = _read(folder() / name)
+        found = packets.get(pid)
+        if found is not None and repo is not None:
+            return repo, found
     return None
 
 

@@ -64,8 +64,10 @@ def seal(packet: Packet, evidence: EvidenceIndex) -> tuple[str, bytes, bytes]:
     return packet_id(data), data, ev_bytes
 
 
-def store(packet: Packet, evidence: EvidenceIndex) -> tuple[str, Path]:
-    """Write a packet and its evidence index once; writing the same packet again is a no-op."""
+def store(packet: Packet, evidence: EvidenceIndex, *, durable: bool = True) -> tuple[str, Path]:
+    """Write a packet and its evidence index once; writing the same packet again is a no-op.
+
+    ``durable=False`` leaves the fsyncs to the caller (``share pull`` stores many, then syncs once)."""
     pid, data, ev_bytes = seal(packet, evidence)
     folder = packets_dir()
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -75,8 +77,8 @@ def store(packet: Packet, evidence: EvidenceIndex) -> tuple[str, Path]:
     path, ev_path = folder / f"{hexid}.json", folder / f"{hexid}.evidence.json"
     if path.exists() and verify(hexid, path.read_bytes()) is None:
         return pid, path
-    atomic_write(ev_path, ev_bytes, mode=0o444)  # the index first: a packet on disk always has its evidence
-    atomic_write(path, data, mode=0o444)
+    atomic_write(ev_path, ev_bytes, mode=0o444, durable=durable)  # the index first: a packet always has its evidence
+    atomic_write(path, data, mode=0o444, durable=durable)
     return pid, path
 
 

@@ -96,11 +96,11 @@ def remote(repo: str, given: str | None) -> str:
         return given
     branch = git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.decode().strip()
     upstream = git(repo, "config", "--get", f"branch.{branch}.remote", check=False).stdout.decode().strip()
-    for name in (upstream, "origin"):
+    for name in (upstream, "origin", *(names if len(names) == 1 else [])):
         if name in names:
+            if not REMOTE_NAME.fullmatch(name):
+                raise BridgeError(f"the remote's name {name!r} is not one share uses", hint="rename it, or add another")
             return name
-    if len(names) == 1:
-        return names[0]
     if not names:
         raise BridgeError(
             "this repository has no git remote to share through",

@@ -31,6 +31,7 @@ EVIDENCE = re.compile(r"packets/([0-9a-f]{64})\.evidence\.json")
 RULE = re.compile(r"rules/([0-9a-f]{64})\.json")
 OURS = ("packets", "rules")
 MAX_FILES = 200_000
+MAX_RULES = 2_000  # rule records and revocations: each becomes a line of the durable log here
 MAX_PACKET_BYTES = 8 << 20  # a packet or its evidence index (a default packet is 10-100 KB)
 MAX_RULE_BYTES = 16 << 10
 SCHEMA = "codex-autopilot/shared-rule"
@@ -65,6 +66,9 @@ def scan(entries: list[tuple[str, str, str, int, str]], commit: str) -> tuple[di
         if not 0 <= size <= limit:
             raise Refused(f"{where(commit)} holds {shown} of {size:,} bytes, over the limit of {limit:,}: refused")
         ours[path] = oid
+    rules = sum(1 for p in ours if p.startswith("rules/"))
+    if rules > MAX_RULES:
+        raise Refused(f"{where(commit)} holds {rules:,} rule records, more than {MAX_RULES:,}: refused")
     for path in ours:
         packet = PACKET.fullmatch(path)
         if packet and f"packets/{packet.group(1)}.evidence.json" not in ours:
@@ -90,7 +94,7 @@ def check(path: str, data: bytes, contents: dict[str, bytes], commit: str) -> No
         if "sha256:" + sha256_hex(data) != recorded:
             raise Refused(
                 f"{where(commit)}: {path} does not match the hash its packet records: it was changed on the remote, "
-                "and nothing was pulled",
+                "and nothing from the remote was used",
                 hint="ask whoever shared it to push it again; everything here stays as it was",
             )
         try:
@@ -104,7 +108,7 @@ def check(path: str, data: bytes, contents: dict[str, bytes], commit: str) -> No
     if actual != hexid:
         raise Refused(
             f"{where(commit)}: {path} hashes to sha256:{actual[:16]}…, not to its name: it was changed on the remote, "
-            "and nothing was pulled",
+            "and nothing from the remote was used",
             hint="ask whoever shared it to push it again; everything here stays as it was",
         )
     if PACKET.fullmatch(path):

@@ -15,6 +15,7 @@ to push.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 from autopilot import clock
@@ -123,16 +124,22 @@ def _packets(
     """Store the new packets, record their origin, index them; one row each."""
     rows: list[PacketPulled] = []
     pulled: dict[str, Origin] = {}
+    here = shared.origins(share.project.repo_id)
     now = clock.now()
     for path in sorted(paths):
         hexid = path.rsplit("/", 1)[1].removesuffix(".json")
         pid = f"sha256:{hexid}"
-        packet = json.loads(contents[path])
-        if packet["repository"].get("repoId") == share.project.repo_id:
-            rows.append({"packet": pid, "status": "own"})  # made in this repository, on this machine
+        if (store.packets_dir() / f"{hexid}.json").is_file():  # this machine has it: its own, or pulled already
+            elsewhere = None if pid in here else shared.origin_of(pid)
+            if elsewhere is not None:  # pulled into another clone of the project: this one has it too now
+                pulled[pid] = elsewhere[1]
+                rows.append({"packet": pid, "status": "new", "shared": elsewhere[1]})
+            elif pid not in here:
+                rows.append({"packet": pid, "status": "own"})
             continue
+        packet = json.loads(contents[path])
         evidence = json.loads(contents[f"packets/{hexid}.evidence.json"])
-        stored, _ = store.store(packet, evidence)
+        stored, _ = store.store(packet, evidence, durable=False)  # synced once below, before they are recorded
         if stored != pid:  # the bytes were verified as canonical: storing them again gives the same id
             raise BridgeError(f"packet {pid} stored as {stored}: not the bytes that were verified")
         info = said.get(firsts.get(path, "")) or {"by": "", "at": "", "machine": ""}
@@ -148,6 +155,7 @@ def _packets(
         pulled[pid] = origin
         rows.append({"packet": pid, "status": "new", "shared": origin})
     if pulled:
+        os.sync()  # every packet written above reaches the disk before the record and the state say it is here
         shared.record(share.project.repo_id, share.project.root, pulled)
         try:
             db = index.open_index(notes=notes)

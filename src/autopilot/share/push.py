@@ -22,28 +22,53 @@ from typing import Any
 from autopilot.durable.view import Reader
 from autopilot.errors import BridgeError
 from autopilot.output import one_line, say
-from autopilot.packets import store
-from autopilot.redact import Redactor
+from autopilot.packets import shared, store
+from autopilot.redact import Redactor, redact
 from autopilot.share import gitops, layout, rules, trust
 from autopilot.share.ref import Share
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from autopilot.share.shapes import PlannedPacket, PlannedRule, Pushed, Sent
 
 ATTEMPTS = 12
 BACKOFF_S = 0.05  # the first wait after a rejected push; doubled each time, up to MAX_BACKOFF_S, plus jitter
 MAX_BACKOFF_S = 2.0
+ANNOUNCED = 20  # packets named on stderr before a push (the answer lists every one)
 
 
 class Credential(BridgeError):
     """A packet or a rule that still holds what the redactor would remove: nothing was pushed."""
 
 
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON-like value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
 def _clean(what: str, value: Any) -> None:
-    """Refuse ``value`` when the redactor would change any string in it."""
+    """Refuse ``value`` when the redactor would change any string in it.
+
+    The strings are first redacted as one text (a blank line between two): one call instead of one per string,
+    ~30 times faster on a packet. Only when that text changes is each string redacted alone, and only a string
+    that changes alone refuses (two strings side by side can look like a name and its value).
+    """
+    texts = list(_strings(value))
+    joined = "\n\n".join(texts)
+    if redact(joined)[0] == joined:
+        return
     redactor = Redactor()
-    if redactor.walk(value) != value:
+    if any(redactor(text) != text for text in texts):
         kinds = ", ".join(f"{k} x{n}" for k, n in sorted(redactor.counts.items()))
         raise Credential(
             f"{what} still holds what looks like a credential ({kinds}): nothing was pushed",
@@ -51,9 +76,16 @@ def _clean(what: str, value: Any) -> None:
         )
 
 
-def _packet(ref: str) -> tuple[dict[str, bytes], PlannedPacket]:
-    """A verified, redaction-clean packet: its id, its two files for the tree, and what the plan shows."""
+def _packet(ref: str, share: Share) -> tuple[dict[str, bytes], PlannedPacket]:
+    """A verified, redaction-clean packet of this project: its two files for the tree, and what the plan shows."""
     pid, packet, evidence = store.load(ref)
+    repo = packet["repository"]
+    if repo.get("repoId") != share.project.repo_id and pid not in shared.origins(share.project.repo_id):
+        raise BridgeError(
+            f"packet {pid} was made in the repository at {one_line(str(repo.get('root')), 200)}, not in "
+            f"{share.project.root}: it is not this project's to share, and nothing was pushed",
+            hint="share it from its own project (codex-bridge -C THAT_DIR share push ID)",
+        )
     _clean(f"packet {pid}", packet)
     _clean(f"the evidence index of packet {pid}", evidence)
     hexid = pid.removeprefix("sha256:")
@@ -84,7 +116,7 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
         files: dict[str, bytes] = {}
         packets: list[PlannedPacket] = []
         for ref in dict.fromkeys(packet_ids):
-            found, shown = _packet(ref)
+            found, shown = _packet(ref, share)
             shown["new"] = any(p not in have for p in found)
             files.update(found)
             packets.append(shown)
@@ -136,8 +168,10 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
 def _announce(plan: Pushed, new: dict[str, bytes]) -> None:
     """Say on stderr what is about to leave the machine, before it does."""
     say(f"sharing through {plan['remote']} ({plan['ref']}), {len(new)} new file(s):")
-    for p in plan["packets"]:
+    for p in plan["packets"][:ANNOUNCED]:
         say(f"  packet {p['packet'][:19]}… {p['from']} -> {p['to']}: {p['objective'] or '(no objective)'}")
+    if len(plan["packets"]) > ANNOUNCED:
+        say(f"  … and {len(plan['packets']) - ANNOUNCED} more packet(s) (the JSON answer lists them all)")
     for r in plan["rules"]:
         say(f"  {r['action']} {r['rule']}: {r['text']}")
     say(f"  commit {'signed with ' + one_line(plan['signedWith'], 80) if plan['signedWith'] else 'unsigned'}")
