@@ -60,3 +60,19 @@ def test_a_record_not_in_canonical_form_is_refused():
     """The same record with spaces after its separators is not the record its hash names."""
     data = layout.rule_record("rule", "Run ruff.", "R-0123456789ab", "Ada", "2026-12-01T10:00:00Z", None)
     assert "canonical" in str(layout.rule_problem(json.dumps(json.loads(data), sort_keys=True).encode()))
+
+
+def test_a_file_that_changed_after_its_check_is_never_stored_as_a_blob(tmp_path):
+    """A packet file whose bytes differ from the ones checked is refused when it is written to git."""
+    import subprocess
+
+    from autopilot.errors import BridgeError
+    from autopilot.share import gitops
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    checked = tmp_path / "packet.json"
+    checked.write_bytes(b'{"objective":"swapped after the redactor saw it"}')
+    with pytest.raises(BridgeError, match="changed while it was being shared"):
+        gitops.write_blobs(str(tmp_path), [(b'{"objective":"what the redactor saw"}', str(checked))])
+    ids = gitops.write_blobs(str(tmp_path), [(checked.read_bytes(), str(checked)), (b"record", None)])
+    assert len(ids) == 2 and all(len(i) == 40 for i in ids)

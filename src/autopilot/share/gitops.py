@@ -9,6 +9,7 @@ terminal as ``git fetch`` would.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -229,19 +230,30 @@ def blobs(repo: str, oids: list[str]) -> dict[str, bytes]:
     return found
 
 
-def write_blobs(repo: str, contents: list[bytes]) -> list[str]:
-    """Store each content as a blob; their ids, in order."""
+def write_blobs(repo: str, contents: list[tuple[bytes, str | None]]) -> list[str]:
+    """Store each content as a blob; their ids, in order. A content with a file that holds it (a packet in its store)
+    is hashed from that file, and its id must be the one its bytes give: a file changed meanwhile is refused."""
     if not contents:
         return []
+    kind = text(repo, "rev-parse", "--show-object-format")
     with tempfile.TemporaryDirectory(prefix="codex-autopilot-share-") as tmp:
-        names = []
-        for n, data in enumerate(contents):
-            path = os.path.join(tmp, str(n))
-            with open(path, "wb") as fh:
-                fh.write(data)
-            names.append(path)
+        names, wanted = [], []
+        for n, (data, source) in enumerate(contents):
+            digest = hashlib.sha256() if kind == "sha256" else hashlib.sha1()  # noqa: S324 - git's own object ids
+            digest.update(b"blob %d\0" % len(data))
+            digest.update(data)
+            wanted.append(digest.hexdigest())
+            if source is None:
+                source = os.path.join(tmp, str(n))
+                with open(source, "wb") as fh:
+                    fh.write(data)
+            names.append(source)
         out = git(repo, "hash-object", "-w", "--no-filters", "--stdin-paths", data=("\n".join(names) + "\n").encode())
-    return out.stdout.decode().split()
+    found = out.stdout.decode().split()
+    changed = [names[n] for n, (got, want) in enumerate(zip(found, wanted, strict=True)) if got != want]
+    if changed:
+        raise BridgeError(f"{changed[0]} changed while it was being shared: nothing was pushed", hint="run it again")
+    return found
 
 
 def write_tree(repo: str, entries: dict[str, str]) -> str:

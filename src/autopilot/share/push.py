@@ -76,7 +76,7 @@ def _clean(what: str, value: Any) -> None:
         )
 
 
-def _packet(ref: str, share: Share) -> tuple[dict[str, bytes], PlannedPacket]:
+def _packet(ref: str, share: Share) -> tuple[dict[str, tuple[bytes, str | None]], PlannedPacket]:
     """A verified, redaction-clean packet of this project: its two files for the tree, and what the plan shows."""
     pid, packet, evidence = store.load(ref)
     repo = packet["repository"]
@@ -90,9 +90,10 @@ def _packet(ref: str, share: Share) -> tuple[dict[str, bytes], PlannedPacket]:
     _clean(f"the evidence index of packet {pid}", evidence)
     hexid = pid.removeprefix("sha256:")
     path = store.resolve(pid)
-    files = {
-        f"packets/{hexid}.json": path.read_bytes(),
-        f"packets/{hexid}.evidence.json": path.with_name(f"{hexid}.evidence.json").read_bytes(),
+    evidence_path = path.with_name(f"{hexid}.evidence.json")
+    files: dict[str, tuple[bytes, str | None]] = {
+        f"packets/{hexid}.json": (path.read_bytes(), str(path)),
+        f"packets/{hexid}.evidence.json": (evidence_path.read_bytes(), str(evidence_path)),
     }
     objective = packet.get("objective")
     text = objective.get("text") if isinstance(objective, dict) else objective
@@ -102,7 +103,7 @@ def _packet(ref: str, share: Share) -> tuple[dict[str, bytes], PlannedPacket]:
         "to": packet["destination"]["agent"],
         "createdAt": packet.get("createdAt"),
         "objective": one_line(text or "", 120),
-        "bytes": sum(len(b) for b in files.values()),
+        "bytes": sum(len(b) for b, _ in files.values()),
     }
     return files, shown
 
@@ -113,7 +114,7 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
     with share.locked():
         base = gitops.resolve(share.repo, gitops.REF)
         have = share.entries(base)
-        files: dict[str, bytes] = {}
+        files: dict[str, tuple[bytes, str | None]] = {}  # tree path -> bytes, and the file that holds them
         packets: list[PlannedPacket] = []
         for ref in dict.fromkeys(packet_ids):
             found, shown = _packet(ref, share)
@@ -125,7 +126,7 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
             known = set(have) | set(share.entries(gitops.resolve(share.repo, gitops.INCOMING)))
             for rec in rules.outgoing(Reader().view(), share.project.repo_id, known):
                 _clean(f"rule {rec['rule']}", rec["text"])
-                files[rec["path"]] = rec["data"]
+                files[rec["path"]] = (rec["data"], None)
                 records.append(
                     {
                         "rule": rec["rule"],
@@ -165,7 +166,7 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
         return plan
 
 
-def _announce(plan: Pushed, new: dict[str, bytes]) -> None:
+def _announce(plan: Pushed, new: dict[str, tuple[bytes, str | None]]) -> None:
     """Say on stderr what is about to leave the machine, before it does."""
     say(f"sharing through {plan['remote']} ({plan['ref']}), {len(new)} new file(s):")
     for p in plan["packets"][:ANNOUNCED]:
@@ -186,7 +187,7 @@ def _commit(
     share: Share,
     base: str | None,
     have: dict[str, str],
-    new: dict[str, bytes],
+    new: dict[str, tuple[bytes, str | None]],
     packets: int,
     records: int,
     key: str | None,
