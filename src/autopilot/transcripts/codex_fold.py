@@ -23,7 +23,6 @@ import re
 from array import array
 from typing import Any, cast
 
-from autopilot.codex.sessions import child_marker
 from autopilot.digest import blake2b
 from autopilot.fastjson import parse_json_line
 from autopilot.redact.patterns import lazy
@@ -646,6 +645,8 @@ def _entry(state: CodexFoldState, kind: str) -> bool:
 
 def _session_fields(p: Payload) -> CodexMeta:
     """The whitelisted session_meta fields, camelCased (never base_instructions or dynamic tools)."""
+    from autopilot.codex.sessions import child_marker  # only a scan meets a session_meta line
+
     source = p.get("source")
     spawn: dict[str, Any] = {}
     if isinstance(source, dict):

@@ -16,7 +16,6 @@ import os
 import shlex
 from typing import Any
 
-from autopilot.codex.sessions import find_rollout as find
 from autopilot.fastjson import parse_json_line
 from autopilot.redact.patterns import lazy
 from autopilot.transcripts import codex_fold, paging
@@ -327,6 +326,8 @@ def _last_prompt(page: _Page) -> str | None:
 
 def find_rollout(path: str, thread_id: str) -> str | None:
     """The rollout file of another thread near this one (its folder, its sessions tree, the archive, $CODEX_HOME)."""
+    from autopilot.codex.sessions import find_rollout as find  # ~10 ms of imports a page without others skips
+
     found = find(thread_id, near=path)
     return str(found) if found else None
 
