@@ -83,6 +83,7 @@ def test_from_codex_waits_for_a_rollout_written_half_a_second_late(handed_over, 
     assert "still growing" not in proc.stderr
 
 
+@pytest.mark.slow  # waits out the 5 s bound by design
 def test_from_codex_says_when_the_rollout_never_stops_growing(handed_over, git_repo):
     """A rollout still growing when the wait ends is read as it is, and the user is told its end may be missing."""
     path, launcher = handed_over
@@ -108,6 +109,7 @@ def test_from_codex_says_when_the_rollout_never_stops_growing(handed_over, git_r
     assert took < 15
 
 
+@pytest.mark.slow  # waits out the 5 s bound by design
 def test_from_codex_fails_clearly_when_the_rollout_never_appears(handed_over, git_repo):
     """A pointer whose rollout never appears within the wait is an error that says what to do, not a traceback."""
     proc = from_codex(git_repo, handed_over[1])

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import filelock
+import pytest
 
 from autopilot.paths import run_dir
 from autopilot.run.review_worker import LOCK, in_flight
@@ -116,6 +117,7 @@ def test_one_review_in_flight_per_run(planned, openai_env, bridge):
     assert not in_flight(store) and reviews(openai_env) == 0
 
 
+@pytest.mark.slow  # a review slower than the wait, by design
 def test_slow_review_leaves_claude_working_and_arrives_later(planned, openai_env, bridge, monkeypatch):
     """A review slower than the hook's wait lets Claude carry on; the next tool result brings its findings."""
     monkeypatch.setenv("AUTOPILOT_HOOK_REVIEW_WAIT", "0.5")
@@ -146,6 +148,7 @@ def test_codex_failure_is_reported_and_claude_carries_on(planned, openai_env, br
     assert "decision" not in answer and state_of(bridge, planned)["last_error"]["phase"] == "review"
 
 
+@pytest.mark.slow  # three failing reviews in a row
 def test_third_failure_in_a_row_pauses_the_run(planned, openai_env, bridge):
     """Three unavailable reviews in a row pause the run as paused_reviewer_unavailable."""
     openai_env.push(*(http_error(400, "bad request") for _ in range(3)))
@@ -206,6 +209,7 @@ def test_a_busy_call_slot_is_told_and_never_pauses_the_run(planned, openai_env, 
     assert reviews(openai_env) == 0
 
 
+@pytest.mark.slow  # waits out the hook's budget by design
 def test_a_review_wait_past_the_hook_budget_is_cut_to_it(planned, openai_env, bridge, monkeypatch):
     """AUTOPILOT_HOOK_REVIEW_WAIT=200 still lets Claude carry on before the hook's budget (less its margin) is out."""
     from autopilot import hooks

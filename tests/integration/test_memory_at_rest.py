@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from autopilot.dashboard.api import Api
 from autopilot.memory import observe, store
 from tests.support.hooks import SESSION, payload
@@ -35,6 +37,7 @@ def every_file(home: Path) -> str:
     return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(home.rglob("*")) if p.is_file())
 
 
+@pytest.mark.slow
 def test_hooks_holding_the_corpus_store_and_show_none_of_it(git_repo, bridge, isolated_homes):
     """Every shape sent through the hooks: 0 found in the logs, the home, the index, the commands and the API."""
     corpus = shapes()

@@ -19,6 +19,8 @@ from tests.fixtures import make_retrieval_corpus as corpus
 from tests.support import retrieval_bench as bench
 from tests.support.bridge import run_bridge
 
+pytestmark = pytest.mark.slow  # one benchmark run of ~2 minutes feeds every test here
+
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.support.secret_corpus import run_corpus, shapes
 
 
@@ -24,6 +26,7 @@ def test_the_corpus_has_at_least_170_credential_shapes():
     assert len({s.name for s in corpus}) == len(corpus)
 
 
+@pytest.mark.slow
 def test_no_credential_of_the_corpus_leaves_or_lands_in_a_packet(openai_env, git_repo, bridge):
     """No shape reaches a request body, a packet, an intake, raw read, an import context or the plan file."""
     places = run_corpus(

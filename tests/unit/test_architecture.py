@@ -6,6 +6,7 @@ docs/architecture.md explains the layers; this test is what keeps them true.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import pkgutil
 from pathlib import Path
@@ -40,6 +41,7 @@ LAYERS = [
 RANK = {unit: n for n, layer in enumerate(LAYERS) for unit in layer}
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     """Every bridge module (the stand-alone scripts Codex runs are not part of the package's graph)."""
     found = {}
@@ -51,6 +53,12 @@ def modules() -> dict[str, Path]:
     return found
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per run (every check here walks the same files)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def unit(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "autopilot"
@@ -58,7 +66,7 @@ def unit(module: str) -> str:
 
 def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
     """The autopilot modules a file imports (inside functions too, unless ``top_level_only``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     nodes = tree.body if top_level_only else list(ast.walk(tree))
     found: set[str] = set()
     for node in nodes:

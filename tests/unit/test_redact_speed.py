@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from autopilot.redact import redact
 
 
@@ -95,6 +97,7 @@ ADVERSARIAL = {
 }
 
 
+@pytest.mark.slow
 def test_new_patterns_stay_linear():
     """Inputs built to make the added patterns backtrack are each redacted in well under two seconds."""
     slow = {}
