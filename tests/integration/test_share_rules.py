@@ -347,3 +347,65 @@ def test_share_list_shows_each_rules_signature(machines, keys):
     b.ok("share", "pull")
     rows = {r["text"]: (r["signature"], r["signer"]) for r in b.ok("share", "list")["rules"]}
     assert rows == {"Ada's rule.": ("good", "ada@example.com"), "Eve signs this one.": ("unlisted", None)}
+
+
+def test_a_signed_line_never_approves_a_rule_proposed_here(git_repo):
+    """A log line approving a local candidate through the signed channel (written by hand) changes nothing."""
+    from autopilot.durable.store import Log
+
+    person()
+    rid = propose("Keep commits small.", git_repo)
+    with open(Log().path, "ab") as fh:
+        line = {"action": "approve", "id": rid, "channel": "signed", "person": "ada@example.com", "key": "SHA256:x",
+                "commit": "0" * 40}  # fmt: skip
+        fh.write(json.dumps(line).encode() + b"\n")
+    view = Reader().view()
+    assert view["rules"][rid]["status"] == "candidate"
+    assert "not shared through the git remote" in view["integrity"]["refusedLines"][0]["why"]
+
+
+def test_a_person_never_decides_through_the_signed_channel(git_repo):
+    """`Log.decide` refuses the signed channel, passphrase or not: only a pull's verified signature takes it."""
+    from autopilot.durable.store import Log
+    from autopilot.errors import BridgeError
+
+    person()
+    rid = propose("Keep commits small.", git_repo)
+    with pytest.raises(BridgeError, match="only be made by a person"):
+        Log().decide("approve", rid, person="Ada", secret=PASSPHRASE, channel="signed")
+
+
+def test_a_signed_approval_without_its_commit_and_key_is_refused(machines):
+    """On a rule the team shared, a signed line that names no commit or key (hand-written) approves nothing."""
+    _, a, b = machines
+    git(a.repo, "config", "--unset", "gpg.format")
+    approved_on(a)
+    a.ok("share", "push", "--rules")
+    b.ok("share", "pull")
+    [local] = shared_rules(b)
+    with b.on():
+        from autopilot.durable.store import Log
+
+        with open(Log().path, "ab") as fh:
+            fh.write(
+                json.dumps({"action": "approve", "id": local, "channel": "signed", "person": "x"}).encode() + b"\n"
+            )
+    assert shared_rules(b)[local]["status"] == "candidate"
+
+
+def test_durable_list_on_b_meets_the_dashboards_schema_with_shared_rules(machines):
+    """`durable list` (the dashboard's durable answer) on Bob's machine, with a signed shared rule delivered and then
+    revoked, matches the published schema."""
+    from tests.support.dashboard import check
+
+    _, a, b = machines
+    rid = approved_on(a)
+    a.ok("share", "push", "--rules")
+    b.ok("share", "pull")
+    check("durable", b.ok("durable", "list"))
+    with a.on():
+        revoke(rid, name="Ada")
+    a.ok("share", "push", "--rules")
+    b.ok("share", "pull")
+    listing = check("durable", b.ok("durable", "list"))
+    assert [r["revoked"]["channel"] for r in listing["rules"] if r["proposed"]["channel"] == "shared"] == ["signed"]

@@ -538,6 +538,7 @@ async function loadDurable() {
   if (!data.rules.length) body.append(h("tr", {}, h("td", { colspan: 7, class: "muted", text: "No rules or decisions yet." })));
   for (const r of data.rules) {
     const decided = r.revoked ? `revoked by ${r.revoked.person} (${r.revoked.channel}, ${when(r.revoked.at)})${r.revoked.reason ? ": " + r.revoked.reason : ""}`
+      : r.approved && r.approved.channel === "signed" ? `shared by the team, signed by ${visible(r.approved.person)} in commit ${short(r.approved.commit, 12)} (${when(r.approved.at)})`
       : r.approved ? `approved by ${r.approved.person} (${r.approved.channel}, ${when(r.approved.at)})` : "—";
     const links = [];
     if (r.supersedes) links.push(h("span", {}, "supersedes ", h("a", { href: `#rule-${r.supersedes}`, text: r.supersedes })));
