@@ -409,3 +409,19 @@ def test_durable_list_on_b_meets_the_dashboards_schema_with_shared_rules(machine
     b.ok("share", "pull")
     listing = check("durable", b.ok("durable", "list"))
     assert [r["revoked"]["channel"] for r in listing["rules"] if r["proposed"]["channel"] == "shared"] == ["signed"]
+
+
+def test_bobs_next_session_start_tells_him_a_rule_came_signed_from_the_team(machines):
+    """The one-line notice at Bob's next session start names the shared rule and its signer."""
+    _, a, b = machines
+    start(b)  # a first session: what Bob has seen so far
+    approved_on(a)
+    a.ok("share", "push", "--rules")
+    b.ok("share", "pull")
+    [local] = shared_rules(b)
+    data = {**payload("SessionStart", b.repo), "session_id": SESSION, "source": "startup"}
+    with b.on():
+        code, out, err = run_bridge("hook", "SessionStart", stdin=json.dumps(data), cwd=b.repo)
+    assert code == 0, err
+    notice = json.loads(out)["systemMessage"]
+    assert f'{local} shared by the team, signed by "ada@example.com"' in notice

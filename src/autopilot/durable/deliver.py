@@ -354,6 +354,8 @@ def _changes(before: dict[str, Any], now: dict[str, str], view: View) -> list[st
         rule = view["rules"][rid]
         decision = rule.get("approved") or {}
         verb = "approved" if rid not in before else "changed"
+        if decision.get("channel") == SIGNED:  # the team's, through the git remote: the signature is what decided
+            verb = "shared by the team, signed"
         out.append(f"{rid} {verb} by {_q(str(decision.get('person') or ''), 40)} ({str(decision.get('at'))[:16]})")
     for rid in before:
         if rid in now:
