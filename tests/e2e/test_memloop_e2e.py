@@ -133,6 +133,10 @@ def test_a_midway_checkpoint_travels_from_claude_to_codex_and_survives_codexs_co
     assert "CODEX-SUMMARY" in sent and "$from-claude" not in sent.split("CODEX-SUMMARY")[1]  # after the compaction
     injected = sent[sent.rfind("codex-autopilot active memory") :]
     assert CHECKPOINT["next_action"] in injected and "from packet sha256:" in injected
+    moved = bridge_json("handoff", "prune", "--older-than", "0", "--json", cwd=git_repo)  # every packet is older
+    assert pointer["packet"] in [m["packet"] for m in moved["moved"]]
+    found = bridge_json("handoff", "search", "parse", "--archived", "--json", cwd=git_repo)
+    assert found["archived"] and pointer["packet"] in {r["pointer"].get("packet") for r in found["results"]}
 
 
 def test_a_checkpoint_from_another_sessions_shell_never_reaches_the_session(tmp_path, git_repo):

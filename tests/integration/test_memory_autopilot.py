@@ -52,3 +52,41 @@ def test_another_session_never_gets_the_runs_transitions(worked, openai_env, bri
     assert code == 0 and "Test it" not in out
     view = active(bridge, repo, OTHER_SESSION)
     assert view["checkpoint"] is None
+
+
+def test_search_narrows_to_an_autopilot_task_and_shows_it(worked, openai_env, bridge):
+    """Evidence from while the session worked on T2 is found with --task T2, labelled with it; T1's is not."""
+    import time
+
+    repo, hook = worked
+    hook(bridge, "SessionStart", repo, source="startup")
+    hook(bridge, "UserPromptSubmit", repo, prompt="Work on the autopilot task.", prompt_id="p1")
+    hook(
+        bridge,
+        "PostToolUse",
+        repo,
+        tool_name="Edit",
+        tool_input={"file_path": f"{repo}/widget_one.py"},
+        tool_response={},
+    )
+    time.sleep(0.01)
+    openai_env.push(reply_json({**continue_to("T2"), "criteria": done("feature.py exists")["criteria"]}))
+    hook(bridge, "Stop", repo, last_assistant_message="T1 is finished.")
+    time.sleep(0.01)
+    hook(
+        bridge,
+        "PostToolUse",
+        repo,
+        tool_name="Edit",
+        tool_input={"file_path": f"{repo}/widget_two.py"},
+        tool_response={},
+    )
+    found = {}
+    for name in ("widget_one", "widget_two"):
+        code, out, err = bridge("-C", str(repo), "handoff", "search", name, "--task", "T2", "--json")
+        assert code == 0, err
+        found[name] = json.loads(out)["results"]
+    assert found["widget_two"] and all(r["task"] == {"id": "T2", "title": "Test it"} for r in found["widget_two"])
+    assert found["widget_one"] == []  # edited while the session was on T1
+    code, out, _ = bridge("-C", str(repo), "handoff", "search", "widget_two", "--task", "T2")
+    assert "autopilot task T2: Test it" in out

@@ -9,7 +9,7 @@ from autopilot.memory.feed import documents
 from autopilot.memory.store import SessionStore
 
 SESSION = "aaaaaaaa-1111-4222-8333-444444444444"
-KEYS = {"kind", "session", "agent", "worktree", "branch", "time", "text", "outcome", "ref"}
+KEYS = {"kind", "session", "agent", "worktree", "branch", "time", "text", "outcome", "ref", "task"}
 
 
 def session(repo) -> SessionStore:

@@ -149,6 +149,8 @@ QUICK = [
     ["--", "-x"],
     ["--json", "--", "--json"],
     ["parse_header", "--"],
+    ["parse_header", "--task", "T2"],
+    ["parse_header", "--archived", "--json"],
     [""],
 ]
 ARGPARSE = [
@@ -185,7 +187,7 @@ def argparse_reading(argv: list[str]) -> dict | None:
             args = cli._parser("handoff").parse_args(["handoff", "search", *argv])
     except SystemExit:
         return None
-    keys = ("query", "json", "limit", "worktree", "since", "agent", "project_dir")
+    keys = ("query", "json", "limit", "worktree", "since", "agent", "task", "archived", "project_dir")
     return {k: getattr(args, k) for k in keys}
 
 

@@ -29,6 +29,8 @@ def search(
     since: str | None,
     agent: str | None,
     cwd: str | None,
+    task: str | None = None,
+    archived: bool = False,
 ) -> int:
     """Print the ranked evidence for one query."""
 
@@ -39,7 +41,15 @@ def search(
     if not 1 <= limit <= MAX_LIMIT:
         raise BridgeError(f"--limit {limit} is out of range", hint=f"use 1 to {MAX_LIMIT}")
     answer = retrieval.search(
-        text, cwd=cwd, limit=limit, worktree=worktree, since=query.since(since), agent=agent, feed=feed.sync
+        text,
+        cwd=cwd,
+        limit=limit,
+        worktree=worktree,
+        since=query.since(since),
+        agent=agent,
+        feed=feed.sync,
+        task=task,
+        archived=archived,
     )
     if as_json:
         emit(answer)
@@ -49,6 +59,24 @@ def search(
     show(render(answer))
     if not answer["results"]:
         say("no evidence found: try other words, --worktree all, or export the session first (handoff export)")
+    return 0
+
+
+def prune(days: float, keep: int, as_json: bool) -> int:
+    """Move old packets to the archive and say what moved."""
+    from autopilot.output import emit, say
+    from autopilot.search.retention import prune as move
+
+    moved = move(days, keep)
+    if as_json:
+        emit(moved)
+        return 0
+    say(
+        f"moved {len(moved['moved'])} packet(s) older than {days:g} days to {moved['archive']} "
+        f"({moved['indexRows']['removed']} index rows with them); {moved['kept']} kept"
+    )
+    for row in moved["moved"]:
+        say(f"  {row['packet'][:19]}…  {row.get('createdAt')}  {row.get('from')} -> {row.get('to')}")
     return 0
 
 
@@ -72,12 +100,13 @@ def reindex(as_json: bool) -> int:
 # The search command line without argparse (cli.py's fast path): the options add_parser declares, read as
 # argparse reads them (commands/quick.py; tests/unit/test_quick_args.py compares the two).
 QUICK = Spec(
-    flags={"--json": "json"},
+    flags={"--json": "json", "--archived": "archived"},
     values={
         "--limit": "limit",
         "--worktree": "worktree",
         "--since": "since",
         "--agent": "agent",
+        "--task": "task",
         "--cwd": "project_dir",
     },
     ints=("limit",),
@@ -103,6 +132,8 @@ def run_quick(options: SearchArgs, cwd: str | None) -> int:
         since=options["since"],
         agent=options["agent"],
         cwd=options["project_dir"] or cwd,
+        task=options["task"],
+        archived=options["archived"],
     )
 
 
@@ -135,6 +166,12 @@ def add_parser(handoff_subparsers: Any) -> None:
     )
     p.add_argument("--since", metavar="DATE", help="only evidence from DATE on (2026-11-30, or with a time)")
     p.add_argument("--agent", choices=("claude", "codex"), help="only evidence from this agent's sessions")
+    p.add_argument(
+        "--task", metavar="ID", help="only evidence from while an autopilot run's session worked on task ID (T2)"
+    )
+    p.add_argument(
+        "--archived", action="store_true", help="search the packets `handoff prune` moved to the archive (only them)"
+    )
     p.add_argument("--cwd", dest="project_dir", metavar="DIR", help="the project directory (default: here)")
     p.set_defaults(
         func=lambda a: search(
@@ -145,8 +182,22 @@ def add_parser(handoff_subparsers: Any) -> None:
             since=a.since,
             agent=a.agent,
             cwd=a.project_dir or a.cwd,
+            task=a.task,
+            archived=a.archived,
         )
     )
+
+    p = handoff_subparsers.add_parser(
+        "prune",
+        help="move old packets (and their evidence-index rows) to the archive; `search --archived` finds them",
+        description="Move every packet made more than DAYS days ago, except the --keep N newest, from "
+        "$AUTOPILOT_HOME/handoff/packets to $AUTOPILOT_HOME/handoff/archive/packets with its evidence index, and "
+        "its documents from the evidence index to the archive's. Nothing is deleted. Prints what moved.",
+    )
+    p.add_argument("--older-than", dest="days", type=float, required=True, metavar="DAYS", help="age in days")
+    p.add_argument("--keep", type=int, default=0, metavar="N", help="keep the N newest packets whatever their age")
+    p.add_argument("--json", action="store_true", help="print what moved as JSON")
+    p.set_defaults(func=lambda a: prune(a.days, a.keep, a.json))
 
     p = handoff_subparsers.add_parser(
         "reindex",

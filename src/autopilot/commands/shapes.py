@@ -46,6 +46,8 @@ class SearchDefaults(TypedDict):
     worktree: str
     since: Any
     agent: str | None
+    task: str | None
+    archived: bool
 
 
 class SearchOptions(SearchDefaults):

@@ -91,8 +91,30 @@ def sync(store: SessionStore, run: Mapping[str, Any] | None = None) -> dict[str,
     source = f"autopilot run {state.get('run_id')} at iteration {state.get('iteration')}"
     return checkpoints.record(
         store, body, source, at=moved_at(state), by=checkpoints.AUTOPILOT, run=state.get("run_id"),
-        task=(current or {}).get("id"),
+        task=(current or {}).get("id"), task_title=(current or {}).get("title"),
     )  # fmt: skip
+
+
+def timeline(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """When each autopilot task began, oldest first: (time, {"id", "title"}), from the autopilot's checkpoints."""
+    found = [
+        (str(c.get("at") or ""), {"id": str(c["task"]), "title": c.get("task_title")})
+        for c in records
+        if c.get("by") == checkpoints.AUTOPILOT and c.get("task")
+    ]
+    return sorted(found, key=lambda item: item[0])
+
+
+def task_at(tasks: list[tuple[str, dict[str, Any]]], at: Any) -> dict[str, Any] | None:
+    """The autopilot task the session was on at time ``at`` (None before the first, or without a time)."""
+    if not isinstance(at, str) or not at:
+        return None
+    current = None
+    for since, task in tasks:
+        if since > at:
+            break
+        current = task
+    return current
 
 
 def moved_at(state: Mapping[str, Any]) -> str | None:

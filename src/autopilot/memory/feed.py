@@ -15,6 +15,7 @@ from typing import Any
 
 from autopilot import git
 from autopilot.errors import BridgeError
+from autopilot.memory.autopilot import task_at, timeline
 from autopilot.memory.store import SessionStore
 from autopilot.redact import Redactor
 from autopilot.transcripts.validation import classify, kind_of
@@ -54,6 +55,8 @@ def documents(store: SessionStore) -> list[Fed]:
     except BridgeError:  # git missing: the documents still carry everything else
         branch = None
     docs: list[Fed] = []
+    checkpoints = store.checkpoints().records
+    tasks = timeline(checkpoints)
     for n, obs in enumerate(store.observations().records):
         if obs.get("kind") in SKIPPED:
             continue
@@ -69,9 +72,10 @@ def documents(store: SessionStore) -> list[Fed]:
                 "text": redact(text),
                 "outcome": outcome,
                 "ref": {"log": "observations.jsonl", "index": n, "via": obs.get("via"), "source": obs.get("ref")},
+                "task": task_at(tasks, obs.get("at")),
             }
         )
-    for n, cp in enumerate(store.checkpoints().records):
+    for n, cp in enumerate(checkpoints):
         body = cp.get("checkpoint") or {}
         lines = [f"objective: {body.get('objective')}", f"next action: {body.get('next_action')}"]
         lines += [f"constraint: {c}" for c in body.get("constraints") or []]
@@ -88,6 +92,7 @@ def documents(store: SessionStore) -> list[Fed]:
                 "text": redact("\n".join(lines)),
                 "outcome": None,
                 "ref": {"log": "checkpoints.jsonl", "index": n, "sha256": cp.get("sha256"), "claim": True},
+                "task": task_at(tasks, cp.get("at")),
             }
         )
     docs.sort(key=lambda d: str(d["time"] or ""))  # stable: in one millisecond, observations come first

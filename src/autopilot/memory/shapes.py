@@ -42,6 +42,7 @@ class Fed(TypedDict):
     text: str
     outcome: str | None
     ref: FedRef
+    task: dict[str, Any] | None  # the autopilot task the session was on then ({"id", "title"}), if a run owned it
 
 
 class Stated(TypedDict):

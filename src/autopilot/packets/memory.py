@@ -2,8 +2,9 @@
 
 **Export** (:func:`carried`, :func:`apply`): the sending session's active memory in this worktree, reduced
 from its logs, goes into the packet as ``activeMemory``: its newest checkpoint (who wrote it and when), the
-objective, next action, unresolved and completed items as it states them, and the recent edits and the
-newest outcome of each validation command with pointers into the memory's own log (file and line). When that
+objective, next action, unresolved and completed items as it states them, the recent edits and the newest
+outcome of each validation command with pointers into the memory's own log (file and line), and when each
+autopilot task began (``tasks``; the evidence index labels the packet's evidence with them). When that
 newest checkpoint is newer than the transcript's first request, the packet's objective and next action are
 the checkpoint's, labelled as claims with their time (``basis: claim``); the first request stays in the
 objective as ``originalRequest``, with its evidence reference. An observed failing run that came after the
@@ -26,6 +27,7 @@ from autopilot.errors import BridgeError
 from autopilot.git import toplevel
 from autopilot.memory import checkpoint as checkpoints
 from autopilot.memory import observe
+from autopilot.memory.autopilot import timeline
 from autopilot.memory.reduce import reduce
 from autopilot.memory.store import SessionStore
 from autopilot.packets import store
@@ -78,6 +80,7 @@ def carried(agent: str, session: str | None, worktree: str) -> dict[str, Any] | 
             }
             for n, o in reversed(edits)
         ],  # fmt: skip
+        "tasks": [[since, task] for since, task in timeline(store.checkpoints().records)],
         "lastTests": [
             {"command": c, "outcome": outcomes[c]["outcome"], "at": o.get("at"), "pointer": _pointer(store, n)}
             for c, (n, o) in runs.items()

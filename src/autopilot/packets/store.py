@@ -18,6 +18,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from autopilot.digest import canonical, sha256_hex
@@ -41,9 +44,32 @@ class PacketError(BridgeError):
     """A packet that cannot be trusted (tampered, re-serialised, foreign); the message says why."""
 
 
+_ARCHIVED: ContextVar[bool] = ContextVar("archived", default=False)
+
+
+def archive_dir() -> Path:
+    """Where pruned packets and their evidence index go: ``$AUTOPILOT_HOME/handoff/archive``."""
+    return handoff_dir() / "archive"
+
+
+@contextmanager
+def archived() -> Iterator[None]:
+    """Inside, packets and the evidence index are the archive's (``handoff prune``; ``search --archived``)."""
+    token = _ARCHIVED.set(True)
+    try:
+        yield
+    finally:
+        _ARCHIVED.reset(token)
+
+
+def in_archive() -> bool:
+    """Whether packets and the index are the archive's here (see :func:`archived`)."""
+    return _ARCHIVED.get()
+
+
 def packets_dir() -> Path:
-    """Where packets live: ``$AUTOPILOT_HOME/handoff/packets``."""
-    return handoff_dir() / "packets"
+    """Where packets live: ``$AUTOPILOT_HOME/handoff/packets`` (the archive's ``packets`` inside :func:`archived`)."""
+    return archive_dir() / "packets" if _ARCHIVED.get() else handoff_dir() / "packets"
 
 
 def packet_id(data: bytes) -> str:

@@ -26,6 +26,7 @@ import os
 import re
 from typing import Any
 
+from autopilot.memory.autopilot import task_at
 from autopilot.packets import claims
 from autopilot.redact import is_secret_path
 from autopilot.search import terms
@@ -91,7 +92,11 @@ def from_packet(pid: str, packet: Packet, evidence: EvidenceIndex) -> list[Docum
         result = entries.get(pairs.get(ref, ""))
         docs.append(_document(pid, ref, entry, result, cited.get(ref, []), worktree))
     _link(docs)
+    tasks = [(str(t[0]), t[1]) for t in (packet.get("activeMemory") or {}).get("tasks") or [] if len(t) == 2]
     for doc in docs:
+        task = task_at(tasks, doc.get("time"))
+        if task:
+            doc["task"] = task
         doc["git"] = {"head": repo.get("head"), "dirty": {p: dirty[p] for p in doc["files"] if p in dirty}}
         doc["kind"], doc["origin"], doc["agent"] = "evidence", pid, source.get("agent")
         doc["session"] = source.get("threadId") or source.get("sessionId")

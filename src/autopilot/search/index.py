@@ -38,6 +38,7 @@ opens the file afresh, so a swap never meets a writer of the old file.
                freshness checks (the file gone: ``unavailable``; other bytes: ``changed``)
 ``git``        ``{"head": sha, "dirty": {path: "git-blob:…"}}``: the files as they were
 ``pointer``    where exactly it is (line, offset, bytes, event)
+``task``       ``{"id", "title"}``: the autopilot task the session was on (``handoff search --task``)
 =============  ==========================================================================
 
 ``remove_origin(origin)`` drops an origin's documents. ``reindex`` keeps the documents of
@@ -55,7 +56,7 @@ from pathlib import Path
 
 from autopilot.errors import BridgeError
 from autopilot.packets import shared
-from autopilot.packets.store import load, packets_dir
+from autopilot.packets.store import archive_dir, in_archive, load, packets_dir
 from autopilot.paths import handoff_dir
 from autopilot.search import terms
 
@@ -81,8 +82,8 @@ class IndexCorrupt(Exception):
 
 
 def index_dir() -> Path:
-    """``$AUTOPILOT_HOME/handoff/index``."""
-    return handoff_dir() / "index"
+    """``$AUTOPILOT_HOME/handoff/index`` (the archive's ``index`` inside ``packets.store.archived()``)."""
+    return archive_dir() / "index" if in_archive() else handoff_dir() / "index"
 
 
 def index_path() -> Path:
@@ -692,6 +693,7 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
                 "pointer": _memory_pointer(doc["ref"]),
                 "repoId": project.repo_id,
                 "worktreeId": project.worktree_id,
+                **({"task": task} if (task := doc.get("task")) else {}),
             }
             for doc in feed.documents(store)
             if str(doc.get("text") or "").strip()

@@ -68,6 +68,8 @@ def _result(r: Result) -> list[str]:
         head,
         f"   {r.get('agent')} session {str(r.get('session'))[:13]}…  {origin} {p['ref']}  {where} of {p.get('source')}",
     ]
+    if r.get("task"):
+        out.append(f"   autopilot task {r['task'].get('id')}: {r['task'].get('title') or ''}".rstrip())
     if r.get("shared"):
         came = r["shared"]
         out.append(

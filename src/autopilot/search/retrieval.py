@@ -47,6 +47,7 @@ import sqlite3
 import time
 
 from autopilot import clock, git
+from autopilot.packets import store
 from autopilot.search import freshness, index, terms
 from autopilot.search.query import Query, parse
 from autopilot.sources.project import Project
@@ -102,19 +103,28 @@ def search(
     agent: str | None = None,
     now: float | None = None,
     feed: Callable[[Project, list[str]], Any] | None = None,
+    task: str | None = None,
+    archived: bool = False,
 ) -> Answer:
     """The ranked, explained answer to one query in the project around ``cwd``.
 
     ``feed(project, notes)`` brings documents a higher layer owns into the index first (the approved rules:
-    ``autopilot.durable.feed.sync``); they hold in every worktree of the project.
+    ``autopilot.durable.feed.sync``); they hold in every worktree of the project. ``archived``: search the
+    packets ``handoff prune`` moved to the archive, and only them (search/retention.py).
     """
+    if archived:
+        with store.archived():
+            answer = search(text, cwd=cwd, limit=limit, worktree=worktree, since=since, agent=agent, now=now, task=task)
+        answer["archived"] = True
+        return answer
     q = parse(text)
     project = Project(cwd)
     here: Here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
     notes = list(q.notes)
     try:
         index.open_index(notes=notes).close()  # made (or rebuilt) before the memory joins it
-        index.sync_memory(project, notes=notes)
+        if not store.in_archive():  # the active memory is never archived
+            index.sync_memory(project, notes=notes)
     except (OSError, sqlite3.DatabaseError) as exc:  # the packets' evidence still answers
         notes.append(f"the active memory was not brought into the index ({exc})")
     if feed is not None:
@@ -124,7 +134,7 @@ def search(
         try:
             held = index.stats(db)
             moment = time.time() if now is None else now
-            found = _run(db, q, here, limit, worktree, since, agent, moment, notes, held)
+            found = _run(db, q, here, limit, worktree, since, agent, moment, notes, held, task)
             found["index"] = held
             return found
         except sqlite3.DatabaseError as exc:
@@ -150,6 +160,7 @@ def _run(
     now: float,
     notes: list[str],
     held: Stats,
+    task: str | None = None,
 ) -> Answer:
     total = sum(held["documents"].values())
     intent = {w for w in q.words if w in terms.FIX_WORDS or w in terms.OUTCOME_WORDS or w in terms.APPROACH_WORDS}
@@ -217,6 +228,9 @@ def _run(
     if since is not None:
         filters.append("d.ts >= ?")
         params.append(since)
+    if task:  # the autopilot task the session was on (memory/autopilot.py), kept in the document's data
+        filters.append("json_extract(d.data, '$.task.id') = ?")
+        params.append(task)
     any_of, all_of = " OR ".join(f'"{w}"' for w in needed), " AND ".join(f'"{w}"' for w in needed)
     bm25 = sum(df[w] for w in needed) <= RANK_ALL
     if bm25:
@@ -612,6 +626,8 @@ def _public(doc: Hit, rank: int, here: Here) -> Result:
         out["approval"] = {**data["approval"], "label": "approved by a person (a rule to follow, not evidence)"}
     if data.get("shared"):
         out["shared"] = data["shared"]
+    if isinstance(data.get("task"), dict):
+        out["task"] = data["task"]
     if doc.get("_via"):
         parent, rel = doc["_via"]
         out["via"] = {"rel": rel, "rank": parent.get("_rank"), "origin": parent["origin"], "ref": parent["ref"]}

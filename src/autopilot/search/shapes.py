@@ -70,6 +70,7 @@ class Document(TypedDict, total=False):
     source: DocSource
     approval: dict[str, Any]  # a durable document's: id, kind, person, at, scope (autopilot.durable.feed)
     shared: Origin  # a teammate's packet's: its origin (packets/shared.py)
+    task: dict[str, Any]  # the autopilot task the session was on then: {"id", "title"} (memory/autopilot.py)
 
 
 class Hit(TypedDict, total=False):
@@ -171,6 +172,7 @@ class Result(TypedDict):
     elsewhere: NotRequired[list[Brief]]
     approval: NotRequired[dict[str, Any]]  # an approved rule or decision: who approved it, when, where it holds
     shared: NotRequired[Origin]  # a teammate's packet: who shared it, from which machine, when; the note
+    task: NotRequired[dict[str, Any]]  # the autopilot task the session was on: {"id", "title"}
 
 
 class ConflictItem(TypedDict):
@@ -235,3 +237,4 @@ class Answer(TypedDict):
     ranking: NotRequired[dict[str, str]]
     candidates: NotRequired[dict[str, int]]
     index: NotRequired[Stats]
+    archived: NotRequired[bool]  # the archive's packets were searched (``--archived``)
