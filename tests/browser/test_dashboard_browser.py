@@ -107,7 +107,10 @@ def test_export_inspect_and_import_into_a_chosen_session(page, screens, isolated
     driver, _ = page
     driver.find_element(By.ID, "tab-handover").click()
     assert driver.find_element(By.ID, "export-go").get_attribute("disabled") is not None  # nothing chosen for you
-    driver.find_element(By.ID, "src-refresh").click()
+    text_in(driver, "src-note", "sessions in this worktree")  # listed when the tab first opened
+    driver.find_element(By.ID, "src-refresh").click()  # and again when asked
+    text_in(driver, "status", "")
+    wait(driver).until(lambda d: "Reading" not in d.find_element(By.ID, "status").text)
     radio = wait(driver).until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#sources input[type=radio]")))
     assert not radio.is_selected()
     radio.click()
@@ -258,3 +261,53 @@ def test_search_shows_a_conflict_with_the_later_outcome_standing(browser, bridge
         browser.save_screenshot(str(screens / "5-passive-memory-conflict.png"))
     assert "conflicting outcomes" in shown and "(the last one stands)" in shown
     assert "superseded by #" in shown and "Fixed parse_header" in shown  # the earlier claim stays, marked
+
+
+def test_the_handover_tab_lists_sessions_when_it_first_opens(page):
+    """Opening the Handover tab lists this project's sessions without pressing "Refresh sources"."""
+    driver, _ = page
+    driver.find_element(By.ID, "tab-handover").click()
+    radio = wait(driver).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#sources input[type=radio]")))
+    assert radio.get_attribute("value") == Transcript().session and not radio.is_selected()
+
+
+def test_the_readiness_panel_shows_what_doctor_says_with_each_fix(page, screens, bridge, project):
+    """The Autopilot view opens with doctor's checks; a failing one shows the command that fixes it."""
+    driver, _ = page
+    _, out, _ = bridge("doctor", "--json", cwd=project)
+    import json
+
+    doctor = json.loads(out)
+    text_in(driver, "readiness-body", doctor["checks"][0]["name"])
+    shown = " ".join(driver.find_element(By.ID, "readiness-body").text.split())  # the page collapses spaces
+    for c in doctor["checks"]:
+        assert c["name"] in shown and (not c["fix"] or c["status"] == "ok" or " ".join(c["fix"].split()) in shown)
+    driver.save_screenshot(str(screens / "0-readiness.png"))
+
+
+def test_recover_on_a_degraded_session(page, screens, bridge, project):
+    """A session whose hooks never ran is degraded; its Recover button rebuilds it from the transcript."""
+    driver, _ = page
+    record_checkpoint(bridge, project, Transcript().session)
+    driver.find_element(By.ID, "tab-active").click()
+    driver.execute_script("refresh()")
+    button = wait(driver).until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#active button.recover")))
+    button.click()
+    text_in(driver, "status", "observation(s) the hooks missed")
+    text_in(driver, "active", "rebuilt from the transcript")
+    driver.save_screenshot(str(screens / "6b-active-recovered.png"))
+
+
+def test_the_archive_is_listed_and_searched(page, bridge, project):
+    """Packets `handoff prune` moved are listed in the passive view and found with "search the archive"."""
+    driver, dash = page
+    status, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
+    assert status == 200
+    assert bridge("handoff", "prune", "--older-than", "0", cwd=project)[0] == 0
+    driver.find_element(By.ID, "tab-passive").click()
+    driver.execute_script("refresh()")
+    text_in(driver, "archive", written["packet"][:19])
+    driver.find_element(By.ID, "search-archived").click()
+    driver.find_element(By.ID, "search-q").send_keys("parse_header" + Keys.ENTER)
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#search-result .search-result"))
+    assert written["packet"][:19] in driver.find_element(By.ID, "search-result").text

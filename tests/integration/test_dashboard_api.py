@@ -256,3 +256,35 @@ def test_started_inside_an_agents_shell_approvals_are_off(project):
     """A dashboard launched with CLAUDECODE set (from an agent's tool) serves everything but decisions."""
     with Dashboard(project, env={"CLAUDECODE": "1"}) as d:
         assert d.get("/api/overview")["approvals"]["enabled"] is False
+
+
+def test_readiness_is_what_doctor_json_prints(dash, bridge, project):
+    """GET /api/readiness answers `codex-bridge doctor --json`: the same checks, each failing one with its fix."""
+    answer = check("readiness", dash.get("/api/readiness"))
+    _, doctor, _ = run_json(bridge, "doctor", "--json", cwd=project)
+    assert [c["name"] for c in answer["checks"]] == [c["name"] for c in doctor["checks"]]
+    assert all(c["fix"] for c in answer["checks"] if c["status"] == "fail")
+
+
+def test_recover_rebuilds_a_degraded_sessions_memory(dash, project):
+    """POST /api/memory/recover rebuilds what no hook recorded from the transcript; coverage says it was recovered."""
+    sid = Transcript().session  # the work session in the project: no hook ever saw it
+    status, answer = dash.post("/api/memory/recover", {"agent": "claude", "session": sid})
+    assert status == 200, answer
+    check("recover", answer)
+    assert sum(answer["recovered"]["added"].values()) > 0
+    assert "recovered" in [r["kind"] for r in answer["view"]["coverage"]["reasons"]]
+    status, refused = dash.post("/api/memory/recover", {"agent": "claude", "session": "../../etc"})
+    assert status == 400 and check("error", refused)
+
+
+def test_the_archive_lists_what_prune_moved_and_is_searchable(dash, bridge, project):
+    """After `handoff prune`, GET /api/archive lists the packet and GET /api/search?archived=1 finds its evidence."""
+    _, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
+    assert check("archive", dash.get("/api/archive"))["total"] == 0
+    code, _, err = bridge("handoff", "prune", "--older-than", "0", cwd=project)
+    assert code == 0, err
+    archive = check("archive", dash.get("/api/archive"))
+    assert [p["packet"] for p in archive["packets"]] == [written["packet"]]
+    found = check("search", dash.get("/api/search?q=parse_header&archived=1"))
+    assert found["results"] and {r["pointer"].get("packet") for r in found["results"]} == {written["packet"]}

@@ -14,9 +14,12 @@ search is ``handoff search --json`` (``search/``).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,16 +30,17 @@ from autopilot.durable import store as durable
 from autopilot.durable import view as durable_view
 from autopilot.errors import BridgeError
 from autopilot.memory import observe
+from autopilot.memory import recover as memory_recover
 from autopilot.memory import store as memory_store
 from autopilot.memory import view as memory_view
 from autopilot.packets import export as packet_export
 from autopilot.packets import receive, shared
-from autopilot.packets.store import belongs, listed, packets_dir
+from autopilot.packets.store import archive_dir, belongs, listed, packets_dir
 from autopilot.run import control, summary
 from autopilot.run.state import all_runs, read_run
 from autopilot.search import index as search_index
-from autopilot.search import retrieval
-from autopilot.sources import Limits, catalog
+from autopilot.search import retention, retrieval
+from autopilot.sources import Limits, catalog, check_session_id
 from autopilot.sources.project import Project, git_state
 
 TYPE_CHECKING = False
@@ -53,6 +57,7 @@ AGENTS = catalog.AGENTS
 SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}")  # sources.check_session_id's shape
 PACKET_ID = re.compile(r"(?:sha256:)?[0-9a-f]{12,64}")
 PACKETS_SHOWN = 200
+READINESS_TIMEOUT_S = 120  # doctor asks the real claude and codex for their versions
 
 
 class InvalidInput(BridgeError):
@@ -260,13 +265,56 @@ class Api:
         views.sort(key=lambda v: str(v.get("lastObservedAt") or ""), reverse=True)
         return {"available": True, "worktree": worktree, "sessions": views}
 
-    def search(self, query: Any, *, limit: Any = 10) -> SearchAnswer:
+    def recover(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Rebuild what a session's hooks missed from its transcript (``handoff recover``), then its view."""
+        agent, session = body.get("agent"), body.get("session")
+        if agent not in observe.AGENTS or not isinstance(session, str):
+            raise InvalidInput("recover needs an agent (claude or codex) and a session id")
+        check_session_id(session)
+        worktree = self.project().worktree
+        added = memory_recover.recover(agent, session, worktree)
+        return {"recovered": added, "view": memory_view.view(memory_store.SessionStore(agent, session, worktree))}
+
+    def readiness(self) -> dict[str, Any]:
+        """What ``codex-bridge doctor --json`` says about this machine and project (each failing check with its fix).
+
+        Run as the command itself (it lives above the dashboard, and asks the real binaries for their versions),
+        within a bounded time.
+        """
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "autopilot", "doctor", "--json"],
+                cwd=self.project_dir,
+                capture_output=True,
+                text=True,
+                timeout=READINESS_TIMEOUT_S,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            raise BridgeError(f"doctor did not answer within {READINESS_TIMEOUT_S} s") from None
+        try:
+            answer: dict[str, Any] = json.loads(proc.stdout)
+        except ValueError:
+            raise BridgeError(f"doctor printed no JSON (exit {proc.returncode}): {proc.stderr.strip()[:300]}") from None
+        return answer
+
+    def archives(self) -> dict[str, Any]:
+        """This project's packets that `handoff prune` moved to the archive (`search --archived` finds them)."""
+        repo_id = self.project().repo_id
+        rows = retention.archived_packets(repo_id)
+        return {"archive": str(archive_dir()), "total": len(rows), "packets": rows[:PACKETS_SHOWN]}
+
+    def search(self, query: Any, *, limit: Any = 10, archived: Any = False) -> SearchAnswer:
         """The evidence search for ``query`` in this worktree (``handoff search --json``)."""
         if not isinstance(query, str) or not query.strip() or len(query) > 500 or "\x00" in query:
             raise InvalidInput("a search needs 1 to 500 characters of text")
         limit = _int(limit, "limit")
         return retrieval.search(
-            query, cwd=self.project().worktree, limit=min(max(limit, 1), 50), feed=durable_feed.sync
+            query,
+            cwd=self.project().worktree,
+            limit=min(max(limit, 1), 50),
+            feed=durable_feed.sync,
+            archived=archived is True,
         )
 
     def durable_list(self, status: Any = None) -> DurableListing:

@@ -167,8 +167,18 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
     async def active(request: Request) -> Response:
         return await _call(api.active_memory)
 
+    async def recover(request: Request) -> Response:
+        return await _posted(request, api.recover)
+
+    async def readiness(request: Request) -> Response:
+        return await _call(api.readiness)
+
+    async def archives(request: Request) -> Response:
+        return await _call(api.archives)
+
     async def search(request: Request) -> Response:
-        return await _call(api.search, q(request, "q"), limit=q(request, "limit", 10))
+        archived = q(request, "archived") in ("1", "true")
+        return await _call(api.search, q(request, "q"), limit=q(request, "limit", 10), archived=archived)
 
     async def durable_list(request: Request) -> Response:
         return await _call(api.durable_list, q(request, "status"))
@@ -202,6 +212,9 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
         Route("/api/packets/{packet:path}/import", packet_import, methods=["POST"]),
         Route("/api/packets/{packet:path}", packet, methods=["GET"]),
         Route("/api/memory/active", active, methods=["GET"]),
+        Route("/api/memory/recover", recover, methods=["POST"]),
+        Route("/api/readiness", readiness, methods=["GET"]),
+        Route("/api/archive", archives, methods=["GET"]),
         Route("/api/search", search, methods=["GET"]),
         Route("/api/durable", durable_list, methods=["GET"]),
         Route("/api/durable", propose, methods=["POST"]),

@@ -1,7 +1,8 @@
 // codex-autopilot dashboard. Plain JavaScript, no build step, no library.
 // Everything shown comes from /api/* and is inserted as text (textContent), never as HTML:
 // transcript and tool text is hostile evidence. Summaries refresh every 15 s and right after an
-// action; sources refresh only when asked.
+// action; sources are read when the Handover tab first opens, then only when asked; readiness (doctor) on
+// load and when asked.
 "use strict";
 
 const REFRESH_MS = 15000;
@@ -101,6 +102,7 @@ function show(name, focus) {
   }
   if (focus) $(`tab-${name}`).focus();
   history.replaceState(null, "", `#${name}`);
+  if (name === "handover" && !ui.sourcesRead) { ui.sourcesRead = true; loadSources(); }  // listed on first open
 }
 function setupTabs() {
   TABS.forEach((t, i) => {
@@ -486,9 +488,41 @@ async function loadActive() {
         h("dt", { text: "Next action" }), h("dd", {}, quote(textOf(v.nextAction) || "—")),
         h("dt", { text: "Checkpoint age" }), h("dd", { text: cp && cp.ageSeconds != null ? `${Math.round(cp.ageSeconds)} s (the agent's claim, not proof)` : "no checkpoint" }),
         h("dt", { text: "Coverage" }), h("dd", { class: cov.status === "complete" ? "ok" : "warn", text: `${cov.status || "?"}${(cov.reasons || []).length ? ": " + cov.reasons.map((r) => r.detail || r.kind || r).join("; ") : ""}` })),
+      cov.status === "degraded" ? h("button", { type: "button", class: "recover", text: "Recover from the transcript",
+        "aria-label": `Recover ${v.agent} session ${v.session} from its transcript`, onclick: () => recover(v.agent, v.session) }) : null,
       claimList(`Unresolved (${(v.unresolved || []).length})`, v.unresolved, (u) => h("span", {}, quote(textOf(u)), h("span", { class: "muted", text: ` ${u.source || ""}` }))),
       claimList(`Injection history (${(v.injections || {}).total || 0})`, inj, (i) => `${when(i.at)} ${i.event || ""} into ${i.session || v.session}: ${(i.fields || []).join ? (i.fields || []).join(", ") : JSON.stringify(i.fields)} (${i.bytes} bytes)`)));
   }
+}
+
+async function recover(agent, session) {
+  say(`Recovering ${agent} session ${session} from its transcript…`);
+  try {
+    const res = await api("/api/memory/recover", { agent, session });
+    const added = Object.values(res.recovered.added || {}).reduce((a, b) => a + b, 0);
+    say(`Recovered ${added} observation(s) the hooks missed; coverage is now ${res.view.coverage.status}.`);
+    await loadActive();
+  } catch (err) { fail(err); }
+}
+
+async function loadReadiness() {
+  const box = $("readiness-body");
+  try {
+    const r = await api("/api/readiness");
+    clear(box).append(h("p", { class: r.ok ? "ok" : "bad", text: r.ok ? `All is well (codex-autopilot ${r.version}).` : `${r.checks.filter((c) => c.status === "fail").length} problem(s) need action.` }));
+    box.append(h("ul", { class: "readiness" }, r.checks.map((c) => h("li", { class: c.status === "ok" ? "ok" : c.status === "warn" ? "warn" : "bad" },
+      h("strong", { text: `${c.status.toUpperCase()} ${c.name}` }), ` ${c.detail}`,
+      c.fix ? h("div", {}, "fix: ", h("code", { text: c.fix })) : null))));
+  } catch (err) { clear(box).append(h("p", { class: "bad", text: err.message })); }
+}
+
+async function loadArchive() {
+  const box = clear($("archive"));
+  const a = await api("/api/archive");
+  if (!a.total) { box.append(h("p", { class: "muted", text: `Nothing archived yet (${a.archive}).` })); return; }
+  box.append(h("p", { class: "muted", text: `${a.total} archived packet(s) in ${a.archive}.` }));
+  box.append(h("ul", {}, a.packets.map((p) => h("li", {}, h("code", { text: short(p.packet, 23) }),
+    ` ${when(p.createdAt)} ${p.from || "?"} → ${p.to || "?"}: `, short(p.objective || "", 120)))));
 }
 
 async function doSearch(e) {
@@ -497,7 +531,7 @@ async function doSearch(e) {
   const q = $("search-q").value.trim();
   if (!q) return;
   try {
-    const data = await api(`/api/search?q=${encodeURIComponent(q)}`);
+    const data = await api(`/api/search?q=${encodeURIComponent(q)}${$("search-archived").checked ? "&archived=1" : ""}`);
     box.append(h("p", { class: "muted", text: `${data.results.length} result(s) for “${data.query}” (branch ${data.scope.branch || "-"}). ${data.trust}` }));
     for (const r of data.results) {
       const p = r.pointer || {};
@@ -609,7 +643,7 @@ async function proposeFromPacket(pid, index) {
 
 // ---- refresh -----------------------------------------------------------------------------
 async function refresh() {
-  const jobs = [loadOverview(), loadRuns(), loadRun(), loadPackets(), loadDurable(), loadActive()];
+  const jobs = [loadOverview(), loadRuns(), loadRun(), loadPackets(), loadDurable(), loadActive(), loadArchive()];
   const results = await Promise.allSettled(jobs);
   const failed = results.find((r) => r.status === "rejected");
   if (failed) fail(failed.reason);
@@ -628,6 +662,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("import-list").addEventListener("click", listReceiving);
   $("import-go").addEventListener("click", doImport);
   $("search-form").addEventListener("submit", doSearch);
+  $("readiness-check").addEventListener("click", loadReadiness);
+  loadReadiness();
   $("propose-form").addEventListener("submit", propose);
   refresh();
   setInterval(refresh, REFRESH_MS);
