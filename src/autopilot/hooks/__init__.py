@@ -22,9 +22,12 @@ from autopilot.fastjson import parse_json
 
 TYPE_CHECKING = False  # see below: `typing` stays off the hot path
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any, TypeAlias
 
-    Json: TypeAlias = dict[str, Any]  # one decoded JSON object
+    from autopilot.hooks.shapes import HookAnswer
+
+    Json: TypeAlias = dict[str, Any]  # one decoded JSON object: a hook's input, read field by field
 else:
     Json = dict
 
@@ -111,7 +114,7 @@ def main(event: str) -> int:
     try:
         problem = untrusted(event, data)
         if problem:
-            out: Json | None = {
+            out: HookAnswer | None = {
                 "systemMessage": f"codex-autopilot: the {event} hook got input it cannot trust ({problem}); "
                 "it did nothing (is Claude Code up to date?)"
             }
@@ -131,30 +134,35 @@ def main(event: str) -> int:
     return 0
 
 
-def capped(out: Json) -> Json:
+def capped(out: HookAnswer) -> HookAnswer:
     """``out`` with every text Claude Code shows or hands the model printable and under its 10,000-character cap.
 
     Handlers already build their texts inside TEXT_BUDGET, most important part first; this is the last
-    guard, so no input can make Claude Code cut a message and move the rest to a file.
+    guard, so no input can make Claude Code cut a message and move the rest to a file. Every text field of the
+    contract is named here (``tests/unit/test_hook_shapes.py`` checks that none is missed); terminalSequence is
+    the one meant to be an escape sequence (built from printable text, alerts), so it is left as it is.
     """
 
     from autopilot.output import printable
 
-    def cut(text: object) -> object:
-        if not isinstance(text, str):
-            return text
+    def cut(text: str) -> str:
         text = printable(text)  # a model's or a transcript's escape sequences never reach the TUI
         if len(text) <= TEXT_CAP:
             return text
         note = f"\n[cut by codex-autopilot: {len(text) - TEXT_CAP + 200:,} more characters were left out]"
         return text[: TEXT_CAP - 200] + note
 
-    # terminalSequence is the one field meant to be an escape sequence (built from printable text, alerts)
-    out = {key: value if key == "terminalSequence" else cut(value) for key, value in out.items()}
-    specific = out.get("hookSpecificOutput")
-    if isinstance(specific, dict):
-        out["hookSpecificOutput"] = {key: cut(value) for key, value in specific.items()}
-    return out
+    answer = out.copy()
+    if "systemMessage" in answer:
+        answer["systemMessage"] = cut(answer["systemMessage"])
+    if "reason" in answer:
+        answer["reason"] = cut(answer["reason"])
+    if "stopReason" in answer:
+        answer["stopReason"] = cut(answer["stopReason"])
+    specific = answer.get("hookSpecificOutput")
+    if specific is not None and "additionalContext" in specific:
+        answer["hookSpecificOutput"] = {**specific, "additionalContext": cut(specific["additionalContext"])}
+    return answer
 
 
 def untrusted(event: str, data: object) -> str | None:
@@ -174,7 +182,7 @@ def untrusted(event: str, data: object) -> str | None:
     return None
 
 
-def dispatch(event: str, data: Json) -> Json | None:
+def dispatch(event: str, data: Json) -> HookAnswer | None:
     """Route one event to its handler, or answer nothing when there is nothing to do.
 
     Every event the active memory follows is recorded first (cheap, with or without a run); when
@@ -186,6 +194,7 @@ def dispatch(event: str, data: Json) -> Json | None:
         from autopilot.hooks.handoff import record
 
         return record(data)
+    memory: Mapping[str, Any] | None
     due, memory = remember(event, data) if event in MEMORY_EVENTS else (False, None)
     out = run_handler(event, data)
     if due:
@@ -201,7 +210,7 @@ def dispatch(event: str, data: Json) -> Json | None:
     return out
 
 
-def run_handler(event: str, data: Json) -> Json | None:
+def run_handler(event: str, data: Json) -> HookAnswer | None:
     """The autopilot's handler for the event when this workspace has a run; None otherwise."""
     target = HANDLERS.get(event)
     if (target is None and event != "ToolUse") or (event == "SessionEnd" and data.get("reason") != "clear"):
@@ -225,7 +234,7 @@ def run_handler(event: str, data: Json) -> Json | None:
     return handler(Hook(event, data))  # type: ignore[no-any-return]
 
 
-def remember(event: str, data: Json) -> tuple[bool, Json | None]:
+def remember(event: str, data: Json) -> tuple[bool, HookAnswer | None]:
     """Record the event in the session's active memory: (whether an injection may be due, a failure notice or None).
 
     A failure here never stops the autopilot's own handler: it becomes a notice (and a crash-log line).
@@ -239,7 +248,7 @@ def remember(event: str, data: Json) -> tuple[bool, Json | None]:
         return False, memory_failed(event, exc)
 
 
-def recall(event: str, data: Json, out: Json | None) -> Json | None:
+def recall(event: str, data: Json, out: HookAnswer | None) -> Mapping[str, Any] | None:
     """The memory's answer (the changed facts, within the room ``out`` leaves), a failure notice, or None."""
     try:
         from autopilot.hooks.memory import inject
@@ -249,7 +258,7 @@ def recall(event: str, data: Json, out: Json | None) -> Json | None:
         return memory_failed(event, exc)
 
 
-def memory_failed(event: str, exc: BaseException) -> Json:
+def memory_failed(event: str, exc: BaseException) -> HookAnswer:
     """The fail-open answer to an error in the active memory."""
     answer = failed(event, exc)
     answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)
@@ -305,7 +314,7 @@ def run_dir_of(cwd: str) -> str | None:
     )
 
 
-def failed(event: str, exc: BaseException) -> Json:
+def failed(event: str, exc: BaseException) -> HookAnswer:
     """The fail-open answer to an error: a systemMessage (and a crash-log line for bugs); never a block."""
     from autopilot.errors import BridgeError, unwritable
 

@@ -18,9 +18,9 @@ from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.hooks.shapes import HookAnswer
     from autopilot.run.shapes import Task
 
-Output = dict[str, Any]
 PREFIX = "codex-autopilot: "
 DEFAULT_BLOCK_CAP = 8  # Claude Code's CLAUDE_CODE_STOP_HOOK_BLOCK_CAP default
 RECORD_MARGIN_S = 20.0  # kept from a hook's budget to record a failed call and answer
@@ -73,7 +73,7 @@ class Hook:
 
     def engage(
         self, statuses: tuple[str, ...] = (status.RUNNING,), *, claim: bool = True
-    ) -> tuple[State | None, Output | None]:
+    ) -> tuple[State | None, HookAnswer | None]:
         """The run when this session may act on it, else at most a one-time notice. A run no session owns is claimed
         for this one here, or with ``claim=False`` left for the caller's first write to claim (:meth:`unclaimed`)."""
         state = self.store.load()
@@ -93,7 +93,7 @@ class Hook:
         (``control.own``); None when there is nothing to claim."""
         return self.session_id if self.session_id and not state.get("owner_session_id") else None
 
-    def refuse(self, state: State) -> Output | None:
+    def refuse(self, state: State) -> HookAnswer | None:
         """The notice (said once per session and run) that the run ``state`` belongs to another session."""
         return self.notice_once(
             f"foreign-session:{self.session_id}",
@@ -103,7 +103,7 @@ class Hook:
             state,
         )
 
-    def notice_once(self, key: str, message: str, state: State | None = None) -> Output | None:
+    def notice_once(self, key: str, message: str, state: State | None = None) -> HookAnswer | None:
         """``message`` as a systemMessage the first time ``key`` is seen in this run, else nothing (``state``: the
         run as the caller just read it, so it is not read again before the write)."""
         if key in ((state if state is not None else self.store.load()).get("notices") or []):
@@ -146,12 +146,12 @@ class Hook:
         return tuple(int(x) for x in found[-1]) if found else None
 
 
-def notice(message: str) -> Output:
+def notice(message: str) -> HookAnswer:
     """A message for the user (not the model)."""
     return {"systemMessage": PREFIX + message}
 
 
-def alert(message: str) -> Output:
+def alert(message: str) -> HookAnswer:
     """A message for the user that also reaches them with the terminal in the background: the run ended or paused.
 
     Claude Code writes a hook's ``terminalSequence`` to the terminal as it is (TUI only; OSC 0/1/2/9/99/777 and
@@ -180,9 +180,9 @@ def terminal_sequence(message: str) -> str | None:
     return f"\x1b]9;{text}\x07"
 
 
-def context(event: str, text: str, **extra: Any) -> Output:
+def context(event: str, text: str) -> HookAnswer:
     """Context for the model, attached where the event puts it."""
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}, **extra}
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
 def task_text(task: Task | None, budget: int = 3_000) -> str:
@@ -226,7 +226,7 @@ def budget_warning(hook: Hook, state: State) -> str | None:
         return None
 
 
-def paused_message(reason: str, detail: str) -> Output:
+def paused_message(reason: str, detail: str) -> HookAnswer:
     """What the user reads when the reviewer-unavailable pause happens."""
     return alert(
         f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "

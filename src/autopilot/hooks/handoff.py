@@ -16,12 +16,16 @@ from autopilot import paths
 from autopilot.clock import now_us
 from autopilot.fsutil import atomic_write
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.hooks.shapes import HookAnswer
+
 POINTER = "claude-latest.json"
 # What the user types in Codex to pick the session up (the from-claude skill `codex-bridge install codex` adds).
 CODEX_LINE = "$from-claude"
 
 
-def record(data: dict[str, Any]) -> dict[str, Any]:
+def record(data: dict[str, Any]) -> HookAnswer:
     """Write the handoff pointer atomically and block the prompt, so no model request is made."""
     transcript = data.get("transcript_path")
     cwd = str(data.get("cwd") or os.getcwd())

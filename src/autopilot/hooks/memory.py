@@ -18,36 +18,45 @@ from typing import Any
 from autopilot.durable.deliver import hook_answer
 from autopilot.hooks import TEXT_CAP
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from autopilot.hooks.shapes import HookAnswer
+
 Json = dict[str, Any]
 SEPARATOR = "\n\n"  # between the autopilot's context and the memory's
 
 
-def inject(event: str, data: Json, out: Json | None = None) -> Json | None:
+def inject(event: str, data: Json, out: HookAnswer | None = None) -> Json | None:
     """The hook answer carrying the rules and facts that changed since the last injection, in the room the
-    autopilot's answer ``out`` leaves under the output cap, and the person's notice (None: nothing new)."""
+    autopilot's answer ``out`` leaves under the output cap, and the person's notice (None: nothing new). It is the
+    memory's JSON (built below hooks/, for Codex as well): :func:`merge` takes its notice and its context."""
     return hook_answer("claude", event, data, room=room(out))
 
 
-def room(out: Json | None) -> int:
+def room(out: HookAnswer | None) -> int:
     """How many characters of context the memory may add to ``out`` without the merged text passing TEXT_CAP."""
-    before = ((out or {}).get("hookSpecificOutput") or {}).get("additionalContext")
-    if not isinstance(before, str) or not before:
+    specific = out.get("hookSpecificOutput") if out else None
+    before = specific.get("additionalContext") if specific else None
+    if not before:
         return TEXT_CAP
     return TEXT_CAP - len(before) - len(SEPARATOR)
 
 
-def merge(event: str, out: Json | None, memory: Json) -> Json:
-    """One hook answer from the autopilot's (which wins on decisions) and the memory's (context, notices)."""
-    if not out:
-        return memory
-    merged = dict(out)
-    notes = [m for m in (out.get("systemMessage"), memory.get("systemMessage")) if m]
+def merge(event: str, out: HookAnswer | None, memory: Mapping[str, Any]) -> HookAnswer:
+    """One hook answer from the autopilot's (which wins on decisions) and the memory's (its notice and its context:
+    all a memory answer carries)."""
+    merged: HookAnswer = out.copy() if out else {}
+    notes = [m for m in (merged.get("systemMessage"), memory.get("systemMessage")) if isinstance(m, str) and m]
     if notes:
         merged["systemMessage"] = "\n".join(notes)
     extra = (memory.get("hookSpecificOutput") or {}).get("additionalContext")
-    if extra:
-        specific = dict(out.get("hookSpecificOutput") or {"hookEventName": event})
+    if isinstance(extra, str) and extra:
+        specific = merged.get("hookSpecificOutput") or {"hookEventName": event}
         before = specific.get("additionalContext")
-        specific["additionalContext"] = f"{before}{SEPARATOR}{extra}" if before else extra
-        merged["hookSpecificOutput"] = specific
+        merged["hookSpecificOutput"] = {
+            **specific,
+            "additionalContext": f"{before}{SEPARATOR}{extra}" if before else extra,
+        }
     return merged

@@ -20,7 +20,6 @@ from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on
 from autopilot.hooks.context import (
     TEXT_BUDGET,
     Hook,
-    Output,
     alert,
     context,
     notice,
@@ -36,12 +35,13 @@ from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.hooks.shapes import HookAnswer
     from autopilot.run.shapes import LastError
 
 DEFAULT_WAIT_S = 45.0
 
 
-def post_tool_use(hook: Hook) -> Output | None:
+def post_tool_use(hook: Hook) -> HookAnswer | None:
     """Review the work tree when it differs from the last reviewed one; hand Claude the findings."""
     if hook.data.get("tool_name") not in TOOLS:
         return None
@@ -69,7 +69,7 @@ def post_tool_use(hook: Hook) -> Output | None:
         return _outcome(state, after, errors_before) or give(after)
 
 
-def _outcome(state: State, after: State, errors_before: str | None) -> Output | None:
+def _outcome(state: State, after: State, errors_before: str | None) -> HookAnswer | None:
     """What the review the hook waited for ended in, when it was no review to hand Claude: the run paused or
     stopped, or Codex failed (``state``/``after``: the run before and after the worker)."""
     error: LastError = after.get("last_error") or {}
@@ -100,7 +100,7 @@ def wait_seconds() -> float:
         return DEFAULT_WAIT_S
 
 
-def deliver(hook: Hook, state: State) -> Output | None:
+def deliver(hook: Hook, state: State) -> HookAnswer | None:
     """The last review of the current task as context for Claude, once (``state``: the run as the hook read it)."""
     if _given_as(state) is None:
         return None
@@ -118,7 +118,7 @@ def _given_as(state: State) -> str | None:
     return None if key in (state.get("notices") or []) else key
 
 
-def give(state: State) -> Output | None:
+def give(state: State) -> HookAnswer | None:
     """Inside a transaction: the last review of the run's current task as context for Claude, recorded as given in
     ``state`` (replacing the key of the review given before); None when there is none or it was given already."""
     key = _given_as(state)

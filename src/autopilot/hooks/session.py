@@ -7,7 +7,6 @@ from autopilot.hooks import slash
 from autopilot.hooks.context import (
     BUDGET_WARNING,
     Hook,
-    Output,
     alert,
     budget_warning,
     context,
@@ -17,8 +16,12 @@ from autopilot.hooks.context import (
 )
 from autopilot.run import control, loop, status
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autopilot.hooks.shapes import HookAnswer
 
-def session_start(hook: Hook) -> Output | None:
+
+def session_start(hook: Hook) -> HookAnswer | None:
     """The current task as context while a run is active; how to resume one that is paused."""
     state, refusal = hook.engage((status.RUNNING, *status.PAUSED))
     if state is None:
@@ -36,7 +39,7 @@ def session_start(hook: Hook) -> Output | None:
     )
 
 
-def session_end(hook: Hook) -> Output | None:
+def session_end(hook: Hook) -> HookAnswer | None:
     """On /clear the owner's session id changes: release the run so the cleared session claims it again."""
     state = hook.store.load()
     if hook.data.get("reason") != "clear" or not hook.session_id or state.get("owner_session_id") != hook.session_id:
@@ -45,7 +48,7 @@ def session_end(hook: Hook) -> Output | None:
     return None
 
 
-def user_prompt_submit(hook: Hook) -> Output | None:
+def user_prompt_submit(hook: Hook) -> HookAnswer | None:
     """budget-guard, then one short line naming the current task; a new prompt resets the Stop-block count.
 
     What the prompt changes is one transaction (``control.new_turn``): the claim of a run no session owns, the
@@ -84,7 +87,7 @@ def user_prompt_submit(hook: Hook) -> Output | None:
     return {**out, **notice(warning)} if warned and warning else out
 
 
-def codex_side_notice(out: Output | None, installed: str) -> Output:
+def codex_side_notice(out: HookAnswer | None, installed: str) -> HookAnswer:
     """``out`` with a notice that the Codex side was set up by ``installed``, not by this updated plugin."""
     from autopilot import __version__
 
@@ -93,7 +96,7 @@ def codex_side_notice(out: Output | None, installed: str) -> Output:
         f"{installed if installed[:1].isdigit() else 'an earlier version'}: run {slash.SETUP} again "
         "(with --trust if you trusted the hook that way) to bring it up to date."
     )
-    answer: Output = dict(out or {})
+    answer: HookAnswer = out.copy() if out else {}
     before = answer.get("systemMessage")
     answer["systemMessage"] = f"{before}\n{said}" if isinstance(before, str) and before else said
     return answer

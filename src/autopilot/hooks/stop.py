@@ -10,7 +10,6 @@ from autopilot.hooks.context import (
     CONTEXT_CONTINUES_FROM,
     TEXT_BUDGET,
     Hook,
-    Output,
     alert,
     budget_warning,
     context,
@@ -28,6 +27,7 @@ from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.hooks.shapes import HookAnswer
     from autopilot.run.shapes import VerdictApplied, VerdictNotApplied, VerdictSkipped
 
 REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
@@ -41,7 +41,7 @@ ENDED = {
 }
 
 
-def stop(hook: Hook) -> Output | None:
+def stop(hook: Hook) -> HookAnswer | None:
     """Ask Codex for a verdict; ``continue`` keeps Claude working on the next task, anything else lets it stop.
 
     One Workspace (the hook's) and at most 4 reads of state.json, whatever happens: the run is read once here, then
@@ -114,7 +114,7 @@ def _judge(
     return judge(hook.workspace, state, last_message=message, deadline=hook.deadline(), owner=hook.unclaimed(state))
 
 
-def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | None = None) -> Output | None:
+def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | None = None) -> HookAnswer | None:
     """Keep Claude working with ``lead``, the task and open findings; or, where Claude Code's block cap would end
     the turn, say that the run paused (``control.hold`` decides; ``blocks``: the blocks before this one in a row).
     The block claims a run nobody owns yet, and records ``warning`` (the budget warning, given with it) as said."""
@@ -151,7 +151,7 @@ def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | N
     return {**out, **notice(warning)} if warned and warning else out
 
 
-def continue_turn(hook: Hook, text: str) -> Output:
+def continue_turn(hook: Hook, text: str) -> HookAnswer:
     """Make Claude continue with ``text``: as context where Claude Code shows it as the hook speaking, else a block.
 
     ``decision: block`` makes the TUI say "Stop hook reported a problem", which users read as a failure;
@@ -163,7 +163,7 @@ def continue_turn(hook: Hook, text: str) -> Output:
     return {"decision": "block", "reason": text}
 
 
-def _unavailable(hook: Hook, state: State, exc: InfraError, blocks: int) -> Output | None:
+def _unavailable(hook: Hook, state: State, exc: InfraError, blocks: int) -> HookAnswer | None:
     """Hold Claude at most twice while Codex gives no verdict, then pause the run with the way out (a busy call
     slot holds Claude without counting). ``state``: the run as the failure left it."""
     if state["status"] != status.RUNNING:
@@ -195,7 +195,7 @@ def _unavailable(hook: Hook, state: State, exc: InfraError, blocks: int) -> Outp
     )
 
 
-def _ended(state: State) -> Output | None:
+def _ended(state: State) -> HookAnswer | None:
     template = ENDED.get(state["status"])
     if template is None:
         return None
@@ -204,7 +204,7 @@ def _ended(state: State) -> Output | None:
     )
 
 
-def stop_failure(hook: Hook) -> Output | None:
+def stop_failure(hook: Hook) -> HookAnswer | None:
     """Record that Claude's turn ended on an API error; Claude Code ignores any answer, so nothing is blocked."""
     state = hook.store.load()
     if not state.get("plan") or state.get("owner_session_id") not in (None, hook.session_id):
