@@ -25,6 +25,37 @@ REAL_HOME = HomeGuard(_REAL_HOMES, [SENTINEL_HOME])
 STRICT_HOME_GUARD = bool(os.environ.get("CI")) or os.environ.get("AUTOPILOT_HOME_GUARD") == "strict"
 
 
+def _ancestors() -> set[int]:
+    """The processes above this test run (the shell, an agent, CI): outside every test's world."""
+    found, pid = set(), os.getppid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat = fh.read().decode("utf-8", "replace")
+            pid = int(stat[stat.rfind(")") + 2 :].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return found
+
+
+OUTSIDE = _ancestors()
+
+
+@pytest.fixture(autouse=True)
+def outside_is_not_an_agent(monkeypatch):
+    """Who started the test run (an agent's shell, when you run the tests from Claude Code) is no part of a test.
+
+    ``memory.origin`` reads the environment of every ancestor process to tell a person from an agent's
+    shell; the processes above pytest are the same for every test and would make the in-process bridge
+    look like an agent's shell. Tests that need an agent's shell start one below pytest.
+    """
+    from autopilot.memory import origin
+
+    real = origin.environ_of
+    monkeypatch.setattr(origin, "environ_of", lambda pid: None if pid in OUTSIDE else real(pid))
+
+
 @pytest.fixture(autouse=True)
 def isolated_homes(tmp_path_factory, monkeypatch):
     """Point every root the bridge uses at a fresh directory, so no test touches real homes."""

@@ -22,9 +22,9 @@ ORDINARY = ["add a --json flag to export", "3 passed in 0.12s", "/w/src/export.p
 
 
 def chunks() -> list[str]:
-    """Every 40th source file of site-packages, cut into the recorder's 1,500-character pieces."""
+    """Every 15th source file of site-packages, cut into the recorder's 1,500-character pieces."""
     site = Path(sysconfig.get_paths()["purelib"])
-    files = sorted(site.rglob("*.py"))[::40]
+    files = sorted(site.rglob("*.py"))[::15]
     out = []
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
