@@ -197,3 +197,41 @@ def test_after_the_verdict_moves_to_t2_the_owning_sessions_memory_names_it(codex
     body = moved[0]["checkpoint"]
     assert body["next_action"].startswith("work on task T2: Test it") and body["completed"] == ["T1: Add feature"]
     assert body["objective"] == "Add a feature with a test"
+
+
+def test_claudes_own_limit_near_offers_a_handover_in_its_tui(tmp_path, git_repo):
+    """With a subscription login whose 5-hour window is 93% used (the API's rate-limit headers), Claude Code's
+    status line hands the window to `codex-bridge statusline`, and the next prompt's notice offers `$handoff` with
+    a packet to preview."""
+    agent_bin("claude")
+    resets = int(time.time()) + 3600
+    headers = {
+        "anthropic-ratelimit-unified-status": "allowed_warning",
+        "anthropic-ratelimit-unified-5h-utilization": "0.93",
+        "anthropic-ratelimit-unified-5h-reset": str(resets),
+        "anthropic-ratelimit-unified-5h-status": "allowed_warning",
+        "anthropic-ratelimit-unified-7d-utilization": "0.41",
+        "anthropic-ratelimit-unified-7d-reset": str(resets + 86400),
+        "anthropic-ratelimit-unified-reset": str(resets),
+        "anthropic-ratelimit-unified-representative-claim": "five_hour",
+    }
+
+    def billed(body: dict) -> dict:
+        return {**text("Working on it."), "headers": headers}
+
+    settings = {"statusLine": {"type": "command", "command": f"{sys.executable} -m autopilot statusline"}}
+    with MessagesServer(responder=billed) as srv:
+        srv.background = {**text("bg"), "headers": headers}
+        c = ClaudeDriver(
+            tmp_path / "c", srv, work=git_repo, plugin_dir=REPO, settings=settings,
+            env={"AUTOPILOT_PYTHON": sys.executable},
+        )  # fmt: skip
+        subscription = {"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-scripted-not-a-token", "ANTHROPIC_API_KEY": ""}
+        with c.tui(**subscription) as claude:
+            claude.send("Make the parser accept empty input.", min_seconds=4)
+            claude.send("go on", min_seconds=4)
+            shown = " ".join(claude.screen().split())
+    recorded = json.loads((paths.handoff_dir() / "limits.json").read_text())
+    assert recorded["claude"]["windows"]["5-hour"]["used"] == 93
+    assert "Claude's 5-hour limit is 93% used" in shown and "$handoff" in shown
+    assert "codex-bridge handoff inspect sha256:" in shown

@@ -3,7 +3,9 @@
 Claude Code runs the status-line command on every render (debounced), so this is a fast path like
 the hooks': ``cli.main`` calls :func:`respond` without argparse, and it imports only ``os``, ``sys`` and
 the hooks' no-run helpers until it knows a run is active. It prints nothing when no run is active
-(idle, done, aborted, or no run in this repository), so it can sit in any status line.
+(idle, done, aborted, or no run in this repository), so it can sit in any status line. Each render also
+keeps the plan windows it is shown (Claude's own, and Codex's at most once a minute) for the offer of a
+handover before a limit (memory/limits.py).
 
     autopilot ▶ T2 3/20 · $0.42/$5.00 · codex reviewing
     autopilot ⏸ paused: reviewer unavailable · /autopilot resume
@@ -81,6 +83,7 @@ def segment(raw: str) -> str:
         return ""
     if not isinstance(data, dict):
         return ""
+    remember_limits(data)
     workspace = data.get("workspace")
     cwd = (workspace.get("current_dir") if isinstance(workspace, dict) else None) or data.get("cwd")
     if not isinstance(cwd, str) or not cwd:
@@ -96,6 +99,16 @@ def segment(raw: str) -> str:
     if not isinstance(state, dict) or state.get("status") not in SHOWN or not state.get("plan"):
         return ""
     return render(state, run)
+
+
+def remember_limits(data: dict[str, Any]) -> None:
+    """Keep the plan windows this render shows (Claude's) and Codex's, for the handover offer (memory/limits.py)."""
+    from autopilot.memory import limits
+
+    try:
+        limits.record(data)
+    except Exception:  # a full disk or an odd window never breaks the status line
+        return
 
 
 def render(state: dict[str, Any], run: str) -> str:

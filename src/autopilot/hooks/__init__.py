@@ -203,6 +203,12 @@ def dispatch(event: str, data: Json) -> HookAnswer | None:
         from autopilot.hooks.memory import merge
 
         out = merge(event, out, memory)
+    if event in ("UserPromptSubmit", "Stop") and limits_recorded():  # a plan window may be nearly used up
+        from autopilot.hooks.memory import merge, offer_handover
+
+        note = offer_handover(data)
+        if note:
+            out = merge(event, out, {"systemMessage": note})
     if event == "SessionStart" and config.env(CODEX_SIDE_ENV):  # set by scripts/bootstrap.py after an update
         from autopilot.hooks.session import codex_side_notice
 
@@ -263,6 +269,11 @@ def memory_failed(event: str, exc: BaseException) -> HookAnswer:
     answer = failed(event, exc)
     answer["systemMessage"] = answer["systemMessage"].replace("hook", "hook's active memory", 1)
     return answer
+
+
+def limits_recorded() -> bool:
+    """Whether the status line recorded plan windows (one ``stat``; memory/limits.py decides the rest)."""
+    return os.path.exists(os.path.join(config.autopilot_home(), "handoff", "limits.json"))
 
 
 def is_handoff_prompt(data: Json) -> bool:

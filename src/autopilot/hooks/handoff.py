@@ -37,7 +37,9 @@ def record(data: dict[str, Any]) -> HookAnswer:
         }
     session = str(data.get("session_id") or "")
     checkpointed = checkpoint(session, cwd)
-    packet, why = export(session, cwd)
+    from autopilot.packets.export import export_quietly
+
+    packet, why = export_quietly("claude", session, "codex", cwd)
     pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_us()}
     if packet:
         pointer["packet"] = packet
@@ -67,17 +69,3 @@ def checkpoint(session: str, cwd: str) -> bool:
     except BridgeError:  # not in a git worktree: no active memory here
         return False
     return store.exists() and checkpoint_before(store, "$handoff") is not None
-
-
-def export(session: str, cwd: str) -> tuple[str | None, str | None]:
-    """Export the session as a packet for Codex now, with its active memory: (its id, or None and why not)."""
-    from autopilot.errors import BridgeError
-    from autopilot.packets.export import export as export_packet
-    from autopilot.sources import Limits
-    from autopilot.sources.project import Project
-
-    try:
-        answer = export_packet("claude", session, "codex", Project(cwd), Limits())
-    except BridgeError as exc:
-        return None, str(exc).splitlines()[0][:200]
-    return str(answer["packet"]), None

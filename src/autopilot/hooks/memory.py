@@ -60,3 +60,26 @@ def merge(event: str, out: HookAnswer | None, memory: Mapping[str, Any]) -> Hook
             "additionalContext": f"{before}{SEPARATOR}{extra}" if before else extra,
         }
     return merged
+
+
+def offer_handover(data: Json) -> str | None:
+    """The notice offering ``$handoff`` when a plan window is nearly used up (once per window and reset, per
+    session), with the session exported as a packet to preview (memory/limits.py); None otherwise. Never fatal."""
+    from autopilot.errors import BridgeError
+    from autopilot.git import toplevel
+    from autopilot.memory import limits, observe
+    from autopilot.packets.export import export_quietly
+
+    session = observe.safe_session(data.get("session_id"))
+    if session is None:
+        return None
+    try:
+        folder = observe.session_dir(toplevel(str(data.get("cwd") or ".")), "claude", session)
+        windows = limits.due(folder)
+        if not windows:
+            return None
+        packet, why = export_quietly("claude", session, "codex", str(data.get("cwd") or "."))
+        limits.mark_offered(folder, windows)
+    except (OSError, BridgeError):
+        return None
+    return limits.offer_text(windows, packet, why)

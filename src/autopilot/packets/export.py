@@ -79,3 +79,13 @@ def export(
         "redactions": packet["redactions"],
         "next": f"codex-bridge handoff import {pid} --to {to} --session RECEIVING_SESSION_ID",
     }
+
+
+def export_quietly(agent: str, session: str, to: str, cwd: str) -> tuple[str | None, str | None]:
+    """Export a session as a packet now, for a hook (``$handoff``, the offer before a limit): (its id, None), or
+    (None, why not) when it cannot be made; never raises a BridgeError."""
+    try:
+        answer = export(agent, session, to, Project(cwd), Limits())
+    except BridgeError as exc:
+        return None, str(exc).splitlines()[0][:200]
+    return str(answer["packet"]), None
