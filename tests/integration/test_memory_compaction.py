@@ -185,3 +185,13 @@ def test_codex_compares_the_summary_its_rollout_holds(git_repo, tmp_path):
     text = context_of(answer)
     assert '"b_file.py"' in text and "a_file.py" not in text and "--json" not in text
     assert answer["systemMessage"].startswith("codex-autopilot: compaction dropped 1 fact the task needs; 1 restored")
+
+
+def test_codexs_handoff_takes_the_senders_checkpoint(git_repo):
+    """`$handoff` typed in Codex takes the thread's automatic checkpoint before the pointer (no injection)."""
+    codex_hook(git_repo, "SessionStart", source="startup")
+    codex_hook(git_repo, "UserPromptSubmit", prompt="Add a --json flag to export.py")
+    codex_hook(git_repo, "PostToolUse", tool_name="apply_patch", tool_input={"command": "*** Add File: a_file.py\n"})
+    assert codex_hook(git_repo, "UserPromptSubmit", prompt="$handoff") is None
+    (auto,) = [c for c in logged(git_repo, observe.CHECKPOINTS, "codex") if c["by"] == compaction.AUTOMATIC]
+    assert auto["source"] == "$handoff" and auto["observed"]["editedSinceCheckpoint"] == ["a_file.py"]

@@ -266,6 +266,9 @@ def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None =
     if event == "PreCompact":
         compaction.checkpoint_before(store, f"before a {data.get('trigger') or 'unknown'} compaction")
         return None
+    if event == "UserPromptSubmit" and str(data.get("prompt") or "").strip() == "$handoff":
+        compaction.checkpoint_before(store, "$handoff")  # Codex's $handoff (its own hook blocks the prompt)
+        return None
     if event == "PostCompact":
         notice = after_compaction(store, data)
         return {"systemMessage": notice} if notice else None

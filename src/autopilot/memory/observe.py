@@ -455,6 +455,8 @@ def due(event: str, data: dict[str, Any], folder: str) -> bool:
     comparison with its summary after it), a reset (/clear) or a fact new since the mark."""
     if event in ("PreCompact", "PostCompact"):
         return True  # the automatic checkpoint before, the comparison with the summary after
+    if event == "UserPromptSubmit" and str(data.get("prompt") or "").strip() == "$handoff":
+        return True  # Codex's $handoff: the sender's automatic checkpoint before the pointer
     if event not in ("SessionStart", "UserPromptSubmit"):
         return False
     source = data.get("source")

@@ -529,6 +529,8 @@ def due(event: str, data: dict, folder: str) -> bool:  # type: ignore[type-arg]
     """Whether this event may have something to inject."""
     if event in ("PreCompact", "PostCompact"):
         return True  # the automatic checkpoint before, the comparison with the summary after
+    if event == "UserPromptSubmit" and str(data.get("prompt") or "").strip() == "$handoff":
+        return True  # Codex's $handoff: the sender's automatic checkpoint before the pointer
     if event not in ("SessionStart", "UserPromptSubmit"):
         return False
     source = data.get("source")
