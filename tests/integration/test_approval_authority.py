@@ -8,9 +8,13 @@ process's controlling terminal (``tests/support/terminal.py``).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shlex
 import subprocess
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -270,3 +274,83 @@ def test_changing_the_passphrase_at_the_terminal_asks_for_the_current_one():
     )
     assert code == 0
     secret.verify(GOOD)
+
+
+# -- reading the person's terminal -------------------------------------------------------------------------
+
+THIEF = """
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NOCTTY)
+time.sleep(1)  # the name is answered meanwhile; then it reads every line typed after
+with open(sys.argv[2], "ab") as out:
+    while data := os.read(fd, 1024):
+        out.write(data)
+        out.flush()
+"""
+
+
+def test_a_reader_of_the_persons_terminal_stops_the_passphrase_being_asked(candidate, tmp_path):
+    """A same-user process in its own session that opened the person's terminal to read it: no passphrase is asked."""
+    stolen = tmp_path / "stolen"
+    thieves: list[subprocess.Popen[bytes]] = []
+
+    def join(pid: int) -> None:  # the agent opens the person's /dev/pts/N from outside their session
+        slave = os.readlink(f"/proc/{pid}/fd/0")
+        thieves.append(subprocess.Popen([sys.executable, "-c", THIEF, slave, str(stolen)], start_new_session=True))
+        deadline = time.monotonic() + 10
+        while slave not in {os.path.realpath(f"/proc/{thieves[0].pid}/fd/{n}") for n in _fds(thieves[0].pid)}:
+            assert time.monotonic() < deadline, "the reader never opened the terminal"
+            time.sleep(0.02)
+
+    try:
+        code, shown = typed(
+            bridge_argv("durable", "approve", candidate),
+            [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)],
+            clean_env(),
+            started=join,
+        )
+    finally:
+        for thief in thieves:
+            thief.kill()
+            thief.wait()
+    assert code == 1 and b"another process has this terminal open" in shown, shown
+    assert PASS_PROMPT not in shown and status(candidate) == "candidate"
+    assert PASSPHRASE.encode() not in (stolen.read_bytes() if stolen.exists() else b"")
+
+
+def _fds(pid: int) -> list[str]:
+    try:
+        return os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+
+
+def test_while_deciding_the_terminal_cannot_be_opened_by_the_persons_user(candidate):
+    """During a decision the terminal is exclusive: an open by the person's own (non-root) user fails with EBUSY."""
+    from tests.support.second_user import as_user, second_user
+
+    tried: list[object] = []
+
+    with second_user() as user:
+
+        def attempt(pid: int) -> None:
+            slave = os.readlink(f"/proc/{pid}/fd/0")
+            time.sleep(0.3)  # the prompt is on the screen: the terminal was opened and made exclusive before it
+            os.chown(slave, user.pw_uid, -1)  # the person is this user: their terminal is theirs
+
+            def open_it() -> str:
+                try:
+                    os.close(os.open(slave, os.O_RDONLY | os.O_NOCTTY))
+                except OSError as exc:
+                    return errno.errorcode.get(exc.errno or 0, "?")
+                return "opened"
+
+            tried.append(as_user(user, {"PATH": os.environ["PATH"]}, open_it))
+
+        code, _ = typed(
+            bridge_argv("durable", "approve", candidate),
+            [(NAME_PROMPT, "Ada"), (PASS_PROMPT, PASSPHRASE)],
+            clean_env(),
+            started=attempt,
+        )
+    assert tried == ["EBUSY"] and code == 0 and status(candidate) == "approved"

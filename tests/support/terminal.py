@@ -13,6 +13,7 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -37,10 +38,16 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def typed(
-    argv: list[str], replies: list[tuple[bytes, str]], env: dict[str, str], *, timeout: float = 60.0
+    argv: list[str],
+    replies: list[tuple[bytes, str]],
+    env: dict[str, str],
+    *,
+    timeout: float = 60.0,
+    started: Callable[[int], None] | None = None,
 ) -> tuple[int, bytes]:
     """Run ``argv`` on its own controlling terminal; when the screen shows ``prompt`` (in order), type ``reply``
-    and Enter. Returns the exit code and every byte the terminal showed."""
+    and Enter. Returns the exit code and every byte the terminal showed. ``started(pid)`` is called once, when the
+    screen first shows something (an attacker joining the terminal then)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a session leader whose controlling terminal is the pty
         try:
@@ -51,9 +58,15 @@ def typed(
     pending = list(replies)
     pos = 0  # prompts are looked for after the last one answered
     deadline = time.monotonic() + timeout
+    status: int | None = None
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                done, code = os.waitpid(pid, os.WNOHANG)
+                if done == pid:  # it ended, though another process holding the pty keeps it from closing
+                    status = code
+                    break
             if ready:
                 try:
                     chunk = os.read(fd, 4096)
@@ -62,13 +75,17 @@ def typed(
                 if not chunk:
                     break
                 shown += chunk
+                if started is not None:
+                    started(pid)
+                    started = None
             while pending and shown.find(pending[0][0], pos) >= 0:
                 prompt, reply = pending.pop(0)
                 pos = shown.find(prompt, pos) + len(prompt)
                 os.write(fd, reply.encode() + b"\n")
         else:
             os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
+        if status is None:
+            _, status = os.waitpid(pid, 0)
     finally:
         os.close(fd)
     return os.waitstatus_to_exitcode(status), shown

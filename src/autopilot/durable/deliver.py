@@ -19,7 +19,9 @@ next time. The rule text is quoted (JSON string syntax) under a header that says
 At a session's start (``startup`` or ``resume``) the person also hears, in one ``systemMessage`` line,
 when the approved set changed since their last session (``durable/seen.json``), and when the log or its
 view was tampered with or the administrator's rules were refused: a same-user process that rewrites
-the files under the home directory cannot be stopped by anything local, but it is noticed.
+the files under the home directory cannot be stopped by anything local, but it is noticed, unless it
+rewrites ``seen.json`` (or the home) too: that file is the person's user's like the rest, so the notice
+catches what does not know the bridge's files, not what is written to defeat it (docs/durable.md).
 """
 
 from __future__ import annotations

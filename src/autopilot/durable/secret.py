@@ -13,8 +13,9 @@ checked for 2^(n-1) seconds (at most an hour); a right one clears the count.
 
 What this cannot stop, and does not pretend to: a process running as the same user can read the hash
 (and guess offline: hence the long passphrase and the slow hash), delete the files, or replace the
-passphrase with its own. Such a change is noticed: the person's next session starts with a line saying
-the passphrase was set or changed (``durable/deliver.py``).
+passphrase with its own. Such a change is noticed, unless that process rewrites ``seen.json`` too: the
+person's next session starts with a line saying the passphrase was set or changed (``durable/deliver.py``),
+and the person's own passphrase no longer decides anything.
 """
 
 from __future__ import annotations
