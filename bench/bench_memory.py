@@ -56,6 +56,14 @@ def hook_input(event: str, cwd: str, **fields: object) -> str:
     )
 
 
+MODULE = REPO / "src" / "autopilot" / "search" / "retrieval.py"  # a real module of the size edits meet
+SOURCE = MODULE.read_text(encoding="utf-8")
+OLD = "\n".join(SOURCE.split("\n")[200:204]) + "\n"  # four lines inside a function
+NEW = OLD.replace("(", "( ", 1)
+PATCH = f"*** Begin Patch\n*** Update File: {MODULE.name}\n@@\n" + "".join(f" {x}\n" for x in OLD.split("\n")[:2])
+PATCH += "".join(f"-{x}\n" for x in OLD.split("\n")[2:3]) + "".join(f"+{x}\n" for x in NEW.split("\n")[2:3])
+PATCH += "*** End Patch\n"
+
 EVENTS = [
     ("SessionStart (startup)", "SessionStart", {"source": "startup"}),
     ("UserPromptSubmit (request)", "UserPromptSubmit", {"prompt": "add a --json flag"}),
@@ -64,10 +72,24 @@ EVENTS = [
         "UserPromptSubmit",
         {"prompt": "deploy with the api key sk-proj-" + "Ab3Cd4Ef5" * 5},
     ),
-    (
+    (  # the names it changed: its old and new text, the definitions around it in the file before (a 30 KB module)
         "PostToolUse (edit)",
         "PostToolUse",
-        {"tool_name": "Edit", "tool_input": {"file_path": "/w/a.py"}, "tool_response": {}},
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": f"/w/{MODULE.name}", "old_string": OLD, "new_string": NEW},
+            "tool_response": {"filePath": f"/w/{MODULE.name}", "originalFile": SOURCE, "structuredPatch": []},
+        },
+    ),
+    (  # the whole module written: its first 20,000 characters read for names
+        "PostToolUse (write of a 30 KB module)",
+        "PostToolUse",
+        {"tool_name": "Write", "tool_input": {"file_path": f"/w/{MODULE.name}", "content": SOURCE}},
+    ),
+    (  # Codex's patch: the patched file read from disk to place it
+        "PostToolUse (apply_patch of the module)",
+        "PostToolUse",
+        {"tool_name": "apply_patch", "tool_input": {"command": PATCH}, "tool_response": "Success."},
     ),
     (
         "PostToolUse (test run)",
@@ -89,6 +111,7 @@ def recording(runs: int) -> list[tuple[str, float, float]]:
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         root = Path(tmp)
         repo = git_repo(root)
+        (repo / MODULE.name).write_text(SOURCE, encoding="utf-8")  # what the patch event's hook reads
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOPILOT_", "OPENAI_"))}
         env.update(AUTOPILOT_PYTHON=sys.executable, AUTOPILOT_HOME=str(root / "home"), HOME=str(root))
         bare = [sys.executable, "-I", "-c", "pass"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from autopilot.memory import observe
@@ -344,3 +346,73 @@ def test_codex_repeats_what_was_injected_before_the_compaction(git_repo, bridge)
     codex_event(git_repo, "PreCompact", trigger="auto")
     codex_event(git_repo, "PostCompact", trigger="auto")
     assert '"a.py"' in codex_event(git_repo, "SessionStart", source="compact")
+
+
+PARSER = "def parse_header(line):\n    return line.split(':')\n\n\ndef render(rows):\n    return rows\n"
+
+
+def test_an_edit_records_the_names_it_changed(git_repo, bridge):
+    """An Edit's observation names the definition it sits in and what it changed, never a string literal's text."""
+    path = git_repo / "parser.py"
+    path.write_text(PARSER)
+    old, new = "    return line.split(':')\n", "    return split_fields(line, sep='ghp_not_a_name')\n"
+    started(bridge, git_repo)
+    args = {"file_path": str(path), "old_string": old, "new_string": new}
+    run_hook(bridge, "PostToolUse", git_repo, tool_name="Edit", tool_input=args, tool_response={"originalFile": PARSER})
+    (edit,) = [json.loads(x) for x in (store(git_repo) / observe.LOG).read_text().splitlines() if '"edit"' in x]
+    assert edit["names"] == ["parse_header", "split_fields", "split"]
+
+
+def test_a_symbol_an_earlier_edit_changed_is_found(git_repo, bridge):
+    """Two edits of one file in a session: a search for what the first changed finds that edit, not only the file."""
+    path = git_repo / "parser.py"
+    path.write_text(PARSER)
+    started(bridge, git_repo)
+    first = PARSER.replace("line.split(':')", "split_fields(line)")
+    edits = [
+        ({"old_string": "line.split(':')", "new_string": "split_fields(line)"}, PARSER, "toolu_1"),
+        ({"old_string": "    return rows\n", "new_string": "    return list(rows)\n"}, first, "toolu_2"),
+    ]
+    for args, before, ident in edits:
+        run_hook(
+            bridge, "PostToolUse", git_repo, tool_name="Edit", tool_input={"file_path": str(path), **args},
+            tool_response={"originalFile": before}, tool_use_id=ident,
+        )  # fmt: skip
+    code, out, err = bridge("-C", str(git_repo), "handoff", "search", "split_fields", "--json")
+    assert code == 0, err
+    hits = [(r["role"], r["excerpt"]) for r in json.loads(out)["results"]]
+    assert hits == [("memory.edit", f"Edit {path} (parse_header, split_fields, split)")]
+
+
+CODEX_HOOK = Path(observe.__file__).resolve().parents[1] / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
+PATCH = (
+    "*** Begin Patch\n*** Update File: parser.py\n@@\n def parse_header(line):\n"
+    "-    return line.split(':')\n+    return split_fields(line)\n*** End Patch\n"
+)
+
+
+def codex_patch(repo: Path, scripts: Path, package: str, *flags: str) -> dict:
+    """Run the Codex memory hook script from ``scripts`` (installed.json naming ``package``) on one apply_patch."""
+    (scripts / "memory_hook.py").write_text(CODEX_HOOK.read_text())
+    (scripts / "installed.json").write_text(json.dumps({"bridge": None, "python": None, "package": package}))
+    (repo / "parser.py").write_text(PARSER.replace("line.split(':')", "split_fields(line)"))
+    event = payload("PostToolUse", repo, tool_name="apply_patch", tool_input={"command": PATCH}, tool_response="ok")
+    subprocess.run(
+        [sys.executable, "-I", *flags, str(scripts / "memory_hook.py")], input=json.dumps(event), text=True, check=True
+    )
+    log = (Path(observe.session_dir(os.path.realpath(repo), "codex", SESSION)) / observe.LOG).read_text()
+    (edit,) = [json.loads(x) for x in log.splitlines() if '"edit"' in x]
+    return edit
+
+
+def test_the_codex_hook_names_an_edit_with_the_installing_bridge(git_repo, tmp_path):
+    """Codex's stand-alone hook names what a patch changed with the bridge `install codex` recorded."""
+    edit = codex_patch(git_repo, tmp_path, str(Path(observe.__file__).resolve().parents[2]))
+    assert (edit["path"], edit["names"]) == ("parser.py", ["parse_header", "split_fields", "split"])
+
+
+def test_the_codex_hook_records_an_edit_without_a_bridge(git_repo, tmp_path):
+    """When the bridge it was installed with is gone (and no other is importable), the edit is recorded without
+    names."""
+    edit = codex_patch(git_repo, tmp_path, str(tmp_path / "gone"), "-S")  # -S: not even this venv's packages
+    assert edit["path"] == "parser.py" and "names" not in edit

@@ -394,3 +394,22 @@ def test_recover_reads_codex_exit_codes_and_compactions(git_repo, bridge):
     assert json.loads(out)["added"]["compact"] == 1
     view = active(bridge, git_repo, session=thread, agent="codex")
     assert view["objective"]["text"] == "auto compact test" and len(view["compactions"]) == 1
+
+
+def test_recover_records_the_names_each_edit_changed(git_repo, bridge):
+    """recover names what each edit of a file changed, so search finds the earlier edit by its own symbol."""
+    (git_repo / "parser.py").write_text("def parse_header(line):\n    return split_fields(line)\n")
+    t = Transcript()
+    t.user("Fix the parser.")
+    for n, (old, new) in enumerate([("line.split(':')", "split_fields(line)"), ("rows", "list(rows)")]):
+        t.assistant(
+            tool_use("Edit", {"file_path": f"{git_repo}/parser.py", "old_string": old, "new_string": new}, f"e{n}")
+        )
+        t.result(f"e{n}", "ok")
+    claude_session(t, git_repo)
+    bridge("-C", str(git_repo), "handoff", "recover", "--from", "claude", "--session", t.session)
+    log = [json.loads(x) for x in (store_dir(git_repo, session=t.session) / observe.LOG).read_text().splitlines()]
+    assert [o.get("names") for o in log if o["kind"] == "edit"] == [["parse_header", "split_fields", "split"], ["list"]]
+    code, out, err = bridge("-C", str(git_repo), "handoff", "search", "split_fields", "--json")
+    assert code == 0, err
+    assert [(r["role"], r["pointer"]["line"]) for r in json.loads(out)["results"]] == [("memory.edit", 2)]

@@ -86,6 +86,17 @@ def test_place_agrees_with_the_bridge(tmp_path, where):
 
 
 MEMORY_HOOK = ASSETS / "handoff" / "scripts" / "memory_hook.py"
+SOURCE = "class RateCache:\n    def get(self, day):\n        with open(self.path) as fh:\n        return load(fh)\n"
+NEW = '        return load_rates(fh, parse_float=Decimal)  # "ghp_not_a_name"\n'
+CODE = (
+    'export function latestDay(rates) {\n  const API_TOKEN = "sk_live_a1B2c3D4"; // rotateToken()\n'
+    "  return pickDay(rates);\n}\n"
+)
+NAMED_PATCH = (
+    "*** Begin Patch\n*** Update File: src/fx.py\n@@ def load_rates\n     with open(path) as fh:\n"
+    "-        return json.load(fh)\n+        return json.load(fh, parse_float=Decimal)  # note_this()\n"
+    "*** Add File: docs/a.md\n+use parse_header()\n*** End Patch\n"
+)
 PATCH = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Move to: b.txt\n*** End Patch\n"
 MEMORY_EVENTS = {
     "session start": ("SessionStart", {"source": "compact", "model": "m", "transcript_path": "/t.jsonl"}),
@@ -114,6 +125,28 @@ MEMORY_EVENTS = {
         {"tool_name": "Bash", "tool_input": {"command": "npm test"}, "tool_response": "ok " * 900},
     ),
     "other command": ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": "x"}),
+    "edit naming what it changed": (
+        "PostToolUse",
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": "/w/fx.py", "old_string": "        return load(fh)\n", "new_string": NEW},
+            "tool_response": {"originalFile": SOURCE},
+            "tool_use_id": "u2",
+        },
+    ),
+    "multiedit": (
+        "PostToolUse",
+        {
+            "tool_name": "MultiEdit",
+            "tool_input": {"file_path": "/w/fx.py", "edits": [{"old_string": "a", "new_string": NEW}]},
+        },
+    ),
+    "write of code": ("PostToolUse", {"tool_name": "Write", "tool_input": {"file_path": "/w/n.ts", "content": CODE}}),
+    "write of an env file": (
+        "PostToolUse",
+        {"tool_name": "Write", "tool_input": {"file_path": "/w/.env", "content": CODE}},
+    ),
+    "patch naming what it changed": ("PostToolUse", {"tool_name": "apply_patch", "tool_input": {"input": NAMED_PATCH}}),
 }
 
 

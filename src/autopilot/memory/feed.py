@@ -3,10 +3,10 @@
 The evidence search (``search/``, ``codex-bridge handoff search``) indexes documents with a ``kind`` column; this
 module is how the active memory would be handed to it, without depending on it: every document is a
 plain dict with ``kind``, ``session``, ``agent``, ``worktree``, ``branch``, ``time``, ``text``,
-``outcome`` and ``ref``, redacted. Checkpoints are ``memory.checkpoint`` (the agent's claim);
-observations are ``memory.<kind>`` (``request``, ``edit``, ``run``, ``compact``, ``model``...), evidence
-of what hooks or transcripts showed. ``branch`` is the worktree's branch when the documents are made
-(observations do not record it).
+``outcome`` and ``ref``, redacted (and for an edit, ``symbols``: the names it changed).
+Checkpoints are ``memory.checkpoint`` (the agent's claim); observations are ``memory.<kind>``
+(``request``, ``edit``, ``run``, ``compact``, ``model``...), evidence of what hooks or transcripts
+showed. ``branch`` is the worktree's branch when the documents are made (observations do not record it).
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def _text(obs: dict[str, Any]) -> tuple[str, str | None]:
     if kind == "request":
         return str(obs.get("prompt") or ""), None
     if kind == "edit":
-        return f"{obs.get('tool')} {obs.get('path')}", str(obs.get("result"))
+        changed = _names(obs)
+        shown = f" ({', '.join(changed)})" if changed else ""
+        return f"{obs.get('tool')} {obs.get('path')}{shown}", str(obs.get("result"))
     if kind == "run":
         command = str(obs.get("command") or "")
         judged = classify(command, obs.get("exit") if isinstance(obs.get("exit"), int) else None, obs.get("output"))
@@ -45,6 +47,12 @@ def _text(obs: dict[str, Any]) -> tuple[str, str | None]:
     if kind == "session":
         return f"session {obs.get('source')}", None
     return str(kind), None
+
+
+def _names(obs: dict[str, Any]) -> list[str]:
+    """The names an edit observation says it changed (:mod:`.names`), strings only."""
+    found = obs.get("names")
+    return [n for n in found if isinstance(n, str)] if isinstance(found, list) else []
 
 
 def documents(store: SessionStore) -> list[Fed]:
@@ -61,20 +69,21 @@ def documents(store: SessionStore) -> list[Fed]:
         if obs.get("kind") in SKIPPED:
             continue
         text, outcome = _text(obs)
-        docs.append(
-            {
-                "session": store.session,
-                "agent": store.agent,
-                "worktree": store.worktree,
-                "branch": branch,
-                "kind": f"memory.{obs.get('kind')}",
-                "time": obs.get("at"),
-                "text": redact(text),
-                "outcome": outcome,
-                "ref": {"log": "observations.jsonl", "index": n, "via": obs.get("via"), "source": obs.get("ref")},
-                "task": task_at(tasks, obs.get("at")),
-            }
-        )
+        doc: Fed = {
+            "session": store.session,
+            "agent": store.agent,
+            "worktree": store.worktree,
+            "branch": branch,
+            "kind": f"memory.{obs.get('kind')}",
+            "time": obs.get("at"),
+            "text": redact(text),
+            "outcome": outcome,
+            "ref": {"log": "observations.jsonl", "index": n, "via": obs.get("via"), "source": obs.get("ref")},
+            "task": task_at(tasks, obs.get("at")),
+        }
+        if obs.get("kind") == "edit" and _names(obs):
+            doc["symbols"] = [redact(name) for name in _names(obs)]
+        docs.append(doc)
     for n, cp in enumerate(checkpoints):
         body = cp.get("checkpoint") or {}
         lines = [f"objective: {body.get('objective')}", f"next action: {body.get('next_action')}"]

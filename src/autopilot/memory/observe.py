@@ -12,11 +12,12 @@ to an ``O_APPEND`` file (concurrent hooks never interleave whole lines), and dec
 the injection itself) runs in :mod:`autopilot.hooks.memory` only when it is due.
 
 What is kept is what the hook input says, cut short: the prompt of a request, the path, tool and
-result of an edit, the command, exit code and output tail of a run that looks like validation
-(the reducer decides precisely which runs validate and what their outcome was), compaction,
-session and turn boundaries, model changes. Tool outputs of other commands and file contents
-are never kept. The codex hook script ``codex/assets/handoff/scripts/memory_hook.py`` is this
-module's stand-alone twin (tests/unit/test_twins.py runs both on the same inputs).
+result of an edit (and the names it changed: :mod:`autopilot.memory.names`), the command, exit code
+and output tail of a run that looks like validation (the reducer decides precisely which runs
+validate and what their outcome was), compaction, session and turn boundaries, model changes. Tool
+outputs of other commands and file contents are never kept. The codex hook script
+``codex/assets/handoff/scripts/memory_hook.py`` is this module's stand-alone twin (with
+:mod:`.names`'s; tests/unit/test_twins.py runs both on the same inputs).
 """
 
 from __future__ import annotations
@@ -200,15 +201,26 @@ def _tool(base: dict[str, Any], event: str, data: dict[str, Any]) -> list[dict[s
             return []
         if os.path.basename(path) == CHECKPOINT_FILE:
             return [] if failed else [{**base, "kind": "pickup", "path": path}]
-        return [_edit(base, path, "error" if failed else "ok")]
+        if failed:
+            return [_edit(base, path, "error")]
+        from autopilot.memory import names  # only when an edit is recorded
+
+        return [_edit(base, path, "ok", names.of_tool(path, args, data.get("tool_response"), _cwd(data)))]
     if tool in PATCH_TOOLS:
         patch = args.get("command") or args.get("input")
         if not isinstance(patch, str):
             return []
         code = _exit_code(data.get("tool_response"))
         result = "error" if failed or (code is not None and code != 0) else "ok"
+        changed: dict[str, list[str]] = {}
+        if result == "ok":
+            from autopilot.memory import names
+
+            changed = names.of_patch(patch, _cwd(data))
         return [
-            {**base, "kind": "pickup", "path": p} if os.path.basename(p) == CHECKPOINT_FILE else _edit(base, p, result)
+            {**base, "kind": "pickup", "path": p}
+            if os.path.basename(p) == CHECKPOINT_FILE
+            else _edit(base, p, result, changed.get(p))
             for p in patch_paths(patch)
             if result == "ok" or os.path.basename(p) != CHECKPOINT_FILE
         ]
@@ -250,12 +262,21 @@ def _tool(base: dict[str, Any], event: str, data: dict[str, Any]) -> list[dict[s
     return [out]
 
 
-def _edit(base: dict[str, Any], path: str, result: str) -> dict[str, Any]:
-    """One edited file; its id is the call's plus the path (one patch can touch several files)."""
+def _edit(base: dict[str, Any], path: str, result: str, names: list[str] | None = None) -> dict[str, Any]:
+    """One edited file; its id is the call's plus the path (one patch can touch several files); the names it
+    changed (:mod:`autopilot.memory.names`), when it has any."""
     out = {**base, "kind": "edit", "path": path, "result": result}
     if "id" in base:
         out["id"] = f"{base['id']}:{path}"
+    if names:
+        out["names"] = names
     return out
+
+
+def _cwd(data: dict[str, Any]) -> str | None:
+    """The hook's working directory, which relative paths (a patch's) are relative to."""
+    cwd = data.get("cwd")
+    return cwd if isinstance(cwd, str) else None
 
 
 def redacted(found: list[dict[str, Any]]) -> list[dict[str, Any]]:

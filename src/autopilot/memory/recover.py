@@ -6,7 +6,7 @@ not trusted yet, or the session is older than all of it. The transcript (Claude 
 session sources, which refuse a session of another worktree, and the transcript folds) and appends
 what the log lacks, marked ``"via": "recover"`` with a pointer to the line it came from:
 
-- typed requests, edits (path, tool, result), validation runs (command, exit code, output tail),
+- typed requests, edits (path, tool, result, the names they changed), validation runs (command, exit code, output tail),
   compactions and model changes;
 - a run the hooks saw without its exit code (Codex hands none over) gets the rollout's.
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from autopilot.clock import now_ms, seconds_between
 from autopilot.errors import BridgeError
-from autopilot.memory import observe
+from autopilot.memory import names, observe
 from autopilot.memory.reduce import norm
 from autopilot.memory.store import SessionStore
 from autopilot.sources import Limits
@@ -56,8 +56,12 @@ def _line(event: dict[str, Any]) -> int | None:
     return pointer.get("line") if isinstance(pointer.get("line"), int) else None
 
 
-def from_events(agent: str, events: list[dict[str, Any]], path: str) -> list[dict[str, Any]]:
-    """Requests, edits and validation runs as observations, from a source's events (oldest first)."""
+def from_events(agent: str, events: list[dict[str, Any]], path: str, cwd: str | None = None) -> list[dict[str, Any]]:
+    """Requests, edits and validation runs as observations, from a source's events (oldest first).
+
+    An edit's names (:mod:`.names`) come from its input; the definitions it sits in, from the file as it
+    is now in ``cwd`` (the worktree), where its text is still found there.
+    """
     out: list[dict[str, Any]] = []
     for event in events:
         if event.get("branch") not in (None, "active", "compacted"):
@@ -74,11 +78,11 @@ def from_events(agent: str, events: list[dict[str, Any]], path: str) -> list[dic
                 obs["id"] = event["turnId"]
             out.append(obs)
         elif kind == "tool" and isinstance(event.get("tool"), dict):
-            out.extend(_tool(agent, event, path))
+            out.extend(_tool(agent, event, path, cwd))
     return out
 
 
-def _tool(agent: str, event: dict[str, Any], path: str) -> list[dict[str, Any]]:
+def _tool(agent: str, event: dict[str, Any], path: str, cwd: str | None) -> list[dict[str, Any]]:
     tool = event["tool"]
     name = tool.get("name")
     status = tool.get("status")
@@ -94,8 +98,16 @@ def _tool(agent: str, event: dict[str, Any], path: str) -> list[dict[str, Any]]:
             p for p in (args.get("file_path"), args.get("notebook_path")) if isinstance(p, str)
         ]
         outcome = "error" if status == "failed" else "ok"
+        changed = _names(tool, args, paths, cwd) if outcome == "ok" else {}
         return [
-            {**base, "kind": "edit", "path": p, "result": outcome, **({"id": f"{call}:{p}"} if call else {})}
+            {
+                **base,
+                "kind": "edit",
+                "path": p,
+                "result": outcome,
+                **({"id": f"{call}:{p}"} if call else {}),
+                **({"names": changed[p]} if changed.get(p) else {}),
+            }
             for p in paths
         ]
     command = tool.get("command")
@@ -109,6 +121,16 @@ def _tool(agent: str, event: dict[str, Any], path: str) -> list[dict[str, Any]]:
     if call:
         obs["id"] = call
     return [obs]
+
+
+def _names(tool: dict[str, Any], args: dict[str, Any], paths: list[str], cwd: str | None) -> dict[str, list[str]]:
+    """The names each file of an edit changed: from a patch's hunks (Codex), or the tool's input (Claude Code)."""
+    patch = tool.get("input")
+    if isinstance(patch, str):
+        if "\n" not in patch:  # a patch passed as a JSON string argument (older Codex) keeps its escapes
+            patch = patch.replace("\\n", "\n")
+        return names.of_patch(patch, cwd)
+    return {p: names.of_tool(p, args, None, cwd) for p in paths}
 
 
 def from_index(agent: str, path: str) -> list[dict[str, Any]]:
@@ -180,7 +202,7 @@ def recover(agent: str, session: str, cwd: str | None = None) -> dict[str, Any]:
     path, _ = source.selected(project, session)  # unknown session, or one of another worktree: refused
     try:
         observed = source.observe(project, session, Limits.from_env())
-        candidates = from_events(agent, observed["events"], path) + from_index(agent, path)
+        candidates = from_events(agent, observed["events"], path, project.worktree) + from_index(agent, path)
     except FileNotFoundError:
         raise BridgeError(
             f"the transcript of {agent} session {session} disappeared while it was read ({path})",

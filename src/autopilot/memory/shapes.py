@@ -43,6 +43,7 @@ class Fed(TypedDict):
     outcome: str | None
     ref: FedRef
     task: dict[str, Any] | None  # the autopilot task the session was on then ({"id", "title"}), if a run owned it
+    symbols: NotRequired[list[str]]  # an edit's: the names it changed (memory.names)
 
 
 class Stated(TypedDict):

@@ -694,6 +694,7 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
                 "repoId": project.repo_id,
                 "worktreeId": project.worktree_id,
                 **({"task": task} if (task := doc.get("task")) else {}),
+                **({"symbols": doc["symbols"]} if doc.get("symbols") else {}),
             }
             for doc in feed.documents(store)
             if str(doc.get("text") or "").strip()

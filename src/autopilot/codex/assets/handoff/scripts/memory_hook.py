@@ -14,7 +14,8 @@ and its PostToolUse hands over a command's output without its exit code (`handof
 codex` reads it from the rollout; coverage says so until then).
 
 Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on the
-same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names), but
+same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names; the names an
+edit changed come from the bridge's own ``autopilot.memory.names``, imported as the redactor is), but
 ``now`` is ``autopilot.clock.now_ms``, ``dumps`` is ``autopilot.fastjson.dumps`` and ``clip`` is
 ``autopilot.text.clip_value``; ``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is
 ``autopilot.fastjson.parse_json``.
@@ -23,6 +24,10 @@ same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`
 import os
 import sys
 import time
+
+TYPE_CHECKING = False  # typing stays off Codex's every event
+if TYPE_CHECKING:
+    import types
 
 # Codex runs this on every event: no `json` package (its decoder imports re), no subprocess and no
 # hashlib (OpenSSL) unless needed; the C halves of json and SHA-256 do the work (measured:
@@ -264,15 +269,23 @@ def _tool(base: dict, event: str, data: dict) -> list:  # type: ignore[type-arg]
             return []
         if os.path.basename(path) == CHECKPOINT_FILE:
             return [] if failed else [{**base, "kind": "pickup", "path": path}]
-        return [_edit(base, path, "error" if failed else "ok")]
+        if failed:
+            return [_edit(base, path, "error")]
+        names = names_module()
+        found = names.of_tool(path, args, data.get("tool_response"), _cwd(data)) if names else None
+        return [_edit(base, path, "ok", found)]
     if tool in PATCH_TOOLS:
         patch = args.get("command") or args.get("input")
         if not isinstance(patch, str):
             return []
         code = _exit_code(data.get("tool_response"))
         result = "error" if failed or (code is not None and code != 0) else "ok"
+        names = names_module() if result == "ok" else None
+        changed = names.of_patch(patch, _cwd(data)) if names else {}
         return [
-            {**base, "kind": "pickup", "path": p} if os.path.basename(p) == CHECKPOINT_FILE else _edit(base, p, result)
+            {**base, "kind": "pickup", "path": p}
+            if os.path.basename(p) == CHECKPOINT_FILE
+            else _edit(base, p, result, changed.get(p))
             for p in patch_paths(patch)
             if result == "ok" or os.path.basename(p) != CHECKPOINT_FILE
         ]
@@ -314,12 +327,20 @@ def _tool(base: dict, event: str, data: dict) -> list:  # type: ignore[type-arg]
     return [out]
 
 
-def _edit(base: dict, path: str, result: str) -> dict:  # type: ignore[type-arg]
-    """One edited file; its id is the call's plus the path."""
+def _edit(base: dict, path: str, result: str, names: "list[str] | None" = None) -> dict:  # type: ignore[type-arg]
+    """One edited file; its id is the call's plus the path; the names it changed, when it has any."""
     out = {**base, "kind": "edit", "path": path, "result": result}
     if "id" in base:
         out["id"] = f"{base['id']}:{path}"
+    if names:
+        out["names"] = names
     return out
+
+
+def _cwd(data: dict) -> "str | None":  # type: ignore[type-arg]
+    """The hook's working directory, which relative paths (a patch's) are relative to."""
+    cwd = data.get("cwd")
+    return cwd if isinstance(cwd, str) else None
 
 
 def redacted(found: list) -> list:  # type: ignore[type-arg]
@@ -335,6 +356,21 @@ def redacted(found: list) -> list:  # type: ignore[type-arg]
         return redact(value)  # type: ignore[operator,no-any-return]
 
     return [{k: keep(v) if k in TEXT_FIELDS and isinstance(v, str) else v for k, v in o.items()} for o in found]
+
+
+def names_module() -> "types.ModuleType | None":
+    """The bridge's ``autopilot.memory.names`` (the names an edit changed), imported from the package path
+    ``install codex`` recorded, or the one already importable; None when neither loads (edits are recorded
+    without names)."""
+    package = installed().get("package")
+    usable = isinstance(package, str) and os.path.isdir(os.path.join(package, "autopilot", "memory"))
+    if usable and package not in sys.path:
+        sys.path.insert(0, str(package))
+    try:
+        from autopilot.memory import names
+    except Exception:  # no bridge, or an older one: the edit is recorded all the same
+        return None
+    return names
 
 
 def redactor() -> "object | None":
