@@ -3,8 +3,9 @@
 One run per module (tests.support.retrieval_bench: 56 sessions installed, recovered and exported, 209
 queries answered by the engine, plain FTS5 bm25 over the same documents, and ``grep -r -i -F`` over the
 raw transcripts). The figures are printed (``-s``) and are in docs/BENCHMARKS.md; each test asserts
-one threshold, so a change that lowers a figure fails. The goals the issue set are in the comments
-where a threshold sits below one.
+one threshold, so a change that lowers a figure fails. Every goal the issue set is met and asserted
+(exact error, path and symbol recall@5 at least 0.95, no-answer precision at least 0.95, overall
+recall@5 at least 20 points above grep's).
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ def test_a_path_finds_the_edits_of_that_file(measured):
 
 
 def test_a_symbol_finds_its_changes_and_failures(measured):
-    """Recall@5 on symbol queries is at least 0.84 (goal 0.95: not met, see docs/BENCHMARKS.md)."""
-    assert engine(measured[2], "symbol")["recall@5"] >= 0.84
+    """Recall@5 on symbol queries is at least 0.95 (goal 0.95)."""
+    assert engine(measured[2], "symbol")["recall@5"] >= 0.95
 
 
 def test_what_fixed_finds_the_fixing_edit(measured):
@@ -119,10 +120,10 @@ def test_a_conflicting_outcome_shows_both_runs(measured):
     assert engine(measured[2], "conflict")["recall@5"] >= 0.65
 
 
-def test_overall_recall_beats_grep_by_30_points(measured):
-    """Over every query with an answer, recall@5 is at least grep's + 0.30 (goal + 0.20) and above bm25's."""
+def test_overall_recall_beats_grep_by_35_points(measured):
+    """Over every query with an answer, recall@5 is at least grep's + 0.35 (goal + 0.20) and above bm25's."""
     figures = measured[2]
-    assert figures["engine"]["all"]["recall@5"] >= figures["grep"]["all"]["recall@5"] + 0.30
+    assert figures["engine"]["all"]["recall@5"] >= figures["grep"]["all"]["recall@5"] + 0.35
     assert figures["engine"]["all"]["recall@5"] > figures["bm25"]["all"]["recall@5"]
 
 

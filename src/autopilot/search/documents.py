@@ -14,7 +14,8 @@ test run; a test run ``tests`` the edits since the previous run and, when it fai
 until it or a test run runs again); a "fixed" claim is ``based-on`` the last run before it
 that passed or failed (one that ran no test proves nothing either way).
 Symbols come from edit inputs and patches (and the definition that encloses an edit in the
-file as the export saw it), from test output and from the text. Inherited references
+file as the export saw it): an edit's are what it changed, not its patch's context lines; other
+evidence's come from its text (test output, tracebacks, messages). Inherited references
 (``P1.E3``) are indexed from their own packet, not again here. The excerpts were redacted
 when the packet was built.
 """
@@ -152,7 +153,9 @@ def _document(
             files.append(rel)
     doc["paths"] = files
     doc["files"] = [p for p in files if not os.path.isabs(p) and _exists(worktree, p)]
-    doc["symbols"] = list(dict.fromkeys(symbols + terms.symbols(doc["text"])))[: terms.MAX_SYMBOLS]
+    # an edit's symbols are what it changed (its context lines are unchanged code); other evidence's, its text's
+    found = symbols if role == "edit" else symbols + terms.symbols(doc["text"])
+    doc["symbols"] = list(dict.fromkeys(found))[: terms.MAX_SYMBOLS]
     doc["symbols"] = [s for s in doc["symbols"] if s not in _TOOL_KEYS]
     return doc
 
@@ -184,8 +187,10 @@ def _edit_symbols(text: str, path: str | None, worktree: str) -> list[str]:
         for edit in args.get("edits") or []:
             if isinstance(edit, dict):
                 changed += [str(edit.get(k) or "") for k in ("new_string", "old_string")]
-    else:  # a patch: the hunks' context names the function ("@@ def f", or a " def f" context line)
-        changed = [body]
+    else:  # a patch: its removed and added lines, and the functions its hunks name ("@@ def f")
+        lines = body.split("\n")
+        changed = ["\n".join(x[1:] for x in lines if x[:1] in ("-", "+") and not x.startswith(("---", "+++")))]
+        changed += [x[2:] for x in lines if x.startswith("@@ ")]
     found: list[str] = []
     for chunk in changed:
         found += [s for s in terms.symbols(chunk, definitions=True) if s not in _TOOL_KEYS]
