@@ -547,10 +547,17 @@ def update_view(st: ClaudeFoldState, lines: int) -> None:
     st["viewBoundary"] = None
     # The newest boundary counts. When the leaf's walk does not reach it (a rewind to before it: not
     # seen with the real binary), the newest boundary the walk does reach is used instead. Where each row
-    # is is looked up once for all the boundaries tried (per boundary it made many boundaries quadratic).
-    keys = st["nodeKey"]
-    last_at = {keys[i]: i for i in range(len(keys))}
-    for b in range(len(st["boundaries"]) - 1, -1, -1):
+    # is is looked up once for all the boundaries tried (per boundary it made many boundaries quadratic),
+    # and a boundary the plain walk shows cannot be reached is not walked at all (per boundary, a transcript
+    # with hundreds of boundaries none of which the leaf reaches cost 60 ms on every append).
+    last_at = _LastAt(st["nodeKey"])
+    boundaries = st["boundaries"]
+    plain: _PlainWalk | None = None
+    for b in range(len(boundaries) - 1, -1, -1):
+        if plain is None and b < len(boundaries) - 1:  # the newest one is usually reached: walk plainly only if not
+            plain = _PlainWalk(st, last_at, boundaries[0][0])
+        if plain is not None and not plain.may_reach(boundaries[b]):
+            continue
         lines_, reached = model_view(st, b, last_at)
         if reached:
             for n in lines_:
@@ -560,7 +567,95 @@ def update_view(st: ClaudeFoldState, lines: int) -> None:
     st["viewKey"] = key
 
 
-def model_view(st: ClaudeFoldState, b: int = -1, last_at: dict[int, int] | None = None) -> tuple[list[int], bool]:
+class _LastAt:
+    """Where each row key last occurs among the nodes, as ``{key: index}.get`` would say, found on demand.
+
+    A walk from the leaf asks about recent rows, so a key is looked for in the key column's bytes from the end
+    (C speed); once the searches have read the column a few times over, the whole column is indexed instead
+    (~10 ms for 90,000 rows, which every append paid before).
+    """
+
+    def __init__(self, keys: array[int]) -> None:
+        self.keys = keys
+        self.raw = keys.tobytes()
+        self.width = keys.itemsize
+        self.budget = 4 * len(self.raw)  # bytes the searches may read before indexing the whole column
+        self.known: dict[int, int] = {}
+        self.full: dict[int, int] | None = None
+
+    def get(self, key: int) -> int | None:
+        """The index of the last node with ``key``, or None."""
+        if self.full is not None:
+            return self.full.get(key)
+        at = self.known.get(key)
+        if at is None:
+            if self.budget <= 0:
+                self.full = dict(zip(self.keys, range(len(self.keys)), strict=True))
+                return self.full.get(key)
+            at = self.known[key] = self._search(key)
+        return None if at < 0 else at
+
+    def _search(self, key: int) -> int:
+        raw, width = self.raw, self.width
+        needle = array(self.keys.typecode, [key]).tobytes()
+        end = len(raw)
+        while True:
+            found = raw.rfind(needle, 0, end)
+            if found < 0 or found % width == 0:
+                self.budget -= len(raw) - max(found, 0)
+                return found // width if found >= 0 else -1
+            end = found + width - 1  # a match across two keys: look further back
+
+
+class _PlainWalk:
+    """The leaf's parentUuid walk with no boundary's relinking, to rule out boundaries the relinked walk cannot reach.
+
+    :func:`model_view` walks from the leaf as this walk does, except at a row that a boundary relinks or drops: a
+    row or parent the boundary preserved, a parent that is its anchor, or a parent last seen before it (dropped,
+    or relinked under the preserved rows). A boundary is reached only through such a row or by lying on this walk,
+    so a boundary that meets neither takes this walk to its end, and is not reached. The check is conservative:
+    whatever it cannot rule out is walked by :func:`model_view` itself.
+    """
+
+    def __init__(self, st: ClaudeFoldState, last_at: _LastAt, floor: int) -> None:
+        keys, parents, where, kinds = st["nodeKey"], st["nodeParent"], st["nodeLine"], st["nodeKind"]
+        self.lines: set[int] = set()  # the raw lines on the walk
+        self.touched: set[int] = set()  # the keys of its rows and of their parents
+        self.low = 1 << 62  # the lowest line the walk steps to: a boundary after it may see that parent dropped
+        self.orphan = False  # the walk ends at a user or assistant row whose parent was never written
+        start = bisect_left(where, st["leafLine"])
+        if start >= len(where) or where[start] != st["leafLine"]:
+            return  # no leaf row: model_view reaches no boundary
+        node, seen, low = start, set(), self.low
+        while node not in seen:
+            seen.add(node)
+            self.lines.add(where[node])
+            self.touched.add(keys[node])
+            p = parents[node]
+            if not p:
+                break
+            self.touched.add(p)
+            nxt = last_at.get(p)
+            if nxt is None:
+                self.orphan = bool(kinds[node])
+                break
+            low = min(low, where[nxt])
+            if low < floor:  # below every boundary: each of them sees this parent as dropped
+                break
+            node = nxt
+        self.low = low
+
+    def may_reach(self, boundary: list[Any]) -> bool:
+        """Whether the walk relinked for ``boundary`` could differ from this one, or meet the boundary's row."""
+        line, _trigger, _key, anchor, kept, segment, _summary = boundary
+        if kept is None or line > self.low or line in self.lines or anchor in self.touched:
+            return True
+        if self.orphan and kept:
+            return True
+        return not self.touched.isdisjoint(kept)
+
+
+def model_view(st: ClaudeFoldState, b: int = -1, last_at: _LastAt | None = None) -> tuple[list[int], bool]:
     """The raw lines Claude Code rebuilds the conversation from, leaf first, starting at boundary ``b``; and
     whether the walk reached that boundary.
 
@@ -578,7 +673,7 @@ def model_view(st: ClaudeFoldState, b: int = -1, last_at: dict[int, int] | None 
     if ib >= len(where) or where[ib] != b_line:
         return [], False  # the boundary row was too large to read as a row
     if last_at is None:  # where each row last occurs (``update_view`` passes it, made once)
-        last_at = {keys[i]: i for i in range(len(keys))}
+        last_at = _LastAt(keys)
     found = last_at  # a row after the boundary is one whose last occurrence is at or after it
 
     def after_of(k: int) -> int | None:
@@ -586,9 +681,15 @@ def model_view(st: ClaudeFoldState, b: int = -1, last_at: dict[int, int] | None 
         return i if i is not None and i >= ib else None
 
     if kept is None:
-        kept = _segment(keys, parents, ib, segment[0], segment[1]) if segment else []
-    wanted = set(kept)
+        kept = _segment(keys, parents, ib, segment[0], segment[1], found) if segment else []
     before: dict[int, int] = {}
+    wanted: set[int] = set()
+    for k in kept:  # a row last seen before the boundary is found where it was last seen; one never seen is not
+        i = found.get(k)
+        if i is not None and i < ib:
+            before[k] = i
+        elif i is not None:
+            wanted.add(k)  # seen again after the boundary: the scan back below finds its place before it
     for i in range(ib - 1, -1, -1):
         if not wanted:
             break
@@ -629,18 +730,22 @@ def model_view(st: ClaudeFoldState, b: int = -1, last_at: dict[int, int] | None 
     return out, False
 
 
-def _segment(keys: Any, parents: Any, ib: int, head: int, tail: int) -> list[int]:
-    """The preserved rows of a ``preservedSegment``: the parentUuid walk from its tail back to its head, in order."""
+def _segment(keys: Any, parents: Any, ib: int, head: int, tail: int, last_at: _LastAt) -> list[int]:
+    """The preserved rows of a ``preservedSegment``: the parentUuid walk from its tail back to its head, in order.
+
+    Each row is the last one with its key before the row found after it (before the boundary for the tail).
+    """
     out: list[int] = []
-    want = tail
-    for i in range(ib - 1, -1, -1):
-        if not want:
+    want, below = tail, ib
+    while want:
+        i = last_at.get(want)
+        if i is not None and i >= below:  # seen again later: find its place before ``below``
+            i = next((j for j in range(below - 1, -1, -1) if keys[j] == want), None)
+        if i is None:
             break
-        if keys[i] != want:
-            continue
         out.append(want)
         if want == head:
             break
-        want = parents[i]
+        want, below = parents[i], i
     out.reverse()
     return out
