@@ -27,15 +27,16 @@ def parse_json(raw: str) -> object:
     return value
 
 
-def dumps(obj: object) -> str:
-    """``json.dumps(obj, separators=(",", ":"))``: compact, ASCII-only JSON on one line."""
+def dumps(obj: object, *, ascii: bool = True) -> str:
+    """``json.dumps(obj, separators=(",", ":"), ensure_ascii=ascii)``: compact JSON on one line."""
     try:
-        from _json import encode_basestring_ascii, make_encoder
+        from _json import encode_basestring, encode_basestring_ascii, make_encoder
     except ImportError:
         import json
 
-        return json.dumps(obj, separators=(",", ":"))
-    encode = make_encoder(None, _unencodable, encode_basestring_ascii, None, ":", ",", False, False, True)
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=ascii)
+    strings = encode_basestring_ascii if ascii else encode_basestring
+    encode = make_encoder(None, _unencodable, strings, None, ":", ",", False, False, True)
     return "".join(encode(obj, 0))
 
 

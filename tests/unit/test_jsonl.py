@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 from array import array
+from pathlib import Path
 
 import pytest
 
@@ -362,3 +365,68 @@ def test_oversize_marks_are_found_anywhere_in_the_line(tmp_path, monkeypatch):
     index = jsonl.scan(f, MarkFold(), max_line_bytes=100)
     assert index.state["big"] == [[2, ['"id":"middle"', '"id":"late"']]]
     assert index.state["ns"] == [1, 3]
+
+
+ODD_LINES = [
+    b'{"n": 2',
+    b'{"n": "\xff\xfe"}',
+    b"[1, 2]",
+    b'"text"',
+    b'{"n": NaN}',
+    b'{"n": 1e400}',
+    b'{"n": "\\ud800"}',
+    b'{"n": "\\ud83d\\ude00 caf\xc3\xa9"}',
+    b"\xef\xbb\xbf{}",
+    b'{"n": 1} trailing',
+]
+
+
+def _folded(path, fold, monkeypatch, small: int) -> tuple:
+    monkeypatch.setattr(jsonl, "SMALL_SCAN_BYTES", small)
+    index = jsonl.scan(path, fold, cache=False)
+    return index.state, list(index.entries), index.malformed, index.malformed_sample, index.oversize
+
+
+@pytest.mark.parametrize("fold_name", ["claude", "codex"])
+def test_a_small_scan_without_orjson_folds_what_orjson_folds(tmp_path, monkeypatch, fold_name):
+    """Every real transcript or rollout line and a set of odd ones fold into the same index read either way."""
+    from autopilot.transcripts.claude_fold import ClaudeFold
+    from autopilot.transcripts.codex_fold import CodexFold
+
+    root = Path(__file__).resolve().parents[1] / "fixtures" / fold_name
+    lines = [line for path in sorted(root.rglob("*.jsonl")) for line in path.read_bytes().splitlines()]
+    f = tmp_path / "all.jsonl"
+    write(f, *lines[:200], *ODD_LINES, *lines[200:])
+    make = ClaudeFold if fold_name == "claude" else CodexFold
+    with_orjson = _folded(f, make(), monkeypatch, small=0)
+    without = _folded(f, make(), monkeypatch, small=1 << 40)
+    assert len(lines) > 300 and with_orjson[2]  # the odd lines were counted as malformed
+    assert json.dumps(without, default=list) == json.dumps(with_orjson, default=list)
+
+
+def test_an_index_header_reads_back_what_was_saved(tmp_path):
+    """A state with non-ASCII text, escapes and astral characters survives the cache file unchanged."""
+    f = tmp_path / "t.jsonl"
+    odd = ["café", "日本", "😀 \\ud83d", 'quote " and \\ back', "\u2028\x00", "\U0010ffff"]
+    write(f, *({"n": text, "e": True} for text in odd))
+    built = jsonl.scan(f, CountFold())
+    again = jsonl.scan(f, CountFold())
+    assert (built.status, again.status) == ("built", "reused")
+    assert again.state["ns"] == odd
+
+
+def test_an_append_is_read_and_saved_without_importing_orjson(tmp_path):
+    """A cached Claude intake after a small append parses the new rows and writes its index without orjson."""
+    (source,) = (Path(__file__).resolve().parents[1] / "fixtures" / "claude" / "compact").glob("*.jsonl")
+    rows = source.read_bytes().splitlines(keepends=True)
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"".join(rows[:40]))
+    code = (
+        "import sys; from autopilot.transcripts.claude_intake import intake; "
+        "p = intake(sys.argv[1]); print(p['diagnostics']['index'], 'orjson' in sys.modules)"
+    )
+    first = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True)
+    with open(f, "ab") as fh:
+        fh.write(b"".join(rows[40:]))
+    after = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True)
+    assert (first.stdout, after.stdout) == ("built False\n", "extended False\n")

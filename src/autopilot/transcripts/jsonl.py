@@ -1,7 +1,8 @@
 """One-pass JSONL scanning with a resumable per-file index, shared by the transcript readers.
 
 A format reader (``claude_fold.py``, ``codex_fold.py``) supplies a *fold*; this module owns the
-bytes: it reads the file once in large chunks, parses each line with orjson, numbers
+bytes: it reads the file once in large chunks, parses each line with orjson (an append of a few
+MB: with the C scanner the json package uses, as orjson reads it, sparing orjson's import), numbers
 lines from 1 with their byte offsets, counts malformed lines, and hands every JSON
 object to the fold. The fold keeps whatever it needs in a state dict and says which
 lines are *entries* (the meaningful rows a page shows). The whole result is an
@@ -39,9 +40,10 @@ Interface for a format reader::
         r.load(line)                   # parsed object, or None if malformed/oversize
         r.raw(line)                    # bytes (bounded), for diagnostics
 
-State values must be JSON-serialisable (orjson: dicts with str keys, lists, str,
-int, float, bool, None), except that top-level values may also be ``array.array``
-or ``bytearray`` for bulk data; those are stored as raw bytes. A resumed scan calls
+State values must be JSON-serialisable (dicts with str keys, lists, str, int, float,
+bool, None; the index is written by json's C encoder, which would turn other keys into
+strings), except that top-level values may also be ``array.array`` or ``bytearray`` for
+bulk data; those are stored as raw bytes. A resumed scan calls
 ``row`` only for new lines, continuing from the saved state, so a fold must be a
 pure left fold: its state after lines 1..n may depend on nothing but those lines.
 
@@ -63,6 +65,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from autopilot.digest import sha256_hex
+from autopilot.fastjson import parse_json_line
 from autopilot.paths import autopilot_home
 from autopilot.transcripts.jsonl_index import (  # re-exported: readers use them from here
     CORE_VERSION,
@@ -77,9 +80,14 @@ from autopilot.transcripts.jsonl_index import (  # re-exported: readers use them
     store,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["CORE_VERSION", "HEAD_TAIL_BYTES", "MAX_LINE_BYTES", "Fold", "Index", "LineReader", "cache_dir", "scan"]
 
 CHUNK_BYTES = 1 << 20
+SMALL_SCAN_BYTES = 4 << 20  # up to this many new bytes are parsed without orjson (its import costs ~9 MB of parsing)
 MARKS_KEPT = 16  # matches of a fold's oversize_marks pattern kept per oversize line
 MARK_CARRY = 512  # bytes kept across chunks so a mark split by a chunk edge is found
 HEAD_HASH_BYTES = 4096
@@ -202,10 +210,14 @@ class _Scanner:
         off = started = index.end
         fh.seek(off)
         remaining = self.stop - off
-        if remaining > 0:  # orjson costs ~15 ms to import: only a scan with bytes to read pays it
+        loads: Callable[[bytes], object]
+        decode_error: type[ValueError]
+        if remaining > SMALL_SCAN_BYTES:  # orjson costs ~15 ms to import
             import orjson
 
             loads, decode_error = orjson.loads, orjson.JSONDecodeError
+        else:  # an append: the C scanner reads a line as orjson does (~1.6 ms/MB slower, no import)
+            loads, decode_error = parse_json_line, ValueError
         index.scanned_bytes = max(0, remaining)
         pieces: list[bytes] = []  # a line still being read, in chunks
         pending = 0
