@@ -425,3 +425,54 @@ def test_bobs_next_session_start_tells_him_a_rule_came_signed_from_the_team(mach
     assert code == 0, err
     notice = json.loads(out)["systemMessage"]
     assert f'{local} shared by the team, signed by "ada@example.com"' in notice
+
+
+def test_a_rewound_share_ref_is_refused_and_the_next_push_restores_the_revocation(tmp_path, machines):
+    """A forced push that drops Ada's revocation is refused by Bob's pull; Bob's next push sends it back to everyone."""
+    from tests.support.share import remote_ref
+
+    remote, a, b = machines
+    rid = approved_on(a)
+    a.ok("share", "push", "--rules")
+    before_revocation = remote_ref(remote)
+    b.ok("share", "pull")
+    with a.on():
+        revoke(rid, name="Ada", reason="CI runs them now")
+    a.ok("share", "push", "--rules")
+    b.ok("share", "pull")
+    git(remote, "update-ref", REF, str(before_revocation))  # whoever can push rewinds the ref
+    with b.on():
+        log_before = Reader().path.read_bytes()
+    code, _, err = b.bridge("share", "pull")
+    assert code == 1 and "was rewritten" in err and "share push" in err
+    with b.on():
+        assert Reader().path.read_bytes() == log_before
+    carol = Machine(tmp_path, "c", remote, "Carol")  # a machine that never saw the revocation takes the old state
+    assert [r["text"] for r in carol.ok("share", "pull")["rules"]["delivered"]] == [RULE]
+    b.ok("share", "push")
+    assert len(carol.ok("share", "pull")["rules"]["revoked"]) == 1
+    assert [r["status"] for r in shared_rules(carol).values()] == ["revoked"]
+
+
+def test_a_signer_added_in_an_unsigned_commit_is_named_on_pull_and_list(machines, keys):
+    """Eve's key added to HEAD's allowed_signers in an unsigned commit: the pull and `share list` say who added it."""
+    _, a, b = machines
+    eve_listed_in_bobs_work_tree(a, b, keys[1])
+    git(b.repo, "commit", "-qam", "Trust Eve's key")
+    for notes in (b.ok("share", "pull")["notes"], b.ok("share", "list")["notes"]):
+        [note] = [n for n in notes if "added" in n]
+        assert '"eve@example.com"' in note and "no signer its earlier version lists signed" in note
+        assert "(unsigned)" in note and "Bob <b@example.com>" in note
+
+
+def test_a_signer_added_by_itself_is_named_and_one_added_by_a_listed_signer_is_not(machines, keys):
+    """A commit adding Eve's key signed by Eve is named (it vouches for itself); signed by Ada it is not."""
+    ada, eve = keys
+    _, a, b = machines
+    eve_listed_in_bobs_work_tree(a, b, eve)
+    b.sign_with(eve)
+    git(b.repo, "commit", "-S", "-qam", "Trust Eve's key")
+    assert any("(unlisted)" in n for n in b.ok("share", "pull")["notes"])
+    b.sign_with(ada)
+    git(b.repo, "commit", "-S", "-q", "--amend", "--no-edit")
+    assert not [n for n in b.ok("share", "pull")["notes"] if "added" in n]

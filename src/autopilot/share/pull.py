@@ -9,7 +9,8 @@ into the packet store (the same bytes, the same id) and are recorded as pulled i
 origin (who the commit says shared them, from which machine, when: :mod:`autopilot.packets.shared`), the
 evidence index learns them, and rule records go to the durable log (:mod:`.rules`: delivered only when signed by
 a signer HEAD's allowed_signers lists). The local share ref follows the remote's when it has nothing of its own
-to push.
+to push. A remote ref that no longer holds the commit the last pull verified (a forced push) is refused: what it
+dropped (a revocation, say) stays here, and the next ``share push`` sends it back.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def pull(cwd: str | None, remote: str | None) -> Pulled:
             answer["notes"].append(f"{share.remote} has no {gitops.REF} yet: nothing shared")
             return answer
         try:
+            _not_rewound(share, tip)
             entries, contents, ignored = share.verified(tip, known)
             packet_paths = {p: o for p, o in entries.items() if layout.PACKET.fullmatch(p) and known.get(p) != o}
             rule_paths = {p: o for p, o in entries.items() if layout.RULE.fullmatch(p)}
@@ -78,6 +80,20 @@ def pull(cwd: str | None, remote: str | None) -> Pulled:
         state["verified"], state["tip"], state["pulledAt"] = entries, tip, clock.now()
         share.save(state)
         return answer
+
+
+def _not_rewound(share: Share, tip: str) -> None:
+    """Refuse a remote share ref that no longer holds the commit the last pull verified: a forced push dropped what
+    the team shared (a revocation, say), and a machine that never saw it would take the older state for the truth."""
+    before = gitops.resolve(share.repo, gitops.INCOMING)
+    if before is None or before == tip or gitops.is_ancestor(share.repo, before, tip):
+        return
+    raise layout.Refused(
+        f"{share.remote}'s {gitops.REF} was rewritten: it no longer holds commit {before[:12]}, which the last pull "
+        "verified (a forced push dropped what was shared, a revocation perhaps): refused, nothing here changed",
+        hint="`codex-bridge share push` sends back what was dropped; if the team re-created the remote on purpose, "
+        f"forget the old one first: git update-ref -d {gitops.INCOMING}",
+    )
 
 
 def _empty() -> RulesPulled:

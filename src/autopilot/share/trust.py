@@ -10,7 +10,11 @@ a file of its own (an "evil merge") brought it, and is judged like any commit.
 listed in ``.codex-autopilot/allowed_signers`` (git's allowed-signers format) *as committed in this checkout's
 HEAD*: the file is reviewed and merged like code. The copy in the work tree (uncommitted edits) and any copy
 on the share ref are never read, so a key cannot vouch for itself by adding its own line in the commit it
-signs. git checks the signature (``%G?``, the check ``git verify-commit`` makes, with
+signs. When the change that brought HEAD's file added a signer and no signer of the file's earlier version
+signed it (an unsigned commit, or one signed only by the key it adds), the pull and ``share list`` say so: the
+file is still trusted as committed, and the person checks that the change was reviewed.
+
+git checks the signature (``%G?``, the check ``git verify-commit`` makes, with
 ``gpg.ssh.allowedSignersFile`` pointing at HEAD's file and ``gpg.ssh.program`` at ``ssh-keygen``, whatever
 this clone's config says); an OpenPGP or X.509 signature is never asked about (their programs are set to
 ``false``), so only an SSH signature by a listed principal is good.
@@ -18,6 +22,7 @@ this clone's config says); an OpenPGP or X.509 signature is never asked about (t
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from contextlib import contextmanager
@@ -74,7 +79,47 @@ def signers(repo: str) -> Iterator[Signers]:
         with open(path, "wb") as fh:
             fh.write(data)
         found["file"] = path
+        changed = _unvouched_change(repo, tmp, data)
+        if changed:
+            found["note"] = f"{found['note']}; {changed}" if found["note"] else changed
         yield found
+
+
+def _unvouched_change(repo: str, tmp: str, now: bytes) -> str | None:
+    """Why the last change to HEAD's allowed_signers deserves a look (None: it added no signer, or a signer its earlier
+    version lists signed it): a key added in an unsigned commit, or signed only by a key it adds itself, delivers rules
+    like the others once it is in HEAD. It is still trusted (the file is reviewed like code); the person is told."""
+    line = git_line(repo, "log", "-1", "--format=%H %P", "HEAD", "--", ALLOWED)
+    if not line:
+        return None
+    commit, *parents = line.split()
+    before = b""
+    if parents:
+        old = gitops.git(repo, "rev-parse", "--verify", "--quiet", f"{parents[0]}:{ALLOWED}", check=False)
+        blob = old.stdout.decode().strip()
+        if blob and gitops.object_type(repo, blob) == "blob":
+            before = gitops.blobs(repo, [blob])[blob][:MAX_SIGNERS_BYTES]
+    added = sorted(set(_principals(now)) - set(_principals(before)))
+    if not added or not before:
+        return None  # no signer added, or the file's first version (trusted as committed, like any code)
+    earlier = os.path.join(tmp, "earlier_signers")
+    with open(earlier, "wb") as fh:
+        fh.write(before)
+    seal = signatures(repo, [commit], earlier).get(commit) or {"status": "unsigned"}
+    if seal["status"] == "good":
+        return None
+    who = commits(repo, [commit]).get(commit, {"by": ""})["by"]
+    return (
+        f"{ALLOWED} in HEAD added {', '.join(json.dumps(a) for a in added[:5])} in commit {commit[:12]} by {who}, "
+        f"which no signer its earlier version lists signed ({seal['status']}): check that change was reviewed, since "
+        "a listed key delivers the team's rules here"
+    )
+
+
+def git_line(repo: str, *args: str) -> str:
+    """The first line git prints (empty when it fails)."""
+    proc = gitops.git(repo, *args, check=False)
+    return proc.stdout.decode("utf-8", "replace").strip().split("\n", 1)[0] if proc.returncode == 0 else ""
 
 
 def _principals(data: bytes) -> list[str]:
