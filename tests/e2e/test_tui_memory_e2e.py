@@ -155,3 +155,45 @@ def test_compact_in_the_tui_restores_what_the_summary_dropped_and_says_so(tmp_pa
     assert "compaction dropped" in compacted and "restored with the next message" in compacted
     said = re.search(r"compaction dropped (\d+) facts the task needs; (\d+) restored \(\d+\.\d KB\)", answered)
     assert said and int(said.group(1)) >= 27 and int(said.group(2)) >= 8, answered  # the rest comes next
+
+
+PLAN_SUMMARY = (
+    "<summary>1. Primary request: make the two lexer tests pass. 2. Work so far: the tests were written and "
+    "run. 3. Current work: continuing.</summary>"
+)
+
+
+def test_the_agents_stated_next_steps_survive_a_compact_typed_in_the_tui(tmp_path, git_repo):
+    """A turn that ends with "Next steps:" and a list, then `/compact` whose summary drops the list: the next request
+    carries every stated step (labelled as the agent's claim) and a next action naming both failing tests."""
+    agent_bin("claude")
+    python = sys.executable
+    plan = (
+        "Both tests fail.\n\nNext steps:\n1. STEP-ONE fix the comma rule in lexer.py\n2. STEP-TWO rerun the fuzz corpus"
+    )
+    steps = []
+    for name in "ab":
+        body = "def test_it():\n    assert False\n"
+        steps.append(tool_use("Write", {"file_path": str(git_repo / f"tests/test_{name}.py"), "content": body}))
+    for name in "ab":
+        steps.append(tool_use("Bash", {"command": f"{python} -m pytest -q -p no:cacheprovider tests/test_{name}.py"}))
+    steps += [text(plan), text("Continuing from the memory.")]
+
+    def summarize(body: dict) -> dict | None:
+        return text(PLAN_SUMMARY, usage={"input_tokens": 90, "output_tokens": 40}) if is_summary_request(body) else None
+
+    with MessagesServer(responder=summarize) as srv:
+        srv.push(*steps)
+        c = ClaudeDriver(tmp_path / "c", srv, work=git_repo, plugin_dir=REPO, env={"AUTOPILOT_PYTHON": python})
+        with c.tui("--permission-mode", "default") as tui:
+            tui.send("Make the two lexer tests pass.", expect=5, timeout=300)
+            session = tui.session_id or c.sessions()[-1]
+            tui.send("/compact")
+            tui.send("what now after the compaction?")
+        request = request_for(srv, "what now after the compaction?")
+    injected = memory_in(request)
+    assert PLAN_SUMMARY.split("</summary>")[0][-30:] in request  # the compaction really happened
+    assert "STEP-ONE fix the comma rule in lexer.py" in injected and "STEP-TWO rerun the fuzz corpus" in injected
+    assert "Next steps the agent stated" in injected
+    assert "tests/test_a.py` pass" in injected and "tests/test_b.py` pass" in injected  # every failing test
+    assert any(o.get("next") for o in logged(git_repo, session) if o["kind"] == "turn")

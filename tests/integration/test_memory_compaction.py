@@ -195,3 +195,66 @@ def test_codexs_handoff_takes_the_senders_checkpoint(git_repo):
     assert codex_hook(git_repo, "UserPromptSubmit", prompt="$handoff") is None
     (auto,) = [c for c in logged(git_repo, observe.CHECKPOINTS, "codex") if c["by"] == compaction.AUTOMATIC]
     assert auto["source"] == "$handoff" and auto["observed"]["editedSinceCheckpoint"] == ["a_file.py"]
+
+
+PLAN = (
+    "Both lexer tests still fail.\n\nNext steps:\n1. STEP-ONE fix the comma rule in lexer.py\n"
+    "2. STEP-TWO rerun the fuzz corpus\n"
+)
+
+
+def planned_session(bridge, repo: Path) -> None:
+    """busy_session whose last turn ends with the agent's own "Next steps" list."""
+    busy_session(bridge, repo)
+    run_hook(bridge, "UserPromptSubmit", repo, prompt="keep going", prompt_id="p2")
+    run_hook(bridge, "Stop", repo, stop_hook_active=False, last_assistant_message=PLAN)
+
+
+def test_the_agents_stated_next_steps_are_not_echoed_back_while_it_still_has_them(git_repo, bridge):
+    """Before any compaction the steps are the agent's own words in its own context: no injection repeats them."""
+    planned_session(bridge, git_repo)
+    assert [o.get("next") for o in logged(git_repo, observe.LOG) if o["kind"] == "turn"][-1] == (
+        "STEP-ONE fix the comma rule in lexer.py\nSTEP-TWO rerun the fuzz corpus"
+    )
+    run_hook(
+        bridge, "PostToolUse", git_repo, tool_name="Edit", tool_input={"file_path": f"{git_repo}/src/lexer.py"},
+        tool_response={},
+    )  # fmt: skip
+    text = context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="go on"))
+    assert "src/lexer.py" in text  # an injection was made (a new edit) ...
+    assert "STEP-ONE" not in text and "STEP-TWO" not in text  # ... without the agent's own words
+
+
+def test_stated_next_steps_the_summary_dropped_come_back_labelled_as_the_agents_claim(git_repo, bridge):
+    """After `/compact` drops them, the next prompt carries every stated step, labelled, and the report counts them."""
+    planned_session(bridge, git_repo)
+    run_hook(bridge, "PreCompact", git_repo, trigger="manual", custom_instructions=None)
+    run_hook(bridge, "SessionStart", git_repo, source="compact")
+    said = run_hook(bridge, "PostCompact", git_repo, trigger="manual", compact_summary=SUMMARY)
+    text = context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="go on"))
+    assert "STEP-TWO rerun the fuzz corpus" in text and "Next steps the agent stated" in text
+    assert "STEP-ONE fix the comma rule" in text  # the failing run is the next action; the steps follow it
+    assert "make `pytest -q tests/test_lexer.py` pass" in text
+    [record] = [r for r in logged(git_repo, observe.INJECTIONS) if r["kind"] == "compaction"]
+    assert len(record["dropped"].get("next_steps", [])) == 2 and "compaction dropped" in str(said)
+
+
+def test_stated_next_steps_the_summary_kept_are_not_injected_again(git_repo, bridge):
+    """A summary that still says the steps holds them: nothing is repeated."""
+    planned_session(bridge, git_repo)
+    run_hook(bridge, "PreCompact", git_repo, trigger="manual", custom_instructions=None)
+    run_hook(bridge, "SessionStart", git_repo, source="compact")
+    keeps = SUMMARY.replace("</summary>", " Next steps: STEP-ONE fix the comma rule in lexer.py; STEP-TWO rerun the "
+                            "fuzz corpus.</summary>")  # fmt: skip
+    run_hook(bridge, "PostCompact", git_repo, trigger="manual", compact_summary=keeps)
+    text = context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="go on"))
+    assert "STEP-ONE" not in text and "STEP-TWO" not in text
+
+
+def test_a_stated_step_holding_a_credential_is_stored_redacted(git_repo, bridge):
+    """The steps are text from the model: a credential in them never reaches the observation log."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    run_hook(bridge, "SessionStart", git_repo, source="startup")
+    run_hook(bridge, "Stop", git_repo, stop_hook_active=False, last_assistant_message=f"Next: push with {secret}")
+    raw = (store(git_repo) / observe.LOG).read_text()
+    assert secret not in raw and "push with" in raw

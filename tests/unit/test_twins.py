@@ -147,6 +147,12 @@ MEMORY_EVENTS = {
         {"tool_name": "Write", "tool_input": {"file_path": "/w/.env", "content": CODE}},
     ),
     "patch naming what it changed": ("PostToolUse", {"tool_name": "apply_patch", "tool_input": {"input": NAMED_PATCH}}),
+    "turn end with next steps": (
+        "Stop",
+        {"last_assistant_message": "Fixed the parser.\n\n**Next steps:**\n1. make `pytest -k io` pass\n2. docs"},
+    ),
+    "turn end with a closing plan": ("Stop", {"last_assistant_message": "Done.\n\nNext, I'll wire the cache."}),
+    "turn end without a plan": ("Stop", {"last_assistant_message": "All tests pass now."}),
 }
 
 

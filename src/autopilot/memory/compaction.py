@@ -205,6 +205,7 @@ def snapshot(state: Active) -> tuple[CheckpointBody, dict[str, object]] | None:
         ],
         "objectiveSource": obj.get("source"),
         "nextActionSource": nxt.get("source") if nxt else "inferred",
+        "statedNextSteps": list(plan["steps"]) if (plan := state.get("nextSteps")) else [],
     }
     return body, extras
 

@@ -18,11 +18,14 @@ if TYPE_CHECKING:
     from autopilot.memory.shapes import Active, Probe, Stated
 
 # In the order a short excerpt keeps them: what to do next and what is open come before the files touched.
-FIELDS = ("objective", "constraints", "next_action", "unresolved", "validation", "current_work", "completed")
+FIELDS = (
+    "objective", "constraints", "next_action", "next_steps", "unresolved", "validation", "current_work", "completed",
+)  # fmt: skip
 LABELS = {
     "objective": "Objective",
     "constraints": "Constraints",
     "next_action": "Next action",
+    "next_steps": "Next steps the agent stated at its last turn's end (its claim)",
     "unresolved": "Unresolved",
     "current_work": "Edited since the last checkpoint",
     "validation": "Validation runs (newest per command)",
@@ -65,6 +68,10 @@ def entries(state: Active, worktree: str | None = None) -> Iterator[tuple[str, s
     nxt = state.get("nextAction")
     if nxt:
         yield "next_action", f"{_q(nxt['text'])} ({_provenance(nxt, 'observed')})", _sentence(nxt["text"])
+    plan = state.get("nextSteps")
+    for step in plan["steps"] if plan else []:
+        if not nxt or step != nxt["text"]:
+            yield "next_steps", _q(step), _sentence(step)
     # Observed open items are failing validations: the validation field already carries them.
     for u in state.get("unresolved") or []:
         if u["source"] != "observed":
@@ -92,6 +99,8 @@ def shown_path(path: str, worktree: str | None) -> str:
 
 def _provenance(item: Stated, otherwise: str) -> str:
     """Where an objective or next action came from, as the injected text says it."""
+    if item["source"] == "stated":
+        return "the next step the agent stated at its last turn's end, its claim"
     if item["source"] != "checkpoint":
         return otherwise
     if item.get("packet"):

@@ -124,6 +124,15 @@ def own_request(state: Active) -> bool:
     return not any(str(c.get("at") or "") >= at for c in state.get("compactions") or [])
 
 
+def own_words(state: Active) -> bool:
+    """Whether the next steps the agent stated are still in its context (no compaction since it said them)."""
+    plan = state.get("nextSteps")
+    if not plan:
+        return False
+    at = str(plan.get("at") or "")
+    return not any(str(c.get("at") or "") >= at for c in state.get("compactions") or [])
+
+
 def adopt_cleared(store: SessionStore) -> str | None:
     """After /clear: carry the cleared session's memory into this new one (only when exactly one just cleared)."""
     folder = store.dir.parent
@@ -188,6 +197,11 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     if own_request(state):
         for f in ("objective", "constraints"):  # the request itself is in the model's context
             knows[f] |= set(current[f])
+    if own_words(state):  # the agent said its next steps itself, in the context it still has
+        knows["next_steps"] |= set(current["next_steps"])
+        nxt = state.get("nextAction")
+        if nxt and nxt.get("source") == "stated":
+            knows["next_action"] |= set(current["next_action"])
     delta = {f: [t for h, t in current[f].items() if h not in knows[f]] for f in FIELDS}
     delta = {} if awaiting else {f: v for f, v in delta.items() if v}
     footer = f"codex-bridge handoff active --agent {store.agent} --session {store.session}"

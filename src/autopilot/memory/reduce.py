@@ -14,8 +14,12 @@ times, so they fall where they happened), duplicates by id are kept once. The ru
   moves back to unresolved.
 - **validation**: the newest run of each command wins (a later failing run supersedes an earlier
   pass), judged by :func:`autopilot.transcripts.validation.classify`.
-- **next action**: the newest checkpoint's, unless a validation failed after it and still fails:
-  then making that command pass is the next action (observed).
+- **next steps**: what the agent said it would do next at the end of a turn (Stop's last message: a
+  "Next steps" list, a "Next:" line, a closing "Next, I'll…"), when it is newer than the newest
+  checkpoint: its claim, kept like a checkpoint's next action.
+- **next action**: the newest checkpoint's, or the first stated next step when that is newer, unless
+  validations failed after it and still fail: then making each of those commands pass is the next
+  action (observed), every failing one named, not only the newest.
 - **current work**: the newest request and the files edited since the newest checkpoint.
 
 An automatic checkpoint (``by: hook-auto``, taken before a compaction) is derived from these same logs:
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
         ObservationCounts,
         Run,
         Stated,
+        StatedNext,
     )
     from autopilot.transcripts.shapes import Judged
 
@@ -109,10 +114,12 @@ def reduce(observations: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
                 {"text": f"`{run['command']}` {_said(run)}", "source": "observed", "since": run["at"], "restated": True}
             )
     model, changes = _models(obs)
+    plan = _stated_next(obs, cp_at)
     state: Active = {
         "objective": _objective(last_cp, requests),
         "constraints": _constraints(last_cp, requests),
-        "nextAction": _next_action(last_cp, runs),
+        "nextAction": _next_action(last_cp, runs, plan),
+        "nextSteps": plan,
         "unresolved": unresolved,
         "completed": completed,
         "currentWork": _current_work(obs, requests, cp_at),
@@ -264,15 +271,27 @@ def _judge(o: dict[str, Any]) -> Judged:
     return validation.classify(o["command"], _exit(o), o.get("output"), interrupted=bool(o.get("interrupted")))
 
 
-def _next_action(cp: dict[str, Any] | None, runs: list[Run]) -> Stated | None:
+def _stated_next(obs: list[dict[str, Any]], cp_at: str) -> StatedNext | None:
+    """The newest next steps the agent stated at a turn's end, when newer than the newest checkpoint."""
+    turn = next((o for o in reversed(obs) if o.get("kind") == "turn" and o.get("next")), None)
+    if turn is None or str(turn.get("at") or "") <= cp_at:
+        return None
+    steps = [line for line in str(turn["next"]).splitlines() if line.strip()]
+    return {"steps": steps, "source": "stated", "at": turn.get("at")} if steps else None
+
+
+def _next_action(cp: dict[str, Any] | None, runs: list[Run], plan: StatedNext | None = None) -> Stated | None:
     cp_at = str(cp.get("at")) if cp else ""
     failing = [r for r in runs if r["outcome"] in validation.FAILING and str(r.get("at") or "") > cp_at]
     if failing:
-        run = max(failing, key=lambda r: str(r.get("at") or ""))
-        out: Stated = {"text": f"make `{run['command']}` pass: it {_said(run)}", "source": "observed", "at": run["at"]}
+        failing.sort(key=lambda r: str(r.get("at") or ""))
+        text = "; ".join(f"make `{run['command']}` pass: it {_said(run)}" for run in failing)
+        out: Stated = {"text": text, "source": "observed", "at": failing[-1]["at"]}
         if cp:
             out["checkpointSaid"] = cp["checkpoint"]["next_action"]
         return out
+    if plan:
+        return {"text": plan["steps"][0], "source": "stated", "at": plan["at"]}
     if cp:
         stated: Stated = {"text": cp["checkpoint"]["next_action"], "source": "checkpoint", "at": cp.get("at")}
         return _writer(stated, cp)

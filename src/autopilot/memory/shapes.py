@@ -46,11 +46,19 @@ class Fed(TypedDict):
     symbols: NotRequired[list[str]]  # an edit's: the names it changed (memory.names)
 
 
+class StatedNext(TypedDict):
+    """The next steps the agent stated at a turn's end (Stop's last message): its claim, one step a line."""
+
+    steps: list[str]
+    source: str  # stated
+    at: Any
+
+
 class Stated(TypedDict):
     """What the session is about or must do next, and where that came from (a checkpoint, a request, a run)."""
 
     text: Any
-    source: str  # checkpoint | first-request | observed
+    source: str  # checkpoint | first-request | observed | stated
     at: Any
     via: NotRequired[Any]
     checkpointSaid: NotRequired[Any]  # what the checkpoint said next, when a failing run overrides it
@@ -186,6 +194,7 @@ class Active(TypedDict):
     objective: Stated | None
     constraints: list[Constraint]
     nextAction: Stated | None
+    nextSteps: StatedNext | None
     unresolved: list[Item]
     completed: list[Item]
     currentWork: CurrentWork
@@ -312,6 +321,7 @@ class ActiveView(TypedDict):
     constraints: list[Constraint]
     currentWork: CurrentWork
     nextAction: Stated | None
+    nextSteps: StatedNext | None
     unresolved: list[Item]
     completed: list[Item]
     recentEvidence: RecentEvidence

@@ -197,6 +197,7 @@ def view(store: SessionStore, *, now: datetime | None = None) -> ActiveView:
         "constraints": state["constraints"],
         "currentWork": state["currentWork"],
         "nextAction": state["nextAction"],
+        "nextSteps": state["nextSteps"],
         "unresolved": state["unresolved"],
         "completed": state["completed"],
         "recentEvidence": {
@@ -233,6 +234,9 @@ def text(v: ActiveView) -> str:
         lines.append(f"  constraint: {rule['text']}  [{rule['source']}]")
     nxt = v.get("nextAction")
     lines.append(f"Next action: {nxt['text']}  [{nxt['source']}]" if nxt else "Next action: (none)")
+    plan = v.get("nextSteps")
+    for step in plan["steps"] if plan else []:
+        lines.append(f"  stated next step: {step}  [the agent's claim at its last turn's end]")
     work = v["currentWork"]
     if request := work.get("request"):
         lines.append(f"Current request: {request['text'][:300]}")

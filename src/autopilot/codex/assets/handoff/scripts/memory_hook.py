@@ -64,13 +64,20 @@ FACT_MARKS = (
     b'"kind":"edit"', b'"kind":"run"', b'"kind":"compact"', b'"kind":"model"', b'"kind":"attest"', b'"via":"recover"',
 )  # fmt: skip
 PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
-TEXT_FIELDS = frozenset({"prompt", "command", "output", "instructions", "path", "transcript"})
+TEXT_FIELDS = frozenset({"prompt", "command", "output", "instructions", "path", "transcript", "next"})
 WITHHELD = "[withheld: may hold a credential, and the bridge's redactor could not be loaded]"
 _HEX = frozenset("0123456789abcdef")
 # The commands that write a session's memory (the from-claude skill's script imports the handed-over packet).
 ATTESTED_VERBS = ("handoff checkpoint", "handoff import", "from-claude", "from_claude")
 CHECKPOINT_FILE = "autopilot-checkpoint.json"  # a checkpoint the session's own tool wrote: its hook picks it up
 _SAFE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+# The agent's own words about what it does next, at the end of its turn (Stop's ``last_assistant_message``).
+NEXT_STEPS = 8  # steps kept at most
+STEP_CHARS = 300
+NEXT_MARKERS = ("next steps", "next step", "next up", "next", "remaining work", "remaining", "still to do",
+                "left to do", "to do", "todo", "plan")  # fmt: skip
+NEXT_OPENERS = ("next, i", "next i ", "i'll next", "i will next", "my next step", "the next step", "then i'll")
+NEXT_TAIL_LINES = 80  # only the closing part of a long message is read
 INJECT_TIMEOUT = 8.0  # Codex gives the hook 10 s
 AGENT = "codex"
 
@@ -236,7 +243,11 @@ def observations(event: str, data: dict, agent: str) -> list:  # type: ignore[ty
             out["id"] = ident
         return [out]
     if event == "Stop":
-        return [{**base, "kind": "turn"}]
+        turn = {**base, "kind": "turn"}
+        steps = stated_next(data.get("last_assistant_message"))
+        if steps:
+            turn["next"] = steps  # the agent's own words: its claim, kept like a checkpoint's next action
+        return [turn]
     if event in ("PreCompact", "PostCompact"):
         out = {**base, "kind": "compact", "phase": "pre" if event == "PreCompact" else "post"}
         out["trigger"] = str(data.get("trigger") or "unknown")
@@ -249,6 +260,85 @@ def observations(event: str, data: dict, agent: str) -> list:  # type: ignore[ty
     if event in ("PostToolUse", "PostToolUseFailure"):
         return _tool(base, event, data)
     return []
+
+
+def stated_next(message: object) -> "str | None":
+    """The next steps the agent stated at the end of its turn, one per line, or None.
+
+    A "Next:" line, a "Next steps" (or "Remaining", "To do", "Plan") heading with the list under it,
+    or a closing paragraph that opens with "Next, I…": the last such block of the message, bounded
+    (:data:`NEXT_STEPS` steps of :data:`STEP_CHARS` characters). No regular expression: this runs in
+    every turn's Stop hook.
+    """
+    if not isinstance(message, str) or not message:
+        return None
+    low = message.lower()
+    if "next" not in low and "remaining" not in low and "to do" not in low and "todo" not in low and "plan" not in low:
+        return None
+    lines = message.splitlines()[-NEXT_TAIL_LINES:]
+    at, first = -1, ""
+    for i, line in enumerate(lines):
+        head = _next_marker(line)
+        if head is not None:
+            at, first = i, head
+    steps = [first] if first else []
+    if at >= 0:
+        for line in lines[at + 1 :]:
+            text = line.strip()
+            if not text:
+                if steps:
+                    break  # a blank line ends the list
+                continue
+            item = _list_item(text)
+            if item is not None:
+                steps.append(item)
+                continue
+            if not steps:
+                steps.append(text)  # "Next steps:" and one plain sentence under it
+            break
+    else:
+        paragraph = message.strip().split("\n\n")[-1].strip()
+        if paragraph.lower().startswith(NEXT_OPENERS):
+            steps = [" ".join(paragraph.split())]
+    kept = [_clip_step(s) for s in steps if s.strip()][:NEXT_STEPS]
+    return "\n".join(kept) or None
+
+
+def _next_marker(line: str) -> "str | None":
+    """The text after a next-steps marker on ``line`` ("" for a heading alone), or None when it is not one."""
+    bare = line.strip().lstrip("#>*_ ").rstrip()
+    low = bare.lower()
+    for marker in NEXT_MARKERS:
+        if low.startswith(marker):
+            rest = bare[len(marker) :].lstrip("*_ ")
+            if rest.startswith((":", "：")):
+                return rest[1:].strip(" *_")
+            if not rest.strip("*_#: "):
+                return "" if marker != "next" else None  # "Next" alone is a word, not a heading
+            return None
+    return None
+
+
+def _list_item(line: str) -> "str | None":
+    """A list item's text ("- x", "* x", "• x", "1. x", "2) x", "[ ] x"), or None."""
+    for bullet in ("- [ ] ", "* [ ] ", "- ", "* ", "• ", "[ ] "):
+        if line.startswith(bullet):
+            return line[len(bullet) :].strip() or None
+    digits = 0
+    while digits < len(line) and line[digits].isdigit():
+        digits += 1
+    if 0 < digits <= 3 and line[digits : digits + 2] in (". ", ") "):
+        return line[digits + 2 :].strip() or None
+    return None
+
+
+def _clip_step(step: str) -> str:
+    """One step on one line, at most STEP_CHARS characters, cut at a word."""
+    one = " ".join(step.split())
+    if len(one) <= STEP_CHARS:
+        return one
+    cut = one[: STEP_CHARS - 1].rfind(" ")
+    return one[: cut if cut > STEP_CHARS // 2 else STEP_CHARS - 1] + "…"
 
 
 def _tool(base: dict, event: str, data: dict) -> list:  # type: ignore[type-arg]
