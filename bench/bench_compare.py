@@ -6,9 +6,10 @@ apart differ by more than most changes do. This script times a base checkout (``
 prints for each path the median wall time and the median CPU time (user + system of the process, which waiting for a
 busy CPU does not inflate) with their ratios to bare ``python -I -c pass`` and new / base.
 
-Paths: the no-run hooks through the plugin's shim (UserPromptSubmit, Stop), ``codex-bridge state`` with no run, and
-with a planned run (openai backend against the instant scripted Responses server) UserPromptSubmit and a Stop whose
-verdict is ``continue`` (an edit before each, so there is work to judge).
+Paths: the no-run hooks through the plugin's shim (UserPromptSubmit, Stop, and PostToolUse for an Edit of a 30 KB
+module, which records the names the edit changed), the Codex memory hook script on an ``apply_patch`` of it,
+``codex-bridge state`` with no run, and with a planned run (openai backend against the instant scripted Responses
+server) UserPromptSubmit and a Stop whose verdict is ``continue`` (an edit before each, so there is work to judge).
 
 Each side runs this interpreter through a throwaway venv whose only site entries are its checkout's ``src`` and
 this interpreter's packages: the same dependencies and the same start-up (no ``.pth`` hooks), only the code differs.
@@ -128,6 +129,37 @@ def main() -> int:
                 None,
             )
             cases[f"{side}|no run: hook Stop"] = ([shim, "hook", "Stop"], hook_input("Stop", idle), env, idle, None)
+            module = REPO / "src" / "autopilot" / "search" / "retrieval.py"  # an edit of a real 30 KB module
+            source = module.read_text(encoding="utf-8")
+            old = "\n".join(source.split("\n")[200:204]) + "\n"
+            edit = {"file_path": str(idle / module.name), "old_string": old, "new_string": old.replace("(", "( ", 1)}
+            cases[f"{side}|no run: hook PostToolUse (Edit of a 30 KB module)"] = (
+                [shim, "hook", "PostToolUse"],
+                hook_input(
+                    "PostToolUse", idle, tool_name="Edit", tool_input=edit, tool_response={"originalFile": source}
+                ),
+                env,
+                idle,
+                None,
+            )
+            patch = f"*** Begin Patch\n*** Update File: {module.name}\n@@\n" + "".join(
+                f" {x}\n" for x in old.split("\n")[:3]
+            )
+            patch += "+    pass\n*** End Patch\n"
+            (idle / module.name).write_text(source, encoding="utf-8")  # what the Codex hook reads to place the patch
+            cases[f"{side}|no run: Codex memory hook, apply_patch of it"] = (
+                [
+                    py,
+                    "-I",
+                    str(checkout / "src" / "autopilot" / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"),
+                ],
+                hook_input(
+                    "PostToolUse", idle, tool_name="apply_patch", tool_input={"command": patch}, tool_response="ok"
+                ),
+                env,
+                idle,
+                None,
+            )
             cases[f"{side}|no run: `codex-bridge state`"] = (
                 [py, "-m", "autopilot", "-C", str(idle), "state"],
                 "",
