@@ -1,12 +1,17 @@
 """``json.loads`` and ``json.dumps`` for the hot paths, without the json package (its decoder imports ``re``, ~4 ms).
 
 The hooks, the status line and the rate-limit reader parse small JSON documents on every call, and
-the active memory's recorder writes a line on every hook; this runs the C scanner and encoder the
-json package itself uses, with its default settings. Where ``_json`` is missing it falls back to
-the json package. Standard library only; nothing else is imported.
+the active memory's recorder writes a line on every hook, and every command prints its answer
+(:func:`pretty`); this runs the C scanner, encoder and quoter the json package itself uses, with its
+default settings. Where ``_json`` is missing it falls back to the json package. Standard library
+only; nothing else is imported.
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def parse_json(raw: str) -> object:
@@ -38,6 +43,83 @@ def dumps(obj: object, *, ascii: bool = True) -> str:
     strings = encode_basestring_ascii if ascii else encode_basestring
     encode = make_encoder(None, _unencodable, strings, None, ":", ",", False, False, True)
     return "".join(encode(obj, 0))
+
+
+def pretty(obj: object) -> str:
+    """``json.dumps(obj, indent=2)``: what the bridge prints (``output.emit``), without the json package.
+
+    The json package pretty-prints in Python anyway (its C encoder does no indentation before 3.13); this is
+    the same walk, with the C string quoter, so a command that prints a page spares the package's import.
+    """
+    try:
+        from _json import encode_basestring_ascii as quote
+    except ImportError:
+        import json
+
+        return json.dumps(obj, indent=2)
+    out: list[str] = []
+    _pretty(obj, quote, out, "\n")
+    return "".join(out)
+
+
+def _pretty(obj: object, quote: Callable[[str], str], out: list[str], newline: str) -> None:
+    """Append ``obj`` as json.dumps(indent=2) writes it at the depth whose line break and indent is ``newline``."""
+    if isinstance(obj, str):
+        out.append(quote(obj))
+    elif obj is None:
+        out.append("null")
+    elif obj is True:
+        out.append("true")
+    elif obj is False:
+        out.append("false")
+    elif isinstance(obj, int):
+        out.append(int.__repr__(obj))
+    elif isinstance(obj, float):
+        out.append(_float_text(obj))
+    elif isinstance(obj, (list, tuple)):
+        if not obj:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        out.append("[")
+        for n, value in enumerate(obj):
+            out.append(inner if n == 0 else "," + inner)
+            _pretty(value, quote, out, inner)
+        out.append(newline + "]")
+    elif isinstance(obj, dict):
+        if not obj:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        out.append("{")
+        for n, (key, value) in enumerate(obj.items()):
+            out.append(inner if n == 0 else "," + inner)
+            out.append(quote(_key_text(key)) + ": ")
+            _pretty(value, quote, out, inner)
+        out.append(newline + "}")
+    else:
+        raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+
+def _float_text(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _key_text(key: object) -> str:
+    """A dict key as json writes it: strings as they are, numbers, booleans and None as their JSON text."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, float):
+        return _float_text(key)
+    if key is True or key is False or key is None:
+        return {True: "true", False: "false", None: "null"}[key]
+    if isinstance(key, int):
+        return int.__repr__(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
 def _unencodable(obj: object) -> object:

@@ -36,10 +36,10 @@ PREFIX = "codex-bridge: "
 
 
 def emit(payload: object) -> None:
-    """Print one JSON document on stdout."""
-    import json
+    """Print one JSON document on stdout (as ``json.dumps(payload, indent=2)``)."""
+    from autopilot.fastjson import pretty
 
-    sys.stdout.write(json.dumps(payload, indent=2, sort_keys=False) + "\n")
+    sys.stdout.write(pretty(payload) + "\n")
     sys.stdout.flush()
 
 

@@ -18,8 +18,8 @@ from autopilot import cli, commands
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "autopilot"
 # Lowest first. A unit may import its own modules and any unit of a lower layer, never a higher one.
 LAYERS = [
-    {"text", "clock"},  # clipping and timestamps: no bridge imports, nothing else imported
-    {"redact", "digest", "clipboard", "output", "scripted", "fastjson"},  # leaves: nothing above the line above
+    {"text", "clock", "fastjson"},  # clipping, timestamps, JSON without the json package: no bridge imports
+    {"redact", "digest", "clipboard", "output", "scripted"},  # leaves: nothing above the line above
     {"errors"},
     {"config"},  # settings: every environment variable is read here (the homes too)
     {"paths", "fsutil"},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from autopilot.fastjson import parse_json_line
+from autopilot.fastjson import parse_json_line, pretty
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -71,3 +73,55 @@ def test_an_ordinary_line_is_read_without_importing_orjson():
     code += "print('orjson' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "False\n"
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> object:
+    kinds = ["str", "int", "float", "bool", "none"] + (["list", "dict", "tuple"] * 2 if depth < 4 else [])
+    kind = rng.choice(kinds)
+    if kind == "str":
+        return "".join(rng.choice('ab "\\\n\t\x00\x1b\u2028é日😀\ud800') for _ in range(rng.randint(0, 6)))
+    if kind == "int":
+        return rng.choice([0, -1, 7, 2**70, -(2**64), True, False])
+    if kind == "float":
+        return rng.choice([0.0, -0.0, 1.5, 1e300, 1e-300, float("nan"), float("inf"), float("-inf"), 0.1 + 0.2])
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "none":
+        return None
+    items = [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    if kind == "list":
+        return items
+    if kind == "tuple":
+        return tuple(items)
+    keys = ["k", "", "é", 'q"', 1, 2.5, True, False, None, float("nan")]
+    return {rng.choice(keys): v for v in items}
+
+
+def test_pretty_writes_what_json_dumps_with_indent_writes():
+    """Over 3,000 random documents (escapes, astral and lone surrogate text, big ints, NaN, tuples, odd keys)."""
+    rng = random.Random(5)
+    for _ in range(3000):
+        value = _random_value(rng)
+        assert pretty(value) == json.dumps(value, indent=2)
+
+
+def test_pretty_refuses_what_json_refuses():
+    """A value or key json cannot write raises the same TypeError."""
+    for bad in ({"a": {1, 2}}, {(1, 2): "x"}, [object()]):
+        with pytest.raises(TypeError) as theirs:
+            json.dumps(bad, indent=2)
+        with pytest.raises(TypeError) as ours:
+            pretty(bad)
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_every_fixture_intake_prints_as_json_dumps_prints_it():
+    """The intake answers of every real Claude transcript and Codex rollout print byte for byte alike."""
+    from autopilot.transcripts.claude_intake import intake as claude
+    from autopilot.transcripts.codex_intake import intake as codex
+
+    answers = [claude(p, limit=500) for p in (FIXTURES / "claude").rglob("*.jsonl") if "subagents" not in p.parts]
+    answers += [codex(p, limit=500) for p in (FIXTURES / "codex").glob("*.jsonl")]
+    assert len(answers) > 20
+    for answer in answers:
+        assert pretty(answer) == json.dumps(answer, indent=2)

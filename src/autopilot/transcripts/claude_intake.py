@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, cast
 
 from autopilot.fastjson import parse_json_line
 from autopilot.redact.patterns import lazy
@@ -31,8 +30,10 @@ from autopilot.transcripts.evidence import (
     tool_omission,
 )
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from autopilot.transcripts.shapes import (
         Checkpoint,
         ClaudeBlock,
@@ -142,22 +143,25 @@ class _View:
 
     def session(self) -> ClaudeSession:
         s = self.st["session"]
+
+        def shown(value: Any) -> Any:  # each string redacted and cut
+            return self.ev.text(value, 500) if isinstance(value, str) else value
+
         out: ClaudeSession = {
-            "sessionId": s.get("sessionId"),
-            "agentId": s.get("agentId"),
+            "sessionId": shown(s.get("sessionId")),
+            "agentId": shown(s.get("agentId")),
             "isSidechain": bool(self.st["sidechainFile"]),
-            "cwd": s.get("cwd"),
-            "gitBranch": s.get("gitBranch"),
-            "claudeVersion": s.get("version"),
-            "entrypoint": s.get("entrypoint"),
+            "cwd": shown(s.get("cwd")),
+            "gitBranch": shown(s.get("gitBranch")),
+            "claudeVersion": shown(s.get("version")),
+            "entrypoint": shown(s.get("entrypoint")),
         }
         # A subagent lives at <dir>/<session>/subagents/[…/]agent-<id>.jsonl, beside <session>.jsonl.
         folder = next((p for p in Path(self.index.path).parents if p.name == "subagents"), None)
         if self.st["sidechainFile"] and folder is not None:
             main = folder.parent.parent / f"{folder.parent.name}.jsonl"
-            out["parentTranscript"] = str(main) if main.is_file() else None
-        # The same keys, each string redacted and cut.
-        return cast("ClaudeSession", {k: (self.ev.text(v, 500) if isinstance(v, str) else v) for k, v in out.items()})
+            out["parentTranscript"] = shown(str(main)) if main.is_file() else None
+        return out
 
     def title(self) -> str | None:
         fields = (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary"))

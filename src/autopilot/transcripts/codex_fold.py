@@ -21,15 +21,16 @@ from __future__ import annotations
 import os
 import re
 from array import array
-from typing import Any, cast
 
 from autopilot.digest import blake2b
 from autopilot.fastjson import parse_json_line
 from autopilot.redact.patterns import lazy
 from autopilot.transcripts import jsonl
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.transcripts.shapes import CodexFoldState, CodexMeta
 
@@ -682,7 +683,7 @@ def _session_fields(p: Payload) -> CodexMeta:
         else None,
     }
     # Only the fields the file filled with a string, a number or an object are kept: CodexMeta's keys.
-    return cast("CodexMeta", {k: v for k, v in fields.items() if isinstance(v, (str, int, dict)) and v != {}})
+    return {k: v for k, v in fields.items() if isinstance(v, (str, int, dict)) and v != {}}  # type: ignore[return-value]
 
 
 def _rollback(state: CodexFoldState, line: int, num_turns: Any) -> None:

@@ -62,7 +62,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import IO, Any
 
 from autopilot.digest import sha256_hex
 from autopilot.fastjson import parse_json_line
@@ -71,20 +70,21 @@ from autopilot.transcripts.jsonl_index import (  # re-exported: readers use them
     CORE_VERSION,
     HEAD_TAIL_BYTES,
     MAX_LINE_BYTES,
-    Fold,
     Index,
     LineReader,
-    State,
     load,
     serialise,
     store,
 )
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import IO, Any
 
-__all__ = ["CORE_VERSION", "HEAD_TAIL_BYTES", "MAX_LINE_BYTES", "Fold", "Index", "LineReader", "cache_dir", "scan"]
+    from autopilot.transcripts.jsonl_index import Fold, State
+
+__all__ = ["CORE_VERSION", "HEAD_TAIL_BYTES", "MAX_LINE_BYTES", "Index", "LineReader", "cache_dir", "scan"]
 
 CHUNK_BYTES = 1 << 20
 SMALL_SCAN_BYTES = 4 << 20  # up to this many new bytes are parsed without orjson (its import costs ~9 MB of parsing)

@@ -13,9 +13,7 @@ import contextlib
 import struct
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any, Generic, Protocol, TypeVar
 
 from autopilot.fastjson import dumps, parse_json_line
 from autopilot.fsutil import atomic_write
@@ -25,31 +23,46 @@ MAX_LINE_BYTES = 8 << 20  # parsing a line costs ~2-3x its size in memory; the b
 HEAD_TAIL_BYTES = 64 << 10  # what an oversize line keeps of its start and end
 CACHE_KEEP = 256  # index files kept per cache directory; the least recently written go first
 _MAGIC = b"APJSONLIDX\n"
-# A fold's state: its own shape (transcripts/shapes.py), a JSON object with ``array`` columns.
-State = TypeVar("State", bound=Mapping[str, object])
+
+# The types below exist for mypy only: ``typing`` costs ~3 ms to import, and every intake page loads this module.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from typing import IO, Any, Generic, Protocol, TypeVar
+
+    # A fold's state: its own shape (transcripts/shapes.py), a JSON object with ``array`` columns.
+    State = TypeVar("State", bound=Mapping[str, object])
+
+    class _Generic(Generic[State]):
+        """``Index``'s base for mypy: generic in the fold's state."""
+
+    class Fold(Protocol[State]):
+        """What a format reader plugs into :func:`scan`."""
+
+        name: str
+        version: int
+
+        def start(self) -> State:
+            """A fresh state for an empty file."""
+            ...
+
+        def row(self, state: State, line: int, obj: Any) -> bool:
+            """Fold one JSON object (a row as the file wrote it: the fold gives it its format's shape); True records
+            the line as an entry."""
+            ...
+
+        def oversize(self, state: State, line: int, head: bytes, tail: bytes, size: int) -> bool:
+            """Fold a line too large to parse, seen by its head and tail; True records an entry."""
+            ...
+else:
+    State = Fold = "the fold's state and protocol are for mypy only"
+
+    class _Generic:
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
 
 
-class Fold(Protocol[State]):
-    """What a format reader plugs into :func:`scan`."""
-
-    name: str
-    version: int
-
-    def start(self) -> State:
-        """A fresh state for an empty file."""
-        ...
-
-    def row(self, state: State, line: int, obj: Any) -> bool:
-        """Fold one JSON object (a row as the file wrote it: the fold gives it its format's shape); True records
-        the line as an entry."""
-        ...
-
-    def oversize(self, state: State, line: int, head: bytes, tail: bytes, size: int) -> bool:
-        """Fold a line too large to parse, seen by its head and tail; True records an entry."""
-        ...
-
-
-class Index(Generic[State]):
+class Index(_Generic[State]):
     """One pass over a JSONL file: line offsets, entries, malformed lines and the fold's state."""
 
     def __init__(self, path: str, fold: Fold[State]) -> None:
