@@ -6,10 +6,10 @@ with ``agent_path``, ``thread_source: "subagent"`` or a ``source.subagent`` obje
 only ``forked_from_id`` and stay eligible. An empty or corrupt rollout is never a root session.
 
 This module is the one place rollouts are found (:func:`rollout_files`, :func:`find_rollout`,
-:func:`newest_root_session`) and the one place a thread is judged a subagent (:func:`child_marker`):
-the codex-cli backend, the Codex transcript reader, the session sources and ``copy`` all use it.
-Its stand-alone twin is ``codex/assets/handoff/scripts/handoff_hook.py`` (stdlib only, run by
-Codex); a parity test runs both on the same rollouts. Rollouts end in ``.jsonl``, or ``.jsonl.zst``
+:func:`newest_root_session`) and, through :mod:`.subagent`, the one place a thread is judged a
+subagent (:func:`child_marker`): the codex-cli backend, the Codex transcript reader, the session
+sources and ``copy`` all use it. Its stand-alone twin is ``codex/assets/handoff/scripts/handoff_hook.py``
+(stdlib only, run by Codex); a parity test runs both on the same rollouts. Rollouts end in ``.jsonl``, or ``.jsonl.zst``
 once Codex compressed an old one.
 """
 
@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from autopilot import paths
+from autopilot.codex.subagent import child_marker as child_marker  # re-exported: its callers ask here
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autopilot.codex.shapes import HandoffPointer, Payload
+    from autopilot.codex.shapes import HandoffPointer
 
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
 META_LIMIT = 8 << 20  # session_meta carries the base instructions (tens of kB)
@@ -224,18 +225,6 @@ def read(path: Path, *, wait: float = 0.0, mtime: float | None = None) -> Rollou
 def _is_object(value: object) -> bool:
     """Whether a value the rollout holds is a JSON object."""
     return isinstance(value, dict)
-
-
-def child_marker(payload: Payload) -> str:
-    """Why a rollout's ``session_meta`` payload marks a child thread ('' for a root session, forks included)."""
-    if payload.get("agent_path"):
-        return f"a subagent (agent_path {payload['agent_path']})"
-    if payload.get("thread_source") == "subagent":
-        return "a subagent (thread_source: subagent)"
-    source = payload.get("source")
-    if isinstance(source, dict) and "subagent" in source:
-        return "a subagent (source.subagent)"
-    return ""
 
 
 def find_rollout(thread_id: str, *, near: str | None = None) -> Path | None:

@@ -646,7 +646,7 @@ def _entry(state: CodexFoldState, kind: str) -> bool:
 
 def _session_fields(p: Payload) -> CodexMeta:
     """The whitelisted session_meta fields, camelCased (never base_instructions or dynamic tools)."""
-    from autopilot.codex.sessions import child_marker  # only a scan meets a session_meta line
+    from autopilot.codex.subagent import child_marker  # only a scan meets a session_meta line
 
     source = p.get("source")
     spawn: dict[str, Any] = {}
