@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,49 @@ def test_search_loads_only_what_it_needs(git_repo, output):
     subprocess.run(argv, capture_output=True, text=True, check=True)  # builds the index
     out = subprocess.run(argv, capture_output=True, text=True, check=True)
     assert out.stdout == "0 [] True\n", out.stderr
+
+
+# What a page of `handoff intake` / `handoff from-codex intake` must not load, cached or after an append of a few MB:
+# argparse (~8 ms), typing (~3 ms), the json package (~2 ms: fastjson prints and parses), orjson (~15 ms with
+# dataclasses and inspect: only a scan of more than a few MB uses it), tempfile (~5 ms), a subprocess.
+NOT_FOR_INTAKE = (
+    "argparse",
+    "typing",
+    "json",
+    "orjson",
+    "dataclasses",
+    "inspect",
+    "tempfile",
+    "subprocess",
+    "threading",
+    "autopilot.codex.sessions",
+)
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.mark.parametrize(
+    "action, fixture",
+    [
+        (["handoff", "intake"], FIXTURES / "claude" / "compact" / "1cb24488-622b-48d0-a6fd-d35d0851f2c7.jsonl"),
+        (["handoff", "from-codex", "intake"], FIXTURES / "codex" / "exec_tools.jsonl"),
+    ],
+)
+def test_an_intake_page_loads_only_what_it_needs(tmp_path, action, fixture):
+    """A first, a cached and an appended-to intake page answer without argparse, typing, json, orjson or tempfile."""
+    rows = fixture.read_bytes().splitlines(keepends=True)
+    path = tmp_path / fixture.name
+    path.write_bytes(b"".join(rows[: len(rows) // 2]))
+    code = (
+        "import sys, io, contextlib; from autopilot.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    rc = main(sys.argv[1:])\n"
+        f"print(rc, [m for m in {NOT_FOR_INTAKE!r} if m in sys.modules], out.getvalue().startswith('{{'))"
+    )
+    argv = [sys.executable, "-c", code, *action, str(path)]
+    runs = [subprocess.run(argv, capture_output=True, text=True, check=True).stdout]  # builds the index
+    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)  # reuses it
+    with open(path, "ab") as fh:
+        fh.write(b"".join(rows[len(rows) // 2 :]))
+    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)  # extends it
+    assert runs == ["0 [] True\n"] * 3
