@@ -79,3 +79,17 @@ def test_without_windows_recorded_the_hooks_look_no_further(bridge, git_repo):
     repo, session = working(bridge, git_repo)
     assert not (paths.handoff_dir() / "limits.json").exists()
     assert hook(bridge, repo, session, "UserPromptSubmit", prompt="go on") is None
+
+
+def test_a_hand_edited_limits_file_loses_only_its_odd_windows(isolated_homes):
+    """limits.json with a window whose values are not numbers (an edit by hand) is read without that window;
+    the others still count, and a file that is not JSON reads as no windows at all."""
+    from autopilot.memory import limits
+
+    target = paths.handoff_dir() / "limits.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    windows = {"5-hour": {"used": "93", "resetsAt": FUTURE}, "weekly": {"used": 95, "resetsAt": None}}
+    target.write_text(json.dumps({"claude": {"at": 1, "windows": windows}, "codex": "nonsense"}))
+    assert limits.near(limits.load()) == [("claude", "weekly", 95.0, None)]
+    target.write_text("{not json")
+    assert limits.load() == {}

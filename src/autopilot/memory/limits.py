@@ -25,7 +25,9 @@ from autopilot.memory import observe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeGuard
+
+    from autopilot.memory.shapes import Limits, LimitWindow, SeenLimits
 
 FILE = "limits.json"
 THRESHOLD = 90.0  # percent used from which a handover is offered
@@ -39,17 +41,44 @@ def path() -> str:
     return os.path.join(observe.home(), "handoff", FILE)
 
 
-def load() -> dict[str, Any]:
-    """The windows as last recorded (empty when none were, or the file cannot be read)."""
+def load() -> Limits:
+    """The windows as last recorded, each checked (empty when none were or the file cannot be read; what is not
+    as this module writes it, an edit by hand for one, is left out)."""
     try:
         with open(path(), encoding="utf-8") as fh:
             doc = parse_json(fh.read())
     except (OSError, ValueError, RecursionError):
         return {}
-    return doc if isinstance(doc, dict) else {}
+    found: Limits = {}
+    if isinstance(doc, dict):
+        claude, codex = _seen(doc.get("claude")), _seen(doc.get("codex"))
+        if claude is not None:
+            found["claude"] = claude
+        if codex is not None:
+            found["codex"] = codex
+    return found
 
 
-def _write(doc: dict[str, Any]) -> None:
+def _seen(value: object) -> SeenLimits | None:
+    """One agent's record as read back, keeping the windows whose values are numbers; None when it is not one."""
+    if not isinstance(value, dict) or not isinstance(value.get("windows"), dict):
+        return None
+    at = value.get("at")
+    windows: dict[str, LimitWindow] = {}
+    for name, window in value["windows"].items():
+        used = window.get("used") if isinstance(window, dict) else None
+        resets = window.get("resetsAt") if isinstance(window, dict) else None
+        if not _number(used) or not (resets is None or _number(resets)):
+            continue
+        windows[str(name)] = {"used": float(used), "resetsAt": None if resets is None else int(resets)}
+    return {"windows": windows, "at": float(at) if _number(at) else 0.0}
+
+
+def _number(value: object) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _write(doc: Limits) -> None:
     target = path()
     os.makedirs(os.path.dirname(target), exist_ok=True)
     tmp = f"{target}.{os.getpid()}.tmp"
@@ -58,9 +87,9 @@ def _write(doc: dict[str, Any]) -> None:
     os.replace(tmp, target)
 
 
-def claude_windows(rate_limits: object) -> dict[str, dict[str, Any]]:
+def claude_windows(rate_limits: object) -> dict[str, LimitWindow]:
     """Claude's windows from the status line's ``rate_limits`` ({name: {"used", "resetsAt"}}); {} when absent."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, LimitWindow] = {}
     if not isinstance(rate_limits, dict):
         return out
     for key, name in NAMES.items():
@@ -72,10 +101,10 @@ def claude_windows(rate_limits: object) -> dict[str, dict[str, Any]]:
     return out
 
 
-def codex_windows() -> dict[str, dict[str, Any]]:
+def codex_windows() -> dict[str, LimitWindow]:
     """Codex's windows from its newest rollouts ({name: {"used", "resetsAt"}}); {} when none has them."""
     latest = ratelimits.latest()
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, LimitWindow] = {}
     if latest is None:
         return out
     for key, window in (("primary", latest["primary"]), ("secondary", latest["secondary"])):
@@ -90,32 +119,31 @@ def record(status_line: dict[str, Any], now: float | None = None) -> None:
     doc = load()
     changed = False
     claude = claude_windows(status_line.get("rate_limits"))
-    if claude and (doc.get("claude") or {}).get("windows") != claude:
+    before = doc.get("claude")
+    if claude and (before is None or before["windows"] != claude):
         doc["claude"] = {"windows": claude, "at": now}
         changed = True
-    seen = (doc.get("codex") or {}).get("at")
-    if not isinstance(seen, (int, float)) or now - seen >= CODEX_EVERY_S:
+    codex = doc.get("codex")
+    if codex is None or now - codex["at"] >= CODEX_EVERY_S:
         try:
             doc["codex"] = {"windows": codex_windows(), "at": now}
         except Exception:  # unreadable rollouts never break the status line
             doc["codex"] = {"windows": {}, "at": now}
         changed = True
-    if changed and (doc.get("claude") or any((doc.get("codex") or {}).get("windows") or {})):
+    if changed and ("claude" in doc or ("codex" in doc and doc["codex"]["windows"])):
         _write(doc)
 
 
-def near(doc: dict[str, Any], now: float | None = None) -> list[tuple[str, str, float, int | None]]:
+def near(doc: Limits, now: float | None = None) -> list[tuple[str, str, float, int | None]]:
     """The windows at least THRESHOLD percent used that have not reset: (agent, window, used, resets at)."""
     now = time.time() if now is None else now
     out = []
-    for agent in ("claude", "codex"):
-        for name, window in ((doc.get(agent) or {}).get("windows") or {}).items():
-            used, resets = window.get("used"), window.get("resetsAt")
-            if not isinstance(used, (int, float)) or used < THRESHOLD:
-                continue
-            if isinstance(resets, (int, float)) and resets <= now:
-                continue  # it has reset since
-            out.append((agent, str(name), float(used), int(resets) if isinstance(resets, (int, float)) else None))
+    for agent, seen in (("claude", doc.get("claude")), ("codex", doc.get("codex"))):
+        for name, window in (seen["windows"] if seen else {}).items():
+            used, resets = window["used"], window["resetsAt"]
+            if used < THRESHOLD or (resets is not None and resets <= now):
+                continue  # not near its limit, or it has reset since
+            out.append((agent, name, used, resets))
     return out
 
 

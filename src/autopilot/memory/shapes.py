@@ -338,3 +338,26 @@ class ActiveView(TypedDict):
     coverage: Coverage
     injections: Injections
     redactions: NotRequired[Redactions]
+
+
+class LimitWindow(TypedDict):
+    """One plan window as ``handoff/limits.json`` keeps it (memory/limits.py): percent used, and when it resets
+    (unix seconds; None: not said)."""
+
+    used: float
+    resetsAt: int | None
+
+
+class SeenLimits(TypedDict):
+    """One agent's windows by name (``5-hour``, ``weekly``) and when they were read (unix seconds)."""
+
+    windows: dict[str, LimitWindow]
+    at: float
+
+
+class Limits(TypedDict, total=False):
+    """``handoff/limits.json``: each agent's windows as last seen. Written by this bridge alone, but read
+    leniently (:func:`autopilot.memory.limits.near` checks each value)."""
+
+    claude: SeenLimits
+    codex: SeenLimits

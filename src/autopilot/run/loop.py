@@ -17,7 +17,7 @@ from autopilot.run.migrations import State, empty_usage
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
     from autopilot.backends import Usage
     from autopilot.run.reviewer import Answer
@@ -331,13 +331,13 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".")
 
 
-def verdict_check(state: State):  # type: ignore[no-untyped-def]
+def verdict_check(state: State) -> Callable[[Verdict], str | None]:
     """A check that refuses unknown task ids and a "done" without evidence for every criterion."""
     ids = [t["id"] for t in _tasks(state)]
     task = state.get("current_task")
     acceptance = (task.get("acceptance") or []) if task else []
 
-    def check(verdict: dict[str, Any]) -> str | None:
+    def check(verdict: Verdict) -> str | None:
         next_id = verdict.get("next_task_id")
         if verdict["decision"] == "continue" and next_id is not None and next_id not in ids:
             return f"next_task_id {next_id!r} is not a task of the plan; use one of {', '.join(ids)} or null"
