@@ -269,6 +269,7 @@ def shapes() -> list[Shape]:
     ]
     out += audited()
     out += unenumerated()
+    out += redteamed()
     for s in out:
         if not s.needles or s.needles == [""]:
             s.needles = [_secret_part(s.text)]
@@ -776,3 +777,77 @@ def run_corpus(run: Any, server: Any, repo: Path, home: Path) -> list[Place]:
         "\n".join(strings(json.loads(p.read_text()))) for p in sorted((home / "handoff" / "packets").glob("*.json"))
     )
     return [Place(name, text, leaked(corpus, text)) for name, text in texts.items()]
+
+
+def redteamed() -> list[Shape]:
+    """A red-team pass: 45 providers' formats the list still lacked, an unknown vendor's prefixed token, a secret split
+    across string literals, and secrets encoded as base64, hex and escapes."""
+    t = alnum
+    up = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    low = "abcdefghijklmnopqrstuvwxyz0123456789"
+    url = _ALNUM + "-_"
+    digits = "0123456789"
+    vendors = [
+        ("heroku api key", "HRKU-AA" + t(58, url)),
+        ("brevo api key", "xkeysib-" + hexs(64) + "-" + t(16)),
+        ("mailchimp api key", hexs(32) + "-us12"),
+        ("square oauth secret", "sq0csp-" + t(43, url)),
+        ("square access token", "EAAA" + t(60, url)),
+        ("facebook access token", "EAACEdEose0cBA" + t(150)),
+        ("dropbox short-lived token", "sl." + t(136, url)),
+        ("asana token", "2/1204" + t(12, digits) + "/1206" + t(12, digits) + ":" + hexs(32)),
+        ("airtable token", "pat" + t(14) + "." + hexs(64)),
+        ("clojars token", "CLOJARS_" + t(60, low)),
+        ("contentful token", "CFPAT-" + t(43, url)),
+        ("dynatrace token", "dt0c01." + t(24, up) + "." + t(64, up)),
+        ("easypost key", "EZAK" + t(54)),
+        ("frame.io token", "fio-u-" + t(64, url)),
+        ("adafruit key", "aio_" + t(28)),
+        ("alibaba access key id", "LTAI" + t(20)),
+        ("prefect key", "pnu_" + t(36)),
+        ("readme key", "rdme_" + t(70, low)),
+        ("shippo token", "shippo_live_" + hexs(40)),
+        ("typeform token", "tfp_" + t(44, url) + "_" + t(14)),
+        ("duffel token", "duffel_live_" + t(43, url)),
+        ("flutterwave secret key", "FLWSECK_TEST-" + hexs(32) + "-X"),
+        ("yandex api key", "AQVN" + t(36, url)),
+        ("mapbox secret token", "sk.eyJ1IjoiYWRhIiwiYSI6I" + t(40) + "." + t(22, url)),
+        ("openshift token", "sha256~" + t(43, url)),
+        ("octopus api key", "API-" + t(26, up)),
+        ("terraform cloud token", t(14) + ".atlasv1." + t(67, url)),
+        ("langsmith key", "lsv2_pt_" + hexs(32) + "_" + hexs(10)),
+        ("pinecone key", "pcsk_" + t(5) + "_" + t(60)),
+        ("buildkite token", "bkua_" + hexs(40)),
+        ("render key", "rnd_" + t(32)),
+        ("neon key", "napi_" + t(64, low)),
+        ("resend key", "re_" + t(8) + "_" + t(24)),
+        ("sourcegraph token", "sgp_" + hexs(16) + "_" + hexs(40)),
+        ("jfrog api key", "AKCp" + t(69)),
+        ("salesforce token", "00D" + t(15) + "!AQ" + t(90, _ALNUM + "._")),
+        ("klaviyo key", "pk_" + hexs(34)),
+        ("huggingface org token", "api_org_" + t(34)),
+        ("scalingo token", "tk-us-" + t(48, url)),
+        ("infracost key", "ico-" + t(32)),
+        ("intra42 secret", "s-s4t2ud-" + hexs(64)),
+        ("harness token", "pat." + t(22) + "." + t(24) + "." + t(20)),
+        ("circleci token", "CCIPAT_" + t(22) + "_" + hexs(40)),
+        ("twitch token", "oauth:" + t(30, low)),
+        ("deno deploy token", "ddp_" + t(36)),
+    ]
+    out = [_tok(name, token, "they sent {} to the channel") for name, token in vendors]
+    ghp = "ghp_" + t(36)
+    unknown = "acme_live_" + t(40)
+    out += [
+        _tok("an unknown vendor's prefixed token", unknown, "curl https://api.acme.example/v1 -d key={}"),
+        _pair("a token split across literals with +", f'token = "{ghp[:20]}" +\n  "{ghp[20:]}"', ghp[20:]),
+        _pair("a key split across adjacent literals", f'client = Client(("{ghp[:18]}"\n  "{ghp[18:]}"))', ghp[18:]),
+    ]
+    b64_line = base64.b64encode(f"GITHUB_TOKEN={ghp}".encode()).decode()
+    hex_token = ghp.encode().hex()
+    escaped = "".join(f"\\u{ord(c):04x}" for c in ghp)
+    out += [
+        _pair("a token line in base64", f"echo {b64_line} | base64 -d", b64_line),
+        _pair("a token in hex", f"payload {hex_token}", hex_token),
+        _pair("a token as unicode escapes", f'"k": "{escaped}"', escaped),
+    ]
+    return out

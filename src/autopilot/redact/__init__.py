@@ -55,12 +55,13 @@ __all__ = [
 ]
 
 
-def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[str]]:
-    """Return ``text`` with credentials replaced by typed placeholders, and the counts by kind."""
+def redact(text: str, counts: Counter[str] | None = None, *, decode: bool = True) -> tuple[str, Counter[str]]:
+    """Return ``text`` with credentials replaced by typed placeholders, and the counts by kind (``decode``: also
+    withhold a base64, hex or escaped run whose decoded text holds one)."""
     counts = Counter() if counts is None else counts
     if not text:
         return text, counts
-    from autopilot.redact.generic import GENERIC, undo_evasions
+    from autopilot.redact.generic import GENERIC, encoded_secrets, split_literals, undo_evasions
     from autopilot.redact.keys import key_bodies
     from autopilot.redact.material import MATERIAL, seed_phrases
     from autopilot.redact.named import NAMED
@@ -70,6 +71,8 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
 
     # A zero-width character inside a token or a percent-encoded token would hide it from every pattern.
     text = undo_evasions(text, counts, TOKENS)
+    if decode:  # a secret cut into joined string literals is judged whole
+        text = split_literals(text, counts, _plain)
     if "diff --git" in text:  # an agent's `git diff` output: a secret-bearing file's diff goes whole
         text = secret_diffs(text, counts)
     lowered = text.lower()
@@ -87,7 +90,13 @@ def redact(text: str, counts: Counter[str] | None = None) -> tuple[str, Counter[
     # The generic rule last: what the named rules withheld is a placeholder by now, not a value to judge.
     for rule in GENERIC:
         text = apply(rule, text, lowered, counts)
-    return seed_phrases(text, counts), counts
+    text = seed_phrases(text, counts)
+    return (text if not decode else encoded_secrets(text, counts, _plain)), counts
+
+
+def _plain(text: str, counts: Counter[str]) -> tuple[str, Counter[str]]:
+    """:func:`redact` of a decoded run (not decoded again)."""
+    return redact(text, counts, decode=False)
 
 
 def opens_private_key(text: str) -> bool:

@@ -15,14 +15,16 @@ token is dropped, and a percent-encoded run that decodes to a known token is wit
 
 from __future__ import annotations
 
+import binascii
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import NUMBERED, Rule, apply, whole_name
+from autopilot.redact.rules import NUMBERED, Rule, apply, mixed_case, whole_name
 
 # Names that hold a credential without saying "secret": salts and peppers, seeds and mnemonics, DSNs and
 # connection strings, personal access tokens, JWTs, one-time-password seeds, licence keys, session ids.
@@ -81,6 +83,28 @@ def _generated(value: str, match: re.Match[str]) -> bool:
     return high_entropy(value.strip("\"'`"))
 
 
+# Prefixes whose generated-looking bodies are no secret: digests and encodings, and the ids of messages, tool calls,
+# requests and objects that transcripts are full of (Anthropic's `toolu_`, `msg_`; OpenAI's `call_`, `resp_`, ...).
+_NOT_SECRET = frozenset(
+    ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake2s", "base64", "h1")
+    + ("toolu", "srvtoolu", "msg", "req", "call", "chatcmpl", "resp", "rs", "fc", "ws", "file", "asst", "thread")
+    + ("run", "step", "batch", "ft", "org", "proj", "user", "sess", "session", "cus", "pi", "ch", "evt", "in", "sub")
+    + ("price", "prod", "acct", "card", "cs", "id", "uuid", "txn", "tx", "trace", "span", "item")
+)
+_PREFIX = lazy(r"(?<![\w.\-~+])([A-Za-z][A-Za-z0-9]{1,11}(?:[_\-][A-Za-z0-9]{1,11}){0,2})\Z")
+
+
+def _prefixed_token(value: str, match: re.Match[str]) -> bool:
+    """Whether a value after a separator is a generated token behind a vendor's prefix: the prefix a short word (not a
+    digest's or an id's), the value both cases and a digit at 3.5 bits a character or more."""
+    sep = match.start()
+    prefix = _PREFIX.search(match.string, max(0, sep - 40), sep)
+    if prefix is None or prefix.group(1).lower() in _NOT_SECRET or not mixed_case(value):
+        return False
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values()) >= 3.5
+
+
 # The name before a separator: a whole name (quoted, JSON-escaped, or a flag's `--build-arg NAME`).
 _NAME_BEFORE = lazy(r"(?<![\w.\-])\\{0,3}[\"']?([\w.\-]{1,80})\\{0,3}[\"']?[\])]?[ \t]*$")
 
@@ -104,6 +128,14 @@ GENERIC: list[Rule] = [
         1,
         _named_like,
         hints=("=", ":"),
+    ),
+    # A token of a format nobody listed: a short vendor prefix and a separator (`co_`, `acme-live-`), then a long
+    # generated body (both cases and digits, high entropy). Found from the separator (cheap), the prefix read back.
+    Rule(
+        "prefixed_token",
+        lazy(r"[_\-](?<=[A-Za-z0-9][_\-])([A-Za-z0-9]{32,200})(?![\w\-+/=~])"),
+        1,
+        _prefixed_token,
     ),
     # The user part of a URL with no password: `https://<token>@github.com/…` (a name like `git@` stays).
     Rule(
@@ -224,3 +256,97 @@ def _decoded(run: str, counts: Counter[str], tokens: list[Rule]) -> str:
         return run
     counts.update(found)
     return out if "%" not in out else PLACEHOLDER.format(kind=next(iter(found)))
+
+
+# -- secrets split across string literals, and secrets encoded ------------------------------------------------------
+
+# Two or more string literals joined into one: by `+`, `.`, `..` or `||`, or adjacent (Python's and C's `"a" "b"`),
+# on one line or across a line break (a line number or grep's prefix after it: a Read, `cat -n`, `grep -n`). A secret
+# cut in pieces this way matches no pattern piece by piece.
+_JOIN = r"[ \t]*(?:\+|\.\.?|\|\|)?[ \t]*(?:(?:\\{1,3}n|\\?\r?\n)" + NUMBERED + r"[ \t]*(?:\+|\.\.?|\|\|)?[ \t]*)?"
+_QUOTE = r"(\\{0,3}[\"'])"  # JSON-escaped too: a transcript holds the source as a JSON string
+_LITERALS = lazy(_QUOTE + r"[^\"'\\\n]{1,512}\1(?:" + _JOIN + r"\1[^\"'\\\n]{1,512}\1){1,16}")
+_PIECE = lazy(_QUOTE + r"([^\"'\\\n]{1,512})\1")
+
+
+def split_literals(
+    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
+) -> str:
+    """``text`` with every chain of joined literals whose joined text holds a secret withheld piece by piece (only a
+    chain where a run of 16 or more characters without a space crosses a join is judged: one secret, not a sentence)."""
+    if "'" not in text and '"' not in text:
+        return text
+
+    def judge(match: re.Match[str]) -> str:
+        chain = match.group(0)
+        pieces = [p.group(2) for p in _PIECE.finditer(chain)]
+        if len(pieces) < 2 or not any(_crosses(a, b) for a, b in zip(pieces, pieces[1:], strict=False)):
+            return chain
+        found: Counter[str] = Counter()
+        redact("".join(pieces), found)
+        if not found:
+            return chain
+        kind = next(iter(found))
+        counts[kind] += 1
+        return _PIECE.sub(lambda p: p.group(1) + PLACEHOLDER.format(kind=kind) + p.group(1), chain)
+
+    return _LITERALS.sub(judge, text)
+
+
+def _crosses(left: str, right: str) -> bool:
+    """Whether a run of 16 or more characters without white space spans the join of ``left`` and ``right``."""
+    if left[-1:].isspace() or right[:1].isspace() or not left.strip() or not right.strip():
+        return False
+    return len(left.split()[-1]) + len(right.split()[0]) >= 16
+
+
+# Runs that may be a secret encoded: base64 (standard or URL-safe) or hex of 24 characters or more, and `\u00XX` or
+# `\xXX` escapes. Each is decoded; when that reads as text (printable ASCII) and the text holds something the
+# redactor withholds, the whole run is withheld.
+_ENCODED = lazy(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+_ESCAPED = lazy(r"(?:\\(?:u00|x)[0-9a-fA-F]{2}){8,}")
+_PRINTABLE = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
+
+
+def encoded_secrets(
+    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
+) -> str:
+    """``text`` with every encoded run whose decoded text holds a secret withheld whole (``redact`` judges it)."""
+
+    def judge(match: re.Match[str]) -> str:
+        run = match.group(0)
+        plain = _decode(run)
+        if plain is None:
+            return run
+        found: Counter[str] = Counter()
+        redact(plain, found)
+        if not found:
+            return run
+        kind = "encoded_" + next(iter(found))
+        counts[kind] += 1
+        return PLACEHOLDER.format(kind=kind)
+
+    if "\\u00" in text or "\\x" in text:
+        text = _ESCAPED.sub(judge, text)
+    return _ENCODED.sub(judge, text)
+
+
+def _decode(run: str) -> str | None:
+    """The text an encoded run stands for, or None when it is no encoding of printable text."""
+    raw: bytes | None = None
+    if run.startswith("\\"):
+        raw = bytes(
+            int(run[i + (4 if run[i + 1] == "u" else 2) : i + (6 if run[i + 1] == "u" else 4)], 16)
+            for i in range(0, len(run), 6 if run[1] == "u" else 4)
+        )
+    elif len(run) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in run):
+        raw = bytes.fromhex(run)
+    else:
+        body = run.rstrip("=")
+        try:
+            raw = binascii.a2b_base64((body.replace("-", "+").replace("_", "/")) + "=" * (-len(body) % 4))
+        except (binascii.Error, ValueError):
+            return None
+    if len(raw) < 12 or any(b not in _PRINTABLE for b in raw):
+        return None
+    return raw.decode("ascii")

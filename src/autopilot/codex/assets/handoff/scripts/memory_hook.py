@@ -502,6 +502,8 @@ def needs_redaction(text: str) -> bool:
             lowered = lowered.replace(word, " ")
     if any(word in lowered for word in _SCREEN_WORDS) or any(c in text for c in _ZERO_WIDTH):
         return True
+    if text.count("\\u00") + text.count("\\x") >= 8:  # escaped characters: a secret written as escapes
+        return True
     run = 0
     upper = lower = digit = False
     for c in text:  # a run of 12+ token characters with a digit or both cases: a generated value
