@@ -16,7 +16,9 @@ The rules come before the active memory's facts in the same ``additionalContext`
 output cap: the rules take at most :data:`RULES_CHARS`, withdrawals first, and what does not fit comes
 next time. The rule text is quoted (JSON string syntax) under a header that says who approved it.
 
-At a session's start (``startup`` or ``resume``) the person also hears, in one ``systemMessage`` line,
+When a running session is given rules between its turns (the first prompt after a change), the person sees one
+``systemMessage`` line naming them and any withdrawn, whatever made the change: nothing reaches a running
+session unseen. At a session's start (``startup`` or ``resume``) the person also hears, in one ``systemMessage`` line,
 when the approved set changed since their last session (``durable/seen.json``), and when the log or its
 view was tampered with or the administrator's rules were refused: a same-user process that rewrites
 the files under the home directory cannot be stopped by anything local, but it is noticed, unless it
@@ -173,6 +175,7 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     withdrawn = [rid for rid in (ever if reset else known) if rid not in force]
     fresh = [i for i in items if (known.get(i["id"]) or [""])[0] != i["fp"]]
     notices = _notices(view, tier, items) if source in ("startup", "resume", None) and event == "SessionStart" else []
+    mid_session = event != "SessionStart"  # a change delivered between turns: the person hears of it now
     if not fresh and not withdrawn:
         atomic_write(store.dir / observe.RULES_MARK, stamp + "\n", durable=False)
         return "", notices
@@ -219,6 +222,8 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     if left:
         lines.append(f"({left} more rule change(s) next turn: codex-bridge durable list --status approved)")
     block = "\n".join(lines)
+    if mid_session:
+        notices.append(_changed_now(shown, withdrawn[: len(gone_lines)]))
     _record(store, event, source, [i["id"] for i in shown], withdrawn[: len(gone_lines)], known, ever, left, block)
     atomic_write(store.dir / observe.RULES_MARK, (UNDELIVERED if left else stamp) + "\n", durable=False)
     return block, notices
@@ -332,6 +337,24 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     if len(line) > NOTICE_CHARS:
         line = line[: NOTICE_CHARS - 30] + "… (codex-bridge durable list)"
     return [one_line(line)]
+
+
+def _changed_now(shown: list[InForce], withdrawn: list[str]) -> str:
+    """The person's line when a session is given rules between its turns: what it follows now, and what no longer.
+
+    Whatever made the change (the person's approval, a teammate's signed push, or a line a same-user process wrote
+    into the log), nothing reaches a running session without the person seeing this line in it.
+    """
+    parts = [f"{i['id']} ({i['tier']}, approved by {_q(i['by'], 40)} at {i['at'][:16]})" for i in shown[:4]]
+    if len(shown) > 4:
+        parts.append(f"and {len(shown) - 4} more")
+    line = "codex-autopilot: "
+    if parts:
+        line += "this session now follows " + "; ".join(parts)
+    if withdrawn:
+        line += ("; " if parts else "") + "no longer follows " + ", ".join(withdrawn[:6])
+    line += " (codex-bridge durable list)"
+    return one_line(line if len(line) <= NOTICE_CHARS else line[: NOTICE_CHARS - 30] + "… (codex-bridge durable list)")
 
 
 def _passphrase() -> tuple[str | None, str | None]:
