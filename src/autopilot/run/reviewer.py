@@ -86,18 +86,17 @@ def evidence(source: str, body: str) -> str:
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
-def _problem(text: str, output_schema: dict[str, Any], check: Check | None) -> tuple[dict[str, Any] | None, str | None]:
-    import jsonschema
+def _problem(text: str, schema_path: str, check: Check | None) -> tuple[dict[str, Any] | None, str | None]:
+    from autopilot.run import schema_subset
 
     fenced = _FENCE.match(text)
     try:
         data = json.loads(fenced.group(1) if fenced else text)
     except ValueError as exc:
         return None, f"the answer is not JSON ({exc})"
-    errors = sorted(jsonschema.Draft202012Validator(output_schema).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].path) or "(top level)"
-        return None, f"{where}: {errors[0].message}"
+    error = schema_subset.load(schema_path).first_error(data)  # jsonschema only for an invalid answer
+    if error:
+        return None, error
     problem = check(data) if check else None
     return (None, problem) if problem else (data, None)
 
@@ -162,7 +161,7 @@ def ask(
             unknown = reply.model or model or "(codex default)"
         total, usd = total + reply.usage, add_usd(usd, cost)
         conversation_id = reply.conversation_id or conversation_id
-        data, problem = _problem(reply.text, output_schema, check)
+        data, problem = _problem(reply.text, schema_path, check)
         _event(
             store,
             call,

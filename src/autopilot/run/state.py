@@ -52,18 +52,17 @@ def new_state(workspace: str | None) -> State:
 
 
 def problem(state: Mapping[str, object]) -> str | None:
-    """What breaks state_schema.json in ``state`` (the first error, with its path), or None."""
-    import jsonschema  # heavy: only on writes, migrations and files this bridge did not write
+    """What breaks state_schema.json in ``state`` (the first error, with its path), or None.
+
+    A valid state is checked without importing jsonschema (:mod:`.schema_subset`); an invalid one gets
+    jsonschema's own words.
+    """
+    from autopilot.run import schema_subset
 
     odd = _non_finite(state)
     if odd is not None:
         return f"{odd or '(top level)'}: NaN and infinities are not numbers a run can use"
-    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
-    errors = sorted(validator.iter_errors(state), key=lambda e: list(e.path))
-    if not errors:
-        return None
-    where = "/".join(str(p) for p in errors[0].path) or "(top level)"
-    return f"{where}: {errors[0].message}"
+    return schema_subset.load(str(SCHEMA_PATH)).first_error(state)
 
 
 def _non_finite(value: Any, where: str = "") -> str | None:

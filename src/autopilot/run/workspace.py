@@ -215,8 +215,10 @@ class Workspace:
     def snapshot_while_loading(self, base: str | None) -> git.Snapshot:
         """The snapshot, taken while the libraries a Codex call needs are imported.
 
-        git runs in subprocesses that release the GIL, so the ~15 ms of git and the ~60 ms of
-        imports overlap instead of adding up (measured in bench/bench_bridge.py).
+        git runs in subprocesses that release the GIL, so the ~15 ms of git and the ~20 ms of imports
+        (filelock for the run's lock, yaml for the prices) overlap instead of adding up (measured in
+        bench/bench_bridge.py). jsonschema is not among them: a valid answer or state is checked without it
+        (:mod:`.schema_subset`).
         """
         import threading
 
@@ -231,7 +233,6 @@ class Workspace:
         worker = threading.Thread(target=take, name="git-snapshot")
         worker.start()
         import filelock  # noqa: F401
-        import jsonschema  # noqa: F401
         import yaml  # noqa: F401
 
         worker.join()
