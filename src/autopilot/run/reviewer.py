@@ -5,41 +5,58 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from autopilot.backends import Backend, Usage
+from autopilot.backends import Usage
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError, Unwritable
 from autopilot.output import say
 from autopilot.run.budget import add_usd, charge_budget, price_table
 from autopilot.run.state import Store
 from autopilot.transcripts.evidence import neutralise_tags
 
+TYPE_CHECKING = False  # typing and dataclasses (~15 ms) stay off the path every review takes before asking Codex
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from autopilot.backends import Backend
+
+    Check = Callable[[Any], "str | None"]  # a phase's own check of a valid answer (its Plan, Review or Verdict)
+
 SCHEMA_DIR = Path(__file__).with_name("schemas")
 PROMPT_DIR = Path(__file__).with_name("prompts")
-Check = Callable[[Any], "str | None"]  # a phase's own check of a valid answer (its Plan, Review or Verdict)
 
 
-@dataclass
 class Answer:
     """A valid answer and everything it cost."""
 
-    data: Any  # the phase's JSON, valid against its schema: a Plan, Review or Verdict (run/shapes.py)
-    usage: Usage
-    usd: float
-    calls: int
-    model: str | None
-    conversation_id: str | None
-    unknown_model: str | None
-    backend: str  # the backend that answered
-    # The conversation after the exchange: its size as the provider counted it (None: not reported), and the
-    # tokens of what the exchange itself sent and got back (~4 characters a token), for loop.track_conversation.
-    context_tokens: int | None = None
-    exchanged_tokens: int = 0
-    fresh: bool = False  # the exchange started a new conversation (Workspace.consult says)
-    restarted: bool = False  # ... because the run's conversation had reached its bound
+    def __init__(
+        self,
+        data: Any,
+        usage: Usage,
+        usd: float,
+        calls: int,
+        model: str | None,
+        conversation_id: str | None,
+        unknown_model: str | None,
+        backend: str,
+        context_tokens: int | None = None,
+        exchanged_tokens: int = 0,
+        fresh: bool = False,
+        restarted: bool = False,
+    ) -> None:
+        self.data = data  # the phase's JSON, valid against its schema: a Plan, Review or Verdict (run/shapes.py)
+        self.usage, self.usd, self.calls = usage, usd, calls
+        self.model, self.conversation_id, self.unknown_model = model, conversation_id, unknown_model
+        self.backend = backend  # the backend that answered
+        # The conversation after the exchange: its size as the provider counted it (None: not reported), and the
+        # tokens of what the exchange itself sent and got back (~4 characters a token), for loop.track_conversation.
+        self.context_tokens, self.exchanged_tokens = context_tokens, exchanged_tokens
+        self.fresh = fresh  # the exchange started a new conversation (Workspace.consult says)
+        self.restarted = restarted  # ... because the run's conversation had reached its bound
+
+    def __repr__(self) -> str:
+        return f"Answer(backend={self.backend!r}, model={self.model!r}, usd={self.usd!r}, calls={self.calls!r})"
 
 
 CHARS_PER_TOKEN = 4  # about what a provider's tokenizer makes of English and code
