@@ -91,3 +91,44 @@ def test_every_quick_command_is_a_real_handoff_action(words):
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as done:
         cli._parser("handoff").parse_args(["handoff", *words, "--help"])
     assert done.value.code == 0 and out.getvalue().startswith(f"usage: codex-bridge handoff {' '.join(words)} ")
+
+
+REVIEW_CASES = [
+    ([], True),
+    (["--backend", "openai"], True),
+    (["--backend=codex-cli", "--model", "gpt-6.2-sol", "--effort", "high"], True),
+    (["--model=m", "--model", "n"], True),
+    (["--backend", "gpt"], False),
+    (["--effort", "max"], False),
+    (["--model"], False),
+    (["--model", "-m"], False),
+    (["--back", "openai"], False),
+    (["--help"], False),
+    (["-h"], False),
+    (["extra"], False),
+    (["--", "x"], False),
+]
+
+
+@pytest.mark.parametrize(("argv", "quick"), REVIEW_CASES)
+def test_the_review_command_line_reads_as_argparse_does(argv, quick):
+    """`codex-bridge review`'s usual command lines read as argparse reads them; anything else goes to argparse."""
+    from autopilot.commands import review
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            args = cli._parser("review").parse_args(["review", *argv])
+        expected = {k: getattr(args, k) for k in ("backend", "model", "effort")}
+    except SystemExit:
+        expected = None
+    assert review.quick_args(argv) == (expected if quick else None)
+    assert not quick or expected is not None
+
+
+@pytest.mark.parametrize("name", list(cli.QUICK_COMMANDS))
+def test_every_quick_top_level_command_is_a_real_command(name):
+    """Each top-level command cli.py reads itself is a command argparse knows, with its own reader and runner."""
+    import importlib
+
+    command = importlib.import_module(f"autopilot.commands.{cli.QUICK_COMMANDS[name]}")
+    assert callable(command.quick_args) and callable(command.run_quick) and name in cli.COMMANDS

@@ -12,11 +12,15 @@ if TYPE_CHECKING:
     import argparse
 
 
+BACKENDS = ("codex-cli", "openai")
+EFFORTS = ("low", "medium", "high", "xhigh")
+
+
 def backend_flags(p: argparse.ArgumentParser) -> None:
     """--backend, --model and --effort, for every command that asks Codex."""
     p.add_argument(
         "--backend",
-        choices=["codex-cli", "openai"],
+        choices=list(BACKENDS),
         help="Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)",
     )
     p.add_argument(
@@ -26,7 +30,7 @@ def backend_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--effort",
-        choices=["low", "medium", "high", "xhigh"],
+        choices=list(EFFORTS),
         help="reasoning effort to ask for (default: AUTOPILOT_EFFORT, the config's phases.<phase>.effort, its "
         "effort, the run's, the model's own); a plan's becomes the run's",
     )

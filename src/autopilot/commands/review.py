@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from autopilot.commands import backend_flags
+from autopilot.commands import BACKENDS, EFFORTS, backend_flags
+from autopilot.commands.quick import Spec, read
 from autopilot.output import emit
 
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
+
+# The review command line without argparse (cli.py's fast path, ~10 ms of a review's own time): the options
+# backend_flags declares, read as argparse reads them (commands/quick.py; tests/unit/test_quick_args.py compares).
+QUICK = Spec(
+    values={"--backend": "backend", "--model": "model", "--effort": "effort"},
+    choices={"backend": BACKENDS, "effort": EFFORTS},
+)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,4 +35,17 @@ def run(args: argparse.Namespace) -> int:
     from autopilot.run.review import review
 
     emit(review(backend=args.backend, model=args.model, effort=args.effort, cwd=args.cwd))
+    return 0
+
+
+def quick_args(argv: list[str]) -> dict[str, Any] | None:
+    """The options of ``review ARGV`` as argparse would parse them, or None when only argparse may say."""
+    return read(QUICK, argv)
+
+
+def run_quick(options: dict[str, Any], cwd: str | None) -> int:
+    """Run a review whose command line :func:`quick_args` read (``cwd``: from ``-C``, absolute)."""
+    from autopilot.run.review import review
+
+    emit(review(backend=options["backend"], model=options["model"], effort=options["effort"], cwd=cwd))
     return 0
