@@ -8,8 +8,11 @@ busy CPU does not inflate) with their ratios to bare ``python -I -c pass`` and n
 
 Paths: the no-run hooks through the plugin's shim (UserPromptSubmit, Stop, and PostToolUse for an Edit of a 30 KB
 module, which records the names the edit changed), the Codex memory hook script on an ``apply_patch`` of it,
-``codex-bridge state`` with no run, and with a planned run (openai backend against the instant scripted Responses
-server) UserPromptSubmit and a Stop whose verdict is ``continue`` (an edit before each, so there is work to judge).
+``codex-bridge state`` with no run, a cached page of ``handoff intake`` and ``handoff from-codex intake`` (a real 58 kB
+session, a real rollout), and with a planned run (openai backend against the instant scripted Responses server)
+UserPromptSubmit, a Stop whose verdict is ``continue`` and ``codex-bridge review`` (an edit before each, so there is
+work to judge). For the review it also prints bench_bridge.py's own figure, the review overhead: the whole process
+less the call as events.jsonl logs it. ``--only TEXT`` keeps the paths whose name holds TEXT.
 
 Each side runs this interpreter through a throwaway venv whose only site entries are its checkout's ``src`` and
 this interpreter's packages: the same dependencies and the same start-up (no ``.pth`` hooks), only the code differs.
@@ -42,6 +45,10 @@ from autopilot.scripted.responses_server import ResponsesServer, reply_json  # n
 SESSION = "bench-0000-4000-8000-000000000000"
 PLAN = {"summary": "b", "tasks": [{"id": "T1", "title": "B", "description": "d", "acceptance": ["a"]}]}
 CONTINUE = {"decision": "continue", "reason": "again", "next_task_id": "T1", "progressed": True, "criteria": []}
+REVIEW = {"decision": "approve", "summary": "ok", "issues": []}
+FIXTURES = REPO / "tests" / "fixtures"
+CLAUDE_SESSION = FIXTURES / "claude" / "tools" / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"  # what the intake
+CODEX_ROLLOUT = FIXTURES / "codex" / "exec_tools.jsonl"  # benches time as "a cached intake of a small session"
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -100,6 +107,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, type=Path, help="the other checkout (a git work tree)")
     parser.add_argument("--runs", type=int, default=31, help="rounds (default 31)")
+    parser.add_argument("--only", default="", help="time only the paths whose name holds this text")
     args = parser.parse_args()
     base = args.base.resolve()
     if not (base / "src" / "autopilot").is_dir():
@@ -107,7 +115,7 @@ def main() -> int:
 
     def respond(body: dict[str, Any]) -> Any:  # the scripted server's reply
         name = (((body.get("text") or {}).get("format")) or {}).get("name", "")
-        return reply_json(PLAN if name.endswith("plan") else CONTINUE)
+        return reply_json(PLAN if name.endswith("plan") else REVIEW if name.endswith("review") else CONTINUE)
 
     with tempfile.TemporaryDirectory(prefix="bench-compare-") as tmp, ResponsesServer(responder=respond) as server:
         root = Path(tmp)
@@ -116,6 +124,7 @@ def main() -> int:
         idle = git_repo(root / "idle")
         (root / "empty-home").mkdir()
         cases: dict[str, tuple[list[str], str, dict[str, str], Path, Callable[[], None] | None]] = {}
+        events: dict[str, Path] = {}  # a review's events.jsonl: its last line times the call
         for side, checkout in (("base", base), ("new", REPO)):
             py = python_for(checkout, root / f"venv-{side}")  # both alike: only the checkout differs
             subprocess.run([py, "-m", "compileall", "-q", str(checkout / "src" / "autopilot")], check=True)
@@ -167,6 +176,21 @@ def main() -> int:
                 idle,
                 None,
             )
+            intake_env = {**env, "AUTOPILOT_HOME": str(root / f"intake-home-{side}")}  # its own cached indexes
+            cases[f"{side}|no run: `handoff intake`, cached page of a 58 kB session"] = (
+                [py, "-m", "autopilot", "handoff", "intake", str(CLAUDE_SESSION)],
+                "",
+                intake_env,
+                idle,
+                None,
+            )
+            cases[f"{side}|no run: `handoff from-codex intake`, cached page of a rollout"] = (
+                [py, "-m", "autopilot", "handoff", "from-codex", "intake", str(CODEX_ROLLOUT)],
+                "",
+                intake_env,
+                idle,
+                None,
+            )
             repo = git_repo(root / f"run-{side}")
             run_env = {
                 **env,
@@ -194,7 +218,14 @@ def main() -> int:
                 repo,
                 editor(repo),
             )
+            review = f"{side}|run: `codex-bridge review`"
+            cases[review] = ([py, "-m", "autopilot", "-C", str(repo), "review"], "", run_env, repo, editor(repo))
+            events[review] = next((root / f"home-{side}" / "runs").iterdir()) / "events.jsonl"
+        cases = {key: case for key, case in cases.items() if args.only in key}
+        for argv, stdin, env, cwd, _before in cases.values():  # a first run builds what later ones reuse (indexes)
+            subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
         wall: dict[str, list[float]] = {key: [] for key in [*cases, "bare"]}
+        overhead: dict[str, list[float]] = {key: [] for key in events if key in cases}
         cpu: dict[str, list[float]] = {key: [] for key in [*cases, "bare"]}
         order = list(cases)
         for _ in range(args.runs):
@@ -207,6 +238,9 @@ def main() -> int:
                     if before:
                         before()
                     w, c = timed(argv, stdin, env, cwd)
+                    if key in overhead:  # bench_bridge.py's figure: the process less the call as events.jsonl logs it
+                        last = json.loads(events[key].read_text(encoding="utf-8").splitlines()[-1])
+                        overhead[key].append(w * 1000 - last["latency_ms"])
                 wall[key].append(w)
                 cpu[key].append(c)
     print(
@@ -225,6 +259,14 @@ def main() -> int:
             old, new = (statistics.median(samples[f"{s}|{label}"]) * 1000 for s in ("base", "new"))
             print(f"| {label} | {old:.1f} | {old / bare:.2f}× | {new:.1f} | {new / bare:.2f}× | {new / old:.3f} |")
         print()
+    for key, samples_ms in overhead.items():
+        side, label = key.split("|", 1)
+        if side == "base":
+            old, new = statistics.median(samples_ms), statistics.median(overhead[f"new|{label}"])
+            print(
+                f"review overhead excluding the backend call (bench_bridge.py's figure, wall, median): base {old:.1f} "
+                f"ms, new {new:.1f} ms (goal <= 150 ms)"
+            )
     return 0
 
 
