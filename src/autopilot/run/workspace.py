@@ -215,10 +215,10 @@ class Workspace:
     def snapshot_while_loading(self, base: str | None) -> git.Snapshot:
         """The snapshot, taken while the libraries a Codex call needs are imported.
 
-        git runs in subprocesses that release the GIL, so the ~15 ms of git and the ~20 ms of imports
-        (filelock for the run's lock, yaml for the prices) overlap instead of adding up (measured in
-        bench/bench_bridge.py). jsonschema is not among them: a valid answer or state is checked without it
-        (:mod:`.schema_subset`).
+        git runs in subprocesses that release the GIL, so the ~30 ms of git and filelock's import (the run's
+        lock) overlap instead of adding up (measured in bench/bench_bridge.py). Neither jsonschema nor yaml is
+        needed: a valid answer or state is checked without jsonschema (:mod:`.schema_subset`), and the price
+        table is read from its cache (``budget._load_yaml``); a config file, if any, was read before.
         """
         import threading
 
@@ -230,12 +230,20 @@ class Workspace:
             except BaseException as exc:  # re-raised in the caller's thread
                 result["error"] = exc
 
+        import sys
+
+        # The git thread needs the GIL for a moment between its ~10 git processes; with the default 5 ms switch
+        # interval each of those moments waited out the importing thread's turn (the snapshot took 80 ms, not 30).
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.0002)
         worker = threading.Thread(target=take, name="git-snapshot")
         worker.start()
-        import filelock  # noqa: F401
-        import yaml  # noqa: F401
+        try:
+            import filelock  # noqa: F401
 
-        worker.join()
+            worker.join()
+        finally:
+            sys.setswitchinterval(interval)
         if "error" in result:
             raise result["error"]  # type: ignore[misc]
         return result["snap"]  # type: ignore[return-value]
