@@ -6,7 +6,7 @@ import pytest
 
 from autopilot.backends import Usage
 from autopilot.errors import BridgeError
-from autopilot.run.budget import charge_budget, price_table
+from autopilot.run.budget import SHIPPED_PRICES, charge_budget, price_table
 
 
 def test_charge_uses_fresh_cached_write_and_output_prices():
@@ -51,3 +51,27 @@ def test_prices_that_are_not_finite_non_negative_numbers_are_refused(isolated_ho
     (isolated_homes / "autopilot" / "prices.yaml").write_text(f"gpt-x: {{input: {value}, output: 1}}\n")
     with pytest.raises(BridgeError, match="finite, non-negative"):
         price_table()
+
+
+def test_the_price_table_is_read_from_its_cache_without_yaml(isolated_homes):
+    """Once read, a price table comes from its cache: the same table, and no yaml import (10-15 ms a call)."""
+    import subprocess
+    import sys
+
+    code = "import sys; from autopilot.run.budget import price_table as t; print(len(t()), 'yaml' in sys.modules)"
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert first.split()[1] == "True" and again == first.replace("True", "False")
+    assert price_table() == __import__("yaml").safe_load(SHIPPED_PRICES.read_text())
+
+
+def test_an_edited_price_file_is_read_again(isolated_homes):
+    """The cache is keyed by the file's bytes: an edit is seen at once, and a damaged cache entry is read anew."""
+    user = isolated_homes / "autopilot" / "prices.yaml"
+    user.write_text("gpt-x: {input: 1, output: 2}\n")
+    assert price_table()["gpt-x"] == {"input": 1, "output": 2}
+    user.write_text("gpt-x: {input: 3, output: 4}\n")
+    assert price_table()["gpt-x"] == {"input": 3, "output": 4}
+    for entry in (isolated_homes / "autopilot" / "cache" / "prices").iterdir():
+        entry.write_text('{"gpt-x": {"input": -1}}')  # damaged or tampered: not a table, so the file is read again
+    assert price_table()["gpt-x"] == {"input": 3, "output": 4}

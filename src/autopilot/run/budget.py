@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
 from autopilot import config, paths
 from autopilot.backends import Usage
+from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
+from autopilot.fastjson import dumps, parse_json
+from autopilot.fsutil import atomic_write
 
 TYPE_CHECKING = False  # typing (~3 ms) stays off the path every review takes before asking Codex
 if TYPE_CHECKING:
@@ -18,27 +22,66 @@ PRICE_KEYS = ("input", "cached_input", "cache_write", "output")
 
 
 def _load_yaml(path: Path) -> dict[str, Any]:
-    import yaml  # heavy: only when a call is charged
+    """The price table in ``path``, checked; read through a cache of the checked table keyed by the file's bytes.
 
+    yaml costs 10-15 ms to import, paid before every Codex call for a table that changes with an upgrade or an
+    edit of the user's file: the table read from given bytes is kept as JSON under
+    ``$AUTOPILOT_HOME/cache/prices/<sha256 of the bytes>.json``, checked again when it is used, and read with
+    yaml whenever it is missing, damaged or not a table.
+    """
     try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same result, faster
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}  # noqa: S506 - a safe loader
-    except (OSError, yaml.YAMLError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         raise BridgeError(
             f"cannot read the price table {path}: {exc}",
             hint="fix the YAML or remove the file to use the shipped prices",
         ) from None
-    if not isinstance(data, dict):
+    cached = paths.autopilot_home() / "cache" / "prices" / f"{sha256_hex(raw)}.json"
+    try:
+        data = parse_json(cached.read_text(encoding="utf-8"))
+        if _table_problem(data) is None:
+            return data  # type: ignore[return-value]  # a table _table_problem accepts
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    data = _parse_yaml(path, raw)
+    if all(isinstance(model, str) and all(isinstance(k, str) for k in row) for model, row in data.items()):
+        with contextlib.suppress(OSError):  # only what JSON keeps unchanged; a cache not written is read again later
+            atomic_write(cached, dumps(data), durable=False)
+    return data
+
+
+def _parse_yaml(path: Path, raw: bytes) -> dict[str, Any]:
+    import yaml  # heavy: only when the table's bytes are new (see _load_yaml)
+
+    try:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same result, faster
+        data = yaml.load(raw.decode("utf-8"), Loader=loader) or {}  # noqa: S506 - a safe loader
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise BridgeError(
+            f"cannot read the price table {path}: {exc}",
+            hint="fix the YAML or remove the file to use the shipped prices",
+        ) from None
+    problem = _table_problem(data)
+    if problem == "not a table":
         raise BridgeError(
             f"the price table {path} must map model names to prices", hint="see the shipped prices.yaml for the format"
         )
+    if problem is not None:
+        raise BridgeError(
+            f"price table {path}: entry {problem} needs finite, non-negative numbers for {', '.join(PRICE_KEYS)}",
+            hint="prices are USD per million tokens",
+        )
+    return data
+
+
+def _table_problem(data: object) -> str | None:
+    """None for a price table (models mapped to rows of prices); else what is wrong: 'not a table' or an entry."""
+    if not isinstance(data, dict):
+        return "not a table"
     for model, row in data.items():
         if not isinstance(row, dict) or any(not _price(row.get(k, 0)) for k in PRICE_KEYS):
-            raise BridgeError(
-                f"price table {path}: entry {model!r} needs finite, non-negative numbers for {', '.join(PRICE_KEYS)}",
-                hint="prices are USD per million tokens",
-            )
-    return data
+            return repr(model)
+    return None
 
 
 def _price(value: Any) -> bool:
