@@ -218,9 +218,19 @@ def main() -> int:
                 repo,
                 editor(repo),
             )
-            review = f"{side}|run: `codex-bridge review`"
-            cases[review] = ([py, "-m", "autopilot", "-C", str(repo), "review"], "", run_env, repo, editor(repo))
-            events[review] = next((root / f"home-{side}" / "runs").iterdir()) / "events.jsonl"
+            # The review in bench_bridge.py's project (200 tracked files), with a run of its own.
+            project = git_repo(root / f"review-{side}")
+            for n in range(200):
+                (project / f"mod_{n}.py").write_text(f"def f{n}():\n    return {n}\n" * 20)
+            for git in (["add", "."], ["commit", "-qm", "mods"]):
+                subprocess.run(["git", "-C", str(project), *git], check=True, env={**os.environ, **GIT_ENV})
+            review_env = {**run_env, "AUTOPILOT_HOME": str(root / f"review-home-{side}")}
+            plan[plan.index(str(repo))] = str(project)
+            subprocess.run(plan, env=review_env, check=True, capture_output=True)
+            review = f"{side}|run: `codex-bridge review` (200 tracked files)"
+            argv = [py, "-m", "autopilot", "-C", str(project), "review"]
+            cases[review] = (argv, "", review_env, project, editor(project))
+            events[review] = next((root / f"review-home-{side}" / "runs").iterdir()) / "events.jsonl"
         cases = {key: case for key, case in cases.items() if args.only in key}
         for argv, stdin, env, cwd, _before in cases.values():  # a first run builds what later ones reuse (indexes)
             subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
