@@ -20,6 +20,7 @@ import pytest
 
 from autopilot.durable import secret
 from autopilot.durable.store import Log
+from autopilot.memory.origin import AGENT_ENV
 from autopilot.scripted.responses_server import reply_text
 from tests.support.agents import agent_bin, codex_exec
 from tests.support.claude_driver import ClaudeDriver
@@ -60,7 +61,7 @@ os.waitpid(pid, 0)
 
 # The agent starts its own dashboard (markers unset), trades the printed code for a session, and posts approvals.
 OWN_DASHBOARD = """
-env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT {bridge} dashboard --no-open > dash.out 2>&1 < /dev/null &
+{unset} {bridge} dashboard --no-open > dash.out 2>&1 < /dev/null &
 pid=$!
 for i in $(seq 50); do head -1 dash.out | grep -q '#code=' && break; sleep 0.2; done
 url=$(head -1 dash.out); base=${{url%%/#*}}; code=${{url#*#code=}}
@@ -77,9 +78,9 @@ kill $pid
 def attacks(rid: str, work: Path) -> list[str]:
     """The commands an agent's Bash tool runs to try to approve ``rid`` (and to take over the passphrase)."""
     (work / "drive.py").write_text(PTY_DRIVER)
-    (work / "own_dashboard.sh").write_text(OWN_DASHBOARD.format(bridge=BRIDGE, rid=rid))
+    unset = "env " + " ".join(f"-u {name}" for name in AGENT_ENV)  # every marker the refusals look for
+    (work / "own_dashboard.sh").write_text(OWN_DASHBOARD.format(bridge=BRIDGE, rid=rid, unset=unset))
     approve = f"{BRIDGE} memory approve {rid}"
-    unset = "env -u CLAUDECODE -u CLAUDE_CODE_ENTRYPOINT"
     return [
         f"printf 'Mallory\\nhunter2 hunter2\\n' | {approve}",
         f"printf 'Mallory\\nhunter2 hunter2\\n' | {unset} {approve}",
@@ -136,7 +137,9 @@ def test_approval_attempts_from_claudes_bash_tool_approve_nothing(claude, git_re
     assert "your approval passphrase" in results[2] and "nothing was decided" in results[2]
     assert "not the approval passphrase" in results[3]
     assert "current approval passphrase" in results[4]
-    assert results[5].count("approval passphrase") >= 1 and '"status": "approved"' not in results[5]
+    replies = [line for line in results[5].splitlines() if line.startswith("{")]
+    assert len(replies) == 3 and all('"error"' in r and "passphrase" in r for r in replies)  # wrong, or rate-limited
+    assert '"approved"' not in results[5]
     decided_nothing(rid, before)
 
 

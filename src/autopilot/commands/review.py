@@ -9,7 +9,8 @@ from autopilot.output import emit
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
+
+    from autopilot.commands.shapes import ReviewArgs
 
 # The review command line without argparse (cli.py's fast path, ~10 ms of a review's own time): the options
 # backend_flags declares, read as argparse reads them (commands/quick.py; tests/unit/test_quick_args.py compares).
@@ -38,12 +39,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def quick_args(argv: list[str]) -> dict[str, Any] | None:
+def quick_args(argv: list[str]) -> ReviewArgs | None:
     """The options of ``review ARGV`` as argparse would parse them, or None when only argparse may say."""
-    return read(QUICK, argv)
+    found = read(QUICK, argv)
+    return found  # type: ignore[return-value]  # the keys QUICK declares: ReviewArgs's
 
 
-def run_quick(options: dict[str, Any], cwd: str | None) -> int:
+def run_quick(options: ReviewArgs, cwd: str | None) -> int:
     """Run a review whose command line :func:`quick_args` read (``cwd``: from ``-C``, absolute)."""
     from autopilot.run.review import review
 

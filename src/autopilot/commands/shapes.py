@@ -62,6 +62,14 @@ class SearchArgs(SearchOptions):
     query: str
 
 
+class ReviewArgs(TypedDict):
+    """``review``'s command line, read without argparse: the Codex backend, model and effort (None: the run's)."""
+
+    backend: str | None
+    model: str | None
+    effort: str | None
+
+
 # -- install and setup -----------------------------------------------------------------------
 
 
