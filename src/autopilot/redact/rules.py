@@ -112,7 +112,18 @@ def replacer(rule: Rule, counts: Counter[str]) -> Callable[[re.Match[str]], str]
 
 
 def hinted(rule: Rule, text: str, lowered: str) -> bool:
-    return not (rule.hints or rule.lower) or any(h in text for h in rule.hints) or any(h in lowered for h in rule.lower)
+    """Whether ``rule`` may match ``text``: it has no hints, or one of them is there (loops, not any() over
+    generators: every string a page or a diff holds asks this of ~130 rules, and this is a third of the time)."""
+    hints, lower = rule.hints, rule.lower
+    if not hints and not lower:
+        return True
+    for hint in hints:
+        if hint in text:
+            return True
+    for hint in lower:  # noqa: SIM110 - a loop: any() over a generator costs three times as much here
+        if hint in lowered:
+            return True
+    return False
 
 
 def apply(rule: Rule, text: str, lowered: str, counts: Counter[str]) -> str:
