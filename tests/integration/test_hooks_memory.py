@@ -416,3 +416,27 @@ def test_the_codex_hook_records_an_edit_without_a_bridge(git_repo, tmp_path):
     names."""
     edit = codex_patch(git_repo, tmp_path, str(tmp_path / "gone"), "-S")  # -S: not even this venv's packages
     assert edit["path"] == "parser.py" and "names" not in edit
+
+
+def test_a_prompt_that_injects_loads_nothing_heavy(git_repo, bridge):
+    """The prompt after an edit injects the memory without jsonschema, filelock, yaml or openai (each costs tens of
+    milliseconds a prompt: a checkpoint's validator and the at-rest rewrite's lock load them only when used)."""
+    started(bridge, git_repo)
+    for path in ("/w/export.py", "/w/cli.py"):  # the first injection also makes the store's once-only at-rest check
+        run_hook(bridge, "PostToolUse", git_repo, tool_name="Edit", tool_input={"file_path": path}, tool_response={})
+        if path == "/w/export.py":
+            assert "export.py" in context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="go"))
+    probe = (
+        "import sys; from autopilot.cli import main; main(['hook', 'UserPromptSubmit']); "
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'openai', 'jsonschema', 'yaml', 'filelock', 'tenacity'})), file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", probe],
+        input=json.dumps(payload("UserPromptSubmit", git_repo, prompt="and now?")),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+    )
+    assert proc.returncode == 0 and "/w/cli.py" in context_of(json.loads(proc.stdout))  # it did inject
+    assert proc.stderr.split() == []

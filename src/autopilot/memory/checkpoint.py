@@ -17,7 +17,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import orjson
 
 from autopilot.clock import now_ms
@@ -68,6 +67,8 @@ def parse(data: bytes, source: str) -> CheckpointBody:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise BridgeError(f"{source}: not valid JSON ({str(exc).splitlines()[0][:120]}); nothing was stored") from None
+    import jsonschema  # ~100 ms: only when a checkpoint is parsed, never on a prompt's injection (memory.autopilot)
+
     validator = jsonschema.Draft202012Validator(schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
     if error is not None:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import filelock
 import orjson
 
 from autopilot.clock import stamp
@@ -186,6 +185,8 @@ def redact_at_rest(root: Path | None = None) -> int:
     except OSError:
         if not root.is_dir():
             return 0
+    import filelock  # ~40 ms to import: only for this rewrite, never on a prompt's injection
+
     changed = 0
     with filelock.FileLock(str(root / (AT_REST + ".lock")), timeout=60):
         if marker.is_file() and marker.read_text(encoding="utf-8").strip() == AT_REST_VERSION:
