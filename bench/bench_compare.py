@@ -122,14 +122,15 @@ def main() -> int:
         env0 = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOPILOT_", "OPENAI_", "CLAUDE_"))}
         env0.update(CODEX_HOME=str(root / "codex"), HOME=str(root))
         idle = git_repo(root / "idle")
-        (root / "empty-home").mkdir()
         cases: dict[str, tuple[list[str], str, dict[str, str], Path, Callable[[], None] | None]] = {}
         events: dict[str, Path] = {}  # a review's events.jsonl: its last line times the call
         for side, checkout in (("base", base), ("new", REPO)):
             py = python_for(checkout, root / f"venv-{side}")  # both alike: only the checkout differs
             subprocess.run([py, "-m", "compileall", "-q", str(checkout / "src" / "autopilot")], check=True)
             shim = str(checkout / "scripts" / "bridge")
-            env = {**env0, "AUTOPILOT_PYTHON": py, "AUTOPILOT_HOME": str(root / "empty-home")}
+            # Each side's hooks keep their session's memory in a home of their own: one side never reads what
+            # the other wrote (a shared home made each side pay for the other's observations and formats).
+            env = {**env0, "AUTOPILOT_PYTHON": py, "AUTOPILOT_HOME": str(root / f"hook-home-{side}")}
             cases[f"{side}|no run: hook UserPromptSubmit"] = (
                 [shim, "hook", "UserPromptSubmit"],
                 hook_input("UserPromptSubmit", idle, prompt="hi"),
