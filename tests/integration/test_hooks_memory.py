@@ -440,3 +440,14 @@ def test_a_prompt_that_injects_loads_nothing_heavy(git_repo, bridge):
     )
     assert proc.returncode == 0 and "/w/cli.py" in context_of(json.loads(proc.stdout))  # it did inject
     assert proc.stderr.split() == []
+
+
+def test_injected_paths_inside_the_worktree_are_relative_to_it(git_repo, bridge):
+    """An edited file inside the worktree is named by its repository path, one outside it by its absolute path."""
+    started(bridge, git_repo)
+    inside = os.path.join(os.path.realpath(git_repo), "src", "export.py")
+    for path in (inside, "/elsewhere/notes.md"):
+        run_hook(bridge, "PostToolUse", git_repo, tool_name="Edit", tool_input={"file_path": path}, tool_response={})
+    context = context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="and now?"))
+    assert '"src/export.py" (Edit)' in context and '"/elsewhere/notes.md" (Edit)' in context
+    assert os.path.realpath(git_repo) not in context
