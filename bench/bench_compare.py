@@ -138,6 +138,15 @@ def main() -> int:
                 idle,
                 None,
             )
+            # The recorder redacts a prompt that holds a credential before it is kept (the redactor's import and the
+            # first compiles of its patterns): bench_memory.py's case.
+            cases[f"{side}|no run: hook UserPromptSubmit, a credential in the prompt"] = (
+                [shim, "hook", "UserPromptSubmit"],
+                hook_input("UserPromptSubmit", idle, prompt="deploy with the api key sk-proj-" + "Ab3Cd4Ef5" * 5),
+                env,
+                idle,
+                None,
+            )
             cases[f"{side}|no run: hook Stop"] = ([shim, "hook", "Stop"], hook_input("Stop", idle), env, idle, None)
             module = REPO / "src" / "autopilot" / "search" / "retrieval.py"  # an edit of a real 30 KB module
             source = module.read_text(encoding="utf-8")

@@ -15,16 +15,17 @@ token is dropped, and a percent-encoded run that decodes to a known token is wit
 
 from __future__ import annotations
 
-import binascii
-import math
 import re
 from collections import Counter
-from collections.abc import Callable
 
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import NUMBERED, Rule, apply, mixed_case, whole_name
+
+TYPE_CHECKING = False  # binascii, math and collections.abc load when first needed: a hook that redacts a prompt
+if TYPE_CHECKING:  # pays for each module it imports (bench/bench_compare.py)
+    from collections.abc import Callable
 
 # Names that hold a credential without saying "secret": salts and peppers, seeds and mnemonics, DSNs and
 # connection strings, personal access tokens, JWTs, one-time-password seeds, licence keys, session ids.
@@ -63,9 +64,15 @@ def high_entropy(value: str) -> bool:
         hexish = len(value) >= 32 and all(c in "0123456789abcdefABCDEF" for c in value)
         if not hexish:
             return False
-    counts = Counter(value)
-    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
-    return entropy >= 3.0
+    return bits_per_char(value) >= 3.0
+
+
+def bits_per_char(value: str) -> float:
+    """The Shannon entropy of ``value``'s characters, in bits a character."""
+    from math import log2
+
+    size = len(value)
+    return -sum(n / size * log2(n / size) for n in Counter(value).values())
 
 
 # What may stand before a .pgpass line's host: a hunk header, a line number, a diff marker, indentation, a quote.
@@ -101,8 +108,7 @@ def _prefixed_token(value: str, match: re.Match[str]) -> bool:
     prefix = _PREFIX.search(match.string, max(0, sep - 40), sep)
     if prefix is None or prefix.group(1).lower() in _NOT_SECRET or not mixed_case(value):
         return False
-    counts = Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values()) >= 3.5
+    return bits_per_char(value) >= 3.5
 
 
 # The name before a separator: a whole name (quoted, JSON-escaped, or a flag's `--build-arg NAME`).
@@ -128,6 +134,7 @@ GENERIC: list[Rule] = [
         1,
         _named_like,
         hints=("=", ":"),
+        needs=(("=", ":"),),
     ),
     # A token of a format nobody listed: a short vendor prefix and a separator (`co_`, `acme-live-`), then a long
     # generated body (both cases and digits, high entropy). Found from the separator (cheap), the prefix read back.
@@ -187,6 +194,7 @@ GENERIC: list[Rule] = [
         2,
         _pgpass_line,
         hints=(":",),
+        needs=((":",),),
     ),
     # Terraform state and `terraform output -json`: a sensitive output's value; a random_password's result.
     Rule(
@@ -342,6 +350,8 @@ def _decode(run: str) -> str | None:
     elif len(run) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in run):
         raw = bytes.fromhex(run)
     else:
+        import binascii
+
         body = run.rstrip("=")
         try:
             raw = binascii.a2b_base64((body.replace("-", "+").replace("_", "/")) + "=" * (-len(body) % 4))

@@ -6,14 +6,16 @@ private key), never by a backtracking regex, so the cost is one pass over the te
 
 from __future__ import annotations
 
-import binascii
 import re
 from collections import Counter
-from collections.abc import Callable
 
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import HUNK, NUMBERED, mixed_case
+
+TYPE_CHECKING = False  # binascii and collections.abc load when first needed (a prompt's redaction pays per import)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _LONG_B64 = lazy(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
 # What may open a body line after its indentation: a comment or quote marker (`# `, `// `, `-- `,
@@ -54,6 +56,8 @@ _ENCRYPTED_KEY_OIDS = (b"\x2a\x86\x48\x86\xf7\x0d\x01\x05\x0d", b"\x2a\x86\x48\x
 
 
 def _decoded_head(b64: str) -> bytes:
+    import binascii
+
     head = b64[:96]
     try:
         return binascii.a2b_base64(head[: len(head) // 4 * 4])
@@ -130,7 +134,7 @@ def key_bodies(text: str, counts: Counter[str]) -> str:
     """
     if "PRIVATE KEY" not in text and "Private-Lines" not in text and not _LONG_B64.search(text):
         return text
-    lines = list(_BODY_LINE.finditer(text))
+    lines = list(_BODY_LINE.finditer(text)) if _body_may_count(text) else []
     out, pos, i = [], 0, 0
     while i < len(lines):
         j = i
@@ -149,9 +153,53 @@ def key_bodies(text: str, counts: Counter[str]) -> str:
     if "PRIVATE KEY" in text:  # an END line alone
         text, n = _LONE_END.subn(PLACEHOLDER.format(kind="private_key"), text)
         counts["private_key"] += n
-    if _LONG_B64.search(text):
+    if _opens_like_a_key(text) and _LONG_B64.search(text):
         text = _KEY_TOKEN.sub(_token_replacer(counts), text)
     return text
+
+
+def _opens_like_a_key(text: str) -> bool:
+    """Whether ``text`` holds one of the literals a :data:`_KEY_TOKEN` match opens with (else it is not compiled)."""
+    return "M" in text or any(head in text for head in _KEY_TOKEN_HEADS)
+
+
+_KEY_TOKEN_HEADS = ("LS0tLS1CRUdJTi", "b3BlbnNzaC1rZXktdjE", "UHVUVFktVXNlci1LZXktRmlsZS")
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_TAIL_CANDIDATES = 64  # past this many places a key could open at, the pattern is simply run
+
+
+def _body_may_count(text: str) -> bool:
+    """Whether a run of body lines in ``text`` may be withheld; False only when none can be.
+
+    Without an END line or PuTTY's ``Private-Lines``, a run is withheld when it has two lines or more, or when
+    its first line opens like a private key. A text of one line (no line break and no backslash, so no escaped
+    break) holds at most one body line, and it ends the text: when no base64 run ending there opens like a key,
+    nothing is withheld and :data:`_BODY_LINE`, this module's longest pattern, is not compiled (a prompt that
+    ends with an API key).
+    """
+    if "\n" in text or "\\" in text or "PRIVATE KEY" in text or "Private-Lines" in text:
+        return True
+    # After the line's base64: `={0,2}`, a quote, blanks, one of `+,.&`, blanks, a carriage return. Stripping
+    # those from the end may also strip a `+` of the base64 itself: each such end is tried.
+    end = len(text.rstrip(" \t\r\"'+,.&"))
+    ends = [end]
+    while end < len(text) and text[end] == "+":
+        end += 1
+        ends.append(end)
+    tried = 0
+    for stop in ends:
+        body = stop
+        while body > 0 and text[body - 1] == "=" and stop - body < 2:
+            body -= 1
+        start = body
+        while start > 0 and text[start - 1] in _B64_CHARS:
+            start -= 1
+        for at in range(start, body - 7):
+            if text[at] in "MbUL":
+                tried += 1
+                if tried > _TAIL_CANDIDATES or opens_private_key(text[at:stop]):
+                    return True
+    return False
 
 
 _LONE_END = lazy(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")

@@ -220,6 +220,7 @@ NAMED: list[Rule] = [
         2,
         lower=("authorization",),
         local=True,
+        needs=((":", "="),),
     ),
     # API keys in request headers, wherever the header is written (curl -H, code, logs).
     Rule(
@@ -233,6 +234,7 @@ NAMED: list[Rule] = [
         not_stand_in,
         lower=("key", "token"),
         local=True,
+        needs=((":",),),
     ),
     # Azure storage and Service Bus connection strings.
     Rule(
@@ -241,6 +243,7 @@ NAMED: list[Rule] = [
         2,
         lower=("accountkey", "sharedaccess"),
         local=True,
+        needs=(("=",),),
     ),
     # The signature of a signed URL: Azure SAS `sig=`, S3 `X-Amz-Signature=`, GCS `X-Goog-Signature=`.
     Rule(
@@ -249,6 +252,7 @@ NAMED: list[Rule] = [
         2,
         lower=("sig",),
         local=True,
+        needs=(("=",),),
     ),
     # Docker's config.json: `"auth": "<base64 of user:password>"`, JSON-escaped or not.
     Rule(
@@ -258,6 +262,7 @@ NAMED: list[Rule] = [
         not_stand_in,
         lower=("auth",),
         local=True,
+        needs=((":",), ('"', "'")),
     ),
     # .netrc: `machine HOST login USER password PASS` on one line, or one field a line below `machine`.
     Rule(
@@ -289,6 +294,8 @@ NAMED: list[Rule] = [
         env_value,
         hints=("=",),
         local=True,
+        # the name is matched as written, upper case: each secret word holds one of these
+        needs=(("=",), ("SECRET", "TOKEN", "PASS", "PW", "KEY", "CREDENTIAL", "HMAC", "SIGNING")),
     ),
     # Unquoted `db_password: s3cr3t` / `api_key = abc123` lines of YAML, TOML and INI files
     # (any case). Values that look like code (calls, indexing, references) are left alone.
@@ -303,6 +310,7 @@ NAMED: list[Rule] = [
         3,
         _config_value,
         local=True,
+        needs=((":", "="),),
     ),
     # A YAML block under a secret name: a block scalar's lines (`password: |`, `token: >-`) or a
     # list's items (`passwords:` then `- …`). The block is the lines indented deeper than the key
@@ -329,6 +337,7 @@ NAMED: list[Rule] = [
         7,
         _block_value,
         local=True,
+        needs=((":",), ("\n",)),
     ),
     # A Kubernetes or ECS environment entry: `- name: DB_PASSWORD` and `value: …` on the next line,
     # or `{"name": "DB_PASSWORD", "value": "…"}` on one.
@@ -346,6 +355,7 @@ NAMED: list[Rule] = [
         env_value,
         lower=("value",),
         local=True,
+        needs=((":",),),
     ),
     # "api_key": "value" in JSON, YAML, TOML and code, and JSON escaped in a string (\"key\": \"value\");
     # PHP and Ruby's `=>`, Go's `:=`, `headers['X-API-KEY'] = "…"`; a literal passed with a quoted secret
@@ -361,6 +371,7 @@ NAMED: list[Rule] = [
         5,
         _assigned_value,
         local=True,
+        needs=(("=", ":", ",", "|", "?"), ('"', "'", "`")),
     ),
     # A shell default: `${DB_PASSWORD:-…}`.
     Rule(
@@ -382,6 +393,7 @@ NAMED: list[Rule] = [
         _inline_value,
         hints=("=",),
         local=True,
+        needs=(("=",),),
     ),
     # Cookies: a request's `Cookie:` header (every value: the whole list goes), a response's
     # `Set-Cookie:` value (its attributes stay), and `document.cookie = "…"`.
@@ -395,6 +407,7 @@ NAMED: list[Rule] = [
         _cookie,
         lower=("set-cookie",),
         local=True,
+        needs=((":",), ("=",)),
     ),
     Rule(
         "cookie",
@@ -406,6 +419,7 @@ NAMED: list[Rule] = [
         _cookie_list,
         lower=("cookie",),
         local=True,
+        needs=(("=",),),
     ),
     # Key material under a name with "key" in it: `client-key-data: …`, `tls.key: …`, `"key": "…"`,
     # `ENCRYPTION_KEY=<hex>`, Laravel's `APP_KEY=base64:…`, `RAILS_MASTER_KEY=<hex>`.
@@ -419,5 +433,6 @@ NAMED: list[Rule] = [
         _key_value,
         lower=("key",),
         local=True,
+        needs=((":", "="),),
     ),
 ]

@@ -34,6 +34,7 @@ SHELL: list[Rule] = [
         _flag_value,
         hints=("-",),
         local=True,
+        needs=(("-",), (" ", "\t")),
     ),
     Rule(
         "cli_secret",
@@ -105,5 +106,6 @@ SHELL: list[Rule] = [
         not_stand_in,
         lower=("-h", "--header"),
         local=True,
+        needs=((":",), ('"', "'")),
     ),
 ]

@@ -6,7 +6,6 @@ is ``local``: each runs over the whole text, skipped when its literal hints are 
 
 from __future__ import annotations
 
-import binascii
 import re
 
 from autopilot.redact.patterns import lazy
@@ -42,6 +41,8 @@ def _letters_and_digits(value: str, match: re.Match[str]) -> bool:
 
 def _discord_id(value: str, match: re.Match[str]) -> bool:
     """Whether a dotted token opens with a Discord bot token's user id: base64 of a decimal number."""
+    import binascii  # here: a process that redacts loads it only when a text needs it
+
     head = value.split(".", 1)[0].replace("-", "+").replace("_", "/")
     try:
         raw = binascii.a2b_base64(head + "=" * (-len(head) % 4))
@@ -93,7 +94,7 @@ TOKENS: list[Rule] = [
         _console_password,
         hints=("AKIA", "ASIA", "signin.aws"),
     ),
-    Rule("aws_access_key_id", lazy(_AWS_ID + r"\b")),
+    Rule("aws_access_key_id", lazy(_AWS_ID + r"\b"), hints=("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA")),
     Rule(
         "github_token",
         lazy(r"(?:gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}|github_pat_(?<!\w.{11})[A-Za-z0-9_]{22,255})\b"),
@@ -136,6 +137,7 @@ TOKENS: list[Rule] = [
         "discord_bot_token",
         lazy(r"[MNO](?<![\w\-.][MNO])[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![\w\-])"),
         check=_discord_id,
+        needs=((".",),),
     ),
     # A Telegram bot token: the bot's id (public: kept), a colon, 35 characters (`api.telegram.org/bot<token>/…`).
     Rule(

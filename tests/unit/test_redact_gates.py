@@ -1,0 +1,112 @@
+"""The literal gates that spare the redactor compiling patterns a text cannot match, checked against the patterns.
+
+A rule's ``needs`` and the key-body shortcut for one-line texts only decide whether a pattern runs (and so is
+compiled): they must never skip a text the pattern would change. Each gate is checked here against its own
+pattern, on the secret corpus and on generated texts; and a prompt that ends with an API key, the memory hook's
+costly case, is redacted in a fresh interpreter compiling only the few patterns it needs.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from autopilot.redact import generic, keys, material, named, redact, shell, tokens
+from autopilot.redact.rules import holds_needs
+from tests.support.secret_corpus import (
+    audited,
+    der_ec,
+    der_encrypted,
+    der_pkcs8,
+    der_rsa,
+    placed_in,
+    shapes,
+    unenumerated,
+)
+
+GATED = [r for r in named.NAMED + shell.SHELL + tokens.TOKENS + generic.GENERIC + material.MATERIAL if r.needs]
+
+
+def _corpus_texts() -> list[str]:
+    found = shapes() + audited() + unenumerated()
+    return [s.text for s in found] + [placed_in(s) for s in found]
+
+
+@pytest.mark.parametrize("rule", GATED, ids=lambda r: f"{r.kind}-{GATED.index(r)}")
+def test_every_match_of_a_gated_rule_holds_its_needs(rule):
+    """Each match a gated rule's pattern finds in the corpus holds a literal of every group of its needs."""
+    matches = [m.group(0) for text in _corpus_texts() for m in rule.pattern.finditer(text)]
+    assert matches, "the corpus must exercise the rule, or this test proves nothing"
+    assert [m for m in matches if not holds_needs(rule.needs, m)] == []
+
+
+def test_a_placeholder_colon_does_not_open_a_gate():
+    """A text whose only colon is a placeholder's lacks ':' for the gates; one with another colon has it."""
+    assert not holds_needs(((":",),), "the api key [REDACTED:openai_api_key]")
+    assert holds_needs(((":",),), "key: [REDACTED:openai_api_key]")
+
+
+def _one_line_texts(rng: random.Random) -> list[str]:
+    """One-line texts ending in base64: key openings of every kind, cut anywhere, with junk after and before."""
+    heads = [base64.b64encode(der()).decode() for der in (der_rsa, der_pkcs8, der_ec, der_encrypted)]
+    heads += [base64.b64encode(b"openssh-key-v1\0" + bytes(40)).decode(), base64.b64encode(bytes(range(60))).decode()]
+    heads += ["Ab3Cd4Ef5" * 5, "M" * 30, "bUL+/" * 9]
+    before = ["", "deploy with the api key ", "signing: ", '"', "x = '", "12→", "+ ", "# ", "sk-proj-"]
+    after = ["", "=", "==", '"', "' +", " ,", "  ", "\r", "+", "&", ". "]
+    texts = []
+    for _ in range(600):
+        head = rng.choice(heads)
+        cut = head[: rng.randint(8, len(head))]
+        filler = "Zq9" * rng.randint(0, 20)  # sometimes a 40-character run elsewhere, so key_bodies looks further
+        texts.append(rng.choice(before) + filler + " " + rng.choice(before) + cut + rng.choice(after))
+    return texts
+
+
+def test_the_one_line_shortcut_withholds_what_the_body_line_pattern_does(monkeypatch):
+    """On one-line texts, key_bodies with the shortcut returns what it returns with the body-line pattern always run."""
+    texts = _one_line_texts(random.Random(25))
+    shortcut = [keys.key_bodies(t, Counter()) for t in texts]
+    monkeypatch.setattr(keys, "_body_may_count", lambda text: True)
+    always = [keys.key_bodies(t, Counter()) for t in texts]
+    assert shortcut == always
+    assert any("[REDACTED:private_key]" in out for out in always), "some texts must hold a key, or this proves nothing"
+
+
+def test_a_one_line_der_key_at_the_end_is_still_withheld():
+    """A short DER private key opening quoted at the end of a one-line text, after a long base64 run, is withheld."""
+    der = base64.b64encode(der_pkcs8()).decode()[:24]
+    out, counts = redact(f"run {'Zq9' * 15} then '{der}'")
+    assert der not in out and counts["private_key"] == 1
+
+
+COUNT_COMPILED = r"""
+import json, sys
+from autopilot.redact import redact, generic, keys, material, named, rules, shell, tokens, files, patterns
+out, counts = redact(sys.argv[1])
+compiled = [
+    name for module in (generic, keys, material, named, rules, shell, tokens, files)
+    for name, value in vars(module).items() if isinstance(value, patterns._Lazy) and "_compiled" in value.__dict__
+]
+compiled += [
+    rule.kind for module in (generic, material, named, shell, tokens) for rule in vars(module).get(
+        {"generic": "GENERIC", "material": "MATERIAL", "named": "NAMED", "shell": "SHELL", "tokens": "TOKENS"}[
+            module.__name__.rsplit(".", 1)[1]], []) if "_compiled" in rule.pattern.__dict__
+]
+print(json.dumps({"out": out, "compiled": compiled}))
+"""
+
+
+def test_a_prompt_ending_in_an_api_key_compiles_few_patterns():
+    """The memory hook's credential prompt is redacted in a fresh interpreter compiling at most 6 of ~150 patterns."""
+    prompt = "deploy with the api key sk-proj-" + "Ab3Cd4Ef5" * 5
+    proc = subprocess.run([sys.executable, "-c", COUNT_COMPILED, prompt], capture_output=True, text=True, check=True)
+    answer = json.loads(proc.stdout)
+    assert answer["out"] == "deploy with the api key [REDACTED:openai_api_key]"
+    assert "openai_api_key" in answer["compiled"]
+    assert len(answer["compiled"]) <= 6, answer["compiled"]
