@@ -200,6 +200,13 @@ def test_windows_gets_a_plain_message_not_a_bash_error(plugin, env, args, code):
         assert json.loads(proc.stdout)["systemMessage"].startswith("codex-autopilot runs on Linux and macOS")
 
 
+@pytest.mark.parametrize("ostype", ["msys", "cygwin"])
+def test_a_windows_bash_is_known_by_its_ostype_without_uname(plugin, env, ostype):
+    """Git Bash, MSYS2 and Cygwin (bash's OSTYPE, read instead of running uname on every hook) get the WSL message."""
+    proc = shim(plugin, {**env, "OSTYPE": ostype}, "hook", "Stop")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["systemMessage"].startswith("codex-autopilot runs on Linux")
+
+
 def test_bootstrap_knows_which_version_set_up_the_codex_side(tmp_path):
     """After a rebuild the shim compares the Codex side's marker with the plugin: none, unrecorded, or a version."""
     mod = bootstrap(REPO)
