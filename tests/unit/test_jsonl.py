@@ -198,7 +198,7 @@ def test_damaged_index_file_is_rebuilt(tmp_path):
     f = tmp_path / "t.jsonl"
     write(f, {"n": 1})
     jsonl.scan(f, CountFold())
-    (cached,) = jsonl.cache_dir().glob("*.idx")
+    (cached,) = Path(jsonl.cache_dir()).glob("*.idx")
     cached.write_bytes(cached.read_bytes()[:-5])
     assert jsonl.scan(f, CountFold()).status == "rebuilt"
     assert jsonl.scan(f, CountFold()).status == "reused"

@@ -9,7 +9,6 @@ import os
 
 from autopilot.commands import handoff_intake
 from autopilot.errors import BridgeError
-from autopilot.hooks import slash
 from autopilot.output import say, show
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `from-codex intake` loads this module (cli.py's fast path)
@@ -24,14 +23,15 @@ def run_quick(options: dict[str, Any], cwd: str | None) -> int:
     return handoff_intake.run_quick(options, cwd, agent="codex")
 
 
-CLAUDE_COMMAND = slash.namespaced("from-codex")  # namespaced: it resolves even if another skill takes the bare name
-
-
 def handoff_text(rollout: str) -> str:
-    """The line to paste into Claude Code: the from-codex skill on ``rollout`` (quoted for its argument parser)."""
+    """The line to paste into Claude Code: the from-codex skill on ``rollout`` (quoted for its argument parser), the
+    skill namespaced so it resolves even if another skill takes the bare name (the hooks package loads only here: a
+    `from-codex intake` page does not pay for it)."""
     import shlex
 
-    return f"{CLAUDE_COMMAND} {shlex.quote(rollout)}"
+    from autopilot.hooks import slash
+
+    return f"{slash.namespaced('from-codex')} {shlex.quote(rollout)}"
 
 
 def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
