@@ -30,7 +30,8 @@ from tests.support.secret_corpus import (
     unenumerated,
 )
 
-GATED = [r for r in named.NAMED + shell.SHELL + tokens.TOKENS + generic.GENERIC + material.MATERIAL if r.needs]
+RULES = named.NAMED + shell.SHELL + tokens.TOKENS + generic.GENERIC + material.MATERIAL
+GATED = [r for r in RULES if r.needs or r.gate]
 
 
 def _corpus_texts() -> list[str]:
@@ -39,11 +40,33 @@ def _corpus_texts() -> list[str]:
 
 
 @pytest.mark.parametrize("rule", GATED, ids=lambda r: f"{r.kind}-{GATED.index(r)}")
-def test_every_match_of_a_gated_rule_holds_its_needs(rule):
-    """Each match a gated rule's pattern finds in the corpus holds a literal of every group of its needs."""
+def test_every_match_of_a_gated_rule_passes_its_gates(rule):
+    """Each match a gated rule's pattern finds in the corpus holds a literal of every group of its needs, and passes
+    its gate (a span holding the match passes it too)."""
     matches = [m.group(0) for text in _corpus_texts() for m in rule.pattern.finditer(text)]
     assert matches, "the corpus must exercise the rule, or this test proves nothing"
     assert [m for m in matches if not holds_needs(rule.needs, m)] == []
+    assert [m for m in matches if rule.gate is not None and not rule.gate(m)] == []
+
+
+def test_the_block_gate_tells_a_key_that_opens_a_block():
+    """A key with nothing, a comment or a block indicator after its colon, and a line after, may open a block."""
+    assert all(named.opens_a_block(t) for t in ("password:\n", "token:  # x\n", "key: |-\n", "pw:\t>\r\n"))
+    opens_none = ("password: hunter2\n", "no colon here", "[REDACTED:github_token]\n", "count: 4\nOutput:")
+    assert not any(named.opens_a_block(t) for t in opens_none)
+
+
+def test_the_assignment_gate_skips_only_values_already_withheld():
+    """An `=` before a value may assign a secret; one before a placeholder (quoted or spaced) no longer can."""
+    assert all(named.assigns_a_value(t) for t in ("A=b", "X=[REDACTED:k] Y= 'v'", "T=\n  v", 'K="[x]"'))
+    withheld = ("OPENAI_API_KEY=[REDACTED:openai_api_key]\n", 'T = "[REDACTED:jwt]"', "no sign", "a=\n[REDACTED:k]")
+    assert not any(named.assigns_a_value(t) for t in withheld)
+
+
+def test_the_env_gate_needs_an_upper_case_secret_name_before_the_sign():
+    """`GITHUB_TOKEN = v` and `DB_PASSWORD=v` may be env lines; `verdict=done` and a withheld value are not."""
+    assert all(named.env_assignment(t) for t in ("GITHUB_TOKEN = v", "export DB_PASSWORD=v", "X_PW=\n 'v'"))
+    assert not any(named.env_assignment(t) for t in ("verdict=done", "API_KEY=[REDACTED:k]", "Token=x", "KEYS"))
 
 
 def test_a_placeholder_colon_does_not_open_a_gate():

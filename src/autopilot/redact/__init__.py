@@ -61,37 +61,61 @@ def redact(text: str, counts: Counter[str] | None = None, *, decode: bool = True
     counts = Counter() if counts is None else counts
     if not text:
         return text, counts
-    from autopilot.redact.generic import GENERIC, encoded_secrets, split_literals, undo_evasions
-    from autopilot.redact.keys import key_bodies
-    from autopilot.redact.material import MATERIAL, seed_phrases
-    from autopilot.redact.named import NAMED
-    from autopilot.redact.rules import apply, apply_local
-    from autopilot.redact.shell import SHELL
-    from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
-
+    plan = _PLAN or _plan()
+    apply_all = plan.apply_all
     # A zero-width character inside a token or a percent-encoded token would hide it from every pattern.
-    text = undo_evasions(text, counts, TOKENS)
+    text = plan.undo_evasions(text, counts, plan.tokens)
     if decode:  # a secret cut into joined string literals is judged whole
-        text = split_literals(text, counts, _plain)
+        text = plan.split_literals(text, counts, _plain)
     if "diff --git" in text:  # an agent's `git diff` output: a secret-bearing file's diff goes whole
         text = secret_diffs(text, counts)
     lowered = text.lower()
-    text = apply(PRIVATE_KEY, text, lowered, counts)
+    text = apply_all(plan.private_key, text, lowered, counts)
     # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.
-    text = key_bodies(text, counts)
+    text = plan.key_bodies(text, counts)
     # Token shapes before names with values, so `API_KEY=sk-…` is reported as the token it is.
-    for rule in MATERIAL + TOKENS:
-        text = apply(rule, text, lowered, counts)
-    named = NAMED + SHELL
-    for rule in named:
-        if not rule.local:
-            text = apply(rule, text, lowered, counts)
-    text = apply_local(named, text, lowered, counts)
+    text = apply_all(plan.shapes, text, lowered, counts)
+    text = apply_all(plan.named_global, text, lowered, counts)
+    text = plan.apply_local(plan.named, text, lowered, counts)
     # The generic rule last: what the named rules withheld is a placeholder by now, not a value to judge.
-    for rule in GENERIC:
-        text = apply(rule, text, lowered, counts)
-    text = seed_phrases(text, counts)
-    return (text if not decode else encoded_secrets(text, counts, _plain)), counts
+    text = apply_all(plan.generic, text, lowered, counts)
+    text = plan.seed_phrases(text, counts)
+    return (text if not decode else plan.encoded_secrets(text, counts, _plain)), counts
+
+
+class _Plan:
+    """The rule modules' functions and rule lists in the order :func:`redact` runs them, gathered on its first call (a
+    page redacts hundreds of short strings: importing names and joining lists on every call cost a tenth of it)."""
+
+    def __init__(self) -> None:
+        from autopilot.redact.generic import GENERIC, encoded_secrets, split_literals, undo_evasions
+        from autopilot.redact.keys import key_bodies
+        from autopilot.redact.material import MATERIAL, seed_phrases
+        from autopilot.redact.named import NAMED
+        from autopilot.redact.rules import apply_all, apply_local
+        from autopilot.redact.shell import SHELL
+        from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
+
+        self.undo_evasions, self.split_literals, self.encoded_secrets = undo_evasions, split_literals, encoded_secrets
+        self.key_bodies, self.seed_phrases, self.apply_all, self.apply_local = (
+            key_bodies,
+            seed_phrases,
+            apply_all,
+            apply_local,
+        )
+        self.tokens, self.private_key, self.shapes = TOKENS, [PRIVATE_KEY], MATERIAL + TOKENS
+        self.named = NAMED + SHELL
+        self.named_global = [rule for rule in self.named if not rule.local]
+        self.generic = GENERIC
+
+
+_PLAN: _Plan | None = None
+
+
+def _plan() -> _Plan:
+    global _PLAN
+    _PLAN = _Plan()
+    return _PLAN
 
 
 def _plain(text: str, counts: Counter[str]) -> tuple[str, Counter[str]]:

@@ -129,6 +129,61 @@ def _assigned_value(value: str, match: re.Match[str]) -> bool:
     return True
 
 
+def opens_a_block(text: str) -> bool:
+    """Whether a line of ``text`` may open a YAML block: a colon followed, after blanks, by a comment, a block indicator
+    (``|``, ``>``) or the line's end, and another line after it; the block rule below needs one, and is the
+    redactor's costliest pattern to compile."""
+    at = text.find(":")
+    while at >= 0:
+        end = text.find("\n", at)
+        if end < 0:
+            return False
+        rest = text[at + 1 : end].lstrip(" \t")
+        if not rest or rest[0] in "#|>\r":
+            return True
+        at = text.find(":", at + 1)
+    return False
+
+
+_ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# The env rule's secret words as it matches them (upper case): each holds one of these.
+ENV_WORDS = ("SECRET", "TOKEN", "PASS", "PW", "KEY", "CREDENTIAL", "HMAC", "SIGNING")
+
+
+def assigns_a_value(text: str, upper_name: bool = False) -> bool:
+    """Whether an ``=`` in ``text`` is followed (after white space and a quote) by something other than a placeholder:
+    a ``NAME=value`` rule changes nothing where each value is withheld already (``OPENAI_API_KEY=[REDACTED:…]``).
+    ``upper_name``: and preceded (after white space) by upper-case name characters holding one of :data:`ENV_WORDS`."""
+    at, size = text.find("="), len(text)
+    while at >= 0:
+        i = at + 1
+        while i < size and text[i].isspace():
+            i += 1
+        if i < size and text[i] in "\"'":
+            i += 1
+        if not text.startswith("[REDACTED:", i) and (not upper_name or _upper_secret_name_before(text, at)):
+            return True
+        at = text.find("=", at + 1)
+    return False
+
+
+def _upper_secret_name_before(text: str, at: int) -> bool:
+    end = at
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > 0 and text[start - 1] in _ENV_NAME_CHARS:
+        start -= 1
+    name = text[start:end]
+    return any(word in name for word in ENV_WORDS)
+
+
+def env_assignment(text: str) -> bool:
+    """Whether ``text`` may hold a ``NAME=value`` line the env rule withholds: an upper-case name with a secret word,
+    then ``=`` and a value not withheld yet."""
+    return assigns_a_value(text, upper_name=True)
+
+
 # A line of a YAML block: a line number when the key had one (group 2), else maybe a grep prefix.
 _BLOCK_LINE = rf"(?(2){LINE_NUMBER}|(?:{GREP_PREFIX})?)"
 _COOKIE_VALUE = lazy(r"=[ \t]*((?![$<{%]|\[REDACTED:)[^;\s]{8,})")
@@ -295,7 +350,8 @@ NAMED: list[Rule] = [
         hints=("=",),
         local=True,
         # the name is matched as written, upper case: each secret word holds one of these
-        needs=(("=",), ("SECRET", "TOKEN", "PASS", "PW", "KEY", "CREDENTIAL", "HMAC", "SIGNING")),
+        needs=(("=",), ENV_WORDS),
+        gate=env_assignment,
     ),
     # Unquoted `db_password: s3cr3t` / `api_key = abc123` lines of YAML, TOML and INI files
     # (any case). Values that look like code (calls, indexing, references) are left alone.
@@ -338,6 +394,7 @@ NAMED: list[Rule] = [
         _block_value,
         local=True,
         needs=((":",), ("\n",)),
+        gate=opens_a_block,
     ),
     # A Kubernetes or ECS environment entry: `- name: DB_PASSWORD` and `value: …` on the next line,
     # or `{"name": "DB_PASSWORD", "value": "…"}` on one.
