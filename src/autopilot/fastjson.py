@@ -148,18 +148,32 @@ def parse_json_line(raw: bytes) -> object:
     """
     if b"\\ud" in raw or b"\\uD" in raw:
         return _orjson_loads(raw)
-    try:
-        from _json import make_scanner
-    except ImportError:
+    scan = _LINE_SCANNER or _line_scanner()
+    if scan is None:
         return _orjson_loads(raw)
     try:
         text = raw.decode("utf-8").strip(" \t\r\n")  # JSON's whitespace only, as orjson
-        value, end = make_scanner(_LineContext())(text, 0)  # type: ignore[arg-type]
+        value, end = scan(text, 0)
     except (ValueError, StopIteration, RecursionError):
         return _orjson_loads(raw)
     if end != len(text):
         return _orjson_loads(raw)
     return value
+
+
+_LINE_SCANNER: Callable[[str, int], tuple[object, int]] | None = None
+
+
+def _line_scanner() -> Callable[[str, int], tuple[object, int]] | None:
+    """The C scanner with :class:`_LineContext`'s settings, made once (it clears its memo after each call, as the
+    json package's decoder, which also keeps one, relies on), or None without ``_json``."""
+    global _LINE_SCANNER
+    try:
+        from _json import make_scanner
+    except ImportError:
+        return None
+    _LINE_SCANNER = make_scanner(_LineContext())  # type: ignore[arg-type]
+    return _LINE_SCANNER
 
 
 def _orjson_loads(raw: bytes) -> object:

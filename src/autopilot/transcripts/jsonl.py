@@ -199,7 +199,7 @@ class _Scanner:
                 return
         self._one(line, part, last=False)
 
-    def run(self, want_snapshot: bool) -> bytes | None:
+    def run(self, want_snapshot: bool) -> list[bytes] | None:
         """Scan from the index's end to ``stop``; return the index as saved at the last newline, if it changed."""
         index, fh, fold = self.index, self.fh, self.fold
         state, offsets, entries = index.state, index.offsets, index.entries
