@@ -133,3 +133,30 @@ def test_a_prompt_ending_in_an_api_key_compiles_few_patterns():
     assert answer["out"] == "deploy with the api key [REDACTED:openai_api_key]"
     assert "openai_api_key" in answer["compiled"]
     assert len(answer["compiled"]) <= 6, answer["compiled"]
+
+
+def test_the_name_and_value_gates_skip_what_their_rules_cannot_change():
+    """A secret name before a withheld value or before code opens no gate; one before a value, in any case, does."""
+    line = "printf 'APPROVED by reviewer: verdict=done\\nOPENAI_API_KEY=[REDACTED:openai_api_key]\\n'"
+    gates = (named.config_assignment, named.inline_assignment, named.quoted_assignment, named.key_assignment)
+    assert not any(gate(line) for gate in (*gates, named.header_assignment))
+    assert named.config_assignment("db_password: hunter2x") and named.inline_assignment("?Token=abcd1234")
+    assert named.quoted_assignment('"apiKey" => "s3cr3t-v4lue"') and named.key_assignment("TLS_KEY: MIIEvQIBADAN")
+    assert named.header_assignment("X-Api-Key: 9f8e7d6c5b4a")
+
+
+def test_a_name_outside_ascii_always_opens_the_gates(monkeypatch):
+    """`ſecret` and `Key` with a Kelvin sign match a case-insensitive pattern as `secret` and `key` do: texts with such
+    names are redacted as they are with every gate removed."""
+    assert named.inline_assignment("\u017fecret=hunter2x") and named.config_assignment("\u212aEY: abcdefgh")
+    texts = [
+        "\u017fecret=hunter2x now",
+        "\u212aey: ZmFrZWtleWZha2VrZXlmYWtla2V5ZmFrZWtleQ==",
+        '"\u017fecret": "s3cr3tv4l"',
+    ]
+    gated = [redact(t)[0] for t in texts]
+    assert all("[REDACTED:" in out for out in gated)
+    for rule in RULES:
+        monkeypatch.setattr(rule, "gate", None)
+        monkeypatch.setattr(rule, "needs", ())
+    assert gated == [redact(t)[0] for t in texts]

@@ -23,6 +23,10 @@ from autopilot.redact.rules import (
     whole_name,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _STRONG_WORDS = (
     r"secret|token|passw(?:or)?d|passwd|passphrase|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
     r"|client[_-]?secret|auth[_-]?key|credentials?|session[_-]?key|signing[_-]?key"
@@ -178,6 +182,96 @@ def _upper_secret_name_before(text: str, at: int) -> bool:
     return any(word in name for word in ENV_WORDS)
 
 
+_LOWER_WORDS = tuple(word.lower() for word in ENV_WORDS)  # each secret word, matched in any case, holds one
+_NAME_EXTRA = "_.-"  # with the letters and digits (``\\w``), what a name is made of
+
+
+def named_value(
+    text: str,
+    seps: str,
+    *,
+    words: tuple[str, ...] = _LOWER_WORDS,
+    skip_before: str = "",
+    skip_after: str = "",
+    value: Callable[[str], bool],
+) -> bool:
+    """Whether ``text`` holds a separator (one of ``seps``) after a name holding one of ``words`` (any case), and a
+    value ``value`` accepts after it: the shape of a name-and-value rule, checked without its pattern.
+
+    Before the separator, white space and ``skip_before`` are passed over, then the name's letters, digits and
+    ``_.-``; after it, white space and ``skip_after``, then ``value`` sees the rest. A name with a character outside
+    ASCII always counts: a case-insensitive pattern matches ``ſecret`` and ``ᴋey`` as it matches ``secret``.
+    """
+    size = len(text)
+    for sep in seps:
+        at = text.find(sep)
+        while at >= 0:
+            end = at
+            while end > 0 and (text[end - 1].isspace() or text[end - 1] in skip_before):
+                end -= 1
+            start = end
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] in _NAME_EXTRA):
+                start -= 1
+            name = text[start:end]
+            if name and (not name.isascii() or any(word in name.lower() for word in words)):
+                i = at + 1
+                while i < size and (text[i].isspace() or text[i] in skip_after):
+                    i += 1
+                if value(text[i : i + 16]):
+                    return True
+            at = text.find(sep, at + 1)
+    return False
+
+
+def _unquoted_value(head: str) -> bool:  # config_secret's value: not a quote, a reference, a bracket or a comment
+    return bool(head) and head[0] not in "\"'$<{[#()]}>,;"
+
+
+def _inline_value_head(head: str) -> bool:  # inline_secret's: right after the sign, none of what it refuses
+    return bool(head) and not head[0].isspace() and head[0] not in "\"'$<{[`,;()]}>&|\\"
+
+
+def _quoted_value(head: str) -> bool:  # secret_assignment's: a quote, then something other than a placeholder
+    return bool(head) and head[0] in "\"'`" and not head[1:].startswith("[REDACTED:")
+
+
+_B64_HEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_HEADER_VALUE = _B64_HEAD | frozenset("._~=-")
+
+
+def _b64_value(head: str) -> bool:  # key_material's: base64 (or Laravel's `base64:` prefix)
+    return bool(head) and head[0] in _B64_HEAD
+
+
+def _header_value(head: str) -> bool:  # header_secret's value characters
+    return bool(head) and head[0] in _HEADER_VALUE
+
+
+def config_assignment(text: str) -> bool:
+    """config_secret's line shape: a secret name, ``:`` or ``=``, an unquoted value."""
+    return named_value(text, ":=", value=_unquoted_value)
+
+
+def inline_assignment(text: str) -> bool:
+    """inline_secret's shape: a secret name, ``=``, a value right after it."""
+    return named_value(text, "=", value=_inline_value_head)
+
+
+def quoted_assignment(text: str) -> bool:
+    """secret_assignment's shape: a quoted or bracketed secret name, an operator, a quoted value not withheld yet."""
+    return named_value(text, "=:,|?", skip_before="\\\"')]=:|?", skip_after="\\=>|?", value=_quoted_value)
+
+
+def key_assignment(text: str) -> bool:
+    """key_material's shape: a name with ``key``, ``:`` or ``=``, base64."""
+    return named_value(text, ":=", words=("key",), skip_before="\\\"'", skip_after="\\\"'", value=_b64_value)
+
+
+def header_assignment(text: str) -> bool:
+    """header_secret's shape: a key or token header name, ``:``, a token's characters."""
+    return named_value(text, ":", words=("key", "token"), skip_before="\\\"'", skip_after="\\\"'", value=_header_value)
+
+
 def env_assignment(text: str) -> bool:
     """Whether ``text`` may hold a ``NAME=value`` line the env rule withholds: an upper-case name with a secret word,
     then ``=`` and a value not withheld yet."""
@@ -290,6 +384,7 @@ NAMED: list[Rule] = [
         lower=("key", "token"),
         local=True,
         needs=((":",),),
+        gate=header_assignment,
     ),
     # Azure storage and Service Bus connection strings.
     Rule(
@@ -367,6 +462,7 @@ NAMED: list[Rule] = [
         _config_value,
         local=True,
         needs=((":", "="),),
+        gate=config_assignment,
     ),
     # A YAML block under a secret name: a block scalar's lines (`password: |`, `token: >-`) or a
     # list's items (`passwords:` then `- …`). The block is the lines indented deeper than the key
@@ -429,6 +525,7 @@ NAMED: list[Rule] = [
         _assigned_value,
         local=True,
         needs=(("=", ":", ",", "|", "?"), ('"', "'", "`")),
+        gate=quoted_assignment,
     ),
     # A shell default: `${DB_PASSWORD:-…}`.
     Rule(
@@ -451,6 +548,7 @@ NAMED: list[Rule] = [
         hints=("=",),
         local=True,
         needs=(("=",),),
+        gate=inline_assignment,
     ),
     # Cookies: a request's `Cookie:` header (every value: the whole list goes), a response's
     # `Set-Cookie:` value (its attributes stay), and `document.cookie = "…"`.
@@ -491,5 +589,6 @@ NAMED: list[Rule] = [
         lower=("key",),
         local=True,
         needs=((":", "="),),
+        gate=key_assignment,
     ),
 ]
