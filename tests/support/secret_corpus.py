@@ -270,6 +270,7 @@ def shapes() -> list[Shape]:
     out += audited()
     out += unenumerated()
     out += redteamed()
+    out += bare_and_short()
     for s in out:
         if not s.needles or s.needles == [""]:
             s.needles = [_secret_part(s.text)]
@@ -849,5 +850,52 @@ def redteamed() -> list[Shape]:
         _pair("a token line in base64", f"echo {b64_line} | base64 -d", b64_line),
         _pair("a token in hex", f"payload {hex_token}", hex_token),
         _pair("a token as unicode escapes", f'"k": "{escaped}"', escaped),
+    ]
+    return out
+
+
+def annotated_key(provider: str) -> str:
+    """A Microsoft common annotated security key: 52 generated characters, `JQQJ99`, a date, platform data, the
+    provider's signature (`AZDO`: Azure DevOps) and a checksum; 84 characters."""
+    t = alnum
+    return t(52) + "JQQJ99" + t(1) + t(1, "ABCDEFGHIJKL") + t(16) + provider + t(4)
+
+
+def bare_and_short() -> list[Shape]:
+    """A second red-team pass: tokens with no prefix at all (Azure DevOps PATs in both formats, another Azure key of
+    the same format, ngrok authtokens in both forms) and unknown vendors' tokens whose body is 16-31 characters."""
+    t = alnum
+    base32 = "abcdefghijklmnopqrstuvwxyz234567"
+    ngrok = [("2" + t(26), "4" + t(20)), ("6" + t(20), "2" + t(20))]
+    short = [("zq_", t(16)), ("acme-live-", t(20)), ("corp_test_", t(24)), ("vx-", t(28)), ("tk_", t(31))]
+    out = [
+        _tok("azure devops pat", annotated_key("AZDO"), "pasted {} into the pipeline variables"),
+        _tok("azure ai services key", annotated_key("ACOG"), "they sent {} to the channel"),
+        _tok(
+            "azure devops pat, 52-character base32",
+            t(52, base32),
+            "git push https://{}@dev.azure.com/acme/app/_git/app",
+        ),
+        Shape(
+            "ngrok authtoken",
+            f"ngrok config add-authtoken {ngrok[0][0]}_{ngrok[0][1]}",
+            "_".join(ngrok[0]),
+            [ngrok[0][1]],
+        ),
+        Shape(
+            "ngrok authtoken, older form",
+            f"tunnel started with {ngrok[1][0]}_{ngrok[1][1]}",
+            "_".join(ngrok[1]),
+            [ngrok[1][1]],
+        ),
+    ]
+    out += [
+        Shape(
+            f"an unknown vendor's token, {len(body)}-character body",
+            f"INFO using {prefix}{body} for staging",
+            prefix + body,
+            [body],
+        )
+        for prefix, body in short
     ]
     return out

@@ -8,6 +8,7 @@ dependencies' sources, cut as the recorder cuts outputs.
 
 from __future__ import annotations
 
+import random
 import sysconfig
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from autopilot.memory import observe
 from autopilot.redact import redact
-from tests.support.secret_corpus import placed_in, shapes
+from tests.support.secret_corpus import annotated_key, placed_in, shapes
 from tests.unit.test_twins import MEMORY_HOOK, load
 
 ORDINARY = ["add a --json flag to export", "3 passed in 0.12s", "/w/src/export.py", "pytest -q", "npm test"]
@@ -57,3 +58,35 @@ def test_the_codex_hook_screens_as_the_bridge_does():
     hook = load(MEMORY_HOOK)
     for text in [*ORDINARY, *(s.text for s in shapes())]:
         assert hook.needs_redaction(text) is observe.needs_redaction(text)
+
+
+def bare_and_short_tokens(rng: random.Random) -> list[str]:
+    """Tokens of the classes found with no prefix or a short body: annotated keys, 52-character base32 PATs, ngrok
+    authtokens in both forms, unknown prefixes with bodies of 16-31 characters (any mix of cases and digits)."""
+    base62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+    def draw(n: int, alphabet: str = base62) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    return [
+        annotated_key(rng.choice(["AZDO", "ACOG"])),
+        draw(52, "abcdefghijklmnopqrstuvwxyz234567"),
+        f"{rng.choice('0123')}{draw(26)}_{rng.choice('123456789')}{draw(20)}",
+        f"{draw(21)}_{rng.choice('123456789')}{draw(20)}",
+        rng.choice(["zq_", "acme-", "vx-"]) + draw(rng.randint(16, 31), rng.choice([base62, base62[:52]])),
+    ]
+
+
+def test_every_bare_or_short_token_the_redactor_withholds_passes_the_screen():
+    """Of 200 tokens of each bare or short-bodied class, in prose, JSON, an assignment and a URL, none that the
+    redactor changes is screened out, in the bridge's hook or the Codex script."""
+    hook = load(MEMORY_HOOK)
+    rng = random.Random(2112)
+    changed = 0
+    for _ in range(200):
+        for token in bare_and_short_tokens(rng):
+            for text in (f"use {token} now", f'{{"v": "{token}"}}', f"X={token}", f"https://h/{token}@x", token):
+                if redact(text)[0] != text:
+                    changed += 1
+                    assert observe.needs_redaction(text) and hook.needs_redaction(text), text
+    assert changed > 4000

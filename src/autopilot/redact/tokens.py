@@ -11,6 +11,13 @@ import re
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, mixed_case, stand_in
 
+# Microsoft's common annotated security key (Azure DevOps PATs since 2024, Azure AI services keys, ...): 52 generated
+# base62 characters, the fixed signature `JQQJ9` and a version, a date, 16 characters of platform data, then the
+# provider's four-letter signature at 76 (`AZDO` for Azure DevOps) and a checksum; 84 characters, or 88 with `==`.
+_ANNOTATED = (
+    r"(?<![A-Za-z0-9])[A-Za-z0-9]{{52}}JQQJ9[9DH][A-Za-z0-9][A-L][A-Za-z0-9]{{16}}{provider}[A-Za-z0-9]{{4}}"
+    r"(?:[A-Za-z0-9]{{2}}==)?(?![A-Za-z0-9])"
+)
 _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)(?<!\w.{4})[0-9A-Z]{16}"
 
 
@@ -49,6 +56,17 @@ def _discord_id(value: str, match: re.Match[str]) -> bool:
     except (binascii.Error, ValueError):
         return False
     return len(raw) >= 17 and raw.isdigit()
+
+
+def _base32_pat(value: str, match: re.Match[str]) -> bool:
+    """Whether 52 lower-case base32 characters read as generated: two digits or more, 16 different characters."""
+    return sum(c.isdigit() for c in value) >= 2 and len(set(value)) >= 16
+
+
+def _ngrok_halves(value: str, match: re.Match[str]) -> bool:
+    """Whether both halves of an ngrok authtoken read as generated: the id before ``_`` and the secret after it."""
+    start = match.start(1) - 1
+    return mixed_case(value) and mixed_case(match.string[start - 21 : start])  # the id's last 21 (the pattern's)
 
 
 def _mixed_token(value: str, match: re.Match[str]) -> bool:
@@ -206,6 +224,26 @@ TOKENS: list[Rule] = [
     ),
     Rule("vault_token", lazy(r"s\.(?<![\w.\-]s\.)([A-Za-z0-9]{24})\b"), check=_mixed_token, hints=("s.",)),
     Rule("google_refresh_token", lazy(r"(?<![\w/])1//0[A-Za-z0-9_\-]{40,}"), hints=("1//0",)),
+    # Bare tokens a red-team pass found leaking (no prefix: each found by what is fixed in its format).
+    Rule("azure_devops_pat", lazy(_ANNOTATED.format(provider="AZDO")), hints=("JQQJ9",)),
+    Rule("azure_annotated_key", lazy(_ANNOTATED.format(provider="[A-Za-z][A-Za-z0-9]{3}")), hints=("JQQJ9",)),
+    # An Azure DevOps PAT before 2024: exactly 52 characters of lower-case base32 (a-z, 2-7) standing alone. Opens with
+    # its class and rejects a position inside a word at once, so a text costs one pass.
+    Rule(
+        "azure_devops_pat",
+        lazy(r"[a-z2-7](?<![A-Za-z0-9][a-z2-7])[a-z2-7]{51}(?![A-Za-z0-9])"),
+        check=_base32_pat,
+    ),
+    # An ngrok authtoken (and API key): the credential's id (27 base62 characters, a KSUID; 21 in older tokens), `_`,
+    # then the secret: a digit and 20 base62 characters. Found from the `_`; the secret is withheld, the id (what
+    # ngrok's dashboard lists the credential by, `cr_<id>`) kept, so the reader knows which one to revoke.
+    Rule(
+        "ngrok_authtoken",
+        lazy(r"_(?:(?<=(?<![\w\-])[A-Za-z0-9]{21}_)|(?<=(?<![\w\-])[A-Za-z0-9]{27}_))([0-9][A-Za-z0-9]{20})(?![\w\-])"),
+        1,
+        _ngrok_halves,
+        hints=("_",),
+    ),
     # Providers a red-team pass found missing (each by its documented prefix and length; what nobody listed is the
     # prefixed-token rule's in generic.py).
     Rule("heroku_api_key", lazy(_word("HRKU-") + r"[A-Za-z0-9_\-]{40,}"), hints=("HRKU-",)),
