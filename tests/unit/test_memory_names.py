@@ -97,6 +97,18 @@ def test_no_name_comes_from_what_the_redactor_would_remove(kind, text):
         assert [n for n in names.edit_names("settings.py", ["", body]) if n not in redacted] == [], kind
 
 
+def test_no_name_is_a_short_token_body_the_redactor_would_remove():
+    """Identifiers of an unknown prefix and a 16-31-character generated body: none is kept that a view withholds."""
+    rng = random.Random(5)
+    alphabet = string.ascii_letters + string.digits
+    for n in range(3000):
+        prefix = ("zq_", "acme_", "corp_live_", "vx_", "tk_test_")[n % 5]
+        token = prefix + "".join(rng.choice(alphabet[: rng.choice((52, 62))]) for _ in range(16 + n % 16))
+        code = f"def f():\n    {token} = compute()\n    return {token}\n"
+        redacted, _ = redact(code)
+        assert [m for m in names.edit_names("settings.py", ["", code]) if m not in redacted] == [], token
+
+
 def test_a_generated_value_in_a_string_is_never_a_name():
     """2,000 random tokens (URL-safe, hex, letters) assigned in code as string literals give no name at all."""
     for n in range(2000):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from autopilot.text import clip, clip_counted, clip_middle, clip_value
+import pytest
+
+from autopilot.text import clip, clip_counted, clip_middle, clip_value, reads_generated, word_parts
 
 
 def test_clip_keeps_the_start_and_marks_the_cut_within_the_limit():
@@ -44,3 +46,18 @@ def test_clip_middle_keeps_two_thirds_of_the_start_and_one_of_the_end():
 def test_clip_middle_without_a_limit_keeps_everything():
     """None is no bound (``--full``)."""
     assert clip_middle("z" * 10_000, None) == "z" * 10_000
+
+
+@pytest.mark.parametrize(
+    ("text", "count"), [("GetItemInt64Borrow", 5), ("HTTPServer", 2), ("parse", 1), ("X20Enable", 3), ("", 0)]
+)
+def test_word_parts_counts_words_acronyms_and_numbers(text, count):
+    """A name splits where case or class changes, an acronym before the capital that starts the next word."""
+    assert word_parts(text) == count
+
+
+def test_a_name_of_words_does_not_read_as_generated_and_random_text_does():
+    """Words with vowels, a part every 3-5 characters, are a name; case and digits changing every few are not."""
+    assert not reads_generated("GetSlowCompTauX20Enable")
+    assert not reads_generated("kwDOA5dJV85Yc5QlAb")  # a GitHub node id
+    assert reads_generated("Xk3pQ9zLm2Rt7WbY")

@@ -22,7 +22,8 @@ joined by ``_`` or case changes, few digits, no long run of capitals: what peopl
 what generators make (tests/unit/test_memory_names.py runs the redactor's credential formats and
 random tokens through it). A name is at most :data:`NAME_CHARS` characters.
 
-Hot path: it imports only ``os`` and ``stat`` (which ``os`` imports), and :mod:`.observe` imports it
+Hot path: it imports only ``os``, ``stat`` (which ``os`` imports) and :mod:`autopilot.text` (which
+imports nothing), and :mod:`.observe` imports it
 only when an edit is recorded. The Codex hook script ``codex/assets/handoff/scripts/memory_hook.py``
 carries a stand-alone twin of it (tests/unit/test_twins.py runs both on the same inputs).
 """
@@ -31,6 +32,8 @@ from __future__ import annotations
 
 import os
 import stat
+
+from autopilot.text import reads_generated
 
 TYPE_CHECKING = False  # `typing` stays off the hot path
 if TYPE_CHECKING:
@@ -271,6 +274,9 @@ def word_shaped(name: str) -> bool:
                 return False
     if len(name) <= 8:
         return True
+    last = name.rsplit("_", 1)[-1]
+    if "_" in name and 16 <= len(last) <= 31 and last.isalnum() and reads_generated(last):  # the redactor's token body
+        return False
     if sum(len(p) for p in letters) < 3 * len(letters):
         return False
     return all(len(p) < 5 or any(c in "aeiouyAEIOUY" for c in p) for p in letters)

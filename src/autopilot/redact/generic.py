@@ -22,6 +22,7 @@ from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import NUMBERED, Rule, apply, mixed_case, whole_name
+from autopilot.text import reads_generated
 
 TYPE_CHECKING = False  # binascii, math and collections.abc load when first needed: a hook that redacts a prompt
 if TYPE_CHECKING:  # pays for each module it imports (bench/bench_compare.py)
@@ -104,39 +105,18 @@ _NOT_SECRET = frozenset(
     + ("conv", "ctc", "mcp", "ig", "modr", "cmpl", "ftjob", "ftckpt", "ftevent", "vs", "vsfb", "cntr", "upload")
     + ("part", "eval", "evalrun", "outputitem", "fco", "turn", "event", "node", "job", "task", "build", "commit")
 )
-# The shortest body judged (:func:`_short_body` up to 31 characters; from 32 on, an entropy rule). Below 16, names come
-# within 0.2 of the bound (`CPyList_GetItemInt64`: a word every 3.0 characters).
+# The shortest body judged (:func:`autopilot.text.reads_generated` up to 31 characters; from 32 on, an entropy
+# rule). Below 16, names come within 0.2 of its bound (`CPyList_GetItemInt64`: a word every 3.0 characters).
 SHORT_BODY = 16
-# What a name is made of: a capitalised or lower-case word, an acronym, a number.
-_SEGMENT = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _PREFIX = lazy(r"(?<![\w.\-~+])([A-Za-z][A-Za-z0-9]{1,11}(?:[_\-][A-Za-z0-9]{1,11}){0,2})\Z")
-
-
-def _short_body(value: str) -> bool:
-    """Whether a body of 16-31 characters reads as generated, not as a name made of words (``GetItemInt64Borrow``).
-
-    Both cases, half its characters different, and a new word, acronym or number every 2.8 characters or sooner, or
-    every 3.6 with fewer than a quarter of its letters vowels. Names have one every 3 to 5 characters, and words have
-    vowels: of the 650 bodies of 12-31 characters with both cases behind a prefix in 58 MB of dependencies' sources and
-    transcripts, all names, none passes (the nearest: 3.0, and 4.3 with 23% vowels); of random base62 bodies, 98-99%.
-    """
-    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)) or len(set(value)) * 2 < len(value):
-        return False
-    if value.startswith(("kwDO", "kgDO")):  # GitHub's node ids: `PR_kwDOA5dJV85Yc5Ql`
-        return False
-    segments = len(_SEGMENT.findall(value))
-    if len(value) < 2.8 * segments:
-        return True
-    letters = sum(c.isalpha() for c in value)
-    return len(value) < 3.6 * segments and sum(c in "aeiouAEIOU" for c in value) * 4 < letters
 
 
 def _prefixed_token(value: str, match: re.Match[str]) -> bool:
     """Whether a value after a separator is a generated token behind a vendor's prefix: the prefix a short word (not a
     digest's or an id's); the value, from 32 characters, both cases and a digit at 3.5 bits a character or more, and
-    shorter, a body :func:`_short_body` reads as generated."""
+    shorter, a body that :func:`autopilot.text.reads_generated`."""
     if len(value) < 32:
-        if not _short_body(value):
+        if not reads_generated(value):
             return False
     elif not mixed_case(value) or bits_per_char(value) < 3.5:
         return False
