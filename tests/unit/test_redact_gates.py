@@ -126,13 +126,14 @@ print(json.dumps({"out": out, "compiled": compiled}))
 
 
 def test_a_prompt_ending_in_an_api_key_compiles_few_patterns():
-    """The memory hook's credential prompt is redacted in a fresh interpreter compiling at most 6 of ~150 patterns."""
+    """The memory hook's credential prompt is redacted in a fresh interpreter compiling at most 7 of ~150 patterns."""
     prompt = "deploy with the api key sk-proj-" + "Ab3Cd4Ef5" * 5
     proc = subprocess.run([sys.executable, "-c", COUNT_COMPILED, prompt], capture_output=True, text=True, check=True)
     answer = json.loads(proc.stdout)
     assert answer["out"] == "deploy with the api key [REDACTED:openai_api_key]"
     assert "openai_api_key" in answer["compiled"]
-    assert len(answer["compiled"]) <= 6, answer["compiled"]
+    # 7: the older Azure DevOps PAT (52 characters of base32, no prefix) has no literal to gate on (0.2 ms to compile)
+    assert len(answer["compiled"]) <= 7, answer["compiled"]
 
 
 def test_the_name_and_value_gates_skip_what_their_rules_cannot_change():
