@@ -31,6 +31,7 @@ from autopilot.transcripts.evidence import (
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from autopilot.transcripts.shapes import (
@@ -100,11 +101,11 @@ def intake(
             "nextBeforeLine": next_before,
             "entries": entries,
         }
-    branches = [branch(st, n) for n in index.entries]
+    non_lineage, compacted = branch_counts(st, index.entries)
     answer["branches"] = {
         "leafLine": st["leafLine"] or None,
-        "nonLineageEntries": branches.count("non-lineage"),
-        "compactedEntries": branches.count("compacted"),
+        "nonLineageEntries": non_lineage,
+        "compactedEntries": compacted,
         "compactionLine": st["boundaries"][st["viewBoundary"]][0] if st["viewBoundary"] is not None else None,
     }
     answer["diagnostics"] = {
@@ -394,6 +395,19 @@ def branch(st: ClaudeFoldState, line: int) -> str:
     if st["view"][line]:
         return "active"
     return "compacted" if st["active"][line] else "non-lineage"
+
+
+def branch_counts(st: ClaudeFoldState, entries: Sequence[int]) -> tuple[int, int]:
+    """How many of ``entries`` are ``non-lineage`` and how many ``compacted`` (as :func:`branch` says of each).
+
+    Every page reports them for the whole file: the per-line flags of all entries are gathered at C speed and counted
+    as the bits of one integer, not judged one by one (20,000 entries took ~3 ms of each page).
+    """
+    on = int.from_bytes(bytes(map(st["active"].__getitem__, entries)), "little")
+    if st["viewBoundary"] is None:
+        return len(entries) - on.bit_count(), 0
+    seen = int.from_bytes(bytes(map(st["view"].__getitem__, entries)), "little")
+    return len(entries) - (on | seen).bit_count(), (on & ~seen).bit_count()
 
 
 def _dict(value: Any) -> dict[str, Any]:
