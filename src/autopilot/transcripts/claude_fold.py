@@ -101,20 +101,22 @@ _ATTACHMENT_UUID = b',"type":"attachment","uuid":"'
 _TIMESTAMP = b'"timestamp":"'
 
 
+NODE_TYPE = "I"  # the node columns' items: uuid keys are 32-bit, and a transcript of 2**32 lines is 400+ GB
 MODEL_CHANGES_KEPT = 500
 PRESERVED_KEPT = 5000  # preserved uuids kept per boundary (Claude Code keeps a turn or two)
 
 
 def uuid_key(value: Any) -> int:
-    """A stable 32-bit integer for a row uuid (0 means none), so lineage fits in int arrays.
+    """A stable unsigned 32-bit integer for a row uuid (0 means none), so lineage fits in 4-byte int arrays.
 
     32 bits suffice: the lineage walk compares a parent's key only with the rows between
-    it and its child, so a collision would have to fall in that short stretch.
+    it and its child, so a collision would have to fall in that short stretch. (A malformed
+    uuid such as ``-1234567`` reads as a negative number: it is taken modulo 2**32.)
     """
     if not value:
         return 0
     try:
-        return int(value[:8], 16) or 1
+        return (int(value[:8], 16) & 0xFFFFFFFF) or 1
     except (ValueError, TypeError):
         data = value if isinstance(value, bytes) else str(value).encode()
         return int.from_bytes(blake2b(data, digest_size=4).digest(), "big") or 1
@@ -149,7 +151,8 @@ class ClaudeFold:
     """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
 
     name = "claude"
-    version = 2  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds
+    version = 3  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
+    # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append
 
     def start(self) -> ClaudeFoldState:
         """A fresh state for an empty transcript."""
@@ -181,9 +184,9 @@ class ClaudeFold:
             "leaf": 0,
             "leafLine": 0,
             "sidechainFile": None,
-            "nodeLine": array("q"),
-            "nodeKey": array("q"),
-            "nodeParent": array("q"),
+            "nodeLine": array(NODE_TYPE),
+            "nodeKey": array(NODE_TYPE),
+            "nodeParent": array(NODE_TYPE),
             "nodeKind": bytearray(),  # 1 for user and assistant rows (the relinking rule treats them apart)
             "active": bytearray(),
             "activeLeaf": 0,
