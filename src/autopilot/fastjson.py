@@ -154,7 +154,10 @@ def parse_json_line(raw: bytes) -> object:
     try:
         text = raw.decode("utf-8").strip(" \t\r\n")  # JSON's whitespace only, as orjson
         value, end = scan(text, 0)
-    except (ValueError, StopIteration, RecursionError):
+    except (ValueError, StopIteration, RecursionError, SystemError):
+        # SystemError: on an unterminated string or container the C scanner reports its error through
+        # json.decoder's JSONDecodeError, and where json.decoder was never imported (a fresh process) it returns
+        # NULL with no error set. A crash-truncated row in an appended stretch made the intake exit 70.
         return _orjson_loads(raw)
     if end != len(text):
         return _orjson_loads(raw)

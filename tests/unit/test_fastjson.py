@@ -75,6 +75,20 @@ def test_an_ordinary_line_is_read_without_importing_orjson():
     assert out.stdout == "False\n"
 
 
+def test_a_truncated_line_in_a_fresh_process_is_refused_not_a_crash():
+    """Where json.decoder was never imported, an unterminated string or container is a ValueError as orjson says,
+    not the SystemError the C scanner raises then (a crash-truncated row in an append made the intake exit 70)."""
+    code = (
+        "import sys; from autopilot.fastjson import parse_json_line as p\n"
+        "for raw in (b'{\"timestamp\": \"broken', b'{\"a\": 1', b'[1, 2'):\n"
+        "    try: p(raw)\n"
+        "    except ValueError: print('refused')\n"
+        "print(p(b'{\"a\": 1}'))"
+    )
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "refused\nrefused\nrefused\n{'a': 1}\n"
+
+
 def _random_value(rng: random.Random, depth: int = 0) -> object:
     kinds = ["str", "int", "float", "bool", "none"] + (["list", "dict", "tuple"] * 2 if depth < 4 else [])
     kind = rng.choice(kinds)
