@@ -430,3 +430,38 @@ def test_an_append_is_read_and_saved_without_importing_orjson(tmp_path):
         fh.write(b"".join(rows[40:]))
     after = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True)
     assert (first.stdout, after.stdout) == ("built False\n", "extended False\n")
+
+
+@pytest.mark.parametrize("fold_name", ["claude", "codex"])
+def test_lines_that_cross_chunks_are_read_without_orjson_on_an_append(tmp_path, fold_name):
+    """On an append, a line begun in one chunk and ended in the next is read as the others are: no orjson import,
+    and the same index as a scan of whole lines."""
+    root = Path(__file__).resolve().parents[1] / "fixtures" / fold_name
+    lines = [line for path in sorted(root.rglob("*.jsonl")) for line in path.read_bytes().splitlines()]
+    rows = [line + b"\n" for line in lines if _is_json(line)]  # a malformed row is orjson's to judge
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"".join(rows[:20]))
+    module, fold = ("claude_fold", "ClaudeFold") if fold_name == "claude" else ("codex_fold", "CodexFold")
+    code = (
+        "import sys, json; from autopilot.transcripts import jsonl; "
+        f"from autopilot.transcripts.{module} import {fold}; "
+        "jsonl.CHUNK_BYTES = int(sys.argv[2]); i = jsonl.scan(sys.argv[1], " + fold + "()); "
+        "print(i.status, 'orjson' in sys.modules, list(i.entries), json.dumps(i.malformed))"
+    )
+    subprocess.run([sys.executable, "-c", code, str(f), "256"], capture_output=True, text=True, check=True)
+    with open(f, "ab") as fh:
+        fh.write(b"".join(rows[20:]))
+    small = subprocess.run([sys.executable, "-c", code, str(f), "256"], capture_output=True, text=True, check=True)
+    status, imported, rest = small.stdout.split(" ", 2)
+    assert (status, imported) == ("extended", "False")
+    whole = jsonl.scan(f, CountFold(), cache=False)  # every line read: the append above must have seen as many
+    assert len(rows) > 100 and whole.lines == len(rows)
+    assert rest.strip().endswith("{}")  # no line was taken for malformed
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True

@@ -143,6 +143,10 @@ class _Scanner:
 
     def __init__(self, index: Index[Any], fold: Fold[Any], fh: IO[bytes], stop: int, max_line: int) -> None:
         self.index, self.fold, self.fh, self.stop, self.max_line = index, fold, fh, stop, max_line
+        # How lines are read: run() picks orjson for a long scan, the C scanner for an append (its own import
+        # spared); a line begun in one chunk and ended in the next, or the last one, is read the same way.
+        self.loads: Callable[[bytes], object] = parse_json_line
+        self.decode_error: type[ValueError] = ValueError
 
     def _bad(self, line: int, reason: str) -> None:
         index = self.index
@@ -162,11 +166,9 @@ class _Scanner:
             index.entries.append(line)
 
     def _one(self, line: int, part: bytes, last: bool) -> None:
-        import orjson  # loaded by run() before any line is read
-
         try:
-            obj = orjson.loads(part)
-        except orjson.JSONDecodeError:
+            obj = self.loads(part)
+        except self.decode_error:
             if not part.strip():
                 return
             if last:
@@ -218,6 +220,7 @@ class _Scanner:
             loads, decode_error = orjson.loads, orjson.JSONDecodeError
         else:  # an append: the C scanner reads a line as orjson does (~1.6 ms/MB slower, no import)
             loads, decode_error = parse_json_line, ValueError
+        self.loads, self.decode_error = loads, decode_error
         index.scanned_bytes = max(0, remaining)
         pieces: list[bytes] = []  # a line still being read, in chunks
         pending = 0
