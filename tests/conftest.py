@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.bridge import run_bridge
 from tests.support.home_guard import HomeGuard, real_homes
+from tests.support.world import enter_homes, not_an_agent
 
 # The run's own HOME is an empty sentinel until each test sets its own: what a fixture or a probe writes
 # to "~" before that lands there, and the guard fails the test. The real homes are watched as well.
@@ -25,23 +26,6 @@ REAL_HOME = HomeGuard(_REAL_HOMES, [SENTINEL_HOME])
 STRICT_HOME_GUARD = bool(os.environ.get("CI")) or os.environ.get("AUTOPILOT_HOME_GUARD") == "strict"
 
 
-def _ancestors() -> set[int]:
-    """The processes above this test run (the shell, an agent, CI): outside every test's world."""
-    found, pid = set(), os.getppid()
-    while pid > 1 and pid not in found:
-        found.add(pid)
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                stat = fh.read().decode("utf-8", "replace")
-            pid = int(stat[stat.rfind(")") + 2 :].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-    return found
-
-
-OUTSIDE = _ancestors()
-
-
 @pytest.fixture(autouse=True)
 def outside_is_not_an_agent(monkeypatch):
     """Who started the test run (an agent's shell, when you run the tests from Claude Code) is no part of a test.
@@ -50,40 +34,13 @@ def outside_is_not_an_agent(monkeypatch):
     shell; the processes above pytest are the same for every test and would make the in-process bridge
     look like an agent's shell. Tests that need an agent's shell start one below pytest.
     """
-    from autopilot.memory import origin
-
-    real = origin.environ_of
-    monkeypatch.setattr(origin, "environ_of", lambda pid: None if pid in OUTSIDE else real(pid))
+    not_an_agent(monkeypatch)
 
 
 @pytest.fixture(autouse=True)
 def isolated_homes(tmp_path_factory, monkeypatch):
     """Point every root the bridge uses at a fresh directory, so no test touches real homes."""
-    root = tmp_path_factory.mktemp("homes")
-    for var, sub in (
-        ("AUTOPILOT_HOME", "autopilot"),
-        ("CODEX_HOME", "codex"),
-        ("CLAUDE_CONFIG_DIR", "claude"),
-        ("HOME", "home"),
-    ):
-        (root / sub).mkdir()
-        monkeypatch.setenv(var, str(root / sub))
-    monkeypatch.setenv("AUTOPILOT_MANAGED_DIR", str(root / "managed"))  # never the machine's /etc/codex-autopilot
-    for var in (
-        "AUTOPILOT_BACKEND",
-        "AUTOPILOT_MODEL",
-        "AUTOPILOT_EFFORT",
-        "AUTOPILOT_BUDGET_USD",
-        "AUTOPILOT_CODEX_BIN",
-        "AUTOPILOT_CONFIG",
-        "AUTOPILOT_CLAUDE_PROJECTS_DIR",
-        "AUTOPILOT_CODEX_SESSIONS_DIR",
-        "AUTOPILOT_PRICES",
-        "CLAUDE_CODE_SESSION_ID",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-    ):
-        monkeypatch.delenv(var, raising=False)
+    root = enter_homes(monkeypatch, tmp_path_factory.mktemp("homes"))
     yield root
     touched = REAL_HOME.check()
     ours = [t for t in touched if REAL_HOME.in_sentinel(t)]
@@ -97,11 +54,10 @@ def isolated_homes(tmp_path_factory, monkeypatch):
         )
 
 
-@pytest.fixture
-def git_repo(tmp_path):
-    """A real git repository with one commit, as a workspace for a run."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
+@pytest.fixture(scope="session")
+def git_repo_template(tmp_path_factory):
+    """A git repository with one commit, made once per test process (``git_repo`` copies it)."""
+    repo = tmp_path_factory.mktemp("git-template") / "repo"
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "t",
@@ -113,6 +69,18 @@ def git_repo(tmp_path):
     (repo / "README.md").write_text("# demo\n")
     subprocess.run(["git", "-C", str(repo), "add", "."], check=True, env=env)
     subprocess.run(["git", "-C", str(repo), "commit", "-qm", "init"], check=True, env=env)
+    for sample in (repo / ".git" / "hooks").glob("*.sample"):  # inert examples: a third of the files to copy
+        sample.unlink()
+    return repo
+
+
+@pytest.fixture
+def git_repo(tmp_path, git_repo_template):
+    """A real git repository with one commit, as a workspace for a run: a copy of the process's template (a
+    repository holds no path of its own, so the copy is the same repository as `git init` and a commit would make,
+    at a tenth of the cost)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(git_repo_template, repo, symlinks=True)
     return repo
 
 

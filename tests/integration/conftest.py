@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
-from autopilot.scripted.responses_server import ResponsesServer, reply_json
-from tests.support.loop import PLAN
+from autopilot.scripted.responses_server import ResponsesServer
+from tests.support.loop import plan_two_tasks
+from tests.support.world import point_openai
 
 
 @pytest.fixture
@@ -20,19 +19,11 @@ def server():
 @pytest.fixture
 def openai_env(server, monkeypatch):
     """Point the openai backend at the scripted server, with fast retries."""
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    monkeypatch.setenv("AUTOPILOT_BACKEND", "openai")
-    monkeypatch.setenv("AUTOPILOT_MODEL", "gpt-6.2-sol")
-    monkeypatch.setenv("AUTOPILOT_RETRY_BASE_S", "0.01")
-    monkeypatch.setenv("AUTOPILOT_RETRY_MAX_S", "0.05")
+    point_openai(monkeypatch, server.url)
     return server
 
 
 @pytest.fixture
 def planned(openai_env, git_repo, bridge):
     """A repo with a running two-task plan (one plan call made)."""
-    openai_env.push(reply_json(copy.deepcopy(PLAN)))
-    code, out, err = bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test")
-    assert code == 0, err
-    return git_repo
+    return plan_two_tasks(openai_env, git_repo, bridge)

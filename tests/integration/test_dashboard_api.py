@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from autopilot.scripted.responses_server import reply_json
+from tests.support.bridge import run_bridge
 from tests.support.claude_rows import Transcript
-from tests.support.dashboard import CHECKPOINT, Dashboard, check
+from tests.support.dashboard import CHECKPOINT, Dashboard, check, serving
 from tests.support.durable import person
 from tests.support.handoff_env import claude_session, codex_lines, codex_rollout, run_json, thread_of, work_session
-from tests.support.loop import continue_to, state_of
+from tests.support.loop import continue_to, plan_two_tasks, state_of
+from tests.support.world import copy_tree, scripted_world
 
 FINDINGS = {
     "decision": "request_changes",
@@ -22,23 +24,41 @@ FINDINGS = {
 RECEIVER = "01a2ffff-0000-7000-8000-000000000001"
 
 
-@pytest.fixture
-def project(planned, openai_env, bridge):
-    """The planned repository after a review with findings and a verdict, with a Claude work session recorded in it."""
-    (planned / "parser.py").write_text("def parse(s):\n    return s\n")
-    (planned / "feature.py").write_text("x = 1\n")
-    openai_env.push(reply_json(FINDINGS))
-    assert bridge("-C", str(planned), "review")[0] == 0
-    openai_env.push(reply_json(continue_to("T2")))
-    assert bridge("-C", str(planned), "verdict", "--last-message", "feature added")[0] == 0
-    claude_session(work_session(Transcript()), planned)
-    return planned
+@pytest.fixture(scope="module")
+def project_world(tmp_path_factory, git_repo_template):
+    """The planned repository after a review with findings and a verdict, with a Claude work session recorded in
+    it: built once for the module (three calls through the SDK), each test given its own copy."""
+    with scripted_world(tmp_path_factory, "project") as (world, server):
+        with world.building():
+            planned = plan_two_tasks(server, copy_tree(git_repo_template, world.work / "repo"))
+            (planned / "parser.py").write_text("def parse(s):\n    return s\n")
+            (planned / "feature.py").write_text("x = 1\n")
+            server.push(reply_json(FINDINGS))
+            assert run_bridge("-C", str(planned), "review")[0] == 0
+            server.push(reply_json(continue_to("T2")))
+            assert run_bridge("-C", str(planned), "verdict", "--last-message", "feature added")[0] == 0
+            claude_session(work_session(Transcript()), planned)
+            world.built = planned
+        yield world
 
 
 @pytest.fixture
-def dash(project):
-    with Dashboard(project) as d:
-        yield d
+def project(project_world, openai_env, monkeypatch):
+    """The module's project, as built (this test's own copy)."""
+    return project_world.restore(monkeypatch).built
+
+
+@pytest.fixture(scope="module")
+def served(project_world):
+    """One dashboard process over the module's world, started once: each test's copy is what it serves."""
+    with serving(project_world) as dashboard:
+        yield dashboard
+
+
+@pytest.fixture
+def dash(served, project):
+    """The module's dashboard, with a session, over this test's copy of the project."""
+    return served
 
 
 def run_name(bridge, repo) -> str:
@@ -129,12 +149,12 @@ def test_a_session_page_is_what_handoff_read_prints(dash, bridge, project):
     assert answer == read and len(answer["events"]) == 5
 
 
-def test_preview_writes_nothing_and_export_writes_the_packet(dash, isolated_homes):
+def test_preview_writes_nothing_and_export_writes_the_packet(dash, project_world):
     """Export with preview returns the would-be packet and writes nothing; export stores it under its hash."""
     body = {"agent": "claude", "session": Transcript().session, "to": "codex"}
     status, preview = dash.post("/api/export", {**body, "preview": True})
     assert status == 200 and check("export", preview)["written"] is False
-    packets = isolated_homes / "autopilot" / "handoff" / "packets"
+    packets = project_world.root / "autopilot" / "handoff" / "packets"
     assert not packets.exists() or list(packets.iterdir()) == []
     status, written = dash.post("/api/export", body)
     assert status == 200 and check("export", written)["packet"].startswith("sha256:")
@@ -155,7 +175,7 @@ def test_packets_list_inspect_and_drift_now(dash, bridge, project):
     assert drifted["driftNow"]["staleClaims"]["validations"]
 
 
-def test_import_into_an_explicitly_chosen_session(dash, bridge, project, isolated_homes):
+def test_import_into_an_explicitly_chosen_session(dash, bridge, project):
     """Import names its receiving session, writes its receipt and answers what `handoff import` prints."""
     _, written = dash.post("/api/export", {"agent": "claude", "session": Transcript().session, "to": "codex"})
     status, answer = dash.post(

@@ -13,9 +13,10 @@ import pytest
 
 from autopilot.dashboard.security import CODE_TTL_S, Guard, LaunchRefused
 from autopilot.durable.store import Log
-from tests.support.dashboard import Dashboard, check
+from tests.support.dashboard import Dashboard, check, serving
 from tests.support.durable import PASSPHRASE, person, propose
-from tests.support.loop import state_of
+from tests.support.loop import plan_two_tasks, state_of
+from tests.support.world import copy_tree, scripted_world
 
 GETS = [
     "/api/overview",
@@ -28,10 +29,32 @@ GETS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def planned_world(tmp_path_factory, git_repo_template):
+    """A repository with a running two-task plan, built once for the module (``planned`` gives each test a copy)."""
+    with scripted_world(tmp_path_factory, "planned") as (world, server):
+        with world.building():
+            world.built = plan_two_tasks(server, copy_tree(git_repo_template, world.work / "repo"))
+        yield world
+
+
 @pytest.fixture
-def dash(planned):
-    with Dashboard(planned) as d:
-        yield d
+def planned(planned_world, openai_env, monkeypatch):
+    """The module's planned repository, as built (this test's own copy)."""
+    return planned_world.restore(monkeypatch).built
+
+
+@pytest.fixture(scope="module")
+def served(planned_world):
+    """One dashboard process over the module's world, started once: each test's copy is what it serves."""
+    with serving(planned_world) as dashboard:
+        yield dashboard
+
+
+@pytest.fixture
+def dash(served, planned):
+    """The module's dashboard, with a session, over this test's copy of the planned repository."""
+    return served
 
 
 def origin(dash) -> dict[str, str]:

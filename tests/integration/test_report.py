@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -12,9 +13,11 @@ import pytest
 from autopilot.memory import observe
 from autopilot.run.budget import add_usd
 from autopilot.scripted.responses_server import http_error, reply_json
+from tests.support.bridge import run_bridge
 from tests.support.durable import approved
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
+from tests.support.world import scripted_world
 
 TOKEN_KEYS = ("input", "cached", "output", "calls")
 
@@ -46,10 +49,26 @@ def state_totals(state: dict) -> tuple[dict, float]:
     return tokens, add_usd(state["budget_used_usd"], state["plan_usd"])
 
 
+@pytest.fixture(scope="module")
+def history_world(tmp_path_factory):
+    """Runs in three repositories: re-plans, a failed plan, failed calls, a corrected plan, an invalid-twice verdict
+    (built once for the module: twelve calls through the SDK; each test gets the world as built)."""
+    with (
+        scripted_world(tmp_path_factory, "history", AUTOPILOT_RETRY_ATTEMPTS="1") as (world, openai_env),
+        world.building(),
+    ):
+        world.built = _history(openai_env, world.work, run_bridge)
+    return world
+
+
 @pytest.fixture
-def history(openai_env, tmp_path, bridge, monkeypatch):
-    """Runs in three repositories: re-plans, a failed plan, failed calls, a corrected plan, an invalid-twice verdict."""
+def history(history_world, openai_env, monkeypatch):
+    """The three repositories' runs, as built: each run's state."""
     monkeypatch.setenv("AUTOPILOT_RETRY_ATTEMPTS", "1")
+    return copy.deepcopy(history_world.restore(monkeypatch).built)
+
+
+def _history(openai_env, tmp_path, bridge) -> list[dict]:
     a, b, c = new_repo(tmp_path, "alpha"), new_repo(tmp_path, "beta"), new_repo(tmp_path, "gamma")
     bad = {"decision": "maybe"}
     # alpha: a plan corrected once; a review; a failed review (500); a verdict; then a re-plan and one more review.

@@ -24,8 +24,10 @@ import pyte
 import pytest
 
 from autopilot.scripted.responses_server import reply_json
+from tests.support.bridge import run_bridge
 from tests.support.hooks import SESSION, payload
 from tests.support.loop import PLAN, continue_to
+from tests.support.world import copy_tree, scripted_world
 
 HOSTILE = (
     "\x1b]0;PWNED-TITLE\x07\x1b[2J\x1b[H\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"
@@ -48,28 +50,37 @@ def hostile_plan() -> dict:
     return plan
 
 
-@pytest.fixture
-def hostile(openai_env, git_repo, bridge):
-    """A run planned, judged and remembered from hostile answers; the repository."""
-    openai_env.push(reply_json(hostile_plan()))
-    code, out, err = bridge("-C", str(git_repo), "plan", "--goal", f"Add a feature {HOSTILE}")
-    assert code == 0, err
-    (git_repo / "feature.py").write_text("x = 1\n")
-    verdict = continue_to(T2)
-    verdict["reason"] = f"{MARK} reason {HOSTILE}"
-    openai_env.push(reply_json(verdict))
-    code, _, err = bridge("-C", str(git_repo), "verdict", "--last-message", f"done {HOSTILE}")
-    assert code == 0, err
-    for event, fields in (
-        ("SessionStart", {"source": "startup"}),
-        ("UserPromptSubmit", {"prompt": f"{MARK} fix it {HOSTILE}", "prompt_id": "p1"}),
-        ("PostToolUse", {"tool_name": "Edit", "tool_input": {"file_path": f"/w/{MARK}{HOSTILE}.py"}}),
-        ("PostToolUseFailure", {"tool_name": "Bash", "tool_input": {"command": f"pytest -q {HOSTILE}"},
-                                "error": f"Exit code 1\n1 failed {MARK} {HOSTILE}"}),
-    ):  # fmt: skip
-        code, _, err = bridge("hook", event, stdin=json.dumps(payload(event, git_repo, **fields)))
+@pytest.fixture(scope="module")
+def hostile_world(tmp_path_factory, git_repo_template):
+    """A run planned, judged and remembered from hostile answers: built once for the module (a plan, a verdict
+    and four hooks, one of them starting a review worker, cost a second and a half)."""
+    with scripted_world(tmp_path_factory, "hostile") as (world, server), world.building():
+        repo = copy_tree(git_repo_template, world.work / "repo")
+        server.push(reply_json(hostile_plan()))
+        code, out, err = run_bridge("-C", str(repo), "plan", "--goal", f"Add a feature {HOSTILE}")
         assert code == 0, err
-    return git_repo
+        (repo / "feature.py").write_text("x = 1\n")
+        verdict = continue_to(T2)
+        verdict["reason"] = f"{MARK} reason {HOSTILE}"
+        server.push(reply_json(verdict))
+        code, _, err = run_bridge("-C", str(repo), "verdict", "--last-message", f"done {HOSTILE}")
+        assert code == 0, err
+        for event, fields in (
+            ("SessionStart", {"source": "startup"}),
+            ("UserPromptSubmit", {"prompt": f"{MARK} fix it {HOSTILE}", "prompt_id": "p1"}),
+            ("PostToolUse", {"tool_name": "Edit", "tool_input": {"file_path": f"/w/{MARK}{HOSTILE}.py"}}),
+            ("PostToolUseFailure", {"tool_name": "Bash", "tool_input": {"command": f"pytest -q {HOSTILE}"},
+                                    "error": f"Exit code 1\n1 failed {MARK} {HOSTILE}"}),
+        ):  # fmt: skip
+            code, _, err = run_bridge("hook", event, stdin=json.dumps(payload(event, repo, **fields)))
+            assert code == 0, err
+    return world
+
+
+@pytest.fixture
+def hostile(hostile_world, openai_env, monkeypatch):
+    """The hostile world's repository, as built (the openai backend pointed at this test's scripted server)."""
+    return hostile_world.restore(monkeypatch).work / "repo"
 
 
 def on_a_terminal(args: list[str], cwd: Path, stdin: str = "") -> bytes:

@@ -13,6 +13,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,8 @@ from urllib.parse import urlparse
 
 import jsonschema
 import referencing
+
+from tests.support.world import World
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -140,6 +144,16 @@ class Dashboard:
         headers = {"Origin": f"http://127.0.0.1:{self.port}", **kw.pop("headers", {})}
         status, answer, _ = self.request("POST", path, {} if body is None else body, headers=headers, **kw)
         return status, answer
+
+
+@contextmanager
+def serving(world: World) -> Iterator[Dashboard]:
+    """One dashboard process over ``world`` (``world.built`` is its directory), started once with the environment a
+    test of the world has: whatever a test restored is what it serves."""
+    with world.environment():
+        dashboard = Dashboard(world.built)
+    with dashboard:
+        yield dashboard
 
 
 def schema_validator(name: str) -> jsonschema.Draft202012Validator:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 
@@ -33,6 +34,17 @@ def done(*criteria: str) -> dict:
         "progressed": True,
         "criteria": [{"criterion": c, "met": True, "evidence": f"evidence for {c}"} for c in criteria],
     }
+
+
+def plan_two_tasks(server, repo, bridge=None):
+    """``repo`` with a running two-task plan (:data:`PLAN`, one plan call to the scripted ``server``); ``repo``."""
+    from autopilot.scripted.responses_server import reply_json
+    from tests.support.bridge import run_bridge
+
+    server.push(reply_json(copy.deepcopy(PLAN)))
+    code, _, err = (bridge or run_bridge)("-C", str(repo), "plan", "--goal", "Add a feature with a test")
+    assert code == 0, err
+    return repo
 
 
 def state_of(bridge, repo) -> dict:
