@@ -225,6 +225,7 @@ def test_waits_for_a_just_created_rollout(bridge, work):
     assert code == 0 and answer["source"] == "pointer" and 0.4 < time.monotonic() - start < 2.0
 
 
+@pytest.mark.slow  # waits out the 2 s wait by design
 def test_gives_up_waiting_after_two_seconds(bridge, work):
     """A pointed rollout that stays empty is abandoned after the 2 s wait for the newest root session."""
     root = rollout(thread(1), work, age=50)

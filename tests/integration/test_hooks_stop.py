@@ -226,6 +226,7 @@ HUNG = {
 }
 
 
+@pytest.mark.slow  # waits out the call deadline by design
 @pytest.mark.parametrize("hang", sorted(HUNG))
 def test_hung_codex_costs_one_bounded_stop_and_is_recorded(worked, openai_env, bridge, monkeypatch, hang):
     """A backend that never finishes answering holds the Stop hook no longer than the call deadline; it is recorded."""
@@ -240,6 +241,7 @@ def test_hung_codex_costs_one_bounded_stop_and_is_recorded(worked, openai_env, b
     assert answer["decision"] == "block" and "could not give a verdict" in answer["reason"]
 
 
+@pytest.mark.slow  # waits out three call deadlines by design
 def test_hung_codex_pauses_the_run_after_the_documented_failures(worked, openai_env, bridge, monkeypatch):
     """Three hung verdicts in a row pause the run; every Stop returned within its deadline."""
     monkeypatch.setenv("AUTOPILOT_TIMEOUT", "1")
@@ -253,6 +255,7 @@ def test_hung_codex_pauses_the_run_after_the_documented_failures(worked, openai_
     assert "paused" in answers[-1]["systemMessage"] and "decision" not in answers[-1]
 
 
+@pytest.mark.slow  # waits out the hook's budget by design
 def test_the_hook_budget_cuts_a_longer_call_timeout(worked, openai_env, bridge, monkeypatch):
     """With AUTOPILOT_TIMEOUT past the Stop hook's budget, the budget wins: the failure is still recorded in time."""
     from autopilot import hooks
