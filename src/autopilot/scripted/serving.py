@@ -36,6 +36,7 @@ class BackgroundServer:
         self._httpd = _HTTPServer(("127.0.0.1", port), handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
 
     def push(self, *steps: Any) -> None:
         """Queue steps to answer the next requests, in order."""
@@ -54,16 +55,24 @@ class BackgroundServer:
 
     def start(self: _Server) -> _Server:
         """Serve in a background thread and return the server."""
-        # A short poll interval keeps stop() (and so every test's teardown) quick.
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(0.05,), name=self.thread_name, daemon=True
-        )
+        self._thread = threading.Thread(target=self._serve, name=self.thread_name, daemon=True)
         self._thread.start()
         return self
 
+    def _serve(self) -> None:
+        # One request at a time, waiting without a poll, until stop() (which wakes the wait with a connection).
+        while not self._stopping.is_set():
+            self._httpd.handle_request()
+
     def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self._httpd.shutdown()
+        """Stop serving and close the socket, at once (the serving thread is woken, not polled: every test's
+        teardown waits for it)."""
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            self._stopping.set()
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=5):
+                pass  # the wake-up: handled as a request that sends nothing
+            thread.join(timeout=5)
         self._httpd.server_close()
 
     def __enter__(self: _Server) -> _Server:
