@@ -139,11 +139,12 @@ def main() -> int:
                 None,
             )
             # The recorder redacts a prompt that holds a credential before it is kept (the redactor's import and the
-            # first compiles of its patterns): bench_memory.py's case.
+            # first compiles of its patterns): bench_memory.py's case, in a home of its own, so what it costs is not
+            # mixed with what the other hooks' observations make the next prompt do (a memory to reduce and inject).
             cases[f"{side}|no run: hook UserPromptSubmit, a credential in the prompt"] = (
                 [shim, "hook", "UserPromptSubmit"],
                 hook_input("UserPromptSubmit", idle, prompt="deploy with the api key sk-proj-" + "Ab3Cd4Ef5" * 5),
-                env,
+                {**env, "AUTOPILOT_HOME": str(root / f"credential-home-{side}")},
                 idle,
                 None,
             )
