@@ -161,3 +161,14 @@ def test_a_name_outside_ascii_always_opens_the_gates(monkeypatch):
         monkeypatch.setattr(rule, "gate", None)
         monkeypatch.setattr(rule, "needs", ())
     assert gated == [redact(t)[0] for t in texts]
+
+
+def test_line_anchored_gates_need_a_name_where_a_line_may_open_with_it():
+    """`printf 'GITHUB_TOKEN=…'` opens no line-anchored rule; a name after a line number, a grep prefix, a diff marker,
+    `export` or a hunk header does."""
+    inside = "printf 'GITHUB_TOKEN=ghp_%s\\n' 0123456789abcdef"
+    assert not named.env_assignment(inside) and not named.config_assignment(inside)
+    for opening in ("    12→", "src/app.py:12:", "+", "export ", "@@ -1,2 +1,2 @@ x('", "- ", "\t"):
+        line = f"{opening}GITHUB_TOKEN=abcdef123456"
+        assert named.env_assignment(line) and named.config_assignment(line), opening
+    assert named.env_assignment("first line\nAPI_KEY=abcdef123456")

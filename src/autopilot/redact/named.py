@@ -157,21 +157,23 @@ ENV_WORDS = ("SECRET", "TOKEN", "PASS", "PW", "KEY", "CREDENTIAL", "HMAC", "SIGN
 def assigns_a_value(text: str, upper_name: bool = False) -> bool:
     """Whether an ``=`` in ``text`` is followed (after white space and a quote) by something other than a placeholder:
     a ``NAME=value`` rule changes nothing where each value is withheld already (``OPENAI_API_KEY=[REDACTED:…]``).
-    ``upper_name``: and preceded (after white space) by upper-case name characters holding one of :data:`ENV_WORDS`."""
+    ``upper_name``: and preceded (after white space) by upper-case name characters holding one of :data:`ENV_WORDS`
+    where a line may open with them (:func:`may_open_a_line`)."""
     at, size = text.find("="), len(text)
+    openings: dict[int, int] = {}
     while at >= 0:
         i = at + 1
         while i < size and text[i].isspace():
             i += 1
         if i < size and text[i] in "\"'":
             i += 1
-        if not text.startswith("[REDACTED:", i) and (not upper_name or _upper_secret_name_before(text, at)):
+        if not text.startswith("[REDACTED:", i) and (not upper_name or _upper_secret_name_before(text, at, openings)):
             return True
         at = text.find("=", at + 1)
     return False
 
 
-def _upper_secret_name_before(text: str, at: int) -> bool:
+def _upper_secret_name_before(text: str, at: int, openings: dict[int, int]) -> bool:
     end = at
     while end > 0 and text[end - 1].isspace():
         end -= 1
@@ -179,7 +181,28 @@ def _upper_secret_name_before(text: str, at: int) -> bool:
     while start > 0 and text[start - 1] in _ENV_NAME_CHARS:
         start -= 1
     name = text[start:end]
-    return any(word in name for word in ENV_WORDS)
+    return any(word in name for word in ENV_WORDS) and may_open_a_line(text, start, openings)
+
+
+# What a line may hold before a name at its start (``LINE_START``, ``_ENV_PREFIX``): a line number and its `→`, a grep
+# prefix, a diff marker, indentation, `export`, `$env:`; a hunk header (`@@ … @@`) may hold anything.
+_OPENING_CHARS = frozenset("_./-: \t+→$")
+
+
+def may_open_a_line(text: str, start: int, openings: dict[int, int]) -> bool:
+    """Whether what stands between the start of ``start``'s line and ``start`` may be what a line-anchored rule lets
+    a line open with before a name (``openings`` remembers, per line, where that stops being possible)."""
+    line = text.rfind("\n", 0, start) + 1
+    stop = openings.get(line)
+    if stop is None:
+        if text.startswith("@@", line):
+            stop = len(text)
+        else:
+            stop, end = line, len(text)
+            while stop < end and (text[stop].isalnum() or text[stop] in _OPENING_CHARS):
+                stop += 1
+        openings[line] = stop
+    return start <= stop
 
 
 _LOWER_WORDS = tuple(word.lower() for word in ENV_WORDS)  # each secret word, matched in any case, holds one
@@ -194,6 +217,7 @@ def named_value(
     skip_before: str = "",
     skip_after: str = "",
     value: Callable[[str], bool],
+    line_start: bool = False,
 ) -> bool:
     """Whether ``text`` holds a separator (one of ``seps``) after a name holding one of ``words`` (any case), and a
     value ``value`` accepts after it: the shape of a name-and-value rule, checked without its pattern.
@@ -201,8 +225,10 @@ def named_value(
     Before the separator, white space and ``skip_before`` are passed over, then the name's letters, digits and
     ``_.-``; after it, white space and ``skip_after``, then ``value`` sees the rest. A name with a character outside
     ASCII always counts: a case-insensitive pattern matches ``ſecret`` and ``ᴋey`` as it matches ``secret``.
+    ``line_start``: the name must also stand where a line may open with it (:func:`may_open_a_line`).
     """
     size = len(text)
+    openings: dict[int, int] = {}
     for sep in seps:
         at = text.find(sep)
         while at >= 0:
@@ -213,7 +239,8 @@ def named_value(
             while start > 0 and (text[start - 1].isalnum() or text[start - 1] in _NAME_EXTRA):
                 start -= 1
             name = text[start:end]
-            if name and (not name.isascii() or any(word in name.lower() for word in words)):
+            named = name and (not name.isascii() or any(word in name.lower() for word in words))
+            if named and (not line_start or may_open_a_line(text, start, openings)):
                 i = at + 1
                 while i < size and (text[i].isspace() or text[i] in skip_after):
                     i += 1
@@ -249,7 +276,7 @@ def _header_value(head: str) -> bool:  # header_secret's value characters
 
 def config_assignment(text: str) -> bool:
     """config_secret's line shape: a secret name, ``:`` or ``=``, an unquoted value."""
-    return named_value(text, ":=", value=_unquoted_value)
+    return named_value(text, ":=", value=_unquoted_value, line_start=True)
 
 
 def inline_assignment(text: str) -> bool:
