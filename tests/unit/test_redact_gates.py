@@ -172,3 +172,12 @@ def test_line_anchored_gates_need_a_name_where_a_line_may_open_with_it():
         line = f"{opening}GITHUB_TOKEN=abcdef123456"
         assert named.env_assignment(line) and named.config_assignment(line), opening
     assert named.env_assignment("first line\nAPI_KEY=abcdef123456")
+
+
+@pytest.mark.parametrize("kind", ["github_token", "asana_token"])
+def test_a_token_rules_hints_are_the_openings_of_its_matches(kind):
+    """The GitHub and Asana token rules' hints are literals each match opens with (`ghp_`…, `1/`, `2/`), not `gh`
+    or `/`, which nearly every page holds: every corpus match holds one."""
+    (rule,) = [r for r in tokens.TOKENS if r.kind == kind]
+    matches = [m.group(0) for text in _corpus_texts() for m in rule.pattern.finditer(text)]
+    assert matches and all(any(m.startswith(h) for h in rule.hints) for m in matches)

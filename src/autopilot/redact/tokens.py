@@ -116,7 +116,7 @@ TOKENS: list[Rule] = [
     Rule(
         "github_token",
         lazy(r"(?:gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}|github_pat_(?<!\w.{11})[A-Za-z0-9_]{22,255})\b"),
-        hints=("gh", "github_pat_"),
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),  # each match opens with one
     ),
     Rule(
         "gitlab_token",
@@ -252,7 +252,7 @@ TOKENS: list[Rule] = [
     Rule("square_token", lazy(_word("sq0") + r"(?:atp|csp|idp)-[A-Za-z0-9_\-]{22,}"), hints=("sq0",)),
     Rule("facebook_square_token", lazy(_word("EAA") + r"[A-Za-z0-9_\-]{56,}"), check=_mixed_token, hints=("EAA",)),
     Rule("dropbox_token", lazy(_word("sl.") + r"(?:u\.)?[A-Za-z0-9_\-]{100,}"), hints=("sl.",)),
-    Rule("asana_token", lazy(r"[12]/(?<![\w/][12]/)\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32}\b"), hints=("/",)),
+    Rule("asana_token", lazy(r"[12]/(?<![\w/][12]/)\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32}\b"), hints=("1/", "2/")),
     Rule("airtable_token", lazy(_word("pat") + r"[A-Za-z0-9]{14}\.[a-f0-9]{64}\b"), hints=("pat",)),
     Rule("clojars_token", lazy(_word("CLOJARS_") + r"[a-z0-9]{60}\b"), hints=("CLOJARS_",)),
     Rule("contentful_token", lazy(_word("CFPAT-") + r"[A-Za-z0-9_\-]{43}"), hints=("CFPAT-",)),
