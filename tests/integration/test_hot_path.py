@@ -80,8 +80,13 @@ def test_search_loads_only_what_it_needs(git_repo, output):
 
 # What a page of `handoff intake` / `handoff from-codex intake` must not load, cached or after an append of a few MB:
 # argparse (~8 ms), typing (~3 ms), the json package (~2 ms: fastjson prints and parses), orjson (~15 ms with
-# dataclasses and inspect: only a scan of more than a few MB uses it), tempfile (~5 ms), a subprocess.
+# dataclasses and inspect: only a scan of more than a few MB uses it), tempfile (~5 ms), a subprocess, pathlib
+# (~3 ms with urllib.parse and ipaddress: only a subagent's transcript needs it), the hooks package.
 NOT_FOR_INTAKE = (
+    "pathlib",
+    "urllib.parse",
+    "ipaddress",
+    "autopilot.hooks",
     "argparse",
     "typing",
     "json",
@@ -104,7 +109,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
     ],
 )
 def test_an_intake_page_loads_only_what_it_needs(tmp_path, action, fixture):
-    """A first, a cached and an appended-to intake page answer without argparse, typing, json, orjson or tempfile."""
+    """A first, a cached and an appended-to intake page answer without argparse, typing, json, orjson, pathlib."""
     rows = fixture.read_bytes().splitlines(keepends=True)
     path = tmp_path / fixture.name
     path.write_bytes(b"".join(rows[: len(rows) // 2]))
