@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +102,25 @@ def test_newest_root_session_none(work):
     """With no session in the repository, there is none."""
     assert sessions.newest_root_session(str(work)) is None
     assert os.path.isdir(work)
+
+
+def test_a_rollout_record_is_immutable_and_equal_by_its_fields():
+    """Rollout keeps the frozen dataclass's behaviour: equal and hashed by its fields, no field reassigned."""
+    from autopilot.codex.sessions import Rollout
+
+    one = Rollout(Path("/r.jsonl"), "root", thread_id="t", mtime=1.0)
+    assert one == Rollout(Path("/r.jsonl"), "root", "t", None, 1.0) and hash(one) == hash(
+        Rollout(Path("/r.jsonl"), "root", "t", mtime=1.0)
+    )
+    assert one != Rollout(Path("/r.jsonl"), "child", thread_id="t", mtime=1.0) and "kind='root'" in repr(one)
+    with pytest.raises(AttributeError):
+        one.kind = "child"  # type: ignore[misc]
+
+
+def test_finding_a_rollout_loads_neither_typing_nor_dataclasses():
+    """A Codex page that meets another thread loads this module: typing and dataclasses (~10 ms) stay out."""
+    code = (
+        "import sys, autopilot.codex.sessions as s; print([m for m in ('typing', 'dataclasses') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"

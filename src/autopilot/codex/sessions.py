@@ -21,10 +21,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
 
 from autopilot import paths
 from autopilot.codex.subagent import child_marker as child_marker  # re-exported: its callers ask here
@@ -32,8 +29,11 @@ from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # typing and dataclasses (~10 ms with the inspect module it loads) stay off a Codex page
+if TYPE_CHECKING:  # that meets another thread and looks for its rollout (find_rollout)
+    from collections.abc import Collection, Iterator
+    from typing import Any, BinaryIO
+
     from autopilot.codex.shapes import HandoffPointer
 
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1
@@ -44,17 +44,45 @@ SUFFIXES = (".jsonl", ".jsonl.zst")  # Codex compresses rollouts older than abou
 THREAD_ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 
-@dataclass(frozen=True)
 class Rollout:
-    """One rollout file and what its first line says."""
+    """One rollout file and what its first line says (immutable; equal when every field is)."""
 
+    __slots__ = ("path", "kind", "thread_id", "cwd", "mtime", "forked_from", "why")
     path: Path
     kind: str  # root | child | empty | corrupt
-    thread_id: str | None = None
-    cwd: str | None = None
-    mtime: float = 0.0
-    forked_from: str | None = None
-    why: str = ""
+    thread_id: str | None
+    cwd: str | None
+    mtime: float
+    forked_from: str | None
+    why: str
+
+    def __init__(
+        self,
+        path: Path,
+        kind: str,
+        thread_id: str | None = None,
+        cwd: str | None = None,
+        mtime: float = 0.0,
+        forked_from: str | None = None,
+        why: str = "",
+    ) -> None:
+        for name, value in zip(self.__slots__, (path, kind, thread_id, cwd, mtime, forked_from, why), strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Rollout is immutable: cannot set {name}")
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Rollout and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "Rollout(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
 
 
 def place(path: str) -> str:
@@ -351,13 +379,27 @@ def _names_transcript(value: object) -> bool:
     return isinstance(value, dict) and isinstance(value.get("transcript_path"), str)
 
 
-@dataclass
 class Choice:
     """The rollout a handoff means, where that came from, and what was passed over on the way."""
 
-    rollout: Rollout
-    source: str  # pointer | scan
-    notes: list[str]
+    __slots__ = ("rollout", "source", "notes")
+
+    def __init__(self, rollout: Rollout, source: str, notes: list[str]) -> None:
+        self.rollout = rollout
+        self.source = source  # pointer | scan
+        self.notes = notes
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Choice and (self.rollout, self.source, self.notes) == (
+            other.rollout,
+            other.source,
+            other.notes,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"Choice(rollout={self.rollout!r}, source={self.source!r}, notes={self.notes!r})"
 
 
 def _under_roots(path: str) -> bool:
