@@ -26,6 +26,30 @@ REAL_HOME = HomeGuard(_REAL_HOMES, [SENTINEL_HOME])
 STRICT_HOME_GUARD = bool(os.environ.get("CI")) or os.environ.get("AUTOPILOT_HOME_GUARD") == "strict"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def one_tls_context_per_trust_store():
+    """Every OpenAI client the in-process bridge makes builds a TLS context, reading the whole CA bundle (~25 ms of
+    CPU, a third of a plan against a scripted server, which is plain http and never uses it). This test process
+    builds one per trust store (the same ``SSL_CERT_FILE``, ``SSL_CERT_DIR``) and hands it to every client: the
+    same context the SDK would build, read once. Bridge processes build their own, as a user's do."""
+    try:
+        import httpcore2  # the openai SDK's transport
+    except ImportError:
+        yield
+        return
+    real, made = httpcore2.default_ssl_context, {}
+
+    def shared(*, _trust_env: bool = True):
+        store = (_trust_env, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+        if store not in made:
+            made[store] = real(_trust_env=_trust_env)
+        return made[store]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(httpcore2, "default_ssl_context", shared)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def outside_is_not_an_agent(monkeypatch):
     """Who started the test run (an agent's shell, when you run the tests from Claude Code) is no part of a test.
