@@ -21,7 +21,7 @@ from collections import Counter
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import NUMBERED, Rule, apply, mixed_case, whole_name
+from autopilot.redact.rules import NUMBERED, Rule, alnum_run_after, apply, mixed_case, whole_name
 from autopilot.text import reads_generated
 
 TYPE_CHECKING = False  # binascii, math and collections.abc load when first needed: a hook that redacts a prompt
@@ -157,6 +157,7 @@ GENERIC: list[Rule] = [
         lazy(rf"[_\-](?<=[A-Za-z0-9][_\-])([A-Za-z0-9]{{{SHORT_BODY},200}})(?![\w\-+/=~])"),
         1,
         _prefixed_token,
+        gate=lambda text: alnum_run_after(text, "_-", SHORT_BODY),
     ),
     # The user part of a URL with no password: `https://<token>@github.com/…` (a name like `git@` stays).
     Rule(

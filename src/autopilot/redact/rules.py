@@ -73,8 +73,8 @@ class Rule:
     ``needs`` are literals every match holds, in groups: the rule is also skipped on a text (for a
     local rule, a span of lines) missing every literal of one group, so its pattern, ~1-2 ms to
     compile for the longest, is not compiled for texts it cannot match (a prompt with a key in it).
-    ``gate``, for a local rule, is a check of the same kind too subtle for literals: False only for a span no
-    match can lie in.
+    ``gate`` is a check of the same kind too subtle for literals: False only for a text (for a local rule, a span)
+    no match can lie in.
     A plain class: a NamedTuple would import ``typing`` (~3 ms) into every process that redacts.
     """
 
@@ -154,6 +154,8 @@ def holds_needs(needs: tuple[tuple[str, ...], ...], text: str) -> bool:
 def apply(rule: Rule, text: str, lowered: str, counts: Counter[str]) -> str:
     if not hinted(rule, text, lowered) or (rule.needs and not holds_needs(rule.needs, text)):
         return text
+    if rule.gate is not None and not rule.gate(text):
+        return text
     return rule.pattern.sub(replacer(rule, counts), text)
 
 
@@ -174,8 +176,23 @@ def apply_all(rules: list[Rule], text: str, lowered: str, counts: Counter[str]) 
                     continue
         if rule.needs and not holds_needs(rule.needs, text):
             continue
+        if rule.gate is not None and not rule.gate(text):
+            continue
         text = rule.pattern.sub(replacer(rule, counts), text)
     return text
+
+
+def alnum_run_after(text: str, seps: str, size: int, *, digit_first: bool = False) -> bool:
+    """Whether one of ``seps`` in ``text`` is followed by ``size`` ASCII letters and digits (the first a digit when
+    ``digit_first``): the gate of a token rule found from its separator, checked without its pattern."""
+    for sep in seps:
+        at = text.find(sep)
+        while at >= 0:
+            run = text[at + 1 : at + 1 + size]
+            if len(run) == size and run.isascii() and run.isalnum() and (not digit_first or run[0].isdigit()):
+                return True
+            at = text.find(sep, at + 1)
+    return False
 
 
 _WORD = lazy(r"(?i)secret|token|pass|pwd|pw|hmac|key|credential|auth|sig|cookie")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import Rule, mixed_case, stand_in
+from autopilot.redact.rules import Rule, alnum_run_after, mixed_case, stand_in
 
 # Microsoft's common annotated security key (Azure DevOps PATs since 2024, Azure AI services keys, ...): 52 generated
 # base62 characters, the fixed signature `JQQJ9` and a version, a date, 16 characters of platform data, then the
@@ -243,6 +243,7 @@ TOKENS: list[Rule] = [
         1,
         _ngrok_halves,
         hints=("_",),
+        gate=lambda text: alnum_run_after(text, "_", 21, digit_first=True),
     ),
     # Providers a red-team pass found missing (each by its documented prefix and length; what nobody listed is the
     # prefixed-token rule's in generic.py).
