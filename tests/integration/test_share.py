@@ -16,13 +16,21 @@ import pytest
 
 from autopilot.packets import store
 from autopilot.share import gitops
-from tests.support.share import PRIVATE, REF, git, remote_ref, team
+from tests.support.share import PRIVATE, REF, copied_team, git, remote_ref, team
+
+
+@pytest.fixture(scope="module")
+def made_team(tmp_path_factory):
+    """The team's bare remote and two machines with clones of it, made once for the module (``machines`` copies)."""
+    root = tmp_path_factory.mktemp("team")
+    team(root)
+    return root
 
 
 @pytest.fixture
-def machines(tmp_path):
+def machines(tmp_path, made_team):
     """The team's bare remote and two machines with clones of it: (remote, Ada's, Bob's)."""
-    return team(tmp_path)
+    return copied_team(made_team, tmp_path)
 
 
 def test_a_packet_pushed_from_a_is_found_by_search_on_b_with_its_origin(machines):

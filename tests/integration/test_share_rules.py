@@ -21,25 +21,33 @@ from autopilot.share import layout
 from tests.support.bridge import run_bridge
 from tests.support.durable import PASSPHRASE, approve, person, propose, revoke
 from tests.support.hooks import SESSION, context_of, payload
-from tests.support.share import REF, Machine, git, key, signer_line, team
+from tests.support.share import REF, Machine, copied_team, git, key, signer_line, team
 from tests.support.terminal import bridge_argv, typed
 
 RULE = "Run the zanzibar checks before every push."
 
 
-@pytest.fixture
-def keys(tmp_path):
-    """Ada's key (listed in allowed_signers) and Eve's (not listed)."""
-    return key(tmp_path / "keys", "ada"), key(tmp_path / "keys", "eve")
-
-
-@pytest.fixture
-def machines(tmp_path, keys):
-    """The remote (main lists Ada's key as ada@example.com) and Ada's and Bob's machines; Ada signs with her key."""
-    ada, _ = keys
-    remote, a, b = team(tmp_path, signer_line("ada@example.com", ada))
+@pytest.fixture(scope="module")
+def made_team(tmp_path_factory):
+    """Ada's and Eve's keys, the remote listing Ada's, the two machines, Ada's signing with her key: made once for
+    the module (``machines`` copies it)."""
+    root = tmp_path_factory.mktemp("team")
+    ada, _ = key(root / "keys", "ada"), key(root / "keys", "eve")
+    _, a, _ = team(root, signer_line("ada@example.com", ada))
     a.sign_with(ada)
-    return remote, a, b
+    return root
+
+
+@pytest.fixture
+def machines(tmp_path, made_team):
+    """The remote (main lists Ada's key as ada@example.com) and Ada's and Bob's machines; Ada signs with her key."""
+    return copied_team(made_team, tmp_path)
+
+
+@pytest.fixture
+def keys(tmp_path, machines):
+    """Ada's key (listed in allowed_signers) and Eve's (not listed)."""
+    return tmp_path / "keys" / "ada", tmp_path / "keys" / "eve"
 
 
 def approved_on(machine: Machine, text: str = RULE) -> str:

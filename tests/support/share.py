@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -58,16 +59,19 @@ def signer_line(principal: str, private: Path) -> str:
 class Machine:
     """One machine of the team: its homes and its clone of the remote."""
 
-    def __init__(self, root: Path, name: str, remote: Path, person: str) -> None:
+    def __init__(self, root: Path, name: str, remote: Path | None, person: str = "") -> None:
+        """The machine ``name`` under ``root``, cloning ``remote`` as ``person``; with no remote, the machine that
+        is there already (a copy of one, as :func:`copied_team` makes)."""
         self.name = name
         self.root = root / name
         self.homes = {var: self.root / var.lower() for var in HOMES}
         for path in self.homes.values():
             path.mkdir(parents=True, exist_ok=True)
         self.repo = self.root / "project"
-        run("git", "clone", "-q", str(remote), str(self.repo))
-        git(self.repo, "config", "user.name", person)
-        git(self.repo, "config", "user.email", f"{name}@example.com")
+        if remote is not None:
+            run("git", "clone", "-q", str(remote), str(self.repo))
+            git(self.repo, "config", "user.name", person)
+            git(self.repo, "config", "user.email", f"{name}@example.com")
 
     def env(self, **extra: str) -> dict[str, str]:
         """This machine's environment for a subprocess (this checkout importable)."""
@@ -154,6 +158,16 @@ def team(root: Path, signers: str = "") -> tuple[Path, Machine, Machine]:
     git(seed, "commit", "-qm", "start")
     git(seed, "push", "-q", "origin", "main")
     return remote, Machine(root, "a", remote, "Ada"), Machine(root, "b", remote, "Bob")
+
+
+def copied_team(made: Path, root: Path) -> tuple[Path, Machine, Machine]:
+    """The team :func:`team` made under ``made`` (keys, clones' settings and all), copied into ``root``: the same
+    repositories, their git settings that name a path (the remote, a signing key) moved to ``root``. A copy costs
+    a tenth of making one (git init, a push and two clones)."""
+    shutil.copytree(made, root, symlinks=True, dirs_exist_ok=True)
+    for path in [*root.glob("*/.git/config"), *root.glob("*/project/.git/config")]:
+        path.write_text(path.read_text().replace(f"{made}{os.sep}", f"{root}{os.sep}"))
+    return root / "remote.git", Machine(root, "a", None), Machine(root, "b", None)
 
 
 def remote_ref(remote: Path) -> str | None:
