@@ -494,6 +494,14 @@ def test_a_key_line_in_a_hunk_header_joins_the_body():
     assert out == "@@ -5,7 +5,7 @@ [REDACTED:key_material]"
 
 
+def test_a_key_line_in_a_hunk_header_may_open_with_a_plus():
+    """A body line in a hunk header that opens with `+` (a base64 character, not a diff marker there) is withheld
+    whole: no character of it is kept (one random key in 64 opens that line so)."""
+    lines = pem("RSA PRIVATE KEY", der_rsa()).splitlines()
+    out, _ = redact(f"@@ -5,7 +5,7 @@ +{lines[4][1:]}\n" + "\n".join(" " + line for line in lines[5:9]))
+    assert out == "@@ -5,7 +5,7 @@ [REDACTED:key_material]"
+
+
 def test_a_key_read_with_line_numbers_is_redacted():
     """Body lines as Claude Code's Read shows them (`  12→…`), without BEGIN or END, are key material."""
     body = pem("PRIVATE KEY", der_pkcs8()).splitlines()[5:12]

@@ -31,7 +31,9 @@ _BODY_LINE = lazy(
     r"(?:^|(?<=\\n)|(?<=[\"']))"
     + HUNK
     + NUMBERED
-    + r"[+\- ]?[ \t]*"
+    # a diff marker, never right after a hunk header: what follows `@@ … @@ ` is a line as it was (a `+` there
+    # is the body's own first character)
+    + r"(?:(?<!@)(?<!@ )(?<!@\t)[+\- ])?[ \t]*"
     + _MARK
     + r"[\"']?([A-Za-z0-9+/]{8,}={0,2})(?:"
     + _ESCAPED_BREAK
