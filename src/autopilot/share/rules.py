@@ -153,14 +153,7 @@ def incoming(
         row = _said(seal, rid, share)
         row["text"] = rules[rid]["text"]
         if rules[rid]["status"] == CANDIDATE and seal["status"] == GOOD and share not in withdrawn:
-            rules[rid] = log.decide_signed(
-                "approve",
-                rid,
-                signer=str(seal["signer"] or ""),
-                key=str(seal["key"] or ""),
-                commit=seal["commit"],
-                signers=signers or "",
-            )
+            rules[rid] = _decide(log, "approve", rid, seal, signers)
             done["delivered"].append(row)
         elif rules[rid]["status"] == CANDIDATE:
             done["candidates"].append(row)
@@ -181,20 +174,20 @@ def incoming(
         if rule is None or rule["status"] not in (CANDIDATE, APPROVED):
             continue
         if seal["status"] == GOOD:
-            rules[rid] = log.decide_signed(
-                "revoke",
-                rid,
-                signer=str(seal["signer"] or ""),
-                key=str(seal["key"] or ""),
-                commit=seal["commit"],
-                signers=signers or "",
-                reason=record.get("reason"),
-            )
+            rules[rid] = _decide(log, "revoke", rid, seal, signers, reason=record.get("reason"))
             done["revoked"].append(row)
         else:
             row["why"] = f"the revocation is {seal['status']}: a person here decides"
             done["waiting"].append(row)
     return done
+
+
+def _decide(log: Log, action: str, rid: str, seal: Seal, signers: str | None, reason: str | None = None) -> Rule:
+    """``action`` on ``rid`` as the signer git verified on the commit that brought it (the signed channel)."""
+    signer, key = str(seal["signer"] or ""), str(seal["key"] or "")
+    return log.decide_signed(
+        action, rid, signer=signer, key=key, commit=seal["commit"], signers=signers or "", reason=reason
+    )
 
 
 def _said(seal: Seal, rid: str, share: str) -> Arrived:
