@@ -21,7 +21,7 @@ from autopilot.memory import observe
 from autopilot.packets import store
 from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
 from tests.support import tui
-from tests.support.agents import agent_bin, write_codex_config
+from tests.support.agents import agent_bin
 from tests.support.claude_driver import ClaudeDriver, summarizer
 from tests.support.messages_server import MessagesServer, text, tool_use
 from tests.support.plugin_harness import REPO
@@ -95,21 +95,8 @@ def test_a_midway_checkpoint_travels_from_claude_to_codex_and_survives_codexs_co
             return tool_call("exec_command", {"cmd": str(wrapper)}, "call_from_claude")
         return reply_text("Picked up the handed-over work.")
 
-    codex_home = paths.codex_home()
     with ResponsesServer(responder=codex_says) as server:
-        write_codex_config(codex_home, server.url)
-        with open(codex_home / "config.toml", "a") as fh:  # the folder-trust dialog, answered in advance
-            fh.write(f'\n[projects."{git_repo}"]\ntrust_level = "trusted"\n')
-        os.environ["AUTOPILOT_CODEX_BIN"] = str(agent_bin("codex"))
-        try:
-            code, _, err = bridge("install", "codex", "--trust")
-        finally:
-            del os.environ["AUTOPILOT_CODEX_BIN"]
-        assert code == 0, err
-        env = {
-            "PATH": os.environ["PATH"], "HOME": str(tmp_path), "CODEX_HOME": str(codex_home),
-            "AUTOPILOT_HOME": os.environ["AUTOPILOT_HOME"], "FAKE_OPENAI_KEY": "scripted", "TERM": "xterm-256color",
-        }  # fmt: skip
+        env = tui.installed_codex(bridge, git_repo, tmp_path, server.url)
         command = [str(agent_bin("codex")), *tui.codex_tui_flags()]
         with tui.session(command, git_repo, env, tmp_path) as screen:
             screen.wait_for(lambda s: "OpenAI Codex (v" in s and "\n› " in s, 90, "Codex's prompt")
@@ -119,7 +106,7 @@ def test_a_midway_checkpoint_travels_from_claude_to_codex_and_survives_codexs_co
             if not state["picked"]:  # `$` opened the skill picker: its Enter took the skill, this one sends
                 screen.press("Enter")
             screen.wait_for(lambda s: "Picked up the handed-over work." in s, 120, "the pick-up answer")
-            (rollout,) = (codex_home / "sessions").rglob("rollout-*.jsonl")
+            (rollout,) = (paths.codex_home() / "sessions").rglob("rollout-*.jsonl")
             thread = rollout.stem[-36:]
             view = bridge_json("handoff", "active", "--agent", "codex", "--session", thread, "--json", cwd=git_repo)
             assert view["nextAction"]["text"] == CHECKPOINT["next_action"] and view["nextAction"]["packet"]

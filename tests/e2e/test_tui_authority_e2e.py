@@ -12,10 +12,9 @@ import time
 
 import pytest
 
-from autopilot import paths
 from autopilot.scripted.responses_server import ResponsesServer, reply_text
 from tests.support import tui
-from tests.support.agents import agent_bin, write_codex_config
+from tests.support.agents import agent_bin
 from tests.support.durable import approved
 from tests.support.messages_server import MessagesServer, text
 from tests.support.plugin_harness import claude_env
@@ -40,26 +39,9 @@ def test_claudes_tui_shows_the_approved_set_changed_at_session_start(git_repo, t
 def test_codexs_tui_shows_the_approved_set_changed_with_the_first_turn(git_repo, tmp_path, bridge):
     """In Codex's TUI the same line appears with the first turn, as the SessionStart hook's message."""
     rid = approved("Keep commits small.", git_repo)
-    codex_home = paths.codex_home()
     with ResponsesServer(steps=[reply_text("Noted.")]) as server:
-        write_codex_config(codex_home, server.url)
-        with open(codex_home / "config.toml", "a") as fh:  # the folder-trust dialog, answered in advance
-            fh.write(f'\n[projects."{git_repo}"]\ntrust_level = "trusted"\n')
-        os.environ["AUTOPILOT_CODEX_BIN"] = str(agent_bin("codex"))
-        try:
-            code, _, err = bridge("install", "codex", "--trust")
-        finally:
-            del os.environ["AUTOPILOT_CODEX_BIN"]
-        assert code == 0, err
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(tmp_path),
-            "CODEX_HOME": str(codex_home),
-            "AUTOPILOT_HOME": os.environ["AUTOPILOT_HOME"],
-            "AUTOPILOT_MANAGED_DIR": os.environ["AUTOPILOT_MANAGED_DIR"],
-            "FAKE_OPENAI_KEY": "scripted",
-            "TERM": "xterm-256color",
-        }
+        env = tui.installed_codex(bridge, git_repo, tmp_path, server.url)
+        env["AUTOPILOT_MANAGED_DIR"] = os.environ["AUTOPILOT_MANAGED_DIR"]
         with tui.session([str(agent_bin("codex")), *tui.codex_tui_flags()], git_repo, env, tmp_path) as screen:
             screen.wait_for(lambda s: "OpenAI Codex (v" in s and "\n› " in s, 90, "Codex's prompt")
             time.sleep(1)

@@ -15,7 +15,7 @@ from autopilot import paths
 from autopilot.hooks.context import CONTEXT_CONTINUES_FROM
 from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text
 from tests.support import tui
-from tests.support.agents import agent_bin, agent_version, write_codex_config
+from tests.support.agents import agent_bin, agent_version
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 from tests.support.messages_server import MessagesServer, text, tool_use
 from tests.support.plugin_harness import claude_env
@@ -73,25 +73,8 @@ def test_handoff_typed_in_claudes_tui_records_the_session_without_a_model_reques
 
 def test_handoff_typed_in_codexs_tui_records_the_session_without_a_model_request(git_repo, tmp_path, bridge):
     """After `install codex --trust`, `$handoff` typed in the Codex TUI writes the pointer; the model is not asked."""
-    codex_home = paths.codex_home()
     with ResponsesServer(steps=[reply_text("unused")]) as server:
-        write_codex_config(codex_home, server.url)
-        with open(codex_home / "config.toml", "a") as fh:  # the folder-trust dialog, answered in advance
-            fh.write(f'\n[projects."{git_repo}"]\ntrust_level = "trusted"\n')
-        os.environ["AUTOPILOT_CODEX_BIN"] = str(agent_bin("codex"))
-        try:
-            code, out, err = bridge("install", "codex", "--trust")
-        finally:
-            del os.environ["AUTOPILOT_CODEX_BIN"]
-        assert code == 0, err
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(tmp_path),
-            "CODEX_HOME": str(codex_home),
-            "AUTOPILOT_HOME": os.environ["AUTOPILOT_HOME"],
-            "FAKE_OPENAI_KEY": "scripted",
-            "TERM": "xterm-256color",
-        }
+        env = tui.installed_codex(bridge, git_repo, tmp_path, server.url)
         # --no-daemon: the TUI would otherwise leave a shared app-server running after the test
         with tui.session([str(agent_bin("codex")), *tui.codex_tui_flags()], git_repo, env, tmp_path) as screen:
             # the prompt's placeholder is a changing tip in older versions: the banner and the prompt mark say ready

@@ -105,3 +105,29 @@ def codex_tui_flags() -> list[str]:
 
 def plugin_args() -> list[str]:
     return ["--plugin-dir", str(REPO)]
+
+
+def installed_codex(bridge: Callable[..., tuple[int, str, str]], repo: Path, home: Path, url: str) -> dict[str, str]:
+    """Codex's config pointed at the scripted server ``url``, ``repo`` trusted in advance (no folder-trust dialog),
+    the plugin's hooks installed with ``install codex --trust``; returns the environment its TUI runs with."""
+    from autopilot import paths
+    from tests.support.agents import agent_bin, write_codex_config
+
+    codex_home = paths.codex_home()
+    write_codex_config(codex_home, url)
+    with open(codex_home / "config.toml", "a") as fh:
+        fh.write(f'\n[projects."{repo}"]\ntrust_level = "trusted"\n')
+    os.environ["AUTOPILOT_CODEX_BIN"] = str(agent_bin("codex"))
+    try:
+        code, _, err = bridge("install", "codex", "--trust")
+    finally:
+        del os.environ["AUTOPILOT_CODEX_BIN"]
+    assert code == 0, err
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "CODEX_HOME": str(codex_home),
+        "AUTOPILOT_HOME": os.environ["AUTOPILOT_HOME"],
+        "FAKE_OPENAI_KEY": "scripted",
+        "TERM": "xterm-256color",
+    }
