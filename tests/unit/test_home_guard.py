@@ -49,6 +49,7 @@ def run_inner(tmp_path: Path, body: str, *, strict: bool = True) -> subprocess.C
     env = {**os.environ, "HOME": str(real), "PROOF_REAL_HOME": str(real)}
     env.pop("CI", None)
     env["AUTOPILOT_HOME_GUARD"] = "strict" if strict else "warn"
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the inner run needs only the conftest (xdist, cov: a third of it)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.conftest"]
         + ["--basetemp", str(tmp_path / "basetemp"), str(inner)],
