@@ -24,6 +24,11 @@ atexit.register(shutil.rmtree, SENTINEL_HOME, True)
 REAL_HOME = HomeGuard(_REAL_HOMES, [SENTINEL_HOME])
 # A real home's change fails the test where nothing else writes there (CI); elsewhere it is a warning.
 STRICT_HOME_GUARD = bool(os.environ.get("CI")) or os.environ.get("AUTOPILOT_HOME_GUARD") == "strict"
+# The tests' repositories live for seconds: git's housekeeping after a commit, fetch or push (`maintenance run
+# --auto`, `gc --auto`: ~300 processes a run) has nothing to keep. Set for every git this run starts.
+for _n, (_key, _value) in enumerate((("maintenance.auto", "false"), ("gc.auto", "0"), ("receive.autoGc", "false"))):
+    os.environ[f"GIT_CONFIG_KEY_{_n}"], os.environ[f"GIT_CONFIG_VALUE_{_n}"] = _key, _value
+os.environ["GIT_CONFIG_COUNT"] = "3"
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -146,6 +146,7 @@ def team(root: Path, signers: str = "") -> tuple[Path, Machine, Machine]:
     machines, Ada's (a) and Bob's (b), each with a clone of it."""
     remote = root / "remote.git"
     run("git", "init", "-q", "--bare", "-b", "main", str(remote))
+    git(remote, "config", "receive.autoGc", "false")  # a push's `gc --auto` (git hides our GIT_CONFIG_* from it)
     seed = root / "seed"
     run("git", "clone", "-q", str(remote), str(seed))
     git(seed, "config", "user.name", "Seed")
