@@ -59,17 +59,22 @@ def parsed(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
+@functools.cache
+def nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a module's syntax tree, walked once per run."""
+    return tuple(ast.walk(parsed(path)))
+
+
 def unit(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "autopilot"
 
 
-def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
+@functools.cache
+def imports(path: Path, *, top_level_only: bool = False) -> frozenset[str]:
     """The autopilot modules a file imports (inside functions too, unless ``top_level_only``)."""
-    tree = parsed(path)
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
     found: set[str] = set()
-    for node in nodes:
+    for node in parsed(path).body if top_level_only else nodes(path):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "autopilot":
             if node.module == "autopilot":
                 found.update(f"autopilot.{a.name}" for a in node.names if a.name != "__version__")
@@ -79,7 +84,7 @@ def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == "autopilot")
     known = modules()
-    return {m for m in found if m in known}
+    return frozenset(m for m in found if m in known)
 
 
 def test_every_unit_has_a_layer():
@@ -260,15 +265,14 @@ ENV_READERS_ALLOWED = {
 
 def environment_reads(path: Path) -> list[int]:
     """Line numbers where a module reads ``os.environ`` or ``os.getenv`` (not where it passes the whole of it)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
-    for node in ast.walk(tree):
+    for node in nodes(path):
         is_environ = isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv")
         if is_environ and isinstance(node.value, ast.Name) and node.value.id == "os":
             found.append(node.lineno)
     spread = {  # `{**os.environ, ...}` hands a child the whole environment: no setting is read
         v.lineno
-        for d in ast.walk(tree)
+        for d in nodes(path)
         if isinstance(d, ast.Dict)
         for k, v in zip(d.keys, d.values, strict=True)
         if k is None
