@@ -34,14 +34,19 @@ def ours(repo: Path) -> tuple[str | None, str]:
     return git.branch(str(repo)), git.common_dir(str(repo))
 
 
-@pytest.fixture
-def no_fork(monkeypatch):
-    """Any git process started from here fails the test."""
+def refuse_forks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any git process started from now on fails the test."""
 
     def refuse(*args, **kwargs):
         raise AssertionError(f"git was forked: {args[0] if args else kwargs}")
 
     monkeypatch.setattr(subprocess, "run", refuse)
+
+
+@pytest.fixture
+def no_fork(monkeypatch):
+    """Any git process started from here fails the test."""
+    refuse_forks(monkeypatch)
 
 
 def test_a_branch_and_the_common_dir_come_from_the_files(git_repo, no_fork):
@@ -77,3 +82,62 @@ def test_git_dir_in_the_environment_is_left_to_git(git_repo, monkeypatch):
     monkeypatch.setenv("GIT_DIR", str(git_repo / ".git"))
     assert git.git_dir(str(git_repo)) is None
     assert ours(git_repo) == gits_answer(git_repo)
+
+
+def gits_head(repo: Path) -> str | None:
+    """What git says: ``rev-parse --verify --quiet HEAD^{commit}`` (None without commits)."""
+    out = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"], capture_output=True, text=True
+    )
+    return out.stdout.strip() or None
+
+
+def test_head_comes_from_the_files(git_repo, monkeypatch):
+    """On a branch with a loose commit: git's answer, without forking git."""
+    answer = run(git_repo, "log", "-1", "--format=%H").strip()
+    refuse_forks(monkeypatch)
+    assert git.head_sha(str(git_repo)) == answer
+
+
+def test_every_head_matches_git(git_repo, tmp_path):
+    """A linked worktree, an unborn branch, a detached HEAD, packed refs, packed objects, a symbolic branch, an empty
+    ref file, a HEAD naming a tree: the answer git gives (the files where they say it, git where they do not)."""
+    (git_repo / "a.txt").write_text("a\n")
+    run(git_repo, "add", "a.txt")
+    run(git_repo, "commit", "-qm", "second")
+    linked = tmp_path / "linked"
+    run(git_repo, "worktree", "add", "-q", "-b", "feature/x", str(linked))
+    fresh = tmp_path / "fresh"
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(fresh)], check=True, env=ENV)
+    detached = tmp_path / "detached"
+    run(git_repo, "worktree", "add", "-q", "--detach", str(detached), "HEAD~1")
+    cases = [git_repo, linked, fresh, detached]
+    for repo in cases:
+        assert git.head_sha(str(repo)) == gits_head(repo), repo
+    assert git.head_sha(str(fresh)) is None
+    assert git.head_sha(str(detached)) == run(git_repo, "rev-parse", "HEAD~1").strip()
+
+    run(git_repo, "pack-refs", "--all")  # the branch's ref now lives in packed-refs only
+    assert not (git_repo / ".git" / "refs" / "heads" / "main").exists()
+    assert git.head_sha(str(git_repo)) == gits_head(git_repo) is not None
+    run(git_repo, "gc", "-q")  # the commits are packed: git is asked
+    for repo in cases:
+        assert git.head_sha(str(repo)) == gits_head(repo), repo
+
+    run(git_repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    run(git_repo, "symbolic-ref", "HEAD", "refs/heads/alias")
+    assert git.head_sha(str(git_repo)) == gits_head(git_repo) is not None
+    run(git_repo, "symbolic-ref", "HEAD", "refs/heads/main")
+
+    tree = run(git_repo, "rev-parse", "HEAD^{tree}").strip()
+    (git_repo / ".git" / "HEAD").write_text(tree + "\n")  # no commit: git says none
+    assert git.head_sha(str(git_repo)) == gits_head(git_repo) is None
+
+
+def test_an_empty_ref_file_is_left_to_git(git_repo):
+    """A branch whose ref file is empty is not taken for an unborn one: git answers."""
+    ref = git_repo / ".git" / "refs" / "heads" / "main"
+    packed = git_repo / ".git" / "packed-refs"
+    packed.write_text(f"{ref.read_text().strip()} refs/heads/main\n")
+    ref.write_text("")
+    assert git.head_sha(str(git_repo)) == gits_head(git_repo)
