@@ -117,3 +117,13 @@ def git_repo(tmp_path, git_repo_template):
 def bridge():
     """The in-process CLI runner."""
     return run_bridge
+
+
+def pytest_collection_finish(session):
+    """What collection built (every test module, item and fixture definition) lives until the run ends: moved out of
+    the garbage collector's sight, and collections made rarer, the collector's share of a test process's CPU goes
+    from ~7% to ~3% (2.3 s -> 1.0 s over the unit tests)."""
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
