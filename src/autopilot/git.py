@@ -163,6 +163,7 @@ def _head_commit(found: str) -> str | None:
 
 
 def _is_oid(text: str) -> bool:
+    """Whether ``text`` is an object id as git writes it (40 or 64 lower-case hex digits)."""
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
@@ -217,7 +218,7 @@ def _head_branch(found: str) -> str | None:
             head = fh.read(4096).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    if len(head) in (40, 64) and all(c in "0123456789abcdef" for c in head):
+    if _is_oid(head):
         return ""  # detached: symbolic-ref says nothing
     prefix = "ref: refs/heads/"
     name = head[len(prefix) :] if head.startswith(prefix) else ""
