@@ -160,6 +160,6 @@ def test_names_ids_and_digests_with_short_bodies_are_kept(text):
 )
 def test_each_new_pattern_is_linear(text):
     """Long hostile inputs to the base32, ngrok, annotated-key and short-body rules are redacted quickly."""
-    start = time.perf_counter()
+    start = time.process_time()
     redact(text)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0

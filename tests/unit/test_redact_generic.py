@@ -113,9 +113,9 @@ ADVERSARIAL = {
 @pytest.mark.parametrize("name", ADVERSARIAL)
 def test_new_patterns_stay_linear(name):
     """~200 KB built to make each new pattern backtrack is redacted in well under two seconds."""
-    started = time.perf_counter()
+    started = time.process_time()
     redact(ADVERSARIAL[name])
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 def test_a_secret_files_diff_in_tool_output_goes_whole():

@@ -98,6 +98,6 @@ def test_the_at_rest_screen_sends_escaped_text_to_the_redactor():
 )
 def test_each_new_pattern_is_linear(text):
     """Long hostile inputs to the joined-literal, encoded-run and prefixed-token rules are redacted quickly."""
-    start = time.perf_counter()
+    start = time.process_time()
     redact(text)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0

@@ -1,4 +1,9 @@
-"""Redaction stays linear on long word-like strings (base64 blobs, minified code in tool output)."""
+"""Redaction stays linear on long word-like strings (base64 blobs, minified code in tool output).
+
+Each bound is on the CPU time the call takes (``time.process_time``), not the wall clock: a quadratic pattern
+takes minutes on these inputs, a linear one milliseconds, and waiting for a CPU that other processes hold (the
+parallel test loop, a busy machine) is neither.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,9 @@ from autopilot.redact import redact
 
 def test_long_word_like_run_is_redacted_quickly():
     """A 200 KB run of word characters is scanned in well under a second, not quadratically."""
-    start = time.perf_counter()
+    start = time.process_time()
     redact("A" * 200_000 + ' api_key = "abcdefgh12345678"')
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_assignment_after_a_long_run_is_still_redacted():
@@ -25,17 +30,17 @@ def test_assignment_after_a_long_run_is_still_redacted():
 def test_names_repeating_a_secret_word_stay_linear():
     """A 100 KB line made of secret words ("tokentoken…", "A_TOKEN_B…") is scanned in linear time."""
     for text in ("token" * 20_000, "TOKEN" * 20_000, "x_token_y" * 11_000, "+" + "API_TOKEN" * 11_000):
-        start = time.perf_counter()
+        start = time.process_time()
         redact(text)
-        assert time.perf_counter() - start < 1.0, text[:20]
+        assert time.process_time() - start < 1.0, text[:20]
 
 
 def test_a_long_key_tail_is_found_in_linear_time():
     """Walking back from an END line over thousands of base64 lines is one pass."""
     text = "\n".join(["QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="] * 20_000) + "\n-----END PRIVATE KEY-----"
-    start = time.perf_counter()
+    start = time.process_time()
     out, _ = redact(text)
-    assert out == "[REDACTED:private_key]" and time.perf_counter() - start < 2.0
+    assert out == "[REDACTED:private_key]" and time.process_time() - start < 2.0
 
 
 def _random_base64_lines(n: int, width: int = 64) -> list[str]:
@@ -102,9 +107,9 @@ def test_new_patterns_stay_linear():
     """Inputs built to make the added patterns backtrack are each redacted in well under two seconds."""
     slow = {}
     for name, text in ADVERSARIAL.items():
-        start = time.perf_counter()
+        start = time.process_time()
         redact(text)
-        took = time.perf_counter() - start
+        took = time.process_time() - start
         if took > 2.0:
             slow[name] = round(took, 2)
     assert slow == {}
@@ -113,6 +118,6 @@ def test_new_patterns_stay_linear():
 def test_a_long_run_of_key_lines_is_found_in_linear_time():
     """Thousands of base64 body lines (a key's middle in a huge diff) are grouped in one pass."""
     text = "\n".join("+" + line for line in _random_base64_lines(20_000))
-    start = time.perf_counter()
+    start = time.process_time()
     out, counts = redact(text)
-    assert out == "+[REDACTED:key_material]" and time.perf_counter() - start < 2.0
+    assert out == "+[REDACTED:key_material]" and time.process_time() - start < 2.0
