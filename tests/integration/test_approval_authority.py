@@ -14,6 +14,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -212,15 +213,19 @@ def test_no_variable_or_file_stands_in_for_the_passphrase(candidate, tmp_path):
 
 
 def test_parallel_guesses_are_checked_one_at_a_time_and_then_wait(candidate):
-    """Twelve terminals guessing at once: one guess is checked, the rest meet the wait; nothing is approved."""
+    """Twelve terminals guessing at once: one guess is checked, the rest meet the wait; nothing is approved.
+
+    The twelve type their guesses at the same moment (each waits at its passphrase prompt for the others): on a
+    busy machine twelve processes can take longer to start than the first wrong guess's one-second wait lasts."""
     argv = bridge_argv("durable", "approve", candidate)
+    together = threading.Barrier(12, timeout=60)
+
+    def guess(n: int) -> tuple[int, bytes]:
+        replies = [(NAME_PROMPT, "Mallory"), (PASS_PROMPT, f"guess number {n:04d}")]
+        return typed(argv, replies, clean_env(), before_reply=lambda p: together.wait() if p == PASS_PROMPT else None)
+
     with ThreadPoolExecutor(12) as pool:
-        runs = list(
-            pool.map(
-                lambda n: typed(argv, [(NAME_PROMPT, "Mallory"), (PASS_PROMPT, f"guess number {n:04d}")], clean_env()),
-                range(12),
-            )
-        )
+        runs = list(pool.map(guess, range(12)))
     checked = sum(b"not the approval passphrase" in shown for _, shown in runs)
     waited = sum(b"too many wrong passphrases" in shown for _, shown in runs)
     assert (checked, waited) == (1, 11) and status(candidate) == "candidate"

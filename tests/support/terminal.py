@@ -44,10 +44,12 @@ def typed(
     *,
     timeout: float = 60.0,
     started: Callable[[int], None] | None = None,
+    before_reply: Callable[[bytes], None] | None = None,
 ) -> tuple[int, bytes]:
     """Run ``argv`` on its own controlling terminal; when the screen shows ``prompt`` (in order), type ``reply``
     and Enter. Returns the exit code and every byte the terminal showed. ``started(pid)`` is called once, when the
-    screen first shows something (an attacker joining the terminal then)."""
+    screen first shows something (an attacker joining the terminal then); ``before_reply(prompt)`` just before each
+    reply is typed (terminals that answer at the same moment wait for each other there)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a session leader whose controlling terminal is the pty
         try:
@@ -81,6 +83,8 @@ def typed(
             while pending and shown.find(pending[0][0], pos) >= 0:
                 prompt, reply = pending.pop(0)
                 pos = shown.find(prompt, pos) + len(prompt)
+                if before_reply is not None:
+                    before_reply(prompt)
                 os.write(fd, reply.encode() + b"\n")
         else:
             os.kill(pid, signal.SIGKILL)
