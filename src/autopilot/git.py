@@ -302,11 +302,14 @@ def work_tree(repo: str, cache: str | None = None, skipped: list[tuple[str, str]
     if skipped is not None:
         skipped.extend(too_big)
     excludes = [f":(exclude,literal){path}" for path, _ in too_big]
-    # A private copy per call: concurrent callers (a hook and a review worker) never share an index.lock.
+    # A private copy per call: concurrent callers (a hook and a review worker) never share an index.lock. The copy
+    # keeps the index's mtime: git takes an entry's stat data on trust only when the file's mtime is older than the
+    # index's (a file rewritten in the index's second, at the same size, is "racy" and hashed again); a copy dated
+    # now would vouch for such a file, and an edit of the same size made within a second went unseen.
     with tempfile.TemporaryDirectory(prefix="autopilot-index-", dir=where) as tmp:
         temp_index = os.path.join(tmp, "index")
         if os.path.exists(source):
-            shutil.copyfile(source, temp_index)
+            shutil.copy2(source, temp_index)
         env = {"GIT_INDEX_FILE": temp_index}
         run_git(repo, "add", "--all", "--", ".", *excludes, env=env)
         tree = run_git(repo, "write-tree", env=env).strip()
