@@ -130,10 +130,8 @@ def head_sha(repo: str) -> str | None:
 
 def _head_commit(found: str) -> str | None:
     """The commit HEAD in git directory ``found`` names, "" on an unborn branch, None: ask git."""
-    try:
-        with open(os.path.join(found, "HEAD"), "rb") as fh:
-            head = fh.read(4096).decode("ascii").strip()
-    except (OSError, UnicodeDecodeError):
+    head = _head_file(found)
+    if head is None:
         return None
     shared = _shared_dir(found)
     if shared is None:
@@ -160,6 +158,15 @@ def _head_commit(found: str) -> str | None:
     if not oid:
         return ""  # unborn: no loose ref and none packed
     return oid if _loose_commit(shared, oid) else None
+
+
+def _head_file(found: str) -> str | None:
+    """What the HEAD file of git directory ``found`` says (an object id, or ``ref: NAME``); None: unreadable."""
+    try:
+        with open(os.path.join(found, "HEAD"), "rb") as fh:
+            return fh.read(4096).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _is_oid(text: str) -> bool:
@@ -213,10 +220,8 @@ def branch(repo: str) -> str | None:
 
 def _head_branch(found: str) -> str | None:
     """The short branch name HEAD in git directory ``found`` names, "" when it is detached, None: ask git."""
-    try:
-        with open(os.path.join(found, "HEAD"), "rb") as fh:
-            head = fh.read(4096).decode("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+    head = _head_file(found)
+    if head is None:
         return None
     if _is_oid(head):
         return ""  # detached: symbolic-ref says nothing
