@@ -27,8 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from autopilot.backends import Usage  # noqa: E402
-from autopilot.run.budget import add_usd, charge_budget  # noqa: E402
+from autopilot.loop.backends import Usage  # noqa: E402
+from autopilot.loop.budget import add_usd, charge_budget  # noqa: E402
 from autopilot.scripted.responses_server import ResponsesServer, reply_json  # noqa: E402
 
 PLAN = {"summary": "s", "tasks": [{"id": "T1", "title": "t", "description": "d", "acceptance": ["a"]}]}

@@ -48,7 +48,7 @@ if case == "naive":
             n += 1
     out["lines"] = n
 elif case == "walk":
-    from autopilot.transcripts.claude_intake import intake
+    from autopilot.handoff.transcripts.claude_intake import intake
     t1 = time.perf_counter()
     seen, before, pages = [], None, 0
     while True:
@@ -61,7 +61,7 @@ elif case == "walk":
     out.update(pages=pages, visited=len(seen), distinct=len(set(seen)), entries=page["counts"]["entries"],
                newest_first=all(a > b for a, b in zip(seen, seen[1:])))
 else:
-    from autopilot.transcripts.claude_intake import intake
+    from autopilot.handoff.transcripts.claude_intake import intake
     t1 = time.perf_counter()
     page = intake(path, before_line=int(arg) if arg != "-" else None)
     out.update(index=page["diagnostics"]["index"], scanned=page["diagnostics"]["scannedBytes"],

@@ -94,7 +94,7 @@ def timed(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
 
 PEAK_SCRIPT = """
 import json, resource, sys
-from autopilot.transcripts.codex_intake import intake
+from autopilot.handoff.transcripts.codex_intake import intake
 a = intake(sys.argv[1])
 intake(sys.argv[1], before_line=a["nextBeforeLine"])
 print(json.dumps({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-codex-"))
     os.environ["AUTOPILOT_HOME"] = str(work / "home")
     sys.path.insert(0, str(REPO / "src"))
-    from autopilot.transcripts.codex_intake import intake
+    from autopilot.handoff.transcripts.codex_intake import intake
 
     try:
         rollout = work / "rollout-bench.jsonl"

@@ -29,9 +29,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from autopilot.backends import Usage  # noqa: E402
 from autopilot.cli import main as bridge  # noqa: E402
-from autopilot.run.budget import charge_budget  # noqa: E402
+from autopilot.loop.backends import Usage  # noqa: E402
+from autopilot.loop.budget import charge_budget  # noqa: E402
 from autopilot.scripted.responses_server import ResponsesServer, reply_json  # noqa: E402
 
 MODEL = "gpt-6.2-sol"

@@ -85,7 +85,7 @@ def make_packets(repo: Path, count: int) -> None:
     from tests.support.claude_rows import Transcript
     from tests.support.handoff_env import claude_session, work_session
 
-    from autopilot.packets import store
+    from autopilot.handoff.packets import store
 
     t = work_session(Transcript())
     claude_session(t, repo)
@@ -99,7 +99,7 @@ def make_packets(repo: Path, count: int) -> None:
 
 
 def make_rules(count: int) -> None:
-    from autopilot.durable.store import Log
+    from autopilot.knowledge.durable.store import Log
 
     log = Log()
     for i in range(count):

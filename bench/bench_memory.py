@@ -143,7 +143,8 @@ def with_rules(runs: int, count: int = 20) -> list[tuple[str, float, float]]:
         env.update(AUTOPILOT_PYTHON=sys.executable, AUTOPILOT_HOME=str(root / "home"), HOME=str(root))
         approve = (
             "import sys; sys.path.insert(0, sys.argv[1]);"
-            "from autopilot.durable import secret; from autopilot.durable.store import Log, project_scope;"
+            "from autopilot.knowledge.durable import secret;"
+            "from autopilot.knowledge.durable.store import Log, project_scope;"
             "secret.write_record('a bench passphrase here', cost={'n': 1024, 'r': 8, 'p': 1}); log = Log();"
             f"[log.decide('approve', log.propose('rule', f'Rule {{n}}: keep this in mind when editing.', by='bench',"
             f" channel='cli', project=project_scope(sys.argv[2]))['id'], person='Bench', secret='a bench passphrase "
@@ -221,9 +222,9 @@ def reducing(n: int, repeat: int) -> list[tuple[str, float, float]]:
     """Median in-process times: reduce() over ``n`` observations, and parsing them from a log file first."""
     sys.path.insert(0, str(REPO / "src"))
     from autopilot import fastjson
-    from autopilot.memory import observe
-    from autopilot.memory.reduce import reduce
-    from autopilot.memory.store import SessionStore
+    from autopilot.handoff.memory import observe
+    from autopilot.handoff.memory.reduce import reduce
+    from autopilot.handoff.memory.store import SessionStore
 
     observations = synthetic(n)
     cps = [

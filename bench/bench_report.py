@@ -1,7 +1,7 @@
 """Benchmark `codex-bridge report` over many runs against a baseline measured in the same run.
 
 Builds a throwaway $AUTOPILOT_HOME with RUNS run directories, each holding an events.jsonl of EVENTS
-model calls as run/reviewer.py writes them (a tenth from an earlier, re-planned run) and a state.json
+model calls as loop/reviewer.py writes them (a tenth from an earlier, re-planned run) and a state.json
 whose totals equal its current run's calls. Then times, as whole processes against bare
 `python -I -c pass`: `codex-bridge report --json` (by day) and `--by run`; and in-process: report()
 against a naive loop that `json.loads` every line and adds it up. Fails if any run's check does not
@@ -27,8 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from autopilot.run.budget import add_usd  # noqa: E402
-from autopilot.run.migrations import CURRENT_VERSION  # noqa: E402
+from autopilot.loop.budget import add_usd  # noqa: E402
+from autopilot.loop.migrations import CURRENT_VERSION  # noqa: E402
 
 PHASES = ("plan", "review", "verdict")
 MODELS = ("gpt-6.2-sol", "gpt-5.5", "gpt-5.5-mini")
@@ -142,7 +142,7 @@ def main() -> int:
         if runs["matching"] != args.run_dirs or runs["mismatches"]:
             raise SystemExit(f"the report does not equal the runs' totals: {runs}")
         os.environ["AUTOPILOT_HOME"] = str(home)
-        from autopilot.run.report import report
+        from autopilot.loop.report import report
 
         whole = interleaved(
             {

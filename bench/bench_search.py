@@ -64,7 +64,7 @@ def rename(text: str, m: int) -> str:
 
 def synthesize(template: dict[str, Any], evidence: dict[str, Any], k: int, rows: int, t0: float) -> tuple[dict, dict]:
     """Packet ``k``: the template's evidence and claims repeated turn by turn to ``rows`` entries, renamed per turn."""
-    from autopilot.packets import claims
+    from autopilot.handoff.packets import claims
 
     base = [e for e in evidence["entries"] if e["source"] == "S1"]
     turns = max(1, rows // len(base))
@@ -113,7 +113,7 @@ def synthesize(template: dict[str, Any], evidence: dict[str, Any], k: int, rows:
 
 def write_packet(folder: Path, packet: dict, evidence: dict) -> str:
     """Seal and write one packet and its evidence index as export would (without fsync: a bench)."""
-    from autopilot.packets import store
+    from autopilot.handoff.packets import store
 
     pid, data, ev_bytes = store.seal(packet, evidence)
     hexid = pid.removeprefix("sha256:")
@@ -163,8 +163,8 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
     from tests.support.bridge import run_bridge
     from tests.support.search_project import MANIFEST, export, headers_repo, write
 
-    from autopilot.packets import store
-    from autopilot.search import index, retrieval
+    from autopilot.handoff.packets import store
+    from autopilot.handoff.search import index, retrieval
 
     repo = root / "repo"
     folder = store.packets_dir()
@@ -236,7 +236,11 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
         counts[name] = answer["candidates"]["matching"] if "candidates" in answer else 0
     every = [v for vs in in_process.values() for v in vs]
     # Whole processes, interleaved with their baselines so that all see the same load.
-    only_imports = [py, "-c", "import autopilot.cli, autopilot.commands.handoff_search, autopilot.search.retrieval"]
+    only_imports = [
+        py,
+        "-c",
+        "import autopilot.cli, autopilot.commands.handoff.search, autopilot.handoff.search.retrieval",
+    ]
     argvs = {name: [py, "-m", "autopilot", "handoff", "search", q, "--json"] for name, q in queries}
     samples: dict[str, list[float]] = {"bare": [], "imports": [], **{name: [] for name in argvs}}
     for argv in argvs.values():

@@ -114,7 +114,7 @@ def packets(clone: Path, env: dict[str, str], n: int) -> list[str]:
         claude_session(t, clone)
         out = sh(sys.executable, "-m", "autopilot", "handoff", "export", "--from", "claude", "--session", t.session,
                  "--to", "codex", cwd=clone, env=env)  # fmt: skip
-        from autopilot.packets import store
+        from autopilot.handoff.packets import store
 
         _, template, evidence = store.load(json.loads(out)["packet"])
         ids = []
@@ -210,8 +210,8 @@ def one_round(root: Path, n: int) -> dict[str, float]:
 
 def in_process(root: Path, remote: Path, a: Path, env_a: dict[str, str], bulk: list[str]) -> dict[str, float]:
     """The same push (of the 1,000, to a fresh remote) and pull (on a fresh machine) as calls in this process."""
-    from autopilot.share.pull import pull
-    from autopilot.share.push import push
+    from autopilot.knowledge.share.pull import pull
+    from autopilot.knowledge.share.push import push
 
     fresh = root / "inproc.git"
     sh("git", "init", "-q", "--bare", str(fresh))

@@ -41,7 +41,7 @@ def running_run(repo: Path, home: Path, backend: str) -> None:
     """A running run in ``repo`` written through the bridge's own store (no model call)."""
     env = {**os.environ, "AUTOPILOT_HOME": str(home)}
     code = (
-        "import sys, json; from autopilot.run.state import Store; s = Store(sys.argv[1]);\n"
+        "import sys, json; from autopilot.loop.state import Store; s = Store(sys.argv[1]);\n"
         "with s.transaction() as st:\n"
         f"    st.update(status='running', plan={json.dumps(PLAN)}, current_task={json.dumps(PLAN['tasks'][0])},"
         f" backend='{backend}', run_id='bench', goal='bench', plan_path='p.md', iteration=2, budget_used_usd=0.4)\n"

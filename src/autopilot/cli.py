@@ -122,10 +122,10 @@ def main(argv: list[str] | None = None) -> int:
 # The commands agents run often, read without argparse when their command line is a usual one: the words
 # after `handoff`, and the module whose quick_args/run_quick read and run it (commands/quick.py).
 QUICK = {
-    ("search",): "handoff_search",
-    ("intake",): "handoff_intake",
-    ("from-codex", "intake"): "handoff_codex",
-    ("read",): "handoff_packets",
+    ("search",): "handoff.search",
+    ("intake",): "handoff.intake",
+    ("from-codex", "intake"): "handoff.codex",
+    ("read",): "handoff.packets",
 }
 # The same for top-level commands: `review`, whose own time bench_bridge.py holds to 150 ms.
 QUICK_COMMANDS = {"review": "review"}

@@ -58,12 +58,12 @@ KNOWN_KEYS = {
     "timeout_seconds",
     "max_diff_chars",
     "codex_bin",
-    "memory_inject_chars",  # the active memory's injection budget (memory/inject.py)
+    "memory_inject_chars",  # the active memory's injection budget (handoff/memory/inject.py)
     "effort",
     "phases",
     "budget_warn_at",
     "min_rate_limit_left",
-    "max_history_tokens",  # the history a run's Codex conversation carries before it restarts (run/loop.py)
+    "max_history_tokens",  # the history a run's Codex conversation carries before it restarts (loop/transitions.py)
     "claude_projects_dir",
     "codex_sessions_dir",
 }
@@ -75,7 +75,7 @@ READER_DIRS = {
 # Reasoning effort Codex is asked for (`-c model_reasoning_effort=…`, `reasoning.effort`). Codex itself
 # validates nothing (it sends any word); these are the values the models' catalogue lists.
 EFFORTS = ("low", "medium", "high", "xhigh")
-PHASE_NAMES = ("plan", "review", "verdict")  # run/migrations.PHASES (a test keeps them equal)
+PHASE_NAMES = ("plan", "review", "verdict")  # loop/migrations.PHASES (a test keeps them equal)
 PHASE_KEYS = ("model", "effort")
 DEFAULT_BUDGET_WARN_AT = 80.0  # percent of the budget at which the user is told once
 DEFAULT_TIMEOUT_S = 300.0

@@ -27,7 +27,7 @@ class BridgeError(Exception):
     usage: object | None = None  # tokens a failed exchange still consumed (budget.Usage)
     usd: float = 0.0  # what those tokens cost
     calls: int = 0  # model calls the failed exchange made
-    run: Any = None  # the run as the failure was recorded in it, its state (run/shapes.py); None: not recorded
+    run: Any = None  # the run as the failure was recorded in it, its state (loop/shapes.py); None: not recorded
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -109,7 +109,7 @@ def unwritable(exc: BaseException) -> Unwritable | None:
 
 class RunChanged(BridgeError):
     """state.json no longer holds the run a caller read: it was re-planned meanwhile (``replaced``), or it is no
-    longer running. Raised before anything is changed; ``now`` is the run as it is now (its state: run/shapes.py)."""
+    longer running. Raised before anything is changed; ``now`` is the run as it is now (its state: loop/shapes.py)."""
 
     def __init__(self, message: str, *, now: Any, replaced: bool, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)

@@ -13,7 +13,7 @@ And whether a short run of letters and digits reads as generated or as a name pe
 (:func:`reads_generated`), the one home of that call: the redactor withholds a vendor's token whose
 body after an unknown prefix (``acme_``, ``tk-live-``) is 16-31 characters when it reads so
 (:mod:`autopilot.redact.generic`), and the active memory keeps an edit's names only when none does
-(:mod:`autopilot.memory.names`), so it never stores what a view would withhold.
+(:mod:`autopilot.handoff.memory.names`), so it never stores what a view would withhold.
 
 On the hook hot path (the active memory's recorder clips prompts and outputs, and names an edit's
 changes): standard library only, nothing imported.

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.durable import secret
-from autopilot.durable.store import Log
-from autopilot.memory.origin import AGENT_ENV
+from autopilot.handoff.memory.origin import AGENT_ENV
+from autopilot.knowledge.durable import secret
+from autopilot.knowledge.durable.store import Log
 from autopilot.scripted.responses_server import reply_text
 from tests.support.agents import agent_bin, codex_exec
 from tests.support.claude_driver import ClaudeDriver

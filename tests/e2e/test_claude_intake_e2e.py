@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autopilot.transcripts.claude_intake import intake
+from autopilot.handoff.transcripts.claude_intake import intake
 from tests.fixtures import make_claude_fixtures as make
 from tests.support.agents import needs
 from tests.support.claude_rows import fixture

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.backends.codex_cli import TOTALS_FILE
 from autopilot.codex import ratelimits
 from autopilot.codex.sessions import newest_root_session
 from autopilot.errors import EXIT_INFRA
+from autopilot.loop.backends.codex_cli import TOTALS_FILE
 from autopilot.scripted.responses_server import (
     delay,
     http_error,
@@ -202,7 +202,7 @@ def test_a_call_waiting_too_long_for_the_thread_is_busy(codex_server, git_repo, 
     """While another call of the run holds the Codex thread, a second one gives up as busy, not a crash."""
     import filelock
 
-    from autopilot.backends import codex_cli
+    from autopilot.loop.backends import codex_cli
 
     codex_server.push(reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature")[0] == 0

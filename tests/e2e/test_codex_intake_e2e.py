@@ -7,8 +7,8 @@ import signal
 
 import pytest
 
+from autopilot.handoff.transcripts.codex_intake import intake
 from autopilot.scripted.responses_server import reply_text, tool_call
-from autopilot.transcripts.codex_intake import intake
 from tests.fixtures.make_codex_fixtures import PATCH_ADD, custom_tool_call, interrupt_turn, namespaced_call, rig
 from tests.support.agents import agent_bin, needs
 

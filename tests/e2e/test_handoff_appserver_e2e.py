@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.packets.store import resolve
+from autopilot.handoff.packets.store import resolve
+from autopilot.handoff.sources import Limits, appserver, catalog
+from autopilot.handoff.sources.codex import CodexSource
+from autopilot.handoff.sources.project import Project
 from autopilot.scripted.responses_server import reply_text, tool_call
-from autopilot.sources import Limits, appserver, catalog
-from autopilot.sources.codex import CodexSource
-from autopilot.sources.project import Project
 from tests.fixtures.make_codex_fixtures import rig
 from tests.support.agents import agent_bin, agent_version
 from tests.support.handoff_env import claude_session, sources_state

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from autopilot import paths
-from autopilot.packets.store import imported_into
+from autopilot.handoff.packets.store import imported_into
 from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
 from tests.support.agents import agent_bin, write_codex_config
 from tests.support.claude_rows import Transcript

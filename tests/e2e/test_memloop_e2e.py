@@ -17,8 +17,8 @@ import pytest
 
 from autopilot import paths
 from autopilot.codex.skills import skill_dir
-from autopilot.memory import observe
-from autopilot.packets import store
+from autopilot.handoff.memory import observe
+from autopilot.handoff.packets import store
 from autopilot.scripted.responses_server import ResponsesServer, reply_json, reply_text, tool_call
 from tests.support import tui
 from tests.support.agents import agent_bin

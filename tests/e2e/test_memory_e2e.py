@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from autopilot.scripted.responses_server import reply_text, tool_call
 from tests.support.agents import agent_bin, codex_exec
 from tests.support.claude_driver import ClaudeDriver

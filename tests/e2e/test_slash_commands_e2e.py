@@ -57,7 +57,7 @@ def running(codex, git_repo, bridge):
 
 def test_resume_a_paused_run(claude, codex, running, tmp_path, bridge):
     """`/autopilot resume` sets a paused run running again and shows its status."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     with Store(running).transaction() as s:
         s.update(status="paused_block_cap", stop_reason="paused for the test")

@@ -92,7 +92,7 @@ def test_handoff_typed_in_codexs_tui_records_the_session_without_a_model_request
 
 def test_the_status_line_shows_the_run_in_claudes_tui(codex, git_repo, tmp_path, bridge, monkeypatch):
     """After `setup --statusline`, Claude Code renders the run's segment: task id, iteration and spend."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     codex.push("plan", reply_json(PLAN))
     assert bridge("-C", str(git_repo), "plan", "--goal", "Add a feature with a test", "--budget", "3")[0] == 0

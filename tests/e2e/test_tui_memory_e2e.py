@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from tests.support.agents import agent_bin
 from tests.support.claude_driver import ClaudeDriver, is_summary_request, summarizer
 from tests.support.messages_server import MessagesServer, text, tool_use

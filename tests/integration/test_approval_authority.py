@@ -20,8 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from autopilot.durable import secret
-from autopilot.durable.store import Log
+from autopilot.knowledge.durable import secret
+from autopilot.knowledge.durable.store import Log
 from tests.support.durable import PASSPHRASE, approve, person, propose
 from tests.support.terminal import bridge_argv, clean_env, typed
 

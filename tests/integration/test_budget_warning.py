@@ -6,7 +6,7 @@ import copy
 import json
 from pathlib import Path
 
-from autopilot.run.state import Store
+from autopilot.loop.state import Store
 from autopilot.scripted.responses_server import reply_json
 from tests.support.hooks import context_of, run_hook
 from tests.support.loop import PLAN, continue_to, state_of

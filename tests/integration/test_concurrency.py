@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.backends import Usage
 from autopilot.fsutil import STALE_AFTER_S
-from autopilot.run.budget import add_usd, charge_budget
-from autopilot.run.state import Store, problem
+from autopilot.loop.backends import Usage
+from autopilot.loop.budget import add_usd, charge_budget
+from autopilot.loop.state import Store, problem
 from autopilot.scripted.responses_server import reply_json
 from tests.support.loop import APPROVE, state_of
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autopilot.dashboard.security import CODE_TTL_S, Guard, LaunchRefused
-from autopilot.durable.store import Log
+from autopilot.knowledge.durable.store import Log
 from tests.support.dashboard import Dashboard, check, serving
 from tests.support.durable import PASSPHRASE, person, propose
 from tests.support.loop import plan_two_tasks, state_of

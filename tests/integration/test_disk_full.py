@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from autopilot.errors import EXIT_ERROR
-from autopilot.run.state import PROBE_BYTES, Store, problem
+from autopilot.loop.state import PROBE_BYTES, Store, problem
 from autopilot.scripted.responses_server import reply_json
 from tests.support.hooks import payload
 from tests.support.loop import APPROVE
@@ -195,7 +195,7 @@ def test_a_refused_review_file_still_charges_the_call(planned, openai_env, bridg
     the review stands without its file, and the user is told (before, the whole transaction was lost)."""
     import errno
 
-    from autopilot.run import state as state_mod
+    from autopilot.loop import state as state_mod
     from tests.support.loop import state_of
 
     real = state_mod.atomic_write

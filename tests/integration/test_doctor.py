@@ -88,7 +88,7 @@ def test_a_broken_config_and_an_unwritable_home_are_named(bridge, isolated_homes
 
 def test_doctor_makes_no_model_request_and_reports_a_paused_run(planned, openai_env, bridge):
     """A paused run is shown with its last error and the resume command; no request reaches the model."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     with Store(planned).transaction() as s:
         s.update(status="paused_reviewer_unavailable", stop_reason="Codex was unavailable 3 times")

@@ -133,7 +133,7 @@ def test_budget_check_flips_an_over_budget_run(planned, bridge):
     """budget check is the budget guard: over the cap it stops the run and exits 4."""
     code, out, _ = bridge("-C", str(planned), "budget", "check")
     assert code == 0 and json.loads(out)["over_budget"] is False
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     with Store(planned).transaction() as s:
         s["budget_used_usd"] = 5.0
@@ -149,7 +149,7 @@ def test_budget_check_flips_an_over_budget_run(planned, bridge):
 
 def test_resume_after_raising_the_budget(planned, bridge):
     """A budget-stopped run resumes once the cap is raised, and not before."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     with Store(planned).transaction() as s:
         s.update(budget_used_usd=5.0, status="stopped_budget")
@@ -218,7 +218,7 @@ def test_verdict_on_a_finished_run_is_refused(planned, bridge):
 def test_internal_bug_writes_a_crash_log(planned, bridge, monkeypatch, isolated_homes):
     """An unexpected exception exits 70 and leaves a traceback with the version in crash.log."""
     from autopilot import __version__
-    from autopilot.run import summary
+    from autopilot.loop import summary
 
     monkeypatch.setattr(summary, "describe", lambda *_: 1 / 0)
     code, _, err = bridge("-C", str(planned), "status")
@@ -236,7 +236,7 @@ def test_non_finite_budget_is_refused(planned, openai_env, bridge, value):
 
 def test_crash_log_is_redacted(planned, bridge, monkeypatch, isolated_homes):
     """A credential in the command line of a crashing command is redacted in crash.log."""
-    from autopilot.run import summary
+    from autopilot.loop import summary
 
     key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     monkeypatch.setattr(summary, "describe", lambda *_: 1 / 0)
@@ -248,7 +248,7 @@ def test_crash_log_is_redacted(planned, bridge, monkeypatch, isolated_homes):
 
 def test_resume_clears_the_failed_verdict_count(planned, bridge):
     """After a reviewer-unavailable pause, resume starts the failure count again (Claude is held again first)."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     with Store(planned).transaction() as s:
         s.update(status="paused_reviewer_unavailable", verdict_errors=3, consecutive_errors=3)
@@ -260,7 +260,7 @@ def test_resume_clears_the_failed_verdict_count(planned, bridge):
 @pytest.mark.parametrize("command", [["state"], ["status"]])
 def test_read_only_commands_report_a_corrupt_state_and_move_nothing(planned, bridge, command):
     """`state` and `status` promise to change nothing: a corrupt state.json is reported (exit 5), not moved."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     store = Store(planned)
     store.path.write_text('{"schema_version": 3, "status": ')
@@ -271,7 +271,7 @@ def test_read_only_commands_report_a_corrupt_state_and_move_nothing(planned, bri
 
 def test_schema_invalid_state_exits_5_not_70(planned, bridge):
     """A state.json with a wrongly typed field stops a review with exit 5 and the field's name, not a crash."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     store = Store(planned)
     state = json.loads(store.path.read_text())
@@ -285,7 +285,7 @@ def test_a_busy_call_slot_is_told_but_never_counted_toward_a_pause(planned, open
     """While another call of the run holds Codex, reviews give up as busy (exit 3) and the failure count stays."""
     import filelock
 
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     monkeypatch.setenv("AUTOPILOT_TIMEOUT", "0.3")
     change(planned)

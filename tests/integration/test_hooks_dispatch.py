@@ -156,9 +156,10 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         "autopilot.errors",
         "autopilot.fastjson",
         "autopilot.git",
+        "autopilot.handoff",
+        "autopilot.handoff.memory",
+        "autopilot.handoff.memory.observe",
         "autopilot.hooks",
-        "autopilot.memory",
-        "autopilot.memory.observe",
         "autopilot.text",
     ]
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from autopilot.scripted.responses_server import reply_json
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload, run_hook
 
@@ -225,7 +225,7 @@ def test_no_fact_is_recorded_as_injected_unless_it_reached_the_output(openai_env
 
 def test_a_failing_memory_does_not_stop_the_autopilot(planned, bridge, monkeypatch):
     """An error in the memory's injection is a notice; the autopilot's own answer still comes."""
-    from autopilot.memory import inject
+    from autopilot.handoff.memory import inject
 
     def boom(*args, **kwargs):
         raise RuntimeError("memory bug")
@@ -276,7 +276,7 @@ def test_a_compaction_keeps_what_was_injected_in_the_current_turn(git_repo, brid
 
 def claude_event(repo: Path, event: str, **fields) -> str:
     """Record a Claude Code hook event in-process and ask for its injection (what the memory hook prints)."""
-    from autopilot.memory.inject import hook_answer
+    from autopilot.handoff.memory.inject import hook_answer
 
     data = {"session_id": SESSION, "cwd": str(repo), "hook_event_name": event, **fields}
     recorded = observe.record(event, data, "claude")
@@ -287,8 +287,8 @@ def test_a_compaction_orders_by_the_logs_when_the_clock_does_not_move(git_repo, 
     """A Stop, a resume's injection and a compaction within one millisecond: the logs' order decides, not the clock."""
     from freezegun import freeze_time
 
-    from autopilot.memory import checkpoint as checkpoints
-    from autopilot.memory.store import SessionStore
+    from autopilot.handoff.memory import checkpoint as checkpoints
+    from autopilot.handoff.memory.store import SessionStore
 
     with freeze_time("2026-12-01 11:00:00"):
         claude_event(git_repo, "SessionStart", source="startup")
@@ -317,7 +317,7 @@ def test_a_compaction_forgets_what_earlier_turns_were_told(git_repo, bridge):
 
 def codex_event(repo: Path, event: str, **fields) -> str:
     """Record a Codex hook event as its memory hook does and ask for the injection (what `handoff inject` prints)."""
-    from autopilot.memory.inject import hook_answer
+    from autopilot.handoff.memory.inject import hook_answer
 
     data = {"session_id": SESSION, "cwd": str(repo), "hook_event_name": event, **fields}
     recorded = observe.record(event, data, "codex")
@@ -384,7 +384,7 @@ def test_a_symbol_an_earlier_edit_changed_is_found(git_repo, bridge):
     assert hits == [("memory.edit", f"Edit {path} (parse_header, split_fields, split)")]
 
 
-CODEX_HOOK = Path(observe.__file__).resolve().parents[1] / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
+CODEX_HOOK = Path(observe.__file__).resolve().parents[2] / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
 PATCH = (
     "*** Begin Patch\n*** Update File: parser.py\n@@\n def parse_header(line):\n"
     "-    return line.split(':')\n+    return split_fields(line)\n*** End Patch\n"
@@ -407,7 +407,7 @@ def codex_patch(repo: Path, scripts: Path, package: str, *flags: str) -> dict:
 
 def test_the_codex_hook_names_an_edit_with_the_installing_bridge(git_repo, tmp_path):
     """Codex's stand-alone hook names what a patch changed with the bridge `install codex` recorded."""
-    edit = codex_patch(git_repo, tmp_path, str(Path(observe.__file__).resolve().parents[2]))
+    edit = codex_patch(git_repo, tmp_path, str(Path(observe.__file__).resolve().parents[3]))
     assert (edit["path"], edit["names"]) == ("parser.py", ["parse_header", "split_fields", "split"])
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import filelock
 import pytest
 
+from autopilot.loop.review_worker import LOCK, in_flight
+from autopilot.loop.state import Store
 from autopilot.paths import run_dir
-from autopilot.run.review_worker import LOCK, in_flight
-from autopilot.run.state import Store
 from autopilot.scripted.responses_server import delay, http_error, reply_json
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, count_state_reads, run_hook
 from tests.support.loop import APPROVE, PLAN, state_of
@@ -169,7 +169,7 @@ def test_a_200_finding_review_reaches_claude_under_the_cap(planned, openai_env, 
     """Findings beyond the cap are counted and pointed to (the review file), the most severe first."""
     from autopilot.hooks.context import Hook
     from autopilot.hooks.review import deliver
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
     from tests.support.hooks import payload
 
     issues = [

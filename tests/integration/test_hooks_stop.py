@@ -112,7 +112,7 @@ def test_spent_budget_stops_without_asking_codex(worked, openai_env, bridge):
 
 def test_skipped_verdict_lets_claude_stop(worked, bridge, monkeypatch):
     """A verdict that was skipped (nothing to judge) lets Claude stop with a short message, not a block."""
-    from autopilot.run import verdict
+    from autopilot.loop import verdict
 
     skipped = {"applied": False, "skipped": True, "reason": "as planned"}
     monkeypatch.setattr(verdict, "judge", lambda ws, state, **_: (skipped, state))
@@ -535,7 +535,7 @@ def test_a_paused_block_leaves_the_budget_warning_for_later(worked, openai_env, 
 
 def test_a_run_another_session_claims_meanwhile_is_not_judged(worked, openai_env, bridge, monkeypatch):
     """Two sessions stopping on a run nobody owned: the one whose claim comes second asks Codex nothing, told once."""
-    from autopilot.run.workspace import Workspace
+    from autopilot.loop.workspace import Workspace
 
     edit_state(worked, owner_session_id=None)
     take = Workspace.snapshot_while_loading
@@ -563,7 +563,7 @@ def test_a_foreign_sessions_stop_reads_state_twice(worked, bridge, monkeypatch):
 def test_the_read_counter_sees_every_reader_of_state_json(worked, bridge, monkeypatch):
     """The counter counts opens of state.json for reading by anyone (a raw read as well as the Store's), not
     writes: so a reader added outside the Store cannot slip past the Stop's limit."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     counts = count_state_reads(monkeypatch)
     store = Store(worked)

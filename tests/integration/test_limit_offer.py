@@ -6,7 +6,7 @@ import json
 import time
 
 from autopilot import paths
-from autopilot.packets import store
+from autopilot.handoff.packets import store
 from tests.support.claude_rows import Transcript
 from tests.support.codex_home import limits_rollout, used
 from tests.support.handoff_env import claude_session, edited_parser_repo, work_session
@@ -84,7 +84,7 @@ def test_without_windows_recorded_the_hooks_look_no_further(bridge, git_repo):
 def test_a_hand_edited_limits_file_loses_only_its_odd_windows(isolated_homes):
     """limits.json with a window whose values are not numbers (an edit by hand) is read without that window;
     the others still count, and a file that is not JSON reads as no windows at all."""
-    from autopilot.memory import limits
+    from autopilot.handoff.memory import limits
 
     target = paths.handoff_dir() / "limits.json"
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -285,8 +285,8 @@ def test_work_present_before_the_plan_is_not_task_work(openai_env, git_repo, bri
 
 def test_a_replaced_run_is_not_charged_for_the_old_runs_call(planned, openai_env, bridge, monkeypatch):
     """A review still in flight when the run is re-planned is logged, not charged to the new run."""
-    from autopilot.run import reviewer
-    from autopilot.run.state import Store
+    from autopilot.loop import reviewer
+    from autopilot.loop.state import Store
 
     (Path(planned) / "feature.py").write_text("x = 1\n")
     real_ask = reviewer.ask

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from autopilot.durable import managed
+from autopilot.knowledge.durable import managed
 from tests.support.bridge import run_bridge
 from tests.support.durable import approved
 from tests.support.hooks import context_of, payload
@@ -144,7 +144,7 @@ def test_the_codex_side_gets_the_managed_rule_too(machine):
     event = {**payload("SessionStart", machine.repo, source="startup"), "session_id": thread}
 
     def run() -> dict[str, Any]:
-        from autopilot.memory import observe
+        from autopilot.handoff.memory import observe
 
         observe.record("SessionStart", event, "codex")
         code, out, err = run_bridge("handoff", "inject", "--agent", "codex", stdin=json.dumps(event))

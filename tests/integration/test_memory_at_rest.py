@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from autopilot.dashboard.api import Api
-from autopilot.memory import observe, store
+from autopilot.handoff.memory import observe, store
 from tests.support.hooks import SESSION, payload
 from tests.support.secret_corpus import leaked, shapes
 
-ASSET = Path(observe.__file__).resolve().parents[1] / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
+ASSET = Path(observe.__file__).resolve().parents[2] / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
 
 
 def hook(bridge, event: str, repo: Path, **fields) -> str:
@@ -135,7 +135,7 @@ def codex_hook(script_dir: Path, repo: Path, prompt: str, home: Path) -> str:
 def test_the_codex_hook_redacts_with_the_installing_bridge(git_repo, tmp_path):
     """With installed.json naming the bridge's package, the stand-alone script stores the placeholder."""
     (tmp_path / "memory_hook.py").write_text(ASSET.read_text())
-    package = str(Path(observe.__file__).resolve().parents[2])
+    package = str(Path(observe.__file__).resolve().parents[3])
     (tmp_path / "installed.json").write_text(json.dumps({"bridge": None, "python": None, "package": package}))
     secret = "sk-proj-" + "Ab3Cd4Ef5" * 5
     log = codex_hook(tmp_path, git_repo, f"use {secret}", Path(os.environ["AUTOPILOT_HOME"]))

@@ -1,4 +1,4 @@
-"""The autopilot's task transitions in the owning session's active memory (memory/autopilot.py)."""
+"""The autopilot's task transitions in the owning session's active memory (handoff/memory/autopilot.py)."""
 
 from __future__ import annotations
 

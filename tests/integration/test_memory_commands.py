@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from autopilot.scripted.responses_server import ResponsesServer
 from tests.support.claude_rows import Transcript, text, tool_use
 from tests.support.handoff_env import claude_session, codex_rollout

@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from autopilot.memory import compaction, observe
+from autopilot.handoff.memory import compaction, observe
 from tests.support.hooks import SESSION, context_of, run_hook
 
 CHECKPOINT = {
@@ -157,7 +157,7 @@ def test_an_automatic_checkpoint_is_taken_before_a_compaction(git_repo, bridge):
 
 def codex_hook(repo: Path, event: str, **fields) -> dict | None:
     """A Codex hook event, recorded and answered as its memory hook and `handoff inject` do."""
-    from autopilot.memory.inject import hook_answer
+    from autopilot.handoff.memory.inject import hook_answer
 
     data = {"session_id": SESSION, "cwd": str(repo), "hook_event_name": event, **fields}
     recorded = observe.record(event, data, "codex")

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, run_hook
 
 PLANTED = {
@@ -175,7 +175,7 @@ def test_a_bad_checkpoint_file_is_refused_and_kept(git_repo, bridge):
 
 def test_codex_picks_up_a_checkpoint_file_its_patch_added(git_repo):
     """Codex's apply_patch adding autopilot-checkpoint.json: its hook records the file it wrote (sandbox-proof)."""
-    from autopilot.memory.inject import hook_answer
+    from autopilot.handoff.memory.inject import hook_answer
 
     (git_repo / "autopilot-checkpoint.json").write_text(json.dumps(OWN))
     base = {"session_id": SESSION, "cwd": str(git_repo)}

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.packets import build, store
-from autopilot.sources import appserver
-from autopilot.sources.project import Project
-from autopilot.transcripts.evidence import Evidence
+from autopilot.handoff.packets import build, store
+from autopilot.handoff.sources import appserver
+from autopilot.handoff.sources.project import Project
+from autopilot.handoff.transcripts.evidence import Evidence
 from tests.support.claude_rows import Transcript, text
 from tests.support.codex_home import rollout
 from tests.support.handoff_env import (
@@ -358,7 +358,7 @@ def test_transcript_text_cannot_forge_sections_of_the_context(bridge, repo):
 
 def test_an_unwritable_receipt_does_not_undo_the_import(bridge, repo, exported, monkeypatch):
     """In a sandbox that cannot write $AUTOPILOT_HOME (Codex's) the import answers, saying the receipt is missing."""
-    from autopilot.packets import store
+    from autopilot.handoff.packets import store
 
     def refuse(*_args: object) -> None:
         raise OSError(30, "Read-only file system")

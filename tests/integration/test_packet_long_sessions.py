@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autopilot.packets.store import resolve
+from autopilot.handoff.packets.store import resolve
 from tests.support.claude_rows import Transcript, text, tool_use
 from tests.support.handoff_env import CLAUDE_CWD, claude_session, codex_lines, codex_rollout, run_json, thread_of
 

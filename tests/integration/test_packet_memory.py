@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.packets import store
+from autopilot.handoff.packets import store
 from tests.support.claude_rows import Transcript
 from tests.support.handoff_env import claude_session, edited_parser_repo, run_json, work_session
 from tests.support.hooks import payload
@@ -148,8 +148,8 @@ def test_an_import_from_another_sessions_shell_does_not_seed(bridge, sender):
 
 def test_the_receivers_own_hook_seeds_from_the_import_it_ran(bridge, sender):
     """In the receiving session's own shell the import does not write; its PostToolUse hook seeds from the answer."""
-    from autopilot.memory import observe
-    from autopilot.packets.memory import after_tool
+    from autopilot.handoff.memory import observe
+    from autopilot.handoff.packets.memory import after_tool
 
     repo, session = sender
     checkpoint(bridge, repo, session, NEWER)

@@ -12,7 +12,7 @@ import pytest
 from freezegun import freeze_time
 
 from autopilot.digest import canonical
-from autopilot.packets import store
+from autopilot.handoff.packets import store
 from tests.support.claude_rows import Transcript, text, tool_use
 from tests.support.handoff_env import (
     FAKE_APPROVAL,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autopilot.errors import EXIT_INFRA
-from autopilot.run.state import Store
+from autopilot.loop.state import Store
 from autopilot.scripted.responses_server import reply_json
 from tests.support.codex_home import limits_rollout, used
 from tests.support.hooks import run_hook

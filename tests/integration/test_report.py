@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.memory import observe
-from autopilot.run.budget import add_usd
+from autopilot.handoff.memory import observe
+from autopilot.loop.budget import add_usd
 from autopilot.scripted.responses_server import http_error, reply_json
 from tests.support.bridge import run_bridge
 from tests.support.durable import approved
@@ -142,7 +142,7 @@ def test_by_phase_counts_failed_calls_and_retries_apart(history, bridge):
 
 def test_a_tampered_state_is_reported_as_a_mismatch(history, bridge):
     """A state.json whose totals no longer equal its calls is named with the field that differs."""
-    from autopilot.run.state import Store
+    from autopilot.loop.state import Store
 
     with Store(history[2]["workspace"]).transaction() as s:
         s["token_usage"]["plan"]["input"] += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from freezegun import freeze_time
 
-from autopilot.packets import store
+from autopilot.handoff.packets import store
 from tests.support.claude_rows import Transcript
 from tests.support.handoff_env import claude_session, edited_parser_repo, run_json, work_session
 

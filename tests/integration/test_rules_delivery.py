@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autopilot.durable import secret
-from autopilot.durable.view import Reader
+from autopilot.handoff.memory import observe
 from autopilot.hooks import TEXT_CAP
-from autopilot.memory import observe
+from autopilot.knowledge.durable import secret
+from autopilot.knowledge.durable.view import Reader
 from tests.support.durable import approve, approved, person, propose, revoke
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autopilot.search import retrieval
+from autopilot.handoff.search import retrieval
 from tests.support.handoff_env import git, run_json, worktree
 from tests.support.search_project import MANIFEST, SESSIONS, export, headers_repo, install, write
 

@@ -14,8 +14,8 @@ import subprocess
 
 import pytest
 
-from autopilot.packets import store
-from autopilot.share import gitops
+from autopilot.handoff.packets import store
+from autopilot.knowledge.share import gitops
 from tests.support.share import PRIVATE, REF, copied_team, git, remote_ref, team
 
 

@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from autopilot.durable.view import Reader
-from autopilot.share import layout
+from autopilot.knowledge.durable.view import Reader
+from autopilot.knowledge.share import layout
 from tests.support.bridge import run_bridge
 from tests.support.durable import PASSPHRASE, approve, person, propose, revoke
 from tests.support.hooks import SESSION, context_of, payload
@@ -359,7 +359,7 @@ def test_share_list_shows_each_rules_signature(machines, keys):
 
 def test_a_signed_line_never_approves_a_rule_proposed_here(git_repo):
     """A log line approving a local candidate through the signed channel (written by hand) changes nothing."""
-    from autopilot.durable.store import Log
+    from autopilot.knowledge.durable.store import Log
 
     person()
     rid = propose("Keep commits small.", git_repo)
@@ -374,8 +374,8 @@ def test_a_signed_line_never_approves_a_rule_proposed_here(git_repo):
 
 def test_a_person_never_decides_through_the_signed_channel(git_repo):
     """`Log.decide` refuses the signed channel, passphrase or not: only a pull's verified signature takes it."""
-    from autopilot.durable.store import Log
     from autopilot.errors import BridgeError
+    from autopilot.knowledge.durable.store import Log
 
     person()
     rid = propose("Keep commits small.", git_repo)
@@ -392,7 +392,7 @@ def test_a_signed_approval_without_its_commit_and_key_is_refused(machines):
     b.ok("share", "pull")
     [local] = shared_rules(b)
     with b.on():
-        from autopilot.durable.store import Log
+        from autopilot.knowledge.durable.store import Log
 
         with open(Log().path, "ab") as fh:
             fh.write(

@@ -9,8 +9,8 @@ import sys
 import filelock
 import pytest
 
+from autopilot.loop.state import Store
 from autopilot.paths import run_dir
-from autopilot.run.state import Store
 
 
 def line(bridge, cwd, *args: str, stdin: str | None = None) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from autopilot.durable import secret
-from autopilot.durable.store import Log, project_scope
+from autopilot.knowledge.durable import secret
+from autopilot.knowledge.durable.store import Log, project_scope
 
 NAME = "Ada Lovelace"
 PASSPHRASE = "correct horse battery staple"

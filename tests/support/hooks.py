@@ -59,7 +59,7 @@ def count_state_reads(monkeypatch: Any) -> dict[str, int]:
     process, and its reads are its own."""
     import sys
 
-    from autopilot.run.workspace import Workspace
+    from autopilot.loop.workspace import Workspace
 
     counts = {"reads": 0, "workspaces": 0}
     if not getattr(_count_opens, "added", False):

@@ -231,7 +231,7 @@ class Labels:
 
 def engine(installed: Installed, labels: Labels, text: str) -> tuple[list[list[str]], dict[str, Any]]:
     """``handoff search`` from the main worktree, every worktree, a fixed moment: each result's labels."""
-    from autopilot.search import retrieval
+    from autopilot.handoff.search import retrieval
 
     answer = retrieval.search(text, cwd=str(installed.worktrees["main"]), worktree="all", limit=SHOWN, now=NOW)
     found = []
@@ -250,7 +250,7 @@ def _pointer_lines(pointer: dict[str, Any]) -> tuple[str | None, list[int]]:
 
 def bm25(installed: Installed, labels: Labels, text: str) -> tuple[list[list[str]], dict[str, Any]]:
     """Plain FTS5 over the engine's own documents: the query's words OR-ed, ranked by ``bm25()``."""
-    from autopilot.search import index, terms
+    from autopilot.handoff.search import index, terms
 
     words = terms.words(text)[:24]
     if not words:
@@ -374,7 +374,7 @@ def run(root: Path, bridge: Any) -> tuple[Installed, list[Scored]]:
         f"to {installed.manifest['corpusSha256']}"
     )
     # a search from the other worktree brings its active memory into the index (each search syncs its own)
-    from autopilot.search import retrieval
+    from autopilot.handoff.search import retrieval
 
     retrieval.search("ledger", cwd=str(installed.worktrees["fx"]), now=NOW)
     labels = Labels(installed)

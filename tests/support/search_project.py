@@ -54,6 +54,6 @@ def export(bridge: Any, name: str, where: Path, to: str | None = None) -> str:
 
 def packet(pid: str) -> dict[str, Any]:
     """A stored packet's JSON."""
-    from autopilot.packets import store
+    from autopilot.handoff.packets import store
 
     return dict(json.loads(store.resolve(pid).read_bytes()))

@@ -29,7 +29,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
 from tests.fixtures.make_codex_fixtures import CodexRig, custom_tool_call
 from tests.support.claude_driver import ClaudeDriver, is_summary_request

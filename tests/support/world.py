@@ -76,7 +76,7 @@ OUTSIDE = _ancestors()
 
 def not_an_agent(mp: pytest.MonkeyPatch) -> None:
     """Who started the test run is no part of a test: ``memory.origin`` never reads the processes above pytest."""
-    from autopilot.memory import origin
+    from autopilot.handoff.memory import origin
 
     real = origin.environ_of
     mp.setattr(origin, "environ_of", lambda pid: None if pid in OUTSIDE else real(pid))

@@ -18,6 +18,7 @@ from autopilot import cli, commands
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "autopilot"
 # Lowest first. A unit may import its own modules and any unit of a lower layer, never a higher one.
 LAYERS = [
+    {"handoff", "knowledge"},  # the wings' faces: they import nothing
     {"text", "clock", "fastjson"},  # clipping, timestamps, JSON without the json package: no bridge imports
     {"redact", "digest", "clipboard", "output", "scripted"},  # leaves: nothing above the line above
     {"errors"},
@@ -26,7 +27,7 @@ LAYERS = [
     {"git"},
     {"codex"},  # Codex's own formats and files
     {"backends", "transcripts"},  # Codex transports; transcript readers
-    {"run", "sources"},  # the autopilot loop; read-only session sources
+    {"loop", "sources"},  # the autopilot loop; read-only session sources
     {"memory"},  # the active memory of live sessions
     {"packets"},  # handover packets (they carry the sending session's active memory and seed the receiver's)
     {"search"},  # the evidence index and its search (CLI-only)
@@ -67,6 +68,8 @@ def nodes(path: Path) -> tuple[ast.AST, ...]:
 
 def unit(module: str) -> str:
     parts = module.split(".")
+    if len(parts) > 2 and (parts[1] in ("handoff", "knowledge") or parts[1:3] == ["loop", "backends"]):
+        return parts[2]
     return parts[1] if len(parts) > 1 else "autopilot"
 
 
@@ -166,10 +169,10 @@ def test_command_modules_have_no_entry_point_of_their_own():
 # A run's status is assigned by loop's pure transitions alone (docs/architecture.md, "one home per concept");
 # these units hold or touch a run's state.json, so a status written anywhere else in them is a second home.
 # (commands/ only calls the operations; its `status` keys are other things', such as Codex's hook trust.)
-RUN_STATE_UNITS = {"run", "hooks", "dashboard"}
-STATUS_HOME = "autopilot.run.loop"
+RUN_STATE_UNITS = {"loop", "hooks", "dashboard"}
+STATUS_HOME = "autopilot.loop.transitions"
 # Reading an old file leniently is not a transition: a status this bridge does not know reads as idle.
-STATUS_REPAIRS = {"autopilot.run.migrations": 1}
+STATUS_REPAIRS = {"autopilot.loop.migrations": 1}
 
 
 def status_writes(source: str) -> list[int]:
@@ -197,7 +200,7 @@ def status_writes(source: str) -> list[int]:
 
 
 def test_run_status_is_assigned_only_in_loop():
-    """No module under run/, hooks/ or dashboard/ but run/loop.py assigns a status (hooks none at all; the
+    """No module under run/, hooks/ or dashboard/ but loop/transitions.py assigns a status (hooks none at all; the
     migration's one repair of an unknown status is the only other write)."""
     writes = {
         module: status_writes(path.read_text(encoding="utf-8"))
@@ -221,7 +224,7 @@ def test_status_write_finder_finds_each_form():
 
 
 def test_loop_writes_every_status_it_owns():
-    """run/loop.py really is the home: it assigns statuses (so the check above is not vacuous)."""
+    """loop/transitions.py really is the home: it assigns statuses (so the check above is not vacuous)."""
     assert len(status_writes(modules()[STATUS_HOME].read_text(encoding="utf-8"))) >= 5
 
 
@@ -241,25 +244,25 @@ def test_hook_handlers_do_not_import_each_other():
 
 
 def test_verdict_does_not_import_the_review_operation():
-    """run/verdict.py takes its prompt pieces from run/prompts.py, not from the review operation."""
-    assert "autopilot.run.review" not in imports(modules()["autopilot.run.verdict"])
+    """loop/verdict.py takes its prompt pieces from loop/prompts.py, not from the review operation."""
+    assert "autopilot.loop.review" not in imports(modules()["autopilot.loop.verdict"])
 
 
 def test_the_review_worker_imports_no_hook_module():
-    """The detached review worker (run/review_worker.py) loads no module under hooks/, lazily or not."""
-    assert [m for m in imports(modules()["autopilot.run.review_worker"]) if unit(m) == "hooks"] == []
+    """The detached review worker (loop/review_worker.py) loads no module under hooks/, lazily or not."""
+    assert [m for m in imports(modules()["autopilot.loop.review_worker"]) if unit(m) == "hooks"] == []
 
 
 # Where the environment is read other than for a setting: building a child's environment, git's own
 # variables, PATH, and the demo setting (and restoring) its throwaway home.
 ENV_READERS_ALLOWED = {
     "autopilot.config": "the one reader of settings",
-    "autopilot.backends.codex_cli": "copies the names the reviewer may see into codex's environment",
+    "autopilot.loop.backends.codex_cli": "copies the names the reviewer may see into codex's environment",
     "autopilot.git": "asks whether git's own GIT_DIR / GIT_WORK_TREE are set",
     "autopilot.commands.setup": "reads PATH to find where a launcher is reachable",
     "autopilot.commands.demo": "sets, then restores, the variables of its throwaway run",
-    "autopilot.durable.store": "looks for an agent's shell markers (CLAUDECODE, CODEX_SANDBOX...), not a setting",
-    "autopilot.memory.origin": "looks for an agent's markers in this process's and its ancestors' environments",
+    "autopilot.knowledge.durable.store": "looks for an agent's shell markers (CLAUDECODE, CODEX_SANDBOX...)",
+    "autopilot.handoff.memory.origin": "looks for an agent's markers in this process's and its ancestors' environments",
 }
 
 

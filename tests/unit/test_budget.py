@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from autopilot.backends import Usage
 from autopilot.errors import BridgeError
-from autopilot.run.budget import SHIPPED_PRICES, charge_budget, price_table
+from autopilot.loop.backends import Usage
+from autopilot.loop.budget import SHIPPED_PRICES, charge_budget, price_table
 
 
 def test_charge_uses_fresh_cached_write_and_output_prices():
@@ -58,7 +58,7 @@ def test_the_price_table_is_read_from_its_cache_without_yaml(isolated_homes):
     import subprocess
     import sys
 
-    code = "import sys; from autopilot.run.budget import price_table as t; print(len(t()), 'yaml' in sys.modules)"
+    code = "import sys; from autopilot.loop.budget import price_table as t; print(len(t()), 'yaml' in sys.modules)"
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert first.split()[1] == "True" and again == first.replace("True", "False")

@@ -7,7 +7,7 @@ from array import array
 
 import pytest
 
-from autopilot.transcripts.claude_intake import branch, branch_counts
+from autopilot.handoff.transcripts.claude_intake import branch, branch_counts
 
 
 @pytest.mark.parametrize("boundary", [None, 3])

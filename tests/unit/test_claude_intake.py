@@ -10,12 +10,12 @@ import shutil
 
 import pytest
 
-from autopilot.commands import handoff_intake
+from autopilot.commands.handoff import intake as handoff_intake
 from autopilot.errors import BridgeError
-from autopilot.transcripts import jsonl, raw
-from autopilot.transcripts.claude_fold import ClaudeFold
-from autopilot.transcripts.claude_intake import intake
-from autopilot.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT
+from autopilot.handoff.transcripts import jsonl, raw
+from autopilot.handoff.transcripts.claude_fold import ClaudeFold
+from autopilot.handoff.transcripts.claude_intake import intake
+from autopilot.handoff.transcripts.evidence import OMITTED_SECRET, OMITTED_SECRET_OUTPUT
 from tests.support.claude_rows import FIXTURES, Transcript, fixture, text, thinking, tool_use
 
 TOP_LEVEL = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from autopilot.transcripts.claude_intake import intake
+from autopilot.handoff.transcripts.claude_intake import intake
 from tests.support.claude_rows import Transcript, fixture, text, tool_use
 
 VOLATILE = ("index", "scannedBytes")

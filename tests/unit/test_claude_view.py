@@ -15,8 +15,8 @@ from array import array
 
 import pytest
 
-from autopilot.transcripts.claude_fold import ClaudeFold, update_view
-from autopilot.transcripts.claude_intake import intake
+from autopilot.handoff.transcripts.claude_fold import ClaudeFold, update_view
+from autopilot.handoff.transcripts.claude_intake import intake
 from tests.support.claude_rows import Transcript, fixture, text
 
 
@@ -157,7 +157,7 @@ def test_model_view_matches_trying_every_boundary(seed):
 
 def test_a_leaf_that_reaches_no_boundary_walks_none_of_them(monkeypatch):
     """Hundreds of boundaries the leaf's walk never meets are ruled out without walking each one."""
-    from autopilot.transcripts import claude_fold
+    from autopilot.handoff.transcripts import claude_fold
 
     st = ClaudeFold().start()
     n, walked = 3000, []

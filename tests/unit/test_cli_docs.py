@@ -33,7 +33,7 @@ def test_docs_match_the_parsers():
 
 def test_an_undocumented_flag_fails_the_check(monkeypatch):
     """A flag added to a parser and not to the docs makes the check fail, naming the flag."""
-    from autopilot.commands import handoff_search
+    from autopilot.commands.handoff import search as handoff_search
 
     real = handoff_search.add_parser
 

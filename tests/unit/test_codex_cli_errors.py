@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autopilot.backends.codex_cli import _classify, _stderr_reason
+from autopilot.loop.backends.codex_cli import _classify, _stderr_reason
 
 
 @pytest.mark.parametrize(

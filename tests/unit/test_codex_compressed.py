@@ -11,7 +11,7 @@ import zstandard
 
 from autopilot.codex import sessions
 from autopilot.errors import BridgeError
-from autopilot.transcripts.codex_intake import intake
+from autopilot.handoff.transcripts.codex_intake import intake
 from tests.support.codex_home import FIXTURES
 
 # Written by the real codex 0.171 (app-server rollout/compress): one zstd frame, content size, no checksum.

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.commands import handoff_codex, handoff_intake
+from autopilot.commands.handoff import codex as handoff_codex
+from autopilot.commands.handoff import intake as handoff_intake
 from autopilot.errors import BridgeError
-from autopilot.transcripts.codex_intake import intake
+from autopilot.handoff.transcripts.codex_intake import intake
 from tests.support.claude_rows import fixture as claude_fixture
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "codex"

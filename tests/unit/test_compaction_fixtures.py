@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.transcripts.claude_fold import ClaudeFold
-from autopilot.transcripts.claude_intake import intake as claude_intake
-from autopilot.transcripts.codex_intake import intake as codex_intake
-from autopilot.transcripts.evidence import strip_reminders
-from autopilot.transcripts.jsonl import scan
+from autopilot.handoff.transcripts.claude_fold import ClaudeFold
+from autopilot.handoff.transcripts.claude_intake import intake as claude_intake
+from autopilot.handoff.transcripts.codex_intake import intake as codex_intake
+from autopilot.handoff.transcripts.evidence import strip_reminders
+from autopilot.handoff.transcripts.jsonl import scan
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MARK = "This session is being continued"

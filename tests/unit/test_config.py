@@ -99,7 +99,7 @@ def test_bad_env_effort_is_refused(monkeypatch):
 
 def test_phase_names_are_the_runs_phases():
     """The phases the config may name are the phases a run charges."""
-    from autopilot.run.migrations import PHASES
+    from autopilot.loop.migrations import PHASES
 
     assert config.PHASE_NAMES == PHASES
 
@@ -152,7 +152,7 @@ def test_codex_model_is_read_without_tomllib_through_tomli(isolated_homes, monke
 
     import tomllib
 
-    from autopilot.backends.codex_cli import configured_model
+    from autopilot.loop.backends.codex_cli import configured_model
 
     (isolated_homes / "codex" / "config.toml").write_text('model = "gpt-6.2-sol"\n')
     monkeypatch.setitem(sys.modules, "tomllib", None)  # import tomllib now raises ImportError

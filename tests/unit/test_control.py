@@ -1,12 +1,12 @@
-"""run/control.py: a session's claim and a once-per-run notice ride on the transactions a hook already makes."""
+"""loop/control.py: a session's claim and a once-per-run notice ride on the transactions a hook already makes."""
 
 from __future__ import annotations
 
 import pytest
 
 from autopilot.errors import RunTaken
-from autopilot.run import control
-from autopilot.run.state import Store
+from autopilot.loop import control
+from autopilot.loop.state import Store
 from tests.unit.test_loop import planned
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.durable import secret
-from autopilot.durable.store import Log, agent_marker
 from autopilot.errors import BridgeError
+from autopilot.knowledge.durable import secret
+from autopilot.knowledge.durable.store import Log, agent_marker
 from tests.support.durable import PASSPHRASE, person
 
 REPO = Path(__file__).resolve().parents[2]
@@ -200,15 +200,15 @@ def test_no_agent_tool_reaches_a_decision():
 def test_the_delivering_side_never_loads_the_deciding_side():
     """What the hooks load to deliver rules (durable.deliver and everything it imports) leaves store and secret out."""
     code = (
-        "import sys, autopilot.durable.deliver, autopilot.hooks.memory; "
-        "print(sorted(m for m in sys.modules if m.startswith('autopilot.durable')))"
+        "import sys, autopilot.knowledge.durable.deliver, autopilot.hooks.memory; "
+        "print(sorted(m for m in sys.modules if m.startswith('autopilot.knowledge.durable')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert eval(out) == [
-        "autopilot.durable",
-        "autopilot.durable.deliver",
-        "autopilot.durable.managed",
-        "autopilot.durable.view",
+        "autopilot.knowledge.durable",
+        "autopilot.knowledge.durable.deliver",
+        "autopilot.knowledge.durable.managed",
+        "autopilot.knowledge.durable.view",
     ]
 
 

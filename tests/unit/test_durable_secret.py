@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from autopilot.durable import secret
 from autopilot.errors import BridgeError
+from autopilot.knowledge.durable import secret
 
 GOOD = "a sentence only Ada knows"
 

@@ -131,8 +131,8 @@ def test_pretty_refuses_what_json_refuses():
 
 def test_every_fixture_intake_prints_as_json_dumps_prints_it():
     """The intake answers of every real Claude transcript and Codex rollout print byte for byte alike."""
-    from autopilot.transcripts.claude_intake import intake as claude
-    from autopilot.transcripts.codex_intake import intake as codex
+    from autopilot.handoff.transcripts.claude_intake import intake as claude
+    from autopilot.handoff.transcripts.codex_intake import intake as codex
 
     answers = [claude(p, limit=500) for p in (FIXTURES / "claude").rglob("*.jsonl") if "subagents" not in p.parts]
     answers += [codex(p, limit=500) for p in (FIXTURES / "codex").glob("*.jsonl")]

@@ -9,10 +9,10 @@ import shutil
 import pytest
 
 from autopilot.errors import BridgeError
-from autopilot.sources import Limits
-from autopilot.sources.claude import ClaudeSource
-from autopilot.sources.codex import CodexSource
-from autopilot.sources.project import Project
+from autopilot.handoff.sources import Limits
+from autopilot.handoff.sources.claude import ClaudeSource
+from autopilot.handoff.sources.codex import CodexSource
+from autopilot.handoff.sources.project import Project
 from tests.support.claude_rows import FIXTURES, Transcript, text, tool_use
 from tests.support.handoff_env import (
     claude_session,
@@ -54,7 +54,7 @@ def test_list_shows_this_worktrees_sessions_and_sibling_worktrees_apart(git_repo
 
 def test_list_skips_other_projects_without_reading_them(git_repo, tmp_path, monkeypatch):
     """A project directory whose name cannot belong to this repository is not opened."""
-    from autopilot.sources import claude
+    from autopilot.handoff.sources import claude
 
     stranger = tmp_path / "elsewhere"
     stranger.mkdir()
@@ -231,7 +231,7 @@ def test_sources_are_never_modified(git_repo, bridge):
 
 def test_codex_list_keeps_subagents_under_their_parent_and_forks_as_sessions(git_repo):
     """Spawned subagents are counted under the parent thread; a user's fork is a session with its origin."""
-    from autopilot.sources import codex
+    from autopilot.handoff.sources import codex
 
     for name in ("subagent_parent", "subagent_child", "exec_fork_parent", "exec_fork"):
         codex_rollout(name, git_repo)
@@ -284,7 +284,7 @@ def test_fork_ancestry_names_the_parent_rollout(git_repo):
 
 def test_deleted_main_transcript_is_reported(git_repo):
     """A session folder with subagents but no main transcript is a gap in the listing."""
-    from autopilot.sources import claude
+    from autopilot.handoff.sources import claude
 
     path = claude_session("tools", git_repo)
     (path.parent / "33333333-3333-4333-8333-333333333333" / "subagents").mkdir(parents=True)
@@ -298,7 +298,7 @@ def test_compressed_rollouts_are_listed_and_read(git_repo):
 
     import zstandard
 
-    from autopilot.sources import codex
+    from autopilot.handoff.sources import codex
 
     path = codex_rollout("exec_plain", git_repo)
     packed = path.with_name(path.name + ".zst")
@@ -326,7 +326,7 @@ def test_app_server_is_codex_only(git_repo, bridge):
 
 def test_renamed_session_is_listed_by_its_title(git_repo):
     """A /rename title recorded in the transcript is the session's title in the listing."""
-    from autopilot.sources import claude
+    from autopilot.handoff.sources import claude
 
     t = Transcript()
     turns(t, 1)
@@ -366,7 +366,7 @@ def test_an_app_server_that_drops_command_runs_says_so():
     """Codex before 0.171 returns an exec thread's messages without its command runs: a gap names it."""
     from types import SimpleNamespace
 
-    from autopilot.sources import appserver
+    from autopilot.handoff.sources import appserver
 
     older, pinned, unknown = (SimpleNamespace(version=v) for v in ((0, 145, 0), (0, 171, 0), None))
     (gap,) = appserver.history_gaps(older)  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.transcripts import jsonl
+from autopilot.handoff.transcripts import jsonl
 
 
 class CountFold:
@@ -390,8 +390,8 @@ def _folded(path, fold, monkeypatch, small: int) -> tuple:
 @pytest.mark.parametrize("fold_name", ["claude", "codex"])
 def test_a_small_scan_without_orjson_folds_what_orjson_folds(tmp_path, monkeypatch, fold_name):
     """Every real transcript or rollout line and a set of odd ones fold into the same index read either way."""
-    from autopilot.transcripts.claude_fold import ClaudeFold
-    from autopilot.transcripts.codex_fold import CodexFold
+    from autopilot.handoff.transcripts.claude_fold import ClaudeFold
+    from autopilot.handoff.transcripts.codex_fold import CodexFold
 
     root = Path(__file__).resolve().parents[1] / "fixtures" / fold_name
     lines = [line for path in sorted(root.rglob("*.jsonl")) for line in path.read_bytes().splitlines()]
@@ -422,7 +422,7 @@ def test_an_append_is_read_and_saved_without_importing_orjson(tmp_path):
     f = tmp_path / "t.jsonl"
     f.write_bytes(b"".join(rows[:40]))
     code = (
-        "import sys; from autopilot.transcripts.claude_intake import intake; "
+        "import sys; from autopilot.handoff.transcripts.claude_intake import intake; "
         "p = intake(sys.argv[1]); print(p['diagnostics']['index'], 'orjson' in sys.modules)"
     )
     first = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True)
@@ -443,8 +443,8 @@ def test_lines_that_cross_chunks_are_read_without_orjson_on_an_append(tmp_path, 
     f.write_bytes(b"".join(rows[:20]))
     module, fold = ("claude_fold", "ClaudeFold") if fold_name == "claude" else ("codex_fold", "CodexFold")
     code = (
-        "import sys, json; from autopilot.transcripts import jsonl; "
-        f"from autopilot.transcripts.{module} import {fold}; "
+        "import sys, json; from autopilot.handoff.transcripts import jsonl; "
+        f"from autopilot.handoff.transcripts.{module} import {fold}; "
         "jsonl.CHUNK_BYTES = int(sys.argv[2]); i = jsonl.scan(sys.argv[1], " + fold + "()); "
         "print(i.status, 'orjson' in sys.modules, list(i.entries), json.dumps(i.malformed))"
     )

@@ -33,7 +33,7 @@ def test_importing_the_redactor_and_the_readers_compiles_no_pattern():
 import sys
 from autopilot.redact import patterns, redact
 import autopilot.redact.tokens, autopilot.redact.named, autopilot.redact.shell, autopilot.redact.keys
-import autopilot.transcripts.claude_intake, autopilot.transcripts.codex_intake
+import autopilot.handoff.transcripts.claude_intake, autopilot.handoff.transcripts.codex_intake
 def lazies():
     for name, module in list(sys.modules.items()):
         if name.startswith("autopilot."):

@@ -6,9 +6,9 @@ import copy
 
 from freezegun import freeze_time
 
-from autopilot.backends import Usage
-from autopilot.run import loop
-from autopilot.run.state import new_state
+from autopilot.loop import transitions
+from autopilot.loop.backends import Usage
+from autopilot.loop.state import new_state
 
 TASKS = [
     {"id": "T1", "title": "one", "description": "d1", "acceptance": ["a1", "a2"]},
@@ -18,7 +18,7 @@ TASKS = [
 
 def planned(**overrides):
     s = new_state("/w")
-    loop.apply_plan(
+    transitions.apply_plan(
         s,
         run_id="run-1",
         goal="g",
@@ -65,7 +65,7 @@ def test_plan_resets_every_field_of_the_run():
         last_verdict={"decision": "abort"},
     )
     s["token_usage"]["review"]["calls"] = 9
-    loop.apply_plan(
+    transitions.apply_plan(
         s,
         run_id="run-1",
         goal="g",
@@ -131,7 +131,7 @@ def test_review_never_changes_task_base_status_or_iteration():
     """cmdReview records last_review only."""
     s = planned(iteration=3)
     before = {k: copy.deepcopy(s[k]) for k in ("current_task", "base_sha", "status", "iteration")}
-    loop.apply_review(
+    transitions.apply_review(
         s,
         {
             "decision": "request_changes",
@@ -151,7 +151,7 @@ def test_review_never_changes_task_base_status_or_iteration():
 def test_continue_advances_task_base_and_iteration():
     """continue: iteration+1, current_task becomes next_task_id, base_sha becomes HEAD, streak resets."""
     s = planned(no_progress_streak=1)
-    loop.apply_verdict(s, verdict(), head_sha="head1", fingerprint="f1", verdict_path="/v.json")
+    transitions.apply_verdict(s, verdict(), head_sha="head1", fingerprint="f1", verdict_path="/v.json")
     assert (s["iteration"], s["current_task"]["id"], s["base_sha"], s["no_progress_streak"], s["status"]) == (
         1,
         "T2",
@@ -165,58 +165,60 @@ def test_continue_advances_task_base_and_iteration():
 def test_continue_without_next_task_keeps_the_current_one():
     """A continue with next_task_id null keeps Claude on the same task."""
     s = planned()
-    loop.apply_verdict(s, verdict(next_task_id=None), head_sha="h", fingerprint="f", verdict_path="/v")
+    transitions.apply_verdict(s, verdict(next_task_id=None), head_sha="h", fingerprint="f", verdict_path="/v")
     assert s["current_task"]["id"] == "T1"
 
 
 def test_done_finishes_the_run():
     """done: status done, streak 0, task and base unchanged."""
     s = planned(no_progress_streak=1)
-    loop.apply_verdict(s, verdict("done", None), head_sha="h", fingerprint="f", verdict_path="/v")
+    transitions.apply_verdict(s, verdict("done", None), head_sha="h", fingerprint="f", verdict_path="/v")
     assert (s["status"], s["no_progress_streak"], s["iteration"], s["base_sha"]) == ("done", 0, 1, "base0")
 
 
 def test_abort_records_the_reason():
     """abort: status aborted and stop_reason is Codex's reason."""
     s = planned()
-    loop.apply_verdict(s, verdict("abort", None, progressed=False), head_sha="h", fingerprint="f", verdict_path="/v")
+    transitions.apply_verdict(
+        s, verdict("abort", None, progressed=False), head_sha="h", fingerprint="f", verdict_path="/v"
+    )
     assert (s["status"], s["stop_reason"]) == ("aborted", "because abort")
 
 
 def test_no_progress_streak_forces_abort_at_threshold():
     """Two verdicts without progress (threshold 2) force an abort."""
     s = planned()
-    loop.apply_verdict(s, verdict(progressed=False), head_sha="h", fingerprint="f1", verdict_path="/v")
+    transitions.apply_verdict(s, verdict(progressed=False), head_sha="h", fingerprint="f1", verdict_path="/v")
     assert (s["status"], s["no_progress_streak"]) == ("running", 1)
-    loop.apply_verdict(s, verdict(progressed=False), head_sha="h", fingerprint="f2", verdict_path="/v")
+    transitions.apply_verdict(s, verdict(progressed=False), head_sha="h", fingerprint="f2", verdict_path="/v")
     assert s["status"] == "aborted" and "no progress for 2" in s["stop_reason"]
 
 
 def test_unchanged_work_is_not_progress_whatever_codex_says():
     """Progress is the work fingerprint: the same fingerprint twice is no progress even if Codex claims it."""
     s = planned()
-    loop.apply_verdict(s, verdict(next_task_id="T1"), head_sha="h", fingerprint="same", verdict_path="/v")
-    loop.apply_verdict(s, verdict(next_task_id="T1"), head_sha="h", fingerprint="same", verdict_path="/v")
+    transitions.apply_verdict(s, verdict(next_task_id="T1"), head_sha="h", fingerprint="same", verdict_path="/v")
+    transitions.apply_verdict(s, verdict(next_task_id="T1"), head_sha="h", fingerprint="same", verdict_path="/v")
     assert s["last_verdict"]["progressed"] is False and s["no_progress_streak"] == 1
 
 
 def test_iteration_limit_stops_the_run():
     """A continue that reaches max_iterations stops the run with stopped_iteration_limit."""
     s = planned(iteration=4)
-    loop.apply_verdict(s, verdict(), head_sha="h", fingerprint="f", verdict_path="/v")
+    transitions.apply_verdict(s, verdict(), head_sha="h", fingerprint="f", verdict_path="/v")
     assert (s["iteration"], s["status"]) == (5, "stopped_iteration_limit")
 
 
 def test_done_at_the_iteration_limit_is_still_done():
     """done takes precedence over the iteration limit."""
     s = planned(iteration=4)
-    loop.apply_verdict(s, verdict("done", None), head_sha="h", fingerprint="f", verdict_path="/v")
+    transitions.apply_verdict(s, verdict("done", None), head_sha="h", fingerprint="f", verdict_path="/v")
     assert s["status"] == "done"
 
 
 def test_done_requires_evidence_for_every_criterion():
     """The verdict check refuses a done that leaves an acceptance criterion without met evidence."""
-    check = loop.verdict_check(planned())
+    check = transitions.verdict_check(planned())
     partial = verdict(
         "done",
         None,
@@ -239,32 +241,32 @@ def test_done_requires_evidence_for_every_criterion():
 
 def test_unknown_next_task_is_refused():
     """The verdict check refuses a next_task_id the plan does not have."""
-    assert "T9" in loop.verdict_check(planned())(verdict(next_task_id="T9"))
+    assert "T9" in transitions.verdict_check(planned())(verdict(next_task_id="T9"))
 
 
 def test_plan_check_needs_unique_ids_and_criteria():
     """A plan without tasks, with duplicate ids, or with a task lacking criteria is refused."""
-    assert loop.check_plan({"summary": "", "tasks": []})
-    assert loop.check_plan({"summary": "", "tasks": [TASKS[0], TASKS[0]]})
-    assert loop.check_plan({"summary": "", "tasks": [{**TASKS[0], "acceptance": [" "]}]})
-    assert loop.check_plan({"summary": "", "tasks": TASKS}) is None
+    assert transitions.check_plan({"summary": "", "tasks": []})
+    assert transitions.check_plan({"summary": "", "tasks": [TASKS[0], TASKS[0]]})
+    assert transitions.check_plan({"summary": "", "tasks": [{**TASKS[0], "acceptance": [" "]}]})
+    assert transitions.check_plan({"summary": "", "tasks": TASKS}) is None
 
 
 def test_budget_guard_flips_only_a_running_run_over_cap():
     """budget-guard stops a running run at or over its cap, and leaves others alone."""
     s = planned(budget_used_usd=2.0)
-    assert loop.budget_guard(s) is True and s["status"] == "stopped_budget"
+    assert transitions.budget_guard(s) is True and s["status"] == "stopped_budget"
     s = planned(budget_used_usd=1.99)
-    assert loop.budget_guard(s) is False and s["status"] == "running"
+    assert transitions.budget_guard(s) is False and s["status"] == "running"
     s = planned(budget_used_usd=9.0, status="done")
-    assert loop.budget_guard(s) is False and s["status"] == "done"
+    assert transitions.budget_guard(s) is False and s["status"] == "done"
 
 
 def test_stop_returns_to_idle_and_keeps_usage():
     """stop: status idle with the reason; token_usage and spend are kept."""
     s = planned(budget_used_usd=0.7)
     usage = copy.deepcopy(s["token_usage"])
-    loop.apply_stop(s, "manual reset")
+    transitions.apply_stop(s, "manual reset")
     assert (s["status"], s["stop_reason"], s["budget_used_usd"], s["token_usage"]) == (
         "idle",
         "manual reset",
@@ -276,15 +278,15 @@ def test_stop_returns_to_idle_and_keeps_usage():
 def test_charge_sums_tokens_calls_and_usd():
     """charge adds to the phase's counters and to budget_used_usd."""
     s = planned()
-    loop.charge(s, "review", Usage(10, 3, 2), 0.25, 1)
-    loop.charge(s, "review", Usage(5, 0, 1), 0.125, 2)
+    transitions.charge(s, "review", Usage(10, 3, 2), 0.25, 1)
+    transitions.charge(s, "review", Usage(5, 0, 1), 0.125, 2)
     assert s["token_usage"]["review"] == {"input": 15, "cached": 3, "output": 3, "calls": 3}
     assert s["budget_used_usd"] == 0.375
 
 
 def test_done_accepts_criteria_copied_with_their_numbering():
     """Criteria quoted with the prompt's "1." numbering or a trailing period still count as quoted exactly."""
-    check = loop.verdict_check(planned())
+    check = transitions.verdict_check(planned())
     numbered = verdict(
         "done",
         None,
@@ -298,7 +300,7 @@ def test_done_accepts_criteria_copied_with_their_numbering():
 
 def test_prompt_placeholders_in_a_value_are_not_filled():
     """A goal that contains `{{repo}}` reaches Codex as written, not with the repository facts pasted in."""
-    from autopilot.run.reviewer import prompt
+    from autopilot.loop.reviewer import prompt
 
     text = prompt("plan", goal="explain {{repo}} and {{goal}}", repo="FACTS")
     assert "explain {{repo}} and {{goal}}" in text and text.count("FACTS") == 1
@@ -307,7 +309,7 @@ def test_prompt_placeholders_in_a_value_are_not_filled():
 def test_forecast_is_spend_per_iteration_times_iterations_left():
     """After 2 iterations costing $0.60, 3 more of 5 would bring the run to $1.50; $2.00 pays for 4 more."""
     s = planned(iteration=2, budget_used_usd=0.6)
-    assert loop.forecast(s) == {
+    assert transitions.forecast(s) == {
         "usd_per_iteration": 0.3,
         "iterations_left": 3,
         "usd_at_limit": 1.5,
@@ -318,24 +320,24 @@ def test_forecast_is_spend_per_iteration_times_iterations_left():
 
 def test_no_forecast_before_the_first_iteration():
     """Nothing can be said per iteration before one has ended."""
-    assert loop.forecast(planned(iteration=0, budget_used_usd=0.2)) is None
+    assert transitions.forecast(planned(iteration=0, budget_used_usd=0.2)) is None
 
 
 def test_budget_warning_from_the_warn_level_on():
     """Under the level no warning; at it, the spend, the share and how many more iterations fit."""
-    assert loop.budget_warning(planned(iteration=1, budget_used_usd=1.59), 80) is None
-    assert loop.budget_warning(planned(iteration=1, budget_used_usd=1.6), 0) is None
-    assert loop.budget_warning(planned(iteration=2, budget_used_usd=1.6), 80) == (
+    assert transitions.budget_warning(planned(iteration=1, budget_used_usd=1.59), 80) is None
+    assert transitions.budget_warning(planned(iteration=1, budget_used_usd=1.6), 0) is None
+    assert transitions.budget_warning(planned(iteration=2, budget_used_usd=1.6), 80) == (
         "the autopilot run has spent $1.60 of its $2.00 budget (80%); at $0.80 an iteration, the $0.40 left "
         "may not pay for another. `codex-bridge budget set USD` raises the cap (said once per run)."
     )
-    assert "1 more iteration fit" in loop.budget_warning(planned(iteration=4, budget_used_usd=1.6), 80)
+    assert "1 more iteration fit" in transitions.budget_warning(planned(iteration=4, budget_used_usd=1.6), 80)
 
 
 def test_pause_sets_the_paused_status_and_restarts_the_block_count():
     """A pause records its status and reason and clears the Stop-block count (Claude Code's restarts too)."""
     s = planned(consecutive_blocks=4)
-    loop.apply_pause(s, "paused_block_cap", "the cap")
+    transitions.apply_pause(s, "paused_block_cap", "the cap")
     assert (s["status"], s["stop_reason"], s["consecutive_blocks"]) == ("paused_block_cap", "the cap", 0)
 
 
@@ -343,7 +345,7 @@ def test_resume_of_an_iteration_limited_run_gives_half_its_limit_again():
     """resume: running, counts cleared; a run stopped at its iteration limit gets max // 2 more iterations."""
     s = planned(status="stopped_iteration_limit", iteration=5, stop_reason="limit", consecutive_errors=2)
     s.update(verdict_errors=1, consecutive_blocks=3)
-    loop.apply_resume(s)
+    transitions.apply_resume(s)
     assert (s["status"], s["stop_reason"], s["max_iterations"]) == ("running", None, 7)
     assert (s["consecutive_errors"], s["verdict_errors"], s["consecutive_blocks"]) == (0, 0, 0)
 
@@ -351,48 +353,51 @@ def test_resume_of_an_iteration_limited_run_gives_half_its_limit_again():
 def test_resume_of_a_paused_run_keeps_its_limit():
     """A paused run resumes with the iteration limit it had."""
     s = planned(status="paused_reviewer_unavailable", iteration=2)
-    loop.apply_resume(s)
+    transitions.apply_resume(s)
     assert (s["status"], s["max_iterations"]) == ("running", 5)
 
 
 def test_verdict_failures_count_the_verdicts_own_streak():
     """A verdict counts the larger of the failures in a row and its own; a review only the failures in a row."""
     s = planned(consecutive_errors=1, verdict_errors=3)
-    assert (loop.failures(s, "verdict"), loop.failures(s, "review")) == (3, 1)
+    assert (transitions.failures(s, "verdict"), transitions.failures(s, "review")) == (3, 1)
 
 
 def test_third_failure_in_a_row_pauses_the_run():
     """INFRA_PAUSE_AFTER failures in a row pause a running run as reviewer-unavailable, saying why."""
-    s = planned(consecutive_errors=loop.INFRA_PAUSE_AFTER)
-    assert loop.pause_if_unavailable(s, "review", "timeout") == "Codex was unavailable 3 times in a row (last: timeout)"
+    s = planned(consecutive_errors=transitions.INFRA_PAUSE_AFTER)
+    assert (
+        transitions.pause_if_unavailable(s, "review", "timeout")
+        == "Codex was unavailable 3 times in a row (last: timeout)"
+    )
     assert s["status"] == "paused_reviewer_unavailable"
 
 
 def test_fewer_failures_or_a_run_not_running_do_not_pause():
     """Two failures, or a run that is no longer running, leave the status alone."""
     two, done = planned(consecutive_errors=2), planned(status="done", consecutive_errors=5)
-    assert loop.pause_if_unavailable(two, "review", "timeout") is None and two["status"] == "running"
-    assert loop.pause_if_unavailable(done, "verdict", "timeout") is None and done["status"] == "done"
+    assert transitions.pause_if_unavailable(two, "review", "timeout") is None and two["status"] == "running"
+    assert transitions.pause_if_unavailable(done, "verdict", "timeout") is None and done["status"] == "done"
 
 
 def test_a_block_under_the_cap_is_counted():
     """A Stop block below Claude Code's cap adds one to the count; with no cap it always does."""
     s, uncapped = planned(), planned()
-    assert loop.count_block(s, 2, 8) is None and s["consecutive_blocks"] == 3
-    assert loop.count_block(uncapped, 500, None) is None and uncapped["consecutive_blocks"] == 501
+    assert transitions.count_block(s, 2, 8) is None and s["consecutive_blocks"] == 3
+    assert transitions.count_block(uncapped, 500, None) is None and uncapped["consecutive_blocks"] == 501
 
 
 def test_the_block_before_the_cap_pauses_instead():
     """One block before Claude Code would end the turn the run pauses (paused_block_cap) and the count restarts."""
     s = planned(consecutive_blocks=7)
-    reason = loop.count_block(s, 7, 8)
+    reason = transitions.count_block(s, 7, 8)
     assert reason is not None and "after 8 Stop-hook blocks" in reason and "paused after 7" in reason
     assert (s["status"], s["consecutive_blocks"], s["stop_reason"]) == ("paused_block_cap", 0, reason)
 
 
 def answered(context: int | None, exchanged: int, *, fresh: bool = False, restarted: bool = False):
     """An answer of the openai backend with the conversation sizes the bound is kept from."""
-    from autopilot.run.reviewer import Answer
+    from autopilot.loop.reviewer import Answer
 
     return Answer(
         {},
@@ -413,40 +418,40 @@ def answered(context: int | None, exchanged: int, *, fresh: bool = False, restar
 def test_a_fresh_conversation_measures_its_base_and_counts_history_from_it():
     """The first call's size less what it exchanged is the base; later sizes less the base are the history."""
     s = planned(conversation_tokens=7000, conversation_base=40, conversation_restarts=2)
-    loop.track_conversation(s, answered(900, 800, fresh=True, restarted=True))
+    transitions.track_conversation(s, answered(900, 800, fresh=True, restarted=True))
     assert (s["conversation_base"], s["conversation_tokens"], s["conversation_restarts"]) == (100, 800, 3)
-    loop.track_conversation(s, answered(2100, 1000))
+    transitions.track_conversation(s, answered(2100, 1000))
     assert s["conversation_tokens"] == 2000
 
 
 def test_without_the_providers_count_the_exchanged_tokens_add_up():
     """A backend that reports no conversation size leaves the count to what each exchange sent and got back."""
     s = planned(conversation_tokens=500, conversation_base=None)
-    loop.track_conversation(s, answered(None, 300))
+    transitions.track_conversation(s, answered(None, 300))
     assert s["conversation_tokens"] == 800
-    loop.track_conversation(s, answered(None, 200, fresh=True))
+    transitions.track_conversation(s, answered(None, 200, fresh=True))
     assert (s["conversation_tokens"], s["conversation_restarts"]) == (200, 0)
 
 
 def test_the_history_is_full_at_the_bound_and_never_with_no_bound():
     """history_full is true from the bound up; a bound of 0 never restarts a conversation."""
     assert (
-        loop.history_full(planned(conversation_tokens=9999), 10_000),
-        loop.history_full(planned(conversation_tokens=10_000), 10_000),
+        transitions.history_full(planned(conversation_tokens=9999), 10_000),
+        transitions.history_full(planned(conversation_tokens=10_000), 10_000),
     ) == (False, True)
-    assert loop.history_full(planned(conversation_tokens=10**9), 0) is False
+    assert transitions.history_full(planned(conversation_tokens=10**9), 0) is False
 
 
 def test_a_task_is_done_when_a_verdict_leaves_it_with_every_criterion_met():
     """Moving on with every criterion met, or done, marks the task done; moving on with one unmet does not."""
     met = [{"criterion": "a1", "met": True, "evidence": "x"}, {"criterion": "a2", "met": True, "evidence": "y"}]
     s = planned()
-    loop.apply_verdict(s, verdict(criteria=met), head_sha="h1", fingerprint="f1", verdict_path=None)
+    transitions.apply_verdict(s, verdict(criteria=met), head_sha="h1", fingerprint="f1", verdict_path=None)
     assert s["tasks_done"] == ["T1"]
     s = planned()
-    loop.apply_verdict(
+    transitions.apply_verdict(
         s, verdict(criteria=[{**met[0], "met": False}]), head_sha="h1", fingerprint="f1", verdict_path=None
     )
     assert s["tasks_done"] == []
-    loop.apply_verdict(s, verdict("done", None), head_sha="h2", fingerprint="f2", verdict_path=None)
+    transitions.apply_verdict(s, verdict("done", None), head_sha="h2", fingerprint="f2", verdict_path=None)
     assert s["tasks_done"] == ["T2"]

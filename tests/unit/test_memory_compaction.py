@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autopilot.memory.compaction import says_path, says_run, says_sentence, words
+from autopilot.handoff.memory.compaction import says_path, says_run, says_sentence, words
 
 
 def test_a_file_is_held_by_its_path_in_the_worktree_or_its_name():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from autopilot.memory import checkpoint, observe
-from autopilot.memory.feed import documents
-from autopilot.memory.store import SessionStore
+from autopilot.handoff.memory import checkpoint, observe
+from autopilot.handoff.memory.feed import documents
+from autopilot.handoff.memory.store import SessionStore
 
 SESSION = "aaaaaaaa-1111-4222-8333-444444444444"
 KEYS = {"kind", "session", "agent", "worktree", "branch", "time", "text", "outcome", "ref", "task"}

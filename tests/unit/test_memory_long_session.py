@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.memory.recover import from_index
-from autopilot.memory.reduce import reduce
-from autopilot.transcripts.claude_intake import intake as claude_intake
-from autopilot.transcripts.codex_intake import intake as codex_intake
+from autopilot.handoff.memory.recover import from_index
+from autopilot.handoff.memory.reduce import reduce
+from autopilot.handoff.transcripts.claude_intake import intake as claude_intake
+from autopilot.handoff.transcripts.codex_intake import intake as codex_intake
 
 LONG = Path(__file__).resolve().parents[1] / "fixtures" / "long"
 PLAN = json.loads((LONG / "plan.json").read_text())

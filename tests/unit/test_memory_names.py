@@ -1,4 +1,4 @@
-"""The names an edit changed (memory/names.py): what an edit observation records so a symbol of any edit is found."""
+"""The names an edit changed (handoff/memory/names.py): what an edit records so a symbol of any edit is found."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from autopilot.memory import names
+from autopilot.handoff.memory import names
 from autopilot.redact import redact
 from tests.unit.test_redact import MORE_SECRETS, SECRETS
 

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from autopilot import fastjson
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 
 SESSION = "aaaaaaaa-1111-4222-8333-444444444444"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from autopilot.redact import redact
 from tests.support.secret_corpus import annotated_key, placed_in, shapes
 from tests.unit.test_twins import MEMORY_HOOK, load

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 import random
 
-from autopilot.memory.reduce import reduce
-from autopilot.transcripts.evidence import constraints_in
+from autopilot.handoff.memory.reduce import reduce
+from autopilot.handoff.transcripts.evidence import constraints_in
 
 
 def obs(kind: str, at: str, **fields):

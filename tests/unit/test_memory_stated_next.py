@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autopilot.memory.observe import NEXT_STEPS, STEP_CHARS, observations, stated_next
-from autopilot.memory.reduce import reduce
+from autopilot.handoff.memory.observe import NEXT_STEPS, STEP_CHARS, observations, stated_next
+from autopilot.handoff.memory.reduce import reduce
 from tests.unit.test_memory_reduce import cp, obs, run
 
 

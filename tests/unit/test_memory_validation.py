@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autopilot.transcripts.validation import classify, key_of, kind_of
+from autopilot.handoff.transcripts.validation import classify, key_of, kind_of
 
 
 @pytest.mark.parametrize(

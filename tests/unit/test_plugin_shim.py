@@ -121,8 +121,8 @@ def test_venv_is_out_of_date_when_the_plugin_changes_without_a_new_version(plugi
     elif change == "add a module":
         (package / "hooks" / "extra.py").write_text("")
     else:
-        (package / "run" / "budget.py").unlink()
-        os.utime(package / "run", (HOUR_AGO, HOUR_AGO))  # only the missing file can tell
+        (package / "loop" / "budget.py").unlink()
+        os.utime(package / "loop", (HOUR_AGO, HOUR_AGO))  # only the missing file can tell
     assert interpreter(plugin, env) != str(venv / "bin" / "python")
     assert not bootstrap(plugin).fresh(str(plugin), str(venv), VERSION)
 

@@ -12,10 +12,10 @@ import pytest
 
 from autopilot import cli
 
-INTAKE = "handoff_intake", ["intake"], ("transcript", "before_line", "limit", "max_chars", "full")
-CODEX = "handoff_codex", ["from-codex", "intake"], ("rollout", "before_line", "limit", "max_chars", "full")
+INTAKE = "handoff.intake", ["intake"], ("transcript", "before_line", "limit", "max_chars", "full")
+CODEX = "handoff.codex", ["from-codex", "intake"], ("rollout", "before_line", "limit", "max_chars", "full")
 POSITIONAL = {"transcript": "path", "rollout": "path"}  # argparse's name for the file, and the quick reader's
-READ = "handoff_packets", ["read"], ("agent", "session", "limit", "before", "cursor", "source", "project_dir")
+READ = "handoff.packets", ["read"], ("agent", "session", "limit", "before", "cursor", "source", "project_dir")
 
 # (command, argv, read without argparse?)
 CASES = [

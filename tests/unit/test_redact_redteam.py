@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from autopilot.memory import observe
+from autopilot.handoff.memory import observe
 from autopilot.redact import redact
 from tests.support.secret_corpus import alnum, placed_in, redteamed
 

@@ -1,4 +1,4 @@
-"""run/schema_subset accepts exactly what jsonschema accepts on the bridge's own schemas, and says jsonschema's words.
+"""loop/schema_subset accepts exactly what jsonschema accepts on the bridge's own schemas, and says jsonschema's words.
 
 Each schema gets real valid documents (answers as Codex writes them, states built by the loop's own functions)
 and thousands of random mutations of them: a key dropped or added, a value swapped for another JSON type or
@@ -18,10 +18,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autopilot.backends import Usage
-from autopilot.run import loop
-from autopilot.run import schema_subset as schema
-from autopilot.run.state import SCHEMA_PATH, new_state
+from autopilot.loop import schema_subset as schema
+from autopilot.loop import transitions
+from autopilot.loop.backends import Usage
+from autopilot.loop.state import SCHEMA_PATH, new_state
 
 SCHEMAS = Path(schema.__file__).parent / "schemas"
 TASK = {"id": "T1", "title": "Add the exporter", "description": "d", "acceptance": ["it exports", "tests pass"]}
@@ -47,7 +47,7 @@ def states() -> list[dict]:
     """States as the loop makes them: idle, planned, reviewed, after a verdict, stopped."""
     idle = new_state("/w")
     planned = copy.deepcopy(idle)
-    loop.apply_plan(
+    transitions.apply_plan(
         planned,
         run_id="r1",
         goal="ship the exporter",
@@ -69,7 +69,7 @@ def states() -> list[dict]:
         min_rate_limit_left=10.0,
     )
     reviewed = copy.deepcopy(planned)
-    loop.apply_review(
+    transitions.apply_review(
         reviewed,
         copy.deepcopy(REVIEW),
         task_id="T1",
@@ -79,9 +79,11 @@ def states() -> list[dict]:
         review_path="/h/runs/x/review.json",
     )
     judged = copy.deepcopy(reviewed)
-    loop.apply_verdict(judged, copy.deepcopy(VERDICT), head_sha="d" * 40, fingerprint="e" * 40, verdict_path=None)
+    transitions.apply_verdict(
+        judged, copy.deepcopy(VERDICT), head_sha="d" * 40, fingerprint="e" * 40, verdict_path=None
+    )
     stopped = copy.deepcopy(judged)
-    loop.apply_stop(stopped, "the user stopped it")
+    transitions.apply_stop(stopped, "the user stopped it")
     return [idle, planned, reviewed, judged, stopped]
 
 
@@ -223,8 +225,8 @@ def test_a_schema_outside_the_subset_is_left_to_jsonschema(document, good, bad):
 def test_a_valid_answer_and_state_are_checked_without_importing_jsonschema():
     """A review answer and a state that are valid cost no jsonschema import (60-100 ms)."""
     code = (
-        "import sys; from autopilot.run import schema_subset as schema\n"
-        "from autopilot.run.state import problem, new_state\n"
+        "import sys; from autopilot.loop import schema_subset as schema\n"
+        "from autopilot.loop.state import problem, new_state\n"
         f"ok = schema.load({str(SCHEMAS / 'review.json')!r}).first_error({REVIEW!r}) is None\n"
         "print(ok, problem(new_state('/w')), 'jsonschema' in sys.modules)"
     )

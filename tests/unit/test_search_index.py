@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from autopilot.errors import BridgeError
-from autopilot.packets import store
-from autopilot.search import index
-from autopilot.sources.project import Project
+from autopilot.handoff.packets import store
+from autopilot.handoff.search import index
+from autopilot.handoff.sources.project import Project
 from tests.support.handoff_env import run_json
 from tests.support.search_project import SESSIONS, export, headers_repo, install
 
@@ -251,13 +251,13 @@ def test_export_still_succeeds_when_the_index_cannot_be_written(bridge, git_repo
 
 
 def test_no_hook_imports_the_search_package():
-    """Search is CLI-only: no hook module imports autopilot.search, so no hook path loads sqlite3 or the index."""
+    """Search is CLI-only: no hook module imports autopilot.handoff.search: no hook path loads sqlite3 or the index."""
     found = []
     for path in HOOKS.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if any(n.startswith("autopilot.search") for n in names):
+            if any(n.startswith("autopilot.handoff.search") for n in names):
                 found.append(path.name)
     assert found == []
 

@@ -195,7 +195,7 @@ def argparse_reading(argv: list[str]) -> dict | None:
 def test_the_fast_command_line_reads_as_argparse_does(argv):
     """`handoff search` without argparse reads the usual command lines exactly as argparse does and leaves the rest
     (help, abbreviations, bad values, a query starting with "-") to argparse."""
-    from autopilot.commands.handoff_search import quick_args
+    from autopilot.commands.handoff.search import quick_args
 
     expected = argparse_reading(argv)
     assert quick_args(argv) == (expected if argv in QUICK else None)
@@ -212,8 +212,8 @@ def test_help_and_bad_choices_are_still_argparse_s(bridge, repo):
 
 def plant(repo: Path, *texts: str) -> None:
     """Index observation documents of ``repo``'s project, one per text."""
-    from autopilot.search import index
-    from autopilot.sources.project import Project
+    from autopilot.handoff.search import index
+    from autopilot.handoff.sources.project import Project
 
     project = Project(str(repo))
     ids = {"repoId": project.repo_id, "worktreeId": project.worktree_id}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.run import shapes
+from autopilot.loop import shapes
 
 RUN = Path(shapes.__file__).parent
 STATE_SCHEMA = json.loads((RUN / "state_schema.json").read_text(encoding="utf-8"))
@@ -45,7 +45,7 @@ def test_state_parts_match_their_schema(shape, schema):
     ("shape", "phase"), [(shapes.Plan, "plan"), (shapes.Review, "review"), (shapes.Verdict, "verdict")]
 )
 def test_codex_answers_match_their_output_schema(shape, phase):
-    """What Codex may answer in each phase (run/schemas/) is the shape the run reads."""
+    """What Codex may answer in each phase (loop/schemas/) is the shape the run reads."""
     schema = json.loads((RUN / "schemas" / f"{phase}.json").read_text(encoding="utf-8"))
     assert keys(shape) == set(schema["properties"])
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from autopilot.digest import canonical
+from autopilot.knowledge.share import layout, push
 from autopilot.redact import redact
-from autopilot.share import layout, push
 from tests.support.secret_corpus import audited, shapes, unenumerated
 
 PACKET = {
@@ -67,7 +67,7 @@ def test_a_file_that_changed_after_its_check_is_never_stored_as_a_blob(tmp_path)
     import subprocess
 
     from autopilot.errors import BridgeError
-    from autopilot.share import gitops
+    from autopilot.knowledge.share import gitops
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     checked = tmp_path / "packet.json"

@@ -8,9 +8,9 @@ import os
 import pytest
 
 from autopilot.errors import RunChanged, StateError, Unwritable
-from autopilot.run import state as state_mod
-from autopilot.run.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
-from autopilot.run.state import Store
+from autopilot.loop import state as state_mod
+from autopilot.loop.migrations import CURRENT_VERSION, migrate, migrate_budget_fields
+from autopilot.loop.state import Store
 
 # A state.json as the original Node bridge wrote it before budgets existed.
 NODE_PRE_BUDGET = """{
@@ -244,8 +244,8 @@ def test_old_file_is_written_back_by_the_first_transaction_even_without_changes(
 
 
 def test_status_vocabulary_is_the_schemas():
-    """run/status.py and state_schema.json name exactly the same statuses, in the same order."""
-    from autopilot.run import status
+    """loop/status.py and state_schema.json name exactly the same statuses, in the same order."""
+    from autopilot.loop import status
 
     schema = json.loads(state_mod.SCHEMA_PATH.read_text())
     assert tuple(schema["properties"]["status"]["enum"]) == status.ALL
@@ -253,7 +253,7 @@ def test_status_vocabulary_is_the_schemas():
 
 def test_every_published_status_enum_is_the_vocabulary():
     """Every run-status enum the package publishes (the dashboard's run summaries) lists every status, no other."""
-    from autopilot.run import status
+    from autopilot.loop import status
 
     schemas = sorted((state_mod.SCHEMA_PATH.parents[1] / "dashboard" / "schemas").glob("*.json"))
     enums = []

@@ -159,7 +159,7 @@ MEMORY_EVENTS = {
 @pytest.mark.parametrize("case", sorted(MEMORY_EVENTS))
 def test_memory_hook_records_what_the_bridge_records(case):
     """The Codex memory hook's observations are, line for line, the bridge recorder's (time aside)."""
-    from autopilot.memory import observe
+    from autopilot.handoff.memory import observe
 
     event, fields = MEMORY_EVENTS[case]
     data = {"session_id": "s-0001", "cwd": "/w", **fields}
@@ -175,7 +175,7 @@ def test_memory_hook_finds_the_worktree_and_store_the_bridge_finds(tmp_path, whe
     """toplevel and session_dir agree with git.toplevel and observe.session_dir."""
     from autopilot.errors import BridgeError
     from autopilot.git import toplevel
-    from autopilot.memory import observe
+    from autopilot.handoff.memory import observe
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -194,7 +194,7 @@ def test_memory_hook_finds_the_worktree_and_store_the_bridge_finds(tmp_path, whe
 
 def test_memory_hook_decides_due_as_the_bridge_does(git_repo):
     """Recorded by one and checked by the other, an injection is due at the same moments."""
-    from autopilot.memory import observe
+    from autopilot.handoff.memory import observe
 
     hook = load(MEMORY_HOOK)
     data = {"session_id": "s-0001", "cwd": str(git_repo)}

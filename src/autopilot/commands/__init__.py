@@ -1,7 +1,7 @@
 """CLI adapters: each module registers its command (``add_parser(sub)``) and runs it (``run(args)``).
 
-A command module parses nothing itself beyond its arguments, calls one operation (``run/``,
-``packets/``, ``codex/``...) and prints the result with :mod:`autopilot.output`. ``cli.py``
+A command module parses nothing itself beyond its arguments, calls one operation (``loop/``,
+``handoff/packets/``, ``codex/``...) and prints the result with :mod:`autopilot.output`. ``cli.py``
 imports only the module of the command being run, so adding a command costs others nothing.
 """
 

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """``check``: exit 4 when over budget; ``set``: change the cap. Both print the budget as JSON."""
-    from autopilot.run import control
+    from autopilot.loop import control
 
     if args.budget_command == "check":
         result = control.check_budget(cwd=args.cwd)

@@ -18,8 +18,8 @@ TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 
-    from autopilot.run.shapes import Plan
-    from autopilot.run.shapes import RunState as State
+    from autopilot.loop.shapes import Plan
+    from autopilot.loop.shapes import RunState as State
     from autopilot.scripted.shapes import Step
 
 GOAL = "Add a shout() helper to greet.py that upper-cases a greeting, with a test"
@@ -170,11 +170,11 @@ def demo(
     effort: str | None = None,
 ) -> int:
     """Run the demo loop and print each state change; returns 0 when the run ends done."""
-    from autopilot.run import status
-    from autopilot.run.plan import plan
-    from autopilot.run.review import review
-    from autopilot.run.state import Store
-    from autopilot.run.verdict import decide
+    from autopilot.loop import status
+    from autopilot.loop.plan import plan
+    from autopilot.loop.review import review
+    from autopilot.loop.state import Store
+    from autopilot.loop.verdict import decide
     from autopilot.scripted.responses_server import ResponsesServer
 
     show = _Printer(as_json)

@@ -370,8 +370,8 @@ def _home() -> Check:
 
 
 def _run(cwd: str | None) -> Check | None:
-    from autopilot.run import status
-    from autopilot.run.workspace import Workspace
+    from autopilot.loop import status
+    from autopilot.loop.workspace import Workspace
 
     try:
         ws = Workspace(cwd)

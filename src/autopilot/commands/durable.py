@@ -1,13 +1,13 @@
 """codex-bridge durable list | propose | approve | revoke | supersede | secret: durable knowledge, decided by a person.
 
-The command is named after what it keeps (``durable/``, ``$AUTOPILOT_HOME/durable``, the dashboard's Durable
+The command is named after what it keeps (``knowledge/durable/``, ``$AUTOPILOT_HOME/durable``, the dashboard's Durable
 memory); ``memory``, its name before, still runs it.
 
 ``list`` and ``propose`` work anywhere (an agent may propose a candidate; it approves nothing).
 ``approve``, ``revoke``, ``supersede`` and ``secret`` need the person at their controlling terminal
 (``/dev/tty``, never stdin or an argument) outside an agent's shell; deciding shows the rule exactly as
 stored (control characters and escapes made visible), says first what an approval supersedes, then
-asks the person's name and their approval passphrase (``durable/secret.py``: the boundary an agent's
+asks the person's name and their approval passphrase (``knowledge/durable/secret.py``: the boundary an agent's
 shell cannot cross, however it gets a terminal).
 """
 
@@ -97,7 +97,7 @@ def _scope_option(m: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run one durable action and print its JSON."""
-    from autopilot.durable.store import Log, agent_marker
+    from autopilot.knowledge.durable.store import Log, agent_marker
 
     log = Log()
     if args.durable_command == "list":
@@ -127,7 +127,7 @@ def _has_tty() -> bool:
 
 
 def _propose(args: argparse.Namespace, log: Any, *, at_terminal: bool) -> int:
-    from autopilot.durable.store import project_scope
+    from autopilot.knowledge.durable.store import project_scope
 
     by = args.by or ("terminal" if at_terminal else "cli")
     scope = None if args.everywhere else _scope(args.cwd, project_scope)
@@ -147,8 +147,8 @@ def _propose(args: argparse.Namespace, log: Any, *, at_terminal: bool) -> int:
 
 def _decide(args: argparse.Namespace, log: Any) -> int:
     """Show the rule as stored (and what it supersedes), then ask the name and the passphrase at the terminal."""
-    from autopilot.durable.store import check_id, project_scope
-    from autopilot.durable.terminal import Terminal
+    from autopilot.knowledge.durable.store import check_id, project_scope
+    from autopilot.knowledge.durable.terminal import Terminal
 
     rule_id = check_id(args.rule_id)
     with Terminal() as tty:
@@ -220,8 +220,8 @@ def describe(action: str, rule: dict[str, Any], rules: dict[str, Any]) -> list[s
 
 def _secret() -> int:
     """Set or change the approval passphrase, read twice from the terminal."""
-    from autopilot.durable import secret
-    from autopilot.durable.terminal import Terminal
+    from autopilot.knowledge.durable import secret
+    from autopilot.knowledge.durable.terminal import Terminal
 
     with Terminal() as tty:
         current = None

@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Plan, then print the new run as JSON."""
-    from autopilot.run.plan import plan
+    from autopilot.loop.plan import plan
 
     emit(
         plan(

@@ -30,8 +30,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Print the report: a table, or JSON with --json."""
-    from autopilot.memory import meter
-    from autopilot.run.report import parse_since, report, table
+    from autopilot.handoff.memory import meter
+    from autopilot.loop.report import parse_since, report, table
 
     result = report(by=args.by, since=args.since)
     memory = meter.injected(since=parse_since(args.since))

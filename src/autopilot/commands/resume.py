@@ -16,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Resume the run; print whether it resumed as JSON."""
-    from autopilot.run.control import resume
+    from autopilot.loop.control import resume
 
     emit(resume(cwd=args.cwd))
     return 0

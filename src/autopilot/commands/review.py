@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Review the current diff; print the review as JSON (``skipped`` when nothing changed)."""
-    from autopilot.run.review import review
+    from autopilot.loop.review import review
 
     emit(review(backend=args.backend, model=args.model, effort=args.effort, cwd=args.cwd))
     return 0
@@ -47,7 +47,7 @@ def quick_args(argv: list[str]) -> ReviewArgs | None:
 
 def run_quick(options: ReviewArgs, cwd: str | None) -> int:
     """Run a review whose command line :func:`quick_args` read (``cwd``: from ``-C``, absolute)."""
-    from autopilot.run.review import review
+    from autopilot.loop.review import review
 
     emit(review(backend=options["backend"], model=options["model"], effort=options["effort"], cwd=cwd))
     return 0

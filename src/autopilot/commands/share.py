@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     """Run one share action and print its JSON."""
     cwd = args.project_dir or args.cwd
     if args.share_command == "push":
-        from autopilot.durable.store import agent_marker
-        from autopilot.share.push import push
+        from autopilot.knowledge.durable.store import agent_marker
+        from autopilot.knowledge.share.push import push
 
         marker = agent_marker()
         if args.rules and marker:
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         emit(answer)
         return 0
     if args.share_command == "pull":
-        from autopilot.share.pull import pull
+        from autopilot.knowledge.share.pull import pull
 
         pulled = pull(cwd, args.remote)
         got = pulled["rules"]
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             say(f"note: {note}")
         emit(pulled)
         return 0
-    from autopilot.share.listing import listing
+    from autopilot.knowledge.share.listing import listing
 
     emit(listing(cwd, args.remote))
     return 0

@@ -23,11 +23,11 @@ def run(args: argparse.Namespace) -> int:
 def show(*, all_runs: bool = False, cwd: str | None = None) -> int:
     """Print this workspace's state.json (or every run) as JSON."""
     if all_runs:
-        from autopilot.run.state import all_runs as every_run
+        from autopilot.loop.state import all_runs as every_run
 
         emit(every_run())
         return 0
-    from autopilot.run.workspace import Workspace
+    from autopilot.loop.workspace import Workspace
 
     ws = Workspace(cwd)
     emit({**ws.store.load(repair=False), "run_dir": str(ws.store.dir), "exists": ws.store.exists()})

@@ -32,8 +32,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary (or, with --json, the report the dashboard shows)."""
-    from autopilot.run import summary
-    from autopilot.run.workspace import Workspace
+    from autopilot.loop import summary
+    from autopilot.loop.workspace import Workspace
 
     if args.json:
         from autopilot.output import emit

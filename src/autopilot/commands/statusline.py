@@ -5,7 +5,7 @@ the hooks': ``cli.main`` calls :func:`respond` without argparse, and it imports 
 the hooks' no-run helpers until it knows a run is active. It prints nothing when no run is active
 (idle, done, aborted, or no run in this repository), so it can sit in any status line. Each render also
 keeps the plan windows it is shown (Claude's own, and Codex's at most once a minute) for the offer of a
-handover before a limit (memory/limits.py).
+handover before a limit (handoff/memory/limits.py).
 
     autopilot ▶ T2 3/20 · $0.42/$5.00 · codex reviewing
     autopilot ⏸ paused: reviewer unavailable · /autopilot resume
@@ -20,8 +20,8 @@ import os
 import sys
 
 from autopilot.hooks import slash
+from autopilot.loop import status
 from autopilot.output import one_line
-from autopilot.run import status
 
 TYPE_CHECKING = False  # argparse and typing stay off this path (checked by tests/integration/test_hot_path.py)
 if TYPE_CHECKING:
@@ -102,8 +102,9 @@ def segment(raw: str) -> str:
 
 
 def remember_limits(data: dict[str, Any]) -> None:
-    """Keep the plan windows this render shows (Claude's) and Codex's, for the handover offer (memory/limits.py)."""
-    from autopilot.memory import limits
+    """Keep the plan windows this render shows (Claude's) and Codex's, for the handover offer
+    (handoff/memory/limits.py)."""
+    from autopilot.handoff.memory import limits
 
     try:
         limits.record(data)

@@ -17,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Stop the run; print its status, reason and spend as JSON."""
-    from autopilot.run.control import stop
+    from autopilot.loop.control import stop
 
     emit(stop(args.reason, cwd=args.cwd))
     return 0

@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Ask for a verdict and advance the run by it; print the decision and the new state as JSON."""
-    from autopilot.run.verdict import decide
+    from autopilot.loop.verdict import decide
 
     message = args.last_message
     if args.last_message_file:

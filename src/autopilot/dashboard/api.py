@@ -7,8 +7,8 @@ summaries the page needs. Every id that comes in is checked here, by shape, befo
 is touched: a malformed or path-like id (``../``, an absolute path, a NUL) is
 :class:`InvalidInput` (HTTP 400), an unknown one :class:`NotFound` (404).
 
-Active memory is ``handoff active`` for each session of this worktree (``memory/``); the evidence
-search is ``handoff search --json`` (``search/``).
+Active memory is ``handoff active`` for each session of this worktree (``handoff/memory/``); the evidence
+search is ``handoff search --json`` (``handoff/search/``).
 """
 
 from __future__ import annotations
@@ -25,33 +25,33 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import __version__, paths
-from autopilot.durable import feed as durable_feed
-from autopilot.durable import store as durable
-from autopilot.durable import view as durable_view
 from autopilot.errors import BridgeError
-from autopilot.memory import observe
-from autopilot.memory import recover as memory_recover
-from autopilot.memory import store as memory_store
-from autopilot.memory import view as memory_view
-from autopilot.packets import export as packet_export
-from autopilot.packets import receive, shared
-from autopilot.packets.store import archive_dir, belongs, listed, packets_dir
-from autopilot.run import control, summary
-from autopilot.run.state import all_runs, read_run
-from autopilot.search import index as search_index
-from autopilot.search import retention, retrieval
-from autopilot.sources import Limits, catalog, check_session_id
-from autopilot.sources.project import Project, git_state
+from autopilot.handoff.memory import observe
+from autopilot.handoff.memory import recover as memory_recover
+from autopilot.handoff.memory import store as memory_store
+from autopilot.handoff.memory import view as memory_view
+from autopilot.handoff.packets import export as packet_export
+from autopilot.handoff.packets import receive, shared
+from autopilot.handoff.packets.store import archive_dir, belongs, listed, packets_dir
+from autopilot.handoff.search import index as search_index
+from autopilot.handoff.search import retention, retrieval
+from autopilot.handoff.sources import Limits, catalog, check_session_id
+from autopilot.handoff.sources.project import Project, git_state
+from autopilot.knowledge.durable import feed as durable_feed
+from autopilot.knowledge.durable import store as durable
+from autopilot.knowledge.durable import view as durable_view
+from autopilot.loop import control, summary
+from autopilot.loop.state import all_runs, read_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.dashboard.shapes import Overview, Packets, PacketView
-    from autopilot.durable.shapes import Listing as DurableListing
-    from autopilot.durable.shapes import Rule
-    from autopilot.packets.shapes import Exported, Imported, ListedPacket, Preview
-    from autopilot.run.shapes import CorruptRun, ListedRun, Resumed, RunList, RunReport, Stopped
-    from autopilot.search.shapes import Answer as SearchAnswer
-    from autopilot.sources.shapes import Identity, Listing, Page
+    from autopilot.handoff.packets.shapes import Exported, Imported, ListedPacket, Preview
+    from autopilot.handoff.search.shapes import Answer as SearchAnswer
+    from autopilot.handoff.sources.shapes import Identity, Listing, Page
+    from autopilot.knowledge.durable.shapes import Listing as DurableListing
+    from autopilot.knowledge.durable.shapes import Rule
+    from autopilot.loop.shapes import CorruptRun, ListedRun, Resumed, RunList, RunReport, Stopped
 
 AGENTS = catalog.AGENTS
 SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}")  # sources.check_session_id's shape

@@ -25,8 +25,8 @@ from starlette.routing import Route
 
 from autopilot.dashboard.api import Api, InvalidInput, NotFound
 from autopilot.dashboard.security import MAX_BODY, BodyTooLarge, Guard, GuardMiddleware, LaunchRefused
-from autopilot.durable import secret
 from autopilot.errors import EXIT_ERROR, BridgeError, BudgetExhausted, InfraError, StateError, write_crash_log
+from autopilot.knowledge.durable import secret
 from autopilot.paths import autopilot_home
 
 TYPE_CHECKING = False

@@ -22,7 +22,7 @@ ports). So:
 
 Every answer carries a strict Content-Security-Policy, ``nosniff``, ``no-referrer``, ``DENY``
 framing and ``no-store``. Deciding a rule needs more than a session: the person's approval
-passphrase (``autopilot.durable.secret``).
+passphrase (``autopilot.knowledge.durable.secret``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ one (to open the dashboard in another browser or after the first code expired). 
 The socket is bound here, to the loopback address only, before uvicorn sees it (uvicorn is
 given the socket, never a host name to resolve), so the dashboard cannot listen anywhere
 else whatever its settings say. Started inside an agent's shell, it serves everything but
-approvals (see :mod:`autopilot.durable`).
+approvals (see :mod:`autopilot.knowledge.durable`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import uvicorn
 from autopilot.dashboard.api import Api
 from autopilot.dashboard.app import build
 from autopilot.dashboard.security import Guard
-from autopilot.durable.store import agent_marker
 from autopilot.errors import BridgeError
+from autopilot.knowledge.durable.store import agent_marker
 from autopilot.output import say
 
 HOST = "127.0.0.1"

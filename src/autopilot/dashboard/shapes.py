@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from autopilot.packets.shapes import Drift, Inspected, ListedPacket, Mark
-from autopilot.sources.shapes import Identity
+from autopilot.handoff.packets.shapes import Drift, Inspected, ListedPacket, Mark
+from autopilot.handoff.sources.shapes import Identity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

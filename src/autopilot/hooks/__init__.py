@@ -8,7 +8,7 @@ Every hook exits 0: a block happens only on purpose, through
 The fast path comes first. Most events arrive in workspaces without a run, so before anything
 else is imported this module checks, with ``os`` and ``autopilot.git`` alone, whether the workspace has
 a state.json; heavy modules (openai, jsonschema, yaml) load only inside the handlers that need them.
-Every event the active memory follows is recorded first, run or no run, by ``autopilot.memory.observe``
+Every event the active memory follows is recorded first, run or no run, by ``autopilot.handoff.memory.observe``
 (one append; docs/memory.md); only when facts changed does ``hooks.memory`` load to inject them.
 """
 
@@ -43,7 +43,7 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "StopFailure": ("stop", "stop_failure"),
     "SessionEnd": ("session", "session_end"),  # all SessionEnd hooks share 1.5 s: nothing slow
 }
-# The events the active memory records (autopilot.memory.observe), with or without a run. Not
+# The events the active memory records (autopilot.handoff.memory.observe), with or without a run. Not
 # PostModelSwitch: Claude Code before 2.1.2xx refuses a plugin's whole hooks.json over an event it does
 # not know (verified on 2.1.143), so model changes come from the transcript (`handoff recover`).
 MEMORY_EVENTS = frozenset(
@@ -246,7 +246,7 @@ def remember(event: str, data: Json) -> tuple[bool, HookAnswer | None]:
     A failure here never stops the autopilot's own handler: it becomes a notice (and a crash-log line).
     """
     try:
-        from autopilot.memory import observe
+        from autopilot.handoff.memory import observe
 
         recorded = observe.record(event, data, "claude")
         return recorded is not None and recorded[1], None
@@ -272,7 +272,7 @@ def memory_failed(event: str, exc: BaseException) -> HookAnswer:
 
 
 def limits_recorded() -> bool:
-    """Whether the status line recorded plan windows (one ``stat``; memory/limits.py decides the rest)."""
+    """Whether the status line recorded plan windows (one ``stat``; handoff/memory/limits.py decides the rest)."""
     return os.path.exists(os.path.join(config.autopilot_home(), "handoff", "limits.json"))
 
 

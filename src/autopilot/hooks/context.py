@@ -10,16 +10,16 @@ from typing import Any
 from autopilot import config
 from autopilot.errors import BridgeError
 from autopilot.hooks import TOOL_MARK, slash
+from autopilot.loop import control, status, transitions
+from autopilot.loop.state import State, Store
+from autopilot.loop.workspace import Workspace
 from autopilot.output import one_line, quote_lines
-from autopilot.run import control, loop, status
-from autopilot.run.state import State, Store
-from autopilot.run.workspace import Workspace
 from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
-    from autopilot.run.shapes import Task
+    from autopilot.loop.shapes import Task
 
 PREFIX = "codex-autopilot: "
 DEFAULT_BLOCK_CAP = 8  # Claude Code's CLAUDE_CODE_STOP_HOOK_BLOCK_CAP default
@@ -221,7 +221,7 @@ def budget_warning(hook: Hook, state: State) -> str | None:
     if BUDGET_WARNING in (state.get("notices") or []) or not state.get("plan") or not state["budget_used_usd"]:
         return None
     try:
-        return loop.budget_warning(state, config.budget_warn_at(hook.workspace.config))
+        return transitions.budget_warning(state, config.budget_warn_at(hook.workspace.config))
     except BridgeError:  # a broken config file is reported by the calls that need it
         return None
 

@@ -2,7 +2,7 @@
 
 Before the pointer is written, the session's automatic checkpoint is taken (what its hooks observed up to its
 last turn, so a handover never loses the last turn's state) and the session is exported as a packet for Codex
-(with its active memory: packets/memory.py); the pointer names the packet, and ``$from-claude`` in Codex
+(with its active memory: handoff/packets/memory.py); the pointer names the packet, and ``$from-claude`` in Codex
 imports it. No model is asked for any of it.
 """
 
@@ -37,7 +37,7 @@ def record(data: dict[str, Any]) -> HookAnswer:
         }
     session = str(data.get("session_id") or "")
     checkpointed = checkpoint(session, cwd)
-    from autopilot.packets.export import export_quietly
+    from autopilot.handoff.packets.export import export_quietly
 
     packet, why = export_quietly("claude", session, "codex", cwd)
     pointer = {"transcript_path": transcript, "cwd": cwd, "session_id": data.get("session_id"), "created_at": now_us()}
@@ -61,8 +61,8 @@ def record(data: dict[str, Any]) -> HookAnswer:
 def checkpoint(session: str, cwd: str) -> bool:
     """Take the sending session's automatic checkpoint (what its hooks observed, up to its last turn)."""
     from autopilot.errors import BridgeError
-    from autopilot.memory.compaction import checkpoint_before
-    from autopilot.memory.store import SessionStore
+    from autopilot.handoff.memory.compaction import checkpoint_before
+    from autopilot.handoff.memory.store import SessionStore
 
     try:
         store = SessionStore.here("claude", session, cwd)

@@ -3,10 +3,10 @@ the autopilot's answer.
 
 The injection is decided after the autopilot's answer, in the room it leaves under ``hooks.TEXT_CAP``,
 so ``capped()`` never cuts a fact that ``injections.jsonl`` records as injected, nor a rule that
-``rules.jsonl`` records as delivered (``autopilot.durable.deliver``: it reads approved rules, it never
+``rules.jsonl`` records as delivered (``autopilot.knowledge.durable.deliver``: it reads approved rules, it never
 decides one).
 
-Recording is done before this module is ever loaded (``autopilot.memory.observe``, on the hot path);
+Recording is done before this module is ever loaded (``autopilot.handoff.memory.observe``, on the hot path);
 this runs only when an injection may be due (a compaction, a ``/clear``, a resume or a prompt after
 facts changed), so it may load the reducer, the config and the redactor.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from autopilot.durable.deliver import hook_answer
 from autopilot.hooks import TEXT_CAP
+from autopilot.knowledge.durable.deliver import hook_answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,11 +64,12 @@ def merge(event: str, out: HookAnswer | None, memory: Mapping[str, Any]) -> Hook
 
 def offer_handover(data: Json) -> str | None:
     """The notice offering ``$handoff`` when a plan window is nearly used up (once per window and reset, per
-    session), with the session exported as a packet to preview (memory/limits.py); None otherwise. Never fatal."""
+    session), with the session exported as a packet to preview (handoff/memory/limits.py); None otherwise. Never
+    fatal."""
     from autopilot.errors import BridgeError
     from autopilot.git import toplevel
-    from autopilot.memory import limits, observe
-    from autopilot.packets.export import export_quietly
+    from autopilot.handoff.memory import limits, observe
+    from autopilot.handoff.packets.export import export_quietly
 
     session = observe.safe_session(data.get("session_id"))
     if session is None:

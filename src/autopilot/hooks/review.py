@@ -6,7 +6,7 @@ The hook starts a detached worker process for the review and waits for it at mos
 takes longer keeps running on its own and records its findings in state.json; the next PostToolUse
 hands them to Claude. So Claude keeps working instead of waiting, and a hook that Claude Code times
 out loses nothing.
-At most one review is in flight per run: the worker (``run/review_worker.py``) holds ``review.lock`` without
+At most one review is in flight per run: the worker (``loop/review_worker.py``) holds ``review.lock`` without
 blocking.
 """
 
@@ -25,18 +25,18 @@ from autopilot.hooks.context import (
     notice,
     paused_message,
 )
+from autopilot.loop import status
+from autopilot.loop.findings import findings_text
+from autopilot.loop.review_worker import in_flight, start_worker
+from autopilot.loop.state import State, same_run
+from autopilot.loop.transitions import INFRA_PAUSE_AFTER
 from autopilot.output import one_line, quoted
-from autopilot.run import status
-from autopilot.run.findings import findings_text
-from autopilot.run.loop import INFRA_PAUSE_AFTER
-from autopilot.run.review_worker import in_flight, start_worker
-from autopilot.run.state import State, same_run
 from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
-    from autopilot.run.shapes import LastError
+    from autopilot.loop.shapes import LastError
 
 DEFAULT_WAIT_S = 45.0
 

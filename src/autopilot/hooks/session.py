@@ -14,7 +14,7 @@ from autopilot.hooks.context import (
     notice,
     task_text,
 )
-from autopilot.run import control, loop, status
+from autopilot.loop import control, status, transitions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def user_prompt_submit(hook: Hook) -> HookAnswer | None:
     warning = None if command else budget_warning(hook, state)
     owner = hook.unclaimed(state)
     warned = False
-    if owner or warning or loop.over_budget(state) or state.get("consecutive_blocks"):
+    if owner or warning or transitions.over_budget(state) or state.get("consecutive_blocks"):
         try:  # Claude Code counts Stop blocks per user turn
             state, stopped, warned = control.new_turn(
                 hook.store, state, owner=owner, notice=BUDGET_WARNING if warning else None

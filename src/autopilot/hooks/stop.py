@@ -18,17 +18,17 @@ from autopilot.hooks.context import (
     paused_message,
     task_text,
 )
+from autopilot.loop import control, status, transitions
+from autopilot.loop.findings import findings_text, open_findings
+from autopilot.loop.state import State
+from autopilot.loop.transitions import INFRA_PAUSE_AFTER
 from autopilot.output import quoted
-from autopilot.run import control, loop, status
-from autopilot.run.findings import findings_text, open_findings
-from autopilot.run.loop import INFRA_PAUSE_AFTER
-from autopilot.run.state import State
 from autopilot.text import clip_counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
-    from autopilot.run.shapes import VerdictApplied, VerdictNotApplied, VerdictSkipped
+    from autopilot.loop.shapes import VerdictApplied, VerdictNotApplied, VerdictSkipped
 
 REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
 ENDED = {
@@ -93,9 +93,9 @@ def stop(hook: Hook) -> HookAnswer | None:
 
 def remember_transition(hook: Hook, after: State) -> None:
     """Write the verdict's task transition (``after``: the run as the verdict left it, not read again) into the
-    session's active memory (memory/autopilot.py); never fatal."""
-    from autopilot.memory import autopilot, observe
-    from autopilot.memory.store import SessionStore
+    session's active memory (handoff/memory/autopilot.py); never fatal."""
+    from autopilot.handoff.memory import autopilot, observe
+    from autopilot.handoff.memory.store import SessionStore
 
     session = observe.safe_session(hook.data.get("session_id"))
     if session is None or not observe.enabled():
@@ -109,7 +109,7 @@ def remember_transition(hook: Hook, after: State) -> None:
 def _judge(
     hook: Hook, state: State, message: str | None
 ) -> tuple[VerdictApplied | VerdictNotApplied | VerdictSkipped, State]:
-    from autopilot.run.verdict import judge
+    from autopilot.loop.verdict import judge
 
     return judge(hook.workspace, state, last_message=message, deadline=hook.deadline(), owner=hook.unclaimed(state))
 
@@ -189,7 +189,7 @@ def _unavailable(hook: Hook, state: State, exc: InfraError, blocks: int) -> Hook
         hook,
         state,
         blocks,
-        f"Codex could not give a verdict this time ({exc.kind}; failure {loop.failures(state, 'verdict')} of "
+        f"Codex could not give a verdict this time ({exc.kind}; failure {transitions.failures(state, 'verdict')} of "
         f"{INFRA_PAUSE_AFTER} before the run pauses). If the current task is finished, say "
         "so in one line and end your turn; Codex will be asked again.",
     )

@@ -14,8 +14,8 @@ and its PostToolUse hands over a command's output without its exit code (`handof
 codex` reads it from the rollout; coverage says so until then).
 
 Stand-alone twins (this file cannot import the bridge; tests/unit/test_twins.py runs both sides on the
-same inputs): everything from ``home`` to ``due`` is ``autopilot.memory.observe`` (same names; the names an
-edit changed come from the bridge's own ``autopilot.memory.names``, imported as the redactor is), but
+same inputs): everything from ``home`` to ``due`` is ``autopilot.handoff.memory.observe`` (same names; the names an
+edit changed come from the bridge's own ``autopilot.handoff.memory.names``, imported as the redactor is), but
 ``now`` is ``autopilot.clock.now_ms``, ``dumps`` is ``autopilot.fastjson.dumps`` and ``clip`` is
 ``autopilot.text.clip_value``; ``toplevel`` is ``autopilot.git.toplevel``, ``loads`` is
 ``autopilot.fastjson.parse_json``.
@@ -42,9 +42,12 @@ LOG = "observations.jsonl"
 CHECKPOINTS = "checkpoints.jsonl"
 MARK = "inject.mark"
 RULES_MARK = "rules.mark"  # the approved and managed rules' stamp when they were last delivered to the session
-DURABLE_LOG = ("durable", "log.jsonl")  # under $AUTOPILOT_HOME: the person's approved rules (autopilot.durable)
-SEEN = ("durable", "seen.json")  # what the person last saw at a session start (autopilot.durable.deliver)
-MANAGED_FILE = "managed-rules.json"  # the administrator's rules (autopilot.durable.managed)
+DURABLE_LOG = (
+    "durable",
+    "log.jsonl",
+)  # under $AUTOPILOT_HOME: the person's approved rules (autopilot.knowledge.durable)
+SEEN = ("durable", "seen.json")  # what the person last saw at a session start (autopilot.knowledge.durable.deliver)
+MANAGED_FILE = "managed-rules.json"  # the administrator's rules (autopilot.knowledge.durable.managed)
 MANAGED_DIR = "/Library/Application Support/CodexAutopilot" if sys.platform == "darwin" else "/etc/codex-autopilot"
 WORKTREE_FILE = "worktree"
 CLEARED = "cleared."
@@ -449,15 +452,15 @@ def redacted(found: list) -> list:  # type: ignore[type-arg]
 
 
 def names_module() -> "types.ModuleType | None":
-    """The bridge's ``autopilot.memory.names`` (the names an edit changed), imported from the package path
+    """The bridge's ``autopilot.handoff.memory.names`` (the names an edit changed), imported from the package path
     ``install codex`` recorded, or the one already importable; None when neither loads (edits are recorded
     without names)."""
     package = installed().get("package")
-    usable = isinstance(package, str) and os.path.isdir(os.path.join(package, "autopilot", "memory"))
+    usable = isinstance(package, str) and os.path.isdir(os.path.join(package, "autopilot", "handoff", "memory"))
     if usable and package not in sys.path:
         sys.path.insert(0, str(package))
     try:
-        from autopilot.memory import names
+        from autopilot.handoff.memory import names
     except Exception:  # no bridge, or an older one: the edit is recorded all the same
         return None
     return names

@@ -1,0 +1,687 @@
+"""Evidence search: candidates from FTS5, kept by how much of the query they cover, ranked by an explained score.
+
+One project at a time (the repository the command runs in); ``--worktree this`` (the
+default) keeps to this worktree, ``all`` adds the project's other worktrees, labelled. Steps:
+
+1. The query's words, stopwords aside (``the``, ``what``, ``is``: they say how a question is
+   asked; a query of nothing else finds nothing and says so). FTS5 counts the documents
+   holding each, exactly up to 5,000; a word no document holds is named in the answer
+   (``unmatched``). A document must hold one of the rarest known words to reach the
+   coverage below, so only those are OR-ed into the MATCH, every word quoted; filters in
+   SQL. Up to 5,000 matches are all ranked by bm25 and the best 100 go on; past that
+   (common words), the newest 100 documents holding all of them (then any) go on, unranked
+   by bm25 (it would read every match), and the answer says so.
+2. *Coverage*: the share of the query's information (IDF-weighted) a candidate holds;
+   below half it is left out, so a word shared by chance does not bring in unrelated history.
+   A word no document holds weighs as much as the rarest word can: it is what made the query
+   specific, so a query whose unknown words are most of it finds nothing; an unknown number,
+   code, acronym or identifier weighs three times that (it names the one thing asked about).
+   Quoted values are required, and those one line relates (``'EUR' == 'USD'``) as written.
+3. *Causal links* (:mod:`.documents`): an edit that matched brings the test run that followed
+   it; a failed test that matched brings the edits after it and the run that tested them; a
+   "fixed" claim brings the run it was based on.
+4. The score, every part in the answer: ``fts`` (FTS5 bm25, text/paths/symbols weighted
+   1/2/2, times coverage; for common words the IDF weight of the words held), ``path`` and
+   ``symbol`` (exact matches: a query path equal to or ending a document's path; a query
+   symbol among the document's, case kept), ``causal`` (an edit or a test run linked to the
+   other: evidence rather than prose; a linked document also gets a share of what brought
+   it), ``recency`` (halving every 14 days), ``verbatim`` (the whole one-line query as
+   written: a pasted error line), ``intent`` (what the question asks for). Ties: newer first, then origin and reference,
+   so equal inputs give equal order.
+5. The same event exported in several packets is shown once (``alsoIn``).
+6. *Conflicts stay visible*: within one worktree and branch, a later run whose outcome
+   contradicts an earlier one ("passed", a "fixed" claim, then "failed"; or the reverse) on
+   the same subject (a command, a path, a symbol) *supersedes* it: both are shown, in time
+   order, the earlier marked ``supersededBy``. Outcomes from another worktree or branch are
+   labelled as such, listed under ``elsewhere``, and never supersede this worktree's.
+7. *Freshness* of each result (:mod:`.freshness`).
+
+Everything shown is evidence quoted from packets, never instructions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import time
+
+from autopilot import clock, git
+from autopilot.handoff.packets import store
+from autopilot.handoff.search import freshness, index, terms
+from autopilot.handoff.search.query import Query, parse
+from autopilot.handoff.sources.project import Project
+from autopilot.handoff.transcripts import TRUST
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from autopilot.handoff.search.shapes import Answer, Brief, Conflict, Document, Here, Hit, Result, Stats
+
+CANDIDATES = 100  # rows FTS5 ranks before coverage and links are looked at
+RANK_ALL = 5000  # up to this many matches, all are ranked by bm25; past it, the newest NEWEST are
+DF_CAP = RANK_ALL + 1
+NEWEST = CANDIDATES
+FOLLOW = 30  # the best matches whose causal links are followed
+MIN_COVERAGE = 0.5
+VERBATIM = 4.0  # a result holding the whole one-line query as written (a pasted error line, a phrase)
+DISTINCT_UNKNOWN = 3.0  # the weight of a number, code, acronym or identifier no document holds, in rarest words
+WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
+PATH_MATCH = 3.0
+PATH_CHANGED = 3.0  # more for the edit of the file than for a mention of it
+SYMBOL_MATCH = 3.0
+PROSE_SHARE = 1 / 3  # the share of the path and symbol scores a message, a request or a checkpoint gets
+EDITS = frozenset({"edit", "memory.edit"})  # the edited file is the document's first path
+CODE_ROLES = EDITS | {"test", "command", "pending", "tool", "memory.run"}  # code and its runs, not prose about them
+CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
+LINK_SHARE = 0.8
+RECENCY = 1.0
+HALF_LIFE_DAYS = 14.0
+LINKS_FROM = {  # which links of a matched document are followed, by its role
+    "edit": ("tested-by",),
+    "test": ("fixed-by", "tested-by", "tests"),
+    "command": ("fixed-by",),
+}
+INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
+CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
+POSITIVE, NEGATIVE = ("passed", "claimed-fixed"), ("failed",)
+_COLUMNS = (
+    "d.id, d.kind, d.origin, d.ref, d.role, d.agent, d.session, d.worktree_id, d.branch, d.ts, d.text, d.data, "
+    "d.paths, d.symbols"
+)
+
+
+def search(
+    text: str,
+    *,
+    cwd: str | None = None,
+    limit: int = 10,
+    worktree: str = "this",
+    since: float | None = None,
+    agent: str | None = None,
+    now: float | None = None,
+    feed: Callable[[Project, list[str]], Any] | None = None,
+    task: str | None = None,
+    archived: bool = False,
+) -> Answer:
+    """The ranked, explained answer to one query in the project around ``cwd``.
+
+    ``feed(project, notes)`` brings documents a higher layer owns into the index first (the approved rules:
+    ``autopilot.knowledge.durable.feed.sync``); they hold in every worktree of the project. ``archived``: search the
+    packets ``handoff prune`` moved to the archive, and only them (handoff/search/retention.py).
+    """
+    if archived:
+        with store.archived():
+            answer = search(text, cwd=cwd, limit=limit, worktree=worktree, since=since, agent=agent, now=now, task=task)
+        answer["archived"] = True
+        return answer
+    q = parse(text)
+    project = Project(cwd)
+    here: Here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
+    notes = list(q.notes)
+    try:
+        index.open_index(notes=notes).close()  # made (or rebuilt) before the memory joins it
+        if not store.in_archive():  # the active memory is never archived
+            index.sync_memory(project, notes=notes)
+    except (OSError, sqlite3.DatabaseError) as exc:  # the packets' evidence still answers
+        notes.append(f"the active memory was not brought into the index ({exc})")
+    if feed is not None:
+        feed(project, notes)
+    for attempt in (1, 2):
+        db = index.open_index(notes=notes)
+        try:
+            held = index.stats(db)
+            moment = time.time() if now is None else now
+            found = _run(db, q, here, limit, worktree, since, agent, moment, notes, held, task)
+            found["index"] = held
+            return found
+        except sqlite3.DatabaseError as exc:
+            if not index.corrupt(exc) or attempt == 2:
+                if index.unusable(exc) is exc:
+                    raise
+                raise index.unusable(exc) from exc
+            db.close()
+            index.recover(exc, notes=notes)
+        finally:
+            db.close()
+    raise AssertionError("unreachable")
+
+
+def _run(
+    db: sqlite3.Connection,
+    q: Query,
+    here: Here,
+    limit: int,
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+    now: float,
+    notes: list[str],
+    held: Stats,
+    task: str | None = None,
+) -> Answer:
+    total = sum(held["documents"].values())
+    intent = {w for w in q.words if w in terms.FIX_WORDS or w in terms.OUTCOME_WORDS or w in terms.APPROACH_WORDS}
+    searched = [w for w in q.words if w not in terms.STOPWORDS and w not in intent]
+    if not searched and intent:  # "failed" alone: then it is what the user looks for
+        searched, intent = [w for w in q.words if w in intent], set()
+    wants = {
+        name
+        for name, vocabulary in (
+            ("fix", terms.FIX_WORDS),
+            ("outcome", terms.OUTCOME_WORDS),
+            ("approach", terms.APPROACH_WORDS),
+        )
+        if intent & vocabulary
+    }
+    df = {w: _doc_count(db, w) for w in searched}
+    known = [w for w in searched if df[w]]
+    unmatched = [w for w in searched if not df[w]]
+    answer: Answer = {
+        "trust": TRUST,
+        "query": q.text,
+        "words": q.words,
+        "searched": searched,
+        "unmatched": unmatched,
+        "intent": sorted(wants),
+        "paths": q.paths,
+        "symbols": q.symbols,
+        "scope": {"worktree": worktree, **here, "since": since, "agent": agent},
+        "now": clock.iso(now),
+        "results": [],
+        "conflicts": [],
+        "notes": notes,
+    }
+    if not searched:  # only stopwords
+        notes.append(
+            f"the query has only common words ({', '.join(q.words)}); they find nothing by themselves: "
+            "search for words of an error, a path or a symbol"
+        )
+        return answer
+    if unmatched:
+        notes.append(f"no indexed document holds {', '.join(repr(w) for w in unmatched)}")
+    # a word no document holds weighs what the rarest word would (df 0): it counts against every candidate; a
+    # number, a code, an acronym or an identifier none holds weighs more: it names the one thing asked about
+    idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in searched}
+    for w in unmatched:
+        if w in q.distinct:
+            idf[w] *= DISTINCT_UNKNOWN
+    mass = sum(idf.values())
+    if sum(idf[w] for w in known) < MIN_COVERAGE * mass:
+        notes.append(
+            "no document can hold half of the query: "
+            + ("none holds any of its words" if not known else "the words none holds are most of it")
+        )
+        return answer
+    needed = _needed(known, df, idf, mass)
+    filters: list[str] = ["d.repo_id = ?"]
+    params: list[Any] = [here["repoId"]]
+    if worktree == "this":  # a person's approved rules hold in every worktree of the project
+        # ... and so do the packets a teammate shared, which this repository pulled (worktree "shared:…")
+        filters.append("(d.worktree_id = ? OR d.kind = 'durable' OR d.worktree_id LIKE 'shared:%')")
+        params.append(here["worktreeId"])
+    if agent:
+        filters.append("d.agent = ?")
+        params.append(agent)
+    if since is not None:
+        filters.append("d.ts >= ?")
+        params.append(since)
+    if task:  # the autopilot task the session was on (handoff/memory/autopilot.py), kept in the document's data
+        filters.append("json_extract(d.data, '$.task.id') = ?")
+        params.append(task)
+    any_of, all_of = " OR ".join(f'"{w}"' for w in needed), " AND ".join(f'"{w}"' for w in needed)
+    bm25 = sum(df[w] for w in needed) <= RANK_ALL
+    if bm25:
+        rows = _candidates(db, any_of, filters, params, ranked=True, limit=CANDIDATES)
+    else:  # common words: the newest documents that hold them all (then any), not the whole history
+        rows = _candidates(db, all_of, filters, params, ranked=False, limit=NEWEST)
+        if len(rows) < CANDIDATES:
+            seen = {row[0] for row in rows}
+            more = _candidates(db, any_of, filters, params, ranked=False, limit=NEWEST)
+            rows += [row for row in more if row[0] not in seen]
+        notes.append(
+            f"the query's words are common (more than {RANK_ALL:,} documents hold them): the newest {NEWEST} "
+            "holding them were ranked (narrow it with more words, a path, a symbol or --since)"
+        )
+    answer["ranking"] = {
+        "fts": "bm25 (text 1, paths 2, symbols 2) x coverage"
+        if bm25
+        else "the IDF weight of the query words held (common words: bm25 would read every match)",
+        "documentCounts": f"exact up to {DF_CAP - 1:,}; above that a word counts as held by {DF_CAP:,}",
+    }
+    hits: dict[tuple[str, str], Hit] = {}
+    loose = set(q.loose)
+    for row in rows:
+        words = _words(f"{row[10]}\n{row[12]}\n{row[13]}")  # text, paths, symbols: no JSON parsed yet
+        if any(w not in words for w in q.required):
+            continue  # a quoted value ('JPY') is what makes the error that error
+        if q.related and q.related not in terms.flat(row[10]):
+            continue  # 'EUR' == 'USD' relates two values: both somewhere is not that
+        for path in q.paths:  # a path is matched whole: its words elsewhere in the text are not it
+            if not _holds_path(path, row[12], row[10]):
+                words -= {w for w in terms.words(path) if w not in loose}
+        matched = [w for w in known if w in words]  # stopwords are not among them: alone they bring in nothing
+        coverage = sum(idf[w] for w in matched) / mass
+        if coverage < MIN_COVERAGE:
+            continue
+        doc = _doc(row)
+        relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
+        doc["score"] = _score(doc, q, relevance, now, wants, verbatim=bool(q.phrase and _holds(row[10], q.phrase)))
+        doc["coverage"] = round(coverage, 4)
+        doc["matched"] = matched
+        hits[(doc["origin"], doc["ref"])] = doc
+    _follow_links(db, hits, now, here, worktree, since, agent, wants)
+    ranked = _dedupe(sorted(hits.values(), key=_order))
+    shown = ranked[:limit]
+    _supersede(ranked, here)
+    keys = {(d["origin"], d["ref"]) for d in shown}
+    for d in list(shown):  # both sides of a conflict are shown, even past the limit
+        for other in [d.get("_supersededBy"), *d.get("_supersedes", [])]:
+            if other is not None and (other["origin"], other["ref"]) not in keys:
+                other["shownFor"] = "conflict"
+                shown.append(other)
+                keys.add((other["origin"], other["ref"]))
+    freshness.annotate(shown, db)
+    for n, d in enumerate(shown, 1):
+        d["_rank"] = n
+    answer["results"] = [_public(d, n, here) for n, d in enumerate(shown, 1)]
+    answer["conflicts"] = _conflicts(shown)
+    answer["candidates"] = {
+        "matching": sum(df[w] for w in needed),  # documents holding a needed word (at most; before filters)
+        "ranked": len(rows),
+        "kept": len(ranked),
+        "shown": len(shown),
+    }
+    hidden = len(ranked) - len([d for d in shown if d.get("shownFor") != "conflict"])
+    if hidden > 0:
+        notes.append(f"{hidden} more result(s) past --limit {limit}")
+    return answer
+
+
+def _needed(known: list[str], df: dict[str, int], idf: dict[str, float], mass: float) -> list[str]:
+    """The rarest words a document must hold at least one of to reach MIN_COVERAGE (the others cannot, alone).
+
+    Words are taken rarest first until the known words left carry less than MIN_COVERAGE of
+    the query's information (``mass``, unknown words included): a document holding none of the
+    taken words cannot pass, so leaving the common words out of the MATCH loses nothing and
+    spares ranking their long lists.
+    """
+    taken, left = [], sum(idf[w] for w in known)
+    for w in sorted(known, key=lambda w: (df[w], w)):
+        if left < MIN_COVERAGE * mass:
+            break
+        taken.append(w)
+        left -= idf[w]
+    return taken
+
+
+def _candidates(
+    db: sqlite3.Connection, match: str, filters: list[str], params: list[Any], *, ranked: bool, limit: int
+) -> list[tuple[Any, ...]]:
+    """Documents matching ``match`` within the filters: the best by bm25 (lower is better), or the newest."""
+    score, order = (
+        (f"bm25(docs_fts, {', '.join(map(str, WEIGHTS))})", "r") if ranked else ("0.0", "docs_fts.rowid DESC")
+    )
+    return db.execute(
+        f"SELECT {_COLUMNS}, {score} AS r FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
+        f"WHERE docs_fts MATCH ? AND {' AND '.join(filters)} ORDER BY {order} LIMIT {limit}",
+        [match, *params],
+    ).fetchall()
+
+
+def _words(text: str) -> set[str]:
+    """The words of ``text`` as the index compares them (lowercased, accents removed)."""
+    return set(terms.WORD.findall(text.lower())) if text.isascii() else set(terms.words(text))
+
+
+def _doc_count(db: sqlite3.Connection, word: str) -> int:
+    """How many documents hold ``word``, counted up to DF_CAP (a common word's exact count costs a scan of it)."""
+    found = db.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {DF_CAP})", (f'"{word}"',)
+    )
+    return int(found.fetchone()[0])
+
+
+def _doc(row: tuple[Any, ...]) -> Hit:
+    # the columns of _COLUMNS, in order; json, not orjson: a search process spares its ~15 ms import
+    return {
+        "id": row[0],
+        "kind": row[1],
+        "origin": row[2],
+        "ref": row[3],
+        "role": row[4],
+        "agent": row[5],
+        "session": row[6],
+        "worktreeId": row[7],
+        "branch": row[8],
+        "ts": row[9],
+        "text": row[10],
+        "_data": json.loads(row[11]),
+    }
+
+
+def _holds(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds ``phrase`` as written (both as :func:`terms.flat` makes them), not inside a word."""
+    flat = terms.flat(text)
+    at = flat.find(phrase)
+    while at >= 0:
+        end = at + len(phrase)
+        if (at == 0 or not flat[at - 1].isalnum()) and (end == len(flat) or not flat[end].isalnum()):
+            return True
+        at = flat.find(phrase, at + 1)
+    return False
+
+
+def _score(
+    doc: Hit, q: Query, relevance: float, now: float, wants: set[str], *, verbatim: bool = False
+) -> dict[str, float]:
+    data = doc["_data"]
+    mine = data.get("paths", [])
+    path = PATH_MATCH if any(_same_path(p, x) for p in q.paths for x in mine) else 0.0
+    if path and doc["role"] in EDITS and mine and any(_same_path(p, mine[0]) for p in q.paths):
+        path += PATH_CHANGED  # the edit of that file, not a mention of it
+    symbol = SYMBOL_MATCH if set(q.symbols) & set(data.get("symbols", [])) else 0.0
+    if doc["role"] not in CODE_ROLES:  # a message or a request naming it: prose about the code, not the code
+        path, symbol = path * PROSE_SHARE, symbol * PROSE_SHARE
+    causal = _chained(doc)
+    parts = {"fts": relevance, "path": path, "symbol": symbol, "causal": causal, "recency": _recency(doc, now)}
+    if verbatim:
+        parts["verbatim"] = VERBATIM
+    if "outcome" in wants and _polarity(doc) and doc["role"] in CODE_ROLES:
+        parts["intent"] = INTENT_BONUS  # "is X passing": the runs of X and their outcome
+    elif "approach" in wants and _polarity(doc) < 0:
+        parts["intent"] = INTENT_BONUS  # "which approach failed": the runs that showed it did
+    return _total(parts)
+
+
+def _chained(doc: Hit) -> float:
+    """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one)."""
+    return CAUSAL_BONUS if doc["role"] in ("edit", "test") and doc["_data"].get("links") else 0.0
+
+
+def _total(parts: dict[str, float]) -> dict[str, float]:
+    parts = {k: round(v, 4) for k, v in parts.items()}
+    parts["total"] = round(sum(parts.values()), 4)
+    return parts
+
+
+def _recency(doc: Hit, now: float) -> float:
+    ts = doc.get("ts")
+    if ts is None:
+        return 0.0
+    age_days = max(0.0, now - float(ts)) / 86400
+    return float(RECENCY * 0.5 ** (age_days / HALF_LIFE_DAYS))
+
+
+def _holds_path(query_path: str, paths: str, text: str) -> bool:
+    """Whether a document (its paths, one a line, and its text) names ``query_path``."""
+    return query_path in text or any(_same_path(query_path, p) for p in paths.split("\n") if p)
+
+
+def _same_path(query_path: str, path: str) -> bool:
+    a, b = query_path.strip("/"), path.strip("/")
+    return a == b or b.endswith("/" + a) or a.endswith("/" + b)
+
+
+def _follow_links(
+    db: sqlite3.Connection,
+    hits: dict[tuple[str, str], Hit],
+    now: float,
+    here: Here,
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+    wants: set[str],
+) -> None:
+    """Bring in what the matches are causally linked to (two steps: a failed run, its fix, the run that proved it)."""
+    frontier = sorted(hits.values(), key=_order)[:FOLLOW]  # a link from further down could not rank
+    for _ in range(2):
+        wanted: dict[tuple[str, str], tuple[Hit, str]] = {}
+        for doc in frontier:
+            for link in doc["_data"].get("links", []):
+                if link["rel"] in LINKS_FROM.get(doc["role"], CLAIM_LINKS):
+                    key = (doc["origin"], link["ref"])
+                    if key not in hits and key not in wanted:
+                        wanted[key] = (doc, link["rel"])
+        frontier = []
+        found: dict[tuple[str, str], tuple[Any, ...]] = {}
+        keys = sorted(wanted)
+        for start in range(0, len(keys), 400):  # one query for them all (in chunks under SQLite's 999 variables)
+            chunk = keys[start : start + 400]
+            pairs = ", ".join("(?, ?)" for _ in chunk)
+            flat = [v for key in chunk for v in key]
+            for row in db.execute(  # a join, not `(origin, ref) IN (VALUES …)`: SQLite scans the index for that
+                f"WITH w(o, r) AS (VALUES {pairs}) SELECT {_COLUMNS}, 0 FROM w "
+                "JOIN docs d ON d.origin = w.o AND d.ref = w.r",
+                flat,
+            ):
+                found[(row[2], row[3])] = row
+        for (origin, ref), (parent, rel) in sorted(wanted.items()):
+            if (origin, ref) not in found:
+                continue
+            doc = _doc(found[(origin, ref)])
+            if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
+                continue
+            if worktree == "this" and doc["worktreeId"] != here["worktreeId"]:
+                continue
+            share = parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"]
+            causal = LINK_SHARE * share + _chained(doc)
+            parts = {"fts": 0.0, "path": 0.0, "symbol": 0.0, "causal": causal, "recency": _recency(doc, now)}
+            if "fix" in wants and rel == "fixed-by":
+                parts["intent"] = INTENT_BONUS  # "what fixed X": the edits that followed X's failure
+            elif ("outcome" in wants and _polarity(doc)) or ("approach" in wants and _polarity(doc) < 0):
+                parts["intent"] = INTENT_BONUS
+            doc["score"] = _total(parts)
+            doc["_via"] = (parent, rel)
+            doc["coverage"], doc["matched"] = 0.0, []
+            hits[(origin, ref)] = doc
+            frontier.append(doc)
+
+
+def _order(doc: Hit) -> tuple[Any, ...]:
+    return (-doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"], doc["ref"])
+
+
+def _dedupe(ranked: list[Hit]) -> list[Hit]:
+    """One result per event: a transcript line exported in several packets, or recorded by the active memory
+    too, is shown once (the best ranked; ``alsoIn`` names the other origins)."""
+    seen: dict[tuple[str, Any], Hit] = {}
+    out = []
+    for doc in ranked:
+        keys = _event_keys(doc["_data"])
+        first = next((seen[k] for k in keys if k in seen), None)
+        if first is not None:
+            if doc["origin"] != first["origin"] and doc["origin"] not in first.get("alsoIn", []):
+                first.setdefault("alsoIn", []).append(doc["origin"])
+            continue
+        for key in keys:
+            seen[key] = doc
+        out.append(doc)
+    return out
+
+
+def _event_keys(data: Document) -> list[tuple[str, Any]]:
+    """The transcript events a document stands for: (transcript, event id) and (transcript, line) of each part."""
+    pointer = data.get("pointer") or {}
+    source = (data.get("source") or {}).get("path") or pointer.get("source")
+    if not source:
+        return []
+    keys: list[tuple[str, Any]] = [(source, f"event:{pointer['event']}")] if pointer.get("event") else []
+    for part in (pointer, data.get("resultPointer") or {}):
+        if isinstance(part.get("line"), int):
+            keys.append((source, part["line"]))
+    return keys
+
+
+def _scope(doc: Hit, here: Here) -> str:
+    if doc["kind"] == "durable":
+        return "project"
+    if str(doc["worktreeId"] or "").startswith("shared:"):
+        return "shared"
+    if doc["worktreeId"] != here["worktreeId"]:
+        return "other-worktree"
+    return "this-worktree" if doc["branch"] == here["branch"] else "other-branch"
+
+
+def _polarity(doc: Hit) -> int:
+    """+1 for a passing run or a "fixed" claim, -1 for a failing run, 0 for anything else."""
+    status = (doc["_data"].get("outcome") or {}).get("status")
+    if status == "claimed-fixed":
+        return 1
+    if doc["role"] != "test":
+        return 0
+    return 1 if status in POSITIVE else (-1 if status in NEGATIVE else 0)
+
+
+def _supersede(ranked: list[Hit], here: Here) -> None:
+    """Mark each outcome superseded by the first later test run, in the same worktree and branch, that contradicts it.
+
+    A run contradicts an earlier outcome when their polarity differs (passed or "fixed", then
+    failed; or failed, then passed) and they share a subject (a command, a path, a symbol).
+    Only a test run supersedes: a "fixed" message is a claim, not proof. A contrary run in
+    another worktree or branch is listed under ``elsewhere`` on both, and supersedes nothing.
+    """
+    del here  # scopes are compared between the two outcomes, not with the caller's
+    sign = {id(d): _polarity(d) for d in ranked}
+    outcomes = sorted((d for d in ranked if sign[id(d)]), key=_when)
+    subjects = {id(d): set(d["_data"].get("subject") or []) for d in outcomes}
+    for i, early in enumerate(outcomes):
+        subject = subjects[id(early)]
+        for late in outcomes[i + 1 :]:
+            if late["role"] != "test" or sign[id(late)] == sign[id(early)]:
+                continue
+            if not subject & subjects[id(late)]:
+                continue
+            if (late["worktreeId"], late["branch"]) != (early["worktreeId"], early["branch"]):
+                for a, b in ((early, late), (late, early)):
+                    if all(x is not b for x in a.get("_elsewhere", [])):
+                        a.setdefault("_elsewhere", []).append(b)
+                continue
+            early["_supersededBy"] = late
+            late.setdefault("_supersedes", []).append(early)
+            break
+
+
+def _when(doc: Hit) -> tuple[Any, ...]:
+    return (doc.get("ts") or 0, doc["origin"], doc.get("_data", {}).get("seq") or 0, doc["ref"])
+
+
+def _pointer(doc: Hit) -> dict[str, Any]:
+    data = doc["_data"]
+    src = data.get("source") or {}
+    out = {
+        "kind": doc["kind"],
+        "origin": doc["origin"],
+        "packet": doc["origin"] if doc["kind"] == "evidence" else None,
+        "ref": doc["ref"],
+        "source": src.get("path"),
+        "sourceSha256": recorded.get("sha256") if (recorded := src.get("hash")) else None,
+        **(data.get("pointer") or {}),
+    }
+    if data.get("resultPointer"):
+        out["result"] = data["resultPointer"]
+    return out
+
+
+def _brief(doc: Hit) -> Brief:
+    return {
+        "rank": doc.get("_rank"),
+        "origin": doc["origin"],
+        "ref": doc["ref"],
+        "time": doc["_data"].get("time"),
+        "outcome": (doc["_data"].get("outcome") or {}).get("status"),
+        "worktree": doc["_data"].get("worktree"),
+        "branch": doc["branch"],
+    }
+
+
+def _public(doc: Hit, rank: int, here: Here) -> Result:
+    data = doc["_data"]
+    out: Result = {
+        "rank": rank,
+        "score": doc["score"],
+        "coverage": doc["coverage"],
+        "matched": doc["matched"],
+        "role": doc["role"],
+        "kind": doc["kind"],
+        "excerpt": doc["text"],
+        "pointer": _pointer(doc),
+        "session": doc["session"],
+        "agent": doc["agent"],
+        "worktree": data.get("worktree"),
+        "branch": doc["branch"],
+        "scope": _scope(doc, here),
+        "time": data.get("time"),
+        "outcome": data.get("outcome"),
+        "paths": data.get("paths", []),
+        "symbols": data.get("symbols", [])[:12],
+        "links": data.get("links", []),
+        "freshness": doc["freshness"],
+    }
+    if doc.get("changedFiles"):
+        out["changedFiles"] = doc["changedFiles"]
+    if data.get("approval"):
+        out["approval"] = {**data["approval"], "label": "approved by a person (a rule to follow, not evidence)"}
+    if data.get("shared"):
+        out["shared"] = data["shared"]
+    if isinstance(data.get("task"), dict):
+        out["task"] = data["task"]
+    if doc.get("_via"):
+        parent, rel = doc["_via"]
+        out["via"] = {"rel": rel, "rank": parent.get("_rank"), "origin": parent["origin"], "ref": parent["ref"]}
+    if doc.get("alsoIn"):
+        out["alsoIn"] = doc["alsoIn"]
+    if doc.get("shownFor"):
+        out["shownFor"] = doc["shownFor"]
+    if doc.get("_supersededBy"):
+        out["supersededBy"] = _brief(doc["_supersededBy"])
+    if doc.get("_supersedes"):
+        out["supersedes"] = [_brief(d) for d in doc["_supersedes"]]
+    if doc.get("_elsewhere"):
+        out["elsewhere"] = [
+            {**_brief(d), "note": "another worktree or branch: shown, never superseding this one"}
+            for d in doc["_elsewhere"]
+        ]
+    return out
+
+
+def _conflicts(shown: list[Hit]) -> list[Conflict]:
+    """Each chain of contradicting outcomes among the results, oldest first, ending with the one that stands."""
+    rank = {(d["origin"], d["ref"]): n for n, d in enumerate(shown, 1)}
+    out: list[Conflict] = []
+    for head in shown:
+        if not head.get("_supersedes") or head.get("_supersededBy"):
+            continue
+        chain, todo = [head], list(head["_supersedes"])
+        while todo:
+            doc = todo.pop()
+            if all(doc is not c for c in chain):
+                chain.append(doc)
+                todo += doc.get("_supersedes", [])
+        out.append(
+            {
+                "worktree": head["_data"].get("worktree"),
+                "branch": head["branch"],
+                "standing": rank.get((head["origin"], head["ref"])),
+                "items": [
+                    {
+                        "rank": rank.get((d["origin"], d["ref"])),
+                        "ref": d["ref"],
+                        "origin": d["origin"],
+                        "time": d["_data"].get("time"),
+                        "role": d["role"],
+                        "outcome": (d["_data"].get("outcome") or {}).get("status"),
+                        "status": "superseded" if d.get("_supersededBy") else "standing",
+                        "supersededBy": (
+                            rank.get((d["_supersededBy"]["origin"], d["_supersededBy"]["ref"]))
+                            if d.get("_supersededBy")
+                            else None
+                        ),
+                    }
+                    for d in sorted(chain, key=_when)
+                ],
+            }
+        )
+    return out

@@ -1,0 +1,753 @@
+"""The one-pass fold over a Claude Code transcript: which rows matter, and the facts kept about them.
+
+This is the scanning half of the Claude reader (``claude.py`` renders the answer). It
+is a whitelist: it looks only at the hard-coded recovery-bearing fields of known row
+types, counts everything else, and keeps bulky text out of its state (it stores line
+numbers; the renderer reads those lines back). The state is saved in the per-file
+index, so it holds only JSON values and ``array`` columns.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+
+from autopilot.digest import blake2b
+from autopilot.handoff.transcripts.evidence import strip_reminders
+from autopilot.redact.patterns import lazy
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from autopilot.handoff.transcripts.shapes import ClaudeFoldState, ClaudeRow
+
+# Chain rows carry uuid/parentUuid; the rest are bookkeeping (as Claude Code writes them: docs/claude-intake.md).
+CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+KNOWN_TYPES = CHAIN_TYPES | frozenset(
+    {
+        "file-history-snapshot",
+        "file-history-delta",
+        "queue-operation",
+        "last-prompt",
+        "custom-title",
+        "ai-title",
+        "tag",
+        "summary",
+        "agent-name",
+        "agent-color",
+        "agent-setting",
+        "mode",
+        "permission-mode",
+        "pr-link",
+        "worktree-state",
+        "content-replacement",
+        "attribution-snapshot",
+        "tools-used",
+        "derived-from",
+        "continued-in",
+        "cost-state",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "atis-latch",
+    }
+)
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+HOOK_CONTEXT = frozenset(
+    {
+        "hook_additional_context",
+        "hook_success",
+        "hook_system_message",
+        "hook_non_blocking_error",
+        "hook_blocking_error",
+        "hook_stopped_continuation",
+        "hook_cancelled",
+    }
+)
+SYSTEM_PROMPT_ROWS = frozenset({"api-request-shape", "api-request-blob"})
+TELEMETRY_ROWS = frozenset({"api-request", "cost-state"})
+_SAFE_NAME = lazy(r"[A-Za-z0-9_.:\-]{1,64}")
+# For a row too large to parse, the envelope is read from its head and tail by pattern.
+_BIG_TYPE = lazy(rb'"type":"(user|assistant|system|attachment|progress)","(?:message|uuid)"')
+_BIG_START = lazy(rb'^\{"type":"([^"]{1,64})"')
+_BIG_PARENT = lazy(rb'^\{"parentUuid":(?:"([^"]{1,100})"|null)')
+_BIG_LOGICAL = lazy(rb'"logicalParentUuid":"([^"]{1,100})"')
+_BIG_UUID = lazy(rb'"uuid":"([^"]{1,100})"')
+_BIG_RESULT_ID = lazy(rb'"tool_use_id":"([^"]{1,200})"')
+_BIG_TOOL_USE = lazy(rb'"type":"tool_use","id":"([^"]{1,200})","name":"([^"]{1,100})"')
+# Rows skimmed without parsing: bookkeeping rows by their leading type, attachments by envelope.
+_SKIM_ROWS: dict[bytes, Literal["telemetry", "systemPrompts"] | None] = {
+    b"api-request": "telemetry",
+    b"cost-state": "telemetry",
+    b"api-request-shape": "systemPrompts",
+    b"api-request-blob": "systemPrompts",
+    b"queue-operation": None,
+    b"atis-latch": None,
+    b"tools-used": None,
+    b"mode": None,
+    b"permission-mode": None,
+    b"file-history-snapshot": None,
+    b"file-history-delta": None,
+    b"attribution-snapshot": None,
+    b"content-replacement": None,
+    b"worktree-state": None,
+    b"last-prompt": None,
+}
+_ATTACHMENT_HEAD = lazy(
+    rb'\{"parentUuid":(?:null|"([^"]{1,100})"),"isSidechain":(true|false),"attachment":\{"type":"([A-Za-z0-9_]{1,64})"'
+)
+_ATTACHMENT_UUID = b',"type":"attachment","uuid":"'
+_TIMESTAMP = b'"timestamp":"'
+
+
+NODE_TYPE = "I"  # the node columns' items: uuid keys are 32-bit, and a transcript of 2**32 lines is 400+ GB
+MODEL_CHANGES_KEPT = 500
+PRESERVED_KEPT = 5000  # preserved uuids kept per boundary (Claude Code keeps a turn or two)
+
+
+def uuid_key(value: Any) -> int:
+    """A stable unsigned 32-bit integer for a row uuid (0 means none), so lineage fits in 4-byte int arrays.
+
+    32 bits suffice: the lineage walk compares a parent's key only with the rows between
+    it and its child, so a collision would have to fall in that short stretch. (A malformed
+    uuid such as ``-1234567`` reads as a negative number: it is taken modulo 2**32.)
+    """
+    if not value:
+        return 0
+    try:
+        return (int(value[:8], 16) & 0xFFFFFFFF) or 1
+    except (ValueError, TypeError):
+        data = value if isinstance(value, bytes) else str(value).encode()
+        return int.from_bytes(blake2b(data, digest_size=4).digest(), "big") or 1
+
+
+def safe_name(value: Any) -> str:
+    """A type or tool name fit to print as a count key; anything odd is bucketed, never echoed."""
+    if value.__class__ is str and _SAFE_NAME.fullmatch(value):
+        return value
+    return "<missing>" if value is None else "<invalid>"
+
+
+def sniff_type(head: bytes, tail: bytes = b"") -> str | None:
+    """The type of a row that cannot be parsed, guessed from its raw head and tail (a safe name or None)."""
+    found = _BIG_TYPE.search(head + b"\n" + tail) or _BIG_START.search(head)
+    return safe_name(found.group(1).decode("utf-8", "replace")) if found else None
+
+
+def _bump(counts: dict[str, int], key: str) -> None:
+    counts[key] = counts.get(key, 0) + 1
+
+
+def _meaningful(text: Any) -> bool:
+    if text.__class__ is not str:
+        return False
+    if "<system-reminder>" in text:
+        text = strip_reminders(text)[0]
+    return bool(text.strip())
+
+
+class ClaudeFold:
+    """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
+
+    name = "claude"
+    version = 3  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
+    # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append
+
+    def start(self) -> ClaudeFoldState:
+        """A fresh state for an empty transcript."""
+        return {
+            "session": {},
+            "first": None,
+            "last": None,
+            "models": {},
+            "rowTypes": {},
+            "unknownTypes": {},
+            "unknownBlocks": {},
+            "tools": {},
+            "thinking": 0,
+            "omitted": {"hookContext": 0, "systemPrompts": 0, "telemetry": 0, "metaRows": 0},
+            "titleLines": {},
+            "lastPromptLine": 0,
+            "lastUserLine": 0,
+            "edits": {},
+            "pendingEdits": {},
+            "pending": {},
+            "results": {},
+            "orphans": {},
+            "compacts": [],
+            "boundary": None,
+            # [line, trigger, uuid key, anchor key, preserved keys | None, [head, tail] keys | None, summary line]
+            "boundaries": [],
+            "modelChanges": [],  # [line, model] each time the assistant's model differs from the one before
+            "lastModel": None,
+            "leaf": 0,
+            "leafLine": 0,
+            "sidechainFile": None,
+            "nodeLine": array(NODE_TYPE),
+            "nodeKey": array(NODE_TYPE),
+            "nodeParent": array(NODE_TYPE),
+            "nodeKind": bytearray(),  # 1 for user and assistant rows (the relinking rule treats them apart)
+            "active": bytearray(),
+            "activeLeaf": 0,
+            "view": bytearray(),  # per raw line: 1 when the row is in what the model is sent now
+            "viewKey": [],  # the leaf and boundary the view was computed for
+            "viewBoundary": None,  # the index in ``boundaries`` of the boundary the view starts at
+            "activeLines": 0,
+        }
+
+    skim_prefixes = (b'{"type":"', b'{"parentUuid":')
+
+    def skim(self, st: ClaudeFoldState, line: int, raw: bytes) -> bool | None:
+        """Count a bookkeeping row or an attachment from its raw bytes; None asks for a full parse."""
+        if raw[2] == 116:  # {"type":"…  a bookkeeping row
+            end = raw.find(b'"', 9)
+            name = raw[9:end]
+            if name not in _SKIM_ROWS:
+                return None
+            kind = name.decode()
+            types = st["rowTypes"]
+            types[kind] = types.get(kind, 0) + 1
+            bucket = _SKIM_ROWS[name]
+            if bucket:
+                st["omitted"][bucket] += 1
+            elif kind == "last-prompt":
+                st["lastPromptLine"] = line  # its text is read (and checked) when rendering
+            at = raw.find(_TIMESTAMP, 0, 400)
+            if at > 0:
+                self._when(st, raw[at + 13 : raw.find(b'"', at + 13)].decode("utf-8", "replace"))
+            return False
+        head = _ATTACHMENT_HEAD.match(raw)
+        if head is None or head.group(3) == b"queued_command":
+            return None
+        at = raw.rfind(_ATTACHMENT_UUID)
+        if at < 0:
+            return None
+        start = at + len(_ATTACHMENT_UUID)
+        stop = raw.find(b'"', start)
+        types = st["rowTypes"]
+        types["attachment"] = types.get("attachment", 0) + 1
+        kind = head.group(3).decode()
+        if kind in HOOK_CONTEXT:
+            st["omitted"]["hookContext"] += 1
+        elif kind == "prompt_snapshot":
+            st["omitted"]["systemPrompts"] += 1
+        self._node(st, line, "attachment", head.group(2) == b"true", uuid_key(raw[start:stop]), uuid_key(head.group(1)))
+        if raw.startswith(_TIMESTAMP, stop + 2):  # …uuid":"<uuid>","timestamp":"<ts>"
+            self._when(st, raw[stop + 15 : raw.find(b'"', stop + 15)].decode("utf-8", "replace"))
+        return False
+
+    @staticmethod
+    def _when(st: ClaudeFoldState, ts: str) -> None:
+        if st["first"] is None or ts < st["first"]:
+            st["first"] = ts
+        if st["last"] is None or ts > st["last"]:
+            st["last"] = ts
+
+    def row(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
+        """Fold one parsed row; True when it is a meaningful entry."""
+        kind = obj.get("type")
+        ts = obj.get("timestamp")
+        if ts.__class__ is str:
+            self._when(st, ts)
+        types = st["rowTypes"]
+        if kind in CHAIN_TYPES:
+            types[kind] = types.get(kind, 0) + 1
+            uid = obj.get("uuid")
+            if uid is not None:
+                parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
+                self._node(st, line, kind, obj.get("isSidechain") is True, uuid_key(uid), uuid_key(parent))
+                self._identity(st, obj)
+            if kind == "assistant":
+                return self._assistant(st, line, obj)
+            if kind == "user":
+                return self._user(st, line, obj)
+            if kind == "attachment":
+                return self._attachment(st, obj)
+            if kind == "system":
+                return self._system(st, line, obj)
+            return False
+        if kind in KNOWN_TYPES:
+            types[kind] = types.get(kind, 0) + 1
+            if kind in SYSTEM_PROMPT_ROWS:
+                st["omitted"]["systemPrompts"] += 1
+            elif kind in TELEMETRY_ROWS:
+                st["omitted"]["telemetry"] += 1
+            elif kind == "last-prompt":
+                if obj.get("lastPrompt").__class__ is str:
+                    st["lastPromptLine"] = line
+            elif kind in ("custom-title", "ai-title", "summary"):
+                st["titleLines"][kind] = line
+        else:
+            _bump(st["unknownTypes"], safe_name(kind))
+        return False
+
+    @staticmethod
+    def _node(st: ClaudeFoldState, line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
+        st["nodeLine"].append(line)
+        st["nodeKey"].append(key)
+        st["nodeParent"].append(parent)
+        st["nodeKind"].append(1 if kind in ("user", "assistant") else 0)
+        if st["sidechainFile"] is None:
+            st["sidechainFile"] = sidechain
+        # The newest leaf is the last row on the main chain; progress rows fork off it.
+        if kind != "progress" and (not sidechain or st["sidechainFile"]):
+            st["leaf"], st["leafLine"] = key, line
+
+    @staticmethod
+    def _identity(st: ClaudeFoldState, obj: ClaudeRow) -> None:
+        session = st["session"]
+        if "sessionId" not in session:
+            session.update({k: obj.get(k) for k in ("sessionId", "agentId", "entrypoint")})
+        for field in ("cwd", "gitBranch", "version"):
+            value = obj.get(field)
+            if value.__class__ is str:
+                session[field] = value
+
+    def _assistant(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
+        msg = obj.get("message")
+        if msg.__class__ is not dict:
+            return False
+        model = msg.get("model")
+        if model.__class__ is str and model != "<synthetic>":
+            _bump(st["models"], model)
+            if model != st["lastModel"] and len(st["modelChanges"]) < MODEL_CHANGES_KEPT:
+                st["modelChanges"].append([line, model])
+            st["lastModel"] = model
+        content = msg.get("content")
+        if content.__class__ is str:
+            return _meaningful(content)
+        if content.__class__ is not list:
+            return False
+        entry = False
+        for block in content:
+            if block.__class__ is not dict:
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                entry = entry or _meaningful(block.get("text"))
+            elif kind == "tool_use":
+                entry = True
+                name = safe_name(block.get("name"))
+                _bump(st["tools"], name)
+                call_id = block.get("id")
+                if call_id.__class__ is str:
+                    st["pending"][call_id] = line
+                    if name in EDIT_TOOLS:
+                        self._edit(st, line, call_id, name, block.get("input"))
+            elif kind in ("thinking", "redacted_thinking"):
+                st["thinking"] += 1
+            else:
+                _bump(st["unknownBlocks"], safe_name(kind))
+        return entry
+
+    def _edit(self, st: ClaudeFoldState, line: int, call_id: str, tool: str, args: Any) -> None:
+        if args.__class__ is not dict:
+            return
+        path = args.get("file_path") or args.get("notebook_path")
+        if path.__class__ is not str:
+            return
+        old = st["edits"].pop(path, None)  # re-inserted so dict order is most-recent-last
+        st["edits"][path] = [tool, line, (old[2] if old else 0) + 1, "pending"]
+        st["pendingEdits"][call_id] = path
+
+    def _user(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
+        if obj.get("isCompactSummary"):
+            st["compacts"].append([line, _summary_of(st, line)])
+            return False
+        if obj.get("isMeta") or obj.get("isVisibleInTranscriptOnly"):
+            st["omitted"]["metaRows"] += 1
+            return False
+        msg = obj.get("message")
+        content = msg.get("content") if msg.__class__ is dict else None
+        if content.__class__ is str:
+            if not _meaningful(content):
+                return False
+            if not obj.get("origin") and obj.get("promptSource") != "system":
+                st["lastUserLine"] = line
+            return True
+        if content.__class__ is not list:
+            return False
+        entry = typed = False
+        for block in content:
+            if block.__class__ is not dict:
+                continue
+            kind = block.get("type")
+            if kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                if call_id.__class__ is not str or st["pending"].pop(call_id, None) is None:
+                    entry = True  # a result whose call we never saw is shown on its own
+                    if call_id.__class__ is str:
+                        st["orphans"][call_id] = line
+                if call_id.__class__ is str:
+                    st["results"][call_id] = line
+                    path = st["pendingEdits"].pop(call_id, None)
+                    edit = st["edits"].get(path) if path else None
+                    if edit:
+                        edit[3] = "error" if block.get("is_error") else "ok"
+            elif kind == "text":
+                if _meaningful(block.get("text")):
+                    entry = typed = True
+            elif kind in ("image", "document"):
+                entry = typed = True
+            else:
+                _bump(st["unknownBlocks"], safe_name(kind))
+        if typed and not obj.get("origin") and obj.get("promptSource") != "system":
+            st["lastUserLine"] = line
+        return entry
+
+    def _attachment(self, st: ClaudeFoldState, obj: ClaudeRow) -> bool:
+        att = obj.get("attachment")
+        kind = att.get("type") if att.__class__ is dict else None
+        if kind in HOOK_CONTEXT:
+            st["omitted"]["hookContext"] += 1
+        elif kind == "prompt_snapshot":
+            st["omitted"]["systemPrompts"] += 1
+        elif kind == "queued_command" and att is not None:
+            # Text the user typed while Claude was working: their intent, unless harness-made.
+            return not att.get("isMeta") and _meaningful(att.get("prompt"))
+        return False
+
+    def _system(self, st: ClaudeFoldState, line: int, obj: ClaudeRow) -> bool:
+        subtype = obj.get("subtype")
+        if subtype == "compact_boundary":
+            meta = obj.get("compactMetadata")
+            meta = meta if meta.__class__ is dict else {}
+            trigger = meta.get("trigger")
+            key = uuid_key(obj.get("uuid"))
+            shown = safe_name(trigger) if trigger else None
+            st["boundary"] = [key, shown]
+            st["boundaries"].append([line, shown, key, *_preserved(meta), 0])
+            return False
+        return obj.get("level") in ("warning", "error") or subtype == "api_error"
+
+    # A row's own uuid sits between its message and its toolUseResult, so for a huge tool
+    # result it is in neither the head nor the tail: have the scanner find it anywhere.
+    oversize_marks = lazy(rb'"uuid":"[^"]{1,100}","timestamp":"[^"]{1,40}"')
+
+    def oversize(
+        self,
+        st: ClaudeFoldState,
+        line: int,
+        head: bytes,
+        tail: bytes,
+        size: int,
+        marks: list[bytes] | tuple[bytes, ...] = (),
+    ) -> bool:
+        """Fold a row too large to parse from the envelope fields found in its head, tail and marks."""
+        both = head + b"\n" + tail
+        kind = sniff_type(head, tail)
+        if kind not in KNOWN_TYPES:
+            _bump(st["unknownTypes"], "<oversize>")
+            return False
+        _bump(st["rowTypes"], kind)
+        # Nested objects rarely carry uuid+timestamp; the row's own pair comes first.
+        uuids = [_BIG_UUID.search(marks[0]).group(1)] if marks else _BIG_UUID.findall(tail)  # type: ignore[union-attr]
+        if marks:
+            self._when(st, marks[0].rsplit(b'"', 2)[-2].decode("utf-8", "replace"))
+        if kind in CHAIN_TYPES and uuids:
+            parent = _BIG_PARENT.search(head) or _BIG_LOGICAL.search(both)
+            parent_key = uuid_key(parent.group(1)) if parent else 0
+            self._node(st, line, kind, b'"isSidechain":true' in head, uuid_key(uuids[-1]), parent_key)
+        if kind == "assistant":
+            for call_id, name in _BIG_TOOL_USE.findall(head):
+                _bump(st["tools"], safe_name(name.decode()))
+                st["pending"][call_id.decode()] = line
+            return True
+        if kind == "user":
+            if b'"isCompactSummary":true' in both:
+                st["compacts"].append([line, _summary_of(st, line)])
+                return False
+            ids = [i.decode() for i in _BIG_RESULT_ID.findall(head)]
+            orphan = False
+            for call_id in ids:
+                st["results"][call_id] = line
+                if st["pending"].pop(call_id, None) is None:
+                    st["orphans"][call_id], orphan = line, True
+            return not ids or orphan
+        return False
+
+    def finish(self, st: ClaudeFoldState, lines: int) -> None:
+        """Bring the active-lineage flags up to date with the newest leaf (kept in the index)."""
+        update_lineage(st, lines)
+
+
+def _preserved(meta: dict[str, Any]) -> list[Any]:
+    """A boundary's relinking: [anchor key, preserved keys (preservedMessages) or None, [head, tail] or None]."""
+    kept = meta.get("preservedMessages")
+    if kept.__class__ is dict and kept.get("uuids").__class__ is list:
+        uuids = [uuid_key(u) for u in kept["uuids"][:PRESERVED_KEPT] if u.__class__ is str]
+        return [uuid_key(kept.get("anchorUuid")), uuids, None]
+    segment = meta.get("preservedSegment")
+    if segment.__class__ is dict:
+        return [
+            uuid_key(segment.get("anchorUuid")),
+            None,
+            [uuid_key(segment.get("headUuid")), uuid_key(segment.get("tailUuid"))],
+        ]
+    return [0, [], None]
+
+
+def _summary_of(st: ClaudeFoldState, line: int) -> str | None:
+    """The trigger of the boundary a compact summary belongs to (the newest one, if it has no summary yet)."""
+    boundaries = st["boundaries"]
+    if boundaries and not boundaries[-1][6]:
+        boundaries[-1][6] = line
+        return boundaries[-1][1]  # type: ignore[no-any-return]
+    return None
+
+
+def update_lineage(st: ClaudeFoldState, lines: int) -> None:
+    """Mark, per raw line, the rows on the parentUuid/logicalParentUuid chain of the newest leaf."""
+    active: bytearray = st["active"]
+    old_lines = len(active) - 1 if active else 0
+    if len(active) < lines + 1:
+        active.extend(bytes(lines + 1 - len(active)))
+    if st["activeLeaf"] == st["leaf"]:
+        st["activeLines"] = lines
+        return
+    keys, parents, where = st["nodeKey"], st["nodeParent"], st["nodeLine"]
+    want, marked, joined = st["leaf"], [], 0
+    known = bool(st["activeLeaf"])
+    # Walk back from the leaf; parents precede children in an append-only file. Once the
+    # walk meets a row already on the old lineage, everything older is unchanged.
+    for i in range(len(keys) - 1, -1, -1):
+        if not want:
+            break
+        if keys[i] != want:
+            continue
+        n = where[i]
+        if known and n <= old_lines and active[n]:
+            joined = n
+            break
+        marked.append(n)
+        want = parents[i]
+    if known:
+        active[joined + 1 : old_lines + 1] = bytes(old_lines - joined)  # the old branch past the fork
+    for n in marked:
+        active[n] = 1
+    st["activeLeaf"], st["activeLines"] = st["leaf"], lines
+    update_view(st, lines)
+
+
+def update_view(st: ClaudeFoldState, lines: int) -> None:
+    """Mark, per raw line, the rows Claude Code sends the model after the newest compaction boundary.
+
+    Without a boundary the model is sent the active lineage, and ``view`` stays empty. With one it
+    is recomputed whenever the leaf, the boundary or the rows change (cheap: it walks only the rows
+    after the boundary and the few it preserved).
+    """
+    view: bytearray = st["view"]
+    if len(view) < lines + 1:
+        view.extend(bytes(lines + 1 - len(view)))
+    if not st["boundaries"]:
+        return
+    key = [st["leaf"], st["boundaries"][-1][0], len(st["nodeKey"])]
+    if st["viewKey"] == key:
+        return
+    view[:] = bytes(len(view))
+    st["viewBoundary"] = None
+    # The newest boundary counts. When the leaf's walk does not reach it (a rewind to before it: not
+    # seen with the real binary), the newest boundary the walk does reach is used instead. Where each row
+    # is is looked up once for all the boundaries tried (per boundary it made many boundaries quadratic),
+    # and a boundary the plain walk shows cannot be reached is not walked at all (per boundary, a transcript
+    # with hundreds of boundaries none of which the leaf reaches cost 60 ms on every append).
+    last_at = _LastAt(st["nodeKey"])
+    boundaries = st["boundaries"]
+    plain: _PlainWalk | None = None
+    for b in range(len(boundaries) - 1, -1, -1):
+        if plain is None and b < len(boundaries) - 1:  # the newest one is usually reached: walk plainly only if not
+            plain = _PlainWalk(st, last_at, boundaries[0][0])
+        if plain is not None and not plain.may_reach(boundaries[b]):
+            continue
+        lines_, reached = model_view(st, b, last_at)
+        if reached:
+            for n in lines_:
+                view[n] = 1
+            st["viewBoundary"] = b
+            break
+    st["viewKey"] = key
+
+
+class _LastAt:
+    """Where each row key last occurs among the nodes, as ``{key: index}.get`` would say, found on demand.
+
+    A walk from the leaf asks about recent rows, so a key is looked for in the key column's bytes from the end
+    (C speed); once the searches have read the column a few times over, the whole column is indexed instead
+    (~10 ms for 90,000 rows, which every append paid before).
+    """
+
+    def __init__(self, keys: array[int]) -> None:
+        self.keys = keys
+        self.raw = keys.tobytes()
+        self.width = keys.itemsize
+        self.budget = 4 * len(self.raw)  # bytes the searches may read before indexing the whole column
+        self.known: dict[int, int] = {}
+        self.full: dict[int, int] | None = None
+
+    def get(self, key: int) -> int | None:
+        """The index of the last node with ``key``, or None."""
+        if self.full is not None:
+            return self.full.get(key)
+        at = self.known.get(key)
+        if at is None:
+            if self.budget <= 0:
+                self.full = dict(zip(self.keys, range(len(self.keys)), strict=True))
+                return self.full.get(key)
+            at = self.known[key] = self._search(key)
+        return None if at < 0 else at
+
+    def _search(self, key: int) -> int:
+        raw, width = self.raw, self.width
+        needle = array(self.keys.typecode, [key]).tobytes()
+        end = len(raw)
+        while True:
+            found = raw.rfind(needle, 0, end)
+            if found < 0 or found % width == 0:
+                self.budget -= len(raw) - max(found, 0)
+                return found // width if found >= 0 else -1
+            end = found + width - 1  # a match across two keys: look further back
+
+
+class _PlainWalk:
+    """The leaf's parentUuid walk with no boundary's relinking, to rule out boundaries the relinked walk cannot reach.
+
+    :func:`model_view` walks from the leaf as this walk does, except at a row that a boundary relinks or drops: a
+    row or parent the boundary preserved, a parent that is its anchor, or a parent last seen before it (dropped,
+    or relinked under the preserved rows). A boundary is reached only through such a row or by lying on this walk,
+    so a boundary that meets neither takes this walk to its end, and is not reached. The check is conservative:
+    whatever it cannot rule out is walked by :func:`model_view` itself.
+    """
+
+    def __init__(self, st: ClaudeFoldState, last_at: _LastAt, floor: int) -> None:
+        keys, parents, where, kinds = st["nodeKey"], st["nodeParent"], st["nodeLine"], st["nodeKind"]
+        self.lines: set[int] = set()  # the raw lines on the walk
+        self.touched: set[int] = set()  # the keys of its rows and of their parents
+        self.low = 1 << 62  # the lowest line the walk steps to: a boundary after it may see that parent dropped
+        self.orphan = False  # the walk ends at a user or assistant row whose parent was never written
+        start = bisect_left(where, st["leafLine"])
+        if start >= len(where) or where[start] != st["leafLine"]:
+            return  # no leaf row: model_view reaches no boundary
+        node, seen, low = start, set(), self.low
+        while node not in seen:
+            seen.add(node)
+            self.lines.add(where[node])
+            self.touched.add(keys[node])
+            p = parents[node]
+            if not p:
+                break
+            self.touched.add(p)
+            nxt = last_at.get(p)
+            if nxt is None:
+                self.orphan = bool(kinds[node])
+                break
+            low = min(low, where[nxt])
+            if low < floor:  # below every boundary: each of them sees this parent as dropped
+                break
+            node = nxt
+        self.low = low
+
+    def may_reach(self, boundary: list[Any]) -> bool:
+        """Whether the walk relinked for ``boundary`` could differ from this one, or meet the boundary's row."""
+        line, _trigger, _key, anchor, kept, segment, _summary = boundary
+        if kept is None or line > self.low or line in self.lines or anchor in self.touched:
+            return True
+        if self.orphan and kept:
+            return True
+        return not self.touched.isdisjoint(kept)
+
+
+def model_view(st: ClaudeFoldState, b: int = -1, last_at: _LastAt | None = None) -> tuple[list[int], bool]:
+    """The raw lines Claude Code rebuilds the conversation from, leaf first, starting at boundary ``b``; and
+    whether the walk reached that boundary.
+
+    Claude Code 2.1.332's loader (docs/claude-intake.md, "After a compaction"): take the last
+    ``compact_boundary`` B; its preserved rows P (``preservedMessages.uuids``, else the parentUuid
+    walk from ``preservedSegment.tailUuid`` back to ``headUuid``) are relinked under the anchor A
+    (the summary): P[0] under A, P[i] under P[i-1], and every other row whose parent is A under
+    P[-1]; rows before B that are not in P are dropped, and a user or assistant row whose parent was
+    dropped hangs under P[-1]. Then parentUuid is walked from the leaf up to B, whose parent is
+    null. ``logicalParentUuid`` is never followed.
+    """
+    keys, parents, where, kinds = st["nodeKey"], st["nodeParent"], st["nodeLine"], st["nodeKind"]
+    b_line, _trigger, _key, anchor, kept, segment, _summary = st["boundaries"][b]
+    ib = bisect_left(where, b_line)
+    if ib >= len(where) or where[ib] != b_line:
+        return [], False  # the boundary row was too large to read as a row
+    if last_at is None:  # where each row last occurs (``update_view`` passes it, made once)
+        last_at = _LastAt(keys)
+    found = last_at  # a row after the boundary is one whose last occurrence is at or after it
+
+    def after_of(k: int) -> int | None:
+        i = found.get(k)
+        return i if i is not None and i >= ib else None
+
+    if kept is None:
+        kept = _segment(keys, parents, ib, segment[0], segment[1], found) if segment else []
+    before: dict[int, int] = {}
+    wanted: set[int] = set()
+    for k in kept:  # a row last seen before the boundary is found where it was last seen; one never seen is not
+        i = found.get(k)
+        if i is not None and i < ib:
+            before[k] = i
+        elif i is not None:
+            wanted.add(k)  # seen again after the boundary: the scan back below finds its place before it
+    for i in range(ib - 1, -1, -1):
+        if not wanted:
+            break
+        if keys[i] in wanted:
+            before[keys[i]] = i
+            wanted.discard(keys[i])
+    kept = [k for k in kept if k in before]  # rows that were never written are skipped
+    position = {k: n for n, k in enumerate(kept)}
+    last = kept[-1] if kept else 0
+
+    def parent_of(i: int) -> int:
+        k = keys[i]
+        if k in position:
+            n = position[k]
+            return anchor if n == 0 else kept[n - 1]  # type: ignore[no-any-return]
+        p = parents[i]
+        if last and p == anchor:
+            return last
+        if last and p and kinds[i] and after_of(p) is None and p not in position:
+            return last
+        return p
+
+    start = bisect_left(where, st["leafLine"])
+    if start >= len(where) or where[start] != st["leafLine"]:
+        return [], False
+    node: int | None = start
+    out: list[int] = []
+    seen: set[int] = set()
+    while node is not None and node not in seen:
+        seen.add(node)
+        out.append(where[node])
+        if node == ib:
+            return out, True
+        p = parent_of(node)
+        if not p:
+            break
+        node = before.get(p) if p in position else after_of(p)
+    return out, False
+
+
+def _segment(keys: Any, parents: Any, ib: int, head: int, tail: int, last_at: _LastAt) -> list[int]:
+    """The preserved rows of a ``preservedSegment``: the parentUuid walk from its tail back to its head, in order.
+
+    Each row is the last one with its key before the row found after it (before the boundary for the tail).
+    """
+    out: list[int] = []
+    want, below = tail, ib
+    while want:
+        i = last_at.get(want)
+        if i is not None and i >= below:  # seen again later: find its place before ``below``
+            i = next((j for j in range(below - 1, -1, -1) if keys[j] == want), None)
+        if i is None:
+            break
+        out.append(want)
+        if want == head:
+            break
+        want, below = parents[i], i
+    out.reverse()
+    return out

@@ -1,0 +1,240 @@
+"""Bounded, redacted strings for transcript views: everything a reader emits goes through here.
+
+Both transcript readers build their answers with one :class:`Evidence`: it redacts
+every string (counting what it removed), cuts long strings keeping their beginning and
+end, strips harness-injected ``<system-reminder>`` blocks, and supplies the label that
+marks the whole answer as evidence rather than instruction.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from autopilot.handoff.transcripts import TRUST as TRUST  # re-exported: defined where a search can read it cheaply
+from autopilot.redact import PLACEHOLDER, Redactor, is_secret_path
+from autopilot.redact.patterns import lazy
+from autopilot.text import clip_middle, middle_join, middle_split
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
+if TYPE_CHECKING:
+    from typing import Any
+
+    from autopilot.redact.shapes import Redactions
+
+OMITTED_SECRET = "[omitted: contents of a secret-bearing file]"
+OMITTED_SECRET_OUTPUT = "[omitted: output of a command that reads a secret-bearing file]"
+# The tool input keys that carry what a call writes into a file (Write, Edit, MultiEdit, NotebookEdit).
+SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits", "new_source"})
+# Redact this much past a cut, so a secret straddling the cut is still caught whole.
+_MARGIN = 1024
+_WHOLE = 64 * 1024  # strings up to this size are redacted whole before cutting
+_REMINDER = lazy(r"<system-reminder>.*?(?:</system-reminder>|\Z)\s*", re.DOTALL)
+_KEY_BEGIN = lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = lazy(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+# What separates the words of a command line that could be paths: blanks, quotes, pipes,
+# redirections, and `=`/`:`, so `cat<.env`, `--env-file=.env` and `host:~/.ssh/id_rsa` give the path.
+_COMMAND_WORDS = lazy(r"[\s'\"`|&;<>()=:,]+")
+# Bare words is_secret_path accepts that are far likelier a search term or a commit message
+# (`grep -r secret`, `pytest -k secrets`) than a file: as paths they need a `/` or `./`.
+_COMMON_WORDS = frozenset({"secret", "secrets", "credentials"})
+# Sentences of a request that read like rules: what packets and the active memory call constraints.
+CONSTRAINT = lazy(
+    r"\b(?:don'?t|do not|never|must(?:n't| not)?|only|without|avoid|keep|no longer|shouldn'?t|should not"
+    r"|make sure|required?|always|at most|no more than|not allowed)\b",
+    re.I,
+)
+SENTENCE = lazy(r"(?<=[.!?])\s+|\n+")
+_BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+class Evidence:
+    """Redacts and bounds strings for one answer, and counts what it removed."""
+
+    def __init__(self, max_chars: int | None = 2000) -> None:
+        self.max_chars = max_chars  # None: no bound (``--full``)
+        self.redactor = Redactor()
+        self.reminders = 0  # <system-reminder> blocks stripped
+
+    def text(self, value: str, limit: int | None = -1) -> str:
+        """``value`` redacted and, past ``limit`` (default ``max_chars``), cut to its head and tail."""
+        bound = self.max_chars if limit == -1 else limit
+        if bound is None or len(value) <= bound or len(value) <= _WHOLE:
+            return clip_middle(self.redactor(value), bound)
+        head_n, tail_n = middle_split(bound)
+        head = self._window(value[: head_n + _MARGIN])[:head_n]
+        tail = self._window(value[-(tail_n + _MARGIN) :])[-tail_n:] if tail_n else ""
+        return middle_join(head, len(value) - head_n - tail_n, tail)
+
+    def _window(self, part: str) -> str:
+        """A window cut out of a longer string, redacted, without the end of a key begun before it."""
+        # The private_key pattern needs the BEGIN line; a key that starts before the window
+        # shows up in it as body lines and an END line, so drop all of that up to the END.
+        end = _KEY_END.search(part) if "PRIVATE KEY" in part else None
+        if end is not None and not _KEY_BEGIN.search(part, 0, end.start()):
+            self.redactor.counts["private_key"] += 1
+            part = PLACEHOLDER.format(kind="private_key") + part[end.end() :]
+        return self.redactor(part)
+
+    def prose(self, value: str, limit: int | None = -1, *, count: bool = True) -> str:
+        """Like :meth:`text`, after removing ``<system-reminder>`` blocks the harness injected."""
+        value, n = strip_reminders(value)
+        self.reminders += n if count else 0
+        return self.text(value.strip(), limit)
+
+    def value(self, obj: Any, depth: int = 0) -> Any:
+        """A JSON-like value with every string redacted and bounded (keys too)."""
+        if isinstance(obj, str):
+            return self.text(obj)
+        if depth > 8:
+            return "[omitted: nested too deep]"
+        if isinstance(obj, dict):
+            return {self.text(str(k), 200): self.value(v, depth + 1) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [self.value(v, depth + 1) for v in obj]
+        return obj
+
+    def summary(self) -> Redactions:
+        """How many redactions were made, in total and by kind."""
+        return self.redactor.summary()
+
+
+# --- wrappers an evidence text cannot forge ------------------------------------------------------
+
+# Characters that hide inside a name or between its letters: format characters (zero-width
+# spaces and joiners, bidi marks, the BOM), combining marks, and separators a reader skips.
+_HIDDEN = lazy(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff"
+    "\u20d0-\u20ff\ufe20-\ufe2f\\s\\-_.\u00b7\u2010-\u2015\u2212\ufe58\ufe63]+"
+)
+# Letters and brackets that look like the ASCII ones a tag is made of (after NFKD and casefold).
+_LOOKALIKES = str.maketrans(
+    {
+        **dict.fromkeys("υսᴜꞟʊ", "u"),
+        **dict.fromkeys("ոռηɳɴп", "n"),
+        **dict.fromkeys("τтᴛƭ", "t"),
+        **dict.fromkeys("гᴦʀɾ", "r"),
+        **dict.fromkeys("ѕƽꜱʂ", "s"),
+        **dict.fromkeys("еҽεᴇ", "e"),
+        **dict.fromkeys("ԁɗᴅ", "d"),
+        **dict.fromkeys("νѵᴠ", "v"),
+        **dict.fromkeys("іιıɪӏ", "i"),
+        **dict.fromkeys("сϲᴄƈ", "c"),
+        **dict.fromkeys("‹〈⟨〈˂ᐸ❮❰⧼", "<"),
+        **dict.fromkeys("⁄∕⧸╱⟋\\", "/"),
+    }
+)
+# Escapes a reader may decode: HTML entities, JSON and JS escapes, percent-encoding.
+_ESCAPE = lazy(
+    r"&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[a-zA-Z]{2,8};?|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|%[0-9a-fA-F]{2}"
+)
+_NAMED = {"lt": "<", "gt": ">", "sol": "/", "bsol": "\\", "lsaquo": "‹", "lang": "〈", "langle": "〈", "amp": "&"}
+_NAMED.update(dict.fromkeys(("hyphen", "dash", "ndash", "mdash", "minus", "lowbar", "period", "nbsp", "shy"), "-"))
+
+
+def _unescape(token: str) -> str:
+    if token.startswith("&#"):
+        digits = token[2:].rstrip(";")
+        code = int(digits[1:], 16) if digits[:1] in "xX" else int(digits)
+        return chr(code) if code < 0x110000 else token
+    if token.startswith("&"):
+        return _NAMED.get(token[1:].rstrip(";").lower(), token)
+    return chr(int(token[2:] if token[0] == "\\" else token[1:], 16))
+
+
+def _skeleton(text: str) -> str:
+    """``text`` as a reader might take it: escapes decoded, compatibility forms folded, case and
+    lookalikes folded, hidden characters and separators dropped."""
+    text = _ESCAPE.sub(lambda m: _unescape(m.group(0)), text)
+    return _HIDDEN.sub("", unicodedata.normalize("NFKD", text).casefold()).translate(_LOOKALIKES)
+
+
+def neutralise_tags(body: str, name: str) -> str:
+    """``body`` with every tag-like occurrence of ``name`` (opening or closing) made inert.
+
+    A tag is recognised however it is spelt: any case, spaces or zero-width characters inside,
+    fullwidth or lookalike brackets and letters, HTML entities or JSON escapes. Each one, from its
+    ``<`` to the end of the name, becomes ``[tag removed: …]``, so only the wrapper's own tags
+    open and close it. Text without the name (after the same folding) is returned as it is.
+    """
+    want = _skeleton(name)
+    if want not in _skeleton(body):
+        return body
+    # Fold again token by token (a character or an escape), remembering where each folded
+    # character came from; the `<` and `/` may still be escaped once more (`&amp;lt;`).
+    chars: list[str] = []
+    origin: list[tuple[int, int]] = []
+    for match in _TOKEN.finditer(body):
+        folded = _fold(match.group(0))
+        chars.append(folded)
+        origin += [match.span()] * len(folded)
+    tags = re.compile(r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|%3c)((?:/|&sol;?|&#0*47;?|&#x0*2f;?|%2f)*)" + re.escape(want))
+    out, pos = [], 0
+    for m in tags.finditer("".join(chars)):
+        start, end = origin[m.start()][0], origin[m.end() - 1][1]
+        if start >= pos:
+            out += [body[pos:start], f"[tag removed: {'/' if m.group(1) else ''}{name.replace('-', ' ')}]"]
+            pos = end
+    return "".join(out) + body[pos:]
+
+
+_TOKEN = lazy(_ESCAPE.pattern + r"|[\s\S]")
+_FOLDED: dict[str, str] = {}
+
+
+def _fold(token: str) -> str:
+    """One character or escape, folded as ``_skeleton`` folds it (cached: most characters repeat)."""
+    folded = _FOLDED.get(token)
+    if folded is None:
+        folded = _skeleton(_unescape(token) if len(token) > 1 else token)
+        if len(_FOLDED) < 8192:
+            _FOLDED[token] = folded
+    return folded
+
+
+def strip_reminders(value: str) -> tuple[str, int]:
+    """``value`` without the ``<system-reminder>`` blocks Claude Code injects, and how many there were."""
+    if "<system-reminder>" not in value:
+        return value, 0
+    return _REMINDER.subn("", value)
+
+
+def sentences(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """The sentences (and lines, list markers dropped) of ``text`` that ``pattern`` matches, each once, in order."""
+    found: list[str] = []
+    for part in SENTENCE.split(text):
+        part = _BULLET.sub("", part).strip()
+        if len(part) > 3 and pattern.search(part) and part not in found:
+            found.append(part)
+    return found
+
+
+def constraints_in(text: str) -> list[str]:
+    """The sentences of a request that read like rules (must, never, only, without, keep...)."""
+    return sentences(text, CONSTRAINT)
+
+
+def secret_path(value: Any) -> bool:
+    """Whether a tool input's path names a secret-bearing file (its contents are never copied)."""
+    return isinstance(value, str) and is_secret_path(value)
+
+
+def secret_command(value: Any) -> bool:
+    """Whether a command line (or other tool input text) names a secret-bearing file, so its output may hold it."""
+    return isinstance(value, str) and any(
+        is_secret_path(word) and word.lower() not in _COMMON_WORDS for word in _COMMAND_WORDS.split(value) if word
+    )
+
+
+def tool_omission(args: dict[str, Any]) -> str | None:
+    """What stands in for a Claude Code tool call's secret parts, or None when it touches no secret file.
+
+    A call naming a secret-bearing file by path (Read, Write, Edit, Grep) gets ``OMITTED_SECRET``:
+    what it wrote (``SECRET_CONTENT_KEYS``) and what it returned are dropped. A command line that
+    names one (``cat .env``) gets ``OMITTED_SECRET_OUTPUT``: its output is dropped, the command shown.
+    The intake and ``handoff raw read`` both ask here, so they omit the same things.
+    """
+    if secret_path(args.get("file_path")) or secret_path(args.get("notebook_path")) or secret_path(args.get("path")):
+        return OMITTED_SECRET
+    return OMITTED_SECRET_OUTPUT if secret_command(args.get("command")) else None

@@ -1,0 +1,222 @@
+"""The shapes of what ``share push | pull | list`` read, record and answer, for the type checker only.
+
+Modules import these names under ``if TYPE_CHECKING:``. Keys are camelCase, as the answers print them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from autopilot.handoff.packets.shapes import Origin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NotRequired
+
+
+class Record(TypedDict, total=False):
+    """A rule record of the share ref (``knowledge/share/layout.py``), as read back after its checks: a rule or a
+    revocation."""
+
+    schema: str
+    version: int
+    type: str  # rule | revoke
+    kind: str  # a rule's: rule | decision
+    text: str
+    origin: dict[str, str]  # id and approvedBy, approvedAt (a rule) or revokedBy, revokedAt (a revocation)
+    supersedes: str | None
+    rule: str  # a revocation's: the share id of the rule it withdraws
+    reason: str | None
+
+
+class Said(TypedDict):
+    """Who a commit says made it, when, from which machine (printable, bounded)."""
+
+    by: str
+    at: str
+    machine: str
+
+
+class Signature(TypedDict):
+    """What git says of a commit's signature: good (SSH, a listed signer), unlisted, unsigned or bad."""
+
+    status: str
+    signer: str | None
+    key: str | None
+
+
+class Seal(TypedDict):
+    """The best signature among the commits that brought one file, and what that commit says."""
+
+    status: str
+    signer: str | None
+    key: str | None
+    commit: str
+    by: str
+    at: str
+    machine: str
+
+
+class Signers(TypedDict):
+    """HEAD's allowed signers as git is given them (``file`` None: nobody is trusted, ``note`` says why)."""
+
+    file: str | None
+    blob: str | None
+    principals: list[str]
+    note: str | None
+
+
+class Outgoing(TypedDict):
+    """A rule record ``share push --rules`` adds."""
+
+    path: str
+    data: bytes
+    rule: str  # the rule's id here
+    action: str  # rule | revoke
+    text: str
+
+
+class Arrived(TypedDict):
+    """A rule record a pull brought, and what it became here."""
+
+    id: str
+    share: str
+    text: NotRequired[Any]
+    reason: NotRequired[Any]
+    why: NotRequired[str]
+    signature: str
+    signer: str | None
+    commit: str
+    by: str
+    machine: str
+
+
+class RulesPulled(TypedDict):
+    """What a pull's rule records became: delivered (signed), candidates, revoked here, waiting for a person."""
+
+    delivered: list[Arrived]
+    candidates: list[Arrived]
+    revoked: list[Arrived]
+    waiting: list[Arrived]
+
+
+class PacketPulled(TypedDict):
+    """A packet a pull found: new here (with its origin), or this machine's own."""
+
+    packet: str
+    status: str  # new | own
+    shared: NotRequired[Origin]
+
+
+class Pulled(TypedDict):
+    """``share pull``."""
+
+    remote: str
+    ref: str
+    commit: str | None
+    packets: list[PacketPulled]
+    rules: RulesPulled
+    signers: NotRequired[list[str]]
+    notes: list[str]
+
+
+PlannedPacket = TypedDict(  # "from" is a keyword: the agent the packet was made from
+    "PlannedPacket",
+    {
+        "packet": str,
+        "new": "NotRequired[bool]",
+        "from": Any,
+        "to": Any,
+        "createdAt": Any,
+        "objective": str,
+        "bytes": int,
+    },
+)
+
+
+class PlannedRule(TypedDict):
+    """A rule record a push sends (or would)."""
+
+    rule: str
+    action: str
+    share: str
+    text: str
+    new: bool
+
+
+class Pushed(TypedDict):
+    """``share push``: the plan, and (unless ``dryRun``) what was sent."""
+
+    remote: str
+    ref: str
+    packets: list[PlannedPacket]
+    rules: list[PlannedRule]
+    newFiles: int
+    signedWith: str | None
+    leaves: str
+    dryRun: bool
+    sent: bool
+    commit: NotRequired[str]
+    attempts: NotRequired[int]
+    merges: NotRequired[int]
+
+
+class Sent(TypedDict):
+    """What sending the ref took."""
+
+    sent: bool
+    commit: str
+    attempts: int
+    merges: int
+
+
+class SharedPacket(TypedDict):
+    """A packet on the share ref as ``share list`` shows it."""
+
+    packet: str
+    by: str | None
+    machine: str | None
+    at: str | None
+    commit: str | None
+    onRemote: bool
+    here: str  # pulled | own | not pulled
+    objective: NotRequired[str]
+
+
+class SharedRule(TypedDict):
+    """A rule record on the share ref as ``share list`` shows it."""
+
+    share: str
+    type: str
+    kind: str | None
+    text: str | None
+    rule: str | None
+    origin: dict[str, str]
+    by: str | None
+    machine: str | None
+    at: str | None
+    commit: str | None
+    signature: str
+    signer: str | None
+    onRemote: bool
+
+
+class Listed(TypedDict):
+    """``share list``."""
+
+    remote: str
+    ref: str
+    local: str | None
+    remoteAsPulled: str | None
+    unsent: bool
+    packets: list[SharedPacket]
+    rules: list[SharedRule]
+    notes: list[str]
+
+
+class State(TypedDict, total=False):
+    """What the last pull verified, per repository (``$AUTOPILOT_HOME/share/<key>/state.json``)."""
+
+    verified: dict[str, str]  # path -> object id
+    tip: str
+    pulledAt: str

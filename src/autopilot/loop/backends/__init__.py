@@ -1,0 +1,127 @@
+"""Codex backends: one interface, two real implementations (the Codex CLI and the Responses API).
+
+A backend sends one prompt and returns the answer with the tokens it used (:class:`Usage`);
+what those tokens cost is the run's business (``loop/budget.py``).
+"""
+
+from __future__ import annotations
+
+# typing and dataclasses (with the inspect module it loads) cost ~15 ms to import, paid before every review and
+# verdict asks Codex: the types below are plain classes, and the backend protocol exists for mypy only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    from autopilot.config import Config
+
+    class Backend(Protocol):
+        """Sends one prompt that must be answered as JSON matching ``schema``.
+
+        ``timeout`` bounds the whole send: connecting, every retry and its backoff, reading a
+        server that answers one byte at a time. When it runs out the send raises an InfraError of
+        kind ``timeout`` (a codex process is killed with its process group); nothing outlives it.
+        ``effort`` is the reasoning effort to ask for (low … xhigh); None leaves the model's default.
+        """
+
+        name: str
+
+        def send(
+            self,
+            prompt: str,
+            schema: dict[str, Any],
+            *,
+            schema_name: str,
+            schema_path: str,
+            conversation_id: str | None,
+            model: str | None,
+            cwd: str,
+            timeout: float,
+            effort: str | None = None,
+        ) -> Reply: ...
+
+
+class _Value:
+    """A small immutable record: equal to another of its class with the same fields, hashable, readable."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Value) and other.__class__ is self.__class__ and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+
+class Usage(_Value):
+    """Tokens one model call used (``input`` includes ``cached`` and ``cache_write``)."""
+
+    __slots__ = ("input", "cached", "output", "cache_write")
+    input: int
+    cached: int
+    output: int
+    cache_write: int
+
+    def __init__(self, input: int = 0, cached: int = 0, output: int = 0, cache_write: int = 0) -> None:
+        for name, value in zip(self.__slots__, (input, cached, output, cache_write), strict=True):
+            object.__setattr__(self, name, value)
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.cached + other.cached,
+            self.output + other.output,
+            self.cache_write + other.cache_write,
+        )
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            max(0, self.input - other.input),
+            max(0, self.cached - other.cached),
+            max(0, self.output - other.output),
+            max(0, self.cache_write - other.cache_write),
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters as a plain dict."""
+        return {"input": self.input, "cached": self.cached, "output": self.output, "cache_write": self.cache_write}
+
+
+class Reply(_Value):
+    """What one call returned: the answer text, the tokens it used, and the conversation to continue.
+
+    ``context_tokens`` is the conversation's size after the call as the provider counts it (its last
+    request's input and output: what a next call on it starts from), or None when it is not known.
+    """
+
+    __slots__ = ("text", "usage", "conversation_id", "model", "context_tokens")
+    text: str
+    usage: Usage
+    conversation_id: str | None
+    model: str | None
+    context_tokens: int | None
+
+    def __init__(
+        self, text: str, usage: Usage, conversation_id: str | None, model: str | None, context_tokens: int | None = None
+    ) -> None:
+        for name, value in zip(self.__slots__, (text, usage, conversation_id, model, context_tokens), strict=True):
+            object.__setattr__(self, name, value)
+
+
+def make_backend(name: str, *, run_dir: str, config: Config) -> Backend:
+    """The backend called ``name``, ready to send."""
+    if name == "codex-cli":
+        from autopilot.loop.backends.codex_cli import CodexCLI
+
+        return CodexCLI(run_dir=run_dir, config=config)
+    from autopilot.loop.backends.responses import ResponsesBackend
+
+    return ResponsesBackend()

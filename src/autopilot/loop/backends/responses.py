@@ -1,0 +1,184 @@
+"""The ``openai`` backend: the Responses API through the openai SDK, strict JSON schema output."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from autopilot import config
+from autopilot.errors import InfraError
+from autopilot.loop.backends import Reply, Usage
+
+DEFAULT_MODEL = "gpt-6.2-sol"
+
+
+def _retry_policy(total: float) -> dict[str, Any]:
+    """Retry transient failures, but never past ``total`` seconds from now (backoff included)."""
+    import time
+
+    import tenacity
+    from openai import APIConnectionError, APITimeoutError, InternalServerError, RateLimitError
+
+    attempts = int(config.env("AUTOPILOT_RETRY_ATTEMPTS") or 4)
+    base = float(config.env("AUTOPILOT_RETRY_BASE_S") or 1.0)
+    cap = float(config.env("AUTOPILOT_RETRY_MAX_S") or 20.0)
+
+    def transient(exc: BaseException) -> bool:
+        if isinstance(exc, RateLimitError):
+            # An exhausted quota will not come back in seconds; retrying only burns time.
+            return getattr(exc, "code", None) != "insufficient_quota"
+        return isinstance(exc, (InternalServerError, APITimeoutError, APIConnectionError))
+
+    end = time.monotonic() + total
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        # a backoff that would end past the deadline is cut to it (the next attempt then times out)
+        return max(0.0, min(tenacity.wait_random_exponential(multiplier=base, max=cap)(state), end - time.monotonic()))
+
+    return {
+        "retry": tenacity.retry_if_exception(transient),
+        "wait": wait,
+        "stop": tenacity.stop_after_attempt(max(1, attempts)) | tenacity.stop_after_delay(max(0.0, total)),
+        "reraise": True,
+    }
+
+
+def _within(seconds: float, call: Callable[[], Any], abort: Callable[[], None]) -> Any:
+    """``call()``, or an InfraError of kind ``timeout`` once ``seconds`` have passed, whatever the server does.
+
+    httpx's timeouts bound each read, not the response: a server that sends one byte a second never
+    trips them. So the call runs in a worker thread; at the deadline ``abort`` closes its connection.
+    """
+    import threading
+
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = call()
+        except BaseException as exc:  # re-raised in the caller's thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=target, name="openai-call", daemon=True)
+    worker.start()
+    worker.join(max(0.0, seconds))
+    if worker.is_alive():
+        with contextlib.suppress(Exception):
+            abort()
+        raise InfraError(
+            f"OpenAI did not answer within {seconds:.0f}s (retries included)",
+            kind="timeout",
+            hint="raise AUTOPILOT_TIMEOUT, or check the server (it may be hung)",
+        )
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def _infra(exc: Exception) -> InfraError:
+    import openai
+
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.RateLimitError):
+        quota = getattr(exc, "code", None) == "insufficient_quota"
+        return InfraError(
+            f"OpenAI {'quota exhausted' if quota else 'rate limit (429) after retries'}: {exc}",
+            kind="quota" if quota else "rate_limit",
+            hint="wait, or check your plan and limits",
+        )
+    if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        return InfraError(
+            f"OpenAI refused the credentials ({status})",
+            kind="auth",
+            hint="check OPENAI_API_KEY (and OPENAI_BASE_URL if you set one)",
+        )
+    if isinstance(exc, openai.APITimeoutError):
+        return InfraError("OpenAI did not answer in time", kind="timeout", hint="raise AUTOPILOT_TIMEOUT")
+    if isinstance(exc, openai.APIConnectionError):
+        return InfraError(f"cannot reach OpenAI: {exc}", kind="network", hint="check the network or OPENAI_BASE_URL")
+    if isinstance(exc, openai.InternalServerError):
+        return InfraError(f"OpenAI server error ({status}) after retries", kind="server")
+    if isinstance(exc, openai.APIStatusError):
+        return InfraError(f"OpenAI rejected the request ({status}): {exc}", kind=f"http_{status}")
+    return InfraError(f"OpenAI call failed: {exc}", kind="network")
+
+
+class ResponsesBackend:
+    """One ``responses.create`` per prompt, chained with ``previous_response_id``."""
+
+    name = "openai"
+
+    def send(
+        self,
+        prompt: str,
+        schema: dict[str, Any],
+        *,
+        schema_name: str,
+        schema_path: str,
+        conversation_id: str | None,
+        model: str | None,
+        cwd: str,
+        timeout: float,
+        effort: str | None = None,
+    ) -> Reply:
+        """Ask once (tenacity retries transient failures, all within ``timeout``); usage is what it reports."""
+        import time
+
+        import openai
+        import tenacity
+
+        if not config.env("OPENAI_API_KEY"):
+            raise InfraError(
+                "OPENAI_API_KEY is not set", kind="auth", hint="export OPENAI_API_KEY=... or choose --backend codex-cli"
+            )
+        end = time.monotonic() + timeout
+        client = openai.OpenAI(max_retries=0, timeout=max(0.1, timeout))  # tenacity owns retries
+        request: dict[str, Any] = {
+            "model": model or DEFAULT_MODEL,
+            "input": prompt,
+            "text": {"format": {"type": "json_schema", "name": schema_name, "schema": schema, "strict": True}},
+            "store": True,  # previous_response_id needs stored responses
+        }
+        if conversation_id:
+            request["previous_response_id"] = conversation_id
+        if effort:
+            request["reasoning"] = {"effort": effort}
+
+        def create() -> Any:
+            return client.responses.create(**request)
+
+        def ask() -> Any:
+            try:
+                return tenacity.Retrying(**_retry_policy(end - time.monotonic()))(create)
+            except (openai.NotFoundError, openai.BadRequestError) as exc:
+                # An expired or unknown previous response: start a fresh thread instead of failing.
+                if not conversation_id or "previous" not in str(exc).lower():
+                    raise
+                request.pop("previous_response_id")
+                return tenacity.Retrying(**_retry_policy(end - time.monotonic()))(create)
+
+        try:
+            response = _within(timeout, ask, client.close)
+        except openai.OpenAIError as exc:
+            raise _infra(exc) from None
+        usage = response.usage
+        details = getattr(usage, "input_tokens_details", None)
+        used = (
+            Usage(
+                input=int(getattr(usage, "input_tokens", 0) or 0),
+                cached=int(getattr(details, "cached_tokens", 0) or 0),
+                output=int(getattr(usage, "output_tokens", 0) or 0),
+                cache_write=int(getattr(details, "cache_write_tokens", 0) or 0),
+            )
+            if usage is not None
+            else Usage()
+        )
+        return Reply(
+            text=response.output_text or "",
+            usage=used,
+            conversation_id=response.id,
+            model=getattr(response, "model", None) or request["model"],
+            # one request per call: the conversation is what this one read and wrote
+            context_tokens=used.input + used.output if usage is not None else None,
+        )
