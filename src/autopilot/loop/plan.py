@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autopilot import config, git
+from autopilot import config, git, untrusted
 from autopilot.errors import BridgeError
 from autopilot.fsutil import replace_text
 from autopilot.loop import reviewer, status, transitions
@@ -39,7 +39,7 @@ def _repo_facts(root: str, redactor: Redactor) -> str:
         f"branch: {git.branch(root) or '(detached)'}\nHEAD: {git.head_sha(root) or '(no commits)'}\n"
         f"tracked files{' (middle omitted)' if cut else ''}:\n{listing}"
     )
-    return reviewer.evidence("repository", redactor(body))
+    return untrusted.evidence("repository", redactor(body))
 
 
 def _plan_markdown(goal: str, plan: Plan, created: str) -> str:

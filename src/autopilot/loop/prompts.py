@@ -7,8 +7,7 @@ restarts the run's conversation is prefixed with the run's state (:func:`restart
 
 from __future__ import annotations
 
-from autopilot import config, git
-from autopilot.loop import reviewer
+from autopilot import config, git, untrusted
 from autopilot.loop.findings import findings_text, open_findings
 from autopilot.redact import Redactor
 from autopilot.text import clip_counted
@@ -78,7 +77,7 @@ def diff_evidence(settings: Config, snap: git.Snapshot, redactor: Redactor) -> t
         f"{len(snap.files)} files changed; diff is {len(patch)} characters"
         f"{f', middle cut to {limit}' if cut else ''}\n{withheld}{redactor(left_out)}{redactor(snap.stat)}\n"
     )
-    return reviewer.evidence("git diff since base", header + bounded), facts
+    return untrusted.evidence("git diff since base", header + bounded), facts
 
 
 SEED_GOAL_CHARS = 2_000
@@ -127,5 +126,5 @@ def restart_seed(state: State, redactor: Redactor) -> str:
     if verdict:
         history.append(f"Last verdict: {verdict.get('decision')}: {verdict.get('reason')}")
     if history:
-        parts.append(reviewer.evidence("the run's earlier reviews and verdict", redactor("\n".join(history))))
+        parts.append(untrusted.evidence("the run's earlier reviews and verdict", redactor("\n".join(history))))
     return "\n".join(parts) + "\n\n"

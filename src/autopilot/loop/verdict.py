@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from autopilot import git
+from autopilot import git, untrusted
 from autopilot.errors import BridgeError, RunChanged
 from autopilot.loop import control, reviewer, status, transitions
 from autopilot.loop.prompts import diff_evidence, task_text
@@ -90,13 +90,13 @@ def judge(
     evidence, _facts = diff_evidence(ws.config, snap, redactor)
     review = state.get("last_review")
     if review and review.get("task_id") == task["id"]:
-        evidence += "\n" + reviewer.evidence(
+        evidence += "\n" + untrusted.evidence(
             "your last review of this task",
             redactor(json.dumps({k: review.get(k) for k in ("decision", "summary", "issues")}, indent=1)),
         )
     if last_message:
         message, _ = git.bound(redactor(last_message), MAX_MESSAGE_CHARS)
-        evidence += "\n" + reviewer.evidence("Claude's last message (a claim, not proof)", message)
+        evidence += "\n" + untrusted.evidence("Claude's last message (a claim, not proof)", message)
     listed = "\n".join(f"- {t['id']}: {t['title']}" for t in plan["tasks"])
     text = reviewer.prompt(
         "verdict",
