@@ -1,117 +1,159 @@
-"""The package's layout holds: layers import only downwards, no import circle, a small top level.
+"""The package's layout holds: three wings over one ground, imports only downwards, no circle, a small top level.
 
-docs/architecture.md explains the layers; this test is what keeps them true.
+docs/architecture.md explains the layout; ``python3 scripts/import_graph.py`` draws it (the graph these tests read);
+this test is what keeps it true. Each rule has a check that a planted counter-example fails.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import importlib
+import importlib.util
 import pkgutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from autopilot import cli, commands
 
-PACKAGE = Path(__file__).resolve().parents[2] / "src" / "autopilot"
-# Lowest first. A unit may import its own modules and any unit of a lower layer, never a higher one.
-LAYERS = [
-    {"handoff", "knowledge"},  # the wings' faces: they import nothing
-    {"text", "clock", "fastjson"},  # clipping, timestamps, JSON without the json package: no bridge imports
-    {"redact", "digest", "clipboard", "output", "scripted"},  # leaves: nothing above the line above
-    {"errors"},
+REPO = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("import_graph", REPO / "scripts" / "import_graph.py")
+assert _spec and _spec.loader
+import_graph = importlib.util.module_from_spec(_spec)
+sys.modules["import_graph"] = import_graph
+_spec.loader.exec_module(import_graph)
+
+PACKAGE = import_graph.PACKAGE
+modules, parsed, nodes, imports, room = (
+    import_graph.modules,
+    import_graph.parsed,
+    import_graph.nodes,
+    import_graph.imports,
+    import_graph.room,
+)
+
+# The ground: what every wing shares. Its rooms may import each other only downwards (GROUND_ORDER), never a wing.
+GROUND_ORDER = [
+    {"text", "clock", "fastjson", "digest", "clipboard", "scripted"},  # no bridge imports: clipping, timestamps, JSON
+    {"redact", "output"},  # credentials; text for a person or an agent
+    {"errors", "untrusted"},  # exit codes and hints; evidence a model cannot take for instructions
     {"config"},  # settings: every environment variable is read here (the homes too)
-    {"paths", "fsutil"},
-    {"git"},
+    {"paths", "fsutil"},  # the homes as paths; atomic writes and the one lock helper
+    {"git"},  # a repository's locators and the one git runner
     {"codex"},  # Codex's own formats and files
-    {"backends", "transcripts"},  # Codex transports; transcript readers
-    {"loop", "sources"},  # the autopilot loop; read-only session sources
-    {"memory"},  # the active memory of live sessions
-    {"packets"},  # handover packets (they carry the sending session's active memory and seed the receiver's)
-    {"search"},  # the evidence index and its search (CLI-only)
-    {"durable"},  # approved durable knowledge: candidates, decisions by a person, supersession
-    {"share"},  # packets and approved rules shared through the project's git remote
-    {"hooks"},  # Claude Code's adapters: event -> operation -> hook JSON
-    {"dashboard"},  # the local web app: one API over the operations below, served on 127.0.0.1
+]
+GROUND = set().union(*GROUND_ORDER)
+# Lowest first: a room imports its own modules and rooms of lower layers, never a higher one nor a sibling.
+LAYERS = [
+    GROUND | {"autopilot"},  # "autopilot" is the package's face (its version)
+    {"loop", "handoff"},  # the two products: the autopilot loop; the handoff and its memory
+    {"knowledge"},  # what a person vouched for: approved durable rules, and sharing with a team
+    {"hooks", "dashboard"},  # Claude Code's adapters (event -> operation -> hook JSON); the local web app
     {"commands"},  # the CLI's adapters: arguments -> operation -> JSON (`hook EVENT` runs a hook)
     {"cli"},
     {"__main__"},
 ]
 RANK = {unit: n for n, layer in enumerate(LAYERS) for unit in layer}
+# Inside a wing, its parts in the same way (a part imports its own modules and the parts before it).
+PARTS = {
+    "loop": [{"backends"}, {"loop"}],  # how Codex is asked; the run itself (the wing's own modules)
+    "handoff": [{"transcripts"}, {"sources"}, {"memory"}, {"packets"}, {"search"}],
+    "knowledge": [{"durable"}, {"share"}],
+}
+# Rooms a layer's order would allow to meet but that never may (either direction is listed).
+APART = {("loop", "handoff"), ("handoff", "loop")}
 
 
-@functools.cache
-def modules() -> dict[str, Path]:
-    """Every bridge module (the stand-alone scripts Codex runs are not part of the package's graph)."""
-    found = {}
-    for path in PACKAGE.rglob("*.py"):
-        if "assets" in path.relative_to(PACKAGE).parts:
-            continue
-        rel = path.relative_to(PACKAGE.parent).with_suffix("")
-        found[".".join(p for p in rel.parts if p != "__init__")] = path
-    return found
-
-
-@functools.cache
-def parsed(path: Path) -> ast.Module:
-    """A module's syntax tree, parsed once per run (every check here walks the same files)."""
-    return ast.parse(path.read_text(encoding="utf-8"))
-
-
-@functools.cache
-def nodes(path: Path) -> tuple[ast.AST, ...]:
-    """Every node of a module's syntax tree, walked once per run."""
-    return tuple(ast.walk(parsed(path)))
-
-
-def unit(module: str) -> str:
+def part(module: str) -> str | None:
+    """The part of its wing a module belongs to (``memory`` for autopilot.handoff.memory.store), None for a face."""
     parts = module.split(".")
-    if len(parts) > 2 and (parts[1] in ("handoff", "knowledge") or parts[1:3] == ["loop", "backends"]):
-        return parts[2]
-    return parts[1] if len(parts) > 1 else "autopilot"
+    if len(parts) < 3 or parts[1] not in PARTS:
+        return None
+    if parts[1] == "loop":
+        return "backends" if parts[2] == "backends" else "loop"
+    return parts[2]
 
 
-@functools.cache
-def imports(path: Path, *, top_level_only: bool = False) -> frozenset[str]:
-    """The autopilot modules a file imports (inside functions too, unless ``top_level_only``)."""
-    found: set[str] = set()
-    for node in parsed(path).body if top_level_only else nodes(path):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "autopilot":
-            if node.module == "autopilot":
-                found.update(f"autopilot.{a.name}" for a in node.names if a.name != "__version__")
-            else:
-                found.add(node.module)
-                found.update(f"{node.module}.{a.name}" for a in node.names)  # `from pkg import module`
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == "autopilot")
-    known = modules()
-    return frozenset(m for m in found if m in known)
+def layer_violations(graph: dict[str, set[str]], rank: dict[str, int], key) -> list[str]:
+    """The arrows of ``graph`` (module -> modules) whose target's ``key`` ranks at or above the source's (same key
+    is fine): an import upwards or between siblings."""
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        src = key(module)
+        for target in sorted(targets):
+            dst = key(target)
+            if src in rank and dst in rank and src != dst and rank[dst] >= rank[src]:
+                wrong.append(f"{module} -> {target}")
+    return wrong
 
 
-def test_every_unit_has_a_layer():
+def ranks(layers: list[set[str]]) -> dict[str, int]:
+    return {unit: n for n, layer in enumerate(layers) for unit in layer}
+
+
+def test_every_room_has_a_layer():
     """A new package or top-level module must be placed in LAYERS (and in docs/architecture.md)."""
-    assert {unit(m) for m in modules() if m != "autopilot"} <= set(RANK)
+    assert {room(m) for m in modules()} - set(RANK) == set()
+
+
+def test_every_wing_module_has_a_part():
+    """A new sub-package of a wing must be placed in PARTS."""
+    found = {part(m) for m in modules()} - {None}
+    assert found - {p for layers in PARTS.values() for layer in layers for p in layer} == set()
 
 
 def test_imports_only_go_down():
-    """No module imports from a higher layer or from a sibling unit of its own layer."""
-    wrong = []
-    for module, path in modules().items():
-        if module == "autopilot":
-            continue
-        for target in imports(path):
-            src, dst = unit(module), unit(target)
-            if src != dst and RANK[dst] >= RANK[src]:
-                wrong.append(f"{module} -> {target}")
-    assert wrong == []
+    """No module imports from a higher layer or from a sibling room of its own layer (the ground aside)."""
+    graph = import_graph.module_graph()
+    rank = {r: n for r, n in RANK.items() if r not in GROUND}
+    rank["ground"] = 0
+    assert layer_violations(graph, rank, lambda m: "ground" if room(m) in GROUND else room(m)) == []
+
+
+def test_the_ground_imports_only_down_and_never_a_wing():
+    """A ground module imports only lower ground rooms: never a wing, an adapter, or a sibling of its own rank."""
+    graph = {m: ts for m, ts in import_graph.module_graph().items() if room(m) in GROUND}
+    assert [f"{m} -> {t}" for m, ts in sorted(graph.items()) for t in sorted(ts) if room(t) not in GROUND] == []
+    assert layer_violations(graph, ranks(GROUND_ORDER), room) == []
+
+
+def test_a_wing_s_parts_import_only_down():
+    """Inside a wing, a part imports only the parts below it (the handoff's search never feeds its transcripts)."""
+    graph = import_graph.module_graph()
+    for wing, layers in PARTS.items():
+        inside = {m: {t for t in ts if room(t) == wing} for m, ts in graph.items() if room(m) == wing}
+        assert layer_violations(inside, ranks(layers), lambda m: part(m) or "") == [], wing
+
+
+@pytest.mark.parametrize("src, dst", sorted(APART))
+def test_rooms_kept_apart_never_import_each_other(src, dst):
+    """The loop and the handoff never import each other."""
+    graph = import_graph.module_graph()
+    assert [f"{m} -> {t}" for m, ts in sorted(graph.items()) if room(m) == src for t in ts if room(t) == dst] == []
+
+
+def test_the_layer_checks_find_planted_violations():
+    """The checks above can fail: an upward import, a sibling import and a part importing a later part are found."""
+    planted = {
+        "autopilot.git": {"autopilot.loop.state"},  # the ground imports a wing
+        "autopilot.loop.state": {"autopilot.handoff.memory.store", "autopilot.git"},  # siblings; downwards is fine
+        "autopilot.handoff.transcripts.raw": {"autopilot.handoff.search.index"},  # a part imports a later part
+    }
+    rank = {r: n for r, n in RANK.items() if r not in GROUND} | {"ground": 0}
+    assert layer_violations(planted, rank, lambda m: "ground" if room(m) in GROUND else room(m)) == [
+        "autopilot.git -> autopilot.loop.state",
+        "autopilot.loop.state -> autopilot.handoff.memory.store",
+    ]
+    assert layer_violations(planted, ranks(PARTS["handoff"]), lambda m: part(m) or "") == [
+        "autopilot.handoff.transcripts.raw -> autopilot.handoff.search.index"
+    ]
 
 
 def test_hooks_never_import_commands():
-    """Hooks call the operations in run/ directly; the CLI's adapters are not a library."""
-    hooks = [(m, p) for m, p in modules().items() if unit(m) == "hooks"]
-    assert [m for m, p in hooks if any(unit(t) == "commands" for t in imports(p))] == []
+    """Hooks call the operations directly; the CLI's adapters are not a library."""
+    hooks = [(m, p) for m, p in modules().items() if room(m) == "hooks"]
+    assert [m for m, p in hooks if any(room(t) == "commands" for t in imports(p))] == []
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str]:
@@ -137,10 +179,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 @pytest.mark.parametrize("lazy", [False, True], ids=["top-level imports", "lazy imports too"])
 def test_no_import_circle(lazy):
     """The module graph has no cycle, with or without the imports made inside functions."""
-    graph = {m: imports(p, top_level_only=not lazy) - {m} for m, p in modules().items()}
-    # a package's __init__ importing its own submodules is not a circle
-    graph = {m: {t for t in ts if not t.startswith(m + ".")} for m, ts in graph.items()}
-    assert find_cycle(graph) == []
+    assert find_cycle(import_graph.module_graph(top_level_only=not lazy)) == []
 
 
 def test_cycle_finder_finds_one():
@@ -148,9 +187,23 @@ def test_cycle_finder_finds_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
 
 
+def test_the_graph_has_at_most_twelve_floors_and_no_arrow_up():
+    """`scripts/import_graph.py` draws at most 12 floors of rooms, every arrow running down."""
+    graph = import_graph.room_graph()
+    assert max(import_graph.floors(graph).values()) <= 12
+    assert import_graph.up_arrows(graph) == []
+
+
+def test_the_floor_finder_finds_an_arrow_up():
+    """The check above can fail: in a planted circle one arrow runs up; a chain has one floor per room."""
+    assert import_graph.up_arrows({"a": {"b"}, "b": {"a"}, "c": set()}) != []
+    assert import_graph.floors({"a": {"b"}, "b": {"c"}, "c": set()}) == {"a": 3, "b": 2, "c": 1}
+
+
 def test_top_level_stays_small():
-    """At most 14 modules sit directly in src/autopilot; the rest live in packages that say what they are."""
-    assert len(list(PACKAGE.glob("*.py"))) <= 14
+    """At most 9 packages and 15 modules sit directly in src/autopilot; the rest live in the wings and packages."""
+    packages = [p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()]
+    assert len(packages) <= 9 and len(list(PACKAGE.glob("*.py"))) <= 15
 
 
 @pytest.mark.parametrize("name", cli.COMMANDS)
@@ -169,7 +222,7 @@ def test_command_modules_have_no_entry_point_of_their_own():
 # A run's status is assigned by loop's pure transitions alone (docs/architecture.md, "one home per concept");
 # these units hold or touch a run's state.json, so a status written anywhere else in them is a second home.
 # (commands/ only calls the operations; its `status` keys are other things', such as Codex's hook trust.)
-RUN_STATE_UNITS = {"loop", "hooks", "dashboard"}
+RUN_STATE_UNITS = {"loop", "hooks", "dashboard"}  # rooms
 STATUS_HOME = "autopilot.loop.transitions"
 # Reading an old file leniently is not a transition: a status this bridge does not know reads as idle.
 STATUS_REPAIRS = {"autopilot.loop.migrations": 1}
@@ -205,7 +258,7 @@ def test_run_status_is_assigned_only_in_loop():
     writes = {
         module: status_writes(path.read_text(encoding="utf-8"))
         for module, path in modules().items()
-        if unit(module) in RUN_STATE_UNITS and module != STATUS_HOME
+        if room(module) in RUN_STATE_UNITS and module != STATUS_HOME
     }
     assert {module: len(lines) for module, lines in writes.items() if lines} == STATUS_REPAIRS
 
@@ -250,7 +303,7 @@ def test_verdict_does_not_import_the_review_operation():
 
 def test_the_review_worker_imports_no_hook_module():
     """The detached review worker (loop/review_worker.py) loads no module under hooks/, lazily or not."""
-    assert [m for m in imports(modules()["autopilot.loop.review_worker"]) if unit(m) == "hooks"] == []
+    assert [m for m in imports(modules()["autopilot.loop.review_worker"]) if room(m) == "hooks"] == []
 
 
 # Where the environment is read other than for a setting: building a child's environment, git's own
