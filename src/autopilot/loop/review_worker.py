@@ -1,7 +1,7 @@
 """The review worker: one review of a workspace in a detached process, at most one in flight per run.
 
 The PostToolUse hook starts it (:func:`start_worker`) and waits for it only so long; the worker runs
-``run.review.review()`` under ``review.lock`` (taken without blocking: a second worker exits EXIT_BUSY), so a
+``loop.review.review()`` under ``review.lock`` (taken without blocking: a second worker exits EXIT_BUSY), so a
 review that outlasts the hook still records its findings in state.json. A failure it records may pause the run
 (``control.pause_if_unavailable``). It imports no hook module: the worker is an operation on the run.
 """

@@ -49,7 +49,8 @@ class Answer:
         self.model, self.conversation_id, self.unknown_model = model, conversation_id, unknown_model
         self.backend = backend  # the backend that answered
         # The conversation after the exchange: its size as the provider counted it (None: not reported), and the
-        # tokens of what the exchange itself sent and got back (~4 characters a token), for loop.track_conversation.
+        # tokens of what the exchange itself sent and got back (~4 characters a token), for
+        # transitions.track_conversation.
         self.context_tokens, self.exchanged_tokens = context_tokens, exchanged_tokens
         self.fresh = fresh  # the exchange started a new conversation (Workspace.consult says)
         self.restarted = restarted  # ... because the run's conversation had reached its bound

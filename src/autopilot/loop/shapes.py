@@ -135,7 +135,7 @@ class RunState(TypedDict):
     plan_path: str | None
     plan: Plan | None
     conversation_id: str | None
-    conversation_tokens: int  # the history the next call would carry (loop.track_conversation)
+    conversation_tokens: int  # the history the next call would carry (transitions.track_conversation)
     conversation_base: int | None  # what a call of this conversation counts that is not history
     conversation_restarts: int
     backend: str | None  # codex-cli | openai
