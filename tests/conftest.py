@@ -29,6 +29,15 @@ STRICT_HOME_GUARD = bool(os.environ.get("CI")) or os.environ.get("AUTOPILOT_HOME
 for _n, (_key, _value) in enumerate((("maintenance.auto", "false"), ("gc.auto", "0"), ("receive.autoGc", "false"))):
     os.environ[f"GIT_CONFIG_KEY_{_n}"], os.environ[f"GIT_CONFIG_VALUE_{_n}"] = _key, _value
 os.environ["GIT_CONFIG_COUNT"] = "3"
+# Codex will not make its sandbox helper (`codex-linux-sandbox`) inside the temporary directory: with the system's
+# bubblewrap installed (CI installs it), every sandboxed command of a Codex whose CODEX_HOME lies under $TMPDIR fails
+# with "bwrap: execvp codex-linux-sandbox" (codex 0.171; ../shared/reference/codex.md). Every test's homes are under
+# pytest's temporary directory, so the processes the tests start get a $TMPDIR of their own beside it (this process
+# keeps the one it already chose).
+tempfile.gettempdir()
+AGENTS_TMP = tempfile.mkdtemp(prefix="codex-autopilot-tmp-")
+os.environ["TMPDIR"] = AGENTS_TMP
+atexit.register(shutil.rmtree, AGENTS_TMP, True)
 
 
 @pytest.fixture(autouse=True, scope="session")
