@@ -21,9 +21,8 @@ import math
 from autopilot import clock
 from autopilot.digest import canonical
 from autopilot.errors import BridgeError
+from autopilot.handoff.packets import claims, store
 from autopilot.handoff.packets import memory as packet_memory
-from autopilot.handoff.packets import store
-from autopilot.handoff.packets.claims import _completed, _constraints, _next_action, _objective, _unresolved
 from autopilot.handoff.packets.refs import CHARS_PER_TOKEN, Budget, Refs
 from autopilot.handoff.sources import gap
 from autopilot.handoff.sources.project import Project, git_state
@@ -94,10 +93,10 @@ def build(
     inherited = [p for p in links if p["verified"]]
     inherited_refs = _inherit(inherited)
 
-    objective = _objective(observed, refs, budget, inherited)
-    work = _completed(observed, events, refs, budget, project, dirty)
-    unresolved = _unresolved(observed, events, refs, budget)
-    nxt = _next_action(observed, events, refs, budget, unresolved, inherited)
+    objective = claims.objective(observed, refs, budget, inherited)
+    work = claims.completed_work(observed, events, refs, budget, project, dirty)
+    unresolved = claims.unresolved(observed, events, refs, budget)
+    nxt = claims.next_action(observed, events, refs, budget, unresolved, inherited)
     latest: list[Claim] = []
     for event in reversed([e for e in events if e["kind"] in ("user", "assistant") and e.get("text")]):
         if len(latest) >= LATEST_MESSAGES:
@@ -174,7 +173,7 @@ def build(
         "destination": {"agent": destination},
         "repository": repo,
         "objective": objective,
-        "constraints": _constraints(observed, events, refs, budget, inherited),
+        "constraints": claims.constraints(observed, events, refs, budget, inherited),
         "nextAction": nxt,
         "completedWork": work,
         "unresolved": unresolved,

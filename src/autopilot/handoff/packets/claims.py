@@ -79,7 +79,8 @@ def _typed(event: Event) -> bool:
     )
 
 
-def _objective(observed: Observed, refs: Refs, budget: Budget, inherited: list[Link]) -> Claim | None:
+def objective(observed: Observed, refs: Refs, budget: Budget, inherited: list[Link]) -> Claim | None:
+    """The objective: a predecessor packet's, else the thread's goal or first typed message, else the last prompt."""
     first = observed.get("firstObjective")
     if first is not None and not _typed(first):
         first = next((e for e in observed["events"] if _typed(e)), None)
@@ -120,9 +121,10 @@ def _objective(observed: Observed, refs: Refs, budget: Budget, inherited: list[L
     return own
 
 
-def _constraints(
+def constraints(
     observed: Observed, events: list[Event], refs: Refs, budget: Budget, inherited: list[Link]
 ) -> list[Claim]:
+    """The constraints: an inherited packet's, then the sentences of typed user messages that read like rules."""
     users = [e for e in events if _typed(e)]
     first = observed.get("firstObjective")
     if first is not None and _typed(first) and all(e["id"] != first["id"] for e in users):
@@ -149,7 +151,7 @@ def _constraints(
     return found
 
 
-def _completed(
+def completed_work(
     observed: Observed,
     events: list[Event],
     refs: Refs,
@@ -157,6 +159,7 @@ def _completed(
     project: Project,
     dirty: dict[str, DirtyPath],
 ) -> CompletedWork:
+    """The files the session changed (and where git has them now) and its validation runs, each judged by its output."""
     files: list[Claim] = []
     for edit in observed.get("edits") or []:
         call = None if edit["id"] in refs.by_id else _edit_call(events, edit, project)
@@ -252,7 +255,8 @@ def _line_number(event_id: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def _unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Budget) -> Unresolved:
+def unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Budget) -> Unresolved:
+    """What is left open: calls without a result, failed attempts, blockers and the assistant's hypotheses."""
     pending: list[Claim] = []
     failed: list[Event] = []
     blockers: list[Event] = []
@@ -330,7 +334,7 @@ def _unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Bud
     }
 
 
-def _next_action(
+def next_action(
     observed: Observed,
     events: list[Event],
     refs: Refs,
