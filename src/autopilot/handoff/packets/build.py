@@ -36,7 +36,6 @@ from autopilot.redact import Redactor
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import (
-        Claim,
         EvidenceIndex,
         EvidenceItem,
         Link,
@@ -47,7 +46,6 @@ if TYPE_CHECKING:
     from autopilot.handoff.sources.shapes import Event, Gap, Observed
 
 DEFAULT_BUDGET_TOKENS = 12_000
-LATEST_MESSAGES = 8
 
 
 def predecessors(observed: Observed) -> list[Link]:
@@ -97,35 +95,8 @@ def build(
     work = claims.completed_work(observed, events, refs, budget, project, dirty)
     unresolved = claims.unresolved(observed, events, refs, budget)
     nxt = claims.next_action(observed, events, refs, budget, unresolved, inherited)
-    latest: list[Claim] = []
-    for event in reversed([e for e in events if e["kind"] in ("user", "assistant") and e.get("text")]):
-        if len(latest) >= LATEST_MESSAGES:
-            break
-        text = budget.take("latestMessages", event["text"], 1200)
-        latest.append(
-            {
-                "role": event["kind"],
-                "text": text,
-                "refs": refs.cite(event),
-                "timestamp": event.get("timestamp"),
-                **({"omitted": "budget"} if text is None else {}),
-            }
-        )
-    summaries: list[Claim] = []
-    for k, cp in enumerate(reversed(observed.get("checkpoints") or [])):
-        refs.by_id.setdefault(
-            cp["id"], {"id": cp["id"], "kind": "compaction", "pointer": cp["pointer"], "text": cp.get("text") or ""}
-        )
-        text = budget.take("compactionSummaries", cp.get("text"), 4000) if k == 0 else None
-        summaries.append(
-            {
-                "refs": refs.cite(cp["id"]),
-                "text": text,
-                "trigger": cp.get("trigger"),
-                "timestamp": cp.get("timestamp"),
-                "latest": k == 0,
-            }
-        )
+    latest = claims.latest_messages(events, refs, budget)
+    summaries = claims.compaction_summaries(observed, refs, budget)
 
     gaps: list[Gap] = list(observed["coverage"].get("gaps", []))
     if budget.dropped:

@@ -54,6 +54,7 @@ NEXT_LINE = re.compile(
 )
 # The same statement in the middle of a line, after a sentence ends: "Tests pass. Next: add one more."
 NEXT_INLINE = re.compile(r"(?:[.!?;)]|\s[-\u2013\u2014])\s+(?:\*\*)?next(?: steps?)?(?:\*\*)?\s*:\s*(.+)$", re.I | re.M)
+LATEST_MESSAGES = 8
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
 
@@ -387,3 +388,42 @@ def next_action(
             "the latest request appears answered and no next step was stated",
         )
     return None
+
+
+def latest_messages(events: list[Event], refs: Refs, budget: Budget) -> list[Claim]:
+    """The newest user and assistant messages (LATEST_MESSAGES at most), newest first, each citing its event."""
+    latest: list[Claim] = []
+    for event in reversed([e for e in events if e["kind"] in ("user", "assistant") and e.get("text")]):
+        if len(latest) >= LATEST_MESSAGES:
+            break
+        text = budget.take("latestMessages", event["text"], 1200)
+        latest.append(
+            {
+                "role": event["kind"],
+                "text": text,
+                "refs": refs.cite(event),
+                "timestamp": event.get("timestamp"),
+                **({"omitted": "budget"} if text is None else {}),
+            }
+        )
+    return latest
+
+
+def compaction_summaries(observed: Observed, refs: Refs, budget: Budget) -> list[Claim]:
+    """The session's compaction summaries, newest first, each citing its line; only the newest is quoted."""
+    summaries: list[Claim] = []
+    for k, cp in enumerate(reversed(observed.get("checkpoints") or [])):
+        refs.by_id.setdefault(
+            cp["id"], {"id": cp["id"], "kind": "compaction", "pointer": cp["pointer"], "text": cp.get("text") or ""}
+        )
+        text = budget.take("compactionSummaries", cp.get("text"), 4000) if k == 0 else None
+        summaries.append(
+            {
+                "refs": refs.cite(cp["id"]),
+                "text": text,
+                "trigger": cp.get("trigger"),
+                "timestamp": cp.get("timestamp"),
+                "latest": k == 0,
+            }
+        )
+    return summaries
