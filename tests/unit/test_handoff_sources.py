@@ -182,6 +182,24 @@ def test_truncated_rollout_keeps_its_prefix_and_reports_the_gap(git_repo):
     assert [e["text"] for e in observed["events"] if e["kind"] == "user"] == ["Say hello", "Suggest a small project"]
 
 
+def test_a_codex_patch_event_names_every_file_its_patch_adds_changes_deletes_or_moves_to(git_repo):
+    """An apply_patch call's tool names the files of each ``*** Add/Update/Delete File:`` and ``*** Move to:`` line,
+    in order, whether the patch is a custom tool's input or a function call's JSON argument."""
+    lines = codex_lines("exec_tools")
+    call = json.loads(lines[18])
+    call["payload"]["input"] = (
+        "*** Begin Patch\n*** Add File: docs/new.md\n+hello\n*** Update File: src/app.py\n"
+        "*** Move to: src/main.py\n@@\n-a\n+b\n*** Delete File:  old.txt \n*** End Patch\n"
+    )
+    lines[18] = json.dumps(call)
+    codex_rollout(lines, git_repo)
+    events = CodexSource().observe(Project(str(git_repo)), thread_of(lines), Limits())["events"]
+    patches = {e["tool"]["callId"]: e["tool"].get("paths") for e in events if e["kind"] == "tool"}
+    assert patches["call_patch1"] == ["docs/new.md", "src/app.py", "src/main.py", "old.txt"]
+    assert patches["call_patch_bad"] == ["greeting.txt"]
+    assert patches["call_cmd1"] is None
+
+
 def test_event_window_keeps_the_first_objective(git_repo):
     """With more events than the window, the newest are kept and the first prompt is still the objective."""
     t = Transcript()

@@ -19,7 +19,7 @@ import orjson
 
 from autopilot.handoff.memory import observe
 
-CHARS_PER_TOKEN = 4  # the same estimate as packets.build.CHARS_PER_TOKEN
+CHARS_PER_TOKEN = 4  # the same estimate as packets.refs.CHARS_PER_TOKEN
 KINDS = (("facts", observe.INJECTIONS, "injection"), ("rules", observe.RULES, "rules"))
 
 

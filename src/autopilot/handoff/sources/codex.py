@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from autopilot.codex.rollout import patch_files
 from autopilot.codex.sessions import find_rollout, open_rollout, readable, rollout_files, scan_roots
 from autopilot.errors import BridgeError
 from autopilot.handoff.sources import Limits, check_session_id, gap
@@ -64,7 +65,6 @@ KINDS = {
     "goal": "goal",
     "plan": "plan",
 }
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 
 
 def probe_file(path: str) -> CodexMeta:
@@ -189,9 +189,9 @@ class CodexSource(LocalSource["CodexFoldState", "CodexIntake"]):
         if command:
             tool["command"] = command
         if name == "apply_patch" and isinstance(entry.get("input"), str):
-            paths = [a or b for a, b in _PATCH_FILE.findall(entry["input"].replace("\\n", "\n"))]
+            paths = [path for _, path in patch_files(entry["input"].replace("\\n", "\n"))]
             if paths:
-                tool["paths"] = [p.strip() for p in paths]
+                tool["paths"] = paths
         result = entry.get("result")
         if entry.get("kind") == "tool_result":
             result = {"line": entry["line"], "text": entry.get("text", ""), "exitCode": entry.get("exitCode")}

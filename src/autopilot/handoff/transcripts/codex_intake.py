@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from autopilot.codex import rollout
 from autopilot.fastjson import dumps, parse_json_line
 from autopilot.handoff.transcripts import codex_fold, paging
 from autopilot.handoff.transcripts.evidence import (
@@ -72,11 +73,11 @@ class _Page:
 
 
 def _payload(obj: RolloutLine | None) -> Payload:
-    return codex_fold.payload_of(obj)
+    return rollout.payload_of(obj)
 
 
 def _turn_id(p: Payload) -> str | None:
-    value = codex_fold.as_dict(p.get("internal_chat_message_metadata_passthrough")).get("turn_id") or p.get("turn_id")
+    value = rollout.as_dict(p.get("internal_chat_message_metadata_passthrough")).get("turn_id") or p.get("turn_id")
     return value if isinstance(value, str) else None
 
 
@@ -84,12 +85,12 @@ def _user_text(obj: RolloutLine) -> tuple[str, list[str]]:
     """A human prompt's text and attached image paths, from whichever representation was kept."""
     p = _payload(obj)
     if obj.get("type") == "response_item":
-        return codex_fold.split_images(codex_fold.texts(p.get("content")))
+        return rollout.split_images(rollout.texts(p.get("content")))
     if p.get("type") == "item_completed":
-        content = codex_fold.as_list(codex_fold.as_dict(p.get("item")).get("content"))
+        content = rollout.as_list(rollout.as_dict(p.get("item")).get("content"))
         paths = [c["path"] for c in content if isinstance(c, dict) and isinstance(c.get("path"), str)]
-        return "\n".join(codex_fold.texts(content)), paths
-    return str(p.get("message") or ""), [x for x in codex_fold.as_list(p.get("local_images")) if isinstance(x, str)]
+        return "\n".join(rollout.texts(content)), paths
+    return str(p.get("message") or ""), [x for x in rollout.as_list(p.get("local_images")) if isinstance(x, str)]
 
 
 def _user(page: _Page, obj: RolloutLine, entry: CodexEntry) -> None:
@@ -102,9 +103,9 @@ def _user(page: _Page, obj: RolloutLine, entry: CodexEntry) -> None:
 def _assistant(page: _Page, obj: RolloutLine, entry: CodexEntry) -> None:
     p = _payload(obj)
     if obj.get("type") == "response_item":
-        text = "\n".join(codex_fold.texts(p.get("content")))
+        text = "\n".join(rollout.texts(p.get("content")))
     elif p.get("type") == "item_completed":
-        text = "\n".join(codex_fold.texts(codex_fold.as_dict(p.get("item")).get("content")))
+        text = "\n".join(rollout.texts(rollout.as_dict(p.get("item")).get("content")))
     else:
         text = str(p.get("message") or "")
     entry["kind"], entry["text"] = "assistant", page.text(text)
@@ -119,7 +120,7 @@ def _call_input(p: Payload) -> str:
     if t == "custom_tool_call":
         return str(p.get("input") or "")
     if t == "local_shell_call":
-        command = codex_fold.as_dict(p.get("action")).get("command")
+        command = rollout.as_dict(p.get("action")).get("command")
         return shlex.join(str(c) for c in command) if isinstance(command, list) else ""
     raw = p.get("arguments")
     try:
@@ -138,7 +139,7 @@ def _call_input(p: Payload) -> str:
 def _output_text(p: Payload) -> tuple[str, int | None]:
     """A tool result's text and exit code (tool definitions in tool-search results: names only)."""
     if p.get("type") == "tool_search_output":
-        names = [t.get("name") for t in codex_fold.as_list(p.get("tools")) if isinstance(t, dict)]
+        names = [t.get("name") for t in rollout.as_list(p.get("tools")) if isinstance(t, dict)]
         return "tools found: " + ", ".join(str(n) for n in names if n), None
     output = p.get("output")
     if isinstance(output, dict):
@@ -149,7 +150,7 @@ def _output_text(p: Payload) -> tuple[str, int | None]:
             if isinstance(part, dict) and part.get("type") in ("input_text", "output_text", "text"):
                 parts.append(str(part.get("text") or ""))
             elif isinstance(part, dict):
-                parts.append(f"[{codex_fold.clean_name(part.get('type'))}]")
+                parts.append(f"[{rollout.clean_name(part.get('type'))}]")
         output = "\n".join(parts)
     text = output if isinstance(output, str) else ""
     code = None
@@ -160,7 +161,7 @@ def _output_text(p: Payload) -> tuple[str, int | None]:
             legacy = None
         if isinstance(legacy, dict):
             text = str(legacy.get("output", text))
-            code = codex_fold.as_dict(legacy.get("metadata")).get("exit_code")
+            code = rollout.as_dict(legacy.get("metadata")).get("exit_code")
     m = _EXIT.search(text[:400])
     if code is None and m:
         code = int(m.group(1))
@@ -169,16 +170,16 @@ def _output_text(p: Payload) -> tuple[str, int | None]:
 
 def _tool_call(page: _Page, p: Payload, entry: CodexEntry) -> None:
     shell = p.get("type") == "local_shell_call"
-    name = "local_shell" if shell else codex_fold.clean_name(p.get("name") or p.get("type"))
+    name = "local_shell" if shell else rollout.clean_name(p.get("name") or p.get("type"))
     if isinstance(p.get("namespace"), str):
-        name = f"{codex_fold.clean_name(p['namespace'])}.{name}"
+        name = f"{rollout.clean_name(p['namespace'])}.{name}"
     call_id = p.get("call_id") or p.get("id")
     shown = _call_input(p)
     # The same rule as the Claude reader: a patch to a secret file loses its body (like Write
     # and Edit), a command naming one (`cat .env`) keeps its command line but loses its output.
     # Older Codex ran patches as shell commands (`apply_patch '*** Begin Patch…'`): those too.
-    patch = codex_fold.patch_body(p)
-    secret_input = any(secret_path(path) for _, path in codex_fold.patch_files(shown if patch is None else patch))
+    patch = rollout.patch_body(p)
+    secret_input = any(secret_path(path) for _, path in rollout.patch_files(shown if patch is None else patch))
     secret_output = not secret_input and patch is None and secret_command(shown)
     entry["kind"], entry["name"], entry["callId"] = "tool_call", name, call_id
     entry["input"] = OMITTED_SECRET if secret_input else page.text(shown)
@@ -198,10 +199,10 @@ def _tool_call(page: _Page, p: Payload, entry: CodexEntry) -> None:
 
 
 def _web_search(page: _Page, p: Payload, entry: CodexEntry) -> None:
-    action = codex_fold.as_dict(p.get("action"))
+    action = rollout.as_dict(p.get("action"))
     entry["kind"], entry["action"], entry["status"] = (
         "web_search",
-        codex_fold.clean_name(action.get("type")),
+        rollout.clean_name(action.get("type")),
         p.get("status"),
     )
     if isinstance(action.get("query"), str):
@@ -221,7 +222,7 @@ def _render(page: _Page, line: int) -> CodexEntry:
         entry["timestamp"] = obj["timestamp"]
     p = _payload(obj)
     t = p.get("type")
-    item = codex_fold.as_dict(p.get("item"))
+    item = rollout.as_dict(p.get("item"))
     if t == "item_completed":
         t = item.get("type")
     response = obj.get("type") == "response_item"
@@ -231,9 +232,9 @@ def _render(page: _Page, line: int) -> CodexEntry:
         _user(page, obj, entry)
     elif not response and t in ("agent_message", "AgentMessage"):
         _assistant(page, obj, entry)
-    elif t in codex_fold.TOOL_CALLS:
+    elif t in rollout.TOOL_CALLS:
         _tool_call(page, p, entry)
-    elif t in codex_fold.TOOL_OUTPUTS:
+    elif t in rollout.TOOL_OUTPUTS:
         text, code = _output_text(p)
         entry["kind"], entry["callId"], entry["text"] = "tool_result", p.get("call_id"), page.text(text)
         entry["note"] = "no matching call in this file"
@@ -248,10 +249,10 @@ def _render(page: _Page, line: int) -> CodexEntry:
         if saved:
             entry["savedPath"] = page.text(saved, 500)
     elif t == "agent_message":  # a response_item: mail between agents
-        parts = codex_fold.as_list(p.get("content"))
+        parts = rollout.as_list(p.get("content"))
         hidden = len([c for c in parts if isinstance(c, dict) and c.get("type") not in ("input_text", "output_text")])
         entry["kind"], entry["author"], entry["recipient"] = "agent_mail", p.get("author"), p.get("recipient")
-        entry["text"] = page.text("\n".join(codex_fold.texts(parts)))
+        entry["text"] = page.text("\n".join(rollout.texts(parts)))
         if hidden:
             entry["omittedParts"] = hidden
     elif t == "turn_aborted":
@@ -259,7 +260,7 @@ def _render(page: _Page, line: int) -> CodexEntry:
     elif t == "thread_rolled_back":
         entry["kind"], entry["numTurns"] = "rolled_back", p.get("num_turns")
     elif t == "thread_goal_updated":
-        goal = codex_fold.as_dict(p.get("goal"))
+        goal = rollout.as_dict(p.get("goal"))
         entry["kind"], entry["objective"] = "goal", page.text(goal.get("objective") or "")
         entry["status"] = goal.get("status")
     elif t == "Plan":
@@ -316,7 +317,7 @@ def _goal(page: _Page) -> CodexGoal | None:
     obj = page.load(line)
     if obj is None or line is None:
         return None
-    goal = codex_fold.as_dict(_payload(obj).get("goal"))
+    goal = rollout.as_dict(_payload(obj).get("goal"))
     return {"line": line, "objective": page.text(goal.get("objective") or ""), "status": goal.get("status")}
 
 
@@ -338,7 +339,7 @@ def _unfinished(page: _Page) -> list[CodexUnfinished]:
     out: list[CodexUnfinished] = []
     for call_id, line in calls:
         p = _payload(page.load(line))
-        out.append({"callId": call_id, "name": codex_fold.clean_name(p.get("name") or p.get("type")), "line": line})
+        out.append({"callId": call_id, "name": rollout.clean_name(p.get("name") or p.get("type")), "line": line})
     return out
 
 
