@@ -9,30 +9,124 @@ from autopilot.errors import BridgeError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the no-run hook path loads this module)
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Callable
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
-def run_git(repo: str, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    """Run git in ``repo`` and return its stdout; a failure becomes a BridgeError."""
+# The one place a git process is started (tests/unit/test_single_homes_git.py): every other module asks git through
+# run_git (text), run_git_bytes (bytes, the exit code and stderr to the caller), start_git (started now, read later)
+# or stream_git (stdout read as it comes). subprocess is imported in each (~3 ms): a path that forks no git (the
+# no-run hook, `handoff search`) never loads it.
+
+
+class GitTimeout(BridgeError):
+    """git did not finish within the deadline its caller gave."""
+
+
+def run_git(
+    repo: str, *args: str, env: dict[str, str] | None = None, check: bool = True, data: str | None = None
+) -> str:
+    """Run git in ``repo`` (``data`` on its stdin) and return its stdout; a failure becomes a BridgeError."""
     import subprocess
 
     try:
         proc = subprocess.run(
-            ["git", "-C", repo, *args],
+            _argv(repo, args),
+            input=data,
             capture_output=True,
             text=True,
             errors="replace",
-            env={**os.environ, **_GIT_ENV, **(env or {})},
-            stdin=subprocess.DEVNULL,
+            env=_env(env),
+            stdin=None if data is not None else subprocess.DEVNULL,
         )
     except FileNotFoundError:
-        raise BridgeError("git is not installed", hint="install git and try again") from None
+        raise _not_installed() from None
     if check and proc.returncode != 0:
         raise BridgeError(f"git {' '.join(args[:2])} failed in {repo}: {proc.stderr.strip()[:300]}")
     return proc.stdout
+
+
+def run_git_bytes(
+    repo: str,
+    *args: str,
+    data: bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+    prompt: bool = False,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git in ``repo`` (``data`` on its stdin, bytes) and return the finished process, whatever its exit code.
+
+    Past ``timeout`` seconds git is killed and :class:`GitTimeout` raised. With ``prompt``, git may ask for
+    credentials at the person's terminal (as ``git fetch`` would); otherwise it never asks.
+    """
+    import subprocess
+
+    try:
+        return subprocess.run(
+            _argv(repo, args),
+            input=data,
+            capture_output=True,
+            env=_env(env, prompt=prompt),
+            timeout=timeout,
+            stdin=None if data is not None else subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise _not_installed() from None
+    except subprocess.TimeoutExpired:
+        raise GitTimeout(f"git {args[0]} took longer than {timeout:.0f}s in {repo}") from None
+
+
+def start_git(repo: str, *args: str) -> Callable[[], str]:
+    """Start git in ``repo`` and return a function that waits for its stdout (errors: empty output)."""
+    import subprocess
+
+    try:
+        proc = subprocess.Popen(
+            _argv(repo, args),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            env=_env(None),
+        )
+    except FileNotFoundError:
+        raise _not_installed() from None
+    return lambda: proc.communicate()[0]
+
+
+def stream_git(repo: str, *args: str) -> subprocess.Popen[bytes]:
+    """Start git in ``repo`` with its stdout to read as it comes (bytes; stderr discarded): the caller waits for it."""
+    import subprocess
+
+    try:
+        return subprocess.Popen(
+            _argv(repo, args),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            env=_env(None),
+        )
+    except FileNotFoundError:
+        raise _not_installed() from None
+
+
+def _argv(repo: str, args: tuple[str, ...]) -> list[str]:
+    """git's command line, run in ``repo``: the only place one is built."""
+    return ["git", "-C", repo, *args]
+
+
+def _env(env: dict[str, str] | None, *, prompt: bool = False) -> dict[str, str]:
+    """git's environment: ours, no optional locks, the C locale, no credential prompt unless ``prompt``, and ``env``."""
+    ours = {k: v for k, v in _GIT_ENV.items() if k != "GIT_TERMINAL_PROMPT"} if prompt else _GIT_ENV
+    return {**os.environ, **ours, **(env or {})}
+
+
+def _not_installed() -> BridgeError:
+    return BridgeError("git is not installed", hint="install git and try again")
 
 
 def toplevel(cwd: str | None = None) -> str:
@@ -48,23 +142,12 @@ def toplevel(cwd: str | None = None) -> str:
             if parent == here:
                 break
             here = parent
-    import subprocess
-
-    try:
-        proc = subprocess.run(
-            ["git", "-C", cwd, "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **_GIT_ENV},
-            stdin=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise BridgeError("git is not installed", hint="install git and try again") from None
-    if proc.returncode != 0 or not proc.stdout.strip():
+    out = run_git(cwd, "rev-parse", "--show-toplevel", check=False).strip()
+    if not out:
         raise BridgeError(
             f"{cwd} is not inside a git repository", hint="run codex-bridge inside your project, or `git init` it first"
         )
-    return os.path.realpath(proc.stdout.strip())
+    return os.path.realpath(out)
 
 
 def git_dir(top: str) -> str | None:
@@ -469,21 +552,21 @@ def secret_changes(repo: str, since: str, tree: str, changes: list[Change]) -> l
         return changes
     # Additions (and copies) could be copies of a secret file the base holds unchanged.
     listing = (
-        _start_git(repo, "ls-tree", "-r", "-z", "--full-tree", since)
+        start_git(repo, "ls-tree", "-r", "-z", "--full-tree", since)
         if since != EMPTY_TREE and any(c[1] is None or c[0] == "C" for c in rest)
         else None
     )
-    ignored = _start_git(repo, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+    ignored = start_git(repo, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
     revs = [tree] if since == EMPTY_TREE else [tree, since]
     paths = sorted({p for c in rest for p in (c[1], c[2]) if p})
     chunks = [paths[n : n + 500] for n in range(0, len(paths), 500)]
     patterns = [arg for p in KEY_FILE_LINES for arg in ("-e", p)]
     searches = [
-        _start_git(repo, "grep", "-z", "-l", "-I", "-E", *patterns, *revs, "--", *(f":(literal){p}" for p in chunk))
+        start_git(repo, "grep", "-z", "-l", "-I", "-E", *patterns, *revs, "--", *(f":(literal){p}" for p in chunk))
         for chunk in chunks
     ]
     env_searches = [
-        _start_git(
+        start_git(
             repo, "grep", "-z", "-l", "-I", "-E", "-e", ENV_FILE_LINE, *revs, "--", *(f":(literal){p}" for p in c)
         )
         for c in chunks
@@ -563,17 +646,10 @@ def _work_tree_blobs(repo: str, paths: list[str], id_length: int) -> set[str]:
 
 def _blob_texts(repo: str, blobs: set[str]) -> dict[str, str]:
     """The contents of blobs as text, read with one ``git cat-file --batch`` (a missing blob is left out)."""
-    import subprocess
-
     if not blobs:
         return {}
     order = sorted(blobs)
-    proc = subprocess.run(
-        ["git", "-C", repo, "cat-file", "--batch"],
-        input="".join(f"{b}\n" for b in order).encode(),
-        capture_output=True,
-        env={**os.environ, **_GIT_ENV},
-    )
+    proc = run_git_bytes(repo, "cat-file", "--batch", data="".join(f"{b}\n" for b in order).encode())
     out, pos, texts = proc.stdout, 0, {}
     for blob in order:
         eol = out.find(b"\n", pos)
@@ -586,22 +662,6 @@ def _blob_texts(repo: str, blobs: set[str]) -> dict[str, str]:
             texts[blob] = out[pos : pos + size].decode("utf-8", "replace")
             pos += size + 1
     return texts
-
-
-def _start_git(repo: str, *args: str) -> Callable[[], str]:
-    """Start git in ``repo`` and return a function that waits for its stdout (errors: empty output)."""
-    import subprocess
-
-    proc = subprocess.Popen(
-        ["git", "-C", repo, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        errors="replace",
-        env={**os.environ, **_GIT_ENV},
-    )
-    return lambda: proc.communicate()[0]
 
 
 def bound(text: str, limit: int) -> tuple[str, bool]:

@@ -1,4 +1,4 @@
-"""git.py reads the branch and the common git directory from the files, as git itself would answer."""
+"""git.py reads the branch and the common git directory from the files, as git itself would answer, and runs git."""
 
 from __future__ import annotations
 
@@ -172,3 +172,38 @@ def test_an_edit_of_the_same_size_within_the_indexs_second_is_seen(tmp_path):
     for repo, cache in racy_edits(tmp_path).items():
         tree = git.work_tree(str(repo), cache)
         assert run(repo, "ls-tree", tree, "deploy.sh").split()[2] == run(repo, "hash-object", "deploy.sh").strip()
+
+
+def alias(name: str, command: str) -> dict[str, str]:
+    """The environment that gives git an alias ``name`` running the shell ``command``."""
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"alias.{name}", "GIT_CONFIG_VALUE_0": f"!{command}"}
+
+
+def test_run_git_hands_git_its_input(git_repo):
+    """``data`` reaches git's stdin: the blob id of "hello\\n", as every git computes it."""
+    assert git.run_git(str(git_repo), "hash-object", "--stdin", data="hello\n").strip() == (
+        "ce013625030ba8dba906f756967f9e9ca394464a"
+    )
+
+
+def test_run_git_bytes_gives_the_exit_code_and_bytes(git_repo):
+    """A failing git is no error here: the caller reads its exit code and stderr, as bytes."""
+    proc = git.run_git_bytes(str(git_repo), "cat-file", "-t", "0" * 40)
+    said = b"fatal: git cat-file: could not get object info\n"
+    assert (proc.returncode, proc.stdout, proc.stderr) == (128, b"", said)
+
+
+def test_a_git_past_its_deadline_is_stopped(git_repo):
+    """A git still running at its timeout is killed and named in a GitTimeout, long before it would end."""
+    started = time.monotonic()
+    with pytest.raises(git.GitTimeout, match=r"^git nap took longer than 0s in "):
+        git.run_git_bytes(str(git_repo), "nap", env=alias("nap", "sleep 2"), timeout=0.3)
+    assert time.monotonic() - started < 1.5
+
+
+def test_git_asks_for_credentials_only_when_told_it_may(git_repo, monkeypatch):
+    """GIT_TERMINAL_PROMPT=0 unless ``prompt``: then git inherits the person's own setting."""
+    monkeypatch.delenv("GIT_TERMINAL_PROMPT", raising=False)
+    show = alias("show-prompt", "echo ${GIT_TERMINAL_PROMPT-unset}")
+    said = [git.run_git_bytes(str(git_repo), "show-prompt", env=show, prompt=p).stdout for p in (False, True)]
+    assert said == [b"0\n", b"unset\n"]
