@@ -144,36 +144,6 @@ def test_an_empty_ref_file_is_left_to_git(git_repo):
     assert git.head_sha(str(git_repo)) == gits_head(git_repo)
 
 
-def racy_edits(root: Path) -> dict[Path, str | None]:
-    """Repositories (one without a snapshot cache, one with) whose deploy.sh was added, then rewritten at the same size
-    within the same second; retried from the start of another second when a busy machine makes the setup overrun."""
-    for attempt in range(5):
-        repos = {root / f"plain{attempt}": None, root / f"cached{attempt}": str(root / f"cache{attempt}" / "index")}
-        for repo in repos:
-            subprocess.run(["git", "init", "-q", str(repo)], check=True, env=ENV)
-        while time.time() % 1 > 0.3:  # the start of a second: what follows fits in it
-            time.sleep(0.05)
-        second = int(time.time())
-        for repo, cache in repos.items():
-            (repo / "deploy.sh").write_text("APP=web\n")
-            run(repo, "add", "deploy.sh")
-            if cache:
-                git.work_tree(str(repo), cache)
-            (repo / "deploy.sh").write_text("APP=api\n")  # the same size, in the same second
-        if int(time.time()) == second:
-            time.sleep(second + 1.05 - time.time())  # the snapshots come a second later
-            return repos
-    raise AssertionError("five setups each took longer than a second")
-
-
-def test_an_edit_of_the_same_size_within_the_indexs_second_is_seen(tmp_path):
-    """A file rewritten at the same size in the second its index entry was written is hashed again (git calls it
-    "racy"): a snapshot taken a second later still sees the edit, from the user's index or from its cache."""
-    for repo, cache in racy_edits(tmp_path).items():
-        tree = git.work_tree(str(repo), cache)
-        assert run(repo, "ls-tree", tree, "deploy.sh").split()[2] == run(repo, "hash-object", "deploy.sh").strip()
-
-
 def alias(name: str, command: str) -> dict[str, str]:
     """The environment that gives git an alias ``name`` running the shell ``command``."""
     return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"alias.{name}", "GIT_CONFIG_VALUE_0": f"!{command}"}

@@ -14,7 +14,7 @@ from pathlib import Path
 from autopilot import config, git
 from autopilot.errors import BridgeError
 from autopilot.fsutil import replace_text
-from autopilot.loop import reviewer, status, transitions
+from autopilot.loop import reviewer, snapshot, status, transitions
 from autopilot.loop.migrations import (
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_NO_PROGRESS_THRESHOLD,
@@ -145,7 +145,7 @@ def plan(
     artifact = ws.store.artifact("plan", {"goal": goal, "plan": plan, "plan_path": str(rel)})
     owner = session_id if session_id is not None else config.env("CLAUDE_CODE_SESSION_ID")
     # Work already in the tree (uncommitted edits, the plan file itself) is not the first task's work.
-    plan_tree = git.work_tree(ws.root)
+    plan_tree = snapshot.work_tree(ws.root)
     with ws.store.transaction() as s:
         transitions.apply_plan(
             s,

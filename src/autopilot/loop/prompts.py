@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.config import Config
     from autopilot.loop.shapes import DiffFacts, Task
+    from autopilot.loop.snapshot import Snapshot
     from autopilot.loop.state import State
 
 
@@ -42,7 +43,7 @@ def withheld_names(names: list[str], redactor: Redactor) -> list[str]:
     return shown
 
 
-def diff_evidence(settings: Config, snap: git.Snapshot, redactor: Redactor) -> tuple[str, DiffFacts]:
+def diff_evidence(settings: Config, snap: Snapshot, redactor: Redactor) -> tuple[str, DiffFacts]:
     """The redacted, bounded diff as evidence, and facts about it (size, cut, files); ``settings``: the config
     file's (its ``max_diff_chars``)."""
     limit = config.max_diff_chars(settings)

@@ -10,7 +10,7 @@ import json
 
 from autopilot import git
 from autopilot.errors import BridgeError, RunChanged
-from autopilot.loop import control, reviewer, status, transitions
+from autopilot.loop import control, reviewer, snapshot, status, transitions
 from autopilot.loop.prompts import diff_evidence, task_text
 from autopilot.loop.reviewer import Answer
 from autopilot.loop.state import State
@@ -71,7 +71,7 @@ def judge(
     if (
         state["iteration"] == 0
         and state.get("plan_tree")
-        and git.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
+        and snapshot.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
     ):
         say("nothing has changed since the plan; no verdict was asked for")
         skipped: VerdictSkipped = {
