@@ -327,14 +327,3 @@ def _head_branch(found: str) -> str | None:
         if any(f" {ref}\n".encode() in packed for ref in shadows[1:]):
             return None
     return name
-
-
-def bound(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut to ``limit`` characters keeping its beginning and end, and whether it was cut."""
-    if len(text) <= limit:
-        return text, False
-    head = limit * 2 // 3
-    tail = limit - head
-    omitted = len(text) - head - tail
-    marker = f"\n[... {omitted} characters omitted from the middle; the full text has {len(text)} ...]\n"
-    return text[:head] + marker + text[-tail:], True

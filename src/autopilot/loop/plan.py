@@ -20,6 +20,7 @@ from autopilot.loop.migrations import (
     DEFAULT_NO_PROGRESS_THRESHOLD,
     env_budget_usd,
 )
+from autopilot.loop.prompts import middle_cut
 from autopilot.loop.workspace import PLAN_DIR, Workspace
 from autopilot.output import printable, say
 from autopilot.paths import slugify
@@ -34,7 +35,7 @@ MAX_FILE_LIST_CHARS = 6000
 
 def _repo_facts(root: str, redactor: Redactor) -> str:
     files = git.run_git(root, "ls-files", check=False)
-    listing, cut = git.bound(files, MAX_FILE_LIST_CHARS)
+    listing, cut = middle_cut(files, MAX_FILE_LIST_CHARS), len(files) > MAX_FILE_LIST_CHARS
     body = (
         f"branch: {git.branch(root) or '(detached)'}\nHEAD: {git.head_sha(root) or '(no commits)'}\n"
         f"tracked files{' (middle omitted)' if cut else ''}:\n{listing}"
