@@ -7,7 +7,8 @@ Three ways, by what the reader needs to keep:
 - :func:`clip_counted` — the start, and how many characters were cut: a message read whole (a hook's
   reason, a quoted claim), so the reader knows it is incomplete and by how much.
 - :func:`clip_middle` — two thirds from the start, one from the end, and the count between:
-  evidence whose end matters as much as its start (a tool's output ends with its result).
+  evidence whose end matters as much as its start (a tool's output ends with its result); its mark
+  and which side keeps the odd character are the caller's (the handoff's evidence, the loop's prompts).
 
 And whether a short run of letters and digits reads as generated or as a name people give
 (:func:`reads_generated`), the one home of that call: the redactor withholds a vendor's token whose
@@ -45,23 +46,31 @@ def clip_counted(text: str, limit: int, mark: str = " […{cut:,} characters cut
     return text[: max(0, limit - room)] + mark.format(cut=len(text) - limit + room)
 
 
-def clip_middle(text: str, limit: int | None) -> str:
-    """``text`` cut to about ``limit`` characters, two thirds from its start and one from its end (None: whole)."""
+MIDDLE_MARK = "\n…[{omitted} chars omitted]…\n"
+
+
+def clip_middle(text: str, limit: int | None, mark: str = MIDDLE_MARK, *, end_rounds_up: bool = False) -> str:
+    """``text`` cut to about ``limit`` characters, two thirds from its start and one from its end (None: whole).
+
+    ``mark`` goes between them (``{omitted}``: how many characters were left out, ``{total}``: the text's length);
+    with ``end_rounds_up`` the end keeps the character a limit that three does not divide leaves over.
+    """
     if limit is None or len(text) <= limit:
         return text
-    head_n, tail_n = middle_split(limit)
-    return middle_join(text[:head_n], len(text) - head_n - tail_n, text[len(text) - tail_n :] if tail_n else "")
+    head_n, tail_n = middle_split(limit, end_rounds_up=end_rounds_up)
+    tail = text[len(text) - tail_n :] if tail_n else ""
+    return middle_join(text[:head_n], len(text) - head_n - tail_n, tail, mark)
 
 
-def middle_split(limit: int) -> tuple[int, int]:
+def middle_split(limit: int, *, end_rounds_up: bool = False) -> tuple[int, int]:
     """How many characters :func:`clip_middle` keeps from the start and from the end of a longer text."""
-    head = (limit * 2 + 2) // 3
+    head = limit * 2 // 3 if end_rounds_up else (limit * 2 + 2) // 3
     return head, limit - head
 
 
-def middle_join(head: str, omitted: int, tail: str) -> str:
-    """A start and an end with the count of what was left out between them (the mark :func:`clip_middle` makes)."""
-    return f"{head}\n…[{omitted} chars omitted]…\n{tail}"
+def middle_join(head: str, omitted: int, tail: str, mark: str = MIDDLE_MARK) -> str:
+    """A start and an end with ``mark`` between them, counting what was left out (what :func:`clip_middle` makes)."""
+    return head + mark.format(omitted=omitted, total=len(head) + omitted + len(tail)) + tail
 
 
 _VOWELS = frozenset("aeiouAEIOU")

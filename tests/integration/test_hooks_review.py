@@ -92,12 +92,12 @@ def test_edits_made_before_the_plan_are_not_reviewed(git_repo, openai_env, bridg
 
 def test_hook_compares_only_the_tree_id(planned, openai_env, bridge, monkeypatch):
     """Deciding whether to review computes the work tree's id and never takes the diff (the worker does)."""
-    from autopilot import git
+    from autopilot.loop import snapshot
 
     openai_env.push(reply_json(APPROVE))
     edit(bridge, planned)
     diffs = []
-    monkeypatch.setattr(git, "snapshot", lambda *a, **k: diffs.append(a))
+    monkeypatch.setattr(snapshot, "snapshot", lambda *a, **k: diffs.append(a))
     assert edit(bridge, planned, tool="Bash") is None and diffs == []
 
 

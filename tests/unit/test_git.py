@@ -1,4 +1,4 @@
-"""git.py reads the branch and the common git directory from the files, as git itself would answer."""
+"""git.py reads the branch and the common git directory from the files, as git itself would answer, and runs git."""
 
 from __future__ import annotations
 
@@ -144,31 +144,36 @@ def test_an_empty_ref_file_is_left_to_git(git_repo):
     assert git.head_sha(str(git_repo)) == gits_head(git_repo)
 
 
-def racy_edits(root: Path) -> dict[Path, str | None]:
-    """Repositories (one without a snapshot cache, one with) whose deploy.sh was added, then rewritten at the same size
-    within the same second; retried from the start of another second when a busy machine makes the setup overrun."""
-    for attempt in range(5):
-        repos = {root / f"plain{attempt}": None, root / f"cached{attempt}": str(root / f"cache{attempt}" / "index")}
-        for repo in repos:
-            subprocess.run(["git", "init", "-q", str(repo)], check=True, env=ENV)
-        while time.time() % 1 > 0.3:  # the start of a second: what follows fits in it
-            time.sleep(0.05)
-        second = int(time.time())
-        for repo, cache in repos.items():
-            (repo / "deploy.sh").write_text("APP=web\n")
-            run(repo, "add", "deploy.sh")
-            if cache:
-                git.work_tree(str(repo), cache)
-            (repo / "deploy.sh").write_text("APP=api\n")  # the same size, in the same second
-        if int(time.time()) == second:
-            time.sleep(second + 1.05 - time.time())  # the snapshots come a second later
-            return repos
-    raise AssertionError("five setups each took longer than a second")
+def alias(name: str, command: str) -> dict[str, str]:
+    """The environment that gives git an alias ``name`` running the shell ``command``."""
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"alias.{name}", "GIT_CONFIG_VALUE_0": f"!{command}"}
 
 
-def test_an_edit_of_the_same_size_within_the_indexs_second_is_seen(tmp_path):
-    """A file rewritten at the same size in the second its index entry was written is hashed again (git calls it
-    "racy"): a snapshot taken a second later still sees the edit, from the user's index or from its cache."""
-    for repo, cache in racy_edits(tmp_path).items():
-        tree = git.work_tree(str(repo), cache)
-        assert run(repo, "ls-tree", tree, "deploy.sh").split()[2] == run(repo, "hash-object", "deploy.sh").strip()
+def test_run_git_hands_git_its_input(git_repo):
+    """``data`` reaches git's stdin: the blob id of "hello\\n", as every git computes it."""
+    assert git.run_git(str(git_repo), "hash-object", "--stdin", data="hello\n").strip() == (
+        "ce013625030ba8dba906f756967f9e9ca394464a"
+    )
+
+
+def test_run_git_bytes_gives_the_exit_code_and_bytes(git_repo):
+    """A failing git is no error here: the caller reads its exit code and stderr, as bytes."""
+    proc = git.run_git_bytes(str(git_repo), "cat-file", "-t", "0" * 40)
+    said = b"fatal: git cat-file: could not get object info\n"
+    assert (proc.returncode, proc.stdout, proc.stderr) == (128, b"", said)
+
+
+def test_a_git_past_its_deadline_is_stopped(git_repo):
+    """A git still running at its timeout is killed and named in a GitTimeout, long before it would end."""
+    started = time.monotonic()
+    with pytest.raises(git.GitTimeout, match=r"^git nap took longer than 0s in "):
+        git.run_git_bytes(str(git_repo), "nap", env=alias("nap", "sleep 2"), timeout=0.3)
+    assert time.monotonic() - started < 1.5
+
+
+def test_git_asks_for_credentials_only_when_told_it_may(git_repo, monkeypatch):
+    """GIT_TERMINAL_PROMPT=0 unless ``prompt``: then git inherits the person's own setting."""
+    monkeypatch.delenv("GIT_TERMINAL_PROMPT", raising=False)
+    show = alias("show-prompt", "echo ${GIT_TERMINAL_PROMPT-unset}")
+    said = [git.run_git_bytes(str(git_repo), "show-prompt", env=show, prompt=p).stdout for p in (False, True)]
+    assert said == [b"0\n", b"unset\n"]

@@ -328,7 +328,7 @@ def test_what_a_killed_process_left_is_swept_before_the_next_call(git_repo):
     """Stale temp files and index folders in the run directory go; fresh ones (a live writer's) stay."""
     import time
 
-    from autopilot import git
+    from autopilot.loop import snapshot
 
     store = Store(git_repo)
     valid_state_text(store)
@@ -343,7 +343,7 @@ def test_what_a_killed_process_left_is_swept_before_the_next_call(git_repo):
     for path in (*stale, folder):
         os.utime(path, (old, old))
     store.check_writable()
-    git.work_tree(str(git_repo), str(store.dir / "work-index"))
+    snapshot.work_tree(str(git_repo), str(store.dir / "work-index"))
     assert not any(p.exists() for p in stale) and not folder.exists() and fresh.exists()
 
 

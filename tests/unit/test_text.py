@@ -43,6 +43,13 @@ def test_clip_middle_keeps_two_thirds_of_the_start_and_one_of_the_end():
     assert clip_middle("a" * 50 + "b" * 50, 30) == "a" * 20 + "\n…[70 chars omitted]…\n" + "b" * 10
 
 
+def test_clip_middle_takes_another_mark_and_rounding():
+    """A caller's own mark counts what went and the whole; with end_rounds_up the end keeps the odd character."""
+    text = "a" * 150 + "b" * 150
+    assert clip_middle(text, 200) == "a" * 134 + "\n…[100 chars omitted]…\n" + "b" * 66
+    assert clip_middle(text, 200, "<{omitted} of {total}>", end_rounds_up=True) == "a" * 133 + "<100 of 300>" + "b" * 67
+
+
 def test_clip_middle_without_a_limit_keeps_everything():
     """None is no bound (``--full``)."""
     assert clip_middle("z" * 10_000, None) == "z" * 10_000

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from autopilot import config, paths
 from autopilot.commands import backend_flags
 from autopilot.errors import BridgeError
+from autopilot.git import run_git
 
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
@@ -110,13 +110,12 @@ def scripted_answer(body: dict[str, Any]) -> Step:
 
 def _git(repo: str, *args: str) -> None:
     env = {
-        **os.environ,
         "GIT_AUTHOR_NAME": "demo",
         "GIT_AUTHOR_EMAIL": "demo@example.invalid",
         "GIT_COMMITTER_NAME": "demo",
         "GIT_COMMITTER_EMAIL": "demo@example.invalid",
     }
-    subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, env=env)
+    run_git(repo, *args, env=env)
 
 
 def _make_repo(root: str) -> str:

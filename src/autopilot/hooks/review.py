@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import subprocess
 
-from autopilot import config, git
+from autopilot import config
 from autopilot.errors import CallBusy
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks.context import (
@@ -28,6 +28,7 @@ from autopilot.hooks.context import (
 from autopilot.loop import status
 from autopilot.loop.findings import findings_text
 from autopilot.loop.review_worker import in_flight, start_worker
+from autopilot.loop.snapshot import work_tree
 from autopilot.loop.state import State, same_run
 from autopilot.loop.transitions import INFRA_PAUSE_AFTER
 from autopilot.output import one_line, quoted
@@ -49,7 +50,7 @@ def post_tool_use(hook: Hook) -> HookAnswer | None:
     if state is None:
         return refusal
     # Only the tree id decides (the worker takes the diff): as planned, or as last reviewed, is nothing new.
-    tree = git.work_tree(hook.workspace.root, hook.workspace.index_cache)
+    tree = work_tree(hook.workspace.root, hook.workspace.index_cache)
     last = state.get("last_review")
     if tree in (state.get("plan_tree"), last.get("fingerprint") if last else None) or in_flight(hook.store):
         return deliver(hook, state)

@@ -14,12 +14,13 @@ from pathlib import Path
 from autopilot import config, git, untrusted
 from autopilot.errors import BridgeError
 from autopilot.fsutil import replace_text
-from autopilot.loop import reviewer, status, transitions
+from autopilot.loop import reviewer, snapshot, status, transitions
 from autopilot.loop.migrations import (
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_NO_PROGRESS_THRESHOLD,
     env_budget_usd,
 )
+from autopilot.loop.prompts import middle_cut
 from autopilot.loop.workspace import PLAN_DIR, Workspace
 from autopilot.output import printable, say
 from autopilot.paths import slugify
@@ -34,7 +35,7 @@ MAX_FILE_LIST_CHARS = 6000
 
 def _repo_facts(root: str, redactor: Redactor) -> str:
     files = git.run_git(root, "ls-files", check=False)
-    listing, cut = git.bound(files, MAX_FILE_LIST_CHARS)
+    listing, cut = middle_cut(files, MAX_FILE_LIST_CHARS), len(files) > MAX_FILE_LIST_CHARS
     body = (
         f"branch: {git.branch(root) or '(detached)'}\nHEAD: {git.head_sha(root) or '(no commits)'}\n"
         f"tracked files{' (middle omitted)' if cut else ''}:\n{listing}"
@@ -145,7 +146,7 @@ def plan(
     artifact = ws.store.artifact("plan", {"goal": goal, "plan": plan, "plan_path": str(rel)})
     owner = session_id if session_id is not None else config.env("CLAUDE_CODE_SESSION_ID")
     # Work already in the tree (uncommitted edits, the plan file itself) is not the first task's work.
-    plan_tree = git.work_tree(ws.root)
+    plan_tree = snapshot.work_tree(ws.root)
     with ws.store.transaction() as s:
         transitions.apply_plan(
             s,

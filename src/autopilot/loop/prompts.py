@@ -7,16 +7,27 @@ restarts the run's conversation is prefixed with the run's state (:func:`restart
 
 from __future__ import annotations
 
-from autopilot import config, git, untrusted
+from autopilot import config, untrusted
 from autopilot.loop.findings import findings_text, open_findings
 from autopilot.redact import Redactor
-from autopilot.text import clip_counted
+from autopilot.text import clip_counted, clip_middle
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.config import Config
     from autopilot.loop.shapes import DiffFacts, Task
+    from autopilot.loop.snapshot import Snapshot
     from autopilot.loop.state import State
+
+
+# How a prompt marks the middle it cut: the wording Codex has been shown since the first release, kept byte for byte
+# (prompts sent before and after this home moved read the same).
+CUT_MARK = "\n[... {omitted} characters omitted from the middle; the full text has {total} ...]\n"
+
+
+def middle_cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters in its middle as the loop's prompts cut it (:func:`text.clip_middle`)."""
+    return clip_middle(text, limit, CUT_MARK, end_rounds_up=True)
 
 
 def task_text(task: Task) -> str:
@@ -37,16 +48,16 @@ def withheld_names(names: list[str], redactor: Redactor) -> list[str]:
     shown = []
     for name in names:
         one_line = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in name)
-        shown.append(git.bound(redactor(one_line), 200)[0].replace("\n", " "))
+        shown.append(middle_cut(redactor(one_line), 200).replace("\n", " "))
     return shown
 
 
-def diff_evidence(settings: Config, snap: git.Snapshot, redactor: Redactor) -> tuple[str, DiffFacts]:
+def diff_evidence(settings: Config, snap: Snapshot, redactor: Redactor) -> tuple[str, DiffFacts]:
     """The redacted, bounded diff as evidence, and facts about it (size, cut, files); ``settings``: the config
     file's (its ``max_diff_chars``)."""
     limit = config.max_diff_chars(settings)
     patch = redactor(snap.patch)
-    bounded, cut = git.bound(patch, limit)
+    bounded, cut = middle_cut(patch, limit), len(patch) > limit
     secret_names = withheld_names(snap.secret_files, redactor)
     facts: DiffFacts = {
         "files": len(snap.files),

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 
-from autopilot import git, untrusted
+from autopilot import untrusted
 from autopilot.errors import BridgeError, RunChanged
-from autopilot.loop import control, reviewer, status, transitions
-from autopilot.loop.prompts import diff_evidence, task_text
+from autopilot.loop import control, reviewer, snapshot, status, transitions
+from autopilot.loop.prompts import diff_evidence, middle_cut, task_text
 from autopilot.loop.reviewer import Answer
 from autopilot.loop.state import State
 from autopilot.loop.workspace import Workspace
@@ -71,7 +71,7 @@ def judge(
     if (
         state["iteration"] == 0
         and state.get("plan_tree")
-        and git.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
+        and snapshot.work_tree(ws.root, ws.index_cache) == state["plan_tree"]
     ):
         say("nothing has changed since the plan; no verdict was asked for")
         skipped: VerdictSkipped = {
@@ -95,7 +95,7 @@ def judge(
             redactor(json.dumps({k: review.get(k) for k in ("decision", "summary", "issues")}, indent=1)),
         )
     if last_message:
-        message, _ = git.bound(redactor(last_message), MAX_MESSAGE_CHARS)
+        message = middle_cut(redactor(last_message), MAX_MESSAGE_CHARS)
         evidence += "\n" + untrusted.evidence("Claude's last message (a claim, not proof)", message)
     listed = "\n".join(f"- {t['id']}: {t['title']}" for t in plan["tasks"])
     text = reviewer.prompt(

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from autopilot.config import Config
     from autopilot.loop.backends import Backend
     from autopilot.loop.reviewer import Answer, Check
+    from autopilot.loop.snapshot import Snapshot
 
     R = TypeVar("R")
 
@@ -203,16 +204,18 @@ class Workspace:
                 transitions.budget_guard(s)
             exc.run = s.copy()
 
-    def snapshot(self, base: str | None) -> git.Snapshot:
+    def snapshot(self, base: str | None) -> Snapshot:
         """The work since ``base``, without the run's own plan files."""
-        return git.snapshot(self.root, base, exclude=(PLAN_DIR,), cache=self.index_cache)
+        from autopilot.loop import snapshot  # every hook with a run loads this module; only a diff needs that one
+
+        return snapshot.snapshot(self.root, base, exclude=(PLAN_DIR,), cache=self.index_cache)
 
     @property
     def index_cache(self) -> str:
-        """Where the work-tree index copy is kept between calls (see git.work_tree)."""
+        """Where the work-tree index copy is kept between calls (see loop.snapshot.work_tree)."""
         return str(self.store.dir / "work-index")
 
-    def snapshot_while_loading(self, base: str | None) -> git.Snapshot:
+    def snapshot_while_loading(self, base: str | None) -> Snapshot:
         """The snapshot, taken while the libraries a Codex call needs are imported.
 
         git runs in subprocesses that release the GIL, so the ~30 ms of git and filelock's import (the run's

@@ -1,7 +1,7 @@
 """Env files under any name: contents most of whose lines are ``NAME=value``, a secret among the values.
 
 ``.env`` is withheld by its name; its copy ``settings.txt`` (or the file it was pasted into) is
-known by what it holds, so ``git.secret_changes`` withholds it as well. A value is a secret when
+known by what it holds, so ``loop.withheld.secret_changes`` withholds it as well. A value is a secret when
 the redactor would remove it (``DB_PASSWORD=…``, a token's shape) or when it looks generated:
 mixed case with digits, long hex (not under a checksum's or a commit's name), or twenty letters and
 digits without a dot or a slash (a host, a path or a version has them) that is not a UUID. Options

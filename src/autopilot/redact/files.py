@@ -71,7 +71,7 @@ _DIFF_FILE = lazy(r"^(?:[ \t]*\d{1,7}→)?diff --git (?:\\?\"?a/)(.+?)\"? (?:\\?
 def secret_diffs(text: str, counts: Counter[str]) -> str:
     """``text`` with the diff of each secret-bearing file withheld whole, its hunk headers and lines too.
 
-    A diff sent for review withholds such a file (``git.secret_changes``); the same diff in an agent's
+    A diff sent for review withholds such a file (``loop.withheld.secret_changes``); the same diff in an agent's
     tool output (``git diff``, ``git show``) is withheld here the same way: its ``diff --git`` line stays,
     everything up to the next file's goes. A hunk header's ``NAME=value`` context is the file's content.
     """

@@ -12,17 +12,20 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 import tempfile
+from typing import TYPE_CHECKING
 
 from autopilot.errors import EXIT_INFRA, BridgeError
+from autopilot.git import GitTimeout, run_git_bytes, stream_git
+
+if TYPE_CHECKING:
+    import subprocess
 
 REF = "refs/codex-autopilot/share"
 INCOMING = "refs/codex-autopilot/incoming"
 FETCHED = "refs/codex-autopilot/fetched"
 LOCAL_TIMEOUT_S = 120.0
 NETWORK_TIMEOUT_S = 600.0
-_ENV = {"LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
 _OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 
@@ -41,23 +44,14 @@ def git(
     check: bool = True,
     timeout: float = LOCAL_TIMEOUT_S,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run git in ``repo`` (bytes in, bytes out); a failure becomes a BridgeError naming the command."""
+    """Run git in ``repo`` (bytes in, bytes out); a failure becomes a BridgeError naming the command.
+
+    git may ask for credentials at the person's terminal, as ``git fetch`` would (see the module's docstring).
+    """
     try:
-        proc = subprocess.run(
-            ["git", "-C", repo, *args],
-            input=data,
-            capture_output=True,
-            env={**os.environ, **_ENV, **(env or {})},
-            timeout=timeout,
-            stdin=None if data is not None else subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise BridgeError("git is not installed", hint="install git and try again") from None
-    except subprocess.TimeoutExpired:
-        raise Unreachable(
-            f"git {args[0]} took longer than {timeout:.0f}s in {repo}",
-            hint="check the remote and the network, then try again",
-        ) from None
+        proc = run_git_bytes(repo, *args, data=data, env=env, timeout=timeout, prompt=True)
+    except GitTimeout as exc:
+        raise Unreachable(str(exc), hint="check the remote and the network, then try again") from None
     if check and proc.returncode != 0:
         raise BridgeError(f"git {' '.join(args[:2])} failed in {repo}: {_err(proc)}")
     return proc
@@ -176,13 +170,7 @@ def delete_ref(repo: str, ref: str) -> None:
 def tree_entries(repo: str, commit: str, limit: int) -> list[tuple[str, str, str, int, str]]:
     """(mode, type, object id, size, path) of every file in ``commit``'s tree, recursively; more than ``limit``
     entries is refused (a hostile tree could be as large as it likes)."""
-    proc = subprocess.Popen(
-        ["git", "-C", repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, **_ENV},
-    )
+    proc = stream_git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
     assert proc.stdout is not None
     found: list[tuple[str, str, str, int, str]] = []
     buffer = b""
