@@ -229,7 +229,7 @@ def test_loop_writes_every_status_it_owns():
 
 
 def test_hook_handlers_do_not_import_each_other():
-    """Hook handler modules share only hooks/__init__, hooks/context and hooks/slash: none imports another
+    """Hook handler modules share only hooks/__init__ and hooks/context: none imports another
     (hooks/review.py, the PostToolUse hook, never loads the Stop hook)."""
     from autopilot.hooks import HANDLERS
 

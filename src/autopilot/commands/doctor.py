@@ -15,10 +15,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from autopilot import __version__, config, paths
+from autopilot import PLUGIN, RESUME, SETUP, __version__, config, paths
 from autopilot.config import parse_version
 from autopilot.errors import EXIT_ERROR, BridgeError
-from autopilot.hooks import slash
 from autopilot.output import emit, show
 
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
@@ -160,7 +159,7 @@ def plugin_data_dirs() -> list[Path]:
         return [Path(data)]
     root = paths.claude_config_dir() / "plugins" / "data"
     try:
-        return sorted(p for p in root.iterdir() if p.name.startswith(f"{slash.PLUGIN}-"))
+        return sorted(p for p in root.iterdir() if p.name.startswith(f"{PLUGIN}-"))
     except OSError:
         return []
 
@@ -208,7 +207,7 @@ def _plugin_root() -> Path | None:
     if (here / ".claude-plugin" / "plugin.json").exists():
         return here
     cache = paths.claude_config_dir() / "plugins" / "cache"
-    found = sorted(cache.glob(f"*/{slash.PLUGIN}/*/.claude-plugin/plugin.json"), key=lambda p: p.stat().st_mtime)
+    found = sorted(cache.glob(f"*/{PLUGIN}/*/.claude-plugin/plugin.json"), key=lambda p: p.stat().st_mtime)
     return found[-1].parents[1] if found else None
 
 
@@ -247,7 +246,7 @@ def _codex_side() -> Check:
             "codex side",
             WARN,
             f"not set up ({', '.join(missing)} missing in {paths.codex_home()})",
-            f"{slash.SETUP} --trust  (in Claude Code; or codex-bridge setup --trust)",
+            f"{SETUP} --trust  (in Claude Code; or codex-bridge setup --trust)",
         )
     marker = skills.read_marker("handoff") or {}
     python, bridge = installed_bridge()
@@ -262,7 +261,7 @@ def _codex_side() -> Check:
             "codex side",
             FAIL,
             f"set up by another version or environment ({len(stale)} files differ: {', '.join(stale[:3])})",
-            f"{slash.SETUP}  (or codex-bridge setup) to bring it up to date",
+            f"{SETUP}  (or codex-bridge setup) to bring it up to date",
         )
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
     config_file = paths.codex_home() / "config.toml"
@@ -272,7 +271,7 @@ def _codex_side() -> Check:
             "codex side",
             WARN,
             "installed, but Codex has not trusted the $handoff hook yet",
-            f"{slash.SETUP} --trust, or /hooks in Codex",
+            f"{SETUP} --trust, or /hooks in Codex",
         )
     hooks = _hook_keys(paths.codex_home() / "hooks.json")
     return check("codex side", OK, f"hook trusted; skills current; hooks.json events: {', '.join(hooks) or 'none'}")
@@ -387,5 +386,5 @@ def _run(cwd: str | None) -> Check | None:
         f"; last error: {error.get('kind')}: {str(error.get('message'))[:160]}" if error else ""
     )
     if state["status"] in status.PAUSED or state["status"] == status.STOPPED_BUDGET:
-        return check("run", WARN, detail, f"{slash.RESUME} (or codex-bridge resume) once the cause is fixed")
+        return check("run", WARN, detail, f"{RESUME} (or codex-bridge resume) once the cause is fixed")
     return check("run", OK, detail)

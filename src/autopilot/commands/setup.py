@@ -24,9 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autopilot import paths
+from autopilot import namespaced, paths
 from autopilot.errors import BridgeError
-from autopilot.hooks import slash
 from autopilot.output import emit, say
 
 TYPE_CHECKING = False
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 
 LAUNCHER_NAME = "codex-bridge"
 LAUNCHER_MARK = "# codex-autopilot launcher: written by `codex-bridge setup --launcher`"
-SETUP_COMMAND = slash.namespaced("setup")
+SETUP_COMMAND = namespaced("setup")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
