@@ -238,7 +238,7 @@ def _validate() -> Check | None:
 
 def _codex_side() -> Check:
     from autopilot.codex import skills, trust
-    from autopilot.commands.install import SKILLS, installed_bridge, skill_files
+    from autopilot.codex.install import SKILLS, installed_bridge, skill_files
 
     missing = [name for name in SKILLS if skills.read_marker(name) is None]
     if missing:

@@ -30,7 +30,8 @@ from autopilot.output import emit, say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autopilot.commands.shapes import Installed, Launcher, SetUp, StatusLine, TornDown
+    from autopilot.codex.shapes import Installed
+    from autopilot.commands.shapes import Launcher, SetUp, StatusLine, TornDown
 
 LAUNCHER_NAME = "codex-bridge"
 LAUNCHER_MARK = "# codex-autopilot launcher: written by `codex-bridge setup --launcher`"
@@ -80,12 +81,12 @@ def setup(
     *, trust: bool = False, launcher: str | None = None, statusline: bool = False, how: str = "codex-bridge setup"
 ) -> SetUp:
     """Install the Codex side (and trust, and a launcher when asked); what was done and what is left."""
-    from autopilot.commands.install import _install
+    from autopilot.codex.install import install
 
     target = _launcher_dir(launcher) if launcher else None
     if target is not None:
         _check_launcher(target)  # refuse before anything changes
-    codex = _install(trust)
+    codex = install(trust)
     result: SetUp = {"action": "setup", "python": sys.executable, "codex": codex, "launcher": None}
     if target is not None:
         result["launcher"] = _write_launcher(target)
@@ -100,7 +101,7 @@ def setup(
 
 def uninstall() -> TornDown:
     """Remove the Codex side and every launcher this command wrote (where it recorded them, on PATH, ~/.local/bin)."""
-    from autopilot.commands.install import _uninstall
+    from autopilot.codex.install import uninstall as uninstall_codex
 
     removed = []
     recorded = [Path(p).parent for p in _recorded_launchers()]
@@ -113,7 +114,7 @@ def uninstall() -> TornDown:
     say(f"removed {len(removed)} launcher(s)" + (f": {', '.join(removed)}" if removed else ""))
     return {
         "action": "uninstall",
-        "codex": _uninstall(),
+        "codex": uninstall_codex(),
         "launchersRemoved": removed,
         "statusline": remove_statusline(),
     }
