@@ -260,7 +260,7 @@ ENV_READERS_ALLOWED = {
     "autopilot.loop.backends.codex_cli": "copies the names the reviewer may see into codex's environment",
     "autopilot.git": "asks whether git's own GIT_DIR / GIT_WORK_TREE are set",
     "autopilot.commands.setup": "reads PATH to find where a launcher is reachable",
-    "autopilot.commands.demo": "sets, then restores, the variables of its throwaway run",
+    "autopilot.loop.demo": "sets, then restores, the variables of its throwaway run",
     "autopilot.knowledge.durable.store": "looks for an agent's shell markers (CLAUDECODE, CODEX_SANDBOX...)",
     "autopilot.handoff.memory.origin": "looks for an agent's markers in this process's and its ancestors' environments",
 }
