@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from typing import NotRequired
 
     from autopilot.codex.shapes import Installed, Uninstalled
+    from autopilot.plugin import Launcher, StatusLine
 
 
 class CheckExtra(TypedDict, total=False):
@@ -73,27 +74,6 @@ class ReviewArgs(TypedDict):
 
 
 # -- setup -----------------------------------------------------------------------------------
-
-
-class Launcher(TypedDict):
-    """The ``codex-bridge`` launcher setup wrote, and whether PATH finds it."""
-
-    path: str
-    python: str
-    changed: bool
-    onPath: bool
-    shadowedBy: str | None
-
-
-class StatusLine(TypedDict):
-    """What setup did to Claude Code's status line (settings.json)."""
-
-    settings: str
-    changed: bool
-    command: NotRequired[Any]
-    backup: NotRequired[str | None]
-    why: NotRequired[str]
-    restored: NotRequired[Any]  # the status line put back, as settings.json had it
 
 
 class SetUp(TypedDict):
