@@ -1,4 +1,4 @@
-"""What codex-autopilot, a Claude Code plugin, adds around itself on this machine when ``codex-bridge setup`` asks.
+"""The Claude Code plugin on this machine: what ``codex-bridge setup`` adds around it, and doctor's checks of it.
 
 - **The run's segment in Claude Code's status line**: settings.json backed up first, a status line
   already there kept first (``--with``), the one before put back on uninstall if the line is still ours.
@@ -9,6 +9,10 @@
 
 Only a file setup wrote is ever replaced or removed. The Codex side setup installs too is
 :mod:`autopilot.codex.install`'s.
+
+Doctor's checks of the clients the plugin works with (claude, codex: found, and new enough), of the
+plugin's venv and of ``claude plugin validate`` are here too, with the vocabulary every check uses
+(:func:`check`, ``OK``, ``WARN``, ``FAIL``); ``codex-bridge doctor`` composes and prints them.
 """
 
 from __future__ import annotations
@@ -18,18 +22,36 @@ import os
 import shlex
 import shutil
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from autopilot import SETUP, paths
+from autopilot import PLUGIN, SETUP, __version__, config, paths
+from autopilot.config import parse_version
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write, replace_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NotRequired, TypedDict
+    from typing import NotRequired, TypedDict, Unpack
+
+    from autopilot.config import Config
+
+    class CheckExtra(TypedDict, total=False):
+        """What a doctor check may add: the version found, or the path it looked at."""
+
+        version: str
+        path: str
+
+    class Check(CheckExtra):
+        """One of ``codex-bridge doctor``'s checks, with its fix when it needs one."""
+
+        name: str
+        status: str  # ok | warn | fail
+        detail: str
+        fix: str | None
 
     class Launcher(TypedDict):
         """The ``codex-bridge`` launcher setup wrote, and whether PATH finds it."""
@@ -223,3 +245,181 @@ def remove_launchers() -> list[str]:
             removed.append(str(path))
     _launcher_record().unlink(missing_ok=True)
     return removed
+
+
+# -- doctor's checks of the clients and of the plugin (codex-bridge doctor composes and prints them) ----------
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+# The oldest versions codex-autopilot works with, and why (README, "Supported versions").
+CLAUDE_FLOOR = (2, 1, 143)  # Stop-hook block cap semantics (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), plugin data, StopFailure
+CODEX_FLOOR = (0, 129, 0)  # hook trust (hooks/list, trusted_hash) and the `hooks` feature the reviewer turns off
+
+
+def check(name: str, status: str, detail: str, fix: str | None = None, **extra: Unpack[CheckExtra]) -> Check:
+    """One check's answer (``extra``: the version found, the path looked at)."""
+    return {"name": name, "status": status, "detail": detail, "fix": fix, **extra}
+
+
+def _version_of(binary: str) -> tuple[tuple[int, ...] | None, str]:
+    try:
+        proc = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
+    return parse_version(proc.stdout + proc.stderr), (proc.stdout or proc.stderr).strip()
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
+def claude_binary() -> str | None:
+    """The claude CLI: ``AUTOPILOT_CLAUDE_BIN``, else ``claude`` on PATH."""
+    return config.env("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
+
+
+def check_claude() -> Check:
+    """The claude CLI found, and whether its version is supported."""
+    binary = claude_binary()
+    if not binary:
+        return check(
+            "claude",
+            WARN,
+            "not found on PATH (fine if you only use the CLI)",
+            "npm install -g @anthropic-ai/claude-code",
+        )
+    version, said = _version_of(binary)
+    if version is None:
+        return check("claude", FAIL, f"{binary} does not say its version ({said[:120]})", "reinstall Claude Code")
+    if version < CLAUDE_FLOOR:
+        return check(
+            "claude",
+            FAIL,
+            f"{binary} is {_dotted(version)}; codex-autopilot needs {_dotted(CLAUDE_FLOOR)}+",
+            "npm install -g @anthropic-ai/claude-code@latest (or update your install)",
+            version=_dotted(version),
+        )
+    return check("claude", OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
+
+
+def check_codex() -> Check:
+    """The codex CLI found, and whether its version is supported."""
+    binary = config.codex_binary(_config_or_empty())
+    if not binary:
+        return check(
+            "codex",
+            WARN,
+            "not found (the openai backend and the handoff readers still work)",
+            "npm install -g @openai/codex, then codex login",
+        )
+    version, said = _version_of(binary)
+    if version is None:
+        return check(
+            "codex",
+            FAIL,
+            f"{binary} does not say its version ({said[:120]})",
+            "reinstall the Codex CLI, or point AUTOPILOT_CODEX_BIN at a working one",
+        )
+    if version < CODEX_FLOOR:
+        return check(
+            "codex",
+            FAIL,
+            f"{binary} is {_dotted(version)}; codex-autopilot needs {_dotted(CODEX_FLOOR)}+",
+            "npm install -g @openai/codex@latest",
+            version=_dotted(version),
+        )
+    return check("codex", OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
+
+
+def plugin_data_dirs() -> list[Path]:
+    """Where Claude Code keeps codex-autopilot's data (its venv): $CLAUDE_PLUGIN_DATA, else every install's."""
+    data = config.env("CLAUDE_PLUGIN_DATA")
+    if data:
+        return [Path(data)]
+    root = paths.claude_config_dir() / "plugins" / "data"
+    try:
+        return sorted(p for p in root.iterdir() if p.name.startswith(f"{PLUGIN}-"))
+    except OSError:
+        return []
+
+
+def check_venv() -> Check | None:
+    """The plugin's venv: found, finished (its stamp) and built for this version."""
+    found = [d for d in plugin_data_dirs() if (d / "venv").exists()]
+    if not found:
+        if config.env("CLAUDE_PLUGIN_DATA"):
+            return check(
+                "plugin venv",
+                FAIL,
+                f"no venv in {config.env('CLAUDE_PLUGIN_DATA')}",
+                "start a new Claude Code session: SessionStart builds it",
+            )
+        return check(
+            "plugin venv",
+            WARN,
+            "the Claude Code plugin's venv was not found (not installed as a plugin?)",
+            "claude plugin install codex-autopilot@codex-autopilot, then start a session",
+        )
+    venv = found[0] / "venv"
+    stamp = venv / "codex-autopilot.stamp"
+    try:
+        built = stamp.read_text(encoding="utf-8").splitlines()[0]
+    except (OSError, IndexError):
+        return check(
+            "plugin venv",
+            FAIL,
+            f"{venv} has no stamp: it was never finished",
+            "start a new Claude Code session (SessionStart rebuilds it)",
+        )
+    if built != __version__:
+        return check(
+            "plugin venv",
+            WARN,
+            f"{venv} holds codex-autopilot {built}, this is {__version__}",
+            "start a new Claude Code session: the plugin rebuilds its venv for the new version",
+        )
+    return check("plugin venv", OK, f"{venv} (codex-autopilot {built})", path=str(venv))
+
+
+def _plugin_root() -> Path | None:
+    """The plugin directory this bridge belongs to: a checkout's root, else the installed plugin's."""
+    here = Path(__file__).resolve().parents[2]
+    if (here / ".claude-plugin" / "plugin.json").exists():
+        return here
+    cache = paths.claude_config_dir() / "plugins" / "cache"
+    found = sorted(cache.glob(f"*/{PLUGIN}/*/.claude-plugin/plugin.json"), key=lambda p: p.stat().st_mtime)
+    return found[-1].parents[1] if found else None
+
+
+def check_validate() -> Check | None:
+    """``claude plugin validate`` on the plugin this bridge belongs to (None without claude or a plugin)."""
+    binary, root = claude_binary(), _plugin_root()
+    if not binary or root is None:
+        return None
+    try:
+        proc = subprocess.run(
+            [binary, "plugin", "validate", str(root)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return check("plugin validate", WARN, f"could not run claude plugin validate: {exc}")
+    if proc.returncode != 0:
+        said = (proc.stdout + proc.stderr).strip().splitlines()
+        return check(
+            "plugin validate",
+            FAIL,
+            f"{root}: " + (said[-1] if said else f"exit {proc.returncode}"),
+            f"claude plugin validate {root}  (then reinstall the plugin)",
+        )
+    return check("plugin validate", OK, f"{root} passes")
+
+
+def _config_or_empty() -> Config:
+    try:
+        return config.load_config()
+    except BridgeError:
+        return {}

@@ -3,7 +3,8 @@
 Everything it writes is marked as codex-autopilot's (the skills' marker files; the hook by its command),
 so installing twice changes nothing and :func:`uninstall` takes out exactly what :func:`install` added.
 hooks.json and config.toml are backed up before they change; a file Codex could not read is refused,
-never overwritten. ``codex-bridge install codex`` and ``codex-bridge setup`` run it.
+never overwritten. ``codex-bridge install codex`` and ``codex-bridge setup`` run it;
+:func:`check_codex_side` is doctor's look at what it left.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from autopilot import paths
+from autopilot import SETUP, paths
 from autopilot.codex import hooks_file, skills, trust
 from autopilot.codex.skills import File, skill_dir
 from autopilot.config import codex_binary
 from autopilot.output import say
+from autopilot.plugin import FAIL, OK, WARN, check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
         TrustRecorded,
         Uninstalled,
     )
+    from autopilot.plugin import Check
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 # Where the `autopilot` package is: the Codex memory hook imports the redactor from there (installed.json).
@@ -328,3 +331,58 @@ def uninstall() -> Uninstalled:
         "trust": forgotten,
         "skills": {name: {"path": o.path, "removed": o.changed, "kept": o.kept} for name, o in outcomes.items()},
     }
+
+
+def check_codex_side() -> Check:
+    """Doctor's check of the Codex side: installed, current (this version, this Python) and trusted."""
+    missing = [name for name in SKILLS if skills.read_marker(name) is None]
+    if missing:
+        return check(
+            "codex side",
+            WARN,
+            f"not set up ({', '.join(missing)} missing in {paths.codex_home()})",
+            f"{SETUP} --trust  (in Claude Code; or codex-bridge setup --trust)",
+        )
+    marker = skills.read_marker("handoff") or {}
+    python, bridge = installed_bridge()
+    stale = [
+        f"{name}/{rel}"
+        for name, files in skill_files(python, bridge).items()
+        for rel, file in files.items()
+        if _read(skills.skill_dir(name) / rel) != file.text
+    ]
+    if stale:
+        return check(
+            "codex side",
+            FAIL,
+            f"set up by another version or environment ({len(stale)} files differ: {', '.join(stale[:3])})",
+            f"{SETUP}  (or codex-bridge setup) to bring it up to date",
+        )
+    records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
+    config_file = paths.codex_home() / "config.toml"
+    trusted = any(trust.trusted_hash(config_file, str(r.get("key"))) == r.get("hash") for r in records)
+    if not trusted:
+        return check(
+            "codex side",
+            WARN,
+            "installed, but Codex has not trusted the $handoff hook yet",
+            f"{SETUP} --trust, or /hooks in Codex",
+        )
+    hooks = _hook_keys(paths.codex_home() / "hooks.json")
+    return check("codex side", OK, f"hook trusted; skills current; hooks.json events: {', '.join(hooks) or 'none'}")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _hook_keys(path: Path) -> list[str]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    return sorted(hooks) if isinstance(hooks, dict) else []

@@ -14,23 +14,7 @@ if TYPE_CHECKING:
     from typing import NotRequired
 
     from autopilot.codex.shapes import Installed, Uninstalled
-    from autopilot.plugin import Launcher, StatusLine
-
-
-class CheckExtra(TypedDict, total=False):
-    """What a doctor check may add: the version found, or the path it looked at."""
-
-    version: str
-    path: str
-
-
-class Check(CheckExtra):
-    """One of ``codex-bridge doctor``'s checks, with its fix when it needs one."""
-
-    name: str
-    status: str  # ok | warn | fail
-    detail: str
-    fix: str | None
+    from autopilot.plugin import Check, Launcher, StatusLine
 
 
 class Doctor(TypedDict):
