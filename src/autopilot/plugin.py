@@ -281,55 +281,50 @@ def claude_binary() -> str | None:
 
 def check_claude() -> Check:
     """The claude CLI found, and whether its version is supported."""
-    binary = claude_binary()
-    if not binary:
-        return check(
-            "claude",
-            WARN,
-            "not found on PATH (fine if you only use the CLI)",
-            "npm install -g @anthropic-ai/claude-code",
-        )
-    version, said = _version_of(binary)
-    if version is None:
-        return check("claude", FAIL, f"{binary} does not say its version ({said[:120]})", "reinstall Claude Code")
-    if version < CLAUDE_FLOOR:
-        return check(
-            "claude",
-            FAIL,
-            f"{binary} is {_dotted(version)}; codex-autopilot needs {_dotted(CLAUDE_FLOOR)}+",
-            "npm install -g @anthropic-ai/claude-code@latest (or update your install)",
-            version=_dotted(version),
-        )
-    return check("claude", OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
+    return _check_client(
+        "claude",
+        claude_binary(),
+        CLAUDE_FLOOR,
+        missing=("not found on PATH (fine if you only use the CLI)", "npm install -g @anthropic-ai/claude-code"),
+        mute="reinstall Claude Code",
+        old="npm install -g @anthropic-ai/claude-code@latest (or update your install)",
+    )
 
 
 def check_codex() -> Check:
     """The codex CLI found, and whether its version is supported."""
-    binary = config.codex_binary(_config_or_empty())
-    if not binary:
-        return check(
-            "codex",
-            WARN,
+    return _check_client(
+        "codex",
+        config.codex_binary(_config_or_empty()),
+        CODEX_FLOOR,
+        missing=(
             "not found (the openai backend and the handoff readers still work)",
             "npm install -g @openai/codex, then codex login",
-        )
+        ),
+        mute="reinstall the Codex CLI, or point AUTOPILOT_CODEX_BIN at a working one",
+        old="npm install -g @openai/codex@latest",
+    )
+
+
+def _check_client(
+    name: str, binary: str | None, floor: tuple[int, ...], *, missing: tuple[str, str], mute: str, old: str
+) -> Check:
+    """A client's check: ``missing`` (detail, fix) without a binary, else the fix for one that does not say its
+    version (``mute``) or says one older than ``floor`` (``old``)."""
+    if not binary:
+        return check(name, WARN, *missing)
     version, said = _version_of(binary)
     if version is None:
+        return check(name, FAIL, f"{binary} does not say its version ({said[:120]})", mute)
+    if version < floor:
         return check(
-            "codex",
+            name,
             FAIL,
-            f"{binary} does not say its version ({said[:120]})",
-            "reinstall the Codex CLI, or point AUTOPILOT_CODEX_BIN at a working one",
-        )
-    if version < CODEX_FLOOR:
-        return check(
-            "codex",
-            FAIL,
-            f"{binary} is {_dotted(version)}; codex-autopilot needs {_dotted(CODEX_FLOOR)}+",
-            "npm install -g @openai/codex@latest",
+            f"{binary} is {_dotted(version)}; codex-autopilot needs {_dotted(floor)}+",
+            old,
             version=_dotted(version),
         )
-    return check("codex", OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
+    return check(name, OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
 
 
 def plugin_data_dirs() -> list[Path]:
