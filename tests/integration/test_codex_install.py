@@ -248,7 +248,7 @@ def test_handoff_skill_is_not_implicit():
     """The handoff skill's agents/openai.yaml turns implicit invocation off (Codex's policy key)."""
     import yaml
 
-    from autopilot.commands.install import ASSETS
+    from autopilot.codex.install import ASSETS
 
     policy = yaml.safe_load((ASSETS / "handoff" / "agents" / "openai.yaml").read_text())["policy"]
     assert policy == {"allow_implicit_invocation": False}
@@ -258,7 +258,7 @@ def test_skill_names_match_their_directories():
     """Each SKILL.md's front matter names the directory it is installed as."""
     import yaml
 
-    from autopilot.commands.install import ASSETS, SKILLS
+    from autopilot.codex.install import ASSETS, SKILLS
 
     for name in SKILLS:
         front = (ASSETS / name / "SKILL.md").read_text().split("---")[1]

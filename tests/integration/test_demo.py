@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from autopilot.commands.demo import scripted_answer
+from autopilot.loop.demo import scripted_answer
 from autopilot.scripted.responses_server import ResponsesServer
 
 

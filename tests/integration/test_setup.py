@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.commands.setup import LAUNCHER_NAME
+from autopilot.plugin import LAUNCHER_NAME
 from tests.support.agents import REPO
 
 

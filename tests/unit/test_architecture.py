@@ -35,13 +35,14 @@ modules, parsed, nodes, imports, room = (
 
 # The ground: what every wing shares. Its rooms may import each other only downwards (GROUND_ORDER), never a wing.
 GROUND_ORDER = [
-    {"text", "clock", "fastjson", "digest", "clipboard", "scripted"},  # no bridge imports: clipping, timestamps, JSON
+    {"text", "clock", "fastjson", "digest", "scripted"},  # no bridge imports: clipping, timestamps, JSON
     {"redact", "output"},  # credentials; text for a person or an agent
     {"errors", "untrusted"},  # exit codes and hints; evidence a model cannot take for instructions
     {"config"},  # settings: every environment variable is read here (the homes too)
     {"paths", "fsutil"},  # the homes as paths; atomic writes and the one lock helper
     {"git"},  # a repository's locators and the one git runner
-    {"codex"},  # Codex's own formats and files
+    {"codex"},  # Codex's own formats and files, and the Codex side's install
+    {"plugin"},  # what the plugin adds on this machine (status line, launcher), and doctor's checks of both clients
 ]
 GROUND = set().union(*GROUND_ORDER)
 # Lowest first: a room imports its own modules and rooms of lower layers, never a higher one nor a sibling.
@@ -282,7 +283,7 @@ def test_loop_writes_every_status_it_owns():
 
 
 def test_hook_handlers_do_not_import_each_other():
-    """Hook handler modules share only hooks/__init__, hooks/context and hooks/slash: none imports another
+    """Hook handler modules share only hooks/__init__ and hooks/context: none imports another
     (hooks/review.py, the PostToolUse hook, never loads the Stop hook)."""
     from autopilot.hooks import HANDLERS
 
@@ -312,8 +313,8 @@ ENV_READERS_ALLOWED = {
     "autopilot.config": "the one reader of settings",
     "autopilot.loop.backends.codex_cli": "copies the names the reviewer may see into codex's environment",
     "autopilot.git": "asks whether git's own GIT_DIR / GIT_WORK_TREE are set",
-    "autopilot.commands.setup": "reads PATH to find where a launcher is reachable",
-    "autopilot.commands.demo": "sets, then restores, the variables of its throwaway run",
+    "autopilot.plugin": "reads PATH to find where a launcher is reachable",
+    "autopilot.loop.demo": "sets, then restores, the variables of its throwaway run",
     "autopilot.knowledge.durable.store": "looks for an agent's shell markers (CLAUDECODE, CODEX_SANDBOX...)",
     "autopilot.handoff.memory.origin": "looks for an agent's markers in this process's and its ancestors' environments",
 }

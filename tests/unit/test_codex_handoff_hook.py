@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autopilot import paths
-from autopilot.commands.install import ASSETS
+from autopilot.codex.install import ASSETS
 from tests.support.codex_home import rollout, thread
 
 SCRIPT = ASSETS / "handoff" / "scripts" / "handoff_hook.py"

@@ -2,7 +2,7 @@
 
 Claude Code gives a plugin's skills their bare name (`/autopilot`) and the namespaced one
 (`/codex-autopilot:autopilot`); a plugin's commands get only the namespaced one. So every command the
-plugin names must be a skill, user-invocable, and listed in `hooks/slash.py`.
+plugin names must be a skill, user-invocable, and listed in `autopilot/__init__.py`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.hooks import slash
+import autopilot as slash
 
 REPO = Path(__file__).resolve().parents[2]
 # Claude Code's own commands the docs and messages may tell users to type.
@@ -75,11 +75,11 @@ def test_every_named_command_exists_as_typed(command):
     defined = skills()
     assert name in defined, f"/{command} is named in {sorted(named_commands()[command])} but no skill defines it"
     assert defined[name].get("user-invocable") != "false", f"/{command} is not user-invocable"
-    assert name in slash.SKILLS or name == "handoff", f"/{command} is missing from hooks/slash.py"
+    assert name in slash.SKILLS or name == "handoff", f"/{command} is missing from autopilot/__init__.py"
 
 
 def test_every_listed_command_is_a_skill_with_its_folders_name():
-    """hooks/slash.py lists skills that exist, each named after its folder (the bare command is that name)."""
+    """autopilot/__init__.py lists skills that exist, each named after its folder (the bare command is that name)."""
     defined = skills()
     for name in slash.SKILLS:
         assert name in defined and (REPO / "skills" / name / "SKILL.md").exists()

@@ -13,7 +13,7 @@ import pytest
 from autopilot import fastjson, paths
 from autopilot.clock import now_us
 from autopilot.codex import sessions
-from autopilot.commands.install import ASSETS
+from autopilot.codex.install import ASSETS
 from autopilot.fsutil import atomic_write
 
 HOOK = ASSETS / "handoff" / "scripts" / "handoff_hook.py"

@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NotRequired
+
 
 class HookRecord(TypedDict, total=False):
     """The $handoff hook install added to hooks.json."""
@@ -196,3 +200,102 @@ class AppItem(TypedDict, total=False):
     tool: Any
     arguments: Any
     query: Any
+
+
+# -- what install and uninstall answer (``codex-bridge install codex``, ``setup``; camelCase) ----------
+
+
+class TrustRecorded(TypedDict):
+    """A hook's trust as recorded in Codex's config.toml (and the codex binary that confirmed it, if any)."""
+
+    recorded: bool
+    hash: str
+    checkedWith: str | None
+
+
+class HookTrust(TypedDict):
+    """The $handoff hook's trust after an install."""
+
+    config: str
+    key: str
+    hash: str
+    recorded: bool
+    checkedWith: str | None
+    status: NotRequired[str]  # trusted | modified | untrusted
+
+
+class MemoryHookTrust(TypedDict):
+    """One of the active memory's hooks: where it sits in hooks.json and its trust."""
+
+    position: list[int]
+    key: str
+    hash: str
+    status: NotRequired[str | None]
+
+
+class HookPlaced(TypedDict):
+    """Where install put the $handoff hook."""
+
+    file: str
+    event: str
+    command: str
+    position: list[int]
+    changed: bool
+    backup: str | None
+
+
+class MemoryHooks(TypedDict):
+    """The active memory's recorder and its hooks, by event."""
+
+    command: str
+    events: dict[str, MemoryHookTrust]
+
+
+class SkillInstalled(TypedDict):
+    """A skill directory and the files install wrote there."""
+
+    path: str
+    changed: list[str]
+
+
+class Installed(TypedDict):
+    """``codex-bridge install codex``."""
+
+    agent: str
+    action: str
+    codexHome: str
+    changed: bool
+    hook: HookPlaced
+    trust: HookTrust
+    memory: MemoryHooks
+    skills: dict[str, SkillInstalled]
+    python: str
+    bridge: str | None
+
+
+class HookRemoved(TypedDict):
+    """What uninstall did to hooks.json."""
+
+    file: str
+    changed: bool
+    backup: str | None
+
+
+class SkillRemoved(TypedDict):
+    """A skill directory, the files uninstall removed and those it left (edited since)."""
+
+    path: str
+    removed: list[str]
+    kept: list[str]
+
+
+class Uninstalled(TypedDict):
+    """``codex-bridge install codex --uninstall``."""
+
+    agent: str
+    action: str
+    codexHome: str
+    changed: bool
+    hook: HookRemoved
+    trust: dict[str, str]  # trust key -> what happened to it
+    skills: dict[str, SkillRemoved]

@@ -5,34 +5,39 @@ are supported; the plugin's venv and its stamp; ``claude plugin validate``; the 
 skills, trust, whether it is current); the backend that would be chosen and why; the config file;
 ``$AUTOPILOT_HOME`` writable; this workspace's run and its last error. Exit 0 when all is well,
 1 when something needs action.
+
+Each check lives beside what it checks: the clients and the plugin's venv in :mod:`autopilot.plugin`, the
+Codex side in :mod:`autopilot.codex.install`. The bridge's own settings (the config file, the backend, the
+readers' folders, the home) and this workspace's run are checked here, read as ``status`` and the CLI
+read them: config.py and paths.py sit below the checks' vocabulary (``plugin.check``), and ``status``
+would pay for it in loop/summary.py.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-from pathlib import Path
 
-from autopilot import __version__, config, paths
-from autopilot.config import parse_version
+from autopilot import RESUME, __version__, config, paths
 from autopilot.errors import EXIT_ERROR, BridgeError
-from autopilot.hooks import slash
 from autopilot.output import emit, show
+from autopilot.plugin import (
+    FAIL,
+    OK,
+    WARN,
+    check,
+    check_claude,
+    check_codex,
+    check_codex_side,
+    check_validate,
+    check_venv,
+)
 
 TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
-    from typing import Unpack
 
-    from autopilot.commands.shapes import Check, CheckExtra, Doctor
-    from autopilot.config import Config
-
-# The oldest versions codex-autopilot works with, and why (README, "Supported versions").
-CLAUDE_FLOOR = (2, 1, 143)  # Stop-hook block cap semantics (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), plugin data, StopFailure
-CODEX_FLOOR = (0, 129, 0)  # hook trust (hooks/list, trusted_hash) and the `hooks` feature the reviewer turns off
-OK, WARN, FAIL = "ok", "warn", "fail"
+    from autopilot.commands.shapes import Doctor
+    from autopilot.plugin import Check
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,210 +77,11 @@ def run(args: argparse.Namespace) -> int:
 
 def diagnose(cwd: str | None = None) -> list[Check]:
     """Every check, in the order a user would fix them."""
-    checks = [_claude(), _codex(), _plugin_venv(), _validate(), _codex_side(), *_config_and_backend()]
+    checks = [check_claude(), check_codex(), check_venv(), check_validate(), check_codex_side()]
+    checks += _config_and_backend()
     checks += _session_folders()
     checks += [_home(), _run(cwd)]
     return [c for c in checks if c is not None]
-
-
-def check(name: str, status: str, detail: str, fix: str | None = None, **extra: Unpack[CheckExtra]) -> Check:
-    """One check's answer (``extra``: the version found, the path looked at)."""
-    return {"name": name, "status": status, "detail": detail, "fix": fix, **extra}
-
-
-def _version_of(binary: str) -> tuple[tuple[int, ...] | None, str]:
-    try:
-        proc = subprocess.run(
-            [binary, "--version"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, str(exc)
-    return parse_version(proc.stdout + proc.stderr), (proc.stdout or proc.stderr).strip()
-
-
-def _dotted(version: tuple[int, ...]) -> str:
-    return ".".join(map(str, version))
-
-
-def claude_binary() -> str | None:
-    """The claude CLI: ``AUTOPILOT_CLAUDE_BIN``, else ``claude`` on PATH."""
-    return config.env("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
-
-
-def _claude() -> Check:
-    binary = claude_binary()
-    if not binary:
-        return check(
-            "claude",
-            WARN,
-            "not found on PATH (fine if you only use the CLI)",
-            "npm install -g @anthropic-ai/claude-code",
-        )
-    version, said = _version_of(binary)
-    if version is None:
-        return check("claude", FAIL, f"{binary} does not say its version ({said[:120]})", "reinstall Claude Code")
-    if version < CLAUDE_FLOOR:
-        return check(
-            "claude",
-            FAIL,
-            f"{binary} is {_dotted(version)}; codex-autopilot needs {_dotted(CLAUDE_FLOOR)}+",
-            "npm install -g @anthropic-ai/claude-code@latest (or update your install)",
-            version=_dotted(version),
-        )
-    return check("claude", OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
-
-
-def _codex() -> Check:
-    binary = config.codex_binary(_config_or_empty())
-    if not binary:
-        return check(
-            "codex",
-            WARN,
-            "not found (the openai backend and the handoff readers still work)",
-            "npm install -g @openai/codex, then codex login",
-        )
-    version, said = _version_of(binary)
-    if version is None:
-        return check(
-            "codex",
-            FAIL,
-            f"{binary} does not say its version ({said[:120]})",
-            "reinstall the Codex CLI, or point AUTOPILOT_CODEX_BIN at a working one",
-        )
-    if version < CODEX_FLOOR:
-        return check(
-            "codex",
-            FAIL,
-            f"{binary} is {_dotted(version)}; codex-autopilot needs {_dotted(CODEX_FLOOR)}+",
-            "npm install -g @openai/codex@latest",
-            version=_dotted(version),
-        )
-    return check("codex", OK, f"{_dotted(version)} ({binary})", version=_dotted(version))
-
-
-def plugin_data_dirs() -> list[Path]:
-    """Where Claude Code keeps codex-autopilot's data (its venv): $CLAUDE_PLUGIN_DATA, else every install's."""
-    data = config.env("CLAUDE_PLUGIN_DATA")
-    if data:
-        return [Path(data)]
-    root = paths.claude_config_dir() / "plugins" / "data"
-    try:
-        return sorted(p for p in root.iterdir() if p.name.startswith(f"{slash.PLUGIN}-"))
-    except OSError:
-        return []
-
-
-def _plugin_venv() -> Check | None:
-    found = [d for d in plugin_data_dirs() if (d / "venv").exists()]
-    if not found:
-        if config.env("CLAUDE_PLUGIN_DATA"):
-            return check(
-                "plugin venv",
-                FAIL,
-                f"no venv in {config.env('CLAUDE_PLUGIN_DATA')}",
-                "start a new Claude Code session: SessionStart builds it",
-            )
-        return check(
-            "plugin venv",
-            WARN,
-            "the Claude Code plugin's venv was not found (not installed as a plugin?)",
-            "claude plugin install codex-autopilot@codex-autopilot, then start a session",
-        )
-    venv = found[0] / "venv"
-    stamp = venv / "codex-autopilot.stamp"
-    try:
-        built = stamp.read_text(encoding="utf-8").splitlines()[0]
-    except (OSError, IndexError):
-        return check(
-            "plugin venv",
-            FAIL,
-            f"{venv} has no stamp: it was never finished",
-            "start a new Claude Code session (SessionStart rebuilds it)",
-        )
-    if built != __version__:
-        return check(
-            "plugin venv",
-            WARN,
-            f"{venv} holds codex-autopilot {built}, this is {__version__}",
-            "start a new Claude Code session: the plugin rebuilds its venv for the new version",
-        )
-    return check("plugin venv", OK, f"{venv} (codex-autopilot {built})", path=str(venv))
-
-
-def _plugin_root() -> Path | None:
-    """The plugin directory this bridge belongs to: a checkout's root, else the installed plugin's."""
-    here = Path(__file__).resolve().parents[3]
-    if (here / ".claude-plugin" / "plugin.json").exists():
-        return here
-    cache = paths.claude_config_dir() / "plugins" / "cache"
-    found = sorted(cache.glob(f"*/{slash.PLUGIN}/*/.claude-plugin/plugin.json"), key=lambda p: p.stat().st_mtime)
-    return found[-1].parents[1] if found else None
-
-
-def _validate() -> Check | None:
-    binary, root = claude_binary(), _plugin_root()
-    if not binary or root is None:
-        return None
-    try:
-        proc = subprocess.run(
-            [binary, "plugin", "validate", str(root)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return check("plugin validate", WARN, f"could not run claude plugin validate: {exc}")
-    if proc.returncode != 0:
-        said = (proc.stdout + proc.stderr).strip().splitlines()
-        return check(
-            "plugin validate",
-            FAIL,
-            f"{root}: " + (said[-1] if said else f"exit {proc.returncode}"),
-            f"claude plugin validate {root}  (then reinstall the plugin)",
-        )
-    return check("plugin validate", OK, f"{root} passes")
-
-
-def _codex_side() -> Check:
-    from autopilot.codex import skills, trust
-    from autopilot.commands.install import SKILLS, installed_bridge, skill_files
-
-    missing = [name for name in SKILLS if skills.read_marker(name) is None]
-    if missing:
-        return check(
-            "codex side",
-            WARN,
-            f"not set up ({', '.join(missing)} missing in {paths.codex_home()})",
-            f"{slash.SETUP} --trust  (in Claude Code; or codex-bridge setup --trust)",
-        )
-    marker = skills.read_marker("handoff") or {}
-    python, bridge = installed_bridge()
-    stale = [
-        f"{name}/{rel}"
-        for name, files in skill_files(python, bridge).items()
-        for rel, file in files.items()
-        if _read(skills.skill_dir(name) / rel) != file.text
-    ]
-    if stale:
-        return check(
-            "codex side",
-            FAIL,
-            f"set up by another version or environment ({len(stale)} files differ: {', '.join(stale[:3])})",
-            f"{slash.SETUP}  (or codex-bridge setup) to bring it up to date",
-        )
-    records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
-    config_file = paths.codex_home() / "config.toml"
-    trusted = any(trust.trusted_hash(config_file, str(r.get("key"))) == r.get("hash") for r in records)
-    if not trusted:
-        return check(
-            "codex side",
-            WARN,
-            "installed, but Codex has not trusted the $handoff hook yet",
-            f"{slash.SETUP} --trust, or /hooks in Codex",
-        )
-    hooks = _hook_keys(paths.codex_home() / "hooks.json")
-    return check("codex side", OK, f"hook trusted; skills current; hooks.json events: {', '.join(hooks) or 'none'}")
 
 
 def _session_folders() -> list[Check]:
@@ -295,29 +101,6 @@ def _session_folders() -> list[Check]:
             fix = f"point {env} or {key} in {config.config_path()} at the folder that holds them"
             checks.append(check(key, FAIL, f"{where} (from {source}) is not a directory", fix, path=str(where)))
     return checks
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _hook_keys(path: Path) -> list[str]:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    hooks = doc.get("hooks") if isinstance(doc, dict) else None
-    return sorted(hooks) if isinstance(hooks, dict) else []
-
-
-def _config_or_empty() -> Config:
-    try:
-        return config.load_config()
-    except BridgeError:
-        return {}
 
 
 def _config_and_backend() -> list[Check]:
@@ -387,5 +170,5 @@ def _run(cwd: str | None) -> Check | None:
         f"; last error: {error.get('kind')}: {str(error.get('message'))[:160]}" if error else ""
     )
     if state["status"] in status.PAUSED or state["status"] == status.STOPPED_BUDGET:
-        return check("run", WARN, detail, f"{slash.RESUME} (or codex-bridge resume) once the cause is fixed")
+        return check("run", WARN, detail, f"{RESUME} (or codex-bridge resume) once the cause is fixed")
     return check("run", OK, detail)

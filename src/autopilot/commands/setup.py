@@ -15,27 +15,18 @@ Running it again changes nothing that is already right; ``--uninstall`` removes 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import shutil
-import stat
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
-from autopilot import paths
+from autopilot import SETUP, plugin
 from autopilot.errors import BridgeError
-from autopilot.hooks import slash
 from autopilot.output import emit, say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autopilot.commands.shapes import Installed, Launcher, SetUp, StatusLine, TornDown
-
-LAUNCHER_NAME = "codex-bridge"
-LAUNCHER_MARK = "# codex-autopilot launcher: written by `codex-bridge setup --launcher`"
-SETUP_COMMAND = slash.namespaced("setup")
+    from autopilot.codex.shapes import Installed
+    from autopilot.commands.shapes import SetUp, TornDown
+    from autopilot.plugin import Launcher
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     """Set up (or undo) the Codex side and the launcher; print a JSON summary, say what is next on stderr."""
     if args.uninstall and (args.trust or args.launcher or args.statusline):
         raise BridgeError("--uninstall removes everything setup added; it takes no other option")
-    how = SETUP_COMMAND if args.from_claude else "codex-bridge setup"
+    how = SETUP if args.from_claude else "codex-bridge setup"
     emit(
         uninstall()
         if args.uninstall
@@ -81,16 +72,16 @@ def setup(
     *, trust: bool = False, launcher: str | None = None, statusline: bool = False, how: str = "codex-bridge setup"
 ) -> SetUp:
     """Install the Codex side (and trust, and a launcher when asked); what was done and what is left."""
-    from autopilot.commands.install import _install
+    from autopilot.codex.install import install
 
-    target = _launcher_dir(launcher) if launcher else None
+    target = plugin.launcher_dir(launcher) if launcher else None
     if target is not None:
-        _check_launcher(target)  # refuse before anything changes
-    codex = _install(trust)
+        plugin.check_launcher(target)  # refuse before anything changes
+    codex = install(trust)
     result: SetUp = {"action": "setup", "python": sys.executable, "codex": codex, "launcher": None}
     if target is not None:
-        result["launcher"] = _write_launcher(target)
-    result["statusline"] = add_statusline() if statusline else None
+        result["launcher"] = plugin.write_launcher(target)
+    result["statusline"] = plugin.add_statusline() if statusline else None
     steps = result["next"] = _next_steps(codex, result["launcher"], how)
     if not statusline:
         steps.insert(-1, f"To see the run in Claude Code's status line: {how} --statusline")
@@ -101,190 +92,16 @@ def setup(
 
 def uninstall() -> TornDown:
     """Remove the Codex side and every launcher this command wrote (where it recorded them, on PATH, ~/.local/bin)."""
-    from autopilot.commands.install import _uninstall
+    from autopilot.codex.install import uninstall as uninstall_codex
 
-    removed = []
-    recorded = [Path(p).parent for p in _recorded_launchers()]
-    for folder in dict.fromkeys([*recorded, *_launcher_candidates()]):
-        path = folder / LAUNCHER_NAME
-        if _is_ours(path):
-            path.unlink()
-            removed.append(str(path))
-    _launcher_record().unlink(missing_ok=True)
+    removed = plugin.remove_launchers()
     say(f"removed {len(removed)} launcher(s)" + (f": {', '.join(removed)}" if removed else ""))
     return {
         "action": "uninstall",
-        "codex": _uninstall(),
+        "codex": uninstall_codex(),
         "launchersRemoved": removed,
-        "statusline": remove_statusline(),
+        "statusline": plugin.remove_statusline(),
     }
-
-
-# How a launcher runs the bridge: `-c`, not `-m autopilot` (runpy costs ~4 ms a call; the status line runs on
-# every render, bench/bench_statusline.py).
-RUN_BRIDGE = "-c 'from autopilot.cli import entry; entry()'"
-STATUSLINE_MARK = "statusline"  # the word our status-line command ends with (before any --with)
-
-
-def _settings() -> Path:
-    return paths.claude_config_dir() / "settings.json"
-
-
-def _statusline_record() -> Path:
-    return paths.autopilot_home() / "statusline-previous.json"
-
-
-def _ours(command: object) -> bool:
-    return isinstance(command, str) and f"{RUN_BRIDGE} {STATUSLINE_MARK}" in command
-
-
-def _load_settings(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise BridgeError(
-            f"{path} cannot be read as JSON ({exc}); nothing was changed",
-            hint="fix it (Claude Code cannot read it either), then run setup again",
-        ) from None
-    if not isinstance(data, dict):
-        raise BridgeError(f"{path} is not a JSON object; nothing was changed", hint="fix it, then run setup again")
-    return data
-
-
-def add_statusline() -> StatusLine:
-    """Put the run's segment in Claude Code's status line: settings.json backed up, an existing line kept first."""
-    import shlex
-
-    from autopilot.fsutil import atomic_write, replace_text
-
-    path = _settings()
-    settings = _load_settings(path)
-    current = settings.get("statusLine")
-    command = f"{shlex.quote(sys.executable)} -I {RUN_BRIDGE} {STATUSLINE_MARK}"
-    if isinstance(current, dict) and _ours(current.get("command")):
-        return {"settings": str(path), "command": current.get("command"), "changed": False}
-    if isinstance(current, dict) and current.get("type") == "command" and isinstance(current.get("command"), str):
-        command += f" --with {shlex.quote(current['command'])}"
-    elif current is not None:
-        raise BridgeError(
-            f"{path} has a statusLine setup does not know how to keep ({json.dumps(current)[:120]})",
-            hint="add the segment yourself: " + f"{command} --with '<your command>'",
-        )
-    backup = None
-    if path.exists():
-        backup = path.with_name(f"settings.json.codex-autopilot-{int(time.time())}.bak")
-        shutil.copy2(path, backup)
-    atomic_write(_statusline_record(), json.dumps({"settings": str(path), "previous": current}) + "\n")
-    settings["statusLine"] = {"type": "command", "command": command, "padding": 0}
-    replace_text(path, json.dumps(settings, indent=2) + "\n")  # through a dotfiles symlink, mode kept
-    return {"settings": str(path), "command": command, "changed": True, "backup": str(backup) if backup else None}
-
-
-def remove_statusline() -> StatusLine | None:
-    """Put Claude Code's status line back as it was before setup (only if it is still ours)."""
-    from autopilot.fsutil import replace_text
-
-    record = _statusline_record()
-    try:
-        saved = json.loads(record.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    path = Path(saved.get("settings") or _settings())
-    settings = _load_settings(path)
-    if not _ours((settings.get("statusLine") or {}).get("command")):
-        record.unlink()
-        return {"settings": str(path), "changed": False, "why": "the status line is no longer codex-autopilot's"}
-    if saved.get("previous") is None:
-        settings.pop("statusLine", None)
-    else:
-        settings["statusLine"] = saved["previous"]
-    replace_text(path, json.dumps(settings, indent=2) + "\n")  # through a dotfiles symlink, mode kept
-    record.unlink()
-    return {"settings": str(path), "changed": True, "restored": saved.get("previous")}
-
-
-def _launcher_dir(raw: str) -> Path:
-    return Path(os.path.expanduser(raw)).absolute()
-
-
-def _check_launcher(folder: Path) -> None:
-    path = folder / LAUNCHER_NAME
-    if path.exists() and not _is_ours(path):
-        raise BridgeError(
-            f"{path} exists and was not written by codex-autopilot's setup; it was left alone",
-            hint="choose another --launcher DIR, or remove that file yourself",
-        )
-    if folder.exists() and not folder.is_dir():
-        raise BridgeError(f"{folder} is not a directory", hint="give --launcher a directory")
-
-
-def _is_ours(path: Path) -> bool:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return LAUNCHER_MARK in fh.read(4096)
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
-def _write_launcher(folder: Path) -> Launcher:
-    """A ``codex-bridge`` script in ``folder`` running the bridge in this venv; what it is and whether PATH finds it."""
-    from autopilot.fsutil import atomic_write
-
-    python = sys.executable
-    text = (
-        "#!/bin/sh\n"
-        f"{LAUNCHER_MARK}\n"
-        "# It runs the bridge in codex-autopilot's Python environment (the Claude Code plugin's own venv).\n"
-        "# Remove it with `codex-bridge setup --uninstall`, or delete this file.\n"
-        f"py={_sh_quote(python)}\n"
-        'if [ ! -x "$py" ]; then\n'
-        "  echo \"codex-bridge: codex-autopilot's Python environment is gone ($py): start Claude Code once "
-        f'(the plugin rebuilds it), or run {SETUP_COMMAND} again" >&2\n'
-        "  exit 1\n"
-        "fi\n"
-        f'exec "$py" -I {RUN_BRIDGE} "$@"\n'
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / LAUNCHER_NAME
-    changed = not path.exists() or path.read_text(encoding="utf-8") != text
-    if changed:
-        atomic_write(path, text, mode=stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
-    known = _recorded_launchers()
-    if str(path) not in known:  # so --uninstall finds it in a folder that is not on PATH
-        atomic_write(_launcher_record(), json.dumps(sorted({*known, str(path)}), indent=2) + "\n")
-    found = shutil.which(LAUNCHER_NAME)
-    return {
-        "path": str(path),
-        "python": python,
-        "changed": changed,
-        "onPath": found is not None and Path(found).absolute() == path,
-        "shadowedBy": found if found and Path(found).absolute() != path else None,
-    }
-
-
-def _launcher_record() -> Path:
-    return paths.autopilot_home() / "launchers.json"
-
-
-def _recorded_launchers() -> list[str]:
-    """The launchers setup wrote, as it recorded them (an unreadable record counts as none: PATH is searched too)."""
-    try:
-        found = json.loads(_launcher_record().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    return [p for p in found if isinstance(p, str)] if isinstance(found, list) else []
-
-
-def _sh_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
-def _launcher_candidates() -> list[Path]:
-    folders = [Path(p).absolute() for p in os.environ.get("PATH", "").split(os.pathsep) if p]
-    folders.append(Path(os.path.expanduser("~/.local/bin")).absolute())
-    return list(dict.fromkeys(folders))
 
 
 def _next_steps(codex: Installed, launcher: Launcher | None, how: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The shapes of what the CLI's own commands print (doctor, install, setup, search's options), for the type checker.
+"""The shapes of what the CLI's own commands print (doctor, setup, search's options), for the type checker.
 
 Modules import these names under ``if TYPE_CHECKING:``. An answer a command shares with the dashboard
 is the operation's shape, in the operation's package; these are the commands' own. Keys are
@@ -13,21 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 
-
-class CheckExtra(TypedDict, total=False):
-    """What a doctor check may add: the version found, or the path it looked at."""
-
-    version: str
-    path: str
-
-
-class Check(CheckExtra):
-    """One of ``codex-bridge doctor``'s checks, with its fix when it needs one."""
-
-    name: str
-    status: str  # ok | warn | fail
-    detail: str
-    fix: str | None
+    from autopilot.codex.shapes import Installed, Uninstalled
+    from autopilot.plugin import Check, Launcher, StatusLine
 
 
 class Doctor(TypedDict):
@@ -70,124 +57,7 @@ class ReviewArgs(TypedDict):
     effort: str | None
 
 
-# -- install and setup -----------------------------------------------------------------------
-
-
-class TrustRecorded(TypedDict):
-    """A hook's trust as recorded in Codex's config.toml (and the codex binary that confirmed it, if any)."""
-
-    recorded: bool
-    hash: str
-    checkedWith: str | None
-
-
-class HookTrust(TypedDict):
-    """The $handoff hook's trust after an install."""
-
-    config: str
-    key: str
-    hash: str
-    recorded: bool
-    checkedWith: str | None
-    status: NotRequired[str]  # trusted | modified | untrusted
-
-
-class MemoryHookTrust(TypedDict):
-    """One of the active memory's hooks: where it sits in hooks.json and its trust."""
-
-    position: list[int]
-    key: str
-    hash: str
-    status: NotRequired[str | None]
-
-
-class HookPlaced(TypedDict):
-    """Where install put the $handoff hook."""
-
-    file: str
-    event: str
-    command: str
-    position: list[int]
-    changed: bool
-    backup: str | None
-
-
-class MemoryHooks(TypedDict):
-    """The active memory's recorder and its hooks, by event."""
-
-    command: str
-    events: dict[str, MemoryHookTrust]
-
-
-class SkillInstalled(TypedDict):
-    """A skill directory and the files install wrote there."""
-
-    path: str
-    changed: list[str]
-
-
-class Installed(TypedDict):
-    """``codex-bridge install codex``."""
-
-    agent: str
-    action: str
-    codexHome: str
-    changed: bool
-    hook: HookPlaced
-    trust: HookTrust
-    memory: MemoryHooks
-    skills: dict[str, SkillInstalled]
-    python: str
-    bridge: str | None
-
-
-class HookRemoved(TypedDict):
-    """What uninstall did to hooks.json."""
-
-    file: str
-    changed: bool
-    backup: str | None
-
-
-class SkillRemoved(TypedDict):
-    """A skill directory, the files uninstall removed and those it left (edited since)."""
-
-    path: str
-    removed: list[str]
-    kept: list[str]
-
-
-class Uninstalled(TypedDict):
-    """``codex-bridge install codex --uninstall``."""
-
-    agent: str
-    action: str
-    codexHome: str
-    changed: bool
-    hook: HookRemoved
-    trust: dict[str, str]  # trust key -> what happened to it
-    skills: dict[str, SkillRemoved]
-
-
-class Launcher(TypedDict):
-    """The ``codex-bridge`` launcher setup wrote, and whether PATH finds it."""
-
-    path: str
-    python: str
-    changed: bool
-    onPath: bool
-    shadowedBy: str | None
-
-
-class StatusLine(TypedDict):
-    """What setup did to Claude Code's status line (settings.json)."""
-
-    settings: str
-    changed: bool
-    command: NotRequired[Any]
-    backup: NotRequired[str | None]
-    why: NotRequired[str]
-    restored: NotRequired[Any]  # the status line put back, as settings.json had it
+# -- setup -----------------------------------------------------------------------------------
 
 
 class SetUp(TypedDict):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from autopilot.hooks import slash
+from autopilot import RESUME
 from autopilot.loop import status
 from autopilot.output import one_line
 
@@ -117,7 +117,7 @@ def render(state: dict[str, Any], run: str) -> str:
     now = state["status"]
     spend = f"${float(state.get('budget_used_usd') or 0):.2f}/${float(state.get('budget_usd') or 0):.2f}"
     if now != status.RUNNING:
-        how = slash.RESUME if now in status.PAUSED or now == status.STOPPED_ITERATION_LIMIT else ""
+        how = RESUME if now in status.PAUSED or now == status.STOPPED_ITERATION_LIMIT else ""
         return " · ".join(p for p in (f"autopilot ⏸ {PAUSED_WORDS.get(now, now)}", spend, how) if p)
     task = (state.get("current_task") or {}).get("id") or "?"
     where = f"{task} {state.get('iteration', 0)}/{state.get('max_iterations', '?')}"

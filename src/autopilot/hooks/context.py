@@ -7,9 +7,9 @@ import time
 from functools import cached_property
 from typing import Any
 
-from autopilot import config
+from autopilot import RESUME, START, STATUS, STOP, config
 from autopilot.errors import BridgeError
-from autopilot.hooks import TOOL_MARK, slash
+from autopilot.hooks import TOOL_MARK
 from autopilot.loop import control, status, transitions
 from autopilot.loop.state import State, Store
 from autopilot.loop.workspace import Workspace
@@ -99,7 +99,7 @@ class Hook:
             f"foreign-session:{self.session_id}",
             f"the autopilot run in {self.workspace.root} belongs to another Claude Code session "
             f"({str(state.get('owner_session_id'))[:8]}…), so this session's hooks leave it alone (said once). "
-            f"{slash.STATUS} shows it; {slash.START} here would replace it.",
+            f"{STATUS} shows it; {START} here would replace it.",
             state,
         )
 
@@ -230,6 +230,6 @@ def paused_message(reason: str, detail: str) -> HookAnswer:
     """What the user reads when the reviewer-unavailable pause happens."""
     return alert(
         f"the autopilot run paused: {reason}: {detail[:300]}. Claude is no longer held by Codex. When "
-        f"Codex works again (`codex-bridge status` shows the last error), {slash.RESUME} continues the "
-        f"run; {slash.STOP} turns the autopilot off for this repository."
+        f"Codex works again (`codex-bridge status` shows the last error), {RESUME} continues the "
+        f"run; {STOP} turns the autopilot off for this repository."
     )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from autopilot import RESUME, SETUP, STOP
 from autopilot.errors import RunTaken
-from autopilot.hooks import slash
 from autopilot.hooks.context import (
     BUDGET_WARNING,
     Hook,
@@ -29,7 +29,7 @@ def session_start(hook: Hook) -> HookAnswer | None:
     if state["status"] in status.PAUSED:
         return notice(
             f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
-            f"{slash.RESUME} continues it; {slash.STOP} ends it."
+            f"{RESUME} continues it; {STOP} ends it."
         )
     return context(
         "SessionStart",
@@ -73,7 +73,7 @@ def user_prompt_submit(hook: Hook) -> HookAnswer | None:
         if stopped:
             return alert(
                 f"the autopilot run stopped: {state['stop_reason']} ({cost_text(state)}). Claude carries on "
-                f"without Codex; `codex-bridge budget set USD` then {slash.RESUME} continues the run."
+                f"without Codex; `codex-bridge budget set USD` then {RESUME} continues the run."
             )
     if state["status"] != status.RUNNING or command:
         return None
@@ -93,7 +93,7 @@ def codex_side_notice(out: HookAnswer | None, installed: str) -> HookAnswer:
 
     said = (
         f"codex-autopilot was updated to {__version__}, but its Codex side ($handoff, $from-claude) was set up by "
-        f"{installed if installed[:1].isdigit() else 'an earlier version'}: run {slash.SETUP} again "
+        f"{installed if installed[:1].isdigit() else 'an earlier version'}: run {SETUP} again "
         "(with --trust if you trusted the hook that way) to bring it up to date."
     )
     answer: HookAnswer = out.copy() if out else {}

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from autopilot import RESUME, START
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged, RunTaken
-from autopilot.hooks import slash, touch
+from autopilot.hooks import touch
 from autopilot.hooks.context import (
     BLOCK_MARK,
     BUDGET_WARNING,
@@ -33,10 +34,10 @@ if TYPE_CHECKING:
 REASON_CHARS = 1_500  # of Codex's verdict reason relayed to Claude
 ENDED = {
     status.DONE: "done: Codex judged the goal met ({cost}). The plan is in {plan_path}.",
-    status.ABORTED: "aborted: {reason} ({cost}). " + slash.START + " starts a new run.",
-    status.STOPPED_ITERATION_LIMIT: "stopped: {reason} ({cost}). " + slash.RESUME + " allows more iterations.",
+    status.ABORTED: "aborted: {reason} ({cost}). " + START + " starts a new run.",
+    status.STOPPED_ITERATION_LIMIT: "stopped: {reason} ({cost}). " + RESUME + " allows more iterations.",
     status.STOPPED_BUDGET: "stopped: {reason} ({cost}). Raise the cap with `codex-bridge budget set USD`, then "
-    + slash.RESUME
+    + RESUME
     + ".",
 }
 
@@ -133,7 +134,7 @@ def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | N
         return None
     if paused:
         return alert(
-            f"the autopilot run paused: {paused}. {slash.RESUME} continues it (each prompt you type "
+            f"the autopilot run paused: {paused}. {RESUME} continues it (each prompt you type "
             "starts a new count); for longer unattended stretches start claude with "
             "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP set higher, or 0 for no cap."
         )

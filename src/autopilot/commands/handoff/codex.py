@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from autopilot import namespaced
 from autopilot.commands.handoff import intake
 from autopilot.errors import BridgeError
 from autopilot.output import say, show
@@ -25,20 +26,17 @@ def run_quick(options: dict[str, Any], cwd: str | None) -> int:
 
 def handoff_text(rollout: str) -> str:
     """The line to paste into Claude Code: the from-codex skill on ``rollout`` (quoted for its argument parser), the
-    skill namespaced so it resolves even if another skill takes the bare name (the hooks package loads only here: a
-    `from-codex intake` page does not pay for it)."""
+    skill namespaced so it resolves even if another skill takes the bare name."""
     import shlex
 
-    from autopilot.hooks import slash
-
-    return f"{slash.namespaced('from-codex')} {shlex.quote(rollout)}"
+    return f"{namespaced('from-codex')} {shlex.quote(rollout)}"
 
 
 def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
     """Print the handoff line for the session ``$handoff`` saved (or the newest root one in ``cwd``) and copy it."""
 
-    from autopilot import clipboard
     from autopilot.codex import sessions
+    from autopilot.commands import clipboard
     from autopilot.output import emit
 
     where = os.path.abspath(cwd or os.getcwd())  # read at run time: `-C DIR` has changed directory by now
