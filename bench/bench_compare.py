@@ -149,7 +149,7 @@ def main() -> int:
                 None,
             )
             cases[f"{side}|no run: hook Stop"] = ([shim, "hook", "Stop"], hook_input("Stop", idle), env, idle, None)
-            module = REPO / "src" / "autopilot" / "search" / "retrieval.py"  # an edit of a real 30 KB module
+            module = REPO / "src" / "autopilot" / "handoff" / "search" / "retrieval.py"  # an edit of a 30 KB module
             source = module.read_text(encoding="utf-8")
             old = "\n".join(source.split("\n")[200:204]) + "\n"
             edit = {"file_path": str(idle / module.name), "old_string": old, "new_string": old.replace("(", "( ", 1)}

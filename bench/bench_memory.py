@@ -56,7 +56,7 @@ def hook_input(event: str, cwd: str, **fields: object) -> str:
     )
 
 
-MODULE = REPO / "src" / "autopilot" / "search" / "retrieval.py"  # a real module of the size edits meet
+MODULE = REPO / "src" / "autopilot" / "handoff" / "search" / "retrieval.py"  # a real module of the size edits meet
 SOURCE = MODULE.read_text(encoding="utf-8")
 OLD = "\n".join(SOURCE.split("\n")[200:204]) + "\n"  # four lines inside a function
 NEW = OLD.replace("(", "( ", 1)
