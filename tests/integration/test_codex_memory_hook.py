@@ -1,8 +1,10 @@
-"""Codex's memory hook: a stand-alone launcher that runs the package's entry.
+"""Codex's memory hook: a stand-alone launcher that runs the package's entry, and the launchers before it.
 
 ``install codex`` puts the launcher (``codex/assets/handoff/scripts/memory_hook.py``) in Codex's hooks: it finds the
 package installed.json names and runs ``autopilot.handoff.memory.codex_hook.main``, which records with the recorder
-Claude Code's hooks use; with no package to run it says nothing.
+Claude Code's hooks use; with no package to run it says nothing. An install from before the launcher keeps its
+stand-alone script (``tests/fixtures/codex/memory_hook_6660d8c.py``) until setup runs again: it keeps recording with
+this package, and ``install codex`` replaces it.
 """
 
 from __future__ import annotations
@@ -16,12 +18,18 @@ from pathlib import Path
 
 import pytest
 
+from autopilot.codex import skills
 from autopilot.commands.install import ASSETS
+from autopilot.digest import sha256_hex
 from autopilot.handoff.memory import codex_hook, observe
-from tests.support.hooks import SESSION, payload
+from tests.support.hooks import SESSION, context_of, payload
 from tests.unit.test_twins import load
 
 LAUNCHER = ASSETS / "handoff" / "scripts" / "memory_hook.py"
+# The script `install codex` wrote before the launcher (commit 6660d8c, before the three-wings move): what an older
+# install still runs until setup is run again.
+OLDER_HOOK = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "memory_hook_6660d8c.py"
+PACKAGE = str(Path(observe.__file__).resolve().parents[3])  # the directory holding `autopilot`, as install records it
 SOURCE = "class RateCache:\n    def get(self, day):\n        with open(self.path) as fh:\n        return load(fh)\n"
 NEW = '        return load_rates(fh, parse_float=Decimal)  # "ghp_not_a_name"\n'
 CODE = (
@@ -169,3 +177,61 @@ def test_without_a_package_to_run_the_launcher_says_nothing(package, git_repo, t
     assert (proc.wait(), out, err) == (0, b"", b"")
     home = Path(os.environ["AUTOPILOT_HOME"])
     assert [p for p in home.rglob("*") if p.is_file()] == []
+
+
+def older_install(bridge) -> Path:
+    """Codex's side as an install from before the launcher left it: its stand-alone memory_hook.py in the handoff
+    skill, listed in the skill's marker as that install's own; the scripts folder."""
+    code, _, err = bridge("install", "codex")
+    assert code == 0, err
+    folder = skills.skill_dir("handoff")
+    older = OLDER_HOOK.read_bytes()
+    (folder / "scripts" / "memory_hook.py").write_bytes(older)
+    marker = json.loads((folder / skills.MARKER).read_text())
+    marker["files"]["scripts/memory_hook.py"] = "sha256:" + sha256_hex(older)
+    (folder / skills.MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True) + "\n")
+    return folder / "scripts"
+
+
+def codex_runs(scripts: Path, event: dict) -> str:
+    """Run the installed hook as Codex does (its sh launcher, memory-hook) on one event; its stdout (exit 0)."""
+    proc = subprocess.run(
+        [str(scripts / "memory-hook")], input=json.dumps(event), capture_output=True, text=True, timeout=120
+    )
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    return proc.stdout
+
+
+PARSER = "def parse_header(line):\n    return line.split(':')\n"
+EDIT = {
+    "tool_name": "Edit",
+    "tool_input": {"file_path": "parser.py", "old_string": "line.split(':')", "new_string": "split_fields(line)"},
+    "tool_response": {"originalFile": PARSER},
+    "tool_use_id": "u1",
+}
+
+
+def test_an_older_install_keeps_recording_with_this_package(bridge, git_repo):
+    """The stand-alone script an older install left records a Codex edit and a prompt with this package, exit 0 and
+    silent, redacting with its redactor; the prompt after the edit gets this bridge's injection. It finds no names
+    for the edit (it looks for the package's memory where it was before the move) until setup replaces it."""
+    scripts = older_install(bridge)
+    assert codex_runs(scripts, payload("PostToolUse", git_repo, **EDIT)) == ""
+    answer = codex_runs(scripts, payload("UserPromptSubmit", git_repo, prompt="use sk-proj-" + "Ab3Cd4Ef5" * 5))
+    edit, request = logged(git_repo)
+    assert (edit["kind"], edit["path"], "names" in edit) == ("edit", "parser.py", False)
+    assert request["prompt"] == "use [REDACTED:openai_api_key]"
+    assert "parser.py" in context_of(json.loads(answer))
+
+
+def test_install_codex_replaces_an_older_memory_hook_with_the_launcher(bridge, git_repo):
+    """`install codex` (what setup runs after an update) writes the launcher over the older script, which then
+    records the edit with the names it changed."""
+    scripts = older_install(bridge)
+    code, out, err = bridge("install", "codex")
+    assert code == 0, err
+    assert "scripts/memory_hook.py" in json.loads(out)["skills"]["handoff"]["changed"]
+    assert (scripts / "memory_hook.py").read_text() == LAUNCHER.read_text()
+    assert codex_runs(scripts, payload("PostToolUse", git_repo, **EDIT)) == ""
+    (edit,) = logged(git_repo)
+    assert (edit["path"], edit["names"]) == ("parser.py", ["parse_header", "split_fields", "split"])
