@@ -7,12 +7,12 @@ prints for each path the median wall time and the median CPU time (user + system
 busy CPU does not inflate) with their ratios to bare ``python -I -c pass`` and new / base.
 
 Paths: the no-run hooks through the plugin's shim (UserPromptSubmit, Stop, and PostToolUse for an Edit of a 30 KB
-module, which records the names the edit changed), the Codex memory hook script on an ``apply_patch`` of it,
-``codex-bridge state`` with no run, a cached page of ``handoff intake`` and ``handoff from-codex intake`` (a real 58 kB
-session, a real rollout), and with a planned run (openai backend against the instant scripted Responses server)
-UserPromptSubmit, a Stop whose verdict is ``continue`` and ``codex-bridge review`` (an edit before each, so there is
-work to judge). For the review it also prints bench_bridge.py's own figure, the review overhead: the whole process
-less the call as events.jsonl logs it. ``--only TEXT`` keeps the paths whose name holds TEXT.
+module, which records the names the edit changed), the Codex memory hook script on an ``apply_patch`` of it and on an
+ordinary prompt, ``codex-bridge state`` with no run, a cached page of ``handoff intake`` and ``handoff from-codex
+intake`` (a real 58 kB session, a real rollout), and with a planned run (openai backend against the instant scripted
+Responses server) UserPromptSubmit, a Stop whose verdict is ``continue`` and ``codex-bridge review`` (an edit before
+each, so there is work to judge). For the review it also prints bench_bridge.py's own figure, the review overhead: the
+whole process less the call as events.jsonl logs it. ``--only TEXT`` keeps the paths whose name holds TEXT.
 
 Each side runs this interpreter through a throwaway venv whose only site entries are its checkout's ``src`` and
 this interpreter's packages: the same dependencies and the same start-up (no ``.pth`` hooks), only the code differs.
@@ -167,15 +167,21 @@ def main() -> int:
             )
             patch += "+    pass\n*** End Patch\n"
             (idle / module.name).write_text(source, encoding="utf-8")  # what the Codex hook reads to place the patch
+            codex_hook = str(
+                checkout / "src" / "autopilot" / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
+            )
             cases[f"{side}|no run: Codex memory hook, apply_patch of it"] = (
-                [
-                    py,
-                    "-I",
-                    str(checkout / "src" / "autopilot" / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"),
-                ],
+                [py, "-I", codex_hook],
                 hook_input(
                     "PostToolUse", idle, tool_name="apply_patch", tool_input={"command": patch}, tool_response="ok"
                 ),
+                env,
+                idle,
+                None,
+            )
+            cases[f"{side}|no run: Codex memory hook, UserPromptSubmit"] = (
+                [py, "-I", codex_hook],
+                hook_input("UserPromptSubmit", idle, prompt="add a --json flag"),
                 env,
                 idle,
                 None,

@@ -130,6 +130,24 @@ def test_bridge_error_fails_open_without_a_crash_log(planned, bridge, isolated_h
     assert not (isolated_homes / "autopilot" / "crash.log").exists()
 
 
+# What the no-run hook path loads of the package: the entry point, the hooks' table and the memory's recorder.
+NO_RUN_MODULES = [
+    "autopilot",
+    "autopilot.cli",
+    "autopilot.clock",
+    "autopilot.config",
+    "autopilot.digest",
+    "autopilot.errors",
+    "autopilot.fastjson",
+    "autopilot.git",
+    "autopilot.handoff",
+    "autopilot.handoff.memory",
+    "autopilot.handoff.memory.observe",
+    "autopilot.hooks",
+    "autopilot.text",
+]
+
+
 def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
     """With no run, a hook imports no openai, jsonschema, yaml or workspace machinery: only the memory's recorder."""
     home = tmp_path / "home-with-other-run"
@@ -147,21 +165,7 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         env={**os.environ, "AUTOPILOT_HOME": str(home)},
     )
     assert proc.returncode == 0 and proc.stdout == ""
-    assert proc.stderr.split() == [
-        "autopilot",
-        "autopilot.cli",
-        "autopilot.clock",
-        "autopilot.config",
-        "autopilot.digest",
-        "autopilot.errors",
-        "autopilot.fastjson",
-        "autopilot.git",
-        "autopilot.handoff",
-        "autopilot.handoff.memory",
-        "autopilot.handoff.memory.observe",
-        "autopilot.hooks",
-        "autopilot.text",
-    ]
+    assert proc.stderr.split() == NO_RUN_MODULES
 
 
 def test_no_run_path_imports_neither_json_nor_typing(git_repo, tmp_path):

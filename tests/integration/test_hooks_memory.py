@@ -11,6 +11,7 @@ from pathlib import Path
 
 from autopilot.handoff.memory import observe
 from autopilot.scripted.responses_server import reply_json
+from tests.integration.test_hooks_dispatch import NO_RUN_MODULES
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload, run_hook
 
 CHECKPOINT = {
@@ -385,37 +386,49 @@ def test_a_symbol_an_earlier_edit_changed_is_found(git_repo, bridge):
 
 
 CODEX_HOOK = Path(observe.__file__).resolve().parents[2] / "codex" / "assets" / "handoff" / "scripts" / "memory_hook.py"
+PACKAGE = str(Path(observe.__file__).resolve().parents[3])  # the directory holding `autopilot`, as install records it
 PATCH = (
     "*** Begin Patch\n*** Update File: parser.py\n@@\n def parse_header(line):\n"
     "-    return line.split(':')\n+    return split_fields(line)\n*** End Patch\n"
 )
 
 
-def codex_patch(repo: Path, scripts: Path, package: str, *flags: str) -> dict:
-    """Run the Codex memory hook script from ``scripts`` (installed.json naming ``package``) on one apply_patch."""
+def codex_hook(scripts: Path, package: str, event: dict, *flags: str) -> subprocess.CompletedProcess[str]:
+    """Run Codex's memory hook launcher from ``scripts`` (installed.json naming ``package``) on one event."""
     (scripts / "memory_hook.py").write_text(CODEX_HOOK.read_text())
     (scripts / "installed.json").write_text(json.dumps({"bridge": None, "python": None, "package": package}))
-    (repo / "parser.py").write_text(PARSER.replace("line.split(':')", "split_fields(line)"))
-    event = payload("PostToolUse", repo, tool_name="apply_patch", tool_input={"command": PATCH}, tool_response="ok")
-    subprocess.run(
-        [sys.executable, "-I", *flags, str(scripts / "memory_hook.py")], input=json.dumps(event), text=True, check=True
+    return subprocess.run(
+        [sys.executable, "-I", *flags, str(scripts / "memory_hook.py")],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    log = (Path(observe.session_dir(os.path.realpath(repo), "codex", SESSION)) / observe.LOG).read_text()
-    (edit,) = [json.loads(x) for x in log.splitlines() if '"edit"' in x]
-    return edit
 
 
 def test_the_codex_hook_names_an_edit_with_the_installing_bridge(git_repo, tmp_path):
-    """Codex's stand-alone hook names what a patch changed with the bridge `install codex` recorded."""
-    edit = codex_patch(git_repo, tmp_path, str(Path(observe.__file__).resolve().parents[3]))
+    """Codex's hook runs the bridge `install codex` recorded (-S: no other is importable), which names what a patch
+    changed."""
+    (git_repo / "parser.py").write_text(PARSER.replace("line.split(':')", "split_fields(line)"))
+    event = payload("PostToolUse", git_repo, tool_name="apply_patch", tool_input={"command": PATCH}, tool_response="ok")
+    proc = codex_hook(tmp_path, PACKAGE, event, "-S")
+    log = (Path(observe.session_dir(os.path.realpath(git_repo), "codex", SESSION)) / observe.LOG).read_text()
+    (edit,) = [json.loads(x) for x in log.splitlines() if '"edit"' in x]
+    assert (proc.stdout, proc.stderr) == ("", "")
     assert (edit["path"], edit["names"]) == ("parser.py", ["parse_header", "split_fields", "split"])
 
 
-def test_the_codex_hook_records_an_edit_without_a_bridge(git_repo, tmp_path):
-    """When the bridge it was installed with is gone (and no other is importable), the edit is recorded without
-    names."""
-    edit = codex_patch(git_repo, tmp_path, str(tmp_path / "gone"), "-S")  # -S: not even this venv's packages
-    assert edit["path"] == "parser.py" and "names" not in edit
+def test_the_codex_hook_loads_only_the_recorder(git_repo, tmp_path):
+    """On an ordinary prompt Codex's hook loads, of the package, its entry and the recorder's modules only (Claude's
+    no-run list with codex_hook for cli and hooks), and neither json, re, typing, pathlib nor subprocess."""
+    event = payload("UserPromptSubmit", git_repo, prompt="add a --json flag")
+    stderr = codex_hook(tmp_path, PACKAGE, event, "-X", "importtime").stderr
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+    recorder = set(NO_RUN_MODULES) - {"autopilot.cli", "autopilot.hooks"} | {"autopilot.handoff.memory.codex_hook"}
+    assert sorted(m for m in loaded if m.split(".")[0] == "autopilot") == sorted(recorder)
+    assert loaded & {"json", "re", "typing", "pathlib", "subprocess"} == set()
+    log = (Path(observe.session_dir(os.path.realpath(git_repo), "codex", SESSION)) / observe.LOG).read_text()
+    assert '"prompt":"add a --json flag"' in log
 
 
 def test_a_prompt_that_injects_loads_nothing_heavy(git_repo, bridge):

@@ -151,6 +151,59 @@ def test_the_layer_checks_find_planted_violations():
     ]
 
 
+# The scripts Codex runs (codex/assets/) are data to the package's graph, run by Codex with their own Python. Only
+# one may import the package, and only through one entry point: the memory hook's launcher runs the recorder there
+# (an arrow from Codex's home up to the handoff's memory, kept to that one name). The others are stand-alone.
+ASSETS = PACKAGE / "codex" / "assets"
+ASSET_ENTRIES = {"handoff/scripts/memory_hook.py": {"autopilot.handoff.memory.codex_hook"}}
+
+
+def package_imports(source: str) -> set[str]:
+    """The autopilot modules a source names in an import (inside functions too), ``importlib.import_module`` or
+    ``__import__``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "autopilot":
+            found.update({f"autopilot.{a.name}" for a in node.names} if node.module == "autopilot" else {node.module})
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "autopilot")
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            named = node.args[0].value
+            if name in ("import_module", "__import__") and isinstance(named, str) and named.startswith("autopilot"):
+                found.add(named)
+    return found
+
+
+def test_codex_scripts_import_the_package_only_through_one_entry():
+    """Of the scripts Codex runs, only the memory hook's launcher imports the package, and only its entry point (a
+    module of the handoff's memory with a main()): no other arrow runs from codex/ back up."""
+    found = {str(p.relative_to(ASSETS)): package_imports(p.read_text(encoding="utf-8")) for p in ASSETS.rglob("*.py")}
+    assert {script: names for script, names in found.items() if names} == ASSET_ENTRIES
+    for entry in set().union(*ASSET_ENTRIES.values()):
+        assert part(entry) == "memory" and entry in modules() and callable(importlib.import_module(entry).main)
+
+
+def test_the_script_import_finder_finds_each_form():
+    """The check above can fail: each way of naming a package module is found, a standard library import is not."""
+    planted = (
+        "import os, autopilot.redact\n"
+        "from autopilot import git\n"
+        "def f():\n"
+        "    from autopilot.handoff.memory import names\n"
+        "    importlib.import_module('autopilot.cli')\n"
+        "    __import__('autopilot.hooks')\n"
+        "    from json import loads\n"
+    )
+    assert package_imports(planted) == {
+        "autopilot.redact",
+        "autopilot.git",
+        "autopilot.handoff.memory",
+        "autopilot.cli",
+        "autopilot.hooks",
+    }
+
+
 def test_hooks_never_import_commands():
     """Hooks call the operations directly; the CLI's adapters are not a library."""
     hooks = [(m, p) for m, p in modules().items() if room(m) == "hooks"]

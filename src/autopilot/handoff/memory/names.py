@@ -24,8 +24,7 @@ random tokens through it). A name is at most :data:`NAME_CHARS` characters.
 
 Hot path: it imports only ``os``, ``stat`` (which ``os`` imports) and :mod:`autopilot.text` (which
 imports nothing), and :mod:`.observe` imports it
-only when an edit is recorded. The Codex hook script ``codex/assets/handoff/scripts/memory_hook.py``
-carries a stand-alone twin of it (tests/unit/test_twins.py runs both on the same inputs).
+only when an edit is recorded (for Claude Code's hooks and Codex's: :mod:`.codex_hook` records through it too).
 """
 
 from __future__ import annotations

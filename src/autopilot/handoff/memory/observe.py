@@ -15,9 +15,8 @@ What is kept is what the hook input says, cut short: the prompt of a request, th
 result of an edit (and the names it changed: :mod:`autopilot.handoff.memory.names`), the command, exit code
 and output tail of a run that looks like validation (the reducer decides precisely which runs
 validate and what their outcome was), compaction, session and turn boundaries, model changes. Tool
-outputs of other commands and file contents are never kept. The codex hook script
-``codex/assets/handoff/scripts/memory_hook.py`` is this module's stand-alone twin (with
-:mod:`.names`'s; tests/unit/test_twins.py runs both on the same inputs).
+outputs of other commands and file contents are never kept. Codex's memory hook records with this
+module too: its installed launcher runs :mod:`.codex_hook`, which calls :func:`record`.
 """
 
 from __future__ import annotations
