@@ -19,7 +19,7 @@ from pathlib import Path
 from autopilot import paths
 from autopilot.clock import now_us, stamp
 from autopilot.errors import BridgeError, RunChanged, StateError, Unwritable
-from autopilot.fsutil import atomic_write, sweep_stale
+from autopilot.fsutil import Lock, atomic_write, held, sweep_stale
 from autopilot.loop import status
 from autopilot.loop.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
 from autopilot.loop.migrations import State as State  # re-exported: the run's state (loop/shapes.RunState)
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
     from autopilot.loop.shapes import CorruptRun, ListedRun
 
-LOCK_TIMEOUT_S = 60.0
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
 PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
 SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
@@ -246,19 +245,15 @@ class Store:
         """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then raises CallBusy."""
         import time
 
-        import filelock
-
         from autopilot.errors import CallBusy
 
         self.dir.mkdir(parents=True, exist_ok=True)
-        lock = filelock.FileLock(str(self.dir / "call.lock"), timeout=max(0.0, deadline - time.monotonic()))
-        try:
-            lock.acquire()
-        except filelock.Timeout:
+        lock = Lock(self.dir / "call.lock")
+        if not lock.acquire(max(0.0, deadline - time.monotonic())):
             raise CallBusy(
                 f"another call of this run was still talking to Codex; no {phase} call was made",
                 hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
-            ) from None
+            )
         try:
             yield
         finally:
@@ -343,21 +338,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-@contextmanager
-def held(lock_path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the lock file ``lock_path`` for the block; another process holding it past ``timeout`` is an error."""
-    import filelock
-
-    try:
-        with filelock.FileLock(str(lock_path), timeout=timeout):
-            yield
-    except filelock.Timeout:
-        raise BridgeError(
-            f"another codex-bridge process has held {lock_path} for {timeout:.0f}s",
-            hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
-        ) from None
 
 
 class _Corrupt(Exception):

@@ -30,9 +30,8 @@ from typing import Any
 
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
-from autopilot.fsutil import atomic_write
+from autopilot.fsutil import atomic_write, held
 from autopilot.knowledge.durable.view import PASSPHRASE, home
-from autopilot.loop.state import held
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

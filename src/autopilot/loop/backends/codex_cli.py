@@ -307,20 +307,18 @@ class CodexCLI:
         end: float,
         effort: str | None = None,
     ) -> Reply:
-        import filelock
+        from autopilot.fsutil import Lock
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
         # One turn at a time per run: the thread's running total must be read, grown and saved in order.
         # A review and a verdict can meet here; the later one waits a bounded time, then counts as busy.
         wait = max(0.0, min(end - time.monotonic(), LOCK_WAIT_S))
-        lock = filelock.FileLock(str(self.run_dir / "codex-thread.lock"), timeout=wait)
-        try:
-            lock.acquire()
-        except filelock.Timeout:
+        lock = Lock(self.run_dir / "codex-thread.lock")
+        if not lock.acquire(wait):
             raise CallBusy(
                 f"another call of this run has been talking to Codex for over {LOCK_WAIT_S:.0f}s",
                 hint="try again when it finishes (`codex-bridge status`)",
-            ) from None
+            )
         try:
             baseline = self._baseline(conversation_id)
             started = time.time()
