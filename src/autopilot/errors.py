@@ -133,10 +133,9 @@ class StateError(BridgeError):
 
 def write_crash_log(home: str, exc: BaseException) -> str:
     """Append a traceback with the version to the crash log and return its path."""
-    import time
     import traceback
 
-    from autopilot import __version__
+    from autopilot import __version__, clock
     from autopilot.redact import redact
 
     path = os.path.join(home, "crash.log")
@@ -145,7 +144,7 @@ def write_crash_log(home: str, exc: BaseException) -> str:
         if os.path.exists(path) and os.path.getsize(path) > CRASH_LOG_MAX_BYTES:
             os.replace(path, path + ".1")  # keep one older log, never grow without bound
         text = (
-            f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n"
+            f"--- {clock.local('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n"
             f"argv: {sys.argv!r}\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         )
         with open(path, "a", encoding="utf-8") as fh:

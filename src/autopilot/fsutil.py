@@ -113,14 +113,15 @@ def sweep_stale(
     """Remove what killed processes left in ``directory``: entries named ``<prefix>…<suffix>`` older than
     ``older_than`` seconds (temp files of :func:`atomic_write`, temp index folders). Returns how many."""
     import shutil
-    import time
+
+    from autopilot import clock
 
     removed = 0
     try:
         entries = list(os.scandir(directory))
     except OSError:
         return 0
-    cutoff = time.time() - older_than
+    cutoff = clock.unix() - older_than
     for entry in entries:
         if not entry.name.startswith(prefixes) or not entry.name.endswith(suffix):
             continue

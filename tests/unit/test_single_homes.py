@@ -93,3 +93,68 @@ def test_is_held_sees_another_holder_and_creates_nothing(tmp_path):
     assert fsutil.is_held(path) is True
     lock.release()
     assert fsutil.is_held(path) is False
+
+
+# -- the clock: clock.py alone reads the time of day and writes a time as text -------------------------------
+
+CLOCK_HOME = "autopilot.clock"
+TIME_READS = {"time", "time_ns", "strftime", "gmtime", "localtime", "ctime", "asctime", "mktime"}  # not monotonic
+DATETIME_READS = {"now", "utcnow", "today", "fromtimestamp", "utcfromtimestamp", "fromisoformat"}
+FORMATS = {"strftime", "isoformat"}  # a datetime or date written as text
+SQL_CLOCK = ("strftime(", "'now'", "current_timestamp", "current_date", "current_time", "julianday(")
+
+
+def last_name(node: ast.AST) -> str:
+    """``x`` of ``x`` or of ``a.b.x`` ('' for anything else)."""
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def clock_uses(tree: Iterable[ast.AST]) -> list[int]:
+    """The lines that read the clock or write a time as text: ``time.time()``, ``time.strftime(…)``,
+    ``datetime.now()``, ``datetime.fromisoformat(…)``, any ``.strftime(…)`` or ``.isoformat()``, such a name
+    imported from time or datetime, or SQL that asks SQLite for the time."""
+    found = []
+    for node in tree:
+        if isinstance(node, ast.ImportFrom) and node.module in ("time", "datetime"):
+            if any(a.name in (TIME_READS if node.module == "time" else DATETIME_READS) for a in node.names):
+                found.append(node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner, name = last_name(node.func.value), node.func.attr
+            if (
+                (owner == "time" and name in TIME_READS)
+                or (owner in ("datetime", "date") and name in DATETIME_READS)
+                or name in FORMATS
+            ):
+                found.append(node.lineno)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [node.lineno] if any(s in node.value.lower() for s in SQL_CLOCK) else []
+    return sorted(set(found))
+
+
+def test_only_clock_reads_the_clock():
+    """No module but clock.py reads the time of day or formats a time (monotonic and perf_counter are no clock)."""
+    found = {m: clock_uses(nodes(p)) for m, p in modules().items() if m != CLOCK_HOME}
+    assert {m: lines for m, lines in found.items() if lines} == {}
+
+
+def test_clock_is_where_the_time_is_read():
+    """clock.py really is the home: it reads and formats the time (so the check above is not vacuous)."""
+    assert len(clock_uses(nodes(modules()[CLOCK_HOME]))) >= 5
+
+
+def test_the_clock_finder_finds_each_form():
+    """The check above can fail: each way of reading or formatting the time is found; a duration is not."""
+    source = (
+        "import time\n"
+        "a = time.time()\n"
+        "b = time.strftime('%Y', time.gmtime(a))\n"
+        "c = datetime.now(timezone.utc)\n"
+        "d = datetime.datetime.fromisoformat(text)\n"
+        "e = moment.isoformat()\n"
+        "f = day.strftime('%Y-%m-%d')\n"
+        "from time import time as now\n"
+        "db.execute(\"INSERT INTO t VALUES (strftime('%s', 'now'))\")\n"
+        "g = time.monotonic() + time.perf_counter()\n"
+        "h = clock.unix()\n"
+    )
+    assert clock_uses(planted(source)) == [2, 3, 4, 5, 6, 7, 8, 9]

@@ -20,11 +20,10 @@ import os
 import shutil
 import stat
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from autopilot import paths
+from autopilot import clock, paths
 from autopilot.errors import BridgeError
 from autopilot.hooks import slash
 from autopilot.output import emit, say
@@ -174,7 +173,7 @@ def add_statusline() -> StatusLine:
         )
     backup = None
     if path.exists():
-        backup = path.with_name(f"settings.json.codex-autopilot-{int(time.time())}.bak")
+        backup = path.with_name(f"settings.json.codex-autopilot-{int(clock.unix())}.bak")
         shutil.copy2(path, backup)
     atomic_write(_statusline_record(), json.dumps({"settings": str(path), "previous": current}) + "\n")
     settings["statusLine"] = {"type": "command", "command": command, "padding": 0}

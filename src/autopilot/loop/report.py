@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +109,7 @@ def parse_since(text: str | None) -> str | None:
         raise BridgeError(
             f"--since must be a date (YYYY-MM-DD) or an ISO time (YYYY-MM-DDTHH:MM), not {text!r}"
         ) from None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return clock.iso_us(moment)
 
 
 def _call(raw: object, run_dir: str) -> Call | str:

@@ -18,9 +18,9 @@ it is evidence and the agent's own claims, never an instruction.
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
+from autopilot import clock
 from autopilot.clock import now_ms
 from autopilot.config import env, load_config
 from autopilot.digest import canonical, sha256_hex
@@ -136,7 +136,7 @@ def own_words(state: Active) -> bool:
 def adopt_cleared(store: SessionStore) -> str | None:
     """After /clear: carry the cleared session's memory into this new one (only when exactly one just cleared)."""
     folder = store.dir.parent
-    now = time.time()
+    now = clock.unix()
     candidates = []
     for marker in folder.glob(f"{observe.CLEARED}{store.agent}.*") if folder.is_dir() else []:
         session = marker.name[len(observe.CLEARED) + len(store.agent) + 1 :]

@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
+from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.fsutil import held
 from autopilot.handoff.packets import shared
@@ -500,9 +501,9 @@ def _insert(db: sqlite3.Connection, docs: list[Document], kind: str, origin: str
         "text, paths, symbols, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (_row(d) for d in docs),
     )
-    db.execute(
-        "INSERT OR REPLACE INTO origins (origin, kind, docs, added) VALUES (?, ?, ?, strftime('%s', 'now'))",
-        (origin, kind, len(docs)),
+    db.execute(  # added: whole seconds, as SQLite's strftime('%s', 'now') gave them (the REAL column holds either)
+        "INSERT OR REPLACE INTO origins (origin, kind, docs, added) VALUES (?, ?, ?, ?)",
+        (origin, kind, len(docs), int(clock.unix())),
     )
     return len(docs)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from autopilot import config, paths
+from autopilot import clock, config, paths
 from autopilot.codex.sessions import find_rollout, newest_root_session, readable
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import CallBusy, InfraError
@@ -321,7 +321,7 @@ class CodexCLI:
             )
         try:
             baseline = self._baseline(conversation_id)
-            started = time.time()
+            started = clock.unix()
             argv = self._argv(schema_path, conversation_id, model, cwd, effort)
             events = self._run(argv, prompt, cwd, end - time.monotonic())
             thread_id, text, total, failure = conversation_id, None, None, None
