@@ -188,6 +188,7 @@ def _guarded(call: Callable[[], int]) -> int:
         print("codex-bridge: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug: say so, keep the traceback
+        from autopilot.config import versions
         from autopilot.errors import unwritable, write_crash_log
         from autopilot.output import printable
         from autopilot.paths import autopilot_home
@@ -197,7 +198,7 @@ def _guarded(call: Callable[[], int]) -> int:
             print(f"codex-bridge: error: {printable(str(full))}", file=sys.stderr)
             return full.exit_code
 
-        log = write_crash_log(str(autopilot_home()), exc)
+        log = write_crash_log(str(autopilot_home()), exc, versions())
         print(
             f"codex-bridge: internal error: {type(exc).__name__}: {printable(str(exc))} (traceback in {log}; "
             "please report it)",

@@ -278,6 +278,13 @@ def reader_dir(key: str) -> tuple[Path, str]:
     return Path(codex_home()) / "sessions", default
 
 
+def claude_binary() -> str | None:
+    """The claude CLI: ``AUTOPILOT_CLAUDE_BIN``, else ``claude`` on PATH."""
+    import shutil
+
+    return env("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
+
+
 def codex_binary(config: Config | None = None) -> str | None:
     """The Codex CLI to run: ``AUTOPILOT_CODEX_BIN``, the config's ``codex_bin``, else ``codex`` on PATH."""
     explicit = env("AUTOPILOT_CODEX_BIN") or (config or {}).get("codex_bin")
@@ -401,3 +408,55 @@ def parse_version(text: str) -> tuple[int, ...] | None:
 
     found = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
     return tuple(int(x) for x in found.groups()) if found else None
+
+
+def version_of(binary: str, timeout: float) -> tuple[tuple[int, ...] | None, str]:
+    """What ``binary --version`` says, asked for at most ``timeout`` seconds: its x.y.z (None when it names none)
+    and its own words (or why it could not be asked)."""
+    import signal
+    import subprocess
+    from contextlib import suppress
+
+    try:
+        proc = subprocess.Popen(
+            [binary, "--version"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return None, str(exc)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        # its whole group: a child left holding the pipes would hold this process for as long as it lives
+        with suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None, str(exc)
+    return parse_version(out + err), (out or err).strip()
+
+
+PROBE_TIMEOUT_S = 2.0  # each binary's --version in a crash log: a hung one must not hang the crash path
+
+
+def versions() -> dict[str, str]:
+    """The versions that explain a crash: Python, the platform, and git, claude and codex as each says (x.y.z and
+    where it is; ``not found``; or what it said instead), each binary asked for at most PROBE_TIMEOUT_S seconds."""
+    import platform
+    import shutil
+    import sys
+
+    found = {
+        "python": f"{platform.python_version()} ({platform.python_implementation()}, {sys.executable})",
+        "platform": platform.platform(),
+    }
+    for name, binary in (("git", shutil.which("git")), ("claude", claude_binary()), ("codex", codex_binary())):
+        if not binary:
+            found[name] = "not found"
+            continue
+        version, said = version_of(binary, PROBE_TIMEOUT_S)
+        found[name] = f"{'.'.join(map(str, version))} ({binary})" if version else f"{binary} said: {said[:200]}"
+    return found

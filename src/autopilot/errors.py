@@ -7,6 +7,7 @@ import sys
 
 TYPE_CHECKING = False  # errors.py is on every hook's path: types only for the checker
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 # Exit codes are part of the contract: hooks and scripts branch on them.
@@ -131,8 +132,9 @@ class StateError(BridgeError):
     exit_code = EXIT_STATE
 
 
-def write_crash_log(home: str, exc: BaseException) -> str:
-    """Append a traceback with the version to the crash log and return its path."""
+def write_crash_log(home: str, exc: BaseException, versions: Mapping[str, str]) -> str:
+    """Append a traceback to the crash log, with this bridge's version and the ``versions`` that explain it
+    (``config.versions()``: Python, the platform, git, claude, codex); the log's path."""
     import traceback
 
     from autopilot import __version__, clock
@@ -145,7 +147,9 @@ def write_crash_log(home: str, exc: BaseException) -> str:
             os.replace(path, path + ".1")  # keep one older log, never grow without bound
         text = (
             f"--- {clock.local('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n"
-            f"argv: {sys.argv!r}\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            f"argv: {sys.argv!r}\n"
+            + "".join(f"{name}: {said}\n" for name, said in versions.items())
+            + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         )
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(redact(text)[0])  # a goal or message in argv may carry a credential

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 from autopilot import __version__, config, paths
-from autopilot.config import parse_version
+from autopilot.config import claude_binary
 from autopilot.errors import EXIT_ERROR, BridgeError
 from autopilot.hooks import slash
 from autopilot.output import emit, show
@@ -83,23 +82,8 @@ def check(name: str, status: str, detail: str, fix: str | None = None, **extra: 
     return {"name": name, "status": status, "detail": detail, "fix": fix, **extra}
 
 
-def _version_of(binary: str) -> tuple[tuple[int, ...] | None, str]:
-    try:
-        proc = subprocess.run(
-            [binary, "--version"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, str(exc)
-    return parse_version(proc.stdout + proc.stderr), (proc.stdout or proc.stderr).strip()
-
-
 def _dotted(version: tuple[int, ...]) -> str:
     return ".".join(map(str, version))
-
-
-def claude_binary() -> str | None:
-    """The claude CLI: ``AUTOPILOT_CLAUDE_BIN``, else ``claude`` on PATH."""
-    return config.env("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
 
 
 def _claude() -> Check:
@@ -111,7 +95,7 @@ def _claude() -> Check:
             "not found on PATH (fine if you only use the CLI)",
             "npm install -g @anthropic-ai/claude-code",
         )
-    version, said = _version_of(binary)
+    version, said = config.version_of(binary, timeout=20)
     if version is None:
         return check("claude", FAIL, f"{binary} does not say its version ({said[:120]})", "reinstall Claude Code")
     if version < CLAUDE_FLOOR:
@@ -134,7 +118,7 @@ def _codex() -> Check:
             "not found (the openai backend and the handoff readers still work)",
             "npm install -g @openai/codex, then codex login",
         )
-    version, said = _version_of(binary)
+    version, said = config.version_of(binary, timeout=20)
     if version is None:
         return check(
             "codex",

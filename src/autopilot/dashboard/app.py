@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from autopilot.config import versions
 from autopilot.dashboard.api import Api, InvalidInput, NotFound
 from autopilot.dashboard.security import MAX_BODY, BodyTooLarge, Guard, GuardMiddleware, LaunchRefused
 from autopilot.errors import EXIT_ERROR, BridgeError, BudgetExhausted, InfraError, StateError, write_crash_log
@@ -66,7 +67,7 @@ async def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Response:
     except BridgeError as exc:
         return _error(exc)
     except Exception as exc:  # a bug: say so, keep the traceback
-        log = write_crash_log(str(autopilot_home()), exc)
+        log = write_crash_log(str(autopilot_home()), exc, versions())
         return JSONResponse({"error": f"internal error: {type(exc).__name__}; traceback in {log}"}, status_code=500)
     return JSONResponse(result)
 

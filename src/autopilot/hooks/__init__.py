@@ -332,10 +332,11 @@ def failed(event: str, exc: BaseException) -> HookAnswer:
     exc = unwritable(exc) or exc  # a full or read-only disk is said as it is, not as a bug
     if isinstance(exc, BridgeError):
         return {"systemMessage": f"codex-autopilot: the {event} hook did nothing: {exc}"}
+    from autopilot.config import versions
     from autopilot.errors import write_crash_log
     from autopilot.paths import autopilot_home
 
-    log = write_crash_log(str(autopilot_home()), exc)
+    log = write_crash_log(str(autopilot_home()), exc, versions())
     return {
         "systemMessage": f"codex-autopilot: the {event} hook failed ({type(exc).__name__}: {exc}); Claude "
         f"was not blocked. The traceback is in {log}; please report it."

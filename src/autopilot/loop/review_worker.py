@@ -14,6 +14,7 @@ import subprocess
 import sys
 from contextlib import suppress
 
+from autopilot.config import versions
 from autopilot.errors import BridgeError, InfraError, RunChanged, write_crash_log
 from autopilot.fsutil import Lock
 from autopilot.loop import control
@@ -78,7 +79,7 @@ def worker() -> int:
     except BridgeError as exc:  # budget spent (the run is already stopped) or nothing to review
         say(f"review worker: {exc}")
     except Exception as exc:
-        write_crash_log(str(autopilot_home()), exc)
+        write_crash_log(str(autopilot_home()), exc, versions())
         raise
     finally:
         lock.release()
