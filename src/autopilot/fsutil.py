@@ -144,12 +144,16 @@ HELD_HINT = "wait for it to finish, or remove the lock file if no codex-bridge i
 
 class Lock:
     """The lock file at ``path``, held across processes; as a context manager, :meth:`acquire` waits up to
-    ``timeout`` seconds, then raises BridgeError (``another codex-bridge process has held …``, then ``hint``)."""
+    ``timeout`` seconds, then raises ``busy`` or else BridgeError (``another codex-bridge process has held …``,
+    then ``hint``)."""
 
-    def __init__(self, path: PathLike, timeout: float = LOCK_TIMEOUT_S, *, hint: str = HELD_HINT) -> None:
+    def __init__(
+        self, path: PathLike, timeout: float = LOCK_TIMEOUT_S, *, hint: str = HELD_HINT, busy: Exception | None = None
+    ) -> None:
         self.path = os.fspath(path)
         self.timeout = timeout
         self.hint = hint
+        self.busy = busy
         self._lock: filelock.FileLock | None = None
 
     def acquire(self, timeout: float) -> bool:
@@ -171,6 +175,8 @@ class Lock:
 
     def __enter__(self) -> None:
         if not self.acquire(self.timeout):
+            if self.busy is not None:
+                raise self.busy
             from autopilot.errors import BridgeError
 
             raise BridgeError(
@@ -181,10 +187,12 @@ class Lock:
         self.release()
 
 
-def held(path: PathLike, timeout: float = LOCK_TIMEOUT_S, *, hint: str = HELD_HINT) -> Lock:
-    """Hold the lock file ``path`` for a ``with`` block; another process holding it past ``timeout`` is a
-    BridgeError that names the lock and says ``hint``."""
-    return Lock(path, timeout, hint=hint)
+def held(
+    path: PathLike, timeout: float = LOCK_TIMEOUT_S, *, hint: str = HELD_HINT, busy: Exception | None = None
+) -> Lock:
+    """Hold the lock file ``path`` for a ``with`` block; another process holding it past ``timeout`` raises ``busy``,
+    or a BridgeError that names the lock and says ``hint``."""
+    return Lock(path, timeout, hint=hint, busy=busy)
 
 
 def is_held(path: PathLike) -> bool:

@@ -7,19 +7,20 @@ and keeps the old file. Temp files of a killed writer of state.json are swept by
 proves their writer is dead); others in the run directory by the next paid call once stale. No paid call
 starts unless the run directory takes a write as large as the run's files may grow (:meth:`Store.check_writable`).
 events.jsonl gets one whole line per model call; a line torn by a failed write never swallows the next.
+
+Every read of a run's state.json is made here: :class:`Store` for a run's own workspace, :meth:`Store.peek` for
+a cheap look at the file as stored (the status line, the memory, the cost report), :func:`read_run` for a listing.
+The status line imports this module on every render with a run, so its top imports only ``os`` and modules as
+light; json, pathlib and contextlib load in the functions that need them.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from contextlib import contextmanager, suppress
-from pathlib import Path
 
-from autopilot import paths
 from autopilot.clock import now_us, stamp
 from autopilot.errors import BridgeError, RunChanged, StateError, Unwritable
-from autopilot.fsutil import Lock, atomic_write, held, sweep_stale
+from autopilot.fsutil import atomic_write, held, sweep_stale
 from autopilot.loop import status
 from autopilot.loop.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
 from autopilot.loop.migrations import State as State  # re-exported: the run's state (loop/shapes.RunState)
@@ -27,13 +28,16 @@ from autopilot.loop.migrations import State as State  # re-exported: the run's s
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
+    from contextlib import AbstractContextManager
+    from pathlib import Path
     from typing import Any
 
+    from autopilot.fsutil import Lock
     from autopilot.loop.shapes import CorruptRun, ListedRun
 
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
 PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
-SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
+SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "state_schema.json")
 
 
 def new_state(workspace: str | None) -> State:
@@ -61,7 +65,7 @@ def problem(state: Mapping[str, object]) -> str | None:
     odd = _non_finite(state)
     if odd is not None:
         return f"{odd or '(top level)'}: NaN and infinities are not numbers a run can use"
-    return schema_subset.load(str(SCHEMA_PATH)).first_error(state)
+    return schema_subset.load(SCHEMA_PATH).first_error(state)
 
 
 def _non_finite(value: Any, where: str = "") -> str | None:
@@ -92,6 +96,8 @@ class Store:
     """The state.json of one workspace's run directory."""
 
     def __init__(self, workspace: str | os.PathLike[str]) -> None:
+        from autopilot import paths
+
         self.workspace = os.path.realpath(os.fspath(workspace))
         self.dir = paths.run_dir(self.workspace)
         self.path = self.dir / "state.json"
@@ -104,6 +110,25 @@ class Store:
         """Whether this workspace has ever had a run."""
         return self.path.exists()
 
+    @staticmethod
+    def holds_run(run_dir: str) -> bool:
+        """Whether the run directory ``run_dir`` holds a state.json (a run), without reading it."""
+        return os.path.isfile(os.path.join(run_dir, "state.json"))
+
+    @staticmethod
+    def peek(run_dir: str) -> dict[str, Any] | None:
+        """The state.json in ``run_dir`` as stored (neither migrated nor checked, never written), or None when it is
+        missing or not a JSON object: a cheap read-only look, without the json package, for readers that only
+        show or count what a run holds (the status line, the memory, the cost report, the reviewer's threads)."""
+        from autopilot.fastjson import parse_json_line
+
+        try:
+            with open(os.path.join(run_dir, "state.json"), "rb") as fh:
+                state = parse_json_line(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        return state if isinstance(state, dict) else None
+
     def _parse(self) -> dict[str, Any] | None:
         try:
             raw = self.path.read_bytes()
@@ -114,6 +139,8 @@ class Store:
                 f"cannot read {self.path} ({exc.strerror or exc})",
                 hint="check the permissions of $AUTOPILOT_HOME and the disk it is on",
             ) from None
+        import json
+
         try:
             data = json.loads(raw)
         except ValueError:
@@ -185,21 +212,25 @@ class Store:
                 hint="nothing was overwritten; start a new run with `codex-bridge plan --goal ...`",
             ) from None
 
-    @contextmanager
-    def lock(self) -> Iterator[None]:
-        """Hold this run's lock (a separate .lock file) for the duration of the block."""
+    def lock(self) -> Lock:
+        """Hold this run's lock (a separate .lock file) for the duration of a ``with`` block."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        with held(self.lock_path):
-            yield
+        return held(self.lock_path)
 
-    @contextmanager
-    def transaction(self, *, expect: State | None = None, running: bool = False) -> Iterator[State]:
+    def transaction(self, *, expect: State | None = None, running: bool = False) -> AbstractContextManager[State]:
         """Read-modify-write under the lock; the state is validated and written atomically on success.
 
         ``expect`` is the run as the caller read it: when state.json holds another run by now (it was re-planned),
         or, with ``running``, that run is no longer running, :class:`~autopilot.errors.RunChanged` is raised
         and nothing is written. This is the one place that asks "is this still the same run?".
         """
+        from contextlib import contextmanager  # not at the top: the status line imports this module, not contextlib
+
+        return contextmanager(self._transaction)(expect, running)
+
+    def _transaction(self, expect: State | None, running: bool) -> Iterator[State]:
+        import json
+
         with self.lock():
             try:
                 data = self._parse()
@@ -225,6 +256,8 @@ class Store:
 
     def _write(self, text: str) -> None:
         """Write a validated state and remember its digest (best effort: a missing one only costs a check)."""
+        from contextlib import suppress
+
         from autopilot.digest import sha256_hex
 
         data = text.encode("utf-8")
@@ -240,29 +273,26 @@ class Store:
         with suppress(OSError):
             atomic_write(self.valid_path, sha256_hex(data) + "\n", durable=False)
 
-    @contextmanager
-    def call_slot(self, phase: str, deadline: float) -> Iterator[None]:
-        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then raises CallBusy."""
+    def call_slot(self, phase: str, deadline: float) -> Lock:
+        """Hold the run's one Codex-call slot for a ``with`` block; waits until ``deadline`` (monotonic), then
+        raises CallBusy."""
         import time
 
         from autopilot.errors import CallBusy
 
         self.dir.mkdir(parents=True, exist_ok=True)
-        lock = Lock(self.dir / "call.lock")
-        if not lock.acquire(max(0.0, deadline - time.monotonic())):
-            raise CallBusy(
-                f"another call of this run was still talking to Codex; no {phase} call was made",
-                hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
-            )
-        try:
-            yield
-        finally:
-            lock.release()
+        busy = CallBusy(
+            f"another call of this run was still talking to Codex; no {phase} call was made",
+            hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
+        )
+        return held(self.dir / "call.lock", max(0.0, deadline - time.monotonic()), busy=busy)
 
     def check_writable(self) -> None:
         """Refuse (Unwritable, exit 1) before a paid call when the run directory cannot take what the call will
         write: read-only, full, or a file-size limit (RLIMIT_FSIZE, the filesystem's) under what its files reach.
         """
+        from contextlib import suppress
+
         sweep_stale(self.dir, (".",), suffix=".tmp")  # temp files of writes a killed process never finished
         sweep_stale(self.dir, (".write-probe-",))
         probe = self.dir / f".write-probe-{os.getpid()}"
@@ -280,6 +310,8 @@ class Store:
 
     def artifact(self, kind: str, payload: Any) -> Path:
         """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
+        import json
+
         path = self.dir / f"{kind}-{stamp()}.json"
         try:
             atomic_write(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
@@ -301,6 +333,8 @@ class Store:
     def append_event(self, event: dict[str, Any]) -> None:
         """Append one line to events.jsonl (one line per model call), starting a new line if a failed write
         left a torn one at the end (it stays one unreadable line, counted by readers; this one is whole)."""
+        import json
+
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / "events.jsonl"
         line = (json.dumps({"ts": now_us(), **event}, sort_keys=True) + "\n").encode("utf-8")
@@ -346,6 +380,8 @@ class _Corrupt(Exception):
 
 def all_runs() -> list[ListedRun | CorruptRun]:
     """Every run under ``$AUTOPILOT_HOME/runs``, each with its ``run_dir``."""
+    from autopilot import paths
+
     root = paths.autopilot_home() / "runs"
     if not root.is_dir():
         return []
@@ -358,6 +394,8 @@ def read_run(entry: Path) -> ListedRun | CorruptRun | None:
 
     A state.json that cannot be read comes back as ``{"status": "corrupt", "error": ...}``.
     """
+    import json
+
     path = entry / "state.json"
     if not path.is_file():
         return None
