@@ -91,12 +91,10 @@ def segment(raw: str) -> str:
     run = run_dir_of(cwd)
     if run is None:
         return ""
-    try:
-        with open(os.path.join(run, "state.json"), encoding="utf-8") as fh:
-            state = parse_json(fh.read())
-    except (OSError, ValueError, RecursionError):
-        return ""
-    if not isinstance(state, dict) or state.get("status") not in SHOWN or not state.get("plan"):
+    from autopilot.loop.state import Store
+
+    state = Store.peek(run)
+    if state is None or state.get("status") not in SHOWN or not state.get("plan"):
         return ""
     return render(state, run)
 

@@ -25,6 +25,7 @@ import orjson
 from autopilot import clock, paths
 from autopilot.errors import BridgeError
 from autopilot.loop.migrations import PHASES
+from autopilot.loop.state import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -146,14 +147,6 @@ def _call(raw: object, run_dir: str) -> Call | str:
     )
 
 
-def _state(path: Path) -> dict[str, Any] | None:
-    try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def read_runs(root: Path | None = None) -> tuple[list[Run], dict[str, int]]:
     """Every run directory under ``$AUTOPILOT_HOME/runs`` with its calls, and counts of the lines that were not
     calls (``other``) or could not be read (``malformed``)."""
@@ -167,7 +160,7 @@ def read_runs(root: Path | None = None) -> tuple[list[Run], dict[str, int]]:
     for entry in entries:
         if not entry.is_dir():
             continue
-        run = Run(entry.path, _state(Path(entry.path) / "state.json"))
+        run = Run(entry.path, Store.peek(entry.path))
         try:
             with open(os.path.join(entry.path, "events.jsonl"), "rb") as fh:
                 counts["files"] += 1

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from autopilot import paths
+from autopilot.loop.state import Store
 
 
 def own_threads() -> set[str]:
@@ -27,8 +28,8 @@ def own_threads() -> set[str]:
     except OSError:
         return ids
     for run in runs:
-        state = _json(run / "state.json")
-        if isinstance(state, dict) and isinstance(state.get("conversation_id"), str):
+        state = Store.peek(str(run))
+        if state is not None and isinstance(state.get("conversation_id"), str):
             ids.add(state["conversation_id"])
         totals = _json(run / "codex-thread-usage.json")
         if isinstance(totals, dict):
