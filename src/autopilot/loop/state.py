@@ -129,6 +129,13 @@ class Store:
             return None
         return state if isinstance(state, dict) else None
 
+    @staticmethod
+    def peek_workspace(workspace: str) -> dict[str, Any] | None:
+        """:meth:`peek` at the run directory of ``workspace`` (the memory's look at the run of its worktree)."""
+        from autopilot import paths
+
+        return Store.peek(str(paths.run_dir(workspace)))
+
     def _parse(self) -> dict[str, Any] | None:
         try:
             raw = self.path.read_bytes()
