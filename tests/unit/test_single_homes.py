@@ -5,6 +5,7 @@ package's syntax trees, a test that the package obeys it, and a test that the fi
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -158,3 +159,49 @@ def test_the_clock_finder_finds_each_form():
         "h = clock.unix()\n"
     )
     assert clock_uses(planted(source)) == [2, 3, 4, 5, 6, 7, 8, 9]
+
+
+# -- a run's state.json: read only through loop/state.py (Store, Store.peek, read_run) -------------------------
+
+STATE_HOME = "autopilot.loop.state"
+STATE_FILE_NAMERS_ALLOWED = {
+    "autopilot.knowledge.share.ref": "its own state.json under $AUTOPILOT_HOME/share/ (what a pull verified), no run's",
+}
+STATE_FILE = re.compile(r"/?state\.json(\.[\w-]*)?")  # the file, or its .lock, .valid and .corrupt-… siblings
+
+
+def state_file_names(tree: Iterable[ast.AST]) -> list[int]:
+    """The lines that name state.json as a file: a string that is its name (``"state.json"``, ``"/state.json"`` in
+    an f-string, ``"state.json.lock"``), not a sentence that mentions it."""
+    return sorted(
+        {
+            node.lineno
+            for node in tree
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and STATE_FILE.fullmatch(node.value)
+        }
+    )
+
+
+def test_only_the_store_opens_a_runs_state_json():
+    """No module but loop/state.py names a run's state.json (the status line, the memory, the cost report, the
+    reviewer's threads and the hooks all ask Store); share/ref.py's file of the same name is not a run's."""
+    found = {m: state_file_names(nodes(p)) for m, p in modules().items() if m != STATE_HOME}
+    assert {m for m, lines in found.items() if lines} == set(STATE_FILE_NAMERS_ALLOWED)
+
+
+def test_the_store_names_its_files():
+    """loop/state.py really is the home: it names state.json and its siblings (so the check above is not vacuous)."""
+    assert len(state_file_names(nodes(modules()[STATE_HOME]))) >= 4
+
+
+def test_the_state_file_finder_finds_each_form():
+    """The check above can fail: each way of naming the file is found, a message that mentions it is not."""
+    source = (
+        'a = run / "state.json"\n'
+        'b = os.path.join(run, "state.json")\n'
+        'c = f"{run}/state.json"\n'
+        'd = run / "state.json.lock"\n'
+        'e = "the old state.json is unchanged"\n'
+        'f = run / "events.jsonl"\n'
+    )
+    assert state_file_names(planted(source)) == [1, 2, 3, 4]
