@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
@@ -15,7 +15,7 @@ from autopilot.errors import BridgeError
 from tests.unit.test_architecture import modules, nodes
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
 
 def planted(source: str) -> tuple[ast.AST, ...]:
@@ -25,7 +25,6 @@ def planted(source: str) -> tuple[ast.AST, ...]:
 
 # -- file locks: fsutil alone makes them --------------------------------------------------------------------
 
-LOCK_HOME = "autopilot.fsutil"
 LOCK_CALLS = {"fcntl": {"flock", "lockf"}, "os": {"lockf"}, "msvcrt": {"locking"}}  # fcntl.ioctl is no file lock
 
 
@@ -45,19 +44,8 @@ def lock_uses(tree: Iterable[ast.AST]) -> list[int]:
     return sorted(set(found))
 
 
-def test_only_fsutil_locks_files():
-    """No module but fsutil imports filelock or calls fcntl.flock / fcntl.lockf: every lock is fsutil's."""
-    found = {m: lock_uses(nodes(p)) for m, p in modules().items() if m != LOCK_HOME}
-    assert {m: lines for m, lines in found.items() if lines} == {}
-
-
-def test_fsutil_is_where_the_locks_are():
-    """fsutil really is the home: it imports filelock and calls fcntl.flock (so the check above is not vacuous)."""
-    assert len(lock_uses(nodes(modules()[LOCK_HOME]))) >= 3
-
-
 def test_the_lock_finder_finds_each_form():
-    """The check above can fail: each way of taking a file lock is found, a terminal's ioctl is not."""
+    """test_only_its_home_does_it can fail: each way of taking a file lock is found, a terminal's ioctl is not."""
     source = (
         "import filelock\n"
         "from filelock import FileLock\n"
@@ -98,7 +86,6 @@ def test_is_held_sees_another_holder_and_creates_nothing(tmp_path):
 
 # -- the clock: clock.py alone reads the time of day and writes a time as text -------------------------------
 
-CLOCK_HOME = "autopilot.clock"
 TIME_READS = {"time", "time_ns", "strftime", "gmtime", "localtime", "ctime", "asctime", "mktime"}  # not monotonic
 DATETIME_READS = {"now", "utcnow", "today", "fromtimestamp", "utcfromtimestamp", "fromisoformat"}
 FORMATS = {"strftime", "isoformat"}  # a datetime or date written as text
@@ -132,19 +119,8 @@ def clock_uses(tree: Iterable[ast.AST]) -> list[int]:
     return sorted(set(found))
 
 
-def test_only_clock_reads_the_clock():
-    """No module but clock.py reads the time of day or formats a time (monotonic and perf_counter are no clock)."""
-    found = {m: clock_uses(nodes(p)) for m, p in modules().items() if m != CLOCK_HOME}
-    assert {m: lines for m, lines in found.items() if lines} == {}
-
-
-def test_clock_is_where_the_time_is_read():
-    """clock.py really is the home: it reads and formats the time (so the check above is not vacuous)."""
-    assert len(clock_uses(nodes(modules()[CLOCK_HOME]))) >= 5
-
-
 def test_the_clock_finder_finds_each_form():
-    """The check above can fail: each way of reading or formatting the time is found; a duration is not."""
+    """test_only_its_home_does_it can fail: each way of reading or formatting the time is found; a duration is not."""
     source = (
         "import time\n"
         "a = time.time()\n"
@@ -163,7 +139,6 @@ def test_the_clock_finder_finds_each_form():
 
 # -- a run's state.json: read only through loop/state.py (Store, Store.peek, read_run) -------------------------
 
-STATE_HOME = "autopilot.loop.state"
 STATE_FILE_NAMERS_ALLOWED = {
     "autopilot.knowledge.share.ref": "its own state.json under $AUTOPILOT_HOME/share/ (what a pull verified), no run's",
 }
@@ -182,20 +157,8 @@ def state_file_names(tree: Iterable[ast.AST]) -> list[int]:
     )
 
 
-def test_only_the_store_opens_a_runs_state_json():
-    """No module but loop/state.py names a run's state.json (the status line, the memory, the cost report, the
-    reviewer's threads and the hooks all ask Store); share/ref.py's file of the same name is not a run's."""
-    found = {m: state_file_names(nodes(p)) for m, p in modules().items() if m != STATE_HOME}
-    assert {m for m, lines in found.items() if lines} == set(STATE_FILE_NAMERS_ALLOWED)
-
-
-def test_the_store_names_its_files():
-    """loop/state.py really is the home: it names state.json and its siblings (so the check above is not vacuous)."""
-    assert len(state_file_names(nodes(modules()[STATE_HOME]))) >= 4
-
-
 def test_the_state_file_finder_finds_each_form():
-    """The check above can fail: each way of naming the file is found, a message that mentions it is not."""
+    """test_only_its_home_does_it can fail: each way of naming the file is found, a message that mentions it is not."""
     source = (
         'a = run / "state.json"\n'
         'b = os.path.join(run, "state.json")\n'
@@ -205,3 +168,40 @@ def test_the_state_file_finder_finds_each_form():
         'f = run / "events.jsonl"\n'
     )
     assert state_file_names(planted(source)) == [1, 2, 3, 4]
+
+
+# -- each home obeyed, and each home real ---------------------------------------------------------------------
+
+
+class Home(NamedTuple):
+    """One concept's home: the finder of what only it may do, the module that does it, the others allowed (each
+    with its reason), and how many finds in the home show the finder sees what it looks for."""
+
+    finder: Callable[[Iterable[ast.AST]], list[int]]
+    module: str
+    allowed: dict[str, str]
+    at_least: int
+
+
+HOMES = {
+    "file locks": Home(lock_uses, "autopilot.fsutil", {}, 3),
+    "the clock": Home(clock_uses, "autopilot.clock", {}, 5),
+    "a run's state.json": Home(state_file_names, "autopilot.loop.state", STATE_FILE_NAMERS_ALLOWED, 4),
+}
+
+
+@pytest.mark.parametrize("concept", HOMES)
+def test_only_its_home_does_it(concept):
+    """No module but the concept's home (and the few allowed, for reasons named there) does what the finder finds:
+    fsutil alone takes file locks, clock.py alone reads and formats the time, loop/state.py alone names state.json."""
+    home = HOMES[concept]
+    found = {m: home.finder(nodes(p)) for m, p in modules().items() if m != home.module}
+    assert {m: lines for m, lines in found.items() if lines and m not in home.allowed} == {}
+    assert {m for m, lines in found.items() if lines} == set(home.allowed)  # no allowance outlives its reason
+
+
+@pytest.mark.parametrize("concept", HOMES)
+def test_its_home_really_does_it(concept):
+    """The home itself is found doing it (so the check above is not vacuous)."""
+    home = HOMES[concept]
+    assert len(home.finder(nodes(modules()[home.module]))) >= home.at_least
