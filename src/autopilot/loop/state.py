@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from autopilot.fsutil import Lock
     from autopilot.loop.shapes import CorruptRun, ListedRun
 
+    Stored = dict[str, Any]  # a state.json as its file holds it: neither migrated nor checked, read field by field
+
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
 PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "state_schema.json")
@@ -116,7 +118,7 @@ class Store:
         return os.path.isfile(os.path.join(run_dir, "state.json"))
 
     @staticmethod
-    def peek(run_dir: str) -> dict[str, Any] | None:
+    def peek(run_dir: str) -> Stored | None:
         """The state.json in ``run_dir`` as stored (neither migrated nor checked, never written), or None when it is
         missing or not a JSON object: a cheap read-only look, without the json package, for readers that only
         show or count what a run holds (the status line, the memory, the cost report, the reviewer's threads)."""
@@ -130,13 +132,13 @@ class Store:
         return state if isinstance(state, dict) else None
 
     @staticmethod
-    def peek_workspace(workspace: str) -> dict[str, Any] | None:
+    def peek_workspace(workspace: str) -> Stored | None:
         """:meth:`peek` at the run directory of ``workspace`` (the memory's look at the run of its worktree)."""
         from autopilot import paths
 
         return Store.peek(str(paths.run_dir(workspace)))
 
-    def _parse(self) -> dict[str, Any] | None:
+    def _parse(self) -> Stored | None:
         try:
             raw = self.path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
@@ -193,7 +195,7 @@ class Store:
                 return state.copy()
         return self._upgrade(data)
 
-    def _upgrade(self, data: dict[str, Any]) -> State:
+    def _upgrade(self, data: Stored) -> State:
         version = data.get("schema_version", 0)
         if not isinstance(version, int) or version > CURRENT_VERSION:
             raise StateError(
