@@ -188,9 +188,10 @@ def _guarded(call: Callable[[], int]) -> int:
         print("codex-bridge: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug: say so, keep the traceback
-        from autopilot.errors import unwritable, write_crash_log
+        from autopilot.errors import unwritable
         from autopilot.output import printable
         from autopilot.paths import autopilot_home
+        from autopilot.plugin import write_crash_log
 
         full = unwritable(exc)  # a full or read-only disk met outside the run's own writes is no bug either
         if full is not None:

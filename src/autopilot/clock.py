@@ -1,4 +1,6 @@
-"""Timestamps: the one home of "now" written as text, of file-name stamps, and of reading ISO 8601 back.
+"""The clock: the one home of reading "now", of writing a time as text (file-name stamps too), and of reading
+ISO 8601 back. (``time.monotonic()`` and ``time.perf_counter()`` measure durations and deadlines, not the time
+of day: they are read where they are needed.)
 
 Every timestamp the bridge writes is UTC with a ``Z``, at the precision its file has always used:
 seconds (packets, durable rules, rate-limit resets), milliseconds (the active memory's observations,
@@ -19,6 +21,28 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 SECONDS = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def unix() -> float:
+    """The current time as Unix seconds (``time.time()``)."""
+    return time.time()
+
+
+def utc_now() -> datetime:
+    """The current time as an aware UTC datetime."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc)
+
+
+def utc(fmt: str, seconds: float | None = None) -> str:
+    """Unix ``seconds`` (now when None) as UTC in the strftime format ``fmt``: ``utc("%Y-%m-%d")``."""
+    return time.strftime(fmt, time.gmtime(seconds))
+
+
+def local(fmt: str, seconds: float | None = None) -> str:
+    """Unix ``seconds`` (now when None) in this machine's time zone, in the strftime format ``fmt``."""
+    return time.strftime(fmt, time.localtime(seconds))
 
 
 def now() -> str:
@@ -42,6 +66,15 @@ def now_us() -> str:
 def iso(seconds: float) -> str:
     """Unix ``seconds`` as UTC to the second: ``2026-12-01T04:37:31Z``."""
     return time.strftime(SECONDS, time.gmtime(seconds))
+
+
+def iso_us(moment: datetime) -> str:
+    """``moment`` as UTC to the microsecond, in :func:`now_us`'s format (a naive datetime is taken as UTC)."""
+    from datetime import timezone
+
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def stamp() -> str:

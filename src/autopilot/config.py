@@ -278,6 +278,13 @@ def reader_dir(key: str) -> tuple[Path, str]:
     return Path(codex_home()) / "sessions", default
 
 
+def claude_binary() -> str | None:
+    """The claude CLI: ``AUTOPILOT_CLAUDE_BIN``, else ``claude`` on PATH."""
+    import shutil
+
+    return env("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
+
+
 def codex_binary(config: Config | None = None) -> str | None:
     """The Codex CLI to run: ``AUTOPILOT_CODEX_BIN``, the config's ``codex_bin``, else ``codex`` on PATH."""
     explicit = env("AUTOPILOT_CODEX_BIN") or (config or {}).get("codex_bin")
@@ -401,3 +408,32 @@ def parse_version(text: str) -> tuple[int, ...] | None:
 
     found = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
     return tuple(int(x) for x in found.groups()) if found else None
+
+
+def version_of(binary: str, timeout: float) -> tuple[tuple[int, ...] | None, str]:
+    """What ``binary --version`` says, asked for at most ``timeout`` seconds: its x.y.z (None when it names none)
+    and its own words (or why it could not be asked)."""
+    import signal
+    import subprocess
+    from contextlib import suppress
+
+    try:
+        proc = subprocess.Popen(
+            [binary, "--version"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return None, str(exc)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        # its whole group: a child left holding the pipes would hold this process for as long as it lives
+        with suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None, str(exc)
+    return parse_version(out + err), (out or err).strip()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
 TYPE_CHECKING = False  # errors.py is on every hook's path: types only for the checker
 if TYPE_CHECKING:
     from typing import Any
@@ -17,7 +14,6 @@ EXIT_INFRA = 3  # the reviewer was unavailable (binary, network, quota, bad outp
 EXIT_BUDGET = 4  # the run's budget is spent; no call was made
 EXIT_STATE = 5  # state.json is corrupt or from a newer version
 EXIT_CRASH = 70  # a bug in the bridge; a crash log was written
-CRASH_LOG_MAX_BYTES = 1_000_000
 
 
 class BridgeError(Exception):
@@ -129,27 +125,3 @@ class StateError(BridgeError):
     """state.json cannot be used as it is (corrupt, or written by a newer version)."""
 
     exit_code = EXIT_STATE
-
-
-def write_crash_log(home: str, exc: BaseException) -> str:
-    """Append a traceback with the version to the crash log and return its path."""
-    import time
-    import traceback
-
-    from autopilot import __version__
-    from autopilot.redact import redact
-
-    path = os.path.join(home, "crash.log")
-    try:
-        os.makedirs(home, exist_ok=True)
-        if os.path.exists(path) and os.path.getsize(path) > CRASH_LOG_MAX_BYTES:
-            os.replace(path, path + ".1")  # keep one older log, never grow without bound
-        text = (
-            f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n"
-            f"argv: {sys.argv!r}\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        )
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(redact(text)[0])  # a goal or message in argv may carry a credential
-    except OSError:
-        pass
-    return path

@@ -1,4 +1,4 @@
-"""Writing files so that readers never see half of one: the one atomic writer.
+"""Writing files so that readers never see half of one: the one atomic writer; and the one lock-file helper.
 
 Every file the bridge writes that someone else may read while it is written (state.json,
 artifacts, packets, Codex's hooks.json and skills, pointers, index caches) goes through
@@ -6,6 +6,9 @@ artifacts, packets, Codex's hooks.json and skills, pointers, index caches) goes 
 makes one), optionally fsynced, then ``os.replace``. A failure leaves the old file untouched and no
 temp file behind. Files that belong to the user (Codex's config and hooks.json, the plan in the
 repository) go through :func:`replace_text`, which keeps their permissions and writes through a symlink.
+
+Every lock another process may hold is a lock file taken here (:class:`Lock`, :func:`held`, :func:`is_held`):
+filelock (~40 ms to import) loads only when a lock is first taken, never on a hook that takes none.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import os
 TYPE_CHECKING = False  # the hooks' $handoff path and every intake page write through here: no typing, no pathlib
 if TYPE_CHECKING:  # (~3 ms with the urllib.parse and ipaddress it imports) and no contextlib at run time
     from collections.abc import Iterable
+
+    import filelock
 
     PathLike = str | os.PathLike[str]
 
@@ -108,14 +113,15 @@ def sweep_stale(
     """Remove what killed processes left in ``directory``: entries named ``<prefix>…<suffix>`` older than
     ``older_than`` seconds (temp files of :func:`atomic_write`, temp index folders). Returns how many."""
     import shutil
-    import time
+
+    from autopilot import clock
 
     removed = 0
     try:
         entries = list(os.scandir(directory))
     except OSError:
         return 0
-    cutoff = time.time() - older_than
+    cutoff = clock.unix() - older_than
     for entry in entries:
         if not entry.name.startswith(prefixes) or not entry.name.endswith(suffix):
             continue
@@ -130,3 +136,85 @@ def sweep_stale(
         except OSError:
             continue
     return removed
+
+
+LOCK_TIMEOUT_S = 60.0
+HELD_HINT = "wait for it to finish, or remove the lock file if no codex-bridge is running"
+
+
+class Lock:
+    """The lock file at ``path``, held across processes; as a context manager, :meth:`acquire` waits up to
+    ``timeout`` seconds, then raises ``busy`` or else BridgeError (``another codex-bridge process has held …``,
+    then ``hint``)."""
+
+    def __init__(
+        self, path: PathLike, timeout: float = LOCK_TIMEOUT_S, *, hint: str = HELD_HINT, busy: Exception | None = None
+    ) -> None:
+        self.path = os.fspath(path)
+        self.timeout = timeout
+        self.hint = hint
+        self.busy = busy
+        self._lock: filelock.FileLock | None = None
+
+    def acquire(self, timeout: float) -> bool:
+        """Take the lock, waiting up to ``timeout`` seconds (0: only try); whether it is held now."""
+        import filelock  # ~40 ms: only a caller that takes a lock pays for it
+
+        if self._lock is None:
+            self._lock = filelock.FileLock(self.path)
+        try:
+            self._lock.acquire(timeout=timeout)
+        except filelock.Timeout:
+            return False
+        return True
+
+    def release(self) -> None:
+        """Let the lock go (taken by :meth:`acquire`)."""
+        if self._lock is not None:
+            self._lock.release()
+
+    def __enter__(self) -> None:
+        if not self.acquire(self.timeout):
+            if self.busy is not None:
+                raise self.busy
+            from autopilot.errors import BridgeError
+
+            raise BridgeError(
+                f"another codex-bridge process has held {self.path} for {self.timeout:.0f}s", hint=self.hint
+            )
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def held(
+    path: PathLike, timeout: float = LOCK_TIMEOUT_S, *, hint: str = HELD_HINT, busy: Exception | None = None
+) -> Lock:
+    """Hold the lock file ``path`` for a ``with`` block; another process holding it past ``timeout`` raises ``busy``,
+    or a BridgeError that names the lock and says ``hint``."""
+    return Lock(path, timeout, hint=hint, busy=busy)
+
+
+def is_held(path: PathLike) -> bool:
+    """Whether another process holds the lock file at ``path`` now (a non-blocking shared lock is refused),
+    without creating it or loading filelock: fast enough for the status line."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def load_locks() -> None:
+    """Import what taking a lock needs now (to overlap it with work in another thread)."""
+    import filelock  # noqa: F401

@@ -79,6 +79,27 @@ def run_git_bytes(
         raise GitTimeout(f"git {args[0]} took longer than {timeout:.0f}s in {repo}") from None
 
 
+def version(timeout: float) -> str:
+    """What ``git --version`` says (for a crash log): its first line, ``not found``, or why it said nothing."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            _argv(None, ("--version",)),
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            env=_env(None),
+        )
+    except FileNotFoundError:
+        return "not found"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"not asked: {exc}"
+    return (proc.stdout or proc.stderr).strip().split("\n")[0][:200]
+
+
 def start_git(repo: str, *args: str) -> Callable[[], str]:
     """Start git in ``repo`` and return a function that waits for its stdout (errors: empty output)."""
     import subprocess
@@ -114,9 +135,9 @@ def stream_git(repo: str, *args: str) -> subprocess.Popen[bytes]:
         raise _not_installed() from None
 
 
-def _argv(repo: str, args: tuple[str, ...]) -> list[str]:
-    """git's command line, run in ``repo``: the only place one is built."""
-    return ["git", "-C", repo, *args]
+def _argv(repo: str | None, args: tuple[str, ...]) -> list[str]:
+    """git's command line, run in ``repo`` (None: wherever this process is): the only place one is built."""
+    return ["git", *(() if repo is None else ("-C", repo)), *args]
 
 
 def _env(env: dict[str, str] | None, *, prompt: bool = False) -> dict[str, str]:

@@ -19,20 +19,21 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shlex
 import shutil
 import stat
 import subprocess
 import sys
-import time
+import traceback
 from pathlib import Path
 from typing import Any
 
-from autopilot import PLUGIN, SETUP, __version__, config, paths
+from autopilot import PLUGIN, SETUP, __version__, clock, config, git, paths
 from autopilot.codex import install, skills, trust
-from autopilot.config import parse_version
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write, replace_text
+from autopilot.redact import redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def add_statusline() -> StatusLine:
         )
     backup = None
     if path.exists():
-        backup = path.with_name(f"settings.json.codex-autopilot-{int(time.time())}.bak")
+        backup = path.with_name(f"settings.json.codex-autopilot-{int(clock.unix())}.bak")
         shutil.copy2(path, backup)
     atomic_write(_statusline_record(), json.dumps({"settings": str(path), "previous": current}) + "\n")
     settings["statusLine"] = {"type": "command", "command": command, "padding": 0}
@@ -261,30 +262,15 @@ def check(name: str, status: str, detail: str, fix: str | None = None, **extra: 
     return {"name": name, "status": status, "detail": detail, "fix": fix, **extra}
 
 
-def _version_of(binary: str) -> tuple[tuple[int, ...] | None, str]:
-    try:
-        proc = subprocess.run(
-            [binary, "--version"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, str(exc)
-    return parse_version(proc.stdout + proc.stderr), (proc.stdout or proc.stderr).strip()
-
-
 def _dotted(version: tuple[int, ...]) -> str:
     return ".".join(map(str, version))
-
-
-def claude_binary() -> str | None:
-    """The claude CLI: ``AUTOPILOT_CLAUDE_BIN``, else ``claude`` on PATH."""
-    return config.env("AUTOPILOT_CLAUDE_BIN") or shutil.which("claude")
 
 
 def check_claude() -> Check:
     """The claude CLI found, and whether its version is supported."""
     return _check_client(
         "claude",
-        claude_binary(),
+        config.claude_binary(),
         CLAUDE_FLOOR,
         missing=("not found on PATH (fine if you only use the CLI)", "npm install -g @anthropic-ai/claude-code"),
         mute="reinstall Claude Code",
@@ -314,7 +300,7 @@ def _check_client(
     version (``mute``) or says one older than ``floor`` (``old``)."""
     if not binary:
         return check(name, WARN, *missing)
-    version, said = _version_of(binary)
+    version, said = config.version_of(binary, timeout=20)
     if version is None:
         return check(name, FAIL, f"{binary} does not say its version ({said[:120]})", mute)
     if version < floor:
@@ -390,7 +376,7 @@ def _plugin_root() -> Path | None:
 
 def check_validate() -> Check | None:
     """``claude plugin validate`` on the plugin this bridge belongs to (None without claude or a plugin)."""
-    binary, root = claude_binary(), _plugin_root()
+    binary, root = config.claude_binary(), _plugin_root()
     if not binary or root is None:
         return None
     try:
@@ -474,3 +460,47 @@ def _hook_keys(path: Path) -> list[str]:
         return []
     hooks = doc.get("hooks") if isinstance(doc, dict) else None
     return sorted(hooks) if isinstance(hooks, dict) else []
+
+
+CRASH_LOG_MAX_BYTES = 1_000_000  # then the log moves aside to crash.log.1 (one older log kept)
+PROBE_TIMEOUT_S = 2.0  # each binary's --version in a crash log: a hung one must not hang the crash path
+
+
+def versions() -> dict[str, str]:
+    """The versions that explain a crash: Python, the platform, and git, claude and codex as each says (x.y.z and
+    where it is; ``not found``; or what it said instead), each binary asked for at most PROBE_TIMEOUT_S seconds."""
+    found = {
+        "python": f"{platform.python_version()} ({platform.python_implementation()}, {sys.executable})",
+        "platform": platform.platform(),
+    }
+    said = git.version(PROBE_TIMEOUT_S)
+    version = config.parse_version(said)
+    found["git"] = f"{_dotted(version)} ({shutil.which('git')})" if version else said
+    for name, binary in (("claude", config.claude_binary()), ("codex", config.codex_binary())):
+        if not binary:
+            found[name] = "not found"
+            continue
+        version, said = config.version_of(binary, PROBE_TIMEOUT_S)
+        found[name] = f"{_dotted(version)} ({binary})" if version else f"{binary} said: {said[:200]}"
+    return found
+
+
+def write_crash_log(home: str, exc: BaseException) -> str:
+    """Append a traceback to the crash log, with this bridge's version and the :func:`versions` that explain it
+    (Python, the platform, git, claude, codex); the log's path. Never raises for want of room."""
+    path = os.path.join(home, "crash.log")
+    try:
+        os.makedirs(home, exist_ok=True)
+        if os.path.exists(path) and os.path.getsize(path) > CRASH_LOG_MAX_BYTES:
+            os.replace(path, path + ".1")  # keep one older log, never grow without bound
+        text = (
+            f"--- {clock.local('%Y-%m-%dT%H:%M:%S%z')} codex-autopilot {__version__}\n"
+            f"argv: {sys.argv!r}\n"
+            + "".join(f"{name}: {said}\n" for name, said in versions().items())
+            + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        )
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(redact(text)[0])  # a goal or message in argv may carry a credential
+    except OSError:
+        pass
+    return path

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -224,6 +227,59 @@ def test_internal_bug_writes_a_crash_log(planned, bridge, monkeypatch, isolated_
     code, _, err = bridge("-C", str(planned), "status")
     log = (isolated_homes / "autopilot" / "crash.log").read_text()
     assert code == 70 and "crash.log" in err and "ZeroDivisionError" in log and f"codex-autopilot {__version__}" in log
+
+
+def fake_binary(folder: Path, name: str, body: str) -> Path:
+    """An executable shell script standing in for a client binary (the edge: claude and codex are not ours)."""
+    path = folder / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+def crash(bridge, planned, monkeypatch, isolated_homes) -> str:
+    """The crash log a bug in `status` writes."""
+    from autopilot.loop import summary
+
+    monkeypatch.setattr(summary, "describe", lambda *_: 1 / 0)
+    assert bridge("-C", str(planned), "status")[0] == 70
+    return (isolated_homes / "autopilot" / "crash.log").read_text()
+
+
+def test_crash_log_names_the_versions_that_explain_it(planned, bridge, monkeypatch, isolated_homes, tmp_path):
+    """The crash log says Python's version, the platform, and git's, claude's and codex's (or that one is missing)."""
+    import platform
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(shutil.which("git"))  # git only: no codex on this PATH
+    claude = fake_binary(tmp_path, "claude", 'echo "2.1.150 (Claude Code)"')
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("AUTOPILOT_CLAUDE_BIN", str(claude))
+    monkeypatch.delenv("AUTOPILOT_CODEX_BIN", raising=False)
+    log = crash(bridge, planned, monkeypatch, isolated_homes)
+    lines = dict(line.split(": ", 1) for line in log.splitlines()[2:7])
+    git = subprocess.run(["git", "--version"], capture_output=True, text=True, check=True).stdout.split()[2]
+    assert lines == {
+        "python": f"{platform.python_version()} ({platform.python_implementation()}, {sys.executable})",
+        "platform": platform.platform(),
+        "git": f"{git} ({bin_dir / 'git'})",
+        "claude": f"2.1.150 ({claude})",
+        "codex": "not found",
+    }
+
+
+def test_a_hung_binary_cannot_hang_the_crash_log(planned, bridge, monkeypatch, isolated_homes, tmp_path):
+    """A codex whose --version never answers (its child holding the output) is cut off after the probe's timeout."""
+    from autopilot import plugin
+
+    monkeypatch.setattr(plugin, "PROBE_TIMEOUT_S", 0.5)
+    monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(fake_binary(tmp_path, "codex", "sleep 30")))
+    started = time.monotonic()
+    log = crash(bridge, planned, monkeypatch, isolated_homes)
+    assert time.monotonic() - started < 10
+    assert "timed out after 0.5 seconds" in next(line for line in log.splitlines() if line.startswith("codex: "))
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])

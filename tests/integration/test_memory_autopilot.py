@@ -90,3 +90,32 @@ def test_search_narrows_to_an_autopilot_task_and_shows_it(worked, openai_env, br
     assert found["widget_one"] == []  # edited while the session was on T1
     code, out, _ = bridge("-C", str(repo), "handoff", "search", "widget_two", "--task", "T2")
     assert "autopilot task T2: Test it" in out
+
+
+# What carries a transition no hook saw into the owning session's memory: the next injection (a prompt after an
+# edit), the checkpoint before a compaction, and the one $handoff takes. Each reads the run through the reader the
+# hooks hand the memory (loop's Store): the handoff never reads the loop's files itself.
+CARRIERS = {
+    "a prompt after an edit": [
+        ("PostToolUse", {"tool_name": "Edit", "tool_input": {"file_path": "feature.py"}, "tool_response": {}}),
+        ("UserPromptSubmit", {"prompt": "go on", "prompt_id": "p2"}),
+    ],
+    "a compaction": [("PreCompact", {"trigger": "manual", "custom_instructions": None})],
+    "$handoff": [("UserPromptSubmit", {"prompt": "$handoff"})],
+}
+
+
+@pytest.mark.parametrize("carrier", CARRIERS)
+def test_a_transition_the_cli_made_reaches_the_owning_session(worked, openai_env, bridge, carrier):
+    """After `codex-bridge verdict` (no hook) moves the run to T2, the session that owns it has T2 as its next
+    action once its next injection, compaction or $handoff has run."""
+    repo, hook = worked
+    hook(bridge, "SessionStart", repo, source="startup")
+    hook(bridge, "UserPromptSubmit", repo, prompt="Work on the autopilot task.", prompt_id="p1")  # claims the run
+    openai_env.push(reply_json(continue_to("T2")))
+    assert bridge("-C", str(repo), "verdict")[0] == 0
+    assert active(bridge, repo)["nextAction"] is None  # the CLI wrote nothing into the memory
+    for event, fields in CARRIERS[carrier]:
+        hook(bridge, event, repo, **fields)
+    next_action = active(bridge, repo)["nextAction"]
+    assert next_action["writer"] == "autopilot" and next_action["text"].startswith("work on task T2: Test it")

@@ -36,6 +36,39 @@ def test_stamps_differ_under_a_frozen_clock():
     assert first != second and re.fullmatch(r"20261201T043731\.098765Z-[0-9a-f]{6}", first)
 
 
+@freeze_time(MOMENT)
+def test_unix_and_utc_now_read_the_frozen_clock():
+    """Unix seconds and the aware UTC datetime are the same moment, and tests can freeze both."""
+    assert clock.unix() == 1796099851.098765
+    assert clock.utc_now().isoformat() == MOMENT
+
+
+@freeze_time(MOMENT)
+def test_utc_formats_now_or_given_seconds():
+    """A strftime format is applied to now in UTC, or to the Unix seconds given."""
+    assert clock.utc("%Y-%m-%d %H:%M UTC") == "2026-12-01 04:37 UTC"
+    assert clock.utc("%Y-%m-%d", 0) == "1970-01-01"
+
+
+def test_local_formats_in_this_machines_zone(monkeypatch):
+    """A strftime format is applied in the local time zone, with its offset (the crash log's stamp)."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        assert clock.local("%Y-%m-%dT%H:%M:%S%z", 0) == "1970-01-01T05:30:00+0530"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_iso_us_writes_any_datetime_as_utc_microseconds():
+    """An aware time is converted to UTC, a naive one is taken as UTC: the events' own format."""
+    assert clock.iso_us(clock.parse("2026-12-01T05:37:31.5+01:00")) == "2026-12-01T04:37:31.500000Z"
+    assert clock.iso_us(clock.parse("2026-12-01")) == "2026-12-01T00:00:00.000000Z"
+
+
 def test_iso_writes_unix_seconds_as_utc():
     """Unix seconds become the seconds form."""
     assert clock.iso(0) == "1970-01-01T00:00:00Z"

@@ -6,11 +6,14 @@ import json
 import stat
 
 import pytest
+from freezegun import freeze_time
 
+from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.knowledge.durable import secret
 
 GOOD = "a sentence only Ada knows"
+MOMENT = "2001-09-09T01:46:40Z"  # Unix 1e9: whole seconds add up exactly
 
 
 def test_the_passphrase_is_stored_only_as_a_slow_salted_hash():
@@ -49,33 +52,31 @@ def test_changing_the_passphrase_needs_the_current_one():
     assert secret.path().read_bytes() == before
 
 
-def test_a_wrong_passphrase_makes_even_the_right_one_wait(monkeypatch):
+def test_a_wrong_passphrase_makes_even_the_right_one_wait():
     """After a wrong try, no passphrase is checked until the wait is over, not even the right one."""
     secret.write_record(GOOD, cost={"n": 2**10, "r": 8, "p": 1})
-    now = [1_000_000.0]
-    monkeypatch.setattr(secret.time, "time", lambda: now[0])
-    with pytest.raises(secret.WrongSecret):
-        secret.verify("a wrong guess here")
-    with pytest.raises(secret.TooManyAttempts, match="none is checked for another 1 s"):
-        secret.verify(GOOD)
-    now[0] += 1.5
-    secret.verify(GOOD)
-
-
-def test_the_wait_doubles_with_each_wrong_try_and_a_right_one_clears_it(monkeypatch):
-    """Waits of 1, 2, 4, 8 s follow four wrong tries in a row; the right passphrase starts the count again."""
-    secret.write_record(GOOD, cost={"n": 2**10, "r": 8, "p": 1})
-    now = [1_000_000.0]
-    monkeypatch.setattr(secret.time, "time", lambda: now[0])
-    waits = []
-    for _ in range(4):
+    with freeze_time(MOMENT) as frozen:
         with pytest.raises(secret.WrongSecret):
             secret.verify("a wrong guess here")
-        state = json.loads((secret.home() / secret.ATTEMPTS).read_text())
-        waits.append(state["until"] - now[0])
-        now[0] = state["until"]
-    assert waits == [1, 2, 4, 8]
-    secret.verify(GOOD)
+        with pytest.raises(secret.TooManyAttempts, match="none is checked for another 1 s"):
+            secret.verify(GOOD)
+        frozen.tick(1.5)
+        secret.verify(GOOD)
+
+
+def test_the_wait_doubles_with_each_wrong_try_and_a_right_one_clears_it():
+    """Waits of 1, 2, 4, 8 s follow four wrong tries in a row; the right passphrase starts the count again."""
+    secret.write_record(GOOD, cost={"n": 2**10, "r": 8, "p": 1})
+    waits = []
+    with freeze_time(MOMENT) as frozen:
+        for _ in range(4):
+            with pytest.raises(secret.WrongSecret):
+                secret.verify("a wrong guess here")
+            state = json.loads((secret.home() / secret.ATTEMPTS).read_text())
+            waits.append(state["until"] - clock.unix())
+            frozen.tick(waits[-1])
+        assert waits == [1, 2, 4, 8]
+        secret.verify(GOOD)
     assert json.loads((secret.home() / secret.ATTEMPTS).read_text())["failures"] == 0
 
 

@@ -141,7 +141,7 @@ def jsonschema_accepts(document: dict, instance: object) -> bool:
 
 def cases() -> list[tuple[str, dict, list]]:
     out = [(name, json.loads((SCHEMAS / f"{name}.json").read_text()), docs) for name, docs in CORPUS.items()]
-    return [*out, ("state", json.loads(SCHEMA_PATH.read_text()), states())]
+    return [*out, ("state", json.loads(Path(SCHEMA_PATH).read_text()), states())]
 
 
 @pytest.mark.parametrize("name, document, valid", cases(), ids=lambda c: c if isinstance(c, str) else "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -247,7 +248,7 @@ def test_status_vocabulary_is_the_schemas():
     """loop/status.py and state_schema.json name exactly the same statuses, in the same order."""
     from autopilot.loop import status
 
-    schema = json.loads(state_mod.SCHEMA_PATH.read_text())
+    schema = json.loads(Path(state_mod.SCHEMA_PATH).read_text())
     assert tuple(schema["properties"]["status"]["enum"]) == status.ALL
 
 
@@ -255,7 +256,7 @@ def test_every_published_status_enum_is_the_vocabulary():
     """Every run-status enum the package publishes (the dashboard's run summaries) lists every status, no other."""
     from autopilot.loop import status
 
-    schemas = sorted((state_mod.SCHEMA_PATH.parents[1] / "dashboard" / "schemas").glob("*.json"))
+    schemas = sorted((Path(state_mod.SCHEMA_PATH).parents[1] / "dashboard" / "schemas").glob("*.json"))
     enums = []
 
     def walk(node):

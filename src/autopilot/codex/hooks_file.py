@@ -15,10 +15,10 @@ import copy
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
+from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.fsutil import replace_text
 
@@ -175,7 +175,7 @@ def backup(path: Path) -> Path | None:
     """
     if not path.exists():
         return None
-    stamp = time.strftime("%Y%m%dT%H%M%S")
+    stamp = clock.local("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.codex-autopilot-{stamp}.bak")
     n = 1
     while target.exists():

@@ -17,7 +17,6 @@ its old folder and is not looked at.
 from __future__ import annotations
 
 import os
-import time
 
 from autopilot import clock, config
 from autopilot.fastjson import parse_json
@@ -44,7 +43,7 @@ def latest(codex_home: Path | str | None = None, *, now: float | None = None) ->
     None or ``{"used_percent", "left_percent", "window_minutes", "resets_at" (ISO, UTC), "resets_at_unix",
     "reset"}``. ``reset`` is true once the window has reset since the record (``left_percent`` is then 100).
     """
-    now = time.time() if now is None else now
+    now = clock.unix() if now is None else now
     sessions = os.path.join(os.fspath(codex_home), "sessions") if codex_home is not None else _sessions_dir()
     for _mtime, path in _recent(sessions, now)[:MAX_FILES]:
         found = _newest_record(path)
@@ -82,7 +81,7 @@ def _desc(folder: str) -> list[str]:
 
 def _recent(sessions: str, now: float) -> list[tuple[float, str]]:
     """The rollouts in the day folders (``YYYY/MM/DD``) of the last RECENT_DAYS days, newest mtime first."""
-    cutoff = time.strftime("%Y%m%d", time.localtime(now - RECENT_DAYS * 86400))
+    cutoff = clock.local("%Y%m%d", now - RECENT_DAYS * 86400)
     found: list[tuple[float, str]] = []
     for year in _desc(sessions):
         if year < cutoff[:4]:
@@ -228,7 +227,7 @@ def until(unix: int | None, now: float | None = None) -> str:
     """How long until ``unix``, for people (``in 2 h 05 min``); '' when unknown."""
     if unix is None:
         return ""
-    seconds = max(0, int(unix - (time.time() if now is None else now)))
+    seconds = max(0, int(unix - (clock.unix() if now is None else now)))
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
     if days:

@@ -311,55 +311,6 @@ def _newest(
     return None
 
 
-def own_threads() -> set[str]:
-    """Every Codex thread codex-autopilot's reviewer used, in any run, now or before: never a user's session.
-
-    A run's current ``conversation_id`` (state.json), every thread the codex-cli backend charged
-    (the keys of ``codex-thread-usage.json``) and every codex-cli call's ``conversation_id`` in
-    ``events.jsonl``: reviewer threads from earlier plans are ordinary root ``codex exec`` sessions.
-    """
-    ids: set[str] = set()
-    try:
-        runs = [run for run in (paths.autopilot_home() / "runs").iterdir() if run.is_dir()]
-    except OSError:
-        return ids
-    for run in runs:
-        state = _json(run / "state.json")
-        if isinstance(state, dict) and isinstance(state.get("conversation_id"), str):
-            ids.add(state["conversation_id"])
-        totals = _json(run / "codex-thread-usage.json")
-        if isinstance(totals, dict):
-            ids.update(key for key in totals if isinstance(key, str))
-        ids.update(_event_threads(run / "events.jsonl"))
-    return ids
-
-
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _event_threads(path: Path) -> set[str]:
-    """The conversation ids of codex-cli calls in one run's events.jsonl."""
-    ids: set[str] = set()
-    try:
-        with open(path, "rb") as fh:
-            lines = [line for line in fh if b"codex-cli" in line]  # the rest are another backend's
-    except OSError:
-        return ids
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        thread = event.get("conversation_id") if isinstance(event, dict) else None
-        if isinstance(thread, str) and event.get("backend") == "codex-cli":  # a str thread means a dict event
-            ids.add(thread)
-    return ids
-
-
 def read_pointer() -> tuple[HandoffPointer | None, str]:
     """The saved ``$handoff`` pointer, or (None, why there is none)."""
     path = paths.handoff_dir() / POINTER
@@ -420,8 +371,9 @@ def _pointed(pointer: HandoffPointer, files: list[tuple[Path, float]]) -> Path |
     return moved or (Path(named) if in_place else None)
 
 
-def latest(cwd: str) -> Choice:
-    """The root session to hand over for ``cwd``: the saved pointer's when it is valid, else the newest one."""
+def latest(cwd: str, *, exclude: Collection[str] = ()) -> Choice:
+    """The root session to hand over for ``cwd``: the saved pointer's when it is valid, else the newest one
+    whose thread is not in ``exclude`` (the autopilot reviewer's own: ``loop.threads.own_threads()``)."""
     here = place(cwd)
     files = scan()
     notes: list[str] = []
@@ -443,7 +395,7 @@ def latest(cwd: str) -> Choice:
                 return Choice(rollout, "pointer", notes)
             reason = rollout.why if rollout.kind != "root" else f"a session in {rollout.cwd}, not {cwd}"
             notes.append(f"the saved handoff's rollout {path} is {reason}")
-    newest = _newest(files, here, None, own_threads())
+    newest = _newest(files, here, None, exclude)
     if newest is not None:
         notes.append(f"using the newest Codex session in {here} instead")
         return Choice(newest, "scan", notes)

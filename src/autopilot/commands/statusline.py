@@ -91,12 +91,10 @@ def segment(raw: str) -> str:
     run = run_dir_of(cwd)
     if run is None:
         return ""
-    try:
-        with open(os.path.join(run, "state.json"), encoding="utf-8") as fh:
-            state = parse_json(fh.read())
-    except (OSError, ValueError, RecursionError):
-        return ""
-    if not isinstance(state, dict) or state.get("status") not in SHOWN or not state.get("plan"):
+    from autopilot.loop.state import Store
+
+    state = Store.peek(run)
+    if state is None or state.get("status") not in SHOWN or not state.get("plan"):
         return ""
     return render(state, run)
 
@@ -140,32 +138,15 @@ def near_limit() -> list[str]:
 
 def reviewer_state(state: dict[str, Any], run: str) -> str:
     """reviewing (a call is in flight), unavailable N/3 (recent failures), or waiting (for Claude)."""
+    from autopilot.fsutil import is_held
+
     for lock in ("call.lock", "review.lock"):
-        if _held(os.path.join(run, lock)):
+        if is_held(os.path.join(run, lock)):
             return "reviewing"
     failures = max(int(state.get("consecutive_errors") or 0), int(state.get("verdict_errors") or 0))
     if failures:
         return f"unavailable {failures}/3"
     return "waiting"
-
-
-def _held(path: str) -> bool:
-    """Whether another process holds the filelock at ``path`` (a non-blocking shared lock is refused)."""
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
 
 
 def _other(command: str, raw: str) -> str:

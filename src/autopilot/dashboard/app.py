@@ -25,9 +25,10 @@ from starlette.routing import Route
 
 from autopilot.dashboard.api import Api, InvalidInput, NotFound
 from autopilot.dashboard.security import MAX_BODY, BodyTooLarge, Guard, GuardMiddleware, LaunchRefused
-from autopilot.errors import EXIT_ERROR, BridgeError, BudgetExhausted, InfraError, StateError, write_crash_log
+from autopilot.errors import EXIT_ERROR, BridgeError, BudgetExhausted, InfraError, StateError
 from autopilot.knowledge.durable import secret
 from autopilot.paths import autopilot_home
+from autopilot.plugin import write_crash_log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

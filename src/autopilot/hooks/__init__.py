@@ -292,7 +292,8 @@ def touch(path: str) -> None:
 
 
 def has_run(cwd: str) -> bool:
-    """Whether the git work tree around ``cwd`` has a state.json, using nothing heavier than ``os`` and git.py."""
+    """Whether the git work tree around ``cwd`` has a state.json, using nothing heavier than ``os`` and git.py (and
+    loop.state's look at the file, only when the tree has a run directory)."""
     return run_dir_of(cwd) is not None
 
 
@@ -315,14 +316,12 @@ def run_dir_of(cwd: str) -> str | None:
     from autopilot.digest import sha256_hex
 
     suffix = "-" + sha256_hex(top.encode("utf-8"))[:12]  # paths.run_dir: runs/<slug>-<sha256(realpath)[:12]>
-    return next(
-        (
-            os.path.join(runs, name)
-            for name in names
-            if name.endswith(suffix) and os.path.isfile(os.path.join(runs, name, "state.json"))
-        ),
-        None,
-    )
+    mine = [os.path.join(runs, name) for name in names if name.endswith(suffix)]
+    if not mine:
+        return None
+    from autopilot.loop.state import Store
+
+    return next((run for run in mine if Store.holds_run(run)), None)
 
 
 def failed(event: str, exc: BaseException) -> HookAnswer:
@@ -332,8 +331,8 @@ def failed(event: str, exc: BaseException) -> HookAnswer:
     exc = unwritable(exc) or exc  # a full or read-only disk is said as it is, not as a bug
     if isinstance(exc, BridgeError):
         return {"systemMessage": f"codex-autopilot: the {event} hook did nothing: {exc}"}
-    from autopilot.errors import write_crash_log
     from autopilot.paths import autopilot_home
+    from autopilot.plugin import write_crash_log
 
     log = write_crash_log(str(autopilot_home()), exc)
     return {

@@ -63,9 +63,10 @@ def checkpoint(session: str, cwd: str) -> bool:
     from autopilot.errors import BridgeError
     from autopilot.handoff.memory.compaction import checkpoint_before
     from autopilot.handoff.memory.store import SessionStore
+    from autopilot.loop.state import Store
 
     try:
         store = SessionStore.here("claude", session, cwd)
     except BridgeError:  # not in a git worktree: no active memory here
         return False
-    return store.exists() and checkpoint_before(store, "$handoff") is not None
+    return store.exists() and checkpoint_before(store, "$handoff", Store.peek_workspace) is not None

@@ -32,7 +32,9 @@ def inject(event: str, data: Json, out: HookAnswer | None = None) -> Json | None
     """The hook answer carrying the rules and facts that changed since the last injection, in the room the
     autopilot's answer ``out`` leaves under the output cap, and the person's notice (None: nothing new). It is the
     memory's JSON (built below hooks/, for Codex as well): :func:`merge` takes its notice and its context."""
-    return hook_answer("claude", event, data, room=room(out))
+    from autopilot.loop.state import Store
+
+    return hook_answer("claude", event, data, room=room(out), run_of=Store.peek_workspace)
 
 
 def room(out: HookAnswer | None) -> int:

@@ -8,10 +8,9 @@ holds a credential the user pasted.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
-from autopilot import config, git, untrusted
+from autopilot import clock, config, git, untrusted
 from autopilot.errors import BridgeError
 from autopilot.fsutil import replace_text
 from autopilot.loop import reviewer, snapshot, status, transitions
@@ -53,7 +52,7 @@ def _plan_markdown(goal: str, plan: Plan, created: str) -> str:
 
 
 def _plan_file(root: str, goal: str) -> Path:
-    day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    day = clock.utc("%Y-%m-%d")
     base = Path(PLAN_DIR) / f"{day}-{slugify(goal)}"
     path, n = base.with_suffix(".md"), 2
     while (Path(root) / path).exists():
@@ -137,7 +136,7 @@ def plan(
         record=lambda answer: answer,  # the new run is built below, outside the call slot
     )
     plan: Plan = answer.data
-    created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    created = clock.utc("%Y-%m-%d %H:%M UTC")
     rel = _plan_file(ws.root, goal)
     target = Path(ws.root) / rel
     target.parent.mkdir(parents=True, exist_ok=True)

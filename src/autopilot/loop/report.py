@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import orjson
 from autopilot import clock, paths
 from autopilot.errors import BridgeError
 from autopilot.loop.migrations import PHASES
+from autopilot.loop.state import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,9 +110,7 @@ def parse_since(text: str | None) -> str | None:
         raise BridgeError(
             f"--since must be a date (YYYY-MM-DD) or an ISO time (YYYY-MM-DDTHH:MM), not {text!r}"
         ) from None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return clock.iso_us(moment)
 
 
 def _call(raw: object, run_dir: str) -> Call | str:
@@ -149,14 +147,6 @@ def _call(raw: object, run_dir: str) -> Call | str:
     )
 
 
-def _state(path: Path) -> dict[str, Any] | None:
-    try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def read_runs(root: Path | None = None) -> tuple[list[Run], dict[str, int]]:
     """Every run directory under ``$AUTOPILOT_HOME/runs`` with its calls, and counts of the lines that were not
     calls (``other``) or could not be read (``malformed``)."""
@@ -170,7 +160,7 @@ def read_runs(root: Path | None = None) -> tuple[list[Run], dict[str, int]]:
     for entry in entries:
         if not entry.is_dir():
             continue
-        run = Run(entry.path, _state(Path(entry.path) / "state.json"))
+        run = Run(entry.path, Store.peek(entry.path))
         try:
             with open(os.path.join(entry.path, "events.jsonl"), "rb") as fh:
                 counts["files"] += 1

@@ -14,7 +14,8 @@ import subprocess
 import sys
 from contextlib import suppress
 
-from autopilot.errors import BridgeError, InfraError, RunChanged, write_crash_log
+from autopilot.errors import BridgeError, InfraError, RunChanged
+from autopilot.fsutil import Lock
 from autopilot.loop import control
 from autopilot.loop.state import Store
 from autopilot.output import say
@@ -29,12 +30,8 @@ ENTRY = "import sys; from autopilot.loop.review_worker import worker; sys.exit(w
 
 def in_flight(store: Store) -> bool:
     """Whether a review worker holds this run's review lock right now."""
-    import filelock
-
-    lock = filelock.FileLock(str(store.dir / LOCK))
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
+    lock = Lock(store.dir / LOCK)
+    if not lock.acquire(0):
         return True
     lock.release()
     return False
@@ -66,16 +63,12 @@ def start_worker(store: Store, root: str) -> subprocess.Popen[bytes]:
 
 def worker() -> int:
     """Run one review for the workspace named on stdin, unless another review is already in flight."""
-    import filelock
-
     from autopilot.loop.review import review
 
     root = json.loads(sys.stdin.read())["root"]
     store = Store(root)
-    lock = filelock.FileLock(str(store.dir / LOCK))
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
+    lock = Lock(store.dir / LOCK)
+    if not lock.acquire(0):
         return EXIT_BUSY
     try:
         review(cwd=root)
@@ -85,6 +78,8 @@ def worker() -> int:
     except BridgeError as exc:  # budget spent (the run is already stopped) or nothing to review
         say(f"review worker: {exc}")
     except Exception as exc:
+        from autopilot.plugin import write_crash_log  # only a crash pays for it
+
         write_crash_log(str(autopilot_home()), exc)
         raise
     finally:

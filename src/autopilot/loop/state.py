@@ -7,19 +7,20 @@ and keeps the old file. Temp files of a killed writer of state.json are swept by
 proves their writer is dead); others in the run directory by the next paid call once stale. No paid call
 starts unless the run directory takes a write as large as the run's files may grow (:meth:`Store.check_writable`).
 events.jsonl gets one whole line per model call; a line torn by a failed write never swallows the next.
+
+Every read of a run's state.json is made here: :class:`Store` for a run's own workspace, :meth:`Store.peek` for
+a cheap look at the file as stored (the status line, the memory, the cost report), :func:`read_run` for a listing.
+The status line imports this module on every render with a run, so its top imports only ``os`` and modules as
+light; json, pathlib and contextlib load in the functions that need them.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from contextlib import contextmanager, suppress
-from pathlib import Path
 
-from autopilot import paths
 from autopilot.clock import now_us, stamp
 from autopilot.errors import BridgeError, RunChanged, StateError, Unwritable
-from autopilot.fsutil import atomic_write, sweep_stale
+from autopilot.fsutil import atomic_write, held, sweep_stale
 from autopilot.loop import status
 from autopilot.loop.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
 from autopilot.loop.migrations import State as State  # re-exported: the run's state (loop/shapes.RunState)
@@ -27,14 +28,18 @@ from autopilot.loop.migrations import State as State  # re-exported: the run's s
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
+    from contextlib import AbstractContextManager
+    from pathlib import Path
     from typing import Any
 
+    from autopilot.fsutil import Lock
     from autopilot.loop.shapes import CorruptRun, ListedRun
 
-LOCK_TIMEOUT_S = 60.0
+    Stored = dict[str, Any]  # a state.json as its file holds it: neither migrated nor checked, read field by field
+
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
 PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
-SCHEMA_PATH = Path(__file__).with_name("state_schema.json")
+SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "state_schema.json")
 
 
 def new_state(workspace: str | None) -> State:
@@ -62,7 +67,7 @@ def problem(state: Mapping[str, object]) -> str | None:
     odd = _non_finite(state)
     if odd is not None:
         return f"{odd or '(top level)'}: NaN and infinities are not numbers a run can use"
-    return schema_subset.load(str(SCHEMA_PATH)).first_error(state)
+    return schema_subset.load(SCHEMA_PATH).first_error(state)
 
 
 def _non_finite(value: Any, where: str = "") -> str | None:
@@ -93,6 +98,8 @@ class Store:
     """The state.json of one workspace's run directory."""
 
     def __init__(self, workspace: str | os.PathLike[str]) -> None:
+        from autopilot import paths
+
         self.workspace = os.path.realpath(os.fspath(workspace))
         self.dir = paths.run_dir(self.workspace)
         self.path = self.dir / "state.json"
@@ -105,7 +112,33 @@ class Store:
         """Whether this workspace has ever had a run."""
         return self.path.exists()
 
-    def _parse(self) -> dict[str, Any] | None:
+    @staticmethod
+    def holds_run(run_dir: str) -> bool:
+        """Whether the run directory ``run_dir`` holds a state.json (a run), without reading it."""
+        return os.path.isfile(os.path.join(run_dir, "state.json"))
+
+    @staticmethod
+    def peek(run_dir: str) -> Stored | None:
+        """The state.json in ``run_dir`` as stored (neither migrated nor checked, never written), or None when it is
+        missing or not a JSON object: a cheap read-only look, without the json package, for readers that only
+        show or count what a run holds (the status line, the memory, the cost report, the reviewer's threads)."""
+        from autopilot.fastjson import parse_json_line
+
+        try:
+            with open(os.path.join(run_dir, "state.json"), "rb") as fh:
+                state = parse_json_line(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        return state if isinstance(state, dict) else None
+
+    @staticmethod
+    def peek_workspace(workspace: str) -> Stored | None:
+        """:meth:`peek` at the run directory of ``workspace`` (the memory's look at the run of its worktree)."""
+        from autopilot import paths
+
+        return Store.peek(str(paths.run_dir(workspace)))
+
+    def _parse(self) -> Stored | None:
         try:
             raw = self.path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
@@ -115,6 +148,8 @@ class Store:
                 f"cannot read {self.path} ({exc.strerror or exc})",
                 hint="check the permissions of $AUTOPILOT_HOME and the disk it is on",
             ) from None
+        import json
+
         try:
             data = json.loads(raw)
         except ValueError:
@@ -160,7 +195,7 @@ class Store:
                 return state.copy()
         return self._upgrade(data)
 
-    def _upgrade(self, data: dict[str, Any]) -> State:
+    def _upgrade(self, data: Stored) -> State:
         version = data.get("schema_version", 0)
         if not isinstance(version, int) or version > CURRENT_VERSION:
             raise StateError(
@@ -186,21 +221,25 @@ class Store:
                 hint="nothing was overwritten; start a new run with `codex-bridge plan --goal ...`",
             ) from None
 
-    @contextmanager
-    def lock(self) -> Iterator[None]:
-        """Hold this run's lock (a separate .lock file) for the duration of the block."""
+    def lock(self) -> Lock:
+        """Hold this run's lock (a separate .lock file) for the duration of a ``with`` block."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        with held(self.lock_path):
-            yield
+        return held(self.lock_path)
 
-    @contextmanager
-    def transaction(self, *, expect: State | None = None, running: bool = False) -> Iterator[State]:
+    def transaction(self, *, expect: State | None = None, running: bool = False) -> AbstractContextManager[State]:
         """Read-modify-write under the lock; the state is validated and written atomically on success.
 
         ``expect`` is the run as the caller read it: when state.json holds another run by now (it was re-planned),
         or, with ``running``, that run is no longer running, :class:`~autopilot.errors.RunChanged` is raised
         and nothing is written. This is the one place that asks "is this still the same run?".
         """
+        from contextlib import contextmanager  # not at the top: the status line imports this module, not contextlib
+
+        return contextmanager(self._transaction)(expect, running)
+
+    def _transaction(self, expect: State | None, running: bool) -> Iterator[State]:
+        import json
+
         with self.lock():
             try:
                 data = self._parse()
@@ -226,6 +265,8 @@ class Store:
 
     def _write(self, text: str) -> None:
         """Write a validated state and remember its digest (best effort: a missing one only costs a check)."""
+        from contextlib import suppress
+
         from autopilot.digest import sha256_hex
 
         data = text.encode("utf-8")
@@ -241,33 +282,26 @@ class Store:
         with suppress(OSError):
             atomic_write(self.valid_path, sha256_hex(data) + "\n", durable=False)
 
-    @contextmanager
-    def call_slot(self, phase: str, deadline: float) -> Iterator[None]:
-        """Hold the run's one Codex-call slot; waits until ``deadline`` (monotonic), then raises CallBusy."""
+    def call_slot(self, phase: str, deadline: float) -> Lock:
+        """Hold the run's one Codex-call slot for a ``with`` block; waits until ``deadline`` (monotonic), then
+        raises CallBusy."""
         import time
-
-        import filelock
 
         from autopilot.errors import CallBusy
 
         self.dir.mkdir(parents=True, exist_ok=True)
-        lock = filelock.FileLock(str(self.dir / "call.lock"), timeout=max(0.0, deadline - time.monotonic()))
-        try:
-            lock.acquire()
-        except filelock.Timeout:
-            raise CallBusy(
-                f"another call of this run was still talking to Codex; no {phase} call was made",
-                hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
-            ) from None
-        try:
-            yield
-        finally:
-            lock.release()
+        busy = CallBusy(
+            f"another call of this run was still talking to Codex; no {phase} call was made",
+            hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
+        )
+        return held(self.dir / "call.lock", max(0.0, deadline - time.monotonic()), busy=busy)
 
     def check_writable(self) -> None:
         """Refuse (Unwritable, exit 1) before a paid call when the run directory cannot take what the call will
         write: read-only, full, or a file-size limit (RLIMIT_FSIZE, the filesystem's) under what its files reach.
         """
+        from contextlib import suppress
+
         sweep_stale(self.dir, (".",), suffix=".tmp")  # temp files of writes a killed process never finished
         sweep_stale(self.dir, (".write-probe-",))
         probe = self.dir / f".write-probe-{os.getpid()}"
@@ -285,6 +319,8 @@ class Store:
 
     def artifact(self, kind: str, payload: Any) -> Path:
         """Write ``<kind>-<ts>.json`` (plan, review, verdict) into the run directory and return its path."""
+        import json
+
         path = self.dir / f"{kind}-{stamp()}.json"
         try:
             atomic_write(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
@@ -306,6 +342,8 @@ class Store:
     def append_event(self, event: dict[str, Any]) -> None:
         """Append one line to events.jsonl (one line per model call), starting a new line if a failed write
         left a torn one at the end (it stays one unreadable line, counted by readers; this one is whole)."""
+        import json
+
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / "events.jsonl"
         line = (json.dumps({"ts": now_us(), **event}, sort_keys=True) + "\n").encode("utf-8")
@@ -345,27 +383,14 @@ def _size(path: Path) -> int:
         return 0
 
 
-@contextmanager
-def held(lock_path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the lock file ``lock_path`` for the block; another process holding it past ``timeout`` is an error."""
-    import filelock
-
-    try:
-        with filelock.FileLock(str(lock_path), timeout=timeout):
-            yield
-    except filelock.Timeout:
-        raise BridgeError(
-            f"another codex-bridge process has held {lock_path} for {timeout:.0f}s",
-            hint="wait for it to finish, or remove the lock file if no codex-bridge is running",
-        ) from None
-
-
 class _Corrupt(Exception):
     """state.json is there but cannot be used; the message says why."""
 
 
 def all_runs() -> list[ListedRun | CorruptRun]:
     """Every run under ``$AUTOPILOT_HOME/runs``, each with its ``run_dir``."""
+    from autopilot import paths
+
     root = paths.autopilot_home() / "runs"
     if not root.is_dir():
         return []
@@ -378,6 +403,8 @@ def read_run(entry: Path) -> ListedRun | CorruptRun | None:
 
     A state.json that cannot be read comes back as ``{"status": "corrupt", "error": ...}``.
     """
+    import json
+
     path = entry / "state.json"
     if not path.is_file():
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import suppress
 from functools import cached_property
 
-from autopilot import git
+from autopilot import fsutil, git
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow, RunChanged
 from autopilot.loop import transitions
 from autopilot.loop.state import State, Store
@@ -242,8 +242,7 @@ class Workspace:
         worker = threading.Thread(target=take, name="git-snapshot")
         worker.start()
         try:
-            import filelock  # noqa: F401
-
+            fsutil.load_locks()
             worker.join()
         finally:
             sys.setswitchinterval(interval)

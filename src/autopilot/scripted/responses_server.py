@@ -28,11 +28,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from autopilot import clock
 from autopilot.scripted.billing import Ledger
 from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted, write_body
 
@@ -241,7 +241,7 @@ class ResponsesServer(BackgroundServer):
         return {
             "id": rid,
             "object": "response",
-            "created_at": int(time.time()),
+            "created_at": int(clock.unix()),
             "status": "completed",
             "model": body.get("model") or self.model,
             "output": output,

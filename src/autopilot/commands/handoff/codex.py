@@ -37,12 +37,13 @@ def copy(*, cwd: str | None = None, as_json: bool = False) -> int:
 
     from autopilot.codex import sessions
     from autopilot.commands import clipboard
+    from autopilot.loop.threads import own_threads
     from autopilot.output import emit
 
     where = os.path.abspath(cwd or os.getcwd())  # read at run time: `-C DIR` has changed directory by now
     if not os.path.isdir(where):
         raise BridgeError(f"--cwd {where} is not a directory; pass the directory you work in with Codex")
-    choice = sessions.latest(where)
+    choice = sessions.latest(where, exclude=own_threads())
     rollout = choice.rollout
     text = handoff_text(str(rollout.path))
     tool, failures = clipboard.copy(text)

@@ -176,6 +176,7 @@ def inject(agent: str) -> int:
 
     from autopilot.hooks import TEXT_CAP
     from autopilot.knowledge.durable.deliver import hook_answer
+    from autopilot.loop.state import Store
 
     try:
         data = json.loads(sys.stdin.read() or "{}")
@@ -183,7 +184,9 @@ def inject(agent: str) -> int:
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin") from None
     if not isinstance(data, dict):
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin")
-    answer = hook_answer(agent, str(data.get("hook_event_name") or ""), data, room=TEXT_CAP)
+    answer = hook_answer(
+        agent, str(data.get("hook_event_name") or ""), data, room=TEXT_CAP, run_of=Store.peek_workspace
+    )
     if answer:
         sys.stdout.write(json.dumps(answer) + "\n")
     return 0

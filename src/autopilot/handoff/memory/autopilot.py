@@ -8,38 +8,28 @@ action, the finished tasks are completed and the remaining ones unresolved. The 
 verdict; injection and the checkpoint before a compaction call it too, so a transition made anywhere (the
 CLI's ``verdict``, ``plan``) reaches the session before its next turn.
 
-The run's state is read, never written, and a run that cannot be read is skipped: the memory never holds
-the loop up.
+The handoff never reads the loop's files: the run's state comes from the caller (the Stop hook's verdict, or
+``run_of``, the adapters' reader of a worktree's run as stored: ``loop.state.Store.peek_workspace``). It is read,
+never written, and a run that cannot be read is skipped: the memory never holds the loop up.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from autopilot.handoff.memory import checkpoint as checkpoints
 from autopilot.handoff.memory.store import SessionStore
-from autopilot.paths import run_dir
 from autopilot.redact import Redactor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from autopilot.handoff.memory.shapes import CheckpointBody
 
+    RunOf = Callable[[str], Mapping[str, Any] | None]  # a worktree's run state as stored, or None (no run)
+
 CRITERIA = 5  # acceptance criteria named in the next action
-
-
-def run_of(worktree: str) -> dict[str, Any] | None:
-    """The run state of ``worktree`` as its file holds it, or None (no run, or one that cannot be read)."""
-    try:
-        data = (run_dir(worktree) / "state.json").read_bytes()
-        state = orjson.loads(data)
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return state if isinstance(state, dict) else None
 
 
 def body_of(state: Mapping[str, Any]) -> CheckpointBody | None:
@@ -73,12 +63,12 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def sync(store: SessionStore, run: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+def sync(store: SessionStore, run: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """Write the autopilot checkpoint when the run this session owns moved since the last one (else None).
 
-    ``run``: the run's state as the caller just had it (the Stop hook's verdict), so state.json is not read again.
+    ``run``: the state of the worktree's run as the caller has it (None: no run).
     """
-    state = run_of(store.worktree) if run is None else run
+    state = run
     if state is None or store.agent != "claude" or state.get("owner_session_id") != store.session:
         return None
     body = body_of(state)
@@ -93,6 +83,14 @@ def sync(store: SessionStore, run: Mapping[str, Any] | None = None) -> dict[str,
         store, body, source, at=moved_at(state), by=checkpoints.AUTOPILOT, run=state.get("run_id"),
         task=(current or {}).get("id"), task_title=(current or {}).get("title"),
     )  # fmt: skip
+
+
+def sync_from(store: SessionStore, run_of: RunOf | None) -> dict[str, Any] | None:
+    """:func:`sync` with the run ``run_of`` reads for the session's worktree (None: the caller knows of no run;
+    only a Claude session's memory follows a run, so no other reads one)."""
+    if run_of is None or store.agent != "claude":
+        return None
+    return sync(store, run_of(store.worktree))
 
 
 def timeline(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:

@@ -26,7 +26,6 @@ import os
 import sys
 
 from autopilot import config
-from autopilot.errors import write_crash_log
 from autopilot.fastjson import parse_json
 from autopilot.handoff.memory import observe
 
@@ -43,6 +42,8 @@ def main(folder: str) -> int:
     try:
         out = handle(sys.stdin.buffer.read(), folder)
     except Exception as exc:  # fail open: a broken hook must not break the user's session
+        from autopilot.plugin import write_crash_log  # only a crash pays for it
+
         write_crash_log(config.autopilot_home(), exc)
         return 0
     if out:

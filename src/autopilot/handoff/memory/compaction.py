@@ -43,6 +43,7 @@ from autopilot.redact import Redactor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.handoff.memory.autopilot import RunOf
     from autopilot.handoff.memory.shapes import Active, CheckpointBody
 
 WORDS_HELD = 0.75  # the share of a sentence's distinctive words the summary must hold
@@ -214,9 +215,10 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def checkpoint_before(store: SessionStore, reason: str) -> dict[str, Any] | None:
-    """Append an automatic checkpoint of the session as the hooks observed it (None when nothing is known yet)."""
-    autopilot.sync(store)  # the run's newest task transition first
+def checkpoint_before(store: SessionStore, reason: str, run_of: RunOf | None = None) -> dict[str, Any] | None:
+    """Append an automatic checkpoint of the session as the hooks observed it (None when nothing is known yet);
+    ``run_of`` reads the worktree's autopilot run, whose newest task transition is written first."""
+    autopilot.sync_from(store, run_of)
     state = reduce(store.observations().records, store.checkpoints().records)
     taken = snapshot(state)
     if taken is None:

@@ -18,9 +18,9 @@ it is evidence and the agent's own claims, never an instruction.
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
+from autopilot import clock
 from autopilot.clock import now_ms
 from autopilot.config import env, load_config
 from autopilot.digest import canonical, sha256_hex
@@ -36,6 +36,7 @@ from autopilot.redact import Redactor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.handoff.memory.autopilot import RunOf
     from autopilot.handoff.memory.shapes import Active
 
 DEFAULT_CHARS = 2000
@@ -136,7 +137,7 @@ def own_words(state: Active) -> bool:
 def adopt_cleared(store: SessionStore) -> str | None:
     """After /clear: carry the cleared session's memory into this new one (only when exactly one just cleared)."""
     folder = store.dir.parent
-    now = time.time()
+    now = clock.unix()
     candidates = []
     for marker in folder.glob(f"{observe.CLEARED}{store.agent}.*") if folder.is_dir() else []:
         session = marker.name[len(observe.CLEARED) + len(store.agent) + 1 :]
@@ -166,16 +167,19 @@ def adopt_cleared(store: SessionStore) -> str | None:
     return old
 
 
-def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int | None = None) -> str | None:
+def before_turn(
+    store: SessionStore, event: str, data: dict[str, Any], room: int | None = None, run_of: RunOf | None = None
+) -> str | None:
     """Decide what to inject before the next turn, record it, and return the excerpt (None: nothing new).
 
     ``room``: the characters left in the hook's output by what else it carries (the autopilot's context);
     the excerpt never takes more, so every fact recorded as injected is one the output really holds.
+    ``run_of``: the reader of the worktree's autopilot run (the adapters'), for a transition not told yet.
     """
     source = data.get("source") if event == "SessionStart" else None
     reset = source in RESETS
     carried = adopt_cleared(store) if source == "clear" else None
-    autopilot.sync(store)  # a task transition the session has not been told of yet
+    autopilot.sync_from(store, run_of)  # a task transition the session has not been told of yet
     observed = store.observations().records
     state = reduce(observed, store.checkpoints().records)
     items = facts(state, store.worktree)
@@ -270,18 +274,21 @@ def session_store(agent: str, data: dict[str, Any]) -> SessionStore | None:
     return store if store.exists() else None
 
 
-def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None = None) -> dict[str, Any] | None:
+def hook_answer(
+    agent: str, event: str, data: dict[str, Any], room: int | None = None, run_of: RunOf | None = None
+) -> dict[str, Any] | None:
     """The hook JSON for ``event``: before a turn, the changed facts within ``room`` characters (and the report
     of the last compaction, once); before a compaction, the automatic checkpoint (no output); after one, the
-    comparison of its summary with the facts (a notice). None: nothing new, or nothing recorded."""
+    comparison of its summary with the facts (a notice). None: nothing new, or nothing recorded. ``run_of``: the
+    adapters' reader of a worktree's autopilot run (a Claude session's memory follows the run it owns)."""
     store = session_store(agent, data)
     if store is None:
         return None
     if event == "PreCompact":
-        compaction.checkpoint_before(store, f"before a {data.get('trigger') or 'unknown'} compaction")
+        compaction.checkpoint_before(store, f"before a {data.get('trigger') or 'unknown'} compaction", run_of)
         return None
     if event == "UserPromptSubmit" and str(data.get("prompt") or "").strip() == "$handoff":
-        compaction.checkpoint_before(store, "$handoff")  # Codex's $handoff (its own hook blocks the prompt)
+        compaction.checkpoint_before(store, "$handoff", run_of)  # Codex's $handoff (its own hook blocks the prompt)
         return None
     if event == "PostCompact":
         notice = after_compaction(store, data)
@@ -294,7 +301,7 @@ def hook_answer(agent: str, event: str, data: dict[str, Any], room: int | None =
         if agent == "claude":  # Codex's PostToolUse output takes no context (not verified): the person is told
             answer["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": "\n".join(said)}
         return answer
-    text = before_turn(store, event, data, room)
+    text = before_turn(store, event, data, room, run_of)
     out: dict[str, Any] = {}
     if text:
         out["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": text}

@@ -17,8 +17,8 @@ is treated as absent. Kept lean: the status line runs this on every render.
 from __future__ import annotations
 
 import os
-import time
 
+from autopilot import clock
 from autopilot.codex import ratelimits
 from autopilot.fastjson import dumps, parse_json
 from autopilot.handoff.memory import observe
@@ -115,7 +115,7 @@ def codex_windows() -> dict[str, LimitWindow]:
 
 def record(status_line: dict[str, Any], now: float | None = None) -> None:
     """Keep the windows the status line's input shows for Claude, and Codex's (read at most once a minute)."""
-    now = time.time() if now is None else now
+    now = clock.unix() if now is None else now
     doc = load()
     changed = False
     claude = claude_windows(status_line.get("rate_limits"))
@@ -136,7 +136,7 @@ def record(status_line: dict[str, Any], now: float | None = None) -> None:
 
 def near(doc: Limits, now: float | None = None) -> list[tuple[str, str, float, int | None]]:
     """The windows at least THRESHOLD percent used that have not reset: (agent, window, used, resets at)."""
-    now = time.time() if now is None else now
+    now = clock.unix() if now is None else now
     out = []
     for agent, seen in (("claude", doc.get("claude")), ("codex", doc.get("codex"))):
         for name, window in (seen["windows"] if seen else {}).items():
@@ -179,7 +179,7 @@ def mark_offered(session_dir: str, windows: list[tuple[str, str, float, int | No
 def _when(unix: int | None) -> str:
     if unix is None:
         return "reset time unknown"
-    return "resets " + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(unix))
+    return "resets " + clock.utc("%Y-%m-%d %H:%M UTC", unix)
 
 
 def offer_text(windows: list[tuple[str, str, float, int | None]], packet: str | None, why: str | None) -> str:

@@ -20,7 +20,7 @@ import orjson
 from autopilot.clock import stamp
 from autopilot.digest import canonical, sha256_hex
 from autopilot.fastjson import dumps
-from autopilot.fsutil import atomic_write
+from autopilot.fsutil import atomic_write, held
 from autopilot.git import toplevel
 from autopilot.handoff.memory import observe
 from autopilot.paths import handoff_dir
@@ -185,10 +185,8 @@ def redact_at_rest(root: Path | None = None) -> int:
     except OSError:
         if not root.is_dir():
             return 0
-    import filelock  # ~40 ms to import: only for this rewrite, never on a prompt's injection
-
     changed = 0
-    with filelock.FileLock(str(root / (AT_REST + ".lock")), timeout=60):
+    with held(root / (AT_REST + ".lock"), 60):  # filelock (~40 ms) loads for this rewrite, never for an injection
         if marker.is_file() and marker.read_text(encoding="utf-8").strip() == AT_REST_VERSION:
             return 0
         redactor = Redactor()

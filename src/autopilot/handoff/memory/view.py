@@ -11,7 +11,6 @@ redacted; transcript and tool text is evidence, and the checkpoint is the agent'
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 from typing import Any
 
 from autopilot import clock
@@ -22,6 +21,7 @@ from autopilot.handoff.transcripts.evidence import Evidence
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from datetime import datetime
     from typing import Unpack
 
     from autopilot.handoff.memory.shapes import (
@@ -58,7 +58,7 @@ def age_seconds(at: Any, now: datetime | None = None) -> float | None:
         then = clock.parse(at)
     except ValueError:
         return None
-    return round(((now or datetime.now(timezone.utc)) - then).total_seconds(), 1)
+    return round(((now or clock.utc_now()) - then).total_seconds(), 1)
 
 
 def transcript_of(observations: list[dict[str, Any]]) -> str | None:

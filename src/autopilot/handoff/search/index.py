@@ -54,7 +54,9 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
+from autopilot import clock
 from autopilot.errors import BridgeError
+from autopilot.fsutil import held
 from autopilot.handoff.packets import shared
 from autopilot.handoff.packets.store import archive_dir, in_archive, load, packets_dir
 from autopilot.handoff.search import terms
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
 FILE = "evidence.sqlite3"
 TEXT_MAX = 4000
 LOCK_TIMEOUT_S = 120.0
+WAIT_FOR_WRITER = "wait for it to finish (a reindex of many packets takes minutes), then try again"
 KINDS = ("evidence", "checkpoint", "observation", "durable")
 # SQLite's codes for a file that is not (or no longer) a database it can read.
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -217,18 +220,11 @@ def _fts5_missing(exc: sqlite3.DatabaseError) -> BridgeError:
 @contextmanager
 def write_lock() -> Iterator[None]:
     """Hold ``index.lock``: every writer, and the swap of a rebuilt file, takes it."""
-    import filelock  # ~50 ms: only writers pay for it, a search that writes nothing never loads it
-
     folder = index_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    try:
-        with filelock.FileLock(str(folder / "index.lock"), timeout=LOCK_TIMEOUT_S):
-            yield
-    except filelock.Timeout:
-        raise BridgeError(
-            f"another codex-bridge process has held {folder / 'index.lock'} for {LOCK_TIMEOUT_S:.0f}s",
-            hint="wait for it to finish (a reindex of many packets takes minutes), then try again",
-        ) from None
+    # filelock (~50 ms) loads only here: a search that writes nothing never takes the lock
+    with held(folder / "index.lock", LOCK_TIMEOUT_S, hint=WAIT_FOR_WRITER):
+        yield
 
 
 def open_index(*, notes: list[str] | None = None) -> sqlite3.Connection:
@@ -505,9 +501,9 @@ def _insert(db: sqlite3.Connection, docs: list[Document], kind: str, origin: str
         "text, paths, symbols, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (_row(d) for d in docs),
     )
-    db.execute(
-        "INSERT OR REPLACE INTO origins (origin, kind, docs, added) VALUES (?, ?, ?, strftime('%s', 'now'))",
-        (origin, kind, len(docs)),
+    db.execute(  # added: whole seconds, as SQLite's strftime('%s', 'now') gave them (the REAL column holds either)
+        "INSERT OR REPLACE INTO origins (origin, kind, docs, added) VALUES (?, ?, ?, ?)",
+        (origin, kind, len(docs), int(clock.unix())),
     )
     return len(docs)
 

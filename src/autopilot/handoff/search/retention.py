@@ -16,6 +16,7 @@ from contextlib import suppress
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.handoff.packets import store
 from autopilot.handoff.search import index
@@ -25,7 +26,7 @@ def _created(value: Any) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        at = clock.parse(value)
     except ValueError:
         return None
     return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
@@ -37,7 +38,7 @@ def prune(older_than_days: float, keep: int = 0, *, now: datetime | None = None)
         raise BridgeError(f"--older-than {older_than_days:g} is negative", hint="give a number of days, 0 or more")
     if keep < 0:
         raise BridgeError(f"--keep {keep} is negative", hint="give how many of the newest packets to keep, 0 or more")
-    cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=older_than_days)
+    cutoff = (now or clock.utc_now()) - timedelta(days=older_than_days)
     rows = [r for r in store.listing() if not r.get("problem")]  # a packet that fails verification is not moved
     rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
     moved: list[dict[str, Any]] = []

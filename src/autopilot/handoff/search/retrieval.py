@@ -44,7 +44,6 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-import time
 
 from autopilot import clock, git
 from autopilot.handoff.packets import store
@@ -133,7 +132,7 @@ def search(
         db = index.open_index(notes=notes)
         try:
             held = index.stats(db)
-            moment = time.time() if now is None else now
+            moment = clock.unix() if now is None else now
             found = _run(db, q, here, limit, worktree, since, agent, moment, notes, held, task)
             found["index"] = held
             return found

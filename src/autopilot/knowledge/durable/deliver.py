@@ -47,6 +47,7 @@ from autopilot.output import one_line, quoted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autopilot.handoff.memory.autopilot import RunOf
     from autopilot.knowledge.durable.shapes import InForce, Managed, View
 
 RULES = observe.RULES
@@ -404,22 +405,25 @@ def _still_in_log(last_hash: str) -> bool:
 TURN_EVENTS = ("SessionStart", "UserPromptSubmit")  # the events that carry context into a turn
 
 
-def hook_answer(agent: str, event: str, data: dict[str, Any], room: int) -> dict[str, Any] | None:
+def hook_answer(
+    agent: str, event: str, data: dict[str, Any], room: int, run_of: RunOf | None = None
+) -> dict[str, Any] | None:
     """The hook JSON for ``event``: the rules block and the changed facts in ``additionalContext`` (rules first,
-    within ``room`` characters together), the person's notice as ``systemMessage``; None when there is nothing."""
+    within ``room`` characters together), the person's notice as ``systemMessage``; None when there is nothing.
+    ``run_of`` reads a worktree's autopilot run for the memory (the adapters pass loop's; knowledge never reads it)."""
     store = session_store(agent, data)
     if store is None:
         return None
     if event not in TURN_EVENTS:  # a compaction or a tool call: the memory's own work, never rules
         seeded = after_tool(agent, data) if event == "PostToolUse" else []
-        answer = facts_answer(agent, event, data, room=room)
+        answer = facts_answer(agent, event, data, room=room, run_of=run_of)
         if seeded:
             said = [*(([answer["systemMessage"]]) if answer and answer.get("systemMessage") else []), *seeded]
             answer = {**(answer or {}), "systemMessage": "\n".join(said)}
         return answer
     rules, notices = before_turn(store, event, data, room)
     left = room - (len(rules) + len(SEPARATOR) if rules else 0)
-    facts = facts_answer(agent, event, data, room=left) if left > 0 else None
+    facts = facts_answer(agent, event, data, room=left, run_of=run_of) if left > 0 else None
     text = ((facts or {}).get("hookSpecificOutput") or {}).get("additionalContext")
     context = SEPARATOR.join(t for t in (rules, text) if t)
     notices = [*notices, *([facts["systemMessage"]] if facts and facts.get("systemMessage") else [])]

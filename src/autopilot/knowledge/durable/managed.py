@@ -27,9 +27,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-from datetime import datetime, timezone
 from pathlib import Path
 
+from autopilot import clock
 from autopilot.digest import sha256_hex
 from autopilot.handoff.memory import observe
 
@@ -124,7 +124,7 @@ def load() -> Managed:
     if not isinstance(found, list):
         out["refused"] = f'{path} has no "rules" list'
         return out
-    modified = _iso(checked.st_mtime)
+    modified = clock.iso(checked.st_mtime)
     for item in found[:MAX_RULES]:
         if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
             continue
@@ -133,7 +133,3 @@ def load() -> Managed:
         rid = "M-" + sha256_hex(f"{kind}\0{text}".encode())[:12]
         out["rules"].append({"id": rid, "kind": kind, "text": text, "tier": "managed", "modified": modified})
     return out
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")

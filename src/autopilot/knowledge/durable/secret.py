@@ -25,14 +25,13 @@ import hmac
 import json
 import math
 import os
-import time
 from typing import Any
 
+from autopilot import clock
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
-from autopilot.fsutil import atomic_write
+from autopilot.fsutil import atomic_write, held
 from autopilot.knowledge.durable.view import PASSPHRASE, home
-from autopilot.loop.state import held
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,7 +130,7 @@ def write_record(secret: str, *, cost: Cost | None = None) -> PassphraseRecord:
         **scrypt,
         "salt": salt,
         "hash": _derive(secret, scrypt, salt).hex(),
-        "set": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "set": clock.now(),
     }
     home().mkdir(mode=0o700, parents=True, exist_ok=True)
     atomic_write(path(), json.dumps(rec, sort_keys=True) + "\n", mode=0o600)
@@ -162,7 +161,7 @@ def verify(secret: Any) -> None:
     home().mkdir(mode=0o700, parents=True, exist_ok=True)
     with held(home() / "attempts.lock", LOCK_TIMEOUT_S):
         state = _attempts()
-        now = time.time()
+        now = clock.unix()
         wait = float(state.get("until") or 0) - now
         if wait > 0:
             raise TooManyAttempts(

@@ -27,8 +27,7 @@ from typing import Any
 
 from autopilot import paths
 from autopilot.digest import sha256_hex
-from autopilot.fsutil import atomic_write
-from autopilot.loop.state import held
+from autopilot.fsutil import atomic_write, held
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

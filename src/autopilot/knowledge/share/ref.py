@@ -14,10 +14,9 @@ import json
 from pathlib import Path
 
 from autopilot.digest import sha256_hex
-from autopilot.fsutil import atomic_write
+from autopilot.fsutil import atomic_write, held
 from autopilot.handoff.sources.project import Project
 from autopilot.knowledge.share import gitops, layout
-from autopilot.loop.state import held
 from autopilot.paths import autopilot_home
 
 TYPE_CHECKING = False

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from autopilot import config, paths
+from autopilot import clock, config, paths
 from autopilot.codex.sessions import find_rollout, newest_root_session, readable
 from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import CallBusy, InfraError
@@ -307,23 +307,21 @@ class CodexCLI:
         end: float,
         effort: str | None = None,
     ) -> Reply:
-        import filelock
+        from autopilot.fsutil import Lock
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
         # One turn at a time per run: the thread's running total must be read, grown and saved in order.
         # A review and a verdict can meet here; the later one waits a bounded time, then counts as busy.
         wait = max(0.0, min(end - time.monotonic(), LOCK_WAIT_S))
-        lock = filelock.FileLock(str(self.run_dir / "codex-thread.lock"), timeout=wait)
-        try:
-            lock.acquire()
-        except filelock.Timeout:
+        lock = Lock(self.run_dir / "codex-thread.lock")
+        if not lock.acquire(wait):
             raise CallBusy(
                 f"another call of this run has been talking to Codex for over {LOCK_WAIT_S:.0f}s",
                 hint="try again when it finishes (`codex-bridge status`)",
-            ) from None
+            )
         try:
             baseline = self._baseline(conversation_id)
-            started = time.time()
+            started = clock.unix()
             argv = self._argv(schema_path, conversation_id, model, cwd, effort)
             events = self._run(argv, prompt, cwd, end - time.monotonic())
             thread_id, text, total, failure = conversation_id, None, None, None
