@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from autopilot.codex import skills
-from autopilot.commands.install import ASSETS
+from autopilot.codex.install import ASSETS
 from autopilot.digest import sha256_hex
 from autopilot.handoff.memory import codex_hook, observe
 from tests.support.hooks import SESSION, context_of, payload
