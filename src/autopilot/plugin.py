@@ -27,7 +27,7 @@ import subprocess
 import sys
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import PLUGIN, SETUP, __version__, clock, config, git, paths
 from autopilot.codex import install, skills, trust
@@ -35,7 +35,6 @@ from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write, replace_text
 from autopilot.redact import redact
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired, TypedDict, Unpack
 

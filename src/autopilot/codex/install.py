@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import paths
 from autopilot.codex import hooks_file, skills, trust
@@ -22,7 +22,6 @@ from autopilot.codex.skills import File, skill_dir
 from autopilot.config import codex_binary
 from autopilot.output import say
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.codex.shapes import (
         HookRecord,

@@ -10,9 +10,8 @@ snake_case Codex records them with (``status --json`` prints them in the run's h
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

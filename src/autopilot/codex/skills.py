@@ -12,13 +12,13 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autopilot import __version__, paths
 from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.codex.shapes import SkillMarker
 

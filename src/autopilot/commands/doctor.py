@@ -16,6 +16,7 @@ would pay for it in loop/summary.py.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from autopilot import RESUME, __version__, config, paths
 from autopilot.errors import EXIT_ERROR, BridgeError
@@ -32,7 +33,6 @@ from autopilot.plugin import (
     check_venv,
 )
 
-TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     import argparse
 

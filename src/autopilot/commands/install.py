@@ -6,10 +6,11 @@ the JSON summary.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.errors import BridgeError
 from autopilot.output import emit
 
-TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 

@@ -3,9 +3,10 @@ it what the memory injected into each session (bytes and estimated tokens, from 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.output import emit, show
 
-TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.commands import BACKENDS, EFFORTS, backend_flags
 from autopilot.commands.quick import Spec, read
 from autopilot.output import emit
 
-TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 

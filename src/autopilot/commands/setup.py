@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autopilot import SETUP, plugin
 from autopilot.errors import BridgeError
 from autopilot.output import emit, say
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.codex.shapes import Installed
     from autopilot.commands.shapes import SetUp, TornDown

@@ -7,9 +7,8 @@ camelCase (the CLI's JSON), except where a command prints another program's sett
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

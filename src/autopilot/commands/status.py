@@ -3,11 +3,12 @@ is left of Codex's rate-limit windows; for people, or as JSON (the dashboard's r
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.output import show
 
 LINE_CHARS = 400  # a status line at most this long: a model's answer can be one 20,000-character line
 
-TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 

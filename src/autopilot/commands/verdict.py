@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from autopilot.commands import backend_flags
 from autopilot.errors import BridgeError
 from autopilot.output import emit
 
-TYPE_CHECKING = False  # argparse only annotates here: cli.py builds the parsers
 if TYPE_CHECKING:
     import argparse
 

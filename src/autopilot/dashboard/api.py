@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import __version__, paths
 from autopilot.errors import BridgeError
@@ -43,7 +43,6 @@ from autopilot.knowledge.durable import view as durable_view
 from autopilot.loop import control, summary
 from autopilot.loop.state import all_runs, read_run
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.dashboard.shapes import Overview, Packets, PacketView
     from autopilot.handoff.packets.shapes import Exported, Imported, ListedPacket, Preview

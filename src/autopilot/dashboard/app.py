@@ -14,6 +14,7 @@ request, whoever holds the session.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -29,10 +30,6 @@ from autopilot.errors import EXIT_ERROR, BridgeError, BudgetExhausted, InfraErro
 from autopilot.knowledge.durable import secret
 from autopilot.paths import autopilot_home
 from autopilot.plugin import write_crash_log
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 

@@ -7,12 +7,11 @@ the few the page adds. Keys are camelCase, as the page's JavaScript reads them.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from autopilot.handoff.packets.shapes import Drift, Inspected, ListedPacket, Mark
 from autopilot.handoff.sources.shapes import Identity
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

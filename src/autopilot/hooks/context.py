@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import RESUME, START, STATUS, STOP, config
 from autopilot.errors import BridgeError
@@ -16,7 +16,6 @@ from autopilot.loop.workspace import Workspace
 from autopilot.output import one_line, quote_lines
 from autopilot.text import clip_counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
     from autopilot.loop.shapes import Task

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import paths
 from autopilot.clock import now_us
 from autopilot.fsutil import atomic_write
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
 

@@ -13,15 +13,13 @@ facts changed), so it may load the reducer, the config and the redactor.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from autopilot.hooks import TEXT_CAP
 from autopilot.knowledge.durable.deliver import hook_answer
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from autopilot.hooks.shapes import HookAnswer
 
 Json = dict[str, Any]

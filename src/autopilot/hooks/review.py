@@ -13,6 +13,7 @@ blocking.
 from __future__ import annotations
 
 import subprocess
+from typing import TYPE_CHECKING
 
 from autopilot import config
 from autopilot.errors import CallBusy
@@ -34,7 +35,6 @@ from autopilot.loop.transitions import INFRA_PAUSE_AFTER
 from autopilot.output import one_line, quoted
 from autopilot.text import clip_counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
     from autopilot.loop.shapes import LastError

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot import RESUME, SETUP, STOP
 from autopilot.errors import RunTaken
 from autopilot.hooks.context import (
@@ -16,7 +18,6 @@ from autopilot.hooks.context import (
 )
 from autopilot.loop import control, status, transitions
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
 

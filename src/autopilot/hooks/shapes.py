@@ -13,9 +13,8 @@ are built below this layer, for Codex as well, and are merged in here field by f
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

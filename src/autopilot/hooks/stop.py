@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot import RESUME, START
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged, RunTaken
 from autopilot.hooks import touch
@@ -26,7 +28,6 @@ from autopilot.loop.transitions import INFRA_PAUSE_AFTER
 from autopilot.output import quoted
 from autopilot.text import clip_counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
     from autopilot.loop.shapes import VerdictApplied, VerdictNotApplied, VerdictSkipped

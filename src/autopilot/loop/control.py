@@ -12,12 +12,13 @@ it never costs a read of state.json of its own.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot import git
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged, RunTaken
 from autopilot.loop import status, transitions
 from autopilot.loop.state import State, Store
 
-TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
     from autopilot.loop.shapes import BudgetChecked, BudgetSet, Plan, Resumed, Stopped, Task
 

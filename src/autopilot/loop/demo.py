@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import config, paths
 from autopilot.errors import BridgeError
@@ -23,7 +23,6 @@ from autopilot.loop.state import Store
 from autopilot.loop.verdict import decide
 from autopilot.scripted.responses_server import ResponsesServer, reply_json
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.loop.shapes import Plan
     from autopilot.loop.shapes import RunState as State

@@ -6,10 +6,11 @@ restarted to bound its cost is seeded with them, so a finding outlives the conve
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.output import one_line, quoted
 from autopilot.text import clip_counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.loop.shapes import Issue
     from autopilot.loop.state import State

@@ -9,6 +9,7 @@ holds a credential the user pasted.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autopilot import clock, config, git, untrusted
 from autopilot.errors import BridgeError
@@ -25,7 +26,6 @@ from autopilot.output import printable, say
 from autopilot.paths import slugify
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.loop.shapes import Plan, Planned
 

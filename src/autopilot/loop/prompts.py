@@ -7,12 +7,13 @@ restarts the run's conversation is prefixed with the run's state (:func:`restart
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot import config, untrusted
 from autopilot.loop.findings import findings_text, open_findings
 from autopilot.redact import Redactor
 from autopilot.text import clip_counted, clip_middle
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.config import Config
     from autopilot.loop.shapes import DiffFacts, Task

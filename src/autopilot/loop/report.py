@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -27,7 +27,6 @@ from autopilot.errors import BridgeError
 from autopilot.loop.migrations import PHASES
 from autopilot.loop.state import Store
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
 

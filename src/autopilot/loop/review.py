@@ -6,6 +6,8 @@ the base, the status or the iteration; it records ``last_review`` and a review a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.errors import RunChanged
 from autopilot.loop import control, reviewer, transitions
 from autopilot.loop.prompts import diff_evidence, task_text
@@ -14,7 +16,6 @@ from autopilot.loop.workspace import Workspace
 from autopilot.output import say
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.loop.shapes import Review, ReviewRecord, ReviewResult, ReviewSkipped
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from autopilot.errors import BridgeError, BudgetExhausted, InfraError, Unwritable
 from autopilot.loop.backends import Usage
@@ -13,11 +15,7 @@ from autopilot.loop.budget import add_usd, charge_budget, price_table
 from autopilot.loop.state import Store
 from autopilot.output import say
 
-TYPE_CHECKING = False  # typing and dataclasses (~15 ms) stay off the path every review takes before asking Codex
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
-
     from autopilot.loop.backends import Backend
 
     Check = Callable[[Any], "str | None"]  # a phase's own check of a valid answer (its Plan, Review or Verdict)

@@ -17,10 +17,10 @@ the same documents, over each schema's valid documents and thousands of mutation
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # the review's hot path: no typing at run time
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
     Check = Callable[[object], bool]
 
 # Keywords that assert nothing (jsonschema's default validator does not check formats either).

@@ -10,9 +10,8 @@ state.json has always been (docs/architecture.md, "JSON key case").
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

@@ -8,12 +8,12 @@ only through :mod:`autopilot.git`'s runners.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from autopilot import config
 from autopilot.errors import BridgeError
 from autopilot.git import EMPTY_TREE, head_sha, run_git
 
-TYPE_CHECKING = False  # typing costs ~2 ms to import; the PostToolUse and Stop hooks load this module
 if TYPE_CHECKING:
     from autopilot.loop.withheld import Change
 

@@ -13,7 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import config
 from autopilot.codex import ratelimits
@@ -21,7 +21,6 @@ from autopilot.errors import BridgeError
 from autopilot.loop import status, transitions
 from autopilot.loop.state import State, all_runs
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
 

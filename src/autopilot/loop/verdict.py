@@ -7,6 +7,7 @@ task, base, status) by Codex's decision, the no-progress streak and the iteratio
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from autopilot import untrusted
 from autopilot.errors import BridgeError, RunChanged
@@ -18,7 +19,6 @@ from autopilot.loop.workspace import Workspace
 from autopilot.output import say
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.loop.shapes import Verdict, VerdictApplied, VerdictNotApplied, VerdictSkipped
 

@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 
 from autopilot.git import EMPTY_TREE, run_git_bytes, start_git
 from autopilot.redact import ENV_FILE_LINE, KEY_FILE_LINES, is_env_file_text, is_public_path, is_secret_path
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
 
 # One changed path of `git diff --raw`: (status letter, old path, new path, old blob, new blob);
 # the old path is None for an addition, the new path None for a deletion.

@@ -15,9 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.scripted.shapes import StatedUsage
 

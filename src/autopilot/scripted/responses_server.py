@@ -30,13 +30,12 @@ import itertools
 import json
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock
 from autopilot.scripted.billing import Ledger
 from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted, write_body
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.scripted.shapes import ResponseUsage, StatedUsage, Step
 

@@ -8,9 +8,8 @@ import threading
 import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.scripted.shapes import Step
 

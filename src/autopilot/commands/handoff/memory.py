@@ -9,12 +9,11 @@ this worktree, named explicitly; none calls a model.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.errors import BridgeError
 from autopilot.output import show
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.shapes import CheckpointBody
 

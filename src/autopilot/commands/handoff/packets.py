@@ -9,14 +9,12 @@ transcript, resumes a session or calls a model.
 
 from __future__ import annotations
 
+from typing import Any
+
 from autopilot.commands.quick import Spec
 from autopilot.commands.quick import read as quick_read
 from autopilot.errors import BridgeError
 from autopilot.output import say
-
-TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff read` loads this module (cli.py's fast path)
-if TYPE_CHECKING:
-    from typing import Any
 
 AGENTS = ("claude", "codex")  # the same as sources.catalog.AGENTS, without importing the sources
 DEFAULT_LIMIT = 20

@@ -15,16 +15,14 @@ never written, and a run that cannot be read is skipped: the memory never holds 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from autopilot.handoff.memory import checkpoint as checkpoints
 from autopilot.handoff.memory.store import SessionStore
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-
     from autopilot.handoff.memory.shapes import CheckpointBody
 
     RunOf = Callable[[str], Mapping[str, Any] | None]  # a worktree's run state as stored, or None (no run)

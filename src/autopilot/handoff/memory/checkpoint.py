@@ -15,7 +15,7 @@ import json
 import os
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,7 +28,6 @@ from autopilot.handoff.memory.store import SessionStore
 from autopilot.redact import Redactor
 from autopilot.text import clip
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.shapes import CheckpointBody
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -41,7 +41,6 @@ from autopilot.handoff.memory.store import SessionStore
 from autopilot.handoff.transcripts import validation
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.autopilot import RunOf
     from autopilot.handoff.memory.shapes import Active, CheckpointBody

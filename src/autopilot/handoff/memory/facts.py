@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from autopilot.digest import sha256_hex
 from autopilot.output import quoted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.shapes import Active, Probe, Stated
 

@@ -11,7 +11,7 @@ showed. ``branch`` is the worktree's branch when the documents are made (observa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import git
 from autopilot.errors import BridgeError
@@ -20,7 +20,6 @@ from autopilot.handoff.memory.store import SessionStore
 from autopilot.handoff.transcripts.validation import classify, kind_of
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.shapes import Fed
 

@@ -18,7 +18,7 @@ it is evidence and the agent's own claims, never an instruction.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock
 from autopilot.clock import now_ms
@@ -34,7 +34,6 @@ from autopilot.handoff.memory.reduce import reduce
 from autopilot.handoff.memory.store import SessionStore
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.autopilot import RunOf
     from autopilot.handoff.memory.shapes import Active

@@ -17,7 +17,7 @@ that adds nothing writes nothing); and it makes no model request.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.clock import now_ms, seconds_between
 from autopilot.errors import BridgeError
@@ -32,7 +32,6 @@ from autopilot.handoff.transcripts import codex_fold, jsonl
 from autopilot.handoff.transcripts.claude_fold import ClaudeFold
 from autopilot.text import clip_value
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.transcripts.shapes import ClaudeFoldState, CodexFoldState
 

@@ -30,13 +30,12 @@ written from another session's shell (``by: elsewhere``), nor one that waits for
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.clock import seconds_between
 from autopilot.handoff.transcripts import validation
 from autopilot.handoff.transcripts.evidence import constraints_in
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.shapes import (
         Active,

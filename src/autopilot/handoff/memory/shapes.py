@@ -9,12 +9,11 @@ a checkpoint's body keeps the snake_case of the schema agents write it in (``nex
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from autopilot.handoff.transcripts.shapes import Judged
 from autopilot.redact.shapes import Redactions
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

@@ -11,16 +11,15 @@ redacted; transcript and tool text is evidence, and the checkpoint is the agent'
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock
 from autopilot.handoff.memory.reduce import AUTOMATIC, ELSEWHERE, attested, counts, reduce
 from autopilot.handoff.memory.store import Log, SessionStore
 from autopilot.handoff.transcripts.evidence import Evidence
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from datetime import datetime
     from typing import Unpack
 

@@ -17,6 +17,7 @@ is dropped to its pointer and reported as a gap.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from autopilot import clock
 from autopilot.digest import canonical
@@ -33,7 +34,6 @@ from autopilot.handoff.transcripts.evidence import (
 )
 from autopilot.redact import Redactor
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import (
         EvidenceIndex,

@@ -13,14 +13,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from autopilot.digest import canonical
 from autopilot.handoff.transcripts.evidence import constraints_in, sentences
 from autopilot.handoff.transcripts.validation import basis, classify, kind_of
 from autopilot.text import clip_middle
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.refs import Budget, Refs
     from autopilot.handoff.packets.shapes import Claim, CompletedWork, Link, Packet, Unresolved

@@ -13,12 +13,11 @@ text is the packet's copy), and the checks line says so before anything else.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.handoff.transcripts.evidence import TRUST
 from autopilot.output import code_span, one_line, quote_lines
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import Checks, Claim, Drift, Mark, Packet
 

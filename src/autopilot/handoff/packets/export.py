@@ -7,13 +7,14 @@ is written) or stores it and its evidence index and returns where they went.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot import config
 from autopilot.errors import BridgeError
 from autopilot.handoff.packets import build, store
 from autopilot.handoff.sources import Limits, appserver, catalog
 from autopilot.handoff.sources.project import Project
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import Exported, Preview
     from autopilot.handoff.sources.shapes import Observed

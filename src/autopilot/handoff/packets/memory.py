@@ -21,7 +21,7 @@ Everything here is a claim or hook evidence, quoted where it is shown; nothing i
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.errors import BridgeError
 from autopilot.git import toplevel
@@ -32,7 +32,6 @@ from autopilot.handoff.memory.reduce import reduce
 from autopilot.handoff.memory.store import SessionStore
 from autopilot.handoff.packets import store
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.shapes import CheckpointBody
     from autopilot.handoff.packets.shapes import Packet

@@ -16,7 +16,7 @@ evidence with pointers, never instructions.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock
 from autopilot.errors import BridgeError
@@ -30,7 +30,6 @@ from autopilot.handoff.sources.claude import ClaudeSource
 from autopilot.handoff.sources.codex import CodexSource
 from autopilot.handoff.sources.project import Project, changed_between, git_state
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import (
         Checks,

@@ -8,10 +8,11 @@ dropped to its pointer and reported as a gap.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.digest import canonical
 from autopilot.text import clip_middle
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import EvidenceItem
     from autopilot.handoff.sources.shapes import Event, ToolResult

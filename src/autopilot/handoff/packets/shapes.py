@@ -8,11 +8,10 @@ printed and handed to another agent as it is; the redactor's own ``by_kind`` bec
 
 from __future__ import annotations
 
-from typing import Any, TypedDict, final
+from typing import TYPE_CHECKING, Any, TypedDict, final
 
 from autopilot.handoff.sources.shapes import EventGraph, Gap, GitState, Identity, Pointer, TranscriptHash
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.handoff.memory.autopilot import task_at
 from autopilot.handoff.packets import claims
@@ -34,7 +34,6 @@ from autopilot.handoff.transcripts.validation import basis as validation_basis
 from autopilot.handoff.transcripts.validation import classify, kind_of
 from autopilot.redact import is_secret_path
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import Claim, EvidenceIndex, EvidenceItem, Packet
     from autopilot.handoff.search.shapes import Document

@@ -9,9 +9,8 @@ the hit's keys that start with ``_`` are working fields of one search, never pri
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

@@ -12,14 +12,13 @@ but not imported.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.codex.app_server import AppServerClient
 from autopilot.handoff.sources import Limits, check_session_id, first_objective, gap, graph
 from autopilot.handoff.sources.project import THIS_WORKTREE, Project, require_match
 from autopilot.handoff.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, Evidence, secret_command
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.codex.shapes import AppItem, AppThread, AppTurn
     from autopilot.handoff.sources.shapes import Edit, Event, Gap, Listing, Observed, Page, Session, SessionRow, Tool

@@ -11,13 +11,12 @@ session.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from autopilot.errors import BridgeError
 from autopilot.handoff.sources import Limits, appserver, claude, codex
 from autopilot.handoff.sources.project import Project
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.sources.shapes import Listing, Page
 

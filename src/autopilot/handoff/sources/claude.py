@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -30,7 +30,6 @@ from autopilot.handoff.transcripts.claude_fold import ClaudeFold
 from autopilot.handoff.transcripts.claude_intake import intake
 from autopilot.handoff.transcripts.evidence import OMITTED_SECRET_OUTPUT, secret_command
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.sources.shapes import (
         Checkpoint,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -32,7 +32,6 @@ from autopilot.handoff.transcripts.evidence import OMITTED_SECRET_OUTPUT, secret
 from autopilot.handoff.transcripts.jsonl import Index
 from autopilot.paths import codex_home
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.sources.shapes import (
         Ancestor,

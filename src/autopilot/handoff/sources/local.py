@@ -10,7 +10,8 @@ objective even when it is older than the event window, and a gap for each limit 
 from __future__ import annotations
 
 import re
-from typing import Any, Generic, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from autopilot.errors import BridgeError
 from autopilot.handoff.sources import Limits, first_objective, gap, graph, hash_ranges
@@ -19,10 +20,7 @@ from autopilot.handoff.sources.window import Span, Window, read_window
 from autopilot.handoff.transcripts.evidence import TRUST
 from autopilot.handoff.transcripts.jsonl import Index
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from autopilot.handoff.sources.shapes import (
         Coverage,
         Event,

@@ -17,11 +17,11 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from autopilot.handoff.sources import HEAD_SHARE, gap
 from autopilot.paths import autopilot_home
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.sources.shapes import Gap
 

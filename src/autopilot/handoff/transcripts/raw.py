@@ -15,7 +15,7 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -41,7 +41,6 @@ from autopilot.handoff.transcripts.evidence import (
 )
 from autopilot.handoff.transcripts.jsonl_index import Index, LineReader
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.transcripts.shapes import ClaudeFoldState, RawFacts, RawRow, RawRows
 

@@ -12,9 +12,8 @@ cache, and renaming a key would be a fold version bump for nothing a user sees).
 from __future__ import annotations
 
 from array import array
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

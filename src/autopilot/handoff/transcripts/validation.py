@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.transcripts.shapes import Judged
 

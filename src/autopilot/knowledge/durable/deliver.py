@@ -29,7 +29,7 @@ catches what does not know the bridge's files, not what is written to defeat it 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.clock import now_ms
 from autopilot.digest import sha256_hex
@@ -45,7 +45,6 @@ from autopilot.knowledge.durable import managed
 from autopilot.knowledge.durable.view import APPROVED, PASSPHRASE, REVOKED, SIGNED, SUPERSEDED, Reader, applies, home
 from autopilot.output import one_line, quoted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.memory.autopilot import RunOf
     from autopilot.knowledge.durable.shapes import InForce, Managed, View

@@ -28,12 +28,12 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autopilot import clock
 from autopilot.digest import sha256_hex
 from autopilot.handoff.memory import observe
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.knowledge.durable.shapes import Managed
 

@@ -25,7 +25,7 @@ import hmac
 import json
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock
 from autopilot.digest import sha256_hex
@@ -33,7 +33,6 @@ from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write, held
 from autopilot.knowledge.durable.view import PASSPHRASE, home
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.knowledge.durable.shapes import Cost, PassphraseRecord
 

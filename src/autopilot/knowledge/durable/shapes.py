@@ -7,9 +7,8 @@ A log line is read as it was written and checked by ``view.apply`` before anythi
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock
 from autopilot.digest import canonical, sha256_hex
@@ -47,7 +47,6 @@ from autopilot.knowledge.durable.view import (
 )
 from autopilot.redact import Redactor, redact
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.knowledge.durable.shapes import Listing, Rule
 

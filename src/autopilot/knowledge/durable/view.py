@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import paths
 from autopilot.digest import sha256_hex
 from autopilot.fsutil import atomic_write, held
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from autopilot.knowledge.durable.shapes import Decision, Refused, Rule, View
 
 KINDS = {"rule": "R", "decision": "D"}

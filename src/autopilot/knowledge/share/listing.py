@@ -10,13 +10,13 @@ say whether they are here (pulled, or this machine's own) and whether they are o
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from autopilot.handoff.packets import shared, store
 from autopilot.knowledge.share import gitops, layout, trust
 from autopilot.knowledge.share.ref import Share
 from autopilot.output import one_line
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.knowledge.share.shapes import Listed, Said, SharedPacket, SharedRule
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from typing import TYPE_CHECKING
 
 from autopilot import clock
 from autopilot.errors import BridgeError
@@ -26,7 +27,6 @@ from autopilot.handoff.search import index
 from autopilot.knowledge.share import gitops, layout, rules, trust
 from autopilot.knowledge.share.ref import Share
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import Origin
     from autopilot.knowledge.share.shapes import PacketPulled, Pulled, Record, RulesPulled, Said, Seal

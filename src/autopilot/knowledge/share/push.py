@@ -17,7 +17,8 @@ from __future__ import annotations
 import random
 import socket
 import time
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from autopilot.errors import BridgeError
 from autopilot.handoff.packets import shared, store
@@ -27,10 +28,7 @@ from autopilot.knowledge.share.ref import Share
 from autopilot.output import one_line, say
 from autopilot.redact import Redactor, redact
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from autopilot.knowledge.share.shapes import PlannedPacket, PlannedRule, Pushed, Sent
 
 ATTEMPTS = 12

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autopilot.digest import sha256_hex
 from autopilot.fsutil import atomic_write, held
@@ -19,7 +20,6 @@ from autopilot.handoff.sources.project import Project
 from autopilot.knowledge.share import gitops, layout
 from autopilot.paths import autopilot_home
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 

@@ -18,12 +18,13 @@ a person here decides.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autopilot.digest import sha256_hex
 from autopilot.knowledge.durable.store import Log
 from autopilot.knowledge.durable.view import APPROVED, CANDIDATE, KINDS, REVOKED, SHARED, SIGNED, applies
 from autopilot.knowledge.share import layout
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.knowledge.durable.shapes import Rule, View
     from autopilot.knowledge.share.shapes import Arrived, Outgoing, Record, RulesPulled, Seal

@@ -5,11 +5,10 @@ Modules import these names under ``if TYPE_CHECKING:``. Keys are camelCase, as t
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from autopilot.handoff.packets.shapes import Origin
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 

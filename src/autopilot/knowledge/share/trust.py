@@ -25,17 +25,16 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from autopilot.clock import iso
 from autopilot.errors import BridgeError
 from autopilot.knowledge.share import gitops
 from autopilot.output import one_line
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from autopilot.knowledge.share.shapes import Said, Signature, Signers
 
 ALLOWED = ".codex-autopilot/allowed_signers"

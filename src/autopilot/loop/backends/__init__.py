@@ -6,12 +6,9 @@ what those tokens cost is the run's business (``loop/budget.py``).
 
 from __future__ import annotations
 
-# typing and dataclasses (with the inspect module it loads) cost ~15 ms to import, paid before every review and
-# verdict asks Codex: the types below are plain classes, and the backend protocol exists for mypy only.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+if TYPE_CHECKING:
     from autopilot.config import Config
 
     class Backend(Protocol):

@@ -9,7 +9,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock, config, paths
 from autopilot.codex.sessions import find_rollout, newest_root_session, readable
@@ -17,7 +17,6 @@ from autopilot.config import SETUP_HINT, codex_binary
 from autopilot.errors import CallBusy, InfraError
 from autopilot.loop.backends import Reply, Usage
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autopilot.config import Config
 
