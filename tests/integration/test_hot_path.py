@@ -126,3 +126,125 @@ def test_an_intake_page_loads_only_what_it_needs(tmp_path, action, fixture):
         fh.write(b"".join(rows[len(rows) // 2 :]))
     runs.append(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)  # extends it
     assert runs == ["0 [] True\n"] * 3
+
+
+# --- The hot paths, as the processes on them load the package -------------------------------------------------------
+# Each scenario is a whole process on a path that runs on every agent event or every poll: Claude Code's hooks with no
+# run and with one (the events that do not ask Codex), the status line, `state`, the handoff actions agents run often,
+# and Codex's memory hook. Those that never load `typing` are where the `TYPE_CHECKING = False` idiom pays (~3 ms a
+# process); the modules they load are the pinned list `HOT_PATH` in tests/unit/test_architecture.py, and no other
+# module keeps the idiom.
+PROBE = (
+    "import json, sys, io, contextlib\n"
+    "from autopilot.cli import main\n"
+    "out = io.StringIO()\n"
+    "with contextlib.redirect_stdout(out):\n"
+    "    rc = main(sys.argv[1:])\n"
+    "print(json.dumps([rc, 'typing' in sys.modules, sorted(m for m in sys.modules if m.split('.')[0] == 'autopilot')]))"
+)
+CODEX_PROBE = (
+    "import sys\n"
+    "from autopilot.handoff.memory import codex_hook\n"
+    "rc = codex_hook.main(sys.argv[1])\n"
+    "print(rc, 'typing' in sys.modules, ' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'autopilot')),"
+    " file=sys.stderr)"
+)
+# The scenarios that must stay free of typing (the idiom's whole point); the others load it with what they need.
+TYPING_FREE = {
+    "no run: SessionStart",
+    "no run: UserPromptSubmit",
+    "no run: PostToolUse",
+    "no run: PostToolUseFailure",
+    "no run: Stop",
+    "no run: StopFailure",
+    "no run: SessionEnd",
+    "run: PostToolUseFailure",
+    "run: SessionEnd",
+    "state",
+    "statusline",
+    "handoff search",
+    "handoff intake: first read",
+    "handoff intake",
+    "handoff from-codex intake: first read",
+    "handoff from-codex intake",
+    "codex memory hook: prompt",
+    "codex memory hook: edit",
+}
+
+
+def _loaded(argv: list[str], stdin: str = "") -> tuple[bool, list[str]]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], input=stdin, capture_output=True, text=True, check=True)
+    rc, typing_loaded, found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert rc == 0, (argv, proc.stderr)
+    return typing_loaded, found
+
+
+def _codex_loaded(folder: Path, event: dict) -> tuple[bool, list[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", CODEX_PROBE, str(folder)], input=json.dumps(event), capture_output=True, text=True
+    )
+    rc, typing_loaded, found = proc.stderr.strip().splitlines()[-1].split(" ", 2)
+    assert rc == "0", proc.stderr
+    return typing_loaded == "True", found.split()
+
+
+@pytest.mark.slow
+def test_the_hot_path_list_is_what_the_hot_paths_load(planned, tmp_path):
+    """Every scenario in TYPING_FREE loads no typing, and the modules they load together are exactly HOT_PATH."""
+    from tests.support.hooks import payload
+    from tests.unit.test_architecture import HOT_PATH
+
+    norun = tmp_path / "norun"
+    subprocess.run(["git", "init", "-q", str(norun)], check=True)
+    (planned / "a.py").write_text("x = 1\n")
+    edit = {
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(planned / "a.py"), "old_string": "x = 1", "new_string": "x = 2"},
+        "tool_response": {"success": True},
+    }
+    events = {
+        "SessionStart": {"source": "startup"},
+        "UserPromptSubmit": {"prompt": "rename the helper"},
+        "PostToolUse": edit,
+        "PostToolUseFailure": {"tool_name": "Bash", "tool_input": {"command": "pytest"}, "error": "exit 1"},
+        "Stop": {"stop_hook_active": False},
+        "StopFailure": {"error": "rate_limit"},
+        "SessionEnd": {"reason": "other"},
+    }
+    seen: dict[str, tuple[bool, list[str]]] = {}
+    for label, repo in (("no run", norun), ("run", planned)):
+        for event, fields in events.items():
+            if label == "run" and event in ("Stop", "PostToolUse", "UserPromptSubmit", "SessionStart"):
+                continue  # they ask Codex or read the run: typing comes with what they need
+            seen[f"{label}: {event}"] = _loaded(["hook", event], json.dumps(payload(event, repo, **fields)))
+    seen["state"] = _loaded(["-C", str(planned), "state"])
+    status = {"cwd": str(planned), "workspace": {"current_dir": str(planned)}, "session_id": "s"}
+    seen["statusline"] = _loaded(["statusline"], json.dumps(status))
+    searched = tmp_path / "searched"  # a search that has only to read the index (one that must first index new
+    subprocess.run(["git", "init", "-q", str(searched)], check=True)  # memory loads its writers)
+    _loaded(["-C", str(searched), "handoff", "search", "parse_header"])  # builds the index
+    seen["handoff search"] = _loaded(["-C", str(searched), "handoff", "search", "parse_header"])
+    claude = next((FIXTURES / "claude" / "compact").glob("*.jsonl"))
+    rollout = FIXTURES / "codex" / "exec_tools.jsonl"
+    for name, argv in (("handoff intake", [str(claude)]), ("handoff from-codex intake", ["--", str(rollout)])):
+        words = ["handoff", *name.split()[1:], *argv]
+        seen[f"{name}: first read"] = _loaded(words)  # builds the transcript's index
+        seen[name] = _loaded(words)
+    folder = tmp_path / "skill"
+    folder.mkdir()
+    base = {"session_id": "019a0000-0000-7000-8000-000000000001", "cwd": str(planned), "transcript_path": None}
+    seen["codex memory hook: prompt"] = _codex_loaded(
+        folder, {**base, "hook_event_name": "UserPromptSubmit", "prompt": "continue", "turn_id": "t1"}
+    )
+    seen["codex memory hook: edit"] = _codex_loaded(
+        folder,
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "apply_patch",
+            "tool_input": {"command": "*** Begin Patch\n*** End Patch\n"},
+        },
+    )
+    assert {name for name, (typing_loaded, _) in seen.items() if not typing_loaded} == TYPING_FREE
+    loaded = set().union(*(set(found) for name, (_, found) in seen.items() if name in TYPING_FREE))
+    assert sorted(loaded - HOT_PATH) == [] and sorted(HOT_PATH - loaded) == []

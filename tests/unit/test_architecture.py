@@ -56,6 +56,85 @@ LAYERS = [
     {"__main__"},
 ]
 RANK = {unit: n for n, layer in enumerate(LAYERS) for unit in layer}
+# The modules the hot paths load (Claude Code's hooks that do not ask Codex, the status line, `state`, the handoff
+# actions agents run often, Codex's memory hook), where no other module has loaded `typing` yet: only these keep the
+# `TYPE_CHECKING = False` idiom (typing costs ~3 ms a process). tests/integration/test_hot_path.py runs each path and
+# checks that this list is exactly what they load.
+HOT_PATH = frozenset(
+    {
+        "autopilot",
+        "autopilot.cli",
+        "autopilot.clock",
+        "autopilot.codex",
+        "autopilot.codex.ratelimits",
+        "autopilot.codex.rollout",
+        "autopilot.codex.subagent",
+        "autopilot.commands",
+        "autopilot.commands.handoff",
+        "autopilot.commands.handoff.codex",
+        "autopilot.commands.handoff.intake",
+        "autopilot.commands.handoff.search",
+        "autopilot.commands.quick",
+        "autopilot.commands.state",
+        "autopilot.commands.statusline",
+        "autopilot.config",
+        "autopilot.digest",
+        "autopilot.errors",
+        "autopilot.fastjson",
+        "autopilot.fsutil",
+        "autopilot.git",
+        "autopilot.handoff",
+        "autopilot.handoff.memory",
+        "autopilot.handoff.memory.codex_hook",
+        "autopilot.handoff.memory.limits",
+        "autopilot.handoff.memory.names",
+        "autopilot.handoff.memory.observe",
+        "autopilot.handoff.packets",
+        "autopilot.handoff.packets.shared",
+        "autopilot.handoff.packets.store",
+        "autopilot.handoff.search",
+        "autopilot.handoff.search.freshness",
+        "autopilot.handoff.search.index",
+        "autopilot.handoff.search.query",
+        "autopilot.handoff.search.render",
+        "autopilot.handoff.search.retrieval",
+        "autopilot.handoff.search.terms",
+        "autopilot.handoff.sources",
+        "autopilot.handoff.sources.project",
+        "autopilot.handoff.transcripts",
+        "autopilot.handoff.transcripts.claude_fold",
+        "autopilot.handoff.transcripts.claude_intake",
+        "autopilot.handoff.transcripts.codex_fold",
+        "autopilot.handoff.transcripts.codex_intake",
+        "autopilot.handoff.transcripts.evidence",
+        "autopilot.handoff.transcripts.jsonl",
+        "autopilot.handoff.transcripts.jsonl_index",
+        "autopilot.handoff.transcripts.paging",
+        "autopilot.hooks",
+        "autopilot.knowledge",
+        "autopilot.knowledge.durable",
+        "autopilot.knowledge.durable.feed",
+        "autopilot.loop",
+        "autopilot.loop.migrations",
+        "autopilot.loop.state",
+        "autopilot.loop.status",
+        "autopilot.loop.transitions",
+        "autopilot.loop.workspace",
+        "autopilot.output",
+        "autopilot.paths",
+        "autopilot.redact",
+        "autopilot.redact.files",
+        "autopilot.redact.generic",
+        "autopilot.redact.keys",
+        "autopilot.redact.material",
+        "autopilot.redact.named",
+        "autopilot.redact.patterns",
+        "autopilot.redact.rules",
+        "autopilot.redact.shell",
+        "autopilot.redact.tokens",
+        "autopilot.text",
+    }
+)
 # Inside a wing, its parts in the same way (a part imports its own modules and the parts before it).
 PARTS = {
     "loop": [{"backends"}, {"loop"}],  # how Codex is asked; the run itself (the wing's own modules)
@@ -401,3 +480,28 @@ def test_the_environment_check_finds_a_reader(tmp_path):
     planted = tmp_path / "m.py"
     planted.write_text('import os\nx = os.environ.get("X")\nenv = {**os.environ, "A": "1"}\n')
     assert environment_reads(planted) == [2]
+
+
+IDIOM = "TYPE_CHECKING = False"
+
+
+def idiom_lines(source: str) -> list[int]:
+    """The lines of ``source`` that define ``TYPE_CHECKING`` themselves (instead of importing typing's)."""
+    return [
+        n.lineno
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TYPE_CHECKING" for t in n.targets)
+    ]
+
+
+def test_the_hot_path_idiom_stays_on_the_hot_paths():
+    """Only a module on a hot path (HOT_PATH) keeps `TYPE_CHECKING = False`; the others import typing as usual."""
+    found = {m for m, p in modules().items() if idiom_lines(p.read_text(encoding="utf-8"))}
+    assert sorted(found - HOT_PATH) == []
+
+
+def test_the_idiom_finder_finds_it():
+    """The check above can fail: the idiom is found, typing's own TYPE_CHECKING is not."""
+    planted = "TYPE_CHECKING = False  # ~2 ms\nif TYPE_CHECKING:\n    from typing import Any\n"
+    assert idiom_lines(planted) == [1]
+    assert idiom_lines("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import argparse\n") == []
