@@ -68,6 +68,7 @@ HOT_PATH = frozenset(
         "autopilot.codex",
         "autopilot.codex.ratelimits",
         "autopilot.codex.rollout",
+        "autopilot.codex.sessions",
         "autopilot.codex.subagent",
         "autopilot.commands",
         "autopilot.commands.handoff",
