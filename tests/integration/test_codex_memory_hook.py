@@ -23,12 +23,13 @@ from autopilot.codex.install import ASSETS
 from autopilot.digest import sha256_hex
 from autopilot.handoff.memory import codex_hook, observe
 from tests.support.hooks import SESSION, context_of, payload
+from tests.support.repo import FIXTURES
 from tests.unit.test_twins import load
 
 LAUNCHER = ASSETS / "handoff" / "scripts" / "memory_hook.py"
 # The script `install codex` wrote before the launcher (commit 6660d8c, before the three-wings move): what an older
 # install still runs until setup is run again.
-OLDER_HOOK = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "memory_hook_6660d8c.py"
+OLDER_HOOK = FIXTURES / "codex" / "memory_hook_6660d8c.py"
 PACKAGE = str(Path(observe.__file__).resolve().parents[3])  # the directory holding `autopilot`, as install records it
 SOURCE = "class RateCache:\n    def get(self, day):\n        with open(self.path) as fh:\n        return load(fh)\n"
 NEW = '        return load_rates(fh, parse_float=Decimal)  # "ghp_not_a_name"\n'

@@ -14,8 +14,7 @@ from autopilot.knowledge.durable import secret
 from autopilot.knowledge.durable.view import Reader
 from tests.support.durable import approve, approved, person, propose, revoke
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
 
 
 def start(bridge, repo: Path, session: str = SESSION, source: str = "startup") -> dict | None:

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude"
+from tests.support.repo import FIXTURES as _FIXTURES
+
+FIXTURES = _FIXTURES / "claude"
 SESSION = "11111111-2222-4333-8444-555555555555"
 _SAME = object()
 

@@ -17,8 +17,9 @@ from autopilot.commands.handoff import intake as handoff_intake
 from autopilot.errors import BridgeError
 from autopilot.handoff.transcripts.codex_intake import intake
 from tests.support.claude_rows import fixture as claude_fixture
+from tests.support.repo import FIXTURES
 
-FIX = Path(__file__).resolve().parent.parent / "fixtures" / "codex"
+FIX = FIXTURES / "codex"
 
 
 def fixture(name: str) -> Path:

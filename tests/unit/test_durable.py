@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,7 @@ from autopilot.errors import BridgeError
 from autopilot.knowledge.durable import secret
 from autopilot.knowledge.durable.store import Log, agent_marker
 from tests.support.durable import PASSPHRASE, person
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from autopilot.handoff.transcripts import jsonl
+from tests.support.repo import FIXTURES
 
 
 class CountFold:
@@ -393,7 +394,7 @@ def test_a_small_scan_without_orjson_folds_what_orjson_folds(tmp_path, monkeypat
     from autopilot.handoff.transcripts.claude_fold import ClaudeFold
     from autopilot.handoff.transcripts.codex_fold import CodexFold
 
-    root = Path(__file__).resolve().parents[1] / "fixtures" / fold_name
+    root = FIXTURES / fold_name
     lines = [line for path in sorted(root.rglob("*.jsonl")) for line in path.read_bytes().splitlines()]
     f = tmp_path / "all.jsonl"
     write(f, *lines[:200], *ODD_LINES, *lines[200:])
@@ -417,7 +418,7 @@ def test_an_index_header_reads_back_what_was_saved(tmp_path):
 
 def test_an_append_is_read_and_saved_without_importing_orjson(tmp_path):
     """A cached Claude intake after a small append parses the new rows and writes its index without orjson."""
-    (source,) = (Path(__file__).resolve().parents[1] / "fixtures" / "claude" / "compact").glob("*.jsonl")
+    (source,) = (FIXTURES / "claude" / "compact").glob("*.jsonl")
     rows = source.read_bytes().splitlines(keepends=True)
     f = tmp_path / "t.jsonl"
     f.write_bytes(b"".join(rows[:40]))
@@ -436,7 +437,7 @@ def test_an_append_is_read_and_saved_without_importing_orjson(tmp_path):
 def test_lines_that_cross_chunks_are_read_without_orjson_on_an_append(tmp_path, fold_name):
     """On an append, a line begun in one chunk and ended in the next is read as the others are: no orjson import,
     and the same index as a scan of whole lines."""
-    root = Path(__file__).resolve().parents[1] / "fixtures" / fold_name
+    root = FIXTURES / fold_name
     lines = [line for path in sorted(root.rglob("*.jsonl")) for line in path.read_bytes().splitlines()]
     rows = [line + b"\n" for line in lines if _is_json(line)]  # a malformed row is orjson's to judge
     f = tmp_path / "t.jsonl"

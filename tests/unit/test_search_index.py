@@ -16,9 +16,10 @@ from autopilot.handoff.packets import store
 from autopilot.handoff.search import index
 from autopilot.handoff.sources.project import Project
 from tests.support.handoff_env import run_json
+from tests.support.repo import PACKAGE
 from tests.support.search_project import SESSIONS, export, headers_repo, install
 
-HOOKS = Path(__file__).resolve().parents[2] / "src" / "autopilot" / "hooks"
+HOOKS = PACKAGE / "hooks"
 CHECKPOINT = {  # as the active-memory store would feed one (its project's ids are added by `checkpoint`)
     "kind": "checkpoint",
     "origin": "active:codex:thread-1:cp-1",

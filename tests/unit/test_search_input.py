@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.handoff_env import run_json
+from tests.support.repo import SRC
 from tests.support.search_project import export, headers_repo
-
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture
