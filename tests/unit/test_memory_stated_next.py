@@ -6,7 +6,7 @@ import pytest
 
 from autopilot.handoff.memory.observe import NEXT_STEPS, STEP_CHARS, observations, stated_next
 from autopilot.handoff.memory.reduce import reduce
-from tests.unit.test_memory_reduce import cp, obs, run
+from tests.unit.handoff.memory.test_reduce import cp, obs, run
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ Claude Code and Codex call a hook on every prompt, tool call, turn end, compacti
 boundary, in every repository. So this module is on the hot path (docs/architecture.md): it
 imports ``os``, the C halves of ``json`` and SHA-256, and the hot-path modules ``autopilot.git`` /
 ``autopilot.digest`` / ``autopilot.errors`` / ``autopilot.clock`` / ``autopilot.text`` only (pinned
-by tests/integration/test_hooks_dispatch.py), redacts the texts it keeps before they are written
+by tests/integration/test_hooks.py), redacts the texts it keeps before they are written
 (the redactor loads only when a text may hold a credential: :func:`needs_redaction`), writes each
 event's observations with one ``os.write``
 to an ``O_APPEND`` file (concurrent hooks never interleave whole lines), and decides with a

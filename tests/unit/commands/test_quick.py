@@ -1,6 +1,6 @@
 """The handoff actions agents run often read their usual command lines without argparse, exactly as argparse does.
 
-(`handoff search`'s own cases are in test_search_input.py.)
+(`handoff search`'s own cases are in tests/unit/commands/handoff/test_search.py.)
 """
 
 from __future__ import annotations

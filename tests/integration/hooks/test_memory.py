@@ -11,7 +11,7 @@ from pathlib import Path
 
 from autopilot.handoff.memory import observe
 from autopilot.scripted.responses_server import reply_json
-from tests.integration.test_hooks_dispatch import NO_RUN_MODULES
+from tests.integration.test_hooks import NO_RUN_MODULES
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload, run_hook
 
 CHECKPOINT = {

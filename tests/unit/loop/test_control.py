@@ -7,7 +7,7 @@ import pytest
 from autopilot.errors import RunTaken
 from autopilot.loop import control
 from autopilot.loop.state import Store
-from tests.unit.test_loop import planned
+from tests.unit.loop.test_transitions import planned
 
 
 def written(store: Store, **overrides) -> dict:
