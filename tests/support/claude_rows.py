@@ -159,3 +159,12 @@ class Transcript:
                 )
                 fh.write(b"\n")
         return path
+
+
+def turns(t: Transcript, n: int, start: int = 0) -> None:
+    """``n`` prompt / tool / answer turns."""
+    for k in range(start, start + n):
+        t.user(f"prompt {k}")
+        t.assistant(tool_use("Bash", {"command": f"echo {k}"}, f"toolu_{k}"))
+        t.result(f"toolu_{k}", f"out {k}")
+        t.assistant(text(f"answer {k}"))

@@ -57,11 +57,6 @@ UNMOVED = frozenset(
     {
         "integration/test_loop_openai.py",
         "integration/test_share.py",
-        "unit/test_claude_branch_counts.py",
-        "unit/test_claude_transcript_damage.py",
-        "unit/test_codex_compressed.py",
-        "unit/test_memory_redaction_screen.py",
-        "unit/test_memory_stated_next.py",
     }
 )
 # The share of the package's modules that have a test at their mirrored path, in either tier.

@@ -401,7 +401,7 @@ _ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
 def needs_redaction(text: str) -> bool:
     """Whether ``text`` may hold a credential: a secret word or command, a token-like run, a seed-phrase-like line.
 
-    False means the redactor would leave ``text`` as it is (tests/unit/test_memory_at_rest.py checks that
+    False means the redactor would leave ``text`` as it is (tests/unit/handoff/memory/test_observe.py checks that
     over the corpus and thousands of files); it costs a few string scans, no regular expression.
     """
     lowered = text.lower()

@@ -1,4 +1,4 @@
-"""`codex-bridge handoff from-codex copy`: which rollout it hands over, and the line it prints and copies."""
+"""`codex-bridge handoff from-codex`: which rollout `copy` hands over and the line it prints and copies; `intake`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from autopilot import paths
 from autopilot.codex import sessions
 from tests.support.codex_home import meta_line, pointer, rollout, thread
+from tests.unit.handoff.transcripts.test_codex_intake import fixture, texts
 
 LINE = "/codex-autopilot:from-codex"
 
@@ -336,3 +337,31 @@ def test_scan_reads_nested_date_folders(work):
     b = rollout(thread(2), work, age=0, archived=True)
     assert [p for p, _ in sessions.scan()] == [b, a]
     assert os.path.basename(b).endswith(f"{thread(2)}.jsonl")
+
+
+def test_codex_bridge_runs_the_intake(bridge):
+    """`codex-bridge handoff from-codex intake` prints the answer and pages with --before."""
+    code, out, _ = bridge("handoff", "from-codex", "intake", str(fixture("exec_plain")), "--limit", "1")
+    first = json.loads(out)
+    code2, out2, _ = bridge(
+        "handoff",
+        "from-codex",
+        "intake",
+        str(fixture("exec_plain")),
+        "--limit",
+        "1",
+        "--before",
+        str(first["nextBeforeLine"]),
+    )
+    assert (code, code2, texts(first), texts(json.loads(out2))) == (
+        0,
+        0,
+        [("assistant", "A CLI that prints the date.")],
+        [("user", "Suggest a small project")],
+    )
+
+
+def test_codex_bridge_reports_a_missing_rollout_and_exits_1(bridge, tmp_path):
+    """A missing rollout exits 1 with the reason on stderr and nothing on stdout."""
+    code, out, err = bridge("handoff", "from-codex", "intake", str(tmp_path / "gone.jsonl"))
+    assert (code, out) == (1, "") and "does not exist" in err

@@ -1,15 +1,21 @@
-"""The hook-side recorder: what each event records, where, in whole lines, and when an injection may be due."""
+"""The hook-side recorder: what each event records, where, in whole lines, when an injection may be due; its screen."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import sysconfig
 import threading
+from pathlib import Path
 
 import pytest
 
 from autopilot import fastjson
 from autopilot.handoff.memory import observe
+from autopilot.handoff.memory.observe import NEXT_STEPS, STEP_CHARS, observations, stated_next
+from autopilot.redact import redact
+from tests.support.secret_corpus import annotated_key, placed_in, shapes
 
 SESSION = "aaaaaaaa-1111-4222-8333-444444444444"
 
@@ -171,3 +177,125 @@ def test_encoder_matches_json():
     """The hot path's encoder writes what json.dumps writes with compact separators."""
     value = {"a": 'é\n"', "b": [1, 2.5, None, True], "c": {}}
     assert fastjson.dumps(value) == json.dumps(value, separators=(",", ":"))
+
+
+# The recorder's screen: the redactor loads only for texts that may hold a credential, and misses none it would
+# change. ``observe.needs_redaction`` decides, without a regular expression, whether a kept text (a prompt, a command,
+# a test's output, a path) must go through the redactor. False must mean the redactor would leave the text as it is:
+# checked on every shape of the corpus and on chunks of the installed dependencies' sources, cut as the recorder cuts
+# outputs.
+
+ORDINARY = ["add a --json flag to export", "3 passed in 0.12s", "/w/src/export.py", "pytest -q", "npm test"]
+
+
+def chunks() -> list[str]:
+    """Every 15th source file of site-packages, cut into the recorder's 1,500-character pieces."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    files = sorted(site.rglob("*.py"))[::15]
+    out = []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        out += [text[i : i + observe.OUTPUT_CHARS] for i in range(0, len(text), observe.OUTPUT_CHARS)]
+    return out
+
+
+def test_every_corpus_shape_passes_the_screen():
+    """Each credential shape, alone, placed in a file, or as a token, is sent to the redactor."""
+    for shape in shapes():
+        for text in (shape.text, placed_in(shape), *([shape.token] if shape.token else [])):
+            assert observe.needs_redaction(text), shape.name
+
+
+def test_the_screen_misses_nothing_the_redactor_would_change():
+    """Over thousands of pieces of ordinary code, every piece the redactor changes was let through by the screen."""
+    pieces = chunks()
+    missed = [p[:200] for p in pieces if not observe.needs_redaction(p) and redact(p)[0] != p]
+    assert len(pieces) > 1000 and missed == []
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_hook_texts_skip_the_redactor(text):
+    """What most prompts, paths and test runs look like costs no redactor load."""
+    assert not observe.needs_redaction(text)
+
+
+def bare_and_short_tokens(rng: random.Random) -> list[str]:
+    """Tokens of the classes found with no prefix or a short body: annotated keys, 52-character base32 PATs, ngrok
+    authtokens in both forms, unknown prefixes with bodies of 16-31 characters (any mix of cases and digits)."""
+    base62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+    def draw(n: int, alphabet: str = base62) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    return [
+        annotated_key(rng.choice(["AZDO", "ACOG"])),
+        draw(52, "abcdefghijklmnopqrstuvwxyz234567"),
+        f"{rng.choice('0123')}{draw(26)}_{rng.choice('123456789')}{draw(20)}",
+        f"{draw(21)}_{rng.choice('123456789')}{draw(20)}",
+        rng.choice(["zq_", "acme-", "vx-"]) + draw(rng.randint(16, 31), rng.choice([base62, base62[:52]])),
+    ]
+
+
+def test_every_bare_or_short_token_the_redactor_withholds_passes_the_screen():
+    """Of 200 tokens of each bare or short-bodied class, in prose, JSON, an assignment and a URL, none that the
+    redactor changes is screened out (Claude Code's hooks and Codex's record with the same screen)."""
+    rng = random.Random(2112)
+    changed = 0
+    for _ in range(200):
+        for token in bare_and_short_tokens(rng):
+            for text in (f"use {token} now", f'{{"v": "{token}"}}', f"X={token}", f"https://h/{token}@x", token):
+                if redact(text)[0] != text:
+                    changed += 1
+                    assert observe.needs_redaction(text), text
+    assert changed > 4000
+
+
+# The agent's own stated next steps (Stop's last message): read without a regex, bounded, kept as its claim.
+
+
+@pytest.mark.parametrize(
+    ("message", "steps"),
+    [
+        ("Done for now.\n\nNext steps:\n1. fix test_a\n2. fix test_b", ["fix test_a", "fix test_b"]),
+        (
+            "Fixed it.\n\n**Next steps**\n- make `pytest -k io` pass\n- update the docs\n\nAsk me.",
+            ["make `pytest -k io` pass", "update the docs"],
+        ),
+        ("Next: run the migrations.", ["run the migrations."]),
+        ("## Remaining\n* wire the cache\n* add a test", ["wire the cache", "add a test"]),
+        ("To do:\n- [ ] rename Parser\n- [ ] release", ["rename Parser", "release"]),
+        ("Plan:\nFirst write the failing test.", ["First write the failing test."]),
+        (
+            "Done.\n\nNext, I'll rewrite the cache layer\nso it survives restarts.",
+            ["Next, I'll rewrite the cache layer so it survives restarts."],
+        ),
+        ("All tests pass; nothing is left.", []),
+        ("I will plan the next release later.", []),
+        ("Next is the fun part", []),  # "Next" alone is a word, not a heading
+    ],
+)
+def test_the_stated_next_steps_are_read_from_the_turns_last_message(message, steps):
+    """A "Next steps" list, a "Next:" line, a "Remaining"/"To do"/"Plan" heading or a closing "Next, I'll…"."""
+    found = stated_next(message)
+    assert (found.splitlines() if found else []) == steps
+
+
+def test_the_last_block_of_the_message_wins():
+    """An earlier list that the message moved on from is not the plan; the last one is."""
+    message = "Next steps:\n- old idea\n\nI tried that; it failed.\n\nNext steps:\n- new idea"
+    assert stated_next(message) == "new idea"
+
+
+def test_steps_are_bounded_in_number_and_length():
+    """At most NEXT_STEPS steps of at most STEP_CHARS characters, each on one line."""
+    message = "Next steps:\n" + "\n".join(f"- step {n} " + "word " * 200 for n in range(20))
+    steps = stated_next(message).splitlines()
+    assert len(steps) == NEXT_STEPS and all(len(s) <= STEP_CHARS for s in steps)
+
+
+def test_the_stop_observation_keeps_them_as_the_agents_words():
+    """A Stop whose last message states next steps records them with the turn; one that states none does not."""
+    [turn] = observations("Stop", {"last_assistant_message": "Next steps:\n1. a\n2. b"}, "claude")
+    assert (turn["kind"], turn["next"]) == ("turn", "a\nb")
+    [plain] = observations("Stop", {"last_assistant_message": "Done."}, "claude")
+    assert "next" not in plain

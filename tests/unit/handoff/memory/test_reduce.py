@@ -186,3 +186,29 @@ def test_constraints_are_taken_from_the_first_request_by_wording():
     """Sentences with must, never, only, without, keep... are the first request's constraints."""
     prompt = "Add a --json flag. Never change the CSV output.\n- keep it under 100 lines\nThanks!"
     assert constraints_in(prompt) == ["Never change the CSV output.", "keep it under 100 lines"]
+
+
+# The agent's own stated next steps, against the checkpoint and the failing validations.
+
+
+def test_stated_steps_newer_than_the_checkpoint_are_the_next_action_and_steps():
+    """The first stated step is the next action (labelled stated); all steps are kept."""
+    state = reduce([obs("turn", "05:00", next="fix the lexer\nupdate NOTES.md")], [cp("01:00", next_action="N")])
+    assert state["nextAction"]["text"] == "fix the lexer" and state["nextAction"]["source"] == "stated"
+    assert state["nextSteps"]["steps"] == ["fix the lexer", "update NOTES.md"]
+
+
+def test_a_newer_checkpoint_supersedes_the_stated_steps():
+    """Steps stated before the newest checkpoint are not the plan any more: the checkpoint is."""
+    state = reduce([obs("turn", "01:00", next="old step")], [cp("05:00", next_action="the checkpoint's step")])
+    assert state["nextSteps"] is None and state["nextAction"]["text"] == "the checkpoint's step"
+
+
+def test_the_next_action_names_every_failing_validation():
+    """Two validations that fail after the checkpoint are both in the next action, not only the newest."""
+    state = reduce(
+        [run("02:00", "pytest tests/test_a.py", 1, "1 failed"), run("03:00", "pytest tests/test_b.py", 1, "1 failed")],
+        [cp("01:00")],
+    )
+    text = state["nextAction"]["text"]
+    assert "`pytest tests/test_a.py` pass" in text and "`pytest tests/test_b.py` pass" in text
