@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from autopilot.handoff.memory import observe
 from autopilot.loop.budget import add_usd
 from autopilot.scripted.responses_server import http_error, reply_json
 from tests.support.bridge import run_bridge
 from tests.support.durable import approved
-from tests.support.hooks import OTHER_SESSION, SESSION, context_of, run_hook
+from tests.support.hooks import SESSION, context_of, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, state_of
 from tests.support.world import scripted_world
 
@@ -231,26 +229,6 @@ def injected_session(bridge, repo: Path, session: str = SESSION) -> str:
     return context_of(first) + context_of(after)
 
 
-def test_report_shows_the_bytes_memory_injected_into_each_session(git_repo, bridge):
-    """Per session, the bytes the report adds up are the bytes the hooks put in the agent's context."""
-    rid = approved("Keep the CSV output byte for byte.", git_repo)
-    given = injected_session(bridge, git_repo)
-    assert rid in given and "Add a --json flag to export." in given
-    (row,) = report(bridge)["memory"]["sessions"]
-    assert (row["agent"], row["session"], row["worktree"]) == ("claude", SESSION, os.path.realpath(git_repo))
-    assert row["bytes"] == injected_bytes(given) and row["rules"]["injections"] == 2 == row["facts"]["injections"] + 1
-    assert row["tokens"] == -(-injected_bytes(given) // 4)
-
-
-def test_report_totals_memory_over_sessions_beside_the_codex_spend(git_repo, bridge):
-    """Two sessions' injections add up to the total; the Codex spend is still there, apart."""
-    approved("Keep the CSV output byte for byte.", git_repo)
-    texts = [injected_session(bridge, git_repo), injected_session(bridge, git_repo, OTHER_SESSION)]
-    result = report(bridge)
-    assert result["memory"]["total"]["bytes"] == sum(injected_bytes(t) for t in texts)
-    assert result["memory"]["total"]["sessions"] == 2 and result["total"]["calls"] == 0
-
-
 def test_report_table_shows_memory_beside_the_codex_spend(history, git_repo, bridge):
     """Without --json, the memory table follows the spend table and compares its tokens with Codex's input."""
     approved("Keep the CSV output byte for byte.", git_repo)
@@ -259,23 +237,3 @@ def test_report_table_shows_memory_beside_the_codex_spend(history, git_repo, bri
     assert code == 0 and out.index("Codex spend by day") < out.index("Memory injected by session")
     assert f"claude {SESSION[:8]} {git_repo.name}" in out
     assert "input tokens (" in out.splitlines()[-1] and out.splitlines()[-1].startswith("memory injected ~")
-
-
-def test_report_since_leaves_out_earlier_injections(git_repo, bridge):
-    """--since after every injection: no session, a zero total, and the table says nothing was recorded."""
-    approved("Keep the CSV output byte for byte.", git_repo)
-    injected_session(bridge, git_repo)
-    memory = report(bridge, "--since", "2999-01-01")["memory"]
-    assert (memory["sessions"], memory["total"]["bytes"]) == ([], 0)
-    assert bridge("report", "--since", "2999-01-01")[1].endswith("Memory injected: nothing recorded in that time\n")
-
-
-def test_report_counts_an_unreadable_injection_record(git_repo, bridge):
-    """A line of injections.jsonl that is not JSON is counted and skipped; the others still add up."""
-    approved("Keep the CSV output byte for byte.", git_repo)
-    given = injected_session(bridge, git_repo)
-    folder = Path(observe.session_dir(os.path.realpath(git_repo), "claude", SESSION))
-    with open(folder / observe.INJECTIONS, "ab") as fh:
-        fh.write(b'{"kind": "injection", "bytes": \n')
-    memory = report(bridge)["memory"]
-    assert (memory["total"]["malformed"], memory["total"]["bytes"]) == (1, injected_bytes(given))

@@ -298,14 +298,6 @@ def test_done_accepts_criteria_copied_with_their_numbering():
     assert check(numbered) is None
 
 
-def test_prompt_placeholders_in_a_value_are_not_filled():
-    """A goal that contains `{{repo}}` reaches Codex as written, not with the repository facts pasted in."""
-    from autopilot.loop.reviewer import prompt
-
-    text = prompt("plan", goal="explain {{repo}} and {{goal}}", repo="FACTS")
-    assert "explain {{repo}} and {{goal}}" in text and text.count("FACTS") == 1
-
-
 def test_forecast_is_spend_per_iteration_times_iterations_left():
     """After 2 iterations costing $0.60, 3 more of 5 would bring the run to $1.50; $2.00 pays for 4 more."""
     s = planned(iteration=2, budget_used_usd=0.6)
