@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.repo import FIXTURES
+
 HEAVY = ("openai", "jsonschema", "yaml", "filelock", "tenacity")
 
 
@@ -97,7 +99,6 @@ NOT_FOR_INTAKE = (
     "threading",
     "autopilot.codex.sessions",
 )
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.mark.parametrize(
