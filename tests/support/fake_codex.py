@@ -8,6 +8,8 @@ these ways, each seen on the real binary (../shared/reference/codex.md):
 - ``started``: it starts a thread and a turn, then waits for ever (a model that never answers);
 - ``silent``: it prints nothing, reads nothing and waits for ever (a hung binary).
 
+``app-server`` hangs in every mode: it answers nothing.
+
 Every run appends its arguments to ``runs.log`` beside it and writes its pid to ``pids/``, so a test can tell whether
 it ran at all and whether anything it started is still alive.
 """
@@ -34,6 +36,8 @@ if args[:1] == ["--version"]:
 if args[:2] == ["login", "status"]:
     print("Not logged in", file=sys.stderr)
     sys.exit(1)
+if args[:1] == ["app-server"]:
+    time.sleep(600)  # answers nothing, reads nothing
 if args[:1] != ["exec"]:
     sys.exit(2)
 mode = {mode!r}
