@@ -42,6 +42,7 @@ from autopilot.knowledge.durable import store as durable
 from autopilot.knowledge.durable import view as durable_view
 from autopilot.loop import control, summary
 from autopilot.loop.state import all_runs, read_run
+from autopilot.loop.threads import own_threads
 
 if TYPE_CHECKING:
     from autopilot.dashboard.shapes import Overview, Packets, PacketView
@@ -160,8 +161,11 @@ class Api:
     # -- handover: sources and packets -----------------------------------------------------------
 
     def sources(self, agent: Any, *, latest: bool = False) -> Listing:
-        """This worktree's sessions of one agent (``handoff list``); ``latest`` filters, it never chooses."""
-        return catalog.sessions(_agent(agent), self.project(), Limits.from_env(), latest=latest)
+        """This worktree's sessions of one agent (``handoff list``); ``latest`` filters, it never chooses. The
+        reviewer's own Codex threads are left out, counted (``hidden``)."""
+        agent = _agent(agent)
+        hide = own_threads() if agent == "codex" else ()
+        return catalog.sessions(agent, self.project(), Limits.from_env(), latest=latest, hide=hide)
 
     def session(self, agent: Any, session: Any, *, limit: Any = 20, before: Any = None) -> Page:
         """One page of a session's events, newest first (``handoff read``)."""
