@@ -35,7 +35,7 @@ from autopilot.handoff.packets import receive, shared
 from autopilot.handoff.packets.store import archive_dir, belongs, listed, packets_dir
 from autopilot.handoff.search import index as search_index
 from autopilot.handoff.search import retention, retrieval
-from autopilot.handoff.sources import Limits, catalog, check_session_id
+from autopilot.handoff.sources import SESSION_ID, Limits, catalog, check_session_id
 from autopilot.handoff.sources.project import Project, git_state
 from autopilot.knowledge.durable import feed as durable_feed
 from autopilot.knowledge.durable import store as durable
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     from autopilot.loop.shapes import CorruptRun, ListedRun, Resumed, RunList, RunReport, Stopped
 
 AGENTS = catalog.AGENTS
-SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}")  # sources.check_session_id's shape
 PACKET_ID = re.compile(r"(?:sha256:)?[0-9a-f]{12,64}")
 PACKETS_SHOWN = 200
 READINESS_TIMEOUT_S = 120  # doctor asks the real claude and codex for their versions
