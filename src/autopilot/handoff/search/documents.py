@@ -10,9 +10,10 @@ re-read from the excerpt where the packet records none), ``applied`` for an edit
 and ``claimed-fixed`` for a message that says something was fixed or passes (a claim,
 never proof). *Causal links* follow the session's order: an edit is ``tested-by`` the next
 test run; a test run ``tests`` the edits since the previous run and, when it failed, is
-``fixed-by`` the applied edits after it (a failed command that is not a test run, by the applied edits after it
-until it or a test run runs again: those of a file it names when there are some); a "fixed" claim is ``based-on`` the last run before it
-that passed or failed (one that ran no test proves nothing either way).
+``fixed-by`` the applied edits after it (a failed command that is not a test run, by the applied
+edits after it until it or a test run runs again: those of a file it names when there are some);
+a "fixed" claim is ``based-on`` the last run before it that passed or failed (one that ran no test
+proves nothing either way).
 Symbols come from edit inputs and patches (and the definition that encloses an edit in the
 file as the export saw it): an edit's are what it changed, not its patch's context lines; other
 evidence's come from its text (test output, tracebacks, messages). Inherited references
