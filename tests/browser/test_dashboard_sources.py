@@ -60,7 +60,8 @@ def test_switching_to_codex_lists_codex_sessions_at_once_in_words(board, screens
     assert session == person and Transcript().session not in " ".join(row)
     assert UTC.match(last) and title == "untitled" and prompt not in ("", "—") and re.fullmatch(r"\d+(\.\d)? KiB", size)
     note = driver.find_element(By.ID, "src-note").text
-    assert "1 hidden: codex-autopilot's own planner and reviewer threads" in note and "Read from the local files" in note
+    assert "1 hidden: codex-autopilot's own planner and reviewer threads" in note
+    assert "1 session in this worktree" in note and "Read from the local files" in note
     assert re.search(r"Read \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\.", note)
     gaps = driver.find_element(By.ID, "src-gaps").text
     assert all(": " in line and len(line.split(": ", 1)[1]) > 10 for line in gaps.splitlines())
