@@ -25,7 +25,7 @@ from autopilot.output import say
 from autopilot.scripted.responses_server import ResponsesServer, reply_json
 
 if TYPE_CHECKING:
-    from autopilot.loop.shapes import Plan
+    from autopilot.loop.shapes import Plan, Review
     from autopilot.loop.shapes import RunState as State
     from autopilot.scripted.shapes import Step
 
@@ -100,7 +100,7 @@ def scripted_answer(body: dict[str, Any]) -> Step:
     return reply_json(verdict)
 
 
-def _review(task: str, has_shout: bool, has_test: bool) -> dict[str, Any]:
+def _review(task: str, has_shout: bool, has_test: bool) -> Review:
     """The scripted review of the current task's diff: what that task's acceptance asks, met or not."""
     met, file, summary, missing = (
         (has_shout, "greet.py", "shout() delegates to greet() and upper-cases it.", "shout() is missing")

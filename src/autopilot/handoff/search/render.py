@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import, and every search without 
 if TYPE_CHECKING:
     from typing import Any
 
-    from autopilot.handoff.search.shapes import Answer, Result
+    from autopilot.handoff.search.shapes import Answer, Pointer, Result
 
 EXCERPT_LINES = 6
 LINE_CHARS = 160
@@ -50,7 +50,7 @@ def render(answer: Answer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _place(p: dict[str, Any]) -> str:
+def _place(p: Pointer) -> str:
     """Where a result's evidence is, in words: the packet and its reference, or the active memory's log and entry
     (its ids are the session's, already said), then the transcript line it came from when one is known."""
     if p.get("packet"):

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from autopilot.config import Config
 
 TOTALS_FILE = "codex-thread-usage.json"
+ExecEvent = dict[str, Any]  # one JSON line of `codex exec --json` (thread.started, item.completed, error...)
 TIMEOUT_HINT = "raise AUTOPILOT_TIMEOUT or timeout_seconds in the config, or check that Codex answers"
 # What codex needs from the environment to authenticate and reach its provider, and nothing else:
 # the user's other secrets stay out of the reviewer's reach (its shell tools get a core set on top).
@@ -360,7 +361,7 @@ class CodexCLI:
             context_tokens=rollout_context(thread_id) if thread_id else None,
         )
 
-    def _run(self, argv: list[str], prompt: str, cwd: str, timeout: float) -> list[dict[str, Any]]:
+    def _run(self, argv: list[str], prompt: str, cwd: str, timeout: float) -> list[ExecEvent]:
         if timeout <= 0:
             raise InfraError("no time was left to ask codex", kind="timeout", hint=TIMEOUT_HINT)
         try:
@@ -410,7 +411,7 @@ OFFLINE_HINT = (
 )
 
 
-def _exchange(proc: subprocess.Popen[bytes], prompt: bytes, timeout: float) -> tuple[list[dict[str, Any]], bytes]:
+def _exchange(proc: subprocess.Popen[bytes], prompt: bytes, timeout: float) -> tuple[list[ExecEvent], bytes]:
     """Give codex the prompt and read its events until it exits (its JSON events and stderr); a codex that starts no
     thread within START_S, says it cannot reach its provider, or outlasts ``timeout`` raises InfraError."""
     import selectors
@@ -418,7 +419,7 @@ def _exchange(proc: subprocess.Popen[bytes], prompt: bytes, timeout: float) -> t
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     start = time.monotonic()
     end = start + timeout
-    events: list[dict[str, Any]] = []
+    events: list[ExecEvent] = []
     out, err = bytearray(), bytearray()
     sel = selectors.DefaultSelector()
     os.set_blocking(proc.stdin.fileno(), False)
@@ -473,7 +474,7 @@ def _exchange(proc: subprocess.Popen[bytes], prompt: bytes, timeout: float) -> t
     return events, bytes(err)
 
 
-def _take(line: bytes | bytearray, events: list[dict[str, Any]]) -> None:
+def _take(line: bytes | bytearray, events: list[ExecEvent]) -> None:
     """Add one line of codex's output to ``events`` if it is a JSON event; raise when it says Codex is offline."""
     try:
         event = json.loads(line)
