@@ -177,6 +177,21 @@ def _in_dir(cwd: str | None, call: Callable[[str | None], int]) -> int:
 
 
 def _guarded(call: Callable[[], int]) -> int:
+    from autopilot.errors import Terminated, end_cleanly_on_signals, restore_signals
+
+    # A command ended by SIGTERM or a closed terminal cleans up as on Ctrl-C: no child process, no temp folder left.
+    previous = end_cleanly_on_signals()
+    try:
+        return _answered(call)
+    except Terminated as exc:
+        print(f"codex-bridge: stopped by signal {exc.signum}", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        restore_signals(previous)
+
+
+def _answered(call: Callable[[], int]) -> int:
+    """``call``'s exit code, with a BridgeError, Ctrl-C or a crash turned into its own."""
     try:
         return int(call())
     except BridgeError as exc:

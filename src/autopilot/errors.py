@@ -125,3 +125,40 @@ class StateError(BridgeError):
     """state.json cannot be used as it is (corrupt, or written by a newer version)."""
 
     exit_code = EXIT_STATE
+
+
+class Terminated(BaseException):
+    """The process was asked to end (SIGTERM, or SIGHUP when its terminal closed): raised where the process was, so
+    every ``finally`` and ``with`` on the way out runs (a child process is stopped, a temp folder removed) as on
+    Ctrl-C. A BaseException, like KeyboardInterrupt: no ``except Exception`` may swallow it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def end_cleanly_on_signals() -> dict[int, Any]:
+    """Make SIGTERM and SIGHUP raise :class:`Terminated` in the main thread; the handlers they had, for
+    :func:`restore_signals` (``_signal``: loaded at start-up, free). Elsewhere than the main thread: nothing."""
+    import _signal
+
+    def stop(signum: int, _frame: object) -> None:
+        raise Terminated(signum)
+
+    previous: dict[int, Any] = {}
+    for signum in (_signal.SIGTERM, _signal.SIGHUP):
+        if _signal.getsignal(signum) != _signal.SIG_DFL:  # one ignored on purpose (nohup) stays ignored
+            continue
+        try:
+            previous[signum] = _signal.signal(signum, stop)
+        except ValueError:  # not the main thread: signals are the main thread's
+            break
+    return previous
+
+
+def restore_signals(previous: dict[int, Any]) -> None:
+    """Put back the handlers :func:`end_cleanly_on_signals` replaced."""
+    import _signal
+
+    for signum, handler in previous.items():
+        _signal.signal(signum, handler)

@@ -336,11 +336,21 @@ def check_venv() -> Check | None:
                 f"no venv in {config.env('CLAUDE_PLUGIN_DATA')}",
                 "start a new Claude Code session: SessionStart builds it",
             )
+        on_path = shutil.which(LAUNCHER_NAME)
+        if on_path:
+            # The plugin's shim runs the codex-bridge on PATH before it would build a venv of its own (scripts/bridge):
+            # with one there, no plugin venv is ever made, and none is needed.
+            return check(
+                "plugin venv",
+                OK,
+                f"none needed: the plugin runs the codex-bridge on PATH ({on_path})",
+                path=on_path,
+            )
         return check(
             "plugin venv",
             WARN,
-            "the Claude Code plugin's venv was not found (not installed as a plugin?)",
-            "claude plugin install codex-autopilot@codex-autopilot, then start a session",
+            "the Claude Code plugin's venv was not found, and no codex-bridge is on PATH (not installed as a plugin?)",
+            "claude plugin install codex-autopilot@codex-autopilot, then start a session (it builds the venv)",
         )
     venv = found[0] / "venv"
     stamp = venv / "codex-autopilot.stamp"
@@ -417,10 +427,9 @@ def check_codex_side() -> Check:
             f"{SETUP} --trust  (in Claude Code; or codex-bridge setup --trust)",
         )
     marker = skills.read_marker("handoff") or {}
-    python, bridge = install.installed_bridge()
     stale = [
         f"{name}/{rel}"
-        for name, files in install.skill_files(python, bridge).items()
+        for name, files in install.skill_files().items()
         for rel, file in files.items()
         if _read(skills.skill_dir(name) / rel) != file.text
     ]
@@ -428,9 +437,12 @@ def check_codex_side() -> Check:
         return check(
             "codex side",
             FAIL,
-            f"set up by another version or environment ({len(stale)} files differ: {', '.join(stale[:3])})",
+            f"set up by another version of codex-autopilot ({len(stale)} files differ: {', '.join(stale[:3])})",
             f"{SETUP}  (or codex-bridge setup) to bring it up to date",
         )
+    gone = _recorded_environment()
+    if gone:
+        return check("codex side", FAIL, gone, f"{SETUP}  (or codex-bridge setup) to set it up from this environment")
     records = [r for r in marker.get("trust") or [] if isinstance(r, dict)]
     config_file = paths.codex_home() / "config.toml"
     trusted = any(trust.trusted_hash(config_file, str(r.get("key"))) == r.get("hash") for r in records)
@@ -443,6 +455,28 @@ def check_codex_side() -> Check:
         )
     hooks = _hook_keys(paths.codex_home() / "hooks.json")
     return check("codex side", OK, f"hook trusted; skills current; hooks.json events: {', '.join(hooks) or 'none'}")
+
+
+def _recorded_environment() -> str | None:
+    """Why the environment the Codex side's scripts run in (installed.json: its Python and package) cannot run them,
+    or None when it can. Which environment it is (the plugin's venv, a shell install) does not matter."""
+    problems = []
+    for name in install.RECORDED:
+        path = skills.skill_dir(name) / install.RECORD
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            problems.append(f"{path} is missing or unreadable")
+            continue
+        python = recorded.get("python") if isinstance(recorded, dict) else None
+        package = recorded.get("package") if isinstance(recorded, dict) else None
+        if not isinstance(python, str) or not os.access(python, os.X_OK):
+            problems.append(f"the Python it runs is gone ({python})")
+        elif not isinstance(package, str) or not (Path(package) / "autopilot" / "__init__.py").is_file():
+            problems.append(f"the codex-autopilot it runs is gone ({package})")
+    if not problems:
+        return None
+    return "set up from an environment that is gone: " + "; ".join(dict.fromkeys(problems))
 
 
 def _read(path: Path) -> str | None:

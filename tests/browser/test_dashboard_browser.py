@@ -107,7 +107,7 @@ def test_export_inspect_and_import_into_a_chosen_session(page, screens, isolated
     driver, _ = page
     driver.find_element(By.ID, "tab-handover").click()
     assert driver.find_element(By.ID, "export-go").get_attribute("disabled") is not None  # nothing chosen for you
-    text_in(driver, "src-note", "sessions in this worktree")  # listed when the tab first opened
+    text_in(driver, "src-note", "in this worktree")  # listed when the tab first opened
     driver.find_element(By.ID, "src-refresh").click()  # and again when asked
     text_in(driver, "status", "")
     wait(driver).until(lambda d: "Reading" not in d.find_element(By.ID, "status").text)

@@ -235,7 +235,8 @@ def test_one_setup_for_both_agents_from_a_fresh_home(claude, git_repo, tmp_path,
         first = run.main_texts()[0]
         assert '"status": "trusted"' in first.replace('\\"', '"'), first[:3000]
         launcher = paths.codex_home() / "skills" / "from-claude" / "scripts" / "from-claude"
-        assert str(venv_python) in launcher.read_text()  # Codex's side runs in the plugin's own environment
+        recorded = json.loads((launcher.parent / "installed.json").read_text())
+        assert recorded["python"] == str(venv_python)  # Codex's side runs in the plugin's own environment
         # handed off from the session that did the setup (a session with a turn, as a real handoff is)
         handoff = run_claude(claude, git_repo, "$handoff", [], home, plugin_dir=None, resume=run.session_id, **extra)
         assert handoff.proc.returncode == 0 and handoff.server.main_requests() == []

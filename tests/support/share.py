@@ -175,3 +175,40 @@ def remote_ref(remote: Path) -> str | None:
     """The commit the remote's share ref points at (None: it has none)."""
     out = git(remote, "rev-parse", "--verify", "--quiet", REF, check=False).strip()
     return out or None
+
+
+def forge(remote: Path, changes: dict[str, bytes]) -> str:
+    """A forged commit on the remote's share ref (as one with write access to the remote could push): its tree with
+    ``changes`` (path -> bytes) written in, every other file kept; the new commit."""
+    entries = []
+    for line in git(remote, "ls-tree", "-r", REF).splitlines():
+        meta, path = line.split("\t", 1)
+        if path not in changes:
+            entries.append(f"{meta}\t{path}")
+    env = {
+        **os.environ,
+        "GIT_INDEX_FILE": str(remote / "forge-index"),
+        "GIT_AUTHOR_NAME": "Mallory",
+        "GIT_AUTHOR_EMAIL": "m@example.com",
+        "GIT_COMMITTER_NAME": "Mallory",
+        "GIT_COMMITTER_EMAIL": "m@example.com",
+    }
+    for path, data in changes.items():
+        blob = (
+            subprocess.run(
+                ["git", "-C", str(remote), "hash-object", "-w", "--stdin"], input=data, capture_output=True, check=True
+            )
+            .stdout.decode()
+            .strip()
+        )
+        entries.append(f"100644 blob {blob}\t{path}")
+    run("git", "-C", str(remote), "read-tree", "--empty", env=env)
+    subprocess.run(
+        ["git", "-C", str(remote), "update-index", "--index-info"],
+        input="".join(e + "\n" for e in entries), text=True, env=env, check=True,
+    )  # fmt: skip
+    tree = run("git", "-C", str(remote), "write-tree", env=env).strip()
+    commit = run("git", "-C", str(remote), "commit-tree", tree, "-p", REF, "-m", "forged", env=env).strip()
+    git(remote, "update-ref", REF, commit)
+    os.unlink(remote / "forge-index")
+    return commit

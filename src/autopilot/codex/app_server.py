@@ -19,6 +19,22 @@ from autopilot.config import codex_binary, parse_version
 from autopilot.errors import BridgeError
 
 _Client = TypeVar("_Client", bound="AppServerClient")
+# The app servers running now, from any thread: a process that ends stops those its threads left (stop_all).
+_LIVE: set[subprocess.Popen[str]] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def stop_all() -> None:
+    """Kill every app server this process still runs (a server process ending while a request thread reads one)."""
+    with _LIVE_LOCK:
+        left = list(_LIVE)
+        _LIVE.clear()
+    for proc in left:
+        try:
+            proc.kill()
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
 
 
 class AppServerClient:
@@ -67,16 +83,21 @@ class AppServerClient:
             )
         except OSError as exc:
             raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}", hint=self.hint) from None
+        with _LIVE_LOCK:
+            _LIVE.add(self.proc)
         threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
-
-        hello = self.call(
-            "initialize",
-            {
-                "clientInfo": {"name": self.client, "title": self.purpose, "version": __version__},
-                "capabilities": {"experimentalApi": True},
-            },
-        )
-        self._send({"method": "initialized"})
+        try:
+            hello = self.call(
+                "initialize",
+                {
+                    "clientInfo": {"name": self.client, "title": self.purpose, "version": __version__},
+                    "capabilities": {"experimentalApi": True},
+                },
+            )
+            self._send({"method": "initialized"})
+        except BaseException as exc:  # `with` calls __exit__ only once __enter__ returned: a server that never
+            self.__exit__(type(exc), exc, None)  # answered is stopped here
+            raise
         agent = hello.get("userAgent")  # "<client>/<codex version> (<os>; <arch>) ..."
         self.version = parse_version(agent.split(" ", 1)[0]) if isinstance(agent, str) else None
         return self
@@ -86,12 +107,17 @@ class AppServerClient:
         if proc is None:
             return
         try:
-            if proc.stdin:
+            if exc[0] is not None:  # the read failed or was ended: nothing more to wait for
+                proc.kill()
+            elif proc.stdin:
                 proc.stdin.close()
             proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             proc.kill()
             proc.wait()
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
 
     def _pump(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None

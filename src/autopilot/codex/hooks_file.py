@@ -15,6 +15,9 @@ import copy
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -167,12 +170,34 @@ def dump(doc: Doc) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
+# Within one setup (:func:`one_backup_each`): each file's backup, made before its first change.
+_BACKED_UP: ContextVar[dict[Path, Path] | None] = ContextVar("backed_up", default=None)
+
+
+@contextmanager
+def one_backup_each() -> Iterator[None]:
+    """Within it, a file is backed up once, before its first change: one setup leaves one backup of each user file
+    (config.toml changes once per trusted hook)."""
+    if _BACKED_UP.get() is not None:  # an outer one already counts
+        yield
+        return
+    token = _BACKED_UP.set({})
+    try:
+        yield
+    finally:
+        _BACKED_UP.reset(token)
+
+
 def backup(path: Path) -> Path | None:
     """Copy ``path`` aside before it changes; the copy's path (None when there was no file).
 
     The copy sits beside ``path`` (in ``$CODEX_HOME``, not in a dotfiles folder a symlink points
-    into) and holds the content: a symlink's target is copied, not the link.
+    into) and holds the content: a symlink's target is copied, not the link. Within
+    :func:`one_backup_each`, a file already backed up is not copied again (its first backup is returned).
     """
+    done = _BACKED_UP.get()
+    if done is not None and path.absolute() in done:
+        return done[path.absolute()]
     if not path.exists():
         return None
     stamp = clock.local("%Y%m%dT%H%M%S")
@@ -182,6 +207,8 @@ def backup(path: Path) -> Path | None:
         n += 1
         target = path.with_name(f"{path.name}.codex-autopilot-{stamp}-{n}.bak")
     shutil.copy2(path, target)
+    if done is not None:
+        done[path.absolute()] = target
     return target
 
 

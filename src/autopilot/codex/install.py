@@ -44,18 +44,29 @@ MEMORY_WRAPPER = "scripts/memory-hook"
 INTAKE_SCRIPT = "scripts/from_claude.py"
 INTAKE_WRAPPER = "scripts/from-claude"
 SKILLS = ("handoff", "from-claude", "handoff-import", "checkpoint")
+RECORD = "scripts/installed.json"  # the environment the scripts run in: the Python, its bridge, the package
+PYTHON_KEY = '"python": "'  # how installed.json's python line starts (json.dumps, indent=2): the wrappers read it
 
 
 def _asset(rel: str) -> str:
     return (ASSETS / rel).read_text(encoding="utf-8")
 
 
-def _wrapper(python: str, script: Path, what: str) -> str:
-    """A POSIX sh launcher: the Python that ran the installer, else python3 (the script is stdlib-only)."""
+def _wrapper(script: Path, what: str) -> str:
+    """A POSIX sh launcher of ``script`` with the Python ``installed.json`` beside it names, else python3 (the script
+    is stdlib-only). The same text whichever environment installed it: only installed.json says which one."""
     return (
         f"#!/bin/sh\n# {what}\n"
         "# Written by `codex-bridge install codex`: run that again rather than editing this.\n"
-        f'py={shlex.quote(python)}\n[ -x "$py" ] || py=python3\n'
+        "py=python3\n"
+        f"rec={shlex.quote(str(script.parent / Path(RECORD).name))}\n"
+        'if [ -r "$rec" ]; then\n'
+        "  while IFS= read -r line; do\n"
+        "    case $line in\n"
+        f"      *'{PYTHON_KEY}'*) p=${{line#*'{PYTHON_KEY}'}}; p=${{p%\\\"*}}; [ -x \"$p\" ] && py=$p ;;\n"
+        "    esac\n"
+        '  done < "$rec"\n'
+        "fi\n"
         f'exec "$py" -I {shlex.quote(str(script))} "$@"\n'
     )
 
@@ -67,34 +78,33 @@ def installed_bridge() -> tuple[str, str | None]:
     return python, (str(beside) if os.access(beside, os.X_OK) else None)
 
 
-def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
-    """Every file of the skills, by skill and path inside it."""
+def record(python: str, bridge: str | None) -> str:
+    """installed.json: the environment the Codex side runs in (the only file that depends on who installed it)."""
+    recorded = {"bridge": bridge, "python": python, "package": PACKAGE_ROOT}
+    return json.dumps(recorded, indent=2, ensure_ascii=False) + "\n"  # the wrappers read the python line as it is
+
+
+def skill_files() -> dict[str, dict[str, File]]:
+    """Every file of the skills, by skill and path inside it, but the environment's record (``RECORD``): the same for
+    one version of codex-autopilot whichever environment (the plugin's venv, a shell install) installs it."""
     handoff, intake = skill_dir("handoff"), skill_dir("from-claude")
-    recorded = json.dumps({"bridge": bridge, "python": python, "package": PACKAGE_ROOT}, indent=2) + "\n"
     command = shlex.quote(str(intake / INTAKE_WRAPPER))
     return {
         "handoff": {
             "SKILL.md": File(_asset("handoff/SKILL.md")),
             "agents/openai.yaml": File(_asset("handoff/agents/openai.yaml")),
             HOOK_SCRIPT: File(_asset(f"handoff/{HOOK_SCRIPT}"), executable=True),
-            HOOK_WRAPPER: File(
-                _wrapper(python, handoff / HOOK_SCRIPT, "codex-autopilot's $handoff hook for Codex."), executable=True
-            ),
+            HOOK_WRAPPER: File(_wrapper(handoff / HOOK_SCRIPT, "codex-autopilot's $handoff hook for Codex."), True),
             MEMORY_SCRIPT: File(_asset(f"handoff/{MEMORY_SCRIPT}"), executable=True),
             MEMORY_WRAPPER: File(
-                _wrapper(python, handoff / MEMORY_SCRIPT, "codex-autopilot's active-memory hook for Codex."),
-                executable=True,
+                _wrapper(handoff / MEMORY_SCRIPT, "codex-autopilot's active-memory hook for Codex."), executable=True
             ),
-            "scripts/installed.json": File(recorded),
         },
         "from-claude": {
             "SKILL.md": File(_asset("from-claude/SKILL.md").replace("{{COMMAND}}", command)),
             "agents/openai.yaml": File(_asset("from-claude/agents/openai.yaml")),
             INTAKE_SCRIPT: File(_asset(f"from-claude/{INTAKE_SCRIPT}"), executable=True),
-            INTAKE_WRAPPER: File(
-                _wrapper(python, intake / INTAKE_SCRIPT, "codex-autopilot's from-claude intake."), executable=True
-            ),
-            "scripts/installed.json": File(recorded),
+            INTAKE_WRAPPER: File(_wrapper(intake / INTAKE_SCRIPT, "codex-autopilot's from-claude intake."), True),
         },
         "handoff-import": {  # runs the from-claude script's --import mode: one script, one bridge lookup
             "SKILL.md": File(_asset("handoff-import/SKILL.md").replace("{{COMMAND}}", command)),
@@ -105,6 +115,18 @@ def skill_files(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
             "agents/openai.yaml": File(_asset("checkpoint/agents/openai.yaml")),
         },
     }
+
+
+# The skills whose scripts run the recorded environment's Python (the wrappers read it) or bridge.
+RECORDED = ("handoff", "from-claude")
+
+
+def _with_record(python: str, bridge: str | None) -> dict[str, dict[str, File]]:
+    """Every file install writes: :func:`skill_files`, and the environment's record in the skills that run it."""
+    files = skill_files()
+    for name in RECORDED:
+        files[name][RECORD] = File(record(python, bridge))
+    return files
 
 
 def hook_command() -> str:
@@ -118,9 +140,16 @@ def memory_command() -> str:
 
 
 def install(record_trust: bool) -> Installed:
+    """Install the Codex side (and record Codex's trust for its hooks when asked); what was done. Each user file that
+    changes (hooks.json, config.toml) is backed up once, however many hooks change in it."""
+    with hooks_file.one_backup_each():
+        return _install(record_trust)
+
+
+def _install(record_trust: bool) -> Installed:
     home = paths.codex_home().absolute()
     python, bridge = installed_bridge()
-    files = skill_files(python, bridge)
+    files = _with_record(python, bridge)
     for name in SKILLS:  # every refusal happens before anything changes
         skills.check(name, files[name])
     hooks_json, config = home / "hooks.json", home / "config.toml"
@@ -293,6 +322,12 @@ def _tell_memory(memory: dict[str, MemoryHookTrust], requested: bool) -> None:
 
 
 def uninstall() -> Uninstalled:
+    """Take out exactly what install added; each user file that changes is backed up once."""
+    with hooks_file.one_backup_each():
+        return _uninstall()
+
+
+def _uninstall() -> Uninstalled:
     home = paths.codex_home().absolute()
     hooks_json, config = home / "hooks.json", home / "config.toml"
     marker = skills.read_marker("handoff") or {}

@@ -393,6 +393,14 @@ def latest(cwd: str, *, exclude: Collection[str] = ()) -> Choice:
             rollout = read(path, wait=FIRST_LINE_WAIT)
             if rollout.kind == "root" and place(str(rollout.cwd)) == here:
                 return Choice(rollout, "pointer", notes)
+            if rollout.kind == "empty":
+                # The session the person handed over, not written yet (or gone): another one would be a different
+                # session handed over as if it were theirs.
+                raise BridgeError(
+                    f"the saved handoff's rollout {path} was still empty after {FIRST_LINE_WAIT:.0f}s (Codex had not "
+                    "written it yet, or it is gone); nothing was handed over",
+                    hint="run it again in a moment; if it stays empty, type $handoff again in that Codex session",
+                )
             reason = rollout.why if rollout.kind != "root" else f"a session in {rollout.cwd}, not {cwd}"
             notes.append(f"the saved handoff's rollout {path} is {reason}")
     newest = _newest(files, here, None, exclude)

@@ -16,12 +16,13 @@ BACKENDS = ("codex-cli", "openai")
 EFFORTS = ("low", "medium", "high", "xhigh")
 
 
-def backend_flags(p: argparse.ArgumentParser) -> None:
-    """--backend, --model and --effort, for every command that asks Codex."""
+def backend_flags(p: argparse.ArgumentParser, purpose: str | None = None) -> None:
+    """--backend, --model and --effort, for every command that asks Codex (``purpose``: what --backend does, when not
+    the usual choice of backend)."""
     p.add_argument(
         "--backend",
         choices=list(BACKENDS),
-        help="Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)",
+        help=purpose or "Codex backend (default: AUTOPILOT_BACKEND, the run's, config, codex on PATH, openai)",
     )
     p.add_argument(
         "--model",

@@ -1,9 +1,10 @@
-"""codex-bridge share push | pull | list: packets and approved rules, shared with a team through the project's remote.
+"""codex-bridge share push | pull | repair | list: packets and approved rules, shared through the project's remote.
 
 ``push`` shows what will leave the machine (``--dry-run``: only that) and sends packets, or with ``--rules`` the
 approved rules and decisions of this project and their revocations, in ``refs/codex-autopilot/share`` (never a
 branch); ``pull`` fetches what teammates pushed and verifies all of it before anything is kept; ``list`` shows
-who shared what, from which machine and when, from what this clone already has. See docs/share.md.
+who shared what, from which machine and when, from what this clone already has; ``repair`` mends the files of the
+shared ref that pulls refuse. See docs/share.md.
 """
 
 from __future__ import annotations
@@ -54,9 +55,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "pull",
         help="fetch and verify what teammates shared",
         description="Fetch the remote's refs/codex-autopilot/share, verify every file (names, sizes, hashes, "
-        "packets, rule records) and refuse the whole pull if one fails; then add the new packets (labelled with "
-        "their origin in handoff packets, search and the dashboard) and the shared rules: delivered when signed by "
-        "a signer in HEAD's .codex-autopilot/allowed_signers, candidates otherwise.",
+        "packets, rule records): a file that fails is refused and named with why, and everything else is used. "
+        "Then add the new packets (labelled with their origin in handoff packets, search and the dashboard) and "
+        "the shared rules: delivered when signed by a signer in HEAD's .codex-autopilot/allowed_signers, "
+        "candidates otherwise. A refused file is mended by its author pushing it again, or by share repair.",
+    )
+    remote_option(s)
+    s.set_defaults(func=run)
+    s = ssub.add_parser(
+        "repair",
+        help="mend the files of the shared ref that pulls refuse (changed on the remote, or malformed)",
+        description="Fetch the remote's refs/codex-autopilot/share and check it as a pull does. Each refused "
+        "packet this machine holds a good copy of is replaced by it; every other refused file is left out (a rule "
+        "record of a later format version is kept), in one commit pushed as share push pushes. Whoever shared a "
+        "file that was left out can push it again. Nothing else changes.",
     )
     remote_option(s)
     s.set_defaults(func=run)
@@ -74,6 +86,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Run one share action and print its JSON."""
     cwd = args.project_dir or args.cwd
+    from autopilot.knowledge.share import layout
+
     if args.share_command == "push":
         from autopilot.knowledge.durable.store import agent_marker
         from autopilot.knowledge.share.push import push
@@ -91,7 +105,30 @@ def run(args: argparse.Namespace) -> int:
         else:
             tries = f"{answer['attempts']} attempt(s), {answer['merges']} merge(s)"
             say(f"sent to {answer['remote']} {answer['ref']} ({tries})")
+            for path in answer.get("replaced") or []:
+                say(f"replaced {path} on the remote with the good copy from here (it had been changed there)")
+            for line in layout.told({r["path"]: r for r in answer.get("refused") or []}, answer["commit"]):
+                say(f"note: {line}")
         emit(answer)
+        return 0
+    if args.share_command == "repair":
+        from autopilot.knowledge.share.repair import repair
+
+        mended = repair(cwd, args.remote)
+        if not mended["refused"]:
+            say(f"nothing to repair: every file of {mended['remote']} {mended['ref']} verifies")
+        for r in mended["refused"]:
+            done = (
+                "replaced by the good copy here"
+                if r["path"] in mended["replaced"]
+                else "good again, with its other half"
+                if r["path"] not in mended["removed"] and r["path"] not in mended["kept"]
+                else "kept (a later version's)"
+                if r["path"] in mended["kept"]
+                else "left out"
+            )
+            say(f"{r['path']}: {r['why']}: {done}")
+        emit(mended)
         return 0
     if args.share_command == "pull":
         from autopilot.knowledge.share.pull import pull

@@ -35,13 +35,14 @@ from autopilot.handoff.packets import receive, shared
 from autopilot.handoff.packets.store import archive_dir, belongs, listed, packets_dir
 from autopilot.handoff.search import index as search_index
 from autopilot.handoff.search import retention, retrieval
-from autopilot.handoff.sources import Limits, catalog, check_session_id
+from autopilot.handoff.sources import SESSION_ID, Limits, catalog, check_session_id
 from autopilot.handoff.sources.project import Project, git_state
 from autopilot.knowledge.durable import feed as durable_feed
 from autopilot.knowledge.durable import store as durable
 from autopilot.knowledge.durable import view as durable_view
 from autopilot.loop import control, summary
 from autopilot.loop.state import all_runs, read_run
+from autopilot.loop.threads import own_threads
 
 if TYPE_CHECKING:
     from autopilot.dashboard.shapes import Overview, Packets, PacketView
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     from autopilot.loop.shapes import CorruptRun, ListedRun, Resumed, RunList, RunReport, Stopped
 
 AGENTS = catalog.AGENTS
-SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}")  # sources.check_session_id's shape
 PACKET_ID = re.compile(r"(?:sha256:)?[0-9a-f]{12,64}")
 PACKETS_SHOWN = 200
 READINESS_TIMEOUT_S = 120  # doctor asks the real claude and codex for their versions
@@ -160,8 +160,11 @@ class Api:
     # -- handover: sources and packets -----------------------------------------------------------
 
     def sources(self, agent: Any, *, latest: bool = False) -> Listing:
-        """This worktree's sessions of one agent (``handoff list``); ``latest`` filters, it never chooses."""
-        return catalog.sessions(_agent(agent), self.project(), Limits.from_env(), latest=latest)
+        """This worktree's sessions of one agent (``handoff list``); ``latest`` filters, it never chooses. The
+        reviewer's own Codex threads are left out, counted (``hidden``)."""
+        agent = _agent(agent)
+        hide = own_threads() if agent == "codex" else ()
+        return catalog.sessions(agent, self.project(), Limits.from_env(), latest=latest, hide=hide)
 
     def session(self, agent: Any, session: Any, *, limit: Any = 20, before: Any = None) -> Page:
         """One page of a session's events, newest first (``handoff read``)."""

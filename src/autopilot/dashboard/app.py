@@ -28,6 +28,7 @@ from autopilot.dashboard.api import Api, InvalidInput, NotFound
 from autopilot.dashboard.security import MAX_BODY, BodyTooLarge, Guard, GuardMiddleware, LaunchRefused
 from autopilot.errors import EXIT_ERROR, BridgeError, BudgetExhausted, InfraError, StateError
 from autopilot.knowledge.durable import secret
+from autopilot.output import printable
 from autopilot.paths import autopilot_home
 from autopilot.plugin import write_crash_log
 
@@ -65,7 +66,14 @@ async def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Response:
         return _error(exc)
     except Exception as exc:  # a bug: say so, keep the traceback
         log = write_crash_log(str(autopilot_home()), exc)
-        return JSONResponse({"error": f"internal error: {type(exc).__name__}; traceback in {log}"}, status_code=500)
+        return JSONResponse(
+            {
+                "error": f"internal error: {type(exc).__name__}: {printable(str(exc))[:300]}",
+                "hint": f"a bug in codex-bridge, or a file it did not expect: the traceback is in {log} (please report "
+                "it); `codex-bridge doctor` checks the setup",
+            },
+            status_code=500,
+        )
     return JSONResponse(result)
 
 

@@ -18,6 +18,7 @@ import webbrowser
 
 import uvicorn
 
+from autopilot.codex import app_server
 from autopilot.dashboard.api import Api
 from autopilot.dashboard.app import build
 from autopilot.dashboard.security import Guard
@@ -84,5 +85,6 @@ def serve(project_dir: str | None, *, port: int = 0, open_browser: bool = True) 
         pass  # uvicorn has shut down cleanly and re-raised the signal: stopping is what was asked
     finally:
         sock.close()
+        app_server.stop_all()  # a request thread still reading Codex's sessions would leave its codex running
     say("dashboard stopped")
     return 0

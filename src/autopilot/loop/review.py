@@ -90,6 +90,6 @@ def review(
         model=model,
         effort=effort,
         deadline=deadline,
-        what=f"to review {facts['files']} changed files against {task['id']}",
+        what=f"to review {facts['files']} changed file{'s' if facts['files'] != 1 else ''} against {task['id']}",
         record=record,
     )

@@ -63,8 +63,10 @@ def start_worker(store: Store, root: str) -> subprocess.Popen[bytes]:
 
 def worker() -> int:
     """Run one review for the workspace named on stdin, unless another review is already in flight."""
+    from autopilot.errors import Terminated, end_cleanly_on_signals
     from autopilot.loop.review import review
 
+    end_cleanly_on_signals()  # a worker ended by SIGTERM stops its codex and lets go of the lock on the way out
     root = json.loads(sys.stdin.read())["root"]
     store = Store(root)
     lock = Lock(store.dir / LOCK)
@@ -72,6 +74,9 @@ def worker() -> int:
         return EXIT_BUSY
     try:
         review(cwd=root)
+    except Terminated as exc:
+        say(f"review worker: stopped by signal {exc.signum}; the review was not recorded")
+        return 128 + exc.signum
     except InfraError as exc:  # already recorded in state, with consecutive_errors counted (busy: not counted)
         with suppress(RunChanged):  # re-planned or no longer running meanwhile: nothing to pause
             control.pause_if_unavailable(store, exc.run or store.load(), "review", exc)

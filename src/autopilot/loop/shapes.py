@@ -412,6 +412,7 @@ class Calls(TypedDict):
     total_read: int
     malformed: int
     older_not_read: bool
+    other_runs: int  # calls of the workspace's earlier runs, left out
 
 
 class RunReport(TypedDict):

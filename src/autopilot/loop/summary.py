@@ -243,8 +243,9 @@ def every_run() -> RunList:
     return {"runs": [summary(s, warn_at) for s in all_runs()]}
 
 
-def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> Calls:
-    """The newest ``limit`` model calls of a run from events.jsonl, oldest first; malformed lines are counted."""
+def calls(run_dir: str | os.PathLike[str], limit: int = CALLS, run_id: str | None = None) -> Calls:
+    """The newest ``limit`` model calls of a run from events.jsonl, oldest first; malformed lines are counted. With
+    ``run_id``, the calls of that run only: the workspace's earlier runs (re-planned) are counted, not listed."""
     path = Path(run_dir) / "events.jsonl"
     try:
         with open(path, "rb") as fh:
@@ -253,12 +254,12 @@ def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> Calls:
             fh.seek(start)
             data = fh.read()
     except FileNotFoundError:
-        return {"calls": [], "total_read": 0, "malformed": 0, "older_not_read": False}
+        return {"calls": [], "total_read": 0, "malformed": 0, "older_not_read": False, "other_runs": 0}
     lines = data.split(b"\n")
     if start > 0:
         lines = lines[1:]  # the first is probably cut
     events: list[Call] = []
-    malformed = 0
+    malformed = other = 0
     for line in lines:
         if not line.strip():
             continue
@@ -268,6 +269,9 @@ def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> Calls:
                 raise ValueError
         except ValueError:
             malformed += 1
+            continue
+        if run_id is not None and event.get("run_id") != run_id:
+            other += 1
             continue
         tokens = event["tokens"] if isinstance(event.get("tokens"), dict) else {}
         events.append(
@@ -283,7 +287,13 @@ def calls(run_dir: str | os.PathLike[str], limit: int = CALLS) -> Calls:
                 "detail": event.get("detail"),
             }
         )
-    return {"calls": events[-limit:], "total_read": len(events), "malformed": malformed, "older_not_read": start > 0}
+    return {
+        "calls": events[-limit:],
+        "total_read": len(events),
+        "malformed": malformed,
+        "older_not_read": start > 0,
+        "other_runs": other,
+    }
 
 
 def artifact(run_dir: str | os.PathLike[str], recorded: Any, kind: str) -> dict[str, Any] | None:
@@ -325,6 +335,6 @@ def report(state: ListedRun | CorruptRun) -> RunReport:
         "verdict": None
         if verdict is None
         else {k: verdict.get(k) for k in ("decision", "reason", "next_task_id", "progressed", "criteria")},
-        "calls": calls(run_dir),
+        "calls": calls(run_dir, run_id=state.get("run_id")),
         "rate_limits": limits,
     }

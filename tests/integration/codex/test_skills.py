@@ -79,7 +79,8 @@ def test_launcher_records_the_installing_python(bridge):
     """The hook's launcher runs the Python that ran the installer, falling back to python3."""
     install(bridge)
     text = (home() / "skills" / "handoff" / "scripts" / "handoff-hook").read_text()
-    assert f"py={shlex.quote(sys.executable)}\n" in text and '[ -x "$py" ] || py=python3' in text
+    recorded = json.loads((home() / "skills" / "handoff" / "scripts" / "installed.json").read_text())
+    assert recorded["python"] == sys.executable and "py=python3\n" in text  # the wrapper reads it (else python3)
 
 
 def test_from_claude_records_the_installing_bridge(bridge):

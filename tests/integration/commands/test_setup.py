@@ -26,8 +26,8 @@ def test_setup_installs_the_codex_side_from_this_environment(bridge, isolated_ho
     answer = setup(bridge)
     codex = isolated_homes / "codex"
     assert answer["codex"]["hook"]["file"] == str(codex / "hooks.json") and answer["python"] == sys.executable
-    wrapper = (codex / "skills" / "from-claude" / "scripts" / "from-claude").read_text()
-    assert sys.executable in wrapper
+    recorded = json.loads((codex / "skills" / "from-claude" / "scripts" / "installed.json").read_text())
+    assert recorded["python"] == sys.executable  # what the launchers run
     assert answer["launcher"] is None and any("--launcher" in step for step in answer["next"])
 
 

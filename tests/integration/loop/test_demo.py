@@ -13,7 +13,7 @@ def test_offline_demo_runs_the_loop_to_done_and_says_it_is_scripted(bridge, isol
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex on PATH, no OPENAI_API_KEY: nothing configured
     code, out, err = bridge("demo")
     assert code == 0, err
-    assert "offline demo: Codex answers are scripted" in err
+    assert "offline demo: Codex's answers are scripted" in err
     steps = [line.split()[0] for line in out.splitlines()]
     assert steps == ["plan", "claude", "review", "verdict", "claude", "review", "verdict"]
     assert "status=done" in out.splitlines()[-1]
@@ -29,14 +29,17 @@ def test_demo_json_prints_one_state_change_per_line(bridge, monkeypatch):
     assert all(c["budget_used_usd"] <= c["budget_usd"] for c in changes)
 
 
-def test_demo_uses_a_configured_backend_with_the_users_settings(bridge, isolated_homes, monkeypatch):
-    """With a backend set up the demo calls it for real, honouring the user's config file (here its model)."""
+def test_demo_uses_a_backend_only_when_asked_with_the_users_settings(bridge, isolated_homes, monkeypatch):
+    """A backend set up is not asked until --backend names it; then the demo calls it for real, honouring the
+    user's config file (here its model)."""
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     (isolated_homes / "autopilot" / "config.yaml").write_text("backend: openai\nmodel: gpt-6.1-sol\n")
     with ResponsesServer(responder=scripted_answer) as srv:
         monkeypatch.setenv("OPENAI_BASE_URL", srv.url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-        code, out, err = bridge("demo")
+        code, _, err = bridge("demo")
+        assert code == 0 and "offline demo" in err and srv.requests == []
+        code, out, err = bridge("demo", "--backend", "openai")
     assert code == 0, err
-    assert "demo with your configured backend: openai" in err and "offline" not in err
+    assert "demo with a real backend: openai" in err and "offline" not in err
     assert len(srv.requests) == 5 and {r["model"] for r in srv.requests} == {"gpt-6.1-sol"}

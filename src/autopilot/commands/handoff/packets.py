@@ -50,9 +50,11 @@ def list_sessions(agent: str, *, cwd: str | None = None, source: str | None = No
     rollouts (the answer's ``sourceUsed`` says which, ``sourceNote`` why); ``--source`` picks one.
     """
     from autopilot.handoff.sources import Limits, catalog
+    from autopilot.loop.threads import own_threads
     from autopilot.output import emit
 
-    emit(catalog.sessions(agent, _project(cwd), Limits.from_env(), source=source, latest=latest))
+    hide = own_threads() if agent == "codex" else ()  # the reviewer's threads: never a session to hand over
+    emit(catalog.sessions(agent, _project(cwd), Limits.from_env(), source=source, latest=latest, hide=hide))
     return 0
 
 

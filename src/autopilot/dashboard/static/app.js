@@ -33,7 +33,15 @@ const s = (tag, attrs) => {
 const clear = (el) => { while (el.firstChild) el.removeChild(el.firstChild); return el; };
 const short = (text, n) => { const t = String(text ?? ""); return t.length > n ? t.slice(0, n - 1) + "…" : t; };
 const usd = (x) => "$" + Number(x || 0).toFixed(4);
-const when = (iso) => (iso ? String(iso).replace("T", " ").replace(/\.\d+Z$/, "Z") : "—");
+// Every time the page shows, in one format (UTC to the second), whatever the answer held: ISO 8601 text, or
+// epoch seconds or milliseconds (Codex's app server lists threads with epoch seconds).
+const when = (t) => {
+  if (t == null || t === "") return "—";
+  const n = typeof t === "number" ? t : /^\d+(\.\d+)?$/.test(String(t)) ? Number(t) : null;
+  const d = n != null ? new Date(n < 1e12 ? n * 1000 : n) : new Date(String(t));
+  return isNaN(d) ? String(t) : d.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+};
+const bytes = (b) => (b == null ? "—" : b < 1024 ? `${b} B` : b < 1 << 20 ? `${(b / 1024).toFixed(1)} KiB` : `${(b / 1048576).toFixed(1)} MiB`);
 // A stored text as stored: control characters, escape introducers, line separators and invisible format characters
 // (bidi overrides, zero-width) shown as their escapes, as autopilot.output.printable shows them in a terminal.
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Cn}]/gu;
@@ -90,6 +98,21 @@ function say(message, isError) {
   el.className = isError ? "error" : "";
 }
 const fail = (err) => say(err.message + (err.hint ? ` (${err.hint})` : ""), true);
+// An API error shown where its answer would have been (a table's body, a box): what failed, why, and the hint;
+// never an empty panel. The status line says it too.
+function problem(el, err, what) {
+  const text = `${what} could not be loaded: ${err.message}${err.hint ? ` (${err.hint})` : ""}`;
+  if (el.tagName === "TBODY") {
+    const cols = el.closest("table").querySelectorAll("thead th").length;
+    clear(el).append(h("tr", {}, h("td", { colspan: cols, class: "bad panel-error", role: "alert", text })));
+  } else if (el.tagName === "P") {
+    el.textContent = text;
+    el.className = "bad panel-error";
+  } else {
+    clear(el).append(h("p", { class: "bad panel-error", role: "alert", text }));
+  }
+  say(text, true);
+}
 
 // ---- tabs --------------------------------------------------------------------------------
 const TABS = ["autopilot", "handover", "active", "passive", "durable"];
@@ -119,7 +142,8 @@ function setupTabs() {
 
 // ---- overview ----------------------------------------------------------------------------
 async function loadOverview() {
-  const o = await api("/api/overview");
+  let o;
+  try { o = await api("/api/overview"); } catch (err) { problem($("project"), err, "This project's overview"); return; }
   ui.overview = o;
   const p = o.project || {};
   $("project").textContent = p.worktree
@@ -132,8 +156,10 @@ async function loadOverview() {
 
 // ---- autopilot ---------------------------------------------------------------------------
 async function loadRuns() {
-  const data = await api("/api/runs");
-  const body = clear($("runs").querySelector("tbody"));
+  const body = $("runs").querySelector("tbody");
+  let data;
+  try { data = await api("/api/runs"); } catch (err) { problem(body, err, "The runs"); return; }
+  clear(body);
   if (!data.runs.length) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted", text: "No runs on this machine yet." })));
   for (const r of data.runs) {
     const spend = r.spend || {};
@@ -166,7 +192,12 @@ function listInto(el, items, render) {
 
 async function loadRun() {
   if (!ui.run) return;
-  const rep = await api(`/api/runs/${encodeURIComponent(ui.run)}`);
+  let rep;
+  try { rep = await api(`/api/runs/${encodeURIComponent(ui.run)}`); } catch (err) {
+    $("run").hidden = false;
+    problem($("run-facts"), err, `Run ${ui.run}`);
+    return;
+  }
   const r = rep.summary;
   $("run").hidden = false;
   $("run-title").textContent = `Run ${r.run}`;
@@ -216,7 +247,8 @@ function drawChart(calls) {
   const box = clear($("run-chart"));
   const list = calls.calls;
   const W = 900, H = 240, L = 64, R = 64, T = 16, B = 40;
-  const caption = `${list.length} calls${calls.older_not_read ? " (the newest)" : ""}${calls.malformed ? `, ${calls.malformed} malformed lines skipped` : ""}. Bars: cost per call (left axis). Line: tokens per call, input + output (right axis).`;
+  const earlier = calls.other_runs ? ` (${calls.other_runs} calls of this workspace's earlier runs not shown)` : "";
+  const caption = `${list.length} calls of this run${calls.older_not_read ? " (the newest)" : ""}${earlier}${calls.malformed ? `, ${calls.malformed} malformed lines skipped` : ""}. Bars: cost per call (left axis). Line: tokens per call, input + output (right axis).`;
   $("run-chart-caption").textContent = caption;
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-labelledby": "run-chart-title" });
   const title = s("title", { id: "run-chart-title" });
@@ -273,25 +305,44 @@ async function runAction(action) {
 // ---- handover ----------------------------------------------------------------------------
 async function loadSources() {
   const agent = $("src-agent").value;
+  const asked = (ui.sourcesAsked = (ui.sourcesAsked || 0) + 1);  // a slower answer to an earlier choice is dropped
+  const body = clear($("sources").querySelector("tbody"));
+  body.append(h("tr", {}, h("td", { colspan: 7, class: "muted", text: `Reading ${agent === "codex" ? "Codex" : "Claude Code"} sessions…` })));
+  $("src-note").textContent = "";
   say(`Reading ${agent} sessions…`);
+  let data;
   try {
-    const data = await api(`/api/sources/${agent}${$("src-latest").checked ? "?latest=1" : ""}`);
-    const body = clear($("sources").querySelector("tbody"));
-    for (const row of data.sessions) {
-      const id = agent === "codex" ? row.threadId : row.sessionId;
-      const radio = h("input", { type: "radio", name: "session", value: id, "aria-label": `Choose session ${id}`,
-        onchange: () => choose(agent, id) });
-      if (ui.chosen && ui.chosen.id === id) radio.checked = true;
-      body.append(h("tr", {},
-        h("td", {}, radio), h("td", {}, h("code", { text: id })), h("td", { text: row.gitBranch || "—" }),
-        h("td", { text: when(row.lastTimestamp || row.createdAt) }), h("td", { text: short(row.lastPrompt || row.title || "", 90) }),
-        h("td", { text: `${Math.round((row.bytes || 0) / 1024)} KiB` })));
-    }
-    const other = (data.otherWorktrees || []).length;
-    const gaps = ((data.coverage || {}).gaps || []).map((g) => g.kind).join(", ");
-    $("src-note").textContent = `${data.sessions.length} sessions in this worktree${other ? `, ${other} in other worktrees (not listed)` : ""}${gaps ? `; gaps: ${gaps}` : ""}. Read ${new Date().toLocaleTimeString()}. Choosing is yours: nothing is picked for you.`;
-    say("");
-  } catch (err) { fail(err); }
+    data = await api(`/api/sources/${agent}${$("src-latest").checked ? "?latest=1" : ""}`);
+  } catch (err) {
+    if (asked === ui.sourcesAsked) problem(body, err, `The ${agent} sessions`);
+    return;
+  }
+  if (asked !== ui.sourcesAsked) return;
+  clear(body);
+  if (!data.sessions.length) body.append(h("tr", {}, h("td", { colspan: 7, class: "muted", text: `No ${agent === "codex" ? "Codex" : "Claude Code"} session was recorded in this worktree.` })));
+  for (const row of data.sessions) {
+    const id = agent === "codex" ? row.threadId : row.sessionId;
+    const radio = h("input", { type: "radio", name: "session", value: id, "aria-label": `Choose session ${id}`,
+      onchange: () => choose(agent, id) });
+    if (ui.chosen && ui.chosen.id === id) radio.checked = true;
+    // what names the session: its title (Claude Code's, or a named Codex thread), else Codex's preview, its first prompt
+    const title = row.title || (row.preview ? `first prompt: ${row.preview}` : "");
+    body.append(h("tr", {},
+      h("td", {}, radio), h("td", {}, h("code", { text: id })), h("td", { text: row.gitBranch || "—" }),
+      h("td", { text: when(row.lastTimestamp || row.updatedAt || row.createdAt) }),
+      h("td", { class: title ? null : "muted", text: title ? short(visible(title), 90) : "untitled" }),
+      h("td", { class: row.lastPrompt ? null : "muted", text: row.lastPrompt ? short(visible(row.lastPrompt), 90) : "—" }),
+      h("td", { text: bytes(row.bytes), title: row.bytes == null ? "the app server does not say a thread's size" : "" })));
+  }
+  const other = (data.otherWorktrees || []).length;
+  const hidden = data.hidden && data.hidden.count ? ` ${data.hidden.count} hidden: ${data.hidden.why}.` : "";
+  const from = data.sourceUsed ? ` Read from ${data.sourceUsed === "app-server" ? "Codex's app server" : "the local files"}${data.sourceNote ? ` (${data.sourceNote})` : ""}.` : "";
+  const n = data.sessions.length;
+  $("src-note").textContent = `${n} session${n === 1 ? "" : "s"} in this worktree${other ? `, ${other} in other worktrees (not listed)` : ""}.${hidden}${from} Read ${when(Date.now())}. Choosing is yours: nothing is picked for you.`;
+  const gaps = (data.coverage || {}).gaps || [];
+  $("src-gaps").hidden = !gaps.length;
+  clear($("src-gaps")).append(...gaps.map((g) => h("li", {}, h("strong", { text: `${g.kind}: ` }), visible(g.detail || ""))));
+  say("");
 }
 
 function choose(agent, id) {
@@ -323,7 +374,7 @@ function packetSummary(p) {
   return h("div", {},
     h("h4", { text: "Objective" }), quote(p.objective ? p.objective.text : "—"), refs(p.objective),
     h("h4", { text: "Next action (an inference)" }), quote(p.nextAction ? p.nextAction.text : "—"),
-    p.nextAction ? h("p", { class: "muted", text: `why: ${p.nextAction.why || ""}` }) : null,
+    p.nextAction && p.nextAction.why ? h("p", { class: "muted", text: `why: ${p.nextAction.why}` }) : null,
     claimList("Coverage gaps", (p.coverage || {}).gaps, (g) => `${g.kind}: ${g.detail}`),
     h("p", { class: "muted", text: `~${p.estimates.tokens} tokens (${p.estimates.bytes} bytes; ${p.estimates.method})` }));
 }
@@ -353,8 +404,10 @@ function sharedBy(origin) {
 }
 
 async function loadPackets() {
-  const data = await api("/api/packets");
-  const body = clear($("packets").querySelector("tbody"));
+  const body = $("packets").querySelector("tbody");
+  let data;
+  try { data = await api("/api/packets"); } catch (err) { problem(body, err, "The packets"); return; }
+  clear(body);
   if (!data.packets.length) body.append(h("tr", {}, h("td", { colspan: 7, class: "muted", text: "No packets yet." })));
   for (const p of data.packets) {
     body.append(h("tr", { class: p.packet === ui.packet ? "selected" : null },
@@ -436,7 +489,7 @@ async function inspect(pid) {
     clear($("import-result"));
     say("");
     await loadPackets();
-  } catch (err) { fail(err); }
+  } catch (err) { $("inspect").hidden = false; problem($("inspect-body"), err, `Packet ${pid.slice(0, 19)}…`); }
 }
 
 async function listReceiving() {
@@ -446,7 +499,7 @@ async function listReceiving() {
     const list = clear($("import-sessions"));
     for (const row of data.sessions) {
       const id = agent === "codex" ? row.threadId : row.sessionId;
-      list.append(h("option", { value: id, text: `${when(row.lastTimestamp || row.createdAt)} ${short(row.lastPrompt || "", 60)}` }));
+      list.append(h("option", { value: id, text: `${when(row.lastTimestamp || row.updatedAt || row.createdAt)} ${short(row.lastPrompt || row.preview || "", 60)}` }));
     }
     say(`${data.sessions.length} ${agent} sessions in this worktree: choose one (or tick "a new session" and type its id).`);
   } catch (err) { fail(err); }
@@ -474,7 +527,7 @@ const textOf = (x) => (x && typeof x === "object" ? x.text : x) || "";
 async function loadActive() {
   const box = $("active");
   let data;
-  try { data = await api("/api/memory/active"); } catch (err) { clear(box).append(h("p", { class: "bad", text: err.message })); return; }
+  try { data = await api("/api/memory/active"); } catch (err) { problem(box, err, "The active memory"); return; }
   clear(box);
   if (!data.sessions.length) box.append(h("p", { class: "muted", text: `No session of ${data.worktree} has active memory yet (the plugin's hooks record it; \`codex-bridge handoff checkpoint\` or \`recover\` add to it).` }));
   for (const v of data.sessions) {
@@ -513,12 +566,14 @@ async function loadReadiness() {
     box.append(h("ul", { class: "readiness" }, r.checks.map((c) => h("li", { class: c.status === "ok" ? "ok" : c.status === "warn" ? "warn" : "bad" },
       h("strong", { text: `${c.status.toUpperCase()} ${c.name}` }), ` ${c.detail}`,
       c.fix ? h("div", {}, "fix: ", h("code", { text: c.fix })) : null))));
-  } catch (err) { clear(box).append(h("p", { class: "bad", text: err.message })); }
+  } catch (err) { problem(box, err, "The readiness checks"); }
 }
 
 async function loadArchive() {
-  const box = clear($("archive"));
-  const a = await api("/api/archive");
+  const box = $("archive");
+  let a;
+  try { a = await api("/api/archive"); } catch (err) { problem(box, err, "The archive"); return; }
+  clear(box);
   if (!a.total) { box.append(h("p", { class: "muted", text: `Nothing archived yet (${a.archive}).` })); return; }
   box.append(h("p", { class: "muted", text: `${a.total} archived packet(s) in ${a.archive}.` }));
   box.append(h("ul", {}, a.packets.map((p) => h("li", {}, h("code", { text: short(p.packet, 23) }),
@@ -542,7 +597,7 @@ async function doSearch(e) {
           h("span", { class: `badge ${fresh.state === "current" ? "ok" : "warn"}`, text: fresh.state || "?" }),
           h("span", { class: "muted", text: ` ${r.scope || ""}, ${r.branch || "no branch"}, ${when(r.time)}` })),
         quote(short(r.excerpt || "", 1200)),
-        h("p", { class: "muted", text: `${r.agent || ""} session ${short(r.session, 14)} · ${p.packet ? "packet " + p.packet.slice(0, 19) + "…" : p.kind || ""} ${p.ref || ""}${p.line ? " line " + p.line : ""}` }),
+        h("p", { class: "muted", text: `${r.agent || ""} session ${short(r.session, 14)} · ${p.packet ? `packet ${p.packet.slice(0, 19)}… ${p.ref || ""}` : p.log ? `active memory: ${p.log} entry ${p.index}` : `${p.kind || ""} ${p.ref || ""}`}${p.line ? ` line ${p.line}${p.source ? " of " + p.source : ""}` : ""}` }),
         sharedBy(r.shared),
         (fresh.reasons || []).length ? h("p", { class: "warn", text: fresh.reasons.join("; ") }) : null,
         r.supersededBy ? h("p", { class: "stale", text: `superseded by #${r.supersededBy.rank} (${r.supersededBy.outcome})` }) : null));
@@ -552,11 +607,12 @@ async function doSearch(e) {
     }
     for (const n of data.notes || []) box.append(h("p", { class: "muted", text: `note: ${n}` }));
     say("");
-  } catch (err) { fail(err); }
+  } catch (err) { problem(box, err, `The search for “${q}”`); }
 }
 
 async function loadDurable() {
-  const data = await api("/api/durable");
+  let data;
+  try { data = await api("/api/durable"); } catch (err) { problem($("rules").querySelector("tbody"), err, "The rules and decisions"); return; }
   ui.rules = {};
   for (const r of data.rules) ui.rules[r.id] = r;
   const integ = data.integrity;
@@ -630,7 +686,7 @@ async function propose(e) {
     $("propose-text").value = "";
     $("propose-why").value = "";
   } catch (err) { fail(err); }
-  await loadDurable().catch(fail);
+  await loadDurable();
 }
 
 async function proposeFromPacket(pid, index) {
@@ -647,7 +703,7 @@ async function refresh() {
   const results = await Promise.allSettled(jobs);
   const failed = results.find((r) => r.status === "rejected");
   if (failed) fail(failed.reason);
-  $("refreshed").textContent = `Refreshed ${new Date().toLocaleTimeString()} (every 15 s and after each action).`;
+  $("refreshed").textContent = `Refreshed ${when(Date.now())} (every 15 s and after each action).`;
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
@@ -657,6 +713,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("run-stop").addEventListener("click", () => runAction("stop"));
   $("run-resume").addEventListener("click", () => runAction("resume"));
   $("src-refresh").addEventListener("click", loadSources);
+  $("src-agent").addEventListener("change", () => { ui.sourcesRead = true; loadSources(); });
+  $("src-latest").addEventListener("change", () => { ui.sourcesRead = true; loadSources(); });
   $("export-preview").addEventListener("click", () => doExport(true));
   $("export-go").addEventListener("click", () => doExport(false));
   $("import-list").addEventListener("click", listReceiving);

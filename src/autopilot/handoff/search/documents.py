@@ -10,9 +10,10 @@ re-read from the excerpt where the packet records none), ``applied`` for an edit
 and ``claimed-fixed`` for a message that says something was fixed or passes (a claim,
 never proof). *Causal links* follow the session's order: an edit is ``tested-by`` the next
 test run; a test run ``tests`` the edits since the previous run and, when it failed, is
-``fixed-by`` the edits after it (a failed command that is not a test run, by the edits after it
-until it or a test run runs again); a "fixed" claim is ``based-on`` the last run before it
-that passed or failed (one that ran no test proves nothing either way).
+``fixed-by`` the applied edits after it (a failed command that is not a test run, by the applied
+edits after it until it or a test run runs again: those of a file it names when there are some);
+a "fixed" claim is ``based-on`` the last run before it that passed or failed (one that ran no test
+proves nothing either way).
 Symbols come from edit inputs and patches (and the definition that encloses an edit in the
 file as the export saw it): an edit's are what it changed, not its patch's context lines; other
 evidence's come from its text (test output, tracebacks, messages). Inherited references
@@ -237,20 +238,26 @@ def _link(docs: list[Document]) -> None:
             # a run's result holds for the files it tested: when they change, so does its freshness
             run["files"] += [f for f in e["files"] if f not in run["files"]]
         previous = run["seq"]
+    # Only an edit that took effect can have fixed anything: one still pending or only proposed when the session
+    # was read, or refused, never did.
+    applied = [d for d in ordered if d["role"] == "edit" and (d.get("outcome") or {}).get("status") == "applied"]
     for i, run in enumerate(runs):
         if (run.get("outcome") or {}).get("status") != "failed":
             continue
         until = runs[i + 1]["seq"] if i + 1 < len(runs) else float("inf")
-        fixes = [d for d in ordered if d["role"] == "edit" and run["seq"] < d["seq"] < until]
+        fixes = [d for d in applied if run["seq"] < d["seq"] < until]
         run["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
     for command in (
         d for d in ordered if d["role"] == "command" and (d.get("outcome") or {}).get("status") == "failed"
     ):
-        # a failed command that is not a test run (a script, a type check): the edits after it, until that
-        # command (or a test run) ran again, are what fixed it
+        # a failed command that is not a test run (a script, a type check): the applied edits after it, until that
+        # command (or a test run) ran again, are what fixed it; those of a file the command or its output names,
+        # when there are any (the others are then other work)
         again = [d for d in ordered if d["seq"] > command["seq"] and (d["role"] == "test" or _same_command(d, command))]
         until = again[0]["seq"] if again else float("inf")
-        fixes = [d for d in ordered if d["role"] == "edit" and command["seq"] < d["seq"] < until][:FIXES_MAX]
+        said = str(command.get("text") or "")
+        after = [d for d in applied if command["seq"] < d["seq"] < until]
+        fixes = ([d for d in after if _names_a_file_of(said, d)] or after)[:FIXES_MAX]
         command["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
     decisive = [r for r in runs if (r.get("outcome") or {}).get("status") in ("passed", "failed")]
     for doc in ordered:
@@ -262,6 +269,13 @@ def _link(docs: list[Document]) -> None:
     by_ref = {d["ref"]: d for d in docs}
     for doc in ordered:  # what a run or a claim is about: its command, and the files and symbols of its edits
         doc["subject"] = _subject(doc, by_ref)
+
+
+def _names_a_file_of(text: str, edit: Document) -> bool:
+    """Whether ``text`` names a file ``edit`` changed (its path as recorded, or its file name; one the edit created
+    counts too, though the worktree no longer has it)."""
+    changed = [*(edit.get("files") or []), *(edit.get("paths") or [])]
+    return any(f in text or os.path.basename(f) in text for f in changed if f)
 
 
 def _same_command(doc: Document, command: Document) -> bool:

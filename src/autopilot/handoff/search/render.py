@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import, and every search without 
 if TYPE_CHECKING:
     from typing import Any
 
-    from autopilot.handoff.search.shapes import Answer, Result
+    from autopilot.handoff.search.shapes import Answer, Pointer, Result
 
 EXCERPT_LINES = 6
 LINE_CHARS = 160
@@ -50,6 +50,24 @@ def render(answer: Answer) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _place(p: Pointer) -> str:
+    """Where a result's evidence is, in words: the packet and its reference, or the active memory's log and entry
+    (its ids are the session's, already said), then the transcript line it came from when one is known."""
+    if p.get("packet"):
+        origin = f"packet {p['packet'][:19]}… {p['ref']}"
+    elif p.get("log"):
+        origin = f"active memory: {p['log']} entry {p.get('index')}"
+    else:
+        origin = f"{p['kind']} {p['ref']}"
+    if p.get("via") == "recover":
+        origin += " (recovered from the transcript)"
+    where = f"line {p['line']}" if p.get("line") else str(p.get("event") or "")
+    source = p.get("source")
+    if source:
+        return f"{origin}  {where} of {source}" if where else f"{origin}  in {source}"
+    return f"{origin}  {where}".rstrip()
+
+
 def _result(r: Result) -> list[str]:
     if r.get("approval"):
         return _approved(r)
@@ -59,15 +77,7 @@ def _result(r: Result) -> list[str]:
     head += f"  [{SCOPES.get(r['scope'], r['scope'])}, {r.get('branch') or 'no branch'}]"
     state = fresh["state"] if fresh["state"] == "current" else fresh["state"].upper()
     head += f"  {_short_time(r.get('time'))}  freshness: {state}"
-    p = r["pointer"]
-    where = f"line {p['line']}" if p.get("line") else str(p.get("event") or "")
-    origin = f"packet {p['packet'][:19]}…" if p.get("packet") else f"{p['kind']} {p['origin']}"
-    if p.get("via") == "recover":
-        origin += " (recovered from the transcript)"
-    out = [
-        head,
-        f"   {r.get('agent')} session {str(r.get('session'))[:13]}…  {origin} {p['ref']}  {where} of {p.get('source')}",
-    ]
+    out = [head, f"   {r.get('agent')} session {str(r.get('session'))[:13]}…  {_place(r['pointer'])}"]
     if r.get("task"):
         out.append(f"   autopilot task {r['task'].get('id')}: {r['task'].get('title') or ''}".rstrip())
     if r.get("shared"):

@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from autopilot.handoff.sources.shapes import TranscriptHash
 
 
+# Where a piece of evidence is: a packet's event and its source's line, or an active-memory log's entry; its keys
+# differ by kind (``kind``, ``origin``, ``ref``, ``packet``, ``log``, ``index``, ``line``, ``source``, ``via``...).
+Pointer = dict[str, Any]
+
+
 class DocLink(TypedDict):
     """A causal link from one document to another of the same packet."""
 
@@ -56,7 +61,7 @@ class Document(TypedDict, total=False):
     branch: Any
     time: Any
     seq: int
-    pointer: dict[str, Any]  # the evidence's place: a packet's event and source pointer, or a memory log's
+    pointer: Pointer  # the evidence's place: a packet's event and source pointer, or a memory log's
     resultPointer: dict[str, Any]
     outcome: dict[str, Any] | None
     command: Any
@@ -150,7 +155,7 @@ class Result(TypedDict):
     role: str
     kind: str
     excerpt: str
-    pointer: dict[str, Any]
+    pointer: Pointer
     session: Any
     agent: Any
     worktree: Any

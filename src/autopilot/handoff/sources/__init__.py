@@ -127,13 +127,23 @@ def verify_hash(recorded: TranscriptHash, path: str) -> str | None:
     return None
 
 
-def check_session_id(value: str, what: str = "--session") -> str:
-    """``value`` if it looks like a session or thread id; a path or pattern is refused."""
+# What a session or thread id may be: what `handoff list` prints, and only that (a name, never a path or a pattern).
+# A transcript whose name is not one is not listed, and a coverage gap says so.
+SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,79}")
+UNNAMED = "sessions whose id is not letters, digits, dashes and underscores: not listed (--session could not name them)"
 
-    if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z_-]{3,79}", value or ""):
+
+def is_session_id(value: object) -> bool:
+    """Whether ``value`` has a session id's shape (:data:`SESSION_ID`)."""
+    return isinstance(value, str) and SESSION_ID.fullmatch(value) is not None
+
+
+def check_session_id(value: str, what: str = "--session") -> str:
+    """``value`` if it is a session or thread id as `handoff list` prints them; a path or pattern is refused."""
+    if not is_session_id(value):
         raise BridgeError(
             f"{what} {value!r} is not a session id",
-            hint="pass the id shown by `codex-bridge handoff list` (letters, digits and dashes)",
+            hint="pass the id shown by `codex-bridge handoff list` (letters, digits, dashes and underscores)",
         )
     return value
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from autopilot.codex.app_server import AppServerClient
-from autopilot.handoff.sources import Limits, check_session_id, first_objective, gap, graph
+from autopilot.handoff.sources import UNNAMED, Limits, check_session_id, first_objective, gap, graph, is_session_id
 from autopilot.handoff.sources.project import THIS_WORKTREE, Project, require_match
 from autopilot.handoff.transcripts.evidence import OMITTED_SECRET_OUTPUT, TRUST, Evidence, secret_command
 
@@ -69,7 +69,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False, server: 
     ev = Evidence(300)
     mine: list[SessionRow] = []
     siblings: list[SessionRow] = []
-    pages, cursor = 0, None
+    pages, cursor, unnamed = 0, None, 0
     with server or AppServer() as app:
         while pages < LIST_PAGES:
             params: dict[str, Any] = {"sourceKinds": SOURCE_KINDS, "limit": LIST_PAGE, "sortKey": "updated_at"}
@@ -78,6 +78,9 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False, server: 
             page = app.call("thread/list", params)
             pages += 1
             for t in page.get("data") or []:
+                if not is_session_id(t.get("id")):  # nothing could name it again: --session takes ids only
+                    unnamed += 1
+                    continue
                 scope = project.classify(t.get("cwd"))
                 if scope == THIS_WORKTREE:
                     mine.append(_thread_row(t, scope))
@@ -88,6 +91,8 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False, server: 
                 break
     gaps = [gap("list_pages", f"stopped after {LIST_PAGES} pages of {LIST_PAGE} threads")] if cursor else []
     gaps.append(gap("archived", "the app server lists live threads; archived ones are read with --source local"))
+    if unnamed:
+        gaps.append(gap("unnamed", f"{unnamed} {UNNAMED}"))
     listing: Listing = {
         "trust": TRUST,
         "from": "codex",

@@ -18,6 +18,8 @@ from autopilot.handoff.sources import Limits, appserver, claude, codex
 from autopilot.handoff.sources.project import Project
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from autopilot.handoff.sources.shapes import Listing, Page
 
 Answer = TypeVar("Answer", "Listing", "Page")
@@ -56,24 +58,51 @@ def _with_source(answer: Answer, used: str, why: str | None = None) -> Answer:
 
 
 def sessions(
-    agent: str, project: Project, limits: Limits, *, source: str | None = None, latest: bool = False
+    agent: str,
+    project: Project,
+    limits: Limits,
+    *,
+    source: str | None = None,
+    latest: bool = False,
+    hide: Collection[str] = (),
 ) -> Listing:
-    """This worktree's sessions of one agent, newest first (``latest`` filters to one row; nothing is chosen)."""
+    """This worktree's sessions of one agent, newest first (``latest`` filters to one row; nothing is chosen).
+
+    ``hide``: threads that are no one's session to hand over (the autopilot reviewer's own, which the adapters pass
+    down: the handoff never asks the loop); they are left out, and ``hidden`` says how many.
+    """
     kind = source_kind(agent, source)
     note = None
+    listed: Listing | None = None
     if kind in ("app-server", "auto"):
         try:
-            return _with_source(appserver.sessions(project, limits, latest=latest), "app-server")
+            listed = _with_source(appserver.sessions(project, limits, latest=latest and not hide), "app-server")
         except BridgeError as exc:
             if kind == "app-server":
                 raise
             note = f"the Codex app server could not answer ({exc}); local rollouts were read instead"
-    listed = (
-        claude.sessions(project, limits, latest=latest)
-        if agent == "claude"
-        else codex.sessions(project, limits, latest=latest)
-    )
-    return _with_source(listed, "local", note)
+    if listed is None:
+        found = (
+            claude.sessions(project, limits, latest=latest)
+            if agent == "claude"
+            else codex.sessions(project, limits, latest=latest and not hide)
+        )
+        listed = _with_source(found, "local", note)
+    return _hidden(listed, set(hide), latest) if hide else listed
+
+
+def _hidden(listed: Listing, hide: set[str], latest: bool) -> Listing:
+    """``listed`` without the threads in ``hide`` (the newest left alone when ``latest``), saying how many went."""
+    kept = [row for row in listed["sessions"] if row.get("threadId") not in hide]
+    others = [row for row in listed["otherWorktrees"] if row.get("threadId") not in hide]
+    gone = len(listed["sessions"]) + len(listed["otherWorktrees"]) - len(kept) - len(others)
+    listed = listed.copy()
+    listed["sessions"], listed["otherWorktrees"] = kept[:1] if latest else kept, others
+    listed["hidden"] = {
+        "count": gone,
+        "why": "codex-autopilot's own planner and reviewer threads (codex exec), never a session to hand over",
+    }
+    return listed
 
 
 def read(

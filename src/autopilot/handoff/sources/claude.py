@@ -21,7 +21,7 @@ import orjson
 
 from autopilot.config import reader_dir
 from autopilot.errors import BridgeError
-from autopilot.handoff.sources import Limits, check_session_id, gap
+from autopilot.handoff.sources import UNNAMED, Limits, check_session_id, gap, is_session_id
 from autopilot.handoff.sources.local import LocalSource, exit_code, listing, over_read_cap
 from autopilot.handoff.sources.project import THIS_WORKTREE, Project
 from autopilot.handoff.sources.window import Span
@@ -303,6 +303,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
     skipped = 0
     missing: list[str] = []
     unreadable: list[str] = []
+    unnamed: list[str] = []
     dirs = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     for folder in dirs:
         if not _may_hold(folder.name, keys):
@@ -312,6 +313,9 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
             if not (folder / f"{sub.name}.jsonl").exists():
                 missing.append(str(folder / f"{sub.name}.jsonl"))
         for path in sorted(folder.glob("*.jsonl")):
+            if not is_session_id(path.stem):  # nothing could name it again: --session takes ids only
+                unnamed.append(str(path))
+                continue
             try:
                 probe = source.probe(str(path))
                 size = path.stat().st_size
@@ -339,6 +343,8 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
         )
     if unreadable:
         gaps.append(gap("unreadable", "transcripts that could not be opened", paths=unreadable))
+    if unnamed:
+        gaps.append(gap("unnamed", UNNAMED, paths=unnamed))
     coverage: Coverage = {"projectDirs": len(dirs) - skipped, "skippedProjectDirs": skipped, "gaps": gaps}
     note = "sessions are listed, never chosen: pass --session ID to read, export or import"
     return listing("claude", str(root), project, mine, siblings, coverage, latest=latest, note=note)

@@ -22,7 +22,7 @@ import orjson
 from autopilot.codex.rollout import patch_files
 from autopilot.codex.sessions import find_rollout, open_rollout, readable, rollout_files, scan_roots
 from autopilot.errors import BridgeError
-from autopilot.handoff.sources import Limits, check_session_id, gap
+from autopilot.handoff.sources import UNNAMED, Limits, check_session_id, gap, is_session_id
 from autopilot.handoff.sources.local import LocalSource, listing, over_read_cap
 from autopilot.handoff.sources.project import THIS_WORKTREE, Project
 from autopilot.handoff.sources.window import Span
@@ -325,6 +325,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
     mine: list[SessionRow] = []
     siblings: list[SessionRow] = []
     unreadable: list[str] = []
+    unnamed: list[str] = []
     children: dict[str, int] = {}
     for path in rollout_files():
         try:
@@ -339,6 +340,9 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
         if is_subagent(meta):
             parent = meta.get("parentThreadId") or "?"
             children[parent] = children.get(parent, 0) + 1
+            continue
+        if not is_session_id(meta.get("id")):  # nothing could name it again: --session takes ids only
+            unnamed.append(str(path))
             continue
         scope = project.classify(meta.get("cwd"))
         row: SessionRow = {
@@ -363,6 +367,8 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
     gaps: list[Gap] = []
     if unreadable:
         gaps.append(gap("unreadable", "rollouts without a readable session_meta first line", paths=unreadable))
+    if unnamed:
+        gaps.append(gap("unnamed", UNNAMED, paths=unnamed))
     note = "sessions are listed, never chosen: pass --session THREAD_ID to read, export or import"
     return listing("codex", str(codex_home()), project, mine, siblings, {"gaps": gaps}, latest=latest, note=note)
 

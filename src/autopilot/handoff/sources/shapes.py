@@ -201,6 +201,13 @@ class GitState(TypedDict):
     diffHash: str
 
 
+class Hidden(TypedDict):
+    """The threads a listing left out, and why: how many, never which."""
+
+    count: int
+    why: str
+
+
 # `from` is a Python keyword: these two are spelt the functional way.
 # One agent's sessions of this worktree (``handoff list``), newest first.
 Listing = TypedDict(
@@ -217,6 +224,7 @@ Listing = TypedDict(
         "note": str,
         "sourceUsed": "NotRequired[str]",
         "sourceNote": "NotRequired[str]",
+        "hidden": "NotRequired[Hidden]",
     },
 )
 

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.handoff.transcripts.shapes import CodexFoldState, CodexMeta
 
-FOLD_VERSION = 4  # 4: compaction lines, what the newest compaction kept, model changes
+FOLD_VERSION = 5  # 4: compaction lines, what the newest compaction kept, model changes; 5: patches settled by output
 RETAINED_KEPT = 200  # user messages of one replacement_history remembered (by hash)
 MODEL_CHANGES_KEPT = 500
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
@@ -269,7 +269,9 @@ class CodexFold:
             call_id = p.get("call_id")
             if isinstance(call_id, str):
                 state["results"][call_id] = line
-                if state["calls"].pop(call_id, None) is not None:
+                called = state["calls"].pop(call_id, None)
+                if called is not None:
+                    _settle_patch(state, called, p.get("output"))
                     return False  # shown with its call
             if t == "tool_search_output":
                 _omit(state, "toolDefinitions")
@@ -520,6 +522,23 @@ def _record_edit(state: CodexFoldState, path: str, change: str, line: int, statu
     edited[path] = [change, line, status]
     if len(edited) > EDITED_KEEP:
         del edited[next(iter(edited))]
+
+
+# What apply_patch answers (every Codex version seen, and the rollouts other tools write): success names the files.
+PATCH_APPLIED = "Success. Updated the following files"
+PATCH_FAILED = re.compile(r"apply_patch verification failed|Exit code: [1-9]|\"exit_code\": ?[1-9]")
+
+
+def _settle_patch(state: CodexFoldState, call_line: int, output: Any) -> None:
+    """The paths an apply_patch call at ``call_line`` proposed, applied or failed as its output says: a rollout with no
+    patch event (Codex before FileChange items, other tools' rollouts) settles them only there."""
+    text = output if isinstance(output, str) else str(output or "")
+    status = "applied" if PATCH_APPLIED in text else "failed" if PATCH_FAILED.search(text) else None
+    if status is None:
+        return
+    for entry in state["edited"].values():
+        if entry[1] == call_line and entry[2] == "proposed":
+            entry[2] = status
 
 
 def _patch_paths(state: CodexFoldState, line: int, patch: Any, status: str) -> None:

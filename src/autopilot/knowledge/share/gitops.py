@@ -218,19 +218,29 @@ def blobs(repo: str, oids: list[str]) -> dict[str, bytes]:
     return found
 
 
+def object_format(repo: str) -> str:
+    """The repository's object format: sha1 or sha256."""
+    return text(repo, "rev-parse", "--show-object-format")
+
+
+def blob_id(data: bytes, kind: str) -> str:
+    """The id git gives ``data`` as a blob in a repository of object format ``kind``, without writing it."""
+    digest = hashlib.sha256() if kind == "sha256" else hashlib.sha1()  # noqa: S324 - git's own object ids
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
 def write_blobs(repo: str, contents: list[tuple[bytes, str | None]]) -> list[str]:
     """Store each content as a blob; their ids, in order. A content with a file that holds it (a packet in its store)
     is hashed from that file, and its id must be the one its bytes give: a file changed meanwhile is refused."""
     if not contents:
         return []
-    kind = text(repo, "rev-parse", "--show-object-format")
+    kind = object_format(repo)
     with tempfile.TemporaryDirectory(prefix="codex-autopilot-share-") as tmp:
         names, wanted = [], []
         for n, (data, source) in enumerate(contents):
-            digest = hashlib.sha256() if kind == "sha256" else hashlib.sha1()  # noqa: S324 - git's own object ids
-            digest.update(b"blob %d\0" % len(data))
-            digest.update(data)
-            wanted.append(digest.hexdigest())
+            wanted.append(blob_id(data, kind))
             if source is None:
                 source = os.path.join(tmp, str(n))
                 with open(source, "wb") as fh:

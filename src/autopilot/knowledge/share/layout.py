@@ -8,23 +8,28 @@ Every file is named by the sha256 of its bytes (``git ls-tree`` of the ref)::
                                   :func:`revocation_record`): canonical JSON, sha256 = <hex>
 
 So two trees merge by taking the union of their names (the same name is the same bytes), and a file changed
-on the remote no longer matches its name. A tree from a remote is untrusted: a name under ``handoff/packets/`` or
+on the remote no longer matches its name. A tree from a remote is untrusted: a name under ``packets/`` or
 ``rules/`` that is not such an address (a path that climbs, a control character, a nested folder), a mode
 other than a plain file, a file over its size limit, bytes that do not hash to their name, a packet that
 does not verify or whose evidence index is missing, a record that is not canonical or not of this schema:
-each refuses the whole tree (:class:`Refused`), before anything is read into the stores. Other top-level
-names are ignored and counted (a later version's additions).
+each refuses that file (and a packet's other half), before anything is read into the stores, and the rest
+of the tree is used; the refusals are told (:func:`told`). A tree past the bounds of a share ref (too many
+files or rule records) is refused whole (:class:`Refused`). Other top-level names are ignored and counted
+(a later version's additions).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.handoff.packets import store
+
+if TYPE_CHECKING:
+    from autopilot.knowledge.share.shapes import Refusal
 
 PACKET = re.compile(r"packets/([0-9a-f]{64})\.json")
 EVIDENCE = re.compile(r"packets/([0-9a-f]{64})\.evidence\.json")
@@ -44,39 +49,67 @@ MAX_TIME = 40
 
 
 class Refused(BridgeError):
-    """A shared tree that cannot be trusted: nothing from it was used, and the message names the file and why."""
+    """A shared tree, or a file in it, that cannot be trusted: nothing from it was used, and the message names the
+    file and why."""
 
 
-def scan(entries: list[tuple[str, str, str, int, str]], commit: str) -> tuple[dict[str, str], int]:
-    """Check every entry's name, mode and size; (path -> object id of our files, how many other entries were
-    ignored). Raises :class:`Refused` for the first that fails."""
+# Why one file of a tree was refused, by kind: ``tampered`` (its bytes are not what its name or its packet says:
+# never valid in any version), ``malformed`` (a name, mode, size or content this format never has), ``newer`` (a
+# record of a later version of this format: kept for the codex-bridge that reads it).
+TAMPERED, MALFORMED, NEWER = "tampered", "malformed", "newer"
+
+
+def refusal(path: str, oid: str | None, kind: str, why: str) -> Refusal:
+    """One refused file: its path, its blob (None when it is no plain file) and why."""
+    return {"path": path, "oid": oid, "kind": kind, "why": why}
+
+
+def scan(entries: list[tuple[str, str, str, int, str]], commit: str) -> tuple[dict[str, str], int, dict[str, Refusal]]:
+    """Check every entry's name, mode and size: (path -> object id of our files, how many other entries were
+    ignored, the refused ones by path). One bad entry refuses that entry only (and a packet's other half); a tree
+    past the bounds of a share ref raises :class:`Refused`."""
     ours: dict[str, str] = {}
+    refused: dict[str, Refusal] = {}
     ignored = 0
     for mode, kind, oid, size, path in entries:
         top = path.split("/", 1)[0]
         if top not in OURS:
             ignored += 1
             continue
-        shown = json.dumps(path[:120])
-        if mode != "100644" or kind != "blob":
-            raise Refused(f"{where(commit)} holds {shown} as a {kind} of mode {mode}, not a plain file: refused")
+        blob = oid if kind == "blob" and mode == "100644" else None
         limit = MAX_RULE_BYTES if top == "rules" else MAX_PACKET_BYTES
-        if not (PACKET.fullmatch(path) or EVIDENCE.fullmatch(path) or RULE.fullmatch(path)):
-            raise Refused(f"{where(commit)} holds {shown}, which is not a content address of this format: refused")
-        if not 0 <= size <= limit:
-            raise Refused(f"{where(commit)} holds {shown} of {size:,} bytes, over the limit of {limit:,}: refused")
-        ours[path] = oid
+        if mode != "100644" or kind != "blob":
+            refused[path] = refusal(path, blob, MALFORMED, f"a {kind} of mode {mode}, not a plain file")
+        elif not (PACKET.fullmatch(path) or EVIDENCE.fullmatch(path) or RULE.fullmatch(path)):
+            refused[path] = refusal(path, blob, MALFORMED, "not a content address of this format")
+        elif not 0 <= size <= limit:
+            refused[path] = refusal(path, blob, MALFORMED, f"{size:,} bytes, over the limit of {limit:,}")
+        else:
+            ours[path] = oid
     rules = sum(1 for p in ours if p.startswith("rules/"))
     if rules > MAX_RULES:
         raise Refused(f"{where(commit)} holds {rules:,} rule records, more than {MAX_RULES:,}: refused")
-    for path in ours:
+    for path in list(ours):
         packet = PACKET.fullmatch(path)
         if packet and f"packets/{packet.group(1)}.evidence.json" not in ours:
-            raise Refused(f"{where(commit)} holds the packet {path} without its evidence index: refused")
+            refused[path] = refusal(path, ours.pop(path), MALFORMED, "a packet without its evidence index")
         evidence = EVIDENCE.fullmatch(path)
-        if evidence and f"packets/{evidence.group(1)}.json" not in ours:
-            raise Refused(f"{where(commit)} holds the evidence index {path} without its packet: refused")
-    return ours, ignored
+        if evidence and f"packets/{evidence.group(1)}.json" not in ours and path in ours:
+            refused[path] = refusal(path, ours.pop(path), MALFORMED, "an evidence index without its packet")
+    return ours, ignored, refused
+
+
+def told(refused: dict[str, Refusal], commit: str) -> list[str]:
+    """What a person is told of the refused files of ``commit``'s tree: one line each, and what to do."""
+    if not refused:
+        return []
+    lines = [f"{where(commit)}: {json.dumps(r['path'][:120])} was refused ({r['why']})" for r in refused.values()]
+    lines.append(
+        f"{len(refused)} file(s) on the shared ref were refused and not used; everything else was. The one who "
+        "shared a file can push it again (its good copy replaces the bad one), or anyone can run "
+        "`codex-bridge share repair`"
+    )
+    return lines
 
 
 def where(commit: str) -> str:
@@ -84,41 +117,42 @@ def where(commit: str) -> str:
     return f"the shared ref at {commit[:12]}"
 
 
-def check(path: str, data: bytes, contents: dict[str, bytes], commit: str) -> None:
-    """Refuse ``data`` read at ``path`` unless it is what its name says (``contents``: the tree's other files)."""
+class FileRefused(Exception):
+    """One file that is not what its name says (:func:`check`): its kind of refusal and why."""
+
+    def __init__(self, kind: str, why: str) -> None:
+        super().__init__(why)
+        self.kind, self.why = kind, why
+
+
+def check(path: str, data: bytes, contents: dict[str, bytes]) -> None:
+    """Raise :class:`FileRefused` unless ``data`` read at ``path`` is what its name says (``contents``: the tree's
+    other files)."""
     hexid = path.rsplit("/", 1)[1].split(".", 1)[0]
     evidence = EVIDENCE.fullmatch(path)
     if evidence:  # its packet was checked first (the caller checks packets, then evidence indexes)
         packet = json.loads(contents[f"packets/{hexid}.json"])
         recorded = (packet.get("evidenceIndex") or {}).get("sha256")
         if "sha256:" + sha256_hex(data) != recorded:
-            raise Refused(
-                f"{where(commit)}: {path} does not match the hash its packet records: it was changed on the remote, "
-                "and nothing from the remote was used",
-                hint="ask whoever shared it to push it again; everything here stays as it was",
-            )
+            raise FileRefused(TAMPERED, "it does not match the hash its packet records: it was changed on the remote")
         try:
             index = json.loads(data)
         except ValueError:
             index = None
         if not isinstance(index, dict):
-            raise Refused(f"{where(commit)}: the evidence index {path} is not a JSON object: refused")
+            raise FileRefused(MALFORMED, "the evidence index is not a JSON object")
         return
     actual = sha256_hex(data)
     if actual != hexid:
-        raise Refused(
-            f"{where(commit)}: {path} hashes to sha256:{actual[:16]}…, not to its name: it was changed on the remote, "
-            "and nothing from the remote was used",
-            hint="ask whoever shared it to push it again; everything here stays as it was",
-        )
+        raise FileRefused(TAMPERED, f"it hashes to sha256:{actual[:16]}…, not to its name: changed on the remote")
     if PACKET.fullmatch(path):
         why = store.verify(hexid, data)
         if why:
-            raise Refused(f"{where(commit)}: the packet {path} is refused: {why}")
+            raise FileRefused(MALFORMED, f"the packet does not verify: {why}")
         return
     why = rule_problem(data)
     if why:
-        raise Refused(f"{where(commit)}: the rule record {path} is refused: {why}")
+        raise FileRefused(NEWER if why.endswith(": upgrade") else MALFORMED, f"the rule record is refused: {why}")
 
 
 def _text(value: Any, low: int, high: int) -> bool:

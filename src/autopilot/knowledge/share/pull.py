@@ -1,15 +1,16 @@
-"""``codex-bridge share pull``: what teammates pushed, verified whole, then into this machine's stores.
+"""``codex-bridge share pull``: what teammates pushed, each file verified, then into this machine's stores.
 
-The remote's share ref is fetched into a ref of our own and checked before anything is written here: it must be
-a commit; every file of its tree a plain file under a content address, within its size limit, whose bytes hash
-to its name; every packet verified as ``handoff inspect`` verifies one, with its evidence index; every rule
-record canonical and of this format (:mod:`.layout`). One failure refuses the whole pull with a message naming
-the file and the commit, and nothing here changes (the fetched ref is dropped). Then, for what is new: packets go
-into the packet store (the same bytes, the same id) and are recorded as pulled into this repository with their
-origin (who the commit says shared them, from which machine, when: :mod:`autopilot.handoff.packets.shared`), the
-evidence index learns them, and rule records go to the durable log (:mod:`.rules`: delivered only when signed by
-a signer HEAD's allowed_signers lists). The local share ref follows the remote's when it has nothing of its own
-to push. A remote ref that no longer holds the commit the last pull verified (a forced push) is refused: what it
+The remote's share ref is fetched into a ref of our own and checked before anything is written here: it must be a
+commit; every file of its tree a plain file under a content address, within its size limit, whose bytes hash to its
+name; every packet verified as ``handoff inspect`` verifies one, with its evidence index; every rule record
+canonical and of this format (:mod:`.layout`). A file that fails is refused alone (a packet with its evidence
+index), named with why in the answer and on stderr, and never used; what verifies keeps flowing. A tree past a share
+ref's bounds refuses the whole pull, and nothing here changes (the fetched ref is dropped). Then, for what is new:
+packets go into the packet store (the same bytes, the same id) and are recorded as pulled into this repository with
+their origin (who the commit says shared them, from which machine, when: :mod:`autopilot.handoff.packets.shared`),
+the evidence index learns them, and rule records go to the durable log (:mod:`.rules`: delivered only when signed by
+a signer HEAD's allowed_signers lists). The local share ref follows the remote's when it has nothing of its own to
+push. A remote ref that no longer holds the commit the last pull verified (a forced push) is refused: what it
 dropped (a revocation, say) stays here, and the next ``share push`` sends it back.
 """
 
@@ -46,13 +47,14 @@ def pull(cwd: str | None, remote: str | None) -> Pulled:
             "packets": [],
             "rules": _empty(),
             "notes": [],
+            "refused": [],
         }
         if tip is None:
             answer["notes"].append(f"{share.remote} has no {gitops.REF} yet: nothing shared")
             return answer
         try:
             _not_rewound(share, tip)
-            entries, contents, ignored = share.verified(tip, known)
+            entries, contents, ignored, refused = share.verified(tip, known)
             packet_paths = {p: o for p, o in entries.items() if layout.PACKET.fullmatch(p) and known.get(p) != o}
             rule_paths = {p: o for p, o in entries.items() if layout.RULE.fullmatch(p)}
             brought = trust.brought_by(share.repo, tip, {**packet_paths, **rule_paths})
@@ -69,6 +71,8 @@ def pull(cwd: str | None, remote: str | None) -> Pulled:
         except BridgeError:
             gitops.delete_ref(share.repo, gitops.FETCHED)
             raise
+        answer["refused"] = list(refused.values())
+        answer["notes"] += layout.told(refused, tip)
         if ignored:
             answer["notes"].append(f"{ignored} file(s) this version does not know were ignored (a newer codex-bridge?)")
         if signers["note"]:

@@ -29,7 +29,7 @@ from autopilot.output import one_line, say
 from autopilot.redact import Redactor, redact
 
 if TYPE_CHECKING:
-    from autopilot.knowledge.share.shapes import PlannedPacket, PlannedRule, Pushed, Sent
+    from autopilot.knowledge.share.shapes import PlannedPacket, PlannedRule, Pushed, Refusal, Sent
 
 ATTEMPTS = 12
 BACKOFF_S = 0.05  # the first wait after a rejected push; doubled each time, up to MAX_BACKOFF_S, plus jitter
@@ -111,12 +111,14 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
     share = Share(cwd, remote)
     with share.locked():
         base = gitops.resolve(share.repo, gitops.REF)
-        have = share.entries(base)
+        have = share.files(base)
+        kind = gitops.object_format(share.repo)
         files: dict[str, tuple[bytes, str | None]] = {}  # tree path -> bytes, and the file that holds them
         packets: list[PlannedPacket] = []
         for ref in dict.fromkeys(packet_ids):
             found, shown = _packet(ref, share)
-            shown["new"] = any(p not in have for p in found)
+            # new, or our good copy of a file the tree holds with other bytes (changed on the remote): it replaces it
+            shown["new"] = any(have.get(p) != gitops.blob_id(d, kind) for p, (d, _) in found.items())
             files.update(found)
             packets.append(shown)
         records: list[PlannedRule] = []
@@ -134,7 +136,7 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
                         "new": rec["path"] not in have,
                     }
                 )
-        new = {p: d for p, d in files.items() if p not in have}
+        new = {p: d for p, d in files.items() if have.get(p) != gitops.blob_id(d[0], kind)}
         key = gitops.signing(share.repo)
         plan: Pushed = {
             "remote": share.remote,
@@ -154,13 +156,14 @@ def push(cwd: str | None, remote: str | None, packet_ids: list[str], *, with_rul
         head = base
         if new:
             head = _commit(share, base, have, new, len(packets), len(records), key)
-        sent = _send(share, head)
+        sent = send(share, head)
         plan["sent"], plan["commit"], plan["attempts"], plan["merges"] = (
             True,
             sent["commit"],
             sent["attempts"],
             sent["merges"],
         )
+        plan["refused"], plan["replaced"] = sent["refused"], sent["replaced"]
         return plan
 
 
@@ -200,16 +203,25 @@ def _commit(
     return commit
 
 
-def _send(share: Share, head: str | None) -> Sent:
+def send(share: Share, head: str | None) -> Sent:
     """Push the ref, merging what the remote gained meanwhile, within :data:`ATTEMPTS`; what happened."""
     if head is None:
         raise BridgeError("nothing to share yet", hint="name packets (share push PACKET_ID...) or pass --rules")
     merges = 0
     wait = BACKOFF_S
+    refused: list[Refusal] = []
+    replaced: list[str] = []
     for attempt in range(1, ATTEMPTS + 1):
         try:
             if gitops.push(share.repo, share.remote):
-                return {"sent": True, "commit": head, "attempts": attempt, "merges": merges}
+                return {
+                    "sent": True,
+                    "commit": head,
+                    "attempts": attempt,
+                    "merges": merges,
+                    "refused": refused,
+                    "replaced": replaced,
+                }
             theirs = gitops.fetch(share.repo, share.remote)
         except gitops.Unreachable as exc:
             raise gitops.Unreachable(
@@ -218,12 +230,10 @@ def _send(share: Share, head: str | None) -> Sent:
                 hint="check the remote and the network, then run share push again",
             ) from None
         if theirs is not None and not gitops.is_ancestor(share.repo, theirs, head):
-            if gitops.is_ancestor(share.repo, head, theirs):
-                gitops.update_ref(share.repo, gitops.REF, theirs, head)  # they have it all already
-                head = theirs
-            else:
-                head = _merge(share, head, theirs)
-                merges += 1
+            merged, refused, mended = _merge(share, head, theirs)
+            replaced = sorted({*replaced, *mended})
+            merges += merged != theirs
+            head = merged
         time.sleep(wait + random.uniform(0, wait))
         wait = min(wait * 2, MAX_BACKOFF_S)
     raise gitops.Unreachable(
@@ -233,17 +243,53 @@ def _send(share: Share, head: str | None) -> Sent:
     )
 
 
-def _merge(share: Share, ours: str, theirs: str) -> str:
-    """A commit uniting our tree and the remote's (checked first, as a pull checks it): it adds nothing of its own."""
-    mine = share.entries(ours)
-    known = share.state().get("verified") or {}
-    their, _, _ = share.verified(theirs, {**known, **mine})
-    clash = sorted(p for p in set(mine) & set(their) if mine[p] != their[p])
-    if clash:  # impossible for files named by their hash: one side is not what it says
-        raise layout.Refused(f"{layout.where(theirs)} holds {clash[0]} with other bytes than ours: refused")
-    tree = gitops.write_tree(share.repo, {**their, **mine})
+def _merge(share: Share, ours: str, theirs: str) -> tuple[str, list[Refusal], list[str]]:
+    """Our ref joined with the remote's, checked first as a pull checks it: (the commit the ref is now at, what the
+    remote's tree held that was refused, the refused files our good copies replaced).
+
+    The union of the two trees, adding nothing of its own; where the remote holds a file with other bytes than ours
+    (it cannot be both: names are content addresses), the copy that verifies wins, so an author's push mends a file
+    changed on the remote. When the remote holds all of ours and nothing is mended, the ref just follows it."""
+    mine = share.files(ours)
+    known = share.state().get("verified") or {}  # what a pull verified; our own files are checked like theirs
+    their, _, _, bad = share.verified(theirs, known)
+    merged = {**{p: str(r["oid"]) for p, r in bad.items() if r["oid"]}, **their}
+    clash = sorted(p for p, o in mine.items() if merged.get(p, o) != o)
+    good = _verifying(share, clash, mine)
+    mended = []
+    for path in clash:  # otherwise the remote's stands: it verifies, or neither copy does
+        if path in good and path in bad:
+            merged[path] = mine[path]  # our good copy replaces the one changed on the remote
+            mended.append(path)
+    for path, oid in mine.items():
+        merged.setdefault(path, oid)
+    if not mended and gitops.is_ancestor(share.repo, ours, theirs):
+        gitops.update_ref(share.repo, gitops.REF, theirs, ours)  # they have it all already
+        return theirs, list(bad.values()), []
+    tree = gitops.write_tree(share.repo, merged)
     message = f"codex-autopilot share: merge\n\n{trust.MACHINE}: {one_line(socket.gethostname() or 'unknown', 80)}\n"
     commit = gitops.commit(share.repo, tree, [ours, theirs], message, sign=gitops.signing(share.repo) is not None)
     if not gitops.update_ref(share.repo, gitops.REF, commit, ours):
         raise BridgeError(f"{gitops.REF} moved while this push merged", hint="run share push again")
-    return commit
+    return commit, [r for p, r in bad.items() if p not in mended], mended
+
+
+def _verifying(share: Share, paths: list[str], tree: dict[str, str]) -> set[str]:
+    """Which of ``paths`` in ``tree`` (path -> blob) are what their names say (a packet with its evidence index)."""
+    if not paths:
+        return set()
+    halves = set(paths)
+    for path in paths:
+        if path.startswith("packets/"):
+            hexid = path.rsplit("/", 1)[1].split(".", 1)[0]
+            halves |= {h for h in (f"packets/{hexid}.json", f"packets/{hexid}.evidence.json") if h in tree}
+    data = gitops.blobs(share.repo, sorted({tree[p] for p in halves}))
+    contents = {p: data[tree[p]] for p in halves}
+    good = set()
+    for path in sorted(paths, key=lambda p: (not layout.PACKET.fullmatch(p), p)):
+        try:
+            layout.check(path, contents[path], contents)
+        except (layout.FileRefused, KeyError, ValueError):
+            continue
+        good.add(path)
+    return good

@@ -23,7 +23,7 @@ from autopilot.paths import autopilot_home
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from autopilot.knowledge.share.shapes import State
+    from autopilot.knowledge.share.shapes import Refusal, State
 
 LOCK_TIMEOUT_S = 900.0  # a push waits for the others of this clone (each holds it for its network round trips)
 MAX_NEW_BYTES = 2 << 30  # read from one remote tree in one pull
@@ -69,19 +69,31 @@ class Share:
         return {"root": self.project.root, "repoId": self.project.repo_id}
 
     def entries(self, commit: str | None) -> dict[str, str]:
-        """Our files in ``commit``'s tree (path -> object id), names, modes and sizes checked; {} for None."""
+        """Our files in ``commit``'s tree (path -> object id) whose names, modes and sizes pass; {} for None."""
         if commit is None:
             return {}
         return layout.scan(gitops.tree_entries(self.repo, commit, layout.MAX_FILES), commit)[0]
 
-    def verified(self, commit: str, known: dict[str, str]) -> tuple[dict[str, str], dict[str, bytes], int]:
-        """Read and check a remote tree: (path -> object id, the bytes of the files not in ``known`` with the same
-        object id, how many unknown entries were ignored). Raises :class:`layout.Refused` when anything fails."""
+    def files(self, commit: str | None) -> dict[str, str]:
+        """Every plain file under our folders in ``commit``'s tree (path -> blob), refused ones too: what a commit
+        made on top of it keeps, but for what it replaces (a push never drops a teammate's file it cannot read)."""
+        if commit is None:
+            return {}
+        ours, _, refused = layout.scan(gitops.tree_entries(self.repo, commit, layout.MAX_FILES), commit)
+        return {**{p: r["oid"] for p, r in refused.items() if r["oid"]}, **ours}
+
+    def verified(
+        self, commit: str, known: dict[str, str]
+    ) -> tuple[dict[str, str], dict[str, bytes], int, dict[str, Refusal]]:
+        """Read and check a remote tree: (path -> object id of the files that pass, the bytes of those not in
+        ``known`` with the same object id, how many unknown entries were ignored, the refused files by path). A file
+        that fails refuses itself (and its packet's other half); a tree past a share ref's bounds raises
+        :class:`layout.Refused`."""
         kind = gitops.object_type(self.repo, commit)
         if kind != "commit":
             raise layout.Refused(f"the remote's {gitops.REF} points at a {kind}, not a commit: refused")
         listed = gitops.tree_entries(self.repo, commit, layout.MAX_FILES)
-        ours, ignored = layout.scan(listed, commit)
+        ours, ignored, refused = layout.scan(listed, commit)
         sizes = {path: size for _, _, _, size, path in listed}
         new = {p for p, oid in ours.items() if known.get(p) != oid}
         for path in list(new):  # an evidence index is checked against its packet, and a packet with its index
@@ -95,5 +107,17 @@ class Share:
         contents = {p: data[ours[p]] for p in new}
         order = sorted(new, key=lambda p: (not layout.PACKET.fullmatch(p), p))  # packets before their indexes
         for path in order:
-            layout.check(path, contents[path], contents, commit)
-        return ours, contents, ignored
+            if path not in ours:
+                continue  # refused with its other half
+            try:
+                layout.check(path, contents[path], contents)
+            except layout.FileRefused as exc:
+                halves = [path]
+                if path.startswith("packets/"):  # a packet and its evidence index stand or fall together
+                    hexid = path.rsplit("/", 1)[1].split(".", 1)[0]
+                    halves = [f"packets/{hexid}.json", f"packets/{hexid}.evidence.json"]
+                for half in halves:
+                    why = exc.why if half == path else f"its other half {path} was refused"
+                    refused[half] = layout.refusal(half, ours.pop(half, None), exc.kind, why)
+                    contents.pop(half, None)
+        return ours, contents, ignored, refused

@@ -99,6 +99,15 @@ class RulesPulled(TypedDict):
     waiting: list[Arrived]
 
 
+class Refusal(TypedDict):
+    """One file of a shared tree that was refused: its path, its blob (None: no plain file), the kind, and why."""
+
+    path: str
+    oid: str | None
+    kind: str  # tampered | malformed | newer
+    why: str
+
+
 class PacketPulled(TypedDict):
     """A packet a pull found: new here (with its origin), or this machine's own."""
 
@@ -117,6 +126,7 @@ class Pulled(TypedDict):
     rules: RulesPulled
     signers: NotRequired[list[str]]
     notes: list[str]
+    refused: list[Refusal]
 
 
 PlannedPacket = TypedDict(  # "from" is a keyword: the agent the packet was made from
@@ -158,6 +168,8 @@ class Pushed(TypedDict):
     commit: NotRequired[str]
     attempts: NotRequired[int]
     merges: NotRequired[int]
+    refused: NotRequired[list[Refusal]]  # what the remote's tree held that was refused, as a merge met it
+    replaced: NotRequired[list[str]]  # the refused files this push's good copies replaced
 
 
 class Sent(TypedDict):
@@ -167,6 +179,22 @@ class Sent(TypedDict):
     commit: str
     attempts: int
     merges: int
+    refused: list[Refusal]
+    replaced: list[str]
+
+
+class Repaired(TypedDict):
+    """``share repair``: the refused files of the remote's share ref, replaced by a good copy from here or left
+    out, and the commit that did it."""
+
+    remote: str
+    ref: str
+    refused: list[Refusal]
+    replaced: list[str]
+    removed: list[str]
+    kept: list[str]  # refused as a later version's: left for the codex-bridge that reads them
+    commit: str | None
+    sent: bool
 
 
 class SharedPacket(TypedDict):

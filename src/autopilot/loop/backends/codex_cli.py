@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from autopilot.config import Config
 
 TOTALS_FILE = "codex-thread-usage.json"
+ExecEvent = dict[str, Any]  # one JSON line of `codex exec --json` (thread.started, item.completed, error...)
 TIMEOUT_HINT = "raise AUTOPILOT_TIMEOUT or timeout_seconds in the config, or check that Codex answers"
 # What codex needs from the environment to authenticate and reach its provider, and nothing else:
 # the user's other secrets stay out of the reviewer's reach (its shell tools get a core set on top).
@@ -360,7 +361,7 @@ class CodexCLI:
             context_tokens=rollout_context(thread_id) if thread_id else None,
         )
 
-    def _run(self, argv: list[str], prompt: str, cwd: str, timeout: float) -> list[dict[str, Any]]:
+    def _run(self, argv: list[str], prompt: str, cwd: str, timeout: float) -> list[ExecEvent]:
         if timeout <= 0:
             raise InfraError("no time was left to ask codex", kind="timeout", hint=TIMEOUT_HINT)
         try:
@@ -378,18 +379,12 @@ class CodexCLI:
         except OSError as exc:  # resources (EAGAIN, ENOMEM...): not a missing binary
             raise InfraError(f"cannot start {argv[0]}: {exc}", kind="spawn_failed") from None
         try:
-            out, err = proc.communicate(prompt.encode("utf-8"), timeout=timeout)
-        except subprocess.TimeoutExpired:
+            events, err = _exchange(proc, prompt.encode("utf-8"), timeout)
+        except BaseException:
+            # Whatever ends the call (a deadline, Codex that cannot answer, SIGTERM, Ctrl-C): codex runs in a session
+            # of its own, so nothing else would stop it.
             _kill_group(proc)
-            raise InfraError(f"codex did not answer within {timeout:.0f}s", kind="timeout", hint=TIMEOUT_HINT) from None
-        events = []
-        for line in out.decode("utf-8", "replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
+            raise
         if proc.returncode != 0:
             detail = next(
                 (
@@ -402,6 +397,94 @@ class CodexCLI:
             message = detail or _stderr_reason(err.decode("utf-8", "replace"))
             raise InfraError(f"codex exited with status {proc.returncode}: {message[:500]}", kind=_classify(message))
         return events
+
+
+# Codex prints `thread.started` as soon as it runs (within a second, codex 0.129-0.171): one that says nothing for
+# this long is hung, whatever the call's own deadline.
+START_S = 20.0
+# What codex 0.171 prints, and then waits for ever, when it cannot reach its provider (no network, a server that is
+# not there): an `error` event while the turn goes on.
+OFFLINE = "waiting for network"
+OFFLINE_HINT = (
+    "Codex cannot reach its model provider: check the network, `codex login` (or the provider's base_url in "
+    "$CODEX_HOME/config.toml), then try again"
+)
+
+
+def _exchange(proc: subprocess.Popen[bytes], prompt: bytes, timeout: float) -> tuple[list[ExecEvent], bytes]:
+    """Give codex the prompt and read its events until it exits (its JSON events and stderr); a codex that starts no
+    thread within START_S, says it cannot reach its provider, or outlasts ``timeout`` raises InfraError."""
+    import selectors
+
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    start = time.monotonic()
+    end = start + timeout
+    events: list[ExecEvent] = []
+    out, err = bytearray(), bytearray()
+    sel = selectors.DefaultSelector()
+    os.set_blocking(proc.stdin.fileno(), False)
+    if prompt:
+        sel.register(proc.stdin, selectors.EVENT_WRITE)
+    else:
+        proc.stdin.close()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(proc.stderr, selectors.EVENT_READ)
+    sent = 0
+    try:
+        while sel.get_map():
+            now = time.monotonic()
+            if now >= end:
+                raise InfraError(f"codex did not answer within {timeout:.0f}s", kind="timeout", hint=TIMEOUT_HINT)
+            if not events and now - start >= START_S:
+                raise InfraError(
+                    f"codex started no thread within {START_S:.0f}s (it printed nothing)",
+                    kind="timeout",
+                    hint="check that `codex exec` runs in a terminal; AUTOPILOT_CODEX_BIN names another binary",
+                )
+            wait = min(end, start + START_S) - now if not events else end - now
+            for key, _ in sel.select(max(0.0, wait)):
+                if key.fileobj is proc.stdin:
+                    try:
+                        sent += os.write(proc.stdin.fileno(), prompt[sent : sent + 65536])
+                    except BrokenPipeError:
+                        sent = len(prompt)
+                    if sent >= len(prompt):
+                        sel.unregister(proc.stdin)
+                        proc.stdin.close()
+                    continue
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                elif key.fileobj is proc.stderr:
+                    err += chunk[: max(0, (1 << 20) - len(err))]  # enough to say why; never unbounded
+                else:
+                    out += chunk
+                    lines = out.split(b"\n")
+                    out[:] = lines.pop()
+                    for line in lines:
+                        _take(line, events)
+    finally:
+        sel.close()
+    if out:
+        _take(bytes(out), events)
+    try:
+        proc.wait(timeout=max(0.1, end - time.monotonic()))
+    except subprocess.TimeoutExpired:  # its output closed, but it goes on
+        raise InfraError(f"codex did not exit within {timeout:.0f}s", kind="timeout", hint=TIMEOUT_HINT) from None
+    return events, bytes(err)
+
+
+def _take(line: bytes | bytearray, events: list[ExecEvent]) -> None:
+    """Add one line of codex's output to ``events`` if it is a JSON event; raise when it says Codex is offline."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return
+    if not isinstance(event, dict):
+        return
+    events.append(event)
+    if event.get("type") == "error" and OFFLINE in str(event.get("message") or ""):
+        raise InfraError(f"codex failed: {str(event['message'])[:300]}", kind="network", hint=OFFLINE_HINT)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

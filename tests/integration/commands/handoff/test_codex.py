@@ -228,13 +228,14 @@ def test_waits_for_a_just_created_rollout(bridge, work):
 
 @pytest.mark.slow  # waits out the 2 s wait by design
 def test_gives_up_waiting_after_two_seconds(bridge, work):
-    """A pointed rollout that stays empty is abandoned after the 2 s wait for the newest root session."""
-    root = rollout(thread(1), work, age=50)
+    """A pointed rollout that stays empty is given up on after the 2 s wait: said, exit 1, no other session handed
+    over in its place."""
+    rollout(thread(1), work, age=50)
     pointer(rollout(thread(2), work, body=""), work, thread(2))
     start = time.monotonic()
-    code, answer, err = copy(bridge, work)
+    code, out, err = copy(bridge, work)
     elapsed = time.monotonic() - start
-    assert (answer["source"], answer["rollout"]) == ("scan", str(root)) and "empty" in err
+    assert code == 1 and out == "" and "still empty after 2s" in err and "nothing was handed over" in err
     assert sessions.FIRST_LINE_WAIT <= elapsed < sessions.FIRST_LINE_WAIT + 1.5
 
 

@@ -7,11 +7,12 @@ import subprocess
 
 import pytest
 
+from autopilot.handoff.packets import store
 from tests.support.share import REF, git
 
 
-def test_an_object_changed_on_the_remote_is_refused_on_pull_and_nothing_local_changes(machines):
-    """A packet whose bytes were swapped on the remote (name kept) is refused by name; Bob's stores are unchanged."""
+def test_an_object_changed_on_the_remote_is_refused_on_pull_by_name_and_never_stored(machines):
+    """A packet whose bytes were swapped on the remote (name kept) is refused by name, and Bob never stores it."""
     remote, a, b = machines
     first = a.packet("The first packet, pulled before the tampering.")
     a.ok("share", "push", first)
@@ -19,10 +20,11 @@ def test_an_object_changed_on_the_remote_is_refused_on_pull_and_nothing_local_ch
     second = a.packet("The second packet, tampered on the remote.")
     a.ok("share", "push", second)
     _tamper(remote, second)
-    before = _stores(b)
-    code, _, err = b.bridge("share", "pull")
-    assert code == 1 and f"packets/{second.removeprefix('sha256:')}.json" in err and "changed on the remote" in err
-    assert _stores(b) == before
+    code, answer, err = b.bridge("share", "pull")
+    assert code == 0 and f"packets/{second.removeprefix('sha256:')}.json" in err and "changed on the remote" in err
+    assert [r["kind"] for r in answer["refused"]] == ["tampered", "tampered"]  # the packet and its evidence index
+    with b.on():
+        assert not (store.packets_dir() / f"{second.removeprefix('sha256:')}.json").exists()
 
 
 def _tamper(remote, pid):
@@ -97,8 +99,9 @@ def _stores(machine) -> dict[str, bytes]:
     ],
     ids=["climbing", "nested", "escape", "symlink", "executable"],
 )
-def test_odd_names_and_modes_on_the_remote_refuse_the_pull(machines, path, mode, why):
-    """A name that is not a content address, or an entry that is not a plain file, refuses the whole pull."""
+def test_odd_names_and_modes_on_the_remote_are_refused_by_name(machines, path, mode, why):
+    """A name that is not a content address, or an entry that is not a plain file, is refused and named; the
+    packet beside it still arrives."""
     remote, a, b = machines
     a.ok("share", "push", a.packet())
     blob = (
@@ -107,14 +110,13 @@ def test_odd_names_and_modes_on_the_remote_refuse_the_pull(machines, path, mode,
         .strip()
     )
     _rewrite(remote, {path: blob}, mode=mode)
-    before = _stores(b)
-    code, _, err = b.bridge("share", "pull")
-    assert code == 1 and why in err and "\x1b" not in err
-    assert _stores(b) == before
+    code, answer, err = b.bridge("share", "pull")
+    assert code == 0 and why in err and "\x1b" not in err
+    assert [p["status"] for p in answer["packets"]] == ["new"] and len(answer["refused"]) == 1
 
 
 def test_a_huge_object_on_the_remote_is_refused_before_it_is_read(machines):
-    """A file over the size limit under a valid-looking name refuses the pull, naming its size."""
+    """A file over the size limit under a valid-looking name is refused unread, naming its size."""
     remote, a, b = machines
     a.ok("share", "push", a.packet())
     big = b"x" * ((16 << 10) + 1)
@@ -124,8 +126,8 @@ def test_a_huge_object_on_the_remote_is_refused_before_it_is_read(machines):
         .strip()
     )
     _rewrite(remote, {"rules/" + "d" * 64 + ".json": blob})
-    code, _, err = b.bridge("share", "pull")
-    assert code == 1 and "over the limit" in err
+    code, answer, err = b.bridge("share", "pull")
+    assert code == 0 and "over the limit" in err and answer["refused"][0]["oid"] == blob
 
 
 def test_a_share_ref_that_is_not_a_commit_is_refused(machines):
