@@ -53,6 +53,7 @@ class AppServerClient:
         self._ids = 0
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.proc: subprocess.Popen[str] | None = None
+        self._reader: threading.Thread | None = None
 
     def __enter__(self: _Client) -> _Client:
         try:
@@ -67,7 +68,8 @@ class AppServerClient:
             )
         except OSError as exc:
             raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}", hint=self.hint) from None
-        threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
+        self._reader = threading.Thread(target=self._pump, name="app-server-reader", daemon=True)
+        self._reader.start()
 
         hello = self.call(
             "initialize",
@@ -92,6 +94,12 @@ class AppServerClient:
         except (OSError, subprocess.TimeoutExpired):
             proc.kill()
             proc.wait()
+        # The reader stops at the end of the output, which the exit brings; then its pipe is closed here rather than
+        # left to the garbage collector (not while a grandchild still holds it open and the reader still reads).
+        if self._reader is not None:
+            self._reader.join(timeout=10)
+        if proc.stdout is not None and not (self._reader is not None and self._reader.is_alive()):
+            proc.stdout.close()
 
     def _pump(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None

@@ -384,6 +384,9 @@ class CodexCLI:
             out, err = proc.communicate(prompt.encode("utf-8"), timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):  # communicate closes them only when it finishes
+                if pipe is not None:
+                    pipe.close()
             raise InfraError(f"codex did not answer within {timeout:.0f}s", kind="timeout", hint=TIMEOUT_HINT) from None
         events = []
         for line in out.decode("utf-8", "replace").splitlines():
