@@ -1,0 +1,69 @@
+"""The suite's gates (pyproject.toml) hold: a warning or an unexpected pass fails a test, an unknown setting fails the
+run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_planted(tmp_path: Path, body: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """One planted test file run by pytest with this suite's settings (pyproject.toml) and ``options``."""
+    (tmp_path / "test_planted.py").write_text(textwrap.dedent(body))
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider"]
+        + ["--basetemp", str(tmp_path / "basetemp"), *options, str(tmp_path / "test_planted.py")],
+        cwd=REPO,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # only pytest itself is under test
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_warning_fails_the_test_it_surfaces_in(tmp_path):
+    """A warning, and a file left open for the garbage collector, fail their tests; a clean test passes."""
+    proc = run_planted(
+        tmp_path,
+        """
+        import gc, warnings
+
+        def test_warns():
+            warnings.warn("deprecated, say", DeprecationWarning)
+
+        def test_leaves_a_file_open():
+            open(__file__)
+            gc.collect()
+
+        def test_clean():
+            pass
+        """,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "2 failed, 1 passed" in proc.stdout, proc.stdout
+
+
+def test_an_expected_failure_that_passes_fails(tmp_path):
+    """``xfail`` that passes is a failure (xfail_strict): a fixed bug's marker cannot linger."""
+    proc = run_planted(
+        tmp_path,
+        """
+        import pytest
+
+        @pytest.mark.xfail(reason="planted")
+        def test_fixed_meanwhile():
+            pass
+        """,
+    )
+    assert proc.returncode == 1 and "XPASS(strict)" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_an_unknown_setting_fails_the_run(tmp_path):
+    """A misspelt setting is an error (--strict-config), not a warning nobody reads."""
+    proc = run_planted(tmp_path, "def test_ok():\n    pass\n", "-o", "xfail_strikt=true")
+    assert proc.returncode != 0 and "xfail_strikt" in proc.stderr, proc.stdout + proc.stderr
