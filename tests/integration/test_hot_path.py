@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.measured import unmeasured
+
 HEAVY = ("openai", "jsonschema", "yaml", "filelock", "tenacity")
 
 
@@ -21,7 +23,9 @@ def test_state_without_a_run_imports_nothing_heavy(git_repo):
         "with contextlib.redirect_stdout(io.StringIO()): rc = main(['-C', sys.argv[1], 'state'])\n"
         f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(git_repo)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(git_repo)], capture_output=True, text=True, check=True, env=unmeasured()
+    )
     assert out.stdout.split(" ", 1) == ["0", "[]\n"]
 
 
@@ -72,8 +76,8 @@ def test_search_loads_only_what_it_needs(git_repo, output):
         f"print(rc, [m for m in {NOT_FOR_SEARCH!r} if m in sys.modules], out.getvalue().startswith(('{{', '0 result')))"
     )
     argv = [sys.executable, "-c", code, str(git_repo), *output]
-    subprocess.run(argv, capture_output=True, text=True, check=True)  # builds the index
-    out = subprocess.run(argv, capture_output=True, text=True, check=True)
+    subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())  # builds the index
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "0 [] True\n", out.stderr
 
 
@@ -120,9 +124,10 @@ def test_an_intake_page_loads_only_what_it_needs(tmp_path, action, fixture):
         f"print(rc, [m for m in {NOT_FOR_INTAKE!r} if m in sys.modules], out.getvalue().startswith('{{'))"
     )
     argv = [sys.executable, "-c", code, *action, str(path)]
-    runs = [subprocess.run(argv, capture_output=True, text=True, check=True).stdout]  # builds the index
-    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)  # reuses it
+    env = unmeasured()
+    runs = [subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout]  # builds the index
+    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)  # reuses it
     with open(path, "ab") as fh:
         fh.write(b"".join(rows[len(rows) // 2 :]))
-    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)  # extends it
+    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)  # extends it
     assert runs == ["0 [] True\n"] * 3

@@ -14,6 +14,7 @@ import pytest
 from autopilot import paths
 from autopilot.codex import sessions
 from tests.support.codex_home import meta_line, rollout, thread
+from tests.support.measured import unmeasured
 
 
 @pytest.fixture
@@ -122,5 +123,6 @@ def test_finding_a_rollout_loads_neither_typing_nor_dataclasses():
     code = (
         "import sys, autopilot.codex.sessions as s; print([m for m in ('typing', 'dataclasses') if m in sys.modules])"
     )
-    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-I", "-c", code]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "[]\n"
