@@ -22,9 +22,9 @@ def _codex_present():
 
 
 @pytest.mark.smoke
-def test_exec_and_resume_rollout_reads_back_as_paired_evidence():
+def test_exec_and_resume_rollout_reads_back_as_paired_evidence(tmp_path):
     """A real exec turn with a command and a patch, then exec resume, reads back paired and complete."""
-    with rig() as r:
+    with rig(under=tmp_path) as r:
         r.srv.push(
             tool_call("exec_command", {"cmd": "echo e2e-marker"}, call_id="call_e2e"),
             custom_tool_call("apply_patch", PATCH_ADD, call_id="call_e2e_patch"),
@@ -54,9 +54,9 @@ def test_exec_and_resume_rollout_reads_back_as_paired_evidence():
     )
 
 
-def test_interrupted_exec_reads_back_as_aborted():
+def test_interrupted_exec_reads_back_as_aborted(tmp_path):
     """SIGINT while the model is answering leaves a rollout the intake reports as aborted."""
-    with rig() as r:
+    with rig(under=tmp_path) as r:
         r.srv.push(reply_text("First answer."))
         tid = r.thread_id(r.exec("--json", "--skip-git-repo-check", "First"))
         interrupt_turn(r, tid, signal.SIGINT)
@@ -65,9 +65,9 @@ def test_interrupted_exec_reads_back_as_aborted():
 
 
 @needs("codex", (0, 171, 0), "the fixture rig forks with `codex exec fork`, which 0.145 lacks")
-def test_exec_fork_points_at_the_parent_rollout():
+def test_exec_fork_points_at_the_parent_rollout(tmp_path):
     """`codex exec fork` makes a rollout whose intake names the parent thread and its file."""
-    with rig() as r:
+    with rig(under=tmp_path) as r:
         r.srv.push(reply_text("Parent answer."))
         parent = r.thread_id(r.exec("--json", "--skip-git-repo-check", "Parent prompt"))
         r.srv.push(reply_text("Fork answer."))
@@ -79,7 +79,7 @@ def test_exec_fork_points_at_the_parent_rollout():
 
 
 @needs("codex", (0, 171, 0), "the fixture rig spawns a subagent the way 0.171 does")
-def test_spawned_subagent_is_listed_with_its_rollout():
+def test_spawned_subagent_is_listed_with_its_rollout(tmp_path):
     """A real spawn_agent call leaves a subagent pointer that resolves to the child's rollout."""
     state = {"spawned": False}
 
@@ -100,7 +100,7 @@ def test_spawned_subagent_is_listed_with_its_rollout():
             return namespaced_call("collaboration", "wait_agent", {"timeout_ms": 10000}, "c_wait")
         return reply_text("Parent done.")
 
-    with rig(responder) as r:
+    with rig(responder, under=tmp_path) as r:
         tid = r.thread_id(r.exec("--json", "--skip-git-repo-check", "Delegate"))
         answer = intake(r.rollout(tid))
         child = answer["subagents"][0]
@@ -112,14 +112,14 @@ def test_spawned_subagent_is_listed_with_its_rollout():
 
 
 @needs("codex", (0, 171, 0), "the app server's rollout/compress, which makes the fixture, came in 0.171")
-def test_a_rollout_codex_compressed_is_read_like_the_plain_one():
+def test_a_rollout_codex_compressed_is_read_like_the_plain_one(tmp_path):
     """The real codex compresses a cold rollout (app-server rollout/compress) into .jsonl.zst; the intake reads it."""
     import os
     import time
 
     from autopilot.codex import sessions
 
-    with rig() as r:
+    with rig(under=tmp_path) as r:
         r.srv.push(reply_text("An answer to keep."))
         tid = r.thread_id(r.exec("--json", "--skip-git-repo-check", "Remember this"))
         plain = r.rollout(tid)

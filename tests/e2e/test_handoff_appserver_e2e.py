@@ -21,10 +21,10 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
-def r(monkeypatch):
+def r(monkeypatch, tmp_path):
     """A CODEX_HOME the real codex writes, with a git work dir, and the bridge pointed at both."""
     codex = agent_bin("codex")
-    with rig() as rg:
+    with rig(under=tmp_path) as rg:
         for args in (
             ["init", "-q", "-b", "main"],
             ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"],

@@ -23,6 +23,7 @@ from autopilot.loop.state import PROBE_BYTES, Store, problem
 from autopilot.scripted.responses_server import reply_json
 from tests.support.hooks import payload
 from tests.support.loop import APPROVE
+from tests.support.measured import unmeasured
 
 MANY_FINDINGS = {
     "decision": "request_changes",
@@ -43,6 +44,7 @@ def capped_bridge(repo: Path, *args: str, limit: int, stdin: str | None = None) 
     return subprocess.run(
         [sys.executable, "-m", "autopilot", "-C", str(repo), *args],
         preexec_fn=cap,  # noqa: PLW1509 - two system calls, no locks taken in the child
+        env=unmeasured(),  # the limit binds coverage's data file too: a measured process would leave a torn one
         input=stdin,
         capture_output=True,
         text=True,
@@ -170,6 +172,7 @@ def test_the_rlimit_helper_really_limits_writes(tmp_path):
     out = subprocess.run(
         [sys.executable, "-c", script, str(target)],
         preexec_fn=cap,  # noqa: PLW1509
+        env=unmeasured(),
         capture_output=True,
         text=True,
         check=True,

@@ -12,6 +12,7 @@ import pytest
 from autopilot import fastjson, hooks
 from autopilot.paths import run_dir
 from tests.support.hooks import payload, run_hook
+from tests.support.measured import unmeasured
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "StopFailure", "SessionEnd"]
 
@@ -162,7 +163,7 @@ def test_no_run_path_imports_nothing_heavy(git_repo, tmp_path):
         input=json.dumps(payload("Stop", git_repo)),
         capture_output=True,
         text=True,
-        env={**os.environ, "AUTOPILOT_HOME": str(home)},
+        env=unmeasured({**os.environ, "AUTOPILOT_HOME": str(home)}),
     )
     assert proc.returncode == 0 and proc.stdout == ""
     assert proc.stderr.split() == NO_RUN_MODULES
@@ -180,6 +181,6 @@ def test_no_run_path_imports_neither_json_nor_typing(git_repo, tmp_path):
         input=json.dumps(payload("Stop", git_repo)),
         capture_output=True,
         text=True,
-        env={**os.environ, "AUTOPILOT_HOME": str(tmp_path)},
+        env=unmeasured({**os.environ, "AUTOPILOT_HOME": str(tmp_path)}),
     )
     assert proc.returncode == 0 and proc.stderr.split() == []

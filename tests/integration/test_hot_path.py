@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.measured import unmeasured
 from tests.support.repo import FIXTURES
 
 HEAVY = ("openai", "jsonschema", "yaml", "filelock", "tenacity")
@@ -23,7 +24,9 @@ def test_state_without_a_run_imports_nothing_heavy(git_repo):
         "with contextlib.redirect_stdout(io.StringIO()): rc = main(['-C', sys.argv[1], 'state'])\n"
         f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(git_repo)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(git_repo)], capture_output=True, text=True, check=True, env=unmeasured()
+    )
     assert out.stdout.split(" ", 1) == ["0", "[]\n"]
 
 
@@ -74,8 +77,8 @@ def test_search_loads_only_what_it_needs(git_repo, output):
         f"print(rc, [m for m in {NOT_FOR_SEARCH!r} if m in sys.modules], out.getvalue().startswith(('{{', '0 result')))"
     )
     argv = [sys.executable, "-c", code, str(git_repo), *output]
-    subprocess.run(argv, capture_output=True, text=True, check=True)  # builds the index
-    out = subprocess.run(argv, capture_output=True, text=True, check=True)
+    subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())  # builds the index
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "0 [] True\n", out.stderr
 
 
@@ -121,11 +124,12 @@ def test_an_intake_page_loads_only_what_it_needs(tmp_path, action, fixture):
         f"print(rc, [m for m in {NOT_FOR_INTAKE!r} if m in sys.modules], out.getvalue().startswith('{{'))"
     )
     argv = [sys.executable, "-c", code, *action, str(path)]
-    runs = [subprocess.run(argv, capture_output=True, text=True, check=True).stdout]  # builds the index
-    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)  # reuses it
+    env = unmeasured()
+    runs = [subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout]  # builds the index
+    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)  # reuses it
     with open(path, "ab") as fh:
         fh.write(b"".join(rows[len(rows) // 2 :]))
-    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)  # extends it
+    runs.append(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)  # extends it
     assert runs == ["0 [] True\n"] * 3
 
 
@@ -175,7 +179,9 @@ TYPING_FREE = {
 
 
 def _loaded(argv: list[str], stdin: str = "") -> tuple[bool, list[str]]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], input=stdin, capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], input=stdin, capture_output=True, text=True, check=True, env=unmeasured()
+    )
     rc, typing_loaded, found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert rc == 0, (argv, proc.stderr)
     return typing_loaded, found
@@ -183,7 +189,11 @@ def _loaded(argv: list[str], stdin: str = "") -> tuple[bool, list[str]]:
 
 def _codex_loaded(folder: Path, event: dict) -> tuple[bool, list[str]]:
     proc = subprocess.run(
-        [sys.executable, "-c", CODEX_PROBE, str(folder)], input=json.dumps(event), capture_output=True, text=True
+        [sys.executable, "-c", CODEX_PROBE, str(folder)],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env=unmeasured(),
     )
     rc, typing_loaded, found = proc.stderr.strip().splitlines()[-1].split(" ", 2)
     assert rc == "0", proc.stderr

@@ -13,7 +13,8 @@ def test_ten_pushes_at_once_from_two_machines_all_arrive(tmp_path):
         b: [b.packet(f"Bob's task {n}.") for n in range(5)],
     }
     procs = [m.process("share", "push", pid) for m, pids in mine.items() for pid in pids]
-    results = [(p.wait(timeout=300), p.stderr.read() if p.stderr else "") for p in procs]
+    errs = [p.communicate(timeout=300)[1] for p in procs]  # communicate, not wait: the pipes are read and closed
+    results = [(p.returncode, err) for p, err in zip(procs, errs, strict=True)]
     assert [code for code, _ in results] == [0] * 10, results
     every = {pid for pids in mine.values() for pid in pids}
     on_remote = {

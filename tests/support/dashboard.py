@@ -37,6 +37,7 @@ class Dashboard:
             if env is None or name not in env:
                 self.env.pop(name, None)
         self.proc: subprocess.Popen[str] | None = None
+        self.stopped: tuple[int, str] | None = None
         self.url = self.code = self.token = ""
         self.with_session = session
         self.port = 0
@@ -93,8 +94,12 @@ class Dashboard:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             code = self.proc.wait()
-        err = self.proc.stderr.read() if self.proc.stderr else ""
-        return code, err
+        if self.stopped is None:  # the first stop reads stderr and closes the pipes; a second one repeats its answer
+            self.stopped = (code, self.proc.stderr.read() if self.proc.stderr else "")
+            for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+        return self.stopped
 
     def __exit__(self, *exc: object) -> None:
         self.stop()

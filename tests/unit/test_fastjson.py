@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from autopilot.fastjson import parse_json_line, pretty
+from tests.support.measured import unmeasured
 from tests.support.repo import FIXTURES
 
 
@@ -69,7 +70,7 @@ def test_an_ordinary_line_is_read_without_importing_orjson():
     """Reading a plain line loads no orjson (it costs ~15 ms of a process that answers in 30)."""
     code = 'from autopilot.fastjson import parse_json_line as p; p(b\'{"a": [1, 2.5, "x"]}\'); import sys; '
     code += "print('orjson' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "False\n"
 
 
@@ -83,7 +84,8 @@ def test_a_truncated_line_in_a_fresh_process_is_refused_not_a_crash():
         "    except ValueError: print('refused')\n"
         "print(p(b'{\"a\": 1}'))"
     )
-    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-I", "-c", code]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "refused\nrefused\nrefused\n{'a': 1}\n"
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from autopilot import fsutil
+from tests.support.measured import unmeasured
 
 
 def test_a_temp_file_is_new_and_private(tmp_path):
@@ -41,5 +42,6 @@ def test_atomic_write_imports_no_tempfile(tmp_path):
     """Writing a file atomically loads neither tempfile nor what it imports (random, shutil)."""
     code = "import sys; from autopilot.fsutil import atomic_write; atomic_write(sys.argv[1], 'x', durable=False); "
     code += "print(sorted(m for m in ('tempfile', 'random', 'shutil') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "f")], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", code, str(tmp_path / "f")]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "[]\n" and (tmp_path / "f").read_text() == "x"

@@ -39,7 +39,8 @@ def test_an_untouched_home_reports_nothing(tmp_path):
 
 
 def run_inner(tmp_path: Path, body: str, *, strict: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run one test file under this suite's conftest, with ``real`` as the run's real HOME (strict: as in CI)."""
+    """Run one test file under this suite's conftest and settings (pyproject.toml: warnings are errors but for the
+    listed ones), with ``real`` as the run's real HOME (strict: as in CI)."""
     real = tmp_path / "real-home"
     (real / ".codex-autopilot").mkdir(parents=True)
     inner = tmp_path / "inner"
@@ -50,7 +51,8 @@ def run_inner(tmp_path: Path, body: str, *, strict: bool = True) -> subprocess.C
     env["AUTOPILOT_HOME_GUARD"] = "strict" if strict else "warn"
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the inner run needs only the conftest (xdist, cov: a third of it)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.conftest"]
+        [sys.executable, "-m", "pytest", "-q", "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider"]
+        + ["-p", "tests.conftest"]
         + ["--basetemp", str(tmp_path / "basetemp"), str(inner)],
         cwd=REPO,
         env=env,

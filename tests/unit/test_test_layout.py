@@ -21,6 +21,7 @@ CONCERNS = {
     "unit/test_cli_docs.py": "the CLI reference in docs/ equals the parsers (scripts/cli_docs.py)",
     "unit/test_codex_handoff_hook.py": "the `$handoff` hook script Codex runs (codex/assets/, stand-alone)",
     "unit/test_compaction_fixtures.py": "every way the real clients compact: both intakes' checkpoint is what was sent",
+    "unit/test_gates.py": "the suite's gates: warnings fail, strict config, subprocesses measured (pyproject.toml)",
     "unit/test_from_claude_skill.py": "the from-claude skill's script Codex runs (codex/assets/, stand-alone)",
     "unit/test_home_guard.py": "the tests' own guard of the real homes (tests/support/home_guard.py)",
     "unit/test_memory_long_session.py": "a 100-turn session of each real client through the active memory",

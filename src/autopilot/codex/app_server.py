@@ -69,6 +69,7 @@ class AppServerClient:
         self._ids = 0
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.proc: subprocess.Popen[str] | None = None
+        self._reader: threading.Thread | None = None
 
     def __enter__(self: _Client) -> _Client:
         try:
@@ -85,7 +86,8 @@ class AppServerClient:
             raise BridgeError(f"cannot start {self.binary} app-server: {exc.strerror}", hint=self.hint) from None
         with _LIVE_LOCK:
             _LIVE.add(self.proc)
-        threading.Thread(target=self._pump, name="app-server-reader", daemon=True).start()
+        self._reader = threading.Thread(target=self._pump, name="app-server-reader", daemon=True)
+        self._reader.start()
         try:
             hello = self.call(
                 "initialize",
@@ -109,7 +111,7 @@ class AppServerClient:
         try:
             if exc[0] is not None:  # the read failed or was ended: nothing more to wait for
                 proc.kill()
-            elif proc.stdin:
+            if proc.stdin:
                 proc.stdin.close()
             proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
@@ -118,6 +120,12 @@ class AppServerClient:
         finally:
             with _LIVE_LOCK:
                 _LIVE.discard(proc)
+        # The reader stops at the end of the output, which the exit brings; then its pipe is closed here rather than
+        # left to the garbage collector (not while a grandchild still holds it open and the reader still reads).
+        if self._reader is not None:
+            self._reader.join(timeout=10)
+        if proc.stdout is not None and not (self._reader is not None and self._reader.is_alive()):
+            proc.stdout.close()
 
     def _pump(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None

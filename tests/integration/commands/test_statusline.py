@@ -11,6 +11,7 @@ import pytest
 
 from autopilot.loop.state import Store
 from autopilot.paths import run_dir
+from tests.support.measured import unmeasured
 
 
 def line(bridge, cwd, *args: str, stdin: str | None = None) -> str:
@@ -79,7 +80,9 @@ def test_the_status_line_path_imports_nothing_heavy(planned):
         " if m in sys.modules), file=sys.stderr)"
     )
     payload = json.dumps({"workspace": {"current_dir": str(planned)}})
-    proc = subprocess.run([sys.executable, "-c", code, payload], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, payload], capture_output=True, text=True, check=True, env=unmeasured()
+    )
     assert proc.stdout.startswith("autopilot ▶") and proc.stderr.strip() == "[]"
 
 

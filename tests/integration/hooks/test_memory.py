@@ -13,6 +13,7 @@ from autopilot.handoff.memory import observe
 from autopilot.scripted.responses_server import reply_json
 from tests.integration.test_hooks import NO_RUN_MODULES
 from tests.support.hooks import OTHER_SESSION, SESSION, context_of, payload, run_hook
+from tests.support.measured import unmeasured
 
 CHECKPOINT = {
     "objective": "Ship the --json flag",
@@ -449,7 +450,7 @@ def test_a_prompt_that_injects_loads_nothing_heavy(git_repo, bridge):
         input=json.dumps(payload("UserPromptSubmit", git_repo, prompt="and now?")),
         capture_output=True,
         text=True,
-        env=dict(os.environ),
+        env=unmeasured(),
     )
     assert proc.returncode == 0 and "/w/cli.py" in context_of(json.loads(proc.stdout))  # it did inject
     assert proc.stderr.split() == []

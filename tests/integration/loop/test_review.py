@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import warnings
 from pathlib import Path
 
 from autopilot.scripted.responses_server import reply_json
@@ -47,6 +49,19 @@ def test_review_with_no_changes_makes_no_call(planned, openai_env, bridge):
     code, out, _ = bridge("-C", str(planned), "review")
     assert code == 0 and json.loads(out)["skipped"] is True
     assert len(openai_env.requests) == calls
+
+
+def test_a_call_leaves_no_connection_open(planned, openai_env, bridge):
+    """A review closes its OpenAI client: no connection of the call is left for the garbage collector to find (the
+    in-process bridge of a long test run, or any process that asks again, would pile them up)."""
+    (Path(planned) / "feature.py").write_text("x = 1\n")
+    openai_env.push(reply_json(APPROVE))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        code, _, err = bridge("-C", str(planned), "review")
+        gc.collect()
+    assert code == 0, err
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_secrets_in_the_diff_never_reach_codex(planned, openai_env, bridge):

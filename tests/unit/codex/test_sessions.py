@@ -18,6 +18,7 @@ from autopilot.codex import sessions
 from autopilot.errors import BridgeError
 from autopilot.handoff.transcripts.codex_intake import intake
 from tests.support.codex_home import FIXTURES, meta_line, rollout, thread
+from tests.support.measured import unmeasured
 
 
 @pytest.fixture
@@ -126,7 +127,8 @@ def test_finding_a_rollout_loads_neither_typing_nor_dataclasses():
     code = (
         "import sys, autopilot.codex.sessions as s; print([m for m in ('typing', 'dataclasses') if m in sys.modules])"
     )
-    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-I", "-c", code]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "[]\n"
 
 

@@ -7,6 +7,7 @@ import pytest
 from autopilot.errors import BridgeError
 from autopilot.loop.backends import Usage
 from autopilot.loop.budget import SHIPPED_PRICES, charge_budget, price_table
+from tests.support.measured import unmeasured
 
 
 def test_charge_uses_fresh_cached_write_and_output_prices():
@@ -59,8 +60,9 @@ def test_the_price_table_is_read_from_its_cache_without_yaml(isolated_homes):
     import sys
 
     code = "import sys; from autopilot.loop.budget import price_table as t; print(len(t()), 'yaml' in sys.modules)"
-    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    argv = [sys.executable, "-c", code]
+    first = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured()).stdout
+    again = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured()).stdout
     assert first.split()[1] == "True" and again == first.replace("True", "False")
     assert price_table() == __import__("yaml").safe_load(SHIPPED_PRICES.read_text())
 

@@ -22,6 +22,7 @@ from autopilot.loop import schema_subset as schema
 from autopilot.loop import transitions
 from autopilot.loop.backends import Usage
 from autopilot.loop.state import SCHEMA_PATH, new_state
+from tests.support.measured import unmeasured
 
 SCHEMAS = Path(schema.__file__).parent / "schemas"
 TASK = {"id": "T1", "title": "Add the exporter", "description": "d", "acceptance": ["it exports", "tests pass"]}
@@ -230,5 +231,5 @@ def test_a_valid_answer_and_state_are_checked_without_importing_jsonschema():
         f"ok = schema.load({str(SCHEMAS / 'review.json')!r}).first_error({REVIEW!r}) is None\n"
         "print(ok, problem(new_state('/w')), 'jsonschema' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=unmeasured())
     assert out.stdout == "True None False\n"

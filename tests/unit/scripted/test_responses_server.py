@@ -27,7 +27,8 @@ def post(url: str, body: dict) -> tuple[int, str, str]:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.headers["content-type"], resp.read().decode()
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers["content-type"], exc.read().decode()
+        with exc:  # the error is the response too: closed, its connection is
+            return exc.code, exc.headers["content-type"], exc.read().decode()
 
 
 def test_plain_request_gets_a_json_response_with_usage():
@@ -71,6 +72,7 @@ def test_unknown_paths_are_404():
     """Only /responses is served."""
     with ResponsesServer() as s, pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(urllib.request.Request(f"{s.url}/chat/completions", data=b"{}"), timeout=10)
+    err.value.close()  # the error is the response too: its connection stays open until closed
     assert err.value.code == 404
 
 

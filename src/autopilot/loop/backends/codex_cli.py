@@ -385,6 +385,10 @@ class CodexCLI:
             # of its own, so nothing else would stop it.
             _kill_group(proc)
             raise
+        finally:
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):  # Popen closes them only in communicate()
+                if pipe is not None:
+                    pipe.close()
         if proc.returncode != 0:
             detail = next(
                 (

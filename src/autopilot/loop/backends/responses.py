@@ -162,6 +162,10 @@ class ResponsesBackend:
             response = _within(timeout, ask, client.close)
         except openai.OpenAIError as exc:
             raise _infra(exc) from None
+        finally:
+            # its pooled connection: a process that asks again (the in-process bridge of a long test run) keeps
+            # no socket of a finished call open (closing twice, after an abort, is harmless)
+            client.close()
         usage = response.usage
         details = getattr(usage, "input_tokens_details", None)
         used = (

@@ -174,7 +174,8 @@ def test_without_a_package_to_run_the_launcher_says_nothing(package, git_repo, t
     assert proc.stdin and proc.stdout and proc.stderr
     proc.stdin.write(json.dumps(event).encode())  # more than a pipe holds: a launcher that did not read it breaks this
     proc.stdin.close()
-    out, err = proc.stdout.read(), proc.stderr.read()
+    with proc.stdout, proc.stderr:
+        out, err = proc.stdout.read(), proc.stderr.read()
     assert (proc.wait(), out, err) == (0, b"", b"")
     home = Path(os.environ["AUTOPILOT_HOME"])
     assert [p for p in home.rglob("*") if p.is_file()] == []

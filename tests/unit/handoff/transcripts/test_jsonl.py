@@ -12,6 +12,7 @@ from array import array
 import pytest
 
 from autopilot.handoff.transcripts import jsonl
+from tests.support.measured import unmeasured
 from tests.support.repo import FIXTURES
 
 
@@ -393,10 +394,11 @@ def test_an_append_is_read_and_saved_without_importing_orjson(tmp_path):
         "import sys; from autopilot.handoff.transcripts.claude_intake import intake; "
         "p = intake(sys.argv[1]); print(p['diagnostics']['index'], 'orjson' in sys.modules)"
     )
-    first = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", code, str(f)]
+    first = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     with open(f, "ab") as fh:
         fh.write(b"".join(rows[40:]))
-    after = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True)
+    after = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     assert (first.stdout, after.stdout) == ("built False\n", "extended False\n")
 
 
@@ -416,10 +418,11 @@ def test_lines_that_cross_chunks_are_read_without_orjson_on_an_append(tmp_path, 
         "jsonl.CHUNK_BYTES = int(sys.argv[2]); i = jsonl.scan(sys.argv[1], " + fold + "()); "
         "print(i.status, 'orjson' in sys.modules, list(i.entries), json.dumps(i.malformed))"
     )
-    subprocess.run([sys.executable, "-c", code, str(f), "256"], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", code, str(f), "256"]
+    subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     with open(f, "ab") as fh:
         fh.write(b"".join(rows[20:]))
-    small = subprocess.run([sys.executable, "-c", code, str(f), "256"], capture_output=True, text=True, check=True)
+    small = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
     status, imported, rest = small.stdout.split(" ", 2)
     assert (status, imported) == ("extended", "False")
     whole = jsonl.scan(f, CountFold(), cache=False)  # every line read: the append above must have seen as many
