@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.handoff.transcripts.shapes import CodexFoldState, CodexMeta
 
-FOLD_VERSION = 4  # 4: compaction lines, what the newest compaction kept, model changes
+FOLD_VERSION = 5  # 4: compaction lines, what the newest compaction kept, model changes; 5: counts per message text
 RETAINED_KEPT = 200  # user messages of one replacement_history remembered (by hash)
 MODEL_CHANGES_KEPT = 500
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
@@ -316,22 +316,31 @@ class CodexFold:
         return self._seen(state, line, "user", text, REP_RESPONSE)
 
     def _seen(self, state: CodexFoldState, line: int, role: str, text: str, rep: int) -> bool:
-        """Record one representation of a message; True only for the first one seen."""
+        """Record one representation of a message; True only for the first one seen.
+
+        Codex writes one message up to three ways (``REP_*``), and a turn may hold several copies of one text
+        ("continue", "Done.", the same announcement before every tool call). A representation belongs to the oldest
+        copy still missing it, so the copies holding a representation are always the oldest ones: per text it is
+        enough to count each representation, and a copy begins when this one's count has reached the number of
+        copies (the largest count). One step per line however often a text repeats (scanning a list of masks per
+        copy made a rollout that repeats its texts quadratic).
+        """
         if not text.strip() and role == "assistant":
             return False
         pending = state["pending"]
         key = message_key(role, text)
-        masks = pending.get(key)
-        if masks is None:
-            masks = pending[key] = []
+        counts = pending.get(key)
+        if counts is None:
+            counts = pending[key] = [0, 0, 0]
             if len(pending) > PENDING_KEEP:
                 del pending[next(iter(pending))]
-        for i, mask in enumerate(masks):
-            if not mask & rep:
-                masks[i] = mask | rep
-                _omit(state, "duplicateMessages")
-                return False
-        masks.append(rep)
+        slot = rep >> 1  # REP_RESPONSE, REP_EVENT, REP_ITEM -> 0, 1, 2
+        copies = max(counts)
+        seen = counts[slot]
+        counts[slot] = seen + 1
+        if seen < copies:
+            _omit(state, "duplicateMessages")
+            return False
         if role == "user":
             state["user_turns"].append(line)
             state["last_user_line"] = line

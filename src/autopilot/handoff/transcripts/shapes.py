@@ -216,7 +216,7 @@ class CodexFoldState(TypedDict):
     last_ts: str | None
     turn: CodexTurn
     turns: int
-    pending: dict[str, list[int]]  # message key -> the representations seen of each copy
+    pending: dict[str, list[int]]  # message key -> how many of its copies each representation (REP_*) was seen for
     calls: dict[str, int]  # call id -> line of a call without a result yet
     results: dict[str, int]  # call id -> line of its result (negative: too large to show)
     user_turns: array[int]

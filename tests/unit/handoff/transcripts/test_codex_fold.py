@@ -1,0 +1,98 @@
+"""The Codex fold's message de-duplication: one entry per copy of a text, whatever the order and repetition."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from autopilot.handoff.transcripts import codex_fold
+from autopilot.handoff.transcripts.codex_fold import REP_EVENT, REP_ITEM, REP_RESPONSE, CodexFold
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "codex"
+REPS = (REP_RESPONSE, REP_EVENT, REP_ITEM)
+
+
+@cache
+def _lines(name: str) -> list[str]:
+    return (FIXTURES / name).read_text(encoding="utf-8").splitlines()
+
+
+def _real(name: str, line: int) -> dict:
+    return json.loads(_lines(name)[line - 1])
+
+
+def representation(role: str, text: str, rep: int) -> dict:
+    """One of the three ways codex writes a message, made from a real line of that kind with its text replaced."""
+    if rep == REP_RESPONSE:
+        row = copy.deepcopy(_real("exec_tools.jsonl", 41 if role == "user" else 30))
+        row["payload"]["content"][0]["text"] = text
+    elif rep == REP_EVENT:
+        row = copy.deepcopy(_real("legacy_classic.jsonl", 7 if role == "user" else 14))
+        row["payload"]["message"] = text
+    else:
+        row = copy.deepcopy(_real("exec_tools.jsonl", 29))
+        row["payload"]["item"] = {"type": "UserMessage" if role == "user" else "AgentMessage", "id": "m"}
+        row["payload"]["item"]["content"] = [{"type": "Text", "text": text}]
+    return row
+
+
+def masks_reference(events: list[tuple[str, int]]) -> list[bool]:
+    """The rule as first written: each text keeps a list of masks, one per copy; a representation joins the oldest
+    copy that lacks it, else starts a copy (an entry)."""
+    masks: dict[str, list[int]] = {}
+    out = []
+    for text, rep in events:
+        kept = masks.setdefault(text, [])
+        for i, mask in enumerate(kept):
+            if not mask & rep:
+                kept[i] = mask | rep
+                out.append(False)
+                break
+        else:
+            kept.append(rep)
+            out.append(True)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_entries_are_those_the_list_of_masks_gave(seed):
+    """Random interleavings of a few texts in every representation give the entries the mask rule gives."""
+    rng = random.Random(seed)
+    texts = ["continue", "Done.", "Let me run the tests.", f"text {seed}"][: rng.randint(1, 4)]
+    events = [(rng.choice(texts), rng.choice(REPS)) for _ in range(rng.randint(1, 300))]
+    fold = CodexFold()
+    state = fold.start()
+    got = [fold.row(state, n, representation("assistant", t, rep)) for n, (t, rep) in enumerate(events, 1)]
+    assert got == masks_reference(events)
+    assert state["entries_by_kind"].get("assistant", 0) == sum(got)
+
+
+def test_a_text_repeated_all_turn_keeps_three_counts():
+    """Thousands of copies of "continue" in one turn, each written three ways, are thousands of entries; what the
+    fold remembers of the text stays three counts (a mask per copy, scanned by every new copy, was quadratic)."""
+    fold = CodexFold()
+    state = fold.start()
+    entries = 0
+    for n in range(3000):
+        for rep in (REP_EVENT, REP_RESPONSE, REP_ITEM):
+            entries += fold.row(state, n * 3 + rep, representation("user", "continue", rep))
+    assert entries == 3000 == len(state["user_turns"])
+    assert list(state["pending"].values()) == [[3000, 3000, 3000]]
+    assert state["omitted"]["duplicateMessages"] == 6000
+
+
+def test_a_turn_start_forgets_the_copies_of_the_turn_before():
+    """The counts are per turn: the same text in the next turn is a new message even if it came only one way."""
+    fold = CodexFold()
+    state = fold.start()
+    start = _real("exec_tools.jsonl", 2)
+    assert start["payload"]["type"] in codex_fold.TURN_START
+    seen = [fold.row(state, 1, representation("user", "continue", REP_EVENT))]
+    fold.row(state, 2, start)
+    seen += [fold.row(state, 3, representation("user", "continue", REP_RESPONSE))]
+    assert seen == [True, True]
