@@ -14,6 +14,7 @@ from bisect import bisect_left
 
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts.evidence import strip_reminders
+from autopilot.handoff.transcripts.jsonl_index import add_line
 from autopilot.redact.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
@@ -151,8 +152,9 @@ class ClaudeFold:
     """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
 
     name = "claude"
-    version = 3  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
-    # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append
+    version = 4  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
+    # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append; 4: results
+    # in a ledger
 
     def start(self) -> ClaudeFoldState:
         """A fresh state for an empty transcript."""
@@ -173,7 +175,7 @@ class ClaudeFold:
             "edits": {},
             "pendingEdits": {},
             "pending": {},
-            "results": {},
+            "results": bytearray(),  # call id -> line of its result (jsonl_index.add_line)
             "orphans": {},
             "compacts": [],
             "boundary": None,
@@ -380,7 +382,7 @@ class ClaudeFold:
                     if call_id.__class__ is str:
                         st["orphans"][call_id] = line
                 if call_id.__class__ is str:
-                    st["results"][call_id] = line
+                    add_line(st["results"], call_id, line)
                     path = st["pendingEdits"].pop(call_id, None)
                     edit = st["edits"].get(path) if path else None
                     if edit:
@@ -461,7 +463,7 @@ class ClaudeFold:
             ids = [i.decode() for i in _BIG_RESULT_ID.findall(head)]
             orphan = False
             for call_id in ids:
-                st["results"][call_id] = line
+                add_line(st["results"], call_id, line)
                 if st["pending"].pop(call_id, None) is None:
                     st["orphans"][call_id], orphan = line, True
             return not ids or orphan

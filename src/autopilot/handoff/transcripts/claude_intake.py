@@ -27,6 +27,7 @@ from autopilot.handoff.transcripts.evidence import (
     Evidence,
     tool_omission,
 )
+from autopilot.handoff.transcripts.jsonl_index import find_line
 from autopilot.redact.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
@@ -324,7 +325,7 @@ class _View:
 
     def _result(self, call_id: str, omitted: str | None) -> IntakeResult | None:
         """The result row of ``call_id``; its text replaced by ``omitted`` when that is given."""
-        line = self.st["results"].get(call_id)
+        line = find_line(self.st["results"], call_id)
         if not line:
             return None  # no result row (yet): the call was interrupted or is still running
         row = self._load(line)

@@ -51,6 +51,7 @@ from autopilot.codex.rollout import (
 )
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts import jsonl
+from autopilot.handoff.transcripts.jsonl_index import add_line
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:
@@ -59,7 +60,8 @@ if TYPE_CHECKING:
     from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.handoff.transcripts.shapes import CodexFoldState, CodexMeta
 
-FOLD_VERSION = 5  # 4: compaction lines, what the newest compaction kept, model changes; 5: counts per message text
+FOLD_VERSION = 5  # 4: compaction lines, what the newest compaction kept, model changes; 5: counts per message
+# text, results in a ledger
 RETAINED_KEPT = 200  # user messages of one replacement_history remembered (by hash)
 MODEL_CHANGES_KEPT = 500
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
@@ -123,7 +125,7 @@ class CodexFold:
             "turns": 0,
             "pending": {},
             "calls": {},
-            "results": {},
+            "results": bytearray(),  # call id -> line of its output (jsonl_index.add_line; negative: too large)
             "user_turns": array("q"),
             "rolled_back": [],
             "edited": {},
@@ -205,7 +207,7 @@ class CodexFold:
         m = re.search(rb'"call_id"\s*:\s*"([^"]{1,128})"', head)
         if m and re.search(rb'"type"\s*:\s*"(?:function|custom)_call_output"', head[:4096]):
             call_id = m.group(1).decode("utf-8", "replace")
-            state["results"][call_id] = -line  # negative: the output is too large to show
+            add_line(state["results"], call_id, -line)  # negative: the output is too large to show
             state["calls"].pop(call_id, None)
         else:
             _omit(state, "oversizeLines")
@@ -268,7 +270,7 @@ class CodexFold:
         if t in TOOL_OUTPUTS:
             call_id = p.get("call_id")
             if isinstance(call_id, str):
-                state["results"][call_id] = line
+                add_line(state["results"], call_id, line)
                 if state["calls"].pop(call_id, None) is not None:
                     return False  # shown with its call
             if t == "tool_search_output":

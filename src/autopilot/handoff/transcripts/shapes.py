@@ -111,7 +111,7 @@ class ClaudeFoldState(TypedDict):
     edits: dict[str, list[Any]]  # path -> [tool, line, edits, status]
     pendingEdits: dict[str, str]  # call id -> path
     pending: dict[str, int]  # call id -> line of a call without a result yet
-    results: dict[str, int]  # call id -> line of its result
+    results: bytearray  # call id -> line of its result (jsonl_index.add_line)
     orphans: dict[str, int]  # call id -> line of a result whose call was never seen
     compacts: list[list[Any]]  # [line, trigger]
     boundary: list[Any] | None  # [uuid key, trigger]
@@ -218,7 +218,7 @@ class CodexFoldState(TypedDict):
     turns: int
     pending: dict[str, list[int]]  # message key -> how many of its copies each representation (REP_*) was seen for
     calls: dict[str, int]  # call id -> line of a call without a result yet
-    results: dict[str, int]  # call id -> line of its result (negative: too large to show)
+    results: bytearray  # call id -> line of its result (jsonl_index.add_line; negative: too large to show)
     user_turns: array[int]
     rolled_back: list[list[int]]  # [first line, rollback line]
     edited: dict[str, list[Any]]  # path -> [change, line, status]
