@@ -2,7 +2,8 @@
 
 ``update_view`` skips the boundaries a plain parentUuid walk shows cannot be reached and finds rows by
 searching the key column; the reference here tries every boundary, newest first, with nothing but linear
-scans, as docs/claude-intake.md states the rule. Random lineages (duplicate and missing uuids, rewinds,
+scans, as docs/claude-intake.md states the rule (a row's parent is the nearest earlier row with its uuid; the
+anchor, the first row with its uuid from the boundary on). Random lineages (duplicate and missing uuids, rewinds,
 cycles, preserved rows never written or written again later, segments, rows too large to be nodes) must give
 the same view and boundary both ways.
 """
@@ -52,8 +53,10 @@ def _reference_walk(st: dict, b: int) -> tuple[list[int], bool]:
     position = {k: n for n, k in enumerate(kept)}
     tail = kept[-1] if kept else 0
 
-    def after(k: int) -> int | None:
-        i = _last(keys, k)
+    def after(
+        k: int, child: int
+    ) -> int | None:  # a row's parent: the nearest earlier row with its uuid, if not dropped
+        i = _last(keys, k, 0, child)
         return i if i is not None and i >= ib else None
 
     def parent(i: int) -> int:
@@ -63,7 +66,7 @@ def _reference_walk(st: dict, b: int) -> tuple[list[int], bool]:
         p = parents[i]
         if tail and p == anchor:
             return tail
-        if tail and p and kinds[i] and after(p) is None and p not in position:
+        if tail and p and kinds[i] and after(p, i) is None and p not in position:
             return tail
         return p
 
@@ -78,7 +81,12 @@ def _reference_walk(st: dict, b: int) -> tuple[list[int], bool]:
         p = parent(node)
         if not p:
             break
-        node = before[p] if p in position else after(p)
+        if p in position:
+            node = before[p]
+        elif keys[node] in position:  # the first preserved row hangs under the anchor: its first row from B on
+            node = next((i for i in range(ib, len(keys)) if keys[i] == p), None)
+        else:
+            node = after(p, node)
     return out, False
 
 

@@ -126,11 +126,13 @@ class ClaudeFoldState(TypedDict):
     nodeKey: array[int]
     nodeParent: array[int]
     nodeKind: bytearray
+    nodeUp: array[int]  # each node's parent node + 1 (0: none)
     active: bytearray
-    activeLeaf: int
+    activeLeaf: int  # the leaf line ``active`` was walked from
     view: bytearray
     viewKey: list[int]
     viewBoundary: int | None
+    viewPath: array[int]  # the view's walk, boundary first
     activeLines: int
 
 

@@ -96,3 +96,35 @@ def test_a_turn_start_forgets_the_copies_of_the_turn_before():
     fold.row(state, 2, start)
     seen += [fold.row(state, 3, representation("user", "continue", REP_RESPONSE))]
     assert seen == [True, True]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_index_extended_append_after_append_holds_what_a_fresh_read_holds(tmp_path, seed):
+    """A long rollout (context compactions, roll-backs, repeated texts) appended in random pieces, some ending in
+    the middle of a line and some lines never finished: after every append the extended index is a fresh read's."""
+    from autopilot.handoff.transcripts import jsonl
+    from tests.fixtures.make_big_sessions import Shape, codex_rollout
+
+    rng = random.Random(seed)
+    made = codex_rollout(tmp_path / "made", Shape(0.5, compact_every=0.06, rewinds=3, seed=seed, scale=0.2))
+    assert made.compactions >= 5 and made.rewinds == 3
+    data = made.path.read_bytes()
+    path = tmp_path / made.path.name
+    path.write_bytes(b"")
+    cuts = sorted(rng.sample(range(1, len(data)), 10))
+    statuses = set()
+    for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
+        with open(path, "ab") as fh:
+            fh.write(data[start:end])
+            if rng.random() < 0.15 and not data[start:end].endswith(b"\n"):
+                fh.write(b"\n")  # a crash: the line stays cut short
+        cached = jsonl.scan(path, CodexFold())
+        fresh = jsonl.scan(path, CodexFold(), cache=False)
+        statuses.add(cached.status)
+        assert cached.state == fresh.state
+        assert (list(cached.entries), list(cached.offsets), cached.malformed) == (
+            list(fresh.entries),
+            list(fresh.offsets),
+            fresh.malformed,
+        )
+    assert "extended" in statuses and fresh.state["compactions"] >= 3
