@@ -136,6 +136,13 @@ def sniff_type(head: bytes, tail: bytes = b"") -> str | None:
     return safe_name(found.group(1).decode("utf-8", "replace")) if found else None
 
 
+def _flag(flags: bytearray, line: int) -> None:
+    """Set ``line``'s byte in a per-line flag column, growing it as far as the line."""
+    if len(flags) <= line:
+        flags.extend(bytes(line + 1 - len(flags)))
+    flags[line] = 1
+
+
 def _bump(counts: dict[str, int], key: str) -> None:
     counts[key] = counts.get(key, 0) + 1
 
@@ -152,9 +159,10 @@ class ClaudeFold:
     """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
 
     name = "claude"
-    version = 5  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
+    version = 6  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
     # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append; 4: results
-    # in a ledger; 5: each node's parent node, and the view's walk kept, so an append walks only what it added
+    # in a ledger; 5: each node's parent node, and the view's walk kept, so an append walks only what it added; 6: entry
+    # flags per line, so a page counts branches with a few big-integer operations
 
     def start(self) -> ClaudeFoldState:
         """A fresh state for an empty transcript."""
@@ -194,6 +202,7 @@ class ClaudeFold:
             "active": bytearray(),
             "activeLeaf": 0,  # the leaf line the active flags were walked from
             "view": bytearray(),  # per raw line: 1 when the row is in what the model is sent now
+            "entryFlags": bytearray(),  # per raw line: 1 when the row is an entry (as far as the last entry)
             "viewKey": [],  # the leaf line, newest boundary line and node count the view was computed for
             "viewBoundary": None,  # the index in ``boundaries`` of the boundary the view starts at
             "viewPath": array(NODE_TYPE),  # the nodes of the view's walk, from its boundary up to the leaf
@@ -263,14 +272,18 @@ class ClaudeFold:
                 self._node(st, line, kind, obj.get("isSidechain") is True, uuid_key(uid), uuid_key(parent))
                 self._identity(st, obj)
             if kind == "assistant":
-                return self._assistant(st, line, obj)
-            if kind == "user":
-                return self._user(st, line, obj)
-            if kind == "attachment":
-                return self._attachment(st, obj)
-            if kind == "system":
-                return self._system(st, line, obj)
-            return False
+                entry = self._assistant(st, line, obj)
+            elif kind == "user":
+                entry = self._user(st, line, obj)
+            elif kind == "attachment":
+                entry = self._attachment(st, obj)
+            elif kind == "system":
+                entry = self._system(st, line, obj)
+            else:
+                return False
+            if entry:
+                _flag(st["entryFlags"], line)
+            return entry
         if kind in KNOWN_TYPES:
             types[kind] = types.get(kind, 0) + 1
             if kind in SYSTEM_PROMPT_ROWS:
@@ -460,6 +473,7 @@ class ClaudeFold:
             for call_id, name in _BIG_TOOL_USE.findall(head):
                 _bump(st["tools"], safe_name(name.decode()))
                 st["pending"][call_id.decode()] = line
+            _flag(st["entryFlags"], line)
             return True
         if kind == "user":
             if b'"isCompactSummary":true' in both:
@@ -471,7 +485,10 @@ class ClaudeFold:
                 add_line(st["results"], call_id, line)
                 if st["pending"].pop(call_id, None) is None:
                     st["orphans"][call_id], orphan = line, True
-            return not ids or orphan
+            if not ids or orphan:
+                _flag(st["entryFlags"], line)
+                return True
+            return False
         return False
 
     def finish(self, st: ClaudeFoldState, lines: int) -> None:

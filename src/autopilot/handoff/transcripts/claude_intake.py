@@ -419,9 +419,20 @@ def branch(st: ClaudeFoldState, line: int) -> str:
 def branch_counts(st: ClaudeFoldState, entries: Sequence[int]) -> tuple[int, int]:
     """How many of ``entries`` are ``non-lineage`` and how many ``compacted`` (as :func:`branch` says of each).
 
-    Every page reports them for the whole file: the per-line flags of all entries are gathered at C speed and counted
-    as the bits of one integer, not judged one by one (20,000 entries took ~3 ms of each page).
+    Every page reports them for the whole file, so they are counted as bits: each per-line flag column (one byte a
+    line) read as one integer, the fold's entry flags, the lineage's and the view's, combined with ``&`` and counted
+    (~1 ms for 200,000 lines; gathering each entry's flags cost ~10 ms of each page of a long session, and judging
+    them one by one more).
     """
+    flags = st.get("entryFlags")
+    if flags is not None:
+        e = int.from_bytes(flags, "little")
+        if e.bit_count() == len(entries):  # the fold's flags are these entries' (a state built otherwise gathers)
+            a = int.from_bytes(st["active"], "little") & e
+            if st["viewBoundary"] is None:
+                return len(entries) - a.bit_count(), 0
+            v = int.from_bytes(st["view"], "little")
+            return len(entries) - (e & v | a).bit_count(), a.bit_count() - (a & v).bit_count()
     on = int.from_bytes(bytes(map(st["active"].__getitem__, entries)), "little")
     if st["viewBoundary"] is None:
         return len(entries) - on.bit_count(), 0

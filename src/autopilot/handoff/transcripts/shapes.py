@@ -130,6 +130,7 @@ class ClaudeFoldState(TypedDict):
     active: bytearray
     activeLeaf: int  # the leaf line ``active`` was walked from
     view: bytearray
+    entryFlags: bytearray  # per raw line: 1 for an entry
     viewKey: list[int]
     viewBoundary: int | None
     viewPath: array[int]  # the view's walk, boundary first

@@ -17,6 +17,7 @@ import pytest
 
 from autopilot.handoff.transcripts import claude_fold, jsonl
 from autopilot.handoff.transcripts.claude_fold import ClaudeFold, update_lineage, update_view
+from autopilot.handoff.transcripts.claude_intake import branch, branch_counts
 from tests.fixtures.make_big_sessions import Shape, claude_session
 from tests.unit.test_claude_view import random_state, reference_view
 
@@ -63,6 +64,8 @@ def test_an_index_extended_append_after_append_holds_what_a_fresh_read_holds(tmp
             list(full.offsets),
             full.malformed,
         )
+        kinds = [branch(index.state, n) for n in index.entries]  # the page's counts, from the fold's entry flags
+        assert branch_counts(index.state, index.entries) == (kinds.count("non-lineage"), kinds.count("compacted"))
     assert "extended" in statuses
     assert fresh["viewBoundary"] is not None and fresh["boundaries"]
 
