@@ -52,6 +52,7 @@ from autopilot.codex.rollout import (
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts import jsonl
 from autopilot.handoff.transcripts.jsonl_index import add_line
+from autopilot.redact.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:
@@ -60,8 +61,8 @@ if TYPE_CHECKING:
     from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.handoff.transcripts.shapes import CodexFoldState, CodexMeta
 
-FOLD_VERSION = 5  # 4: compaction lines, what the newest compaction kept, model changes; 5: counts per message
-# text, results in a ledger
+FOLD_VERSION = 6  # 4: compaction lines, what the newest compaction kept, model changes; 5: counts per message
+# text, results in a ledger; 6: telemetry, quiet items and tool outputs skimmed
 RETAINED_KEPT = 200  # user messages of one replacement_history remembered (by hash)
 MODEL_CHANGES_KEPT = 500
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
@@ -69,6 +70,20 @@ EDITED_KEEP = 2000
 
 # Bits for the three ways Codex records one message.
 REP_RESPONSE, REP_EVENT, REP_ITEM = 1, 2, 4
+
+# Lines read from their raw bytes, not parsed: token telemetry, the item events that repeat a command's output, and
+# the tool outputs (of which only the call id is kept). Together half the lines and three quarters of the bytes of a
+# long rollout. The envelope codex writes: {"timestamp":…,["ordinal":n,]"type":…,"payload":{…
+_ENVELOPE = lazy(
+    rb'\{"timestamp":"([0-9A-Za-z:.+-]{0,64})",(?:"ordinal":\d{1,20},)?"type":"([a-z_]{1,40})","payload":\{'
+)
+_QUIET_ITEM = lazy(
+    rb'"type":"item_completed","thread_id":"[^"\\]{0,100}","turn_id":"[^"\\]{0,100}","item":\{"type":"([A-Za-z]{1,40})"'
+)
+_OUTPUT = lazy(
+    rb'"type":"(function_call_output|custom_tool_call_output)",(?:"id":"[^"\\]{0,200}",)?"call_id":"([!#-\[\]-~]{1,200})","'
+)
+_TELEMETRY_LINES = frozenset(name.encode() for name in TELEMETRY_LINES)
 
 
 def _bump(bucket: dict[str, int], name: Any) -> None:
@@ -111,6 +126,7 @@ class CodexFold:
 
     name = "codex"
     version = FOLD_VERSION
+    skim_prefixes = (b'{"timestamp":"',)
 
     def start(self) -> CodexFoldState:
         """A fresh state for an empty rollout."""
@@ -148,6 +164,49 @@ class CodexFold:
         }
 
     # -- the fold ---------------------------------------------------------------------------
+
+    def skim(self, state: CodexFoldState, line: int, raw: bytes) -> bool | None:
+        """Fold a telemetry line, a quiet item event or a tool output from its raw bytes, as :meth:`row` would fold the
+        parsed line; None for any other line (and for every line of a fork's replayed history), which is parsed."""
+        m = _ENVELOPE.match(raw)
+        if m is None:
+            return None
+        fork = state["fork"]
+        if fork is not None and fork.get("replaying"):
+            return None
+        kind, at = m.group(2), m.end()
+        if kind == b"response_item":
+            out = _OUTPUT.match(raw, at)
+            if out is None:
+                return None
+            self._time(state, m.group(1))
+            call_id = out.group(2).decode()
+            add_line(state["results"], call_id, line)
+            if state["calls"].pop(call_id, None) is not None:
+                return False  # shown with its call
+            return _entry(state, "tool_result")
+        if kind == b"event_msg":
+            if raw.startswith(b'"type":"token_count"', at):
+                self._time(state, m.group(1))
+                _omit(state, "telemetry")
+                return False
+            item = _QUIET_ITEM.match(raw, at)
+            if item is None or item.group(1).decode() not in QUIET_ITEMS:
+                return None
+            self._time(state, m.group(1))
+            return False
+        if kind in _TELEMETRY_LINES:
+            self._time(state, m.group(1))
+            _omit(state, "telemetry")
+            return False
+        return None
+
+    @staticmethod
+    def _time(state: CodexFoldState, ts: bytes) -> None:
+        text = ts.decode()
+        state["last_ts"] = text
+        if state["first_ts"] is None:
+            state["first_ts"] = text
 
     def row(self, state: CodexFoldState, line: int, obj: RolloutLine) -> bool:
         """Fold one rollout line; True when it is a meaningful entry."""

@@ -128,3 +128,39 @@ def test_an_index_extended_append_after_append_holds_what_a_fresh_read_holds(tmp
             fresh.malformed,
         )
     assert "extended" in statuses and fresh.state["compactions"] >= 3
+
+
+class _Parsed(CodexFold):
+    """The same fold reading every line parsed: nothing offered raw."""
+
+    skim_prefixes = ()
+
+
+def _same_fold(path: Path) -> tuple[dict, dict]:
+    from autopilot.handoff.transcripts import jsonl
+
+    skimmed, parsed = jsonl.scan(path, CodexFold(), cache=False), jsonl.scan(path, _Parsed(), cache=False)
+    assert (list(skimmed.entries), skimmed.malformed) == (list(parsed.entries), parsed.malformed)
+    return skimmed.state, parsed.state
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.jsonl")))
+def test_a_real_rollout_folds_the_same_skimmed_as_parsed(name):
+    """Every real rollout (forks replaying their parent's history included) folds to the same state whether its
+    telemetry, quiet item events and tool outputs are read from their raw bytes or parsed."""
+    skimmed, parsed = _same_fold(FIXTURES / name)
+    assert skimmed == parsed
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_long_rollout_folds_the_same_skimmed_as_parsed(tmp_path, seed):
+    """A generated long rollout: the same state both ways, and most of its tool outputs were skimmed."""
+    from tests.fixtures.make_big_sessions import Shape, codex_rollout
+
+    made = codex_rollout(tmp_path, Shape(1.0, compact_every=0.2, rewinds=2, seed=seed, scale=0.3))
+    skimmed, parsed = _same_fold(made.path)
+    assert skimmed == parsed
+    lines = made.path.read_bytes().splitlines()
+    fold, state = CodexFold(), CodexFold().start()
+    offered = [fold.skim(state, n, raw) for n, raw in enumerate(lines, 1) if raw.startswith(CodexFold.skim_prefixes)]
+    assert sum(r is not None for r in offered) > len(lines) / 3
