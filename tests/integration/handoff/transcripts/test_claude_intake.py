@@ -1,4 +1,4 @@
-"""The Claude intake's list of subagent transcripts: every one, nested folders too, without pathlib on the page."""
+"""The Claude intake as a process: its list of subagent transcripts (nested folders too) loads no pathlib."""
 
 from __future__ import annotations
 
