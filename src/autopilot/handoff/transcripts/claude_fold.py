@@ -571,18 +571,23 @@ def _leaf_node(st: ClaudeFoldState) -> int:
 
 
 def update_lineage(st: ClaudeFoldState, lines: int) -> None:
-    """Mark, per raw line, the rows on the parentUuid/logicalParentUuid chain of the newest leaf.
+    """Mark, per raw line, the rows on the parentUuid/logicalParentUuid chain of the newest leaf, then the rows of
+    the model's view (:func:`update_view`).
 
     Walks from the leaf through each row's parent until it meets a row already on the old lineage: an append
     costs the rows it added (and, after a rewind, the branch it left), never the whole chain again.
     """
+    _mark_lineage(st, lines)
+    update_view(st, lines)
+
+
+def _mark_lineage(st: ClaudeFoldState, lines: int) -> None:
     active: bytearray = st["active"]
     old_lines = len(active) - 1 if active else 0
     if len(active) < lines + 1:
         active.extend(bytes(lines + 1 - len(active)))
     if st["activeLeaf"] == st["leafLine"] and st["activeLines"]:
         st["activeLines"] = lines
-        update_view(st, lines)
         return
     up, where = link_nodes(st), st["nodeLine"]
     known = bool(st["activeLines"])
@@ -599,7 +604,6 @@ def update_lineage(st: ClaudeFoldState, lines: int) -> None:
     for n in marked:
         active[n] = 1
     st["activeLeaf"], st["activeLines"] = st["leafLine"], lines
-    update_view(st, lines)
 
 
 class _Relink:
@@ -787,20 +791,22 @@ def _last_index(column: array[int], value: int) -> int:
 
 def _rebuild(st: ClaudeFoldState, view: bytearray) -> None:
     """The view walked in full: the newest boundary the leaf's walk reaches (a rewind to before the newest one, not
-    seen with the real binary, falls back to an older one). A boundary the plain walk shows cannot be reached is
-    not walked at all (per boundary, hundreds of unreachable boundaries cost 60 ms on every append)."""
+    seen with the real binary, falls back to an older one). Whether an older boundary is reached is found from the
+    leaf's lineage (:class:`_Shortcut`), not by walking it again for each one: a session whose leaf reaches none of
+    hundreds of boundaries took 13 s on every append."""
     view[:] = bytes(len(view))
     path: array[int] = array(NODE_TYPE)
     st["viewPath"], st["viewBoundary"] = path, None
     boundaries = st["boundaries"]
-    up = link_nodes(st)
-    plain: _PlainWalk | None = None
     where = st["nodeLine"]
+    shortcut: _Shortcut | None = None
     for b in range(len(boundaries) - 1, -1, -1):
-        if plain is None and b < len(boundaries) - 1:  # the newest one is usually reached: walk plainly only if not
-            plain = _PlainWalk(st, up, boundaries[0][0])
-        if plain is not None and not plain.may_reach(boundaries[b]):
-            continue
+        if b < len(boundaries) - 1:  # the newest one is usually reached: it is walked, the older ones are judged
+            if shortcut is None:
+                _mark_lineage(st, len(view) - 1)
+                shortcut = _Shortcut(st)
+            if not shortcut.reaches(b):
+                continue
         lines_, reached = model_view(st, b)
         if reached:
             for line in reversed(lines_):
@@ -810,45 +816,63 @@ def _rebuild(st: ClaudeFoldState, view: bytearray) -> None:
             return
 
 
-class _PlainWalk:
-    """The leaf's parentUuid walk with no boundary's relinking, to rule out boundaries the relinked walk cannot reach.
+class _Shortcut:
+    """Whether boundary ``b``'s walk reaches it, found without walking the leaf's lineage again for each boundary.
 
-    The relinked walk (:class:`_Relink`) steps as this walk does, except at a row that a boundary relinks or drops:
-    a row or parent the boundary preserved, a parent that is its anchor, or a parent before it (dropped, or
-    relinked under the preserved rows) or never written. A boundary is reached only through such a row or by
-    lying on this walk, so a boundary that meets neither takes this walk to its end, and is not reached. The check
-    is conservative: whatever it cannot rule out is walked by :func:`model_view` itself.
+    The model's walk from the leaf is the lineage (the rows ``active`` marks, each the parent of the one before)
+    until the first row where ``b`` changes the step (:meth:`_Relink.step`): the last lineage row at or after ``b``
+    (its parent is before ``b``, or it has none), a row whose parent is ``b``'s anchor or a row ``b`` kept, or a row
+    ``b`` kept; or the walk meets ``b`` on the lineage first. That row is found by a search of the flag and key
+    columns (C speed); the walk goes on from it as :func:`model_view` would, the lineage above it counted as seen.
     """
 
-    def __init__(self, st: ClaudeFoldState, up: array[int], floor: int) -> None:
-        keys, parents, where, kinds = st["nodeKey"], st["nodeParent"], st["nodeLine"], st["nodeKind"]
-        self.lines: set[int] = set()  # the raw lines on the walk
-        self.touched: set[int] = set()  # the keys of its rows and of their parents
-        self.low = 1 << 62  # the lowest line the walk steps to: a boundary after it may see that parent dropped
-        self.orphan = False  # the walk ends at a user or assistant row whose parent was never written
-        node, low = _leaf_node(st), self.low
-        while node >= 0:
-            self.lines.add(where[node])
-            self.touched.add(keys[node])
-            p = parents[node]
-            if not p:
-                break
-            self.touched.add(p)
-            nxt = up[node] - 1
-            if nxt < 0:
-                self.orphan = bool(kinds[node])
-                break
-            low = min(low, where[nxt])
-            if low < floor:  # below every boundary: each of them sees this parent as dropped
-                break
-            node = nxt
-        self.low = low
+    def __init__(self, st: ClaudeFoldState) -> None:
+        self.st, self.up = st, link_nodes(st)
+        self.leaf = _leaf_node(st)
+        keys = st["nodeKey"]
+        self.keys, self.parents = keys.tobytes(), st["nodeParent"].tobytes()
+        self.width, self.code = keys.itemsize, keys.typecode
 
-    def may_reach(self, boundary: list[Any]) -> bool:
-        """Whether the walk relinked for ``boundary`` could differ from this one, or meet the boundary's row."""
-        line, _trigger, _key, anchor, kept, segment, _summary = boundary
-        if kept is None or line > self.low or line in self.lines or anchor in self.touched:
-            return True
-        if self.orphan and kept:
-            return True
-        return not self.touched.isdisjoint(kept)
+    def _found(self, column: bytes, value: int, start: int) -> list[int]:
+        """The nodes from ``start`` on whose ``column`` item is ``value``."""
+        needle = array(self.code, [value]).tobytes()
+        out: list[int] = []
+        at = start * self.width
+        while True:
+            at = column.find(needle, at)
+            if at < 0:
+                return out
+            if at % self.width == 0:
+                out.append(at // self.width)
+            at += 1
+
+    def reaches(self, b: int) -> bool:
+        st, up, leaf = self.st, self.up, self.leaf
+        relink = _Relink(st, b, up)
+        ib = relink.ib
+        if ib < 0 or leaf < 0:
+            return False
+        active, where = st["active"], st["nodeLine"]
+        if leaf < ib:
+            first = leaf
+        else:
+            line = active.find(1, where[ib])  # the lineage's last row at or after the boundary
+            first = bisect_left(where, line) if line >= 0 else leaf
+            wanted = [*relink.kept, *([relink.anchor] if relink.last and relink.anchor else [])]
+            for key in wanted:  # rows the boundary relinks, on the lineage above that row
+                for node in self._found(self.parents, key, first + 1):
+                    if node <= leaf and active[where[node]]:
+                        first = max(first, node)
+            for key in relink.kept:
+                for node in self._found(self.keys, key, first + 1):
+                    if node <= leaf and active[where[node]]:
+                        first = max(first, node)
+        node, seen = first, set()
+        while node >= 0 and node not in seen:
+            if node == ib:
+                return True
+            if node > first and active[where[node]]:
+                return False  # the leaf's own walk came down through here: it loops
+            seen.add(node)
+            node = relink.step(st, up, node)
+        return False

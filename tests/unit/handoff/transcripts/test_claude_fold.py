@@ -366,3 +366,32 @@ def test_an_append_walks_the_rows_it_added_not_the_whole_segment(tmp_path, monke
     assert 0 < len(steps) <= added + 2
     monkeypatch.undo()
     assert after == _state(path, cache=False)[0]
+
+
+def test_a_chain_that_skips_every_boundary_is_judged_without_a_walk_per_boundary(monkeypatch):
+    """One parent chain that passes every compaction by (each row after a boundary hangs under the row before it,
+    so the boundary is never reached, and the plain walk rules none out): whether each boundary is reached is found
+    from the lineage, not by walking it once per boundary (650 boundaries over 90,000 rows took 13 s an append),
+    and the answer, none, is the reference's."""
+    n, count = 4000, 150
+    st = ClaudeFold().start()
+    st.update(
+        nodeLine=array("I", range(1, n + 1)),
+        nodeKey=array("I", range(1, n + 1)),
+        nodeParent=array("I", [0, *range(1, n)]),
+        nodeKind=bytearray(n),
+        leafLine=n,
+        leaf=n,
+    )
+    for k in range(1, count + 1):
+        b = k * (n // (count + 1))
+        st["boundaries"].append([b, "manual", b, b + 1, [], None, 0])
+        st["nodeParent"][b] = b - 1  # the row after the boundary hangs under the row before it
+    steps = []
+    real = claude_fold._Relink.step
+    monkeypatch.setattr(claude_fold._Relink, "step", lambda self, *a: steps.append(a[-1]) or real(self, *a))
+    update_view(st, n + 1)
+    assert st["viewBoundary"] is None
+    assert len(steps) < n + 10 * count  # the newest boundary's walk, then a step or two for each of the others
+    monkeypatch.undo()
+    assert reference_view(st) == (set(), None)
