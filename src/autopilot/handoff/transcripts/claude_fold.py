@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from itertools import compress
 
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts.evidence import strip_reminders
@@ -792,20 +793,21 @@ def _last_index(column: array[int], value: int) -> int:
 def _rebuild(st: ClaudeFoldState, view: bytearray) -> None:
     """The view walked in full: the newest boundary the leaf's walk reaches (a rewind to before the newest one, not
     seen with the real binary, falls back to an older one). Whether an older boundary is reached is found from the
-    leaf's lineage (:class:`_Shortcut`), not by walking it again for each one: a session whose leaf reaches none of
-    hundreds of boundaries took 13 s on every append."""
+    leaf's lineage (:class:`_Lineage` rules most out at once, :class:`_Shortcut` judges the rest), not by walking
+    it again for each one: a session whose leaf reaches none of hundreds of boundaries took 13 s on every append."""
     view[:] = bytes(len(view))
     path: array[int] = array(NODE_TYPE)
     st["viewPath"], st["viewBoundary"] = path, None
     boundaries = st["boundaries"]
     where = st["nodeLine"]
-    shortcut: _Shortcut | None = None
+    judges: tuple[_Lineage, _Shortcut] | None = None
     for b in range(len(boundaries) - 1, -1, -1):
         if b < len(boundaries) - 1:  # the newest one is usually reached: it is walked, the older ones are judged
-            if shortcut is None:
+            if judges is None:
                 _mark_lineage(st, len(view) - 1)
-                shortcut = _Shortcut(st)
-            if not shortcut.reaches(b):
+                judges = _Lineage(st, link_nodes(st)), _Shortcut(st)
+            lineage, shortcut = judges
+            if not lineage.may_reach(boundaries[b]) or not shortcut.reaches(b):
                 continue
         lines_, reached = model_view(st, b)
         if reached:
@@ -876,3 +878,37 @@ class _Shortcut:
             seen.add(node)
             node = relink.step(st, up, node)
         return False
+
+
+class _Lineage:
+    """What the leaf's lineage touches, read from its flags, to rule out at once the boundaries it cannot reach.
+
+    The relinked walk (:class:`_Relink`) steps along the lineage except at a row that a boundary relinks or drops:
+    a row or parent the boundary preserved, a parent that is its anchor, or a parent before it (dropped, or relinked
+    under the preserved rows) or never written. A boundary is reached only through such a row or by lying on the
+    lineage, so a boundary after the lineage's lowest row, on it, or one whose anchor or preserved rows the lineage
+    touches may be reached; the others are not. Conservative: whatever it cannot rule out :class:`_Shortcut` judges.
+    """
+
+    def __init__(self, st: ClaudeFoldState, up: array[int]) -> None:
+        active, where, keys, parents = st["active"], st["nodeLine"], st["nodeKey"], st["nodeParent"]
+        on = bytes(map(active.__getitem__, where))  # per node: on the lineage (gathered at C speed)
+        self.touched = set(compress(keys, on))  # the keys of its rows and of their parents
+        self.touched.update(compress(parents, on))
+        self.touched.discard(0)
+        self.active = active
+        self.low = active.find(1, 1)  # its lowest line (-1: none)
+        lowest = bisect_left(where, self.low) if self.low >= 0 else len(where)
+        # the lineage ends at a user or assistant row whose parent was never written
+        self.orphan = lowest < len(where) and bool(st["nodeKind"][lowest] and parents[lowest] and not up[lowest])
+
+    def may_reach(self, boundary: list[Any]) -> bool:
+        """Whether ``boundary``'s walk could leave the lineage, or meet the boundary's row on it."""
+        line, _trigger, _key, anchor, kept, _segment, _summary = boundary
+        if kept is None or self.low < 0 or line > self.low or anchor in self.touched:
+            return True
+        if line < len(self.active) and self.active[line]:
+            return True
+        if self.orphan and kept:
+            return True
+        return not self.touched.isdisjoint(kept)
