@@ -333,7 +333,7 @@ def _panel(
 
 
 def _nice(value: float) -> float:
-    for step in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50):
+    for step in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 40, 50):
         if value <= step * 5:
             return step * 5
     return value
