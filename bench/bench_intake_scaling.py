@@ -288,7 +288,7 @@ def _panel(
     points = [xy for _, series in data for xy in series] + reference
     if cached:
         points += [(q["mb"], q["new"]["cached"]["cpu_ms"]) for s, _ in data for q in s["rereads"]]
-    xmax = _nice(max(x for x, _ in points))
+    xmax = _nice(max(x for x, _ in points) - 0.5)  # 200.01 MB of a session cut at 200 MB: the axis ends at 200
     ymax = _nice(max(y for _, y in points) * 1.1)
     x0, y0, x1, y1 = ox + pad, oy + height - 40, ox + width - 20, oy + 40
 

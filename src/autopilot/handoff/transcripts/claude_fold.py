@@ -160,6 +160,11 @@ class ClaudeFold:
     """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
 
     name = "claude"
+
+    def __init__(self) -> None:
+        self._keys: array[int] | None = None  # the key column ``_raw`` copies (a scan's own, never saved)
+        self._raw = bytearray()
+
     version = 6  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
     # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append; 4: results
     # in a ledger; 5: each node's parent node, and the view's walk kept, so an append walks only what it added; 6: entry
@@ -300,11 +305,17 @@ class ClaudeFold:
             _bump(st["unknownTypes"], safe_name(kind))
         return False
 
-    @staticmethod
-    def _node(st: ClaudeFoldState, line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
+    def _node(self, st: ClaudeFoldState, line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
         keys = st["nodeKey"]
         n = len(keys)
-        st["nodeUp"].append((n if n and keys[n - 1] == parent else parent_node(keys, parent, n) + 1) if parent else 0)
+        if not parent:
+            st["nodeUp"].append(0)
+        elif n and keys[n - 1] == parent:
+            st["nodeUp"].append(n)
+        else:  # the key column's bytes, kept for this scan and grown as rows come, for the parents further back
+            if self._keys is not keys:
+                self._keys, self._raw = keys, bytearray()
+            st["nodeUp"].append(parent_node(keys, parent, n, self._raw) + 1)
         st["nodeLine"].append(line)
         keys.append(key)
         st["nodeParent"].append(parent)
@@ -522,7 +533,7 @@ def _summary_of(st: ClaudeFoldState, line: int) -> str | None:
     return None
 
 
-def parent_node(keys: array[int], key: int, below: int) -> int:
+def parent_node(keys: array[int], key: int, below: int, raw: bytearray | None = None) -> int:
     """The node index of the nearest row before node ``below`` whose uuid key is ``key``, or -1.
 
     A row's parent is written before it (the file is append-only), so the nearest earlier row with the parent's
@@ -540,7 +551,11 @@ def parent_node(keys: array[int], key: int, below: int) -> int:
             return i
     if not stop:
         return -1
-    raw, width = keys.tobytes(), keys.itemsize
+    width = keys.itemsize
+    if raw is None:
+        raw = bytearray(keys.tobytes())
+    elif len(raw) < stop * width:  # the caller's copy of the column, grown as far as this search needs
+        raw.extend(keys[len(raw) // width :].tobytes())
     needle = array(keys.typecode, [key]).tobytes()
     end = stop * width
     while True:
@@ -892,9 +907,17 @@ class _Lineage:
 
     def __init__(self, st: ClaudeFoldState, up: array[int]) -> None:
         active, where, keys, parents = st["active"], st["nodeLine"], st["nodeKey"], st["nodeParent"]
-        on = bytes(map(active.__getitem__, where))  # per node: on the lineage (gathered at C speed)
-        self.touched = set(compress(keys, on))  # the keys of its rows and of their parents
-        self.touched.update(compress(parents, on))
+        if active.count(1) * 8 < len(where):  # a short lineage: walked from the leaf
+            self.touched: set[int] = set()
+            node = _leaf_node(st)
+            while node >= 0:
+                self.touched.add(keys[node])
+                self.touched.add(parents[node])
+                node = up[node] - 1
+        else:  # a long one: every node's flag gathered at C speed, its rows' keys picked out
+            on = bytes(map(active.__getitem__, where))
+            self.touched = set(compress(keys, on))  # the keys of its rows and of their parents
+            self.touched.update(compress(parents, on))
         self.touched.discard(0)
         self.active = active
         self.low = active.find(1, 1)  # its lowest line (-1: none)
