@@ -1,13 +1,14 @@
 """Benchmark the Claude transcript intake on a ≥200 MB transcript built from real rows.
 
-Usage: ``.venv/bin/python bench/bench_claude_intake.py [--mb 200] [--keep]``
+Usage: ``.venv/bin/python bench/bench_claude_intake.py [--mb 200] [--compact-every 10] [--keep]``
 
-The transcript is made by repeating the rows of the real fixtures in
-tests/fixtures/claude/ (written by the pinned ``claude`` binary), giving every copy
-fresh uuids and tool ids and chaining each copy onto the previous one. Every case runs
-in its own subprocess, which reports its wall time and peak RSS; the naive baseline
-(``json.loads`` of every line) is measured in the same run. Prints figures and ratios;
-asserts nothing (benchmarks are not tests).
+The transcript is one long session written by tests/fixtures/make_big_sessions.py from the rows
+the pinned ``claude`` wrote in tests/fixtures/claude/ (fresh ids, real parent chains, a compaction
+every ``--compact-every`` MB, rewinds, subagents, repeated texts); the append is the same session's
+next megabyte. Every case runs in its own subprocess, which reports its wall time and peak RSS; the
+naive baseline (``json.loads`` of every line) is measured in the same run. Prints figures and ratios;
+asserts nothing (benchmarks are not tests). bench/bench_intake_scaling.py measures the same across
+sizes, as whole processes in alternating pairs.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,13 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from wholeprocess import BARE, best, bridge, environment, interleaved, naive_argv  # bench/ is on the path
+from wholeprocess import BARE, REPO, best, bridge, environment, interleaved, naive_argv  # bench/ is on the path
+
+sys.path[:0] = [str(REPO)]
+from tests.fixtures.make_big_sessions import Shape, claude_session  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
 TINY = FIXTURES / "tools" / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"  # a real session, 58 kB
-UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-TOOL_ID = re.compile(rb"toolu_01Scripted")
 
 CHILD = r"""
 import json, os, sys, time
@@ -85,45 +86,18 @@ def real_rows() -> list[bytes]:
     return rows
 
 
-def build(path: Path, megabytes: int, start_copy: int = 0) -> int:
-    """Append copies of the real rows to ``path`` until it holds ``megabytes`` more MB; return copies made."""
-    rows = real_rows()
-    sessions = {m.group(0) for r in rows for m in re.finditer(rb'"sessionId":"(' + UUID.pattern + rb')"', r)}
-    sessions = {s.split(b'"')[-2] for s in sessions}
-    target = path.stat().st_size + megabytes * (1 << 20) if path.exists() else megabytes * (1 << 20)
-    copy = start_copy
-    last_leaf = _last_uuid(path) if path.exists() else None
-    with open(path, "ab") as out:
-        while out.tell() < target:
-            copy += 1
-            salt = copy * 2654435761
-
-            def fresh(m: re.Match[bytes], salt: int = salt) -> bytes:
-                u = m.group(0)
-                if u in sessions:
-                    return u
-                return b"%08x" % ((int(u[:8], 16) ^ salt) & 0xFFFFFFFF) + u[8:]
-
-            first_chain = True
-            for row in rows:
-                row = TOOL_ID.sub(b"toolu_%06d" % copy, UUID.sub(fresh, row))
-                if first_chain and row.startswith(b'{"parentUuid":null') and last_leaf:
-                    row = b'{"parentUuid":"' + last_leaf + b'"' + row[len(b'{"parentUuid":null') :]
-                    first_chain = False
-                elif row.startswith(b'{"parentUuid"'):
-                    first_chain = False
-                found = re.search(rb',"uuid":"([^"]+)"', row)
-                if found and b'"type":"progress"' not in row:
-                    last_leaf = found.group(1)
-                out.write(row + b"\n")
-    return copy
-
-
-def _last_uuid(path: Path) -> bytes | None:
-    with open(path, "rb") as fh:
-        fh.seek(max(0, path.stat().st_size - (1 << 20)))
-        found = re.findall(rb',"uuid":"([^"]+)"', fh.read())
-    return found[-1] if found else None
+def build(folder: Path, megabytes: int, compact_every: float) -> tuple[Path, bytes, dict[str, int]]:
+    """A long session written from the real rows (tests/fixtures/make_big_sessions.py), cut at ``megabytes``: the
+    transcript, the next megabyte of the same session (what an append adds) and what the session holds."""
+    shape = Shape(megabytes + 1.5, compact_every=compact_every, marks=(float(megabytes), megabytes + 1.0))
+    made = claude_session(folder / "made", shape)
+    at, end = made.marks[float(megabytes)], made.marks[megabytes + 1.0]
+    data = made.path.read_bytes()
+    path = folder / "big.jsonl"
+    path.write_bytes(data[:at])
+    info = {"compactions": made.compactions, "rewinds": made.rewinds, "subagents": len(made.subagents)}
+    shutil.rmtree(folder / "made")
+    return path, data[at:end], info
 
 
 def run(case: str, path: Path, arg: str, home: Path, setup=None, repeat: int = 3) -> dict:
@@ -179,16 +153,16 @@ def main(argv: list[str] | None = None) -> int:
     """Build the transcript, run every case, print the figures."""
     parser = argparse.ArgumentParser(description="Claude transcript intake benchmark")
     parser.add_argument("--mb", type=int, default=200, help="transcript size in MB (default 200)")
+    parser.add_argument("--compact-every", type=float, default=10.0, help="MB between compactions (default 10)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary files")
     args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-claude-intake-"))
     home = tmp / "home"
-    path = tmp / "big.jsonl"
     try:
         t = time.perf_counter()
-        copies = build(path, args.mb)
+        path, tail, info = build(tmp, args.mb, args.compact_every)
         size = path.stat().st_size
-        print(f"built {size / 1e6:.1f} MB ({copies} copies of the real fixture rows) in {time.perf_counter() - t:.1f}s")
+        print(f"built {size / 1e6:.1f} MB of one session from the real rows ({info}) in {time.perf_counter() - t:.1f}s")
         run("naive", path, "-", home, repeat=1)  # warm the page cache so every case reads from memory
         naive = run("naive", path, "-", home)
         cache = home / "cache"
@@ -196,14 +170,14 @@ def main(argv: list[str] | None = None) -> int:
         later = run("intake", path, str(first["next"]), home)
         middle = run("intake", path, str(first["lines"] // 2), home)
         saved = path.stat().st_size
-        state = {"copies": copies}
 
-        def grow() -> None:  # back to the indexed size, index as it was, then append 1 MB
+        def grow() -> None:  # back to the indexed size, index as it was, then append the session's next megabyte
             with open(path, "r+b") as fh:
                 fh.truncate(saved)
             shutil.rmtree(cache, ignore_errors=True)
             run("intake", path, "-", home, repeat=1)
-            state["copies"] = build(path, 1, start_copy=copies)
+            with open(path, "ab") as fh:
+                fh.write(tail)
 
         grown = run("intake", path, "-", home, setup=grow)
         # Whole processes, as a user or an agent waits for them: the naive parse against `codex-bridge handoff

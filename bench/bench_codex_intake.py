@@ -1,10 +1,11 @@
 """Benchmark the Codex rollout intake against a naive json.loads-every-line reader (prints figures).
 
-    .venv/bin/python bench/bench_codex_intake.py [--mb 200] [--keep]
+    .venv/bin/python bench/bench_codex_intake.py [--mb 200] [--compact-every 4] [--keep]
 
-Builds a rollout of at least ``--mb`` megabytes under /tmp from the real lines in
-tests/fixtures/codex (fresh call ids per copy, so pairing works as in a long session),
-then measures in one run:
+Writes one long thread of ``--mb`` megabytes under /tmp with tests/fixtures/make_big_sessions.py,
+from the lines the pinned codex wrote in tests/fixtures/codex (fresh ids, a context compaction every
+``--compact-every`` MB, roll-backs, repeated texts); the append is the same thread's next megabyte.
+Then measures in one run:
 
 - naive: ``json.loads`` on every line (the baseline);
 - first intake: no cached index (target: at most 1.0x naive);
@@ -24,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -32,43 +32,27 @@ import tempfile
 import time
 from pathlib import Path
 
-from wholeprocess import BARE, best, bridge, environment, interleaved, naive_argv  # bench/ is on the path
+from wholeprocess import BARE, REPO, best, bridge, environment, interleaved, naive_argv  # bench/ is on the path
 
-REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO)]
+from tests.fixtures.make_big_sessions import Shape, codex_rollout  # noqa: E402
+
 FIXTURES = REPO / "tests" / "fixtures" / "codex"
 TINY = FIXTURES / "exec_tools.jsonl"  # a real rollout
-SOURCES = ("exec_tools", "exec_plain", "app_legacy_parent", "subagent_parent", "exec_aborted")
-_CALL = re.compile(rb':"(call_\w+)"')
 
 
-def body_lines() -> list[bytes]:
-    """Real rollout lines (session_meta excluded) from several fixtures, in order."""
-    lines: list[bytes] = []
-    for name in SOURCES:
-        lines += (FIXTURES / f"{name}.jsonl").read_bytes().splitlines()[1:]
-    return lines
-
-
-def build(path: Path, megabytes: float, start_copy: int = 0, with_meta: bool = True) -> int:
-    """Write real lines with per-copy call ids until the file holds ``megabytes``; return copies."""
-    head = (FIXTURES / "exec_tools.jsonl").read_bytes().splitlines()[0]
-    body = body_lines()
-    templated = [(_CALL.search(line) is not None, line) for line in body]
-    target = int(megabytes * 1_000_000)
-    size, copy = 0, start_copy
-    with open(path, "ab") as out:
-        if with_meta:
-            out.write(head + b"\n")
-            size += len(head) + 1
-        while size < target:
-            suffix = b"_%d" % copy
-            chunk = b"".join(
-                (_CALL.sub(rb':"\1' + suffix + b'"', line) if has else line) + b"\n" for has, line in templated
-            )
-            out.write(chunk)
-            size += len(chunk)
-            copy += 1
-    return copy
+def build(folder: Path, megabytes: float, compact_every: float) -> tuple[Path, bytes, dict[str, int]]:
+    """A long rollout written from the real lines (tests/fixtures/make_big_sessions.py), cut at ``megabytes``: the
+    rollout, the next megabyte of the same thread (what an append adds) and what the thread holds."""
+    shape = Shape(megabytes + 1.5, compact_every=compact_every, marks=(float(megabytes), megabytes + 1.0))
+    made = codex_rollout(folder / "made", shape)
+    at, end = made.marks[float(megabytes)], made.marks[megabytes + 1.0]
+    data = made.path.read_bytes()
+    path = folder / made.path.name
+    path.write_bytes(data[:at])
+    info = {"compactions": made.compactions, "rewinds": made.rewinds, "turns": made.turns}
+    shutil.rmtree(folder / "made")
+    return path, data[at:end], info
 
 
 def naive(path: Path) -> tuple[float, int]:
@@ -93,12 +77,14 @@ def timed(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
 
 
 PEAK_SCRIPT = """
-import json, resource, sys
+import json, sys
 from autopilot.handoff.transcripts.codex_intake import intake
 a = intake(sys.argv[1])
 intake(sys.argv[1], before_line=a["nextBeforeLine"])
-print(json.dumps({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  "entries": a["counts"]["entries"]}))
+# VmHWM is this address space's peak; ru_maxrss would also count the parent's size when it forked this process.
+with open("/proc/self/status") as status:
+    peak = next(int(l.split()[1]) for l in status if l.startswith("VmHWM"))
+print(json.dumps({"maxrss_kb": peak, "entries": a["counts"]["entries"]}))
 """
 
 
@@ -116,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description="Codex rollout intake benchmark")
     parser.add_argument("--mb", type=float, default=200.0, help="rollout size to build (default 200)")
+    parser.add_argument("--compact-every", type=float, default=4.0, help="MB between compactions (default 4)")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-codex-"))
@@ -124,10 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     from autopilot.handoff.transcripts.codex_intake import intake
 
     try:
-        rollout = work / "rollout-bench.jsonl"
-        copies = build(rollout, args.mb)
+        rollout, extra, info = build(work, args.mb, args.compact_every)
         size_mb = rollout.stat().st_size / 1e6
-        print(f"rollout: {size_mb:.1f} MB, {copies} copies of {len(body_lines())} real lines")
+        print(f"rollout: {size_mb:.1f} MB of one thread written from the real lines ({info})")
 
         t_naive, parsed = naive(rollout)
         print(f"naive json.loads reader: {t_naive:.2f} s ({parsed} lines)")
@@ -150,10 +136,8 @@ def main(argv: list[str] | None = None) -> int:
             "than naive [target >= 20x]"
         )
 
-        appended = work / "append.jsonl"
-        build(appended, 1.0, start_copy=copies, with_meta=False)
         with open(rollout, "ab") as out:
-            out.write(appended.read_bytes())
+            out.write(extra)
         t_append, grown = timed(intake, rollout)
         d = grown["diagnostics"]
         print(
@@ -181,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         # after a fresh +1 MB append (best of 3, each on an index of the file as it was), and a cached intake of
         # a small real rollout against a bare interpreter (interleaved, medians).
         env = environment(work / "home")
-        saved, extra = rollout.stat().st_size, appended.read_bytes()
+        saved = rollout.stat().st_size
 
         def regrow() -> None:
             with open(rollout, "r+b") as fh:

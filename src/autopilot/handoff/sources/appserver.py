@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 READ_METHODS = frozenset({"initialize", "thread/list", "thread/read", "thread/turns/list"})
 SOURCE_KINDS = ["cli", "vscode", "exec", "appServer"]  # interactive and exec threads; subagents are children
+# Threads of every model provider: left out (or null), thread/list keeps only the provider the config names now, so a
+# thread recorded with another provider vanished from the listing (codex 0.171: an empty list means all of them).
+ALL_PROVIDERS: list[str] = []
 LIST_PAGE, LIST_PAGES = 100, 20
 TURN_PAGE = 20
 TIMEOUT = 30.0
@@ -57,6 +60,7 @@ def _thread_row(t: AppThread, scope: str) -> SessionRow:
         "createdAt": t.get("createdAt"),
         "updatedAt": t.get("updatedAt"),
         "agentVersion": t.get("cliVersion"),
+        "modelProvider": t.get("modelProvider"),
         "gitBranch": git.get("branch"),
         "transcript": t.get("path"),
         "status": (t.get("status") or {}).get("type"),
@@ -72,7 +76,12 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False, server: 
     pages, cursor, unnamed = 0, None, 0
     with server or AppServer() as app:
         while pages < LIST_PAGES:
-            params: dict[str, Any] = {"sourceKinds": SOURCE_KINDS, "limit": LIST_PAGE, "sortKey": "updated_at"}
+            params: dict[str, Any] = {
+                "sourceKinds": SOURCE_KINDS,
+                "modelProviders": ALL_PROVIDERS,
+                "limit": LIST_PAGE,
+                "sortKey": "updated_at",
+            }
             if cursor:
                 params["cursor"] = cursor
             page = app.call("thread/list", params)

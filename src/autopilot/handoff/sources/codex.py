@@ -351,6 +351,7 @@ def sessions(project: Project, limits: Limits, *, latest: bool = False) -> Listi
             "forkedFromId": meta.get("forkedFromId"),
             "cwd": meta.get("cwd"),
             "source": meta.get("source"),
+            "modelProvider": meta.get("modelProvider"),
             "createdAt": meta.get("timestamp"),
             "archived": "archived_sessions" in path.parts,
             "transcript": str(path),

@@ -157,6 +157,7 @@ class SessionRow(TypedDict, total=False):
     createdAt: Any
     updatedAt: Any
     agentVersion: Any
+    modelProvider: Any  # Codex: the provider the thread was recorded with
     transcript: Any
     status: Any
     archived: bool

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from itertools import compress
 
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts.evidence import strip_reminders
+from autopilot.handoff.transcripts.jsonl_index import add_line
 from autopilot.redact.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
@@ -135,6 +137,13 @@ def sniff_type(head: bytes, tail: bytes = b"") -> str | None:
     return safe_name(found.group(1).decode("utf-8", "replace")) if found else None
 
 
+def _flag(flags: bytearray, line: int) -> None:
+    """Set ``line``'s byte in a per-line flag column, growing it as far as the line."""
+    if len(flags) <= line:
+        flags.extend(bytes(line + 1 - len(flags)))
+    flags[line] = 1
+
+
 def _bump(counts: dict[str, int], key: str) -> None:
     counts[key] = counts.get(key, 0) + 1
 
@@ -151,8 +160,15 @@ class ClaudeFold:
     """Folds Claude Code transcript rows into recovery facts; entries are the rows a page shows."""
 
     name = "claude"
-    version = 3  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
-    # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append
+
+    def __init__(self) -> None:
+        self._keys: array[int] | None = None  # the key column ``_raw`` copies (a scan's own, never saved)
+        self._raw = bytearray()
+
+    version = 6  # 2: the model's view after a compaction (boundaries, relinking), model changes, node kinds; 3: node
+    # columns of 4-byte unsigned ints (NODE_TYPE), a quarter less index to read and write on every append; 4: results
+    # in a ledger; 5: each node's parent node, and the view's walk kept, so an append walks only what it added; 6: entry
+    # flags per line, so a page counts branches with a few big-integer operations
 
     def start(self) -> ClaudeFoldState:
         """A fresh state for an empty transcript."""
@@ -173,7 +189,7 @@ class ClaudeFold:
             "edits": {},
             "pendingEdits": {},
             "pending": {},
-            "results": {},
+            "results": bytearray(),  # call id -> line of its result (jsonl_index.add_line)
             "orphans": {},
             "compacts": [],
             "boundary": None,
@@ -188,11 +204,14 @@ class ClaudeFold:
             "nodeKey": array(NODE_TYPE),
             "nodeParent": array(NODE_TYPE),
             "nodeKind": bytearray(),  # 1 for user and assistant rows (the relinking rule treats them apart)
+            "nodeUp": array(NODE_TYPE),  # each node's parent node + 1 (the nearest earlier row with its uuid), 0: none
             "active": bytearray(),
-            "activeLeaf": 0,
+            "activeLeaf": 0,  # the leaf line the active flags were walked from
             "view": bytearray(),  # per raw line: 1 when the row is in what the model is sent now
-            "viewKey": [],  # the leaf and boundary the view was computed for
+            "entryFlags": bytearray(),  # per raw line: 1 when the row is an entry (as far as the last entry)
+            "viewKey": [],  # the leaf line, newest boundary line and node count the view was computed for
             "viewBoundary": None,  # the index in ``boundaries`` of the boundary the view starts at
+            "viewPath": array(NODE_TYPE),  # the nodes of the view's walk, from its boundary up to the leaf
             "activeLines": 0,
         }
 
@@ -259,14 +278,18 @@ class ClaudeFold:
                 self._node(st, line, kind, obj.get("isSidechain") is True, uuid_key(uid), uuid_key(parent))
                 self._identity(st, obj)
             if kind == "assistant":
-                return self._assistant(st, line, obj)
-            if kind == "user":
-                return self._user(st, line, obj)
-            if kind == "attachment":
-                return self._attachment(st, obj)
-            if kind == "system":
-                return self._system(st, line, obj)
-            return False
+                entry = self._assistant(st, line, obj)
+            elif kind == "user":
+                entry = self._user(st, line, obj)
+            elif kind == "attachment":
+                entry = self._attachment(st, obj)
+            elif kind == "system":
+                entry = self._system(st, line, obj)
+            else:
+                return False
+            if entry:
+                _flag(st["entryFlags"], line)
+            return entry
         if kind in KNOWN_TYPES:
             types[kind] = types.get(kind, 0) + 1
             if kind in SYSTEM_PROMPT_ROWS:
@@ -282,10 +305,19 @@ class ClaudeFold:
             _bump(st["unknownTypes"], safe_name(kind))
         return False
 
-    @staticmethod
-    def _node(st: ClaudeFoldState, line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
+    def _node(self, st: ClaudeFoldState, line: int, kind: str, sidechain: bool, key: int, parent: int) -> None:
+        keys = st["nodeKey"]
+        n = len(keys)
+        if not parent:
+            st["nodeUp"].append(0)
+        elif n and keys[n - 1] == parent:
+            st["nodeUp"].append(n)
+        else:  # the key column's bytes, kept for this scan and grown as rows come, for the parents further back
+            if self._keys is not keys:
+                self._keys, self._raw = keys, bytearray()
+            st["nodeUp"].append(parent_node(keys, parent, n, self._raw) + 1)
         st["nodeLine"].append(line)
-        st["nodeKey"].append(key)
+        keys.append(key)
         st["nodeParent"].append(parent)
         st["nodeKind"].append(1 if kind in ("user", "assistant") else 0)
         if st["sidechainFile"] is None:
@@ -380,7 +412,7 @@ class ClaudeFold:
                     if call_id.__class__ is str:
                         st["orphans"][call_id] = line
                 if call_id.__class__ is str:
-                    st["results"][call_id] = line
+                    add_line(st["results"], call_id, line)
                     path = st["pendingEdits"].pop(call_id, None)
                     edit = st["edits"].get(path) if path else None
                     if edit:
@@ -453,6 +485,7 @@ class ClaudeFold:
             for call_id, name in _BIG_TOOL_USE.findall(head):
                 _bump(st["tools"], safe_name(name.decode()))
                 st["pending"][call_id.decode()] = line
+            _flag(st["entryFlags"], line)
             return True
         if kind == "user":
             if b'"isCompactSummary":true' in both:
@@ -461,10 +494,13 @@ class ClaudeFold:
             ids = [i.decode() for i in _BIG_RESULT_ID.findall(head)]
             orphan = False
             for call_id in ids:
-                st["results"][call_id] = line
+                add_line(st["results"], call_id, line)
                 if st["pending"].pop(call_id, None) is None:
                     st["orphans"][call_id], orphan = line, True
-            return not ids or orphan
+            if not ids or orphan:
+                _flag(st["entryFlags"], line)
+                return True
+            return False
         return False
 
     def finish(self, st: ClaudeFoldState, lines: int) -> None:
@@ -497,257 +533,405 @@ def _summary_of(st: ClaudeFoldState, line: int) -> str | None:
     return None
 
 
+def parent_node(keys: array[int], key: int, below: int, raw: bytearray | None = None) -> int:
+    """The node index of the nearest row before node ``below`` whose uuid key is ``key``, or -1.
+
+    A row's parent is written before it (the file is append-only), so the nearest earlier row with the parent's
+    uuid is the parent: Claude Code's own map of uuids says the same of a file without repeated uuids, and a
+    32-bit key that collides with a row written later can never be taken for it. The parent is nearly always
+    the row just before: that is looked at first, then the last few rows, then the key column's bytes (C speed).
+    """
+    if not key or below <= 0:
+        return -1
+    if keys[below - 1] == key:
+        return below - 1
+    stop = max(0, below - 32)
+    for i in range(below - 2, stop - 1, -1):
+        if keys[i] == key:
+            return i
+    if not stop:
+        return -1
+    width = keys.itemsize
+    if raw is None:
+        raw = bytearray(keys.tobytes())
+    elif len(raw) < stop * width:  # the caller's copy of the column, grown as far as this search needs
+        raw.extend(keys[len(raw) // width :].tobytes())
+    needle = array(keys.typecode, [key]).tobytes()
+    end = stop * width
+    while True:
+        found = raw.rfind(needle, 0, end)
+        if found < 0:
+            return -1
+        if found % width == 0:
+            return found // width
+        end = found + width - 1  # a match across two keys: look further back
+
+
+def link_nodes(st: ClaudeFoldState) -> array[int]:
+    """The parent column (``nodeUp``: each node's parent node + 1, 0 for none), brought up to the key column.
+
+    The fold fills it as rows arrive; a state built some other way (a test's) is completed here.
+    """
+    up: array[int] = st.setdefault("nodeUp", array(NODE_TYPE))
+    keys, parents = st["nodeKey"], st["nodeParent"]
+    for i in range(len(up), len(keys)):
+        up.append(parent_node(keys, parents[i], i) + 1)
+    return up
+
+
+def _leaf_node(st: ClaudeFoldState) -> int:
+    """The node index of the newest leaf, or -1 when the leaf row is not a node (too large to read as a row)."""
+    where = st["nodeLine"]
+    at = bisect_left(where, st["leafLine"])
+    return at if at < len(where) and where[at] == st["leafLine"] else -1
+
+
 def update_lineage(st: ClaudeFoldState, lines: int) -> None:
-    """Mark, per raw line, the rows on the parentUuid/logicalParentUuid chain of the newest leaf."""
+    """Mark, per raw line, the rows on the parentUuid/logicalParentUuid chain of the newest leaf, then the rows of
+    the model's view (:func:`update_view`).
+
+    Walks from the leaf through each row's parent until it meets a row already on the old lineage: an append
+    costs the rows it added (and, after a rewind, the branch it left), never the whole chain again.
+    """
+    _mark_lineage(st, lines)
+    update_view(st, lines)
+
+
+def _mark_lineage(st: ClaudeFoldState, lines: int) -> None:
     active: bytearray = st["active"]
     old_lines = len(active) - 1 if active else 0
     if len(active) < lines + 1:
         active.extend(bytes(lines + 1 - len(active)))
-    if st["activeLeaf"] == st["leaf"]:
+    if st["activeLeaf"] == st["leafLine"] and st["activeLines"]:
         st["activeLines"] = lines
         return
-    keys, parents, where = st["nodeKey"], st["nodeParent"], st["nodeLine"]
-    want, marked, joined = st["leaf"], [], 0
-    known = bool(st["activeLeaf"])
-    # Walk back from the leaf; parents precede children in an append-only file. Once the
-    # walk meets a row already on the old lineage, everything older is unchanged.
-    for i in range(len(keys) - 1, -1, -1):
-        if not want:
-            break
-        if keys[i] != want:
-            continue
-        n = where[i]
+    up, where = link_nodes(st), st["nodeLine"]
+    known = bool(st["activeLines"])
+    node, marked, joined = (_leaf_node(st) if st["leaf"] else -1), [], 0
+    while node >= 0:
+        n = where[node]
         if known and n <= old_lines and active[n]:
             joined = n
             break
         marked.append(n)
-        want = parents[i]
+        node = up[node] - 1
     if known:
         active[joined + 1 : old_lines + 1] = bytes(old_lines - joined)  # the old branch past the fork
     for n in marked:
         active[n] = 1
-    st["activeLeaf"], st["activeLines"] = st["leaf"], lines
-    update_view(st, lines)
+    st["activeLeaf"], st["activeLines"] = st["leafLine"], lines
+
+
+class _Relink:
+    """How boundary ``b`` relinks the rows it kept (Claude Code 2.1.332's loader, docs/claude-intake.md).
+
+    Its preserved rows P (``preservedMessages.uuids``, else the parentUuid walk from ``preservedSegment``'s tail
+    back to its head), each the last row with its uuid before the boundary, hang under the anchor A (the
+    summary): P[0] under A, P[i] under P[i-1]; every other row whose parent is A hangs under P[-1], and so does a
+    user or assistant row whose parent was dropped (a row before the boundary, or never written). Everything it
+    finds is fixed once the anchor row is written: an append never changes it.
+    """
+
+    def __init__(self, st: ClaudeFoldState, b: int, up: array[int]) -> None:
+        keys, where = st["nodeKey"], st["nodeLine"]
+        b_line, _trigger, _key, anchor, kept, segment, _summary = st["boundaries"][b]
+        self.anchor = anchor
+        ib = bisect_left(where, b_line)
+        self.ib = ib if ib < len(where) and where[ib] == b_line else -1  # -1: the boundary row is not a node
+        self.before: dict[int, int] = {}  # preserved key -> its node (the last with that key before the boundary)
+        if self.ib >= 0 and kept is None:  # the segment: from its tail up to its head, each the parent of the next
+            head, tail = segment if segment else (0, 0)
+            kept = []
+            node = parent_node(keys, tail, self.ib)
+            while node >= 0:
+                kept.append(keys[node])
+                if keys[node] == head:
+                    break
+                node = parent_node(keys, st["nodeParent"][node], node)
+            kept.reverse()
+        for k in kept if self.ib >= 0 else ():
+            if k not in self.before:
+                node = parent_node(keys, k, self.ib)
+                if node >= 0:
+                    self.before[k] = node
+        self.kept: list[int] = [k for k in kept if k in self.before] if self.ib >= 0 else []  # never written: skipped
+        self.position = {k: n for n, k in enumerate(self.kept)}
+        self.last = self.kept[-1] if self.kept else 0
+        self.anchor_node = self._anchor_node(keys)
+
+    def _anchor_node(self, keys: array[int]) -> int:
+        """The anchor's row: the first row with its uuid from the boundary on (-1 until it is written)."""
+        if self.ib < 0 or not self.anchor:
+            return -1
+        for i in range(self.ib, min(len(keys), self.ib + 64)):
+            if keys[i] == self.anchor:
+                return i
+        raw, width = keys.tobytes(), keys.itemsize
+        needle = array(keys.typecode, [self.anchor]).tobytes()
+        start = (self.ib + 64) * width
+        while True:
+            found = raw.find(needle, start)
+            if found < 0:
+                return -1
+            if found % width == 0:
+                return found // width
+            start = found + 1
+
+    def step(self, st: ClaudeFoldState, up: array[int], node: int) -> int:
+        """The node the model's walk goes to from ``node`` (-1: the walk ends there)."""
+        keys = st["nodeKey"]
+        k = keys[node]
+        position = self.position
+        if k in position:
+            n = position[k]
+            if n:
+                return self.before[self.kept[n - 1]]
+            if not self.anchor:
+                return -1
+            return self.before[self.anchor] if self.anchor in position else self.anchor_node
+        p = st["nodeParent"][node]
+        if not p:
+            return -1
+        if self.last and p == self.anchor:
+            return self.before[self.last]
+        if p in position:
+            return self.before[p]
+        parent = up[node] - 1
+        if parent < self.ib:  # dropped: a row before the boundary that it did not keep, or one never written
+            if self.last and st["nodeKind"][node]:
+                return self.before[self.last]
+            return -1
+        return parent
+
+
+def model_view(st: ClaudeFoldState, b: int = -1) -> tuple[list[int], bool]:
+    """The raw lines Claude Code rebuilds the conversation from, leaf first, starting at boundary ``b``; and
+    whether the walk reached that boundary.
+
+    Claude Code 2.1.332's loader (docs/claude-intake.md, "After a compaction"): take the last
+    ``compact_boundary`` B, relink the rows it kept under its summary (:class:`_Relink`), then walk parentUuid
+    from the leaf up to B, whose parent is null. ``logicalParentUuid`` is never followed.
+    """
+    nodes, reached = _walk(st, b % len(st["boundaries"]))
+    where = st["nodeLine"]
+    return [where[n] for n in nodes], reached
+
+
+def _walk(st: ClaudeFoldState, b: int, stop: bytearray | None = None) -> tuple[list[int], bool]:
+    """The nodes of the model's walk from the leaf towards boundary ``b``, and whether it reached it. With
+    ``stop`` (the view's flags per line), the walk ends at the first row flagged there (also "reached")."""
+    up = link_nodes(st)
+    relink = _Relink(st, b, up)
+    node, ib = _leaf_node(st), relink.ib
+    if ib < 0:
+        return [], False
+    where = st["nodeLine"]
+    out: list[int] = []
+    seen: set[int] = set()
+    while node >= 0 and node not in seen:
+        if stop is not None and stop[where[node]]:
+            out.append(node)
+            return out, True
+        seen.add(node)
+        out.append(node)
+        if node == ib:
+            return out, True
+        node = relink.step(st, up, node)
+    return out, False
 
 
 def update_view(st: ClaudeFoldState, lines: int) -> None:
     """Mark, per raw line, the rows Claude Code sends the model after the newest compaction boundary.
 
-    Without a boundary the model is sent the active lineage, and ``view`` stays empty. With one it
-    is recomputed whenever the leaf, the boundary or the rows change (cheap: it walks only the rows
-    after the boundary and the few it preserved).
+    Without a boundary the model is sent the active lineage, and ``view`` stays empty. With one, the walk from
+    the leaf to the boundary is kept (``viewPath``, boundary first): an append walks only from the new leaf to
+    where it meets that path, which it cuts there and extends, so the cost is that of the rows added (or of a
+    branch a rewind left), however many boundaries the session has. A new boundary, or a leaf whose walk no
+    longer reaches the boundary, is walked in full.
     """
     view: bytearray = st["view"]
     if len(view) < lines + 1:
         view.extend(bytes(lines + 1 - len(view)))
-    if not st["boundaries"]:
+    boundaries = st["boundaries"]
+    if not boundaries:
         return
-    key = [st["leaf"], st["boundaries"][-1][0], len(st["nodeKey"])]
+    key = [st["leafLine"], boundaries[-1][0], len(st["nodeKey"])]
     if st["viewKey"] == key:
         return
-    view[:] = bytes(len(view))
-    st["viewBoundary"] = None
-    # The newest boundary counts. When the leaf's walk does not reach it (a rewind to before it: not
-    # seen with the real binary), the newest boundary the walk does reach is used instead. Where each row
-    # is is looked up once for all the boundaries tried (per boundary it made many boundaries quadratic),
-    # and a boundary the plain walk shows cannot be reached is not walked at all (per boundary, a transcript
-    # with hundreds of boundaries none of which the leaf reaches cost 60 ms on every append).
-    last_at = _LastAt(st["nodeKey"])
-    boundaries = st["boundaries"]
-    plain: _PlainWalk | None = None
-    for b in range(len(boundaries) - 1, -1, -1):
-        if plain is None and b < len(boundaries) - 1:  # the newest one is usually reached: walk plainly only if not
-            plain = _PlainWalk(st, last_at, boundaries[0][0])
-        if plain is not None and not plain.may_reach(boundaries[b]):
-            continue
-        lines_, reached = model_view(st, b, last_at)
-        if reached:
-            for n in lines_:
-                view[n] = 1
-            st["viewBoundary"] = b
-            break
+    newest = len(boundaries) - 1
+    if st["viewBoundary"] == newest and st["viewKey"] and st["viewKey"][1] == boundaries[-1][0] and _extend(st, view):
+        st["viewKey"] = key
+        return
+    _rebuild(st, view)
     st["viewKey"] = key
 
 
-class _LastAt:
-    """Where each row key last occurs among the nodes, as ``{key: index}.get`` would say, found on demand.
+def _extend(st: ClaudeFoldState, view: bytearray) -> bool:
+    """Walk from the new leaf to the kept path and graft the walk onto it; False when that cannot be done."""
+    if st["viewKey"][0] == st["leafLine"]:
+        return True  # the same leaf: rows added elsewhere do not change its walk (no row's step changes)
+    nodes, reached = _walk(st, st["viewBoundary"], stop=view)  # type: ignore[arg-type]
+    if not reached or not nodes:
+        return False
+    path: array[int] = st["viewPath"]
+    where = st["nodeLine"]
+    join = nodes.pop()  # on the path (or the boundary itself)
+    at = _last_index(path, join)
+    if at < 0:
+        return False
+    for n in path[at + 1 :]:
+        view[where[n]] = 0
+    del path[at + 1 :]
+    for n in reversed(nodes):
+        path.append(n)
+        view[where[n]] = 1
+    return True
 
-    A walk from the leaf asks about recent rows, so a key is looked for in the key column's bytes from the end
-    (C speed); once the searches have read the column a few times over, the whole column is indexed instead
-    (~10 ms for 90,000 rows, which every append paid before).
+
+def _last_index(column: array[int], value: int) -> int:
+    """Where ``value`` last is in ``column`` (-1: nowhere); the view's path is searched from its leaf end."""
+    for i in range(len(column) - 1, max(-1, len(column) - 65), -1):
+        if column[i] == value:
+            return i
+    raw, width = column.tobytes(), column.itemsize
+    needle = array(column.typecode, [value]).tobytes()
+    end = len(raw)
+    while True:
+        found = raw.rfind(needle, 0, end)
+        if found < 0:
+            return -1
+        if found % width == 0:
+            return found // width
+        end = found + width - 1
+
+
+def _rebuild(st: ClaudeFoldState, view: bytearray) -> None:
+    """The view walked in full: the newest boundary the leaf's walk reaches (a rewind to before the newest one, not
+    seen with the real binary, falls back to an older one). Whether an older boundary is reached is found from the
+    leaf's lineage (:class:`_Lineage` rules most out at once, :class:`_Shortcut` judges the rest), not by walking
+    it again for each one: a session whose leaf reaches none of hundreds of boundaries took 13 s on every append."""
+    view[:] = bytes(len(view))
+    path: array[int] = array(NODE_TYPE)
+    st["viewPath"], st["viewBoundary"] = path, None
+    boundaries = st["boundaries"]
+    where = st["nodeLine"]
+    judges: tuple[_Lineage, _Shortcut] | None = None
+    for b in range(len(boundaries) - 1, -1, -1):
+        if b < len(boundaries) - 1:  # the newest one is usually reached: it is walked, the older ones are judged
+            if judges is None:
+                _mark_lineage(st, len(view) - 1)
+                judges = _Lineage(st, link_nodes(st)), _Shortcut(st)
+            lineage, shortcut = judges
+            if not lineage.may_reach(boundaries[b]) or not shortcut.reaches(b):
+                continue
+        lines_, reached = model_view(st, b)
+        if reached:
+            for line in reversed(lines_):
+                path.append(bisect_left(where, line))
+                view[line] = 1
+            st["viewBoundary"] = b
+            return
+
+
+class _Shortcut:
+    """Whether boundary ``b``'s walk reaches it, found without walking the leaf's lineage again for each boundary.
+
+    The model's walk from the leaf is the lineage (the rows ``active`` marks, each the parent of the one before)
+    until the first row where ``b`` changes the step (:meth:`_Relink.step`): the last lineage row at or after ``b``
+    (its parent is before ``b``, or it has none), a row whose parent is ``b``'s anchor or a row ``b`` kept, or a row
+    ``b`` kept; or the walk meets ``b`` on the lineage first. That row is found by a search of the flag and key
+    columns (C speed); the walk goes on from it as :func:`model_view` would, the lineage above it counted as seen.
     """
 
-    def __init__(self, keys: array[int]) -> None:
-        self.keys = keys
-        self.raw = keys.tobytes()
-        self.width = keys.itemsize
-        self.budget = 4 * len(self.raw)  # bytes the searches may read before indexing the whole column
-        self.known: dict[int, int] = {}
-        self.full: dict[int, int] | None = None
+    def __init__(self, st: ClaudeFoldState) -> None:
+        self.st, self.up = st, link_nodes(st)
+        self.leaf = _leaf_node(st)
+        keys = st["nodeKey"]
+        self.keys, self.parents = keys.tobytes(), st["nodeParent"].tobytes()
+        self.width, self.code = keys.itemsize, keys.typecode
 
-    def get(self, key: int) -> int | None:
-        """The index of the last node with ``key``, or None."""
-        if self.full is not None:
-            return self.full.get(key)
-        at = self.known.get(key)
-        if at is None:
-            if self.budget <= 0:
-                self.full = dict(zip(self.keys, range(len(self.keys)), strict=True))
-                return self.full.get(key)
-            at = self.known[key] = self._search(key)
-        return None if at < 0 else at
-
-    def _search(self, key: int) -> int:
-        raw, width = self.raw, self.width
-        needle = array(self.keys.typecode, [key]).tobytes()
-        end = len(raw)
+    def _found(self, column: bytes, value: int, start: int) -> list[int]:
+        """The nodes from ``start`` on whose ``column`` item is ``value``."""
+        needle = array(self.code, [value]).tobytes()
+        out: list[int] = []
+        at = start * self.width
         while True:
-            found = raw.rfind(needle, 0, end)
-            if found < 0 or found % width == 0:
-                self.budget -= len(raw) - max(found, 0)
-                return found // width if found >= 0 else -1
-            end = found + width - 1  # a match across two keys: look further back
+            at = column.find(needle, at)
+            if at < 0:
+                return out
+            if at % self.width == 0:
+                out.append(at // self.width)
+            at += 1
+
+    def reaches(self, b: int) -> bool:
+        st, up, leaf = self.st, self.up, self.leaf
+        relink = _Relink(st, b, up)
+        ib = relink.ib
+        if ib < 0 or leaf < 0:
+            return False
+        active, where = st["active"], st["nodeLine"]
+        if leaf < ib:
+            first = leaf
+        else:
+            line = active.find(1, where[ib])  # the lineage's last row at or after the boundary
+            first = bisect_left(where, line) if line >= 0 else leaf
+            wanted = [*relink.kept, *([relink.anchor] if relink.last and relink.anchor else [])]
+            for key in wanted:  # rows the boundary relinks, on the lineage above that row
+                for node in self._found(self.parents, key, first + 1):
+                    if node <= leaf and active[where[node]]:
+                        first = max(first, node)
+            for key in relink.kept:
+                for node in self._found(self.keys, key, first + 1):
+                    if node <= leaf and active[where[node]]:
+                        first = max(first, node)
+        node, seen = first, set()
+        while node >= 0 and node not in seen:
+            if node == ib:
+                return True
+            if node > first and active[where[node]]:
+                return False  # the leaf's own walk came down through here: it loops
+            seen.add(node)
+            node = relink.step(st, up, node)
+        return False
 
 
-class _PlainWalk:
-    """The leaf's parentUuid walk with no boundary's relinking, to rule out boundaries the relinked walk cannot reach.
+class _Lineage:
+    """What the leaf's lineage touches, read from its flags, to rule out at once the boundaries it cannot reach.
 
-    :func:`model_view` walks from the leaf as this walk does, except at a row that a boundary relinks or drops: a
-    row or parent the boundary preserved, a parent that is its anchor, or a parent last seen before it (dropped,
-    or relinked under the preserved rows). A boundary is reached only through such a row or by lying on this walk,
-    so a boundary that meets neither takes this walk to its end, and is not reached. The check is conservative:
-    whatever it cannot rule out is walked by :func:`model_view` itself.
+    The relinked walk (:class:`_Relink`) steps along the lineage except at a row that a boundary relinks or drops:
+    a row or parent the boundary preserved, a parent that is its anchor, or a parent before it (dropped, or relinked
+    under the preserved rows) or never written. A boundary is reached only through such a row or by lying on the
+    lineage, so a boundary after the lineage's lowest row, on it, or one whose anchor or preserved rows the lineage
+    touches may be reached; the others are not. Conservative: whatever it cannot rule out :class:`_Shortcut` judges.
     """
 
-    def __init__(self, st: ClaudeFoldState, last_at: _LastAt, floor: int) -> None:
-        keys, parents, where, kinds = st["nodeKey"], st["nodeParent"], st["nodeLine"], st["nodeKind"]
-        self.lines: set[int] = set()  # the raw lines on the walk
-        self.touched: set[int] = set()  # the keys of its rows and of their parents
-        self.low = 1 << 62  # the lowest line the walk steps to: a boundary after it may see that parent dropped
-        self.orphan = False  # the walk ends at a user or assistant row whose parent was never written
-        start = bisect_left(where, st["leafLine"])
-        if start >= len(where) or where[start] != st["leafLine"]:
-            return  # no leaf row: model_view reaches no boundary
-        node, seen, low = start, set(), self.low
-        while node not in seen:
-            seen.add(node)
-            self.lines.add(where[node])
-            self.touched.add(keys[node])
-            p = parents[node]
-            if not p:
-                break
-            self.touched.add(p)
-            nxt = last_at.get(p)
-            if nxt is None:
-                self.orphan = bool(kinds[node])
-                break
-            low = min(low, where[nxt])
-            if low < floor:  # below every boundary: each of them sees this parent as dropped
-                break
-            node = nxt
-        self.low = low
+    def __init__(self, st: ClaudeFoldState, up: array[int]) -> None:
+        active, where, keys, parents = st["active"], st["nodeLine"], st["nodeKey"], st["nodeParent"]
+        if active.count(1) * 8 < len(where):  # a short lineage: walked from the leaf
+            self.touched: set[int] = set()
+            node = _leaf_node(st)
+            while node >= 0:
+                self.touched.add(keys[node])
+                self.touched.add(parents[node])
+                node = up[node] - 1
+        else:  # a long one: every node's flag gathered at C speed, its rows' keys picked out
+            on = bytes(map(active.__getitem__, where))
+            self.touched = set(compress(keys, on))  # the keys of its rows and of their parents
+            self.touched.update(compress(parents, on))
+        self.touched.discard(0)
+        self.active = active
+        self.low = active.find(1, 1)  # its lowest line (-1: none)
+        lowest = bisect_left(where, self.low) if self.low >= 0 else len(where)
+        # the lineage ends at a user or assistant row whose parent was never written
+        self.orphan = lowest < len(where) and bool(st["nodeKind"][lowest] and parents[lowest] and not up[lowest])
 
     def may_reach(self, boundary: list[Any]) -> bool:
-        """Whether the walk relinked for ``boundary`` could differ from this one, or meet the boundary's row."""
-        line, _trigger, _key, anchor, kept, segment, _summary = boundary
-        if kept is None or line > self.low or line in self.lines or anchor in self.touched:
+        """Whether ``boundary``'s walk could leave the lineage, or meet the boundary's row on it."""
+        line, _trigger, _key, anchor, kept, _segment, _summary = boundary
+        if kept is None or self.low < 0 or line > self.low or anchor in self.touched:
+            return True
+        if line < len(self.active) and self.active[line]:
             return True
         if self.orphan and kept:
             return True
         return not self.touched.isdisjoint(kept)
-
-
-def model_view(st: ClaudeFoldState, b: int = -1, last_at: _LastAt | None = None) -> tuple[list[int], bool]:
-    """The raw lines Claude Code rebuilds the conversation from, leaf first, starting at boundary ``b``; and
-    whether the walk reached that boundary.
-
-    Claude Code 2.1.332's loader (docs/claude-intake.md, "After a compaction"): take the last
-    ``compact_boundary`` B; its preserved rows P (``preservedMessages.uuids``, else the parentUuid
-    walk from ``preservedSegment.tailUuid`` back to ``headUuid``) are relinked under the anchor A
-    (the summary): P[0] under A, P[i] under P[i-1], and every other row whose parent is A under
-    P[-1]; rows before B that are not in P are dropped, and a user or assistant row whose parent was
-    dropped hangs under P[-1]. Then parentUuid is walked from the leaf up to B, whose parent is
-    null. ``logicalParentUuid`` is never followed.
-    """
-    keys, parents, where, kinds = st["nodeKey"], st["nodeParent"], st["nodeLine"], st["nodeKind"]
-    b_line, _trigger, _key, anchor, kept, segment, _summary = st["boundaries"][b]
-    ib = bisect_left(where, b_line)
-    if ib >= len(where) or where[ib] != b_line:
-        return [], False  # the boundary row was too large to read as a row
-    if last_at is None:  # where each row last occurs (``update_view`` passes it, made once)
-        last_at = _LastAt(keys)
-    found = last_at  # a row after the boundary is one whose last occurrence is at or after it
-
-    def after_of(k: int) -> int | None:
-        i = found.get(k)
-        return i if i is not None and i >= ib else None
-
-    if kept is None:
-        kept = _segment(keys, parents, ib, segment[0], segment[1], found) if segment else []
-    before: dict[int, int] = {}
-    wanted: set[int] = set()
-    for k in kept:  # a row last seen before the boundary is found where it was last seen; one never seen is not
-        i = found.get(k)
-        if i is not None and i < ib:
-            before[k] = i
-        elif i is not None:
-            wanted.add(k)  # seen again after the boundary: the scan back below finds its place before it
-    for i in range(ib - 1, -1, -1):
-        if not wanted:
-            break
-        if keys[i] in wanted:
-            before[keys[i]] = i
-            wanted.discard(keys[i])
-    kept = [k for k in kept if k in before]  # rows that were never written are skipped
-    position = {k: n for n, k in enumerate(kept)}
-    last = kept[-1] if kept else 0
-
-    def parent_of(i: int) -> int:
-        k = keys[i]
-        if k in position:
-            n = position[k]
-            return anchor if n == 0 else kept[n - 1]  # type: ignore[no-any-return]
-        p = parents[i]
-        if last and p == anchor:
-            return last
-        if last and p and kinds[i] and after_of(p) is None and p not in position:
-            return last
-        return p
-
-    start = bisect_left(where, st["leafLine"])
-    if start >= len(where) or where[start] != st["leafLine"]:
-        return [], False
-    node: int | None = start
-    out: list[int] = []
-    seen: set[int] = set()
-    while node is not None and node not in seen:
-        seen.add(node)
-        out.append(where[node])
-        if node == ib:
-            return out, True
-        p = parent_of(node)
-        if not p:
-            break
-        node = before.get(p) if p in position else after_of(p)
-    return out, False
-
-
-def _segment(keys: Any, parents: Any, ib: int, head: int, tail: int, last_at: _LastAt) -> list[int]:
-    """The preserved rows of a ``preservedSegment``: the parentUuid walk from its tail back to its head, in order.
-
-    Each row is the last one with its key before the row found after it (before the boundary for the tail).
-    """
-    out: list[int] = []
-    want, below = tail, ib
-    while want:
-        i = last_at.get(want)
-        if i is not None and i >= below:  # seen again later: find its place before ``below``
-            i = next((j for j in range(below - 1, -1, -1) if keys[j] == want), None)
-        if i is None:
-            break
-        out.append(want)
-        if want == head:
-            break
-        want, below = parents[i], i
-    out.reverse()
-    return out

@@ -51,6 +51,8 @@ from autopilot.codex.rollout import (
 )
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts import jsonl
+from autopilot.handoff.transcripts.jsonl_index import add_line
+from autopilot.redact.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:
@@ -59,14 +61,30 @@ if TYPE_CHECKING:
     from autopilot.codex.shapes import Payload, RolloutLine
     from autopilot.handoff.transcripts.shapes import CodexFoldState, CodexMeta
 
-FOLD_VERSION = 5  # 4: compaction lines, what the newest compaction kept, model changes; 5: patches settled by output
+FOLD_VERSION = 7  # 4: compaction lines, what the newest compaction kept, model changes; 5: counts per message
+# text, results in a ledger; 6: telemetry, quiet items and tool outputs skimmed; 7: patches settled by their output
 RETAINED_KEPT = 200  # user messages of one replacement_history remembered (by hash)
 MODEL_CHANGES_KEPT = 500
 PENDING_KEEP = 512  # message keys remembered for de-duplication within a turn
 EDITED_KEEP = 2000
+PATCHES_KEEP = 64  # apply_patch calls awaiting their output (one at a time, or a few in parallel)
 
 # Bits for the three ways Codex records one message.
 REP_RESPONSE, REP_EVENT, REP_ITEM = 1, 2, 4
+
+# Lines read from their raw bytes, not parsed: token telemetry, the item events that repeat a command's output, and
+# the tool outputs (of which only the call id is kept). Together half the lines and three quarters of the bytes of a
+# long rollout. The envelope codex writes: {"timestamp":…,["ordinal":n,]"type":…,"payload":{…
+_ENVELOPE = lazy(
+    rb'\{"timestamp":"([0-9A-Za-z:.+-]{0,64})",(?:"ordinal":\d{1,20},)?"type":"([a-z_]{1,40})","payload":\{'
+)
+_QUIET_ITEM = lazy(
+    rb'"type":"item_completed","thread_id":"[^"\\]{0,100}","turn_id":"[^"\\]{0,100}","item":\{"type":"([A-Za-z]{1,40})"'
+)
+_OUTPUT = lazy(
+    rb'"type":"(function_call_output|custom_tool_call_output)",(?:"id":"[^"\\]{0,200}",)?"call_id":"([!#-\[\]-~]{1,200})","'
+)
+_TELEMETRY_LINES = frozenset(name.encode() for name in TELEMETRY_LINES)
 
 
 def _bump(bucket: dict[str, int], name: Any) -> None:
@@ -109,6 +127,7 @@ class CodexFold:
 
     name = "codex"
     version = FOLD_VERSION
+    skim_prefixes = (b'{"timestamp":"',)
 
     def start(self) -> CodexFoldState:
         """A fresh state for an empty rollout."""
@@ -123,7 +142,8 @@ class CodexFold:
             "turns": 0,
             "pending": {},
             "calls": {},
-            "results": {},
+            "patches": [],  # lines of the apply_patch calls whose output has not yet said applied or failed
+            "results": bytearray(),  # call id -> line of its output (jsonl_index.add_line; negative: too large)
             "user_turns": array("q"),
             "rolled_back": [],
             "edited": {},
@@ -146,6 +166,51 @@ class CodexFold:
         }
 
     # -- the fold ---------------------------------------------------------------------------
+
+    def skim(self, state: CodexFoldState, line: int, raw: bytes) -> bool | None:
+        """Fold a telemetry line, a quiet item event or a tool output from its raw bytes, as :meth:`row` would fold the
+        parsed line; None for any other line (and for every line of a fork's replayed history), which is parsed."""
+        m = _ENVELOPE.match(raw)
+        if m is None:
+            return None
+        fork = state["fork"]
+        if fork is not None and fork.get("replaying"):
+            return None
+        kind, at = m.group(2), m.end()
+        if kind == b"response_item":
+            out = _OUTPUT.match(raw, at)
+            if out is None:
+                return None
+            self._time(state, m.group(1))
+            call_id = out.group(2).decode()
+            if state["calls"].get(call_id) in state["patches"]:
+                return None  # the output of a patch settles its paths: parsed
+            add_line(state["results"], call_id, line)
+            if state["calls"].pop(call_id, None) is not None:
+                return False  # shown with its call
+            return _entry(state, "tool_result")
+        if kind == b"event_msg":
+            if raw.startswith(b'"type":"token_count"', at):
+                self._time(state, m.group(1))
+                _omit(state, "telemetry")
+                return False
+            item = _QUIET_ITEM.match(raw, at)
+            if item is None or item.group(1).decode() not in QUIET_ITEMS:
+                return None
+            self._time(state, m.group(1))
+            return False
+        if kind in _TELEMETRY_LINES:
+            self._time(state, m.group(1))
+            _omit(state, "telemetry")
+            return False
+        return None
+
+    @staticmethod
+    def _time(state: CodexFoldState, ts: bytes) -> None:
+        text = ts.decode()
+        state["last_ts"] = text
+        if state["first_ts"] is None:
+            state["first_ts"] = text
 
     def row(self, state: CodexFoldState, line: int, obj: RolloutLine) -> bool:
         """Fold one rollout line; True when it is a meaningful entry."""
@@ -205,7 +270,7 @@ class CodexFold:
         m = re.search(rb'"call_id"\s*:\s*"([^"]{1,128})"', head)
         if m and re.search(rb'"type"\s*:\s*"(?:function|custom)_call_output"', head[:4096]):
             call_id = m.group(1).decode("utf-8", "replace")
-            state["results"][call_id] = -line  # negative: the output is too large to show
+            add_line(state["results"], call_id, -line)  # negative: the output is too large to show
             state["calls"].pop(call_id, None)
         else:
             _omit(state, "oversizeLines")
@@ -268,7 +333,7 @@ class CodexFold:
         if t in TOOL_OUTPUTS:
             call_id = p.get("call_id")
             if isinstance(call_id, str):
-                state["results"][call_id] = line
+                add_line(state["results"], call_id, line)
                 called = state["calls"].pop(call_id, None)
                 if called is not None:
                     _settle_patch(state, called, p.get("output"))
@@ -318,22 +383,31 @@ class CodexFold:
         return self._seen(state, line, "user", text, REP_RESPONSE)
 
     def _seen(self, state: CodexFoldState, line: int, role: str, text: str, rep: int) -> bool:
-        """Record one representation of a message; True only for the first one seen."""
+        """Record one representation of a message; True only for the first one seen.
+
+        Codex writes one message up to three ways (``REP_*``), and a turn may hold several copies of one text
+        ("continue", "Done.", the same announcement before every tool call). A representation belongs to the oldest
+        copy still missing it, so the copies holding a representation are always the oldest ones: per text it is
+        enough to count each representation, and a copy begins when this one's count has reached the number of
+        copies (the largest count). One step per line however often a text repeats (scanning a list of masks per
+        copy made a rollout that repeats its texts quadratic).
+        """
         if not text.strip() and role == "assistant":
             return False
         pending = state["pending"]
         key = message_key(role, text)
-        masks = pending.get(key)
-        if masks is None:
-            masks = pending[key] = []
+        counts = pending.get(key)
+        if counts is None:
+            counts = pending[key] = [0, 0, 0]
             if len(pending) > PENDING_KEEP:
                 del pending[next(iter(pending))]
-        for i, mask in enumerate(masks):
-            if not mask & rep:
-                masks[i] = mask | rep
-                _omit(state, "duplicateMessages")
-                return False
-        masks.append(rep)
+        slot = rep >> 1  # REP_RESPONSE, REP_EVENT, REP_ITEM -> 0, 1, 2
+        copies = max(counts)
+        seen = counts[slot]
+        counts[slot] = seen + 1
+        if seen < copies:
+            _omit(state, "duplicateMessages")
+            return False
         if role == "user":
             state["user_turns"].append(line)
             state["last_user_line"] = line
@@ -532,6 +606,9 @@ PATCH_FAILED = re.compile(r"apply_patch verification failed|Exit code: [1-9]|\"e
 def _settle_patch(state: CodexFoldState, call_line: int, output: Any) -> None:
     """The paths an apply_patch call at ``call_line`` proposed, applied or failed as its output says: a rollout with no
     patch event (Codex before FileChange items, other tools' rollouts) settles them only there."""
+    if call_line not in state["patches"]:
+        return
+    state["patches"].remove(call_line)
     text = output if isinstance(output, str) else str(output or "")
     status = "applied" if PATCH_APPLIED in text else "failed" if PATCH_FAILED.search(text) else None
     if status is None:
@@ -542,8 +619,15 @@ def _settle_patch(state: CodexFoldState, call_line: int, output: Any) -> None:
 
 
 def _patch_paths(state: CodexFoldState, line: int, patch: Any, status: str) -> None:
+    found = False
     for change, path in patch_files(patch):
         _record_edit(state, path, change, line, status)
+        found = True
+    if found and status == "proposed":
+        patches = state["patches"]
+        patches.append(line)
+        if len(patches) > PATCHES_KEEP:  # calls whose output never came
+            del patches[0]
 
 
 def _change_paths(state: CodexFoldState, line: int, changes: Any, status: str) -> None:

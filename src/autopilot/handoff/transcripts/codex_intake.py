@@ -25,6 +25,7 @@ from autopilot.handoff.transcripts.evidence import (
     secret_path,
 )
 from autopilot.handoff.transcripts.jsonl import Index, LineReader
+from autopilot.handoff.transcripts.jsonl_index import find_line
 from autopilot.redact.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
@@ -183,7 +184,7 @@ def _tool_call(page: _Page, p: Payload, entry: CodexEntry) -> None:
     secret_output = not secret_input and patch is None and secret_command(shown)
     entry["kind"], entry["name"], entry["callId"] = "tool_call", name, call_id
     entry["input"] = OMITTED_SECRET if secret_input else page.text(shown)
-    result_line = page.state["results"].get(call_id) if isinstance(call_id, str) else None
+    result_line = find_line(page.state["results"], call_id) if isinstance(call_id, str) else None
     if result_line is None:
         entry["status"] = "unfinished"
         entry["note"] = "no result recorded: the call may still be running, or was cut off"

@@ -167,6 +167,34 @@ class LineReader:
         return obj if type(obj) is dict else None
 
 
+def add_line(ledger: bytearray, key: str, line: int) -> None:
+    """Record ``key`` -> ``line`` in a ledger: a fold's map from an id (a tool call's) to a line, kept as raw bytes.
+
+    A dict of every tool call's result was most of an index's JSON header (500 KB for a 200 MB transcript), read and
+    written again on every append; the ledger is saved as a byte column instead, grows by what is added and is
+    looked up a page's worth of times. Each record is ``\\n<key>\\t<line>``; a later record of a key wins.
+    """
+    ledger += b"\n%s\t%d" % (_ledger_key(key), line)
+
+
+def find_line(ledger: bytearray, key: str) -> int | None:
+    """The line last recorded for ``key`` in a ledger (:func:`add_line`), or None."""
+    needle = b"\n%s\t" % _ledger_key(key)
+    at = ledger.rfind(needle)
+    if at < 0:
+        return None
+    start = at + len(needle)
+    end = ledger.find(b"\n", start)
+    return int(ledger[start : end if end >= 0 else len(ledger)])
+
+
+def _ledger_key(key: str) -> bytes:
+    raw = key.encode("utf-8", "surrogatepass")
+    if b"\\" in raw or b"\t" in raw or b"\n" in raw:  # no client writes such an id: escaped, never misread
+        raw = raw.replace(b"\\", b"\\\\").replace(b"\t", b"\\t").replace(b"\n", b"\\n")
+    return raw
+
+
 def serialise(index: Index[Any]) -> list[bytes]:
     """The cache file's bytes, in the pieces it is written in (joined, a 4 MB index was copied once more for nothing).
     The header is written by the C encoder the json package uses (orjson's ~15 ms import would be most of an append's

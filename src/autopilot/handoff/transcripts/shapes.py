@@ -111,7 +111,7 @@ class ClaudeFoldState(TypedDict):
     edits: dict[str, list[Any]]  # path -> [tool, line, edits, status]
     pendingEdits: dict[str, str]  # call id -> path
     pending: dict[str, int]  # call id -> line of a call without a result yet
-    results: dict[str, int]  # call id -> line of its result
+    results: bytearray  # call id -> line of its result (jsonl_index.add_line)
     orphans: dict[str, int]  # call id -> line of a result whose call was never seen
     compacts: list[list[Any]]  # [line, trigger]
     boundary: list[Any] | None  # [uuid key, trigger]
@@ -126,11 +126,14 @@ class ClaudeFoldState(TypedDict):
     nodeKey: array[int]
     nodeParent: array[int]
     nodeKind: bytearray
+    nodeUp: array[int]  # each node's parent node + 1 (0: none)
     active: bytearray
-    activeLeaf: int
+    activeLeaf: int  # the leaf line ``active`` was walked from
     view: bytearray
+    entryFlags: bytearray  # per raw line: 1 for an entry
     viewKey: list[int]
     viewBoundary: int | None
+    viewPath: array[int]  # the view's walk, boundary first
     activeLines: int
 
 
@@ -216,9 +219,10 @@ class CodexFoldState(TypedDict):
     last_ts: str | None
     turn: CodexTurn
     turns: int
-    pending: dict[str, list[int]]  # message key -> the representations seen of each copy
+    pending: dict[str, list[int]]  # message key -> how many of its copies each representation (REP_*) was seen for
     calls: dict[str, int]  # call id -> line of a call without a result yet
-    results: dict[str, int]  # call id -> line of its result (negative: too large to show)
+    patches: list[int]  # lines of the apply_patch calls whose output has not yet settled their paths
+    results: bytearray  # call id -> line of its result (jsonl_index.add_line; negative: too large to show)
     user_turns: array[int]
     rolled_back: list[list[int]]  # [first line, rollback line]
     edited: dict[str, list[Any]]  # path -> [change, line, status]

@@ -2,9 +2,15 @@
 
 ``update_view`` skips the boundaries a plain parentUuid walk shows cannot be reached and finds rows by
 searching the key column; the reference here tries every boundary, newest first, with nothing but linear
-scans, as docs/claude-intake.md states the rule. Random lineages (duplicate and missing uuids, rewinds,
+scans, as docs/claude-intake.md states the rule (a row's parent is the nearest earlier row with its uuid; the
+anchor, the first row with its uuid from the boundary on). Random lineages (duplicate and missing uuids, rewinds,
 cycles, preserved rows never written or written again later, segments, rows too large to be nodes) must give
 the same view and boundary both ways.
+
+An index extended append after append holds what a fresh read of the file gives: sessions from
+``tests/fixtures/make_big_sessions.py`` (real claude 2.1.332 rows: compactions automatic and typed, rewinds,
+subagents, repeated texts) cut into random pieces, some in the middle of a row (a row being written) and some
+cut short for good (a crash); random lineages grown a few nodes at a time keep the view a fresh computation gives.
 """
 
 from __future__ import annotations
@@ -12,11 +18,14 @@ from __future__ import annotations
 import json
 import random
 from array import array
+from pathlib import Path
 
 import pytest
 
-from autopilot.handoff.transcripts.claude_fold import ClaudeFold, update_view
-from autopilot.handoff.transcripts.claude_intake import intake
+from autopilot.handoff.transcripts import claude_fold, jsonl
+from autopilot.handoff.transcripts.claude_fold import ClaudeFold, update_lineage, update_view
+from autopilot.handoff.transcripts.claude_intake import branch, branch_counts, intake
+from tests.fixtures.make_big_sessions import Shape, claude_session
 from tests.support.claude_rows import Transcript, fixture, text
 
 
@@ -52,8 +61,10 @@ def _reference_walk(st: dict, b: int) -> tuple[list[int], bool]:
     position = {k: n for n, k in enumerate(kept)}
     tail = kept[-1] if kept else 0
 
-    def after(k: int) -> int | None:
-        i = _last(keys, k)
+    def after(
+        k: int, child: int
+    ) -> int | None:  # a row's parent: the nearest earlier row with its uuid, if not dropped
+        i = _last(keys, k, 0, child)
         return i if i is not None and i >= ib else None
 
     def parent(i: int) -> int:
@@ -63,7 +74,7 @@ def _reference_walk(st: dict, b: int) -> tuple[list[int], bool]:
         p = parents[i]
         if tail and p == anchor:
             return tail
-        if tail and p and kinds[i] and after(p) is None and p not in position:
+        if tail and p and kinds[i] and after(p, i) is None and p not in position:
             return tail
         return p
 
@@ -78,7 +89,12 @@ def _reference_walk(st: dict, b: int) -> tuple[list[int], bool]:
         p = parent(node)
         if not p:
             break
-        node = before[p] if p in position else after(p)
+        if p in position:
+            node = before[p]
+        elif keys[node] in position:  # the first preserved row hangs under the anchor: its first row from B on
+            node = next((i for i in range(ib, len(keys)) if keys[i] == p), None)
+        else:
+            node = after(p, node)
     return out, False
 
 
@@ -228,3 +244,154 @@ def test_a_turn_appended_under_an_older_summary_reads_as_a_full_parse_does(tmp_p
     assert _same(cached, intake(path, limit=20, cache=False))
     summary = first.count(b"\n") + second.count(b"\n", 0, second.find(b'"isCompactSummary":true')) + 1
     assert cached["checkpoint"]["line"] == summary
+
+
+def _state(path: Path, *, cache: bool) -> tuple[dict, jsonl.Index]:
+    index = jsonl.scan(path, ClaudeFold(), cache=cache)
+    update_lineage(index.state, index.lines)  # what every reader does after a scan (a partial row may move the leaf)
+    return dict(index.state), index
+
+
+def _pieces(data: bytes, rng: random.Random, n: int) -> list[tuple[bytes, bool]]:
+    """``data`` cut at ``n`` random places: (piece, whether the row it ends in is lost to a crash)."""
+    cuts = sorted(rng.sample(range(1, len(data)), n))
+    out, start = [], 0
+    for cut in [*cuts, len(data)]:
+        out.append((data[start:cut], rng.random() < 0.15))
+        start = cut
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_an_index_extended_append_after_append_holds_what_a_fresh_read_holds(tmp_path, seed):
+    """A session with a dozen compactions, rewinds and subagents, appended in random pieces (some ending in the
+    middle of a row, some rows never finished): after every append the extended index equals a fresh read."""
+    rng = random.Random(seed)
+    shape = Shape(megabytes=0.6, compact_every=0.05, rewinds=6, subagent_every=4, seed=seed, scale=0.1)
+    made = claude_session(tmp_path / "made", shape)
+    assert made.compactions >= 6 and made.rewinds >= 2
+    data = made.path.read_bytes()
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"")
+    statuses = set()
+    for piece, crashed in _pieces(data, rng, 10):
+        with open(path, "ab") as fh:
+            fh.write(piece)
+            if crashed and not piece.endswith(b"\n"):
+                fh.write(b"\n")  # the row is lost: the next bytes start a new line
+        cached, index = _state(path, cache=True)
+        fresh, full = _state(path, cache=False)
+        statuses.add(index.status)
+        assert cached == fresh
+        assert (list(index.entries), list(index.offsets), index.malformed) == (
+            list(full.entries),
+            list(full.offsets),
+            full.malformed,
+        )
+        kinds = [branch(index.state, n) for n in index.entries]  # the page's counts, from the fold's entry flags
+        assert branch_counts(index.state, index.entries) == (kinds.count("non-lineage"), kinds.count("compacted"))
+    assert "extended" in statuses
+    assert fresh["viewBoundary"] is not None and fresh["boundaries"]
+
+
+def _grown(full: dict, upto: int, leafable: list[bool]) -> dict:
+    """``full``'s first ``upto`` nodes, with the boundaries among them and the newest leafable node as the leaf."""
+    where = full["nodeLine"][:upto]
+    last = where[-1]
+    leaves = [i for i in range(upto) if leafable[i]]
+    leaf = leaves[-1] if leaves else upto - 1
+    st = ClaudeFold().start()
+    st.update(
+        nodeLine=array("q", where),
+        nodeKey=array("q", full["nodeKey"][:upto]),
+        nodeParent=array("q", full["nodeParent"][:upto]),
+        nodeKind=bytearray(full["nodeKind"][:upto]),
+        boundaries=[list(b) for b in full["boundaries"] if b[0] <= last],
+        leafLine=where[leaf],
+        leaf=full["nodeKey"][leaf],
+    )
+    return st
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_view_kept_across_appends_is_the_view_computed_afresh(seed):
+    """Random lineages (repeated and missing uuids, forward links, cycles, rows too large to be nodes, preserved
+    rows written again) grown a few nodes at a time: the view carried from append to append, which walks only
+    from the new leaf to the path it kept, equals the view computed from nothing, and the reference's."""
+    rng = random.Random(seed)
+    for _ in range(40):
+        full = random_state(rng)
+        n = len(full["nodeKey"])
+        leafable = [rng.random() < 0.8 for _ in range(n)]
+        carried: dict | None = None
+        upto = 0
+        while upto < n:
+            upto = min(n, upto + rng.randint(1, 4))
+            grown = _grown(full, upto, leafable)
+            lines = grown["nodeLine"][-1] + 2
+            if carried is not None:  # the old view, path and key, with the grown columns
+                for key in ("view", "viewKey", "viewBoundary", "viewPath"):
+                    grown[key] = carried[key]
+            update_view(grown, lines)
+            fresh = _grown(full, upto, leafable)
+            update_view(fresh, lines)
+            assert (grown["view"], grown["viewBoundary"], list(grown["viewPath"])) == (
+                fresh["view"],
+                fresh["viewBoundary"],
+                list(fresh["viewPath"]),
+            )
+            shown = {x for x in range(lines + 1) if grown["view"][x]}
+            assert (shown, grown["viewBoundary"]) == reference_view(grown)
+            carried = grown
+
+
+def test_an_append_walks_the_rows_it_added_not_the_whole_segment(tmp_path, monkeypatch):
+    """Appending a turn to a session whose newest compaction is thousands of rows back steps through the turn's
+    rows (and the one it joins), never back through the whole segment to the boundary."""
+    made = claude_session(tmp_path / "made", Shape(2.0, compact_every=1.2, rewinds=0, subagent_every=0, scale=0.3))
+    data = made.path.read_bytes()
+    cut = data.rfind(b"\n", 0, len(data) - 60_000) + 1
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(data[:cut])
+    before, _ = _state(path, cache=True)
+    assert len(before["viewPath"]) > 200  # the rows since the newest compaction
+    steps = []
+    real = claude_fold._Relink.step
+    monkeypatch.setattr(claude_fold._Relink, "step", lambda self, *a: steps.append(a[-1]) or real(self, *a))
+    with open(path, "ab") as fh:
+        fh.write(data[cut:])
+    after, index = _state(path, cache=True)
+    assert index.status == "extended"
+    added = len(after["nodeKey"]) - len(before["nodeKey"])
+    assert 0 < len(steps) <= added + 2
+    monkeypatch.undo()
+    assert after == _state(path, cache=False)[0]
+
+
+def test_a_chain_that_skips_every_boundary_is_judged_without_a_walk_per_boundary(monkeypatch):
+    """One parent chain that passes every compaction by (each row after a boundary hangs under the row before it,
+    so the boundary is never reached, and the plain walk rules none out): whether each boundary is reached is found
+    from the lineage, not by walking it once per boundary (650 boundaries over 90,000 rows took 13 s an append),
+    and the answer, none, is the reference's."""
+    n, count = 4000, 150
+    st = ClaudeFold().start()
+    st.update(
+        nodeLine=array("I", range(1, n + 1)),
+        nodeKey=array("I", range(1, n + 1)),
+        nodeParent=array("I", [0, *range(1, n)]),
+        nodeKind=bytearray(n),
+        leafLine=n,
+        leaf=n,
+    )
+    for k in range(1, count + 1):
+        b = k * (n // (count + 1))
+        st["boundaries"].append([b, "manual", b, b + 1, [], None, 0])
+        st["nodeParent"][b] = b - 1  # the row after the boundary hangs under the row before it
+    steps = []
+    real = claude_fold._Relink.step
+    monkeypatch.setattr(claude_fold._Relink, "step", lambda self, *a: steps.append(a[-1]) or real(self, *a))
+    update_view(st, n + 1)
+    assert st["viewBoundary"] is None
+    assert len(steps) < n + 10 * count  # the newest boundary's walk, then a step or two for each of the others
+    monkeypatch.undo()
+    assert reference_view(st) == (set(), None)
