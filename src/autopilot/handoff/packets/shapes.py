@@ -32,6 +32,8 @@ class Claim(TypedDict, total=False):
     selection: str
     inheritedFrom: str
     sessionObjective: Claim | None
+    agent: str  # the agent of the session the claim was made from (an inherited claim keeps its own)
+    session: str | None  # that session's (or thread's) id
     why: str
     note: str
     kind: str
