@@ -15,8 +15,8 @@ What it does, in order (:func:`run`):
    - ``engine``: ``handoff search`` (``retrieval.search``, ``--worktree all``, a fixed "now");
    - ``grep``: ``grep -r -i -n -F QUERY`` over the folders holding the raw transcripts and rollouts
      (files in name order), each matching line a result, in grep's order;
-   - ``bm25``: plain FTS5 over the same documents the engine ranks: the query's words OR-ed, each
-     quoted, ordered by ``bm25()`` (no coverage, no links, no path or symbol score).
+   - ``bm25``: plain FTS5 over the same documents the engine ranks: the query's terms (the engine's stems and
+     identifiers) OR-ed, each quoted, ordered by ``bm25()`` (no coverage, no links, no path or symbol score).
 5. Scores each answer's first results against the relevant events (a result finds an event when it
    points at one of the event's lines; one event is found once however many results point at it):
    recall@1 and recall@5 (events found in the first k, over min(k, relevant events)), MRR (1 / the
@@ -249,10 +249,13 @@ def _pointer_lines(pointer: dict[str, Any]) -> tuple[str | None, list[int]]:
 
 
 def bm25(installed: Installed, labels: Labels, text: str) -> tuple[list[list[str]], dict[str, Any]]:
-    """Plain FTS5 over the engine's own documents: the query's words OR-ed, ranked by ``bm25()``."""
+    """Plain FTS5 over the engine's own documents: the query's terms OR-ed, ranked by ``bm25()``.
+
+    The terms are the engine's (``terms.index_terms``: stems, identifiers whole and split), so the baseline
+    measures everything but the tokenizer: coverage, links, path and symbol scores, intent."""
     from autopilot.handoff.search import index, terms
 
-    words = terms.words(text)[:24]
+    words = list(dict.fromkeys(terms.index_terms(text, expand=False).split()))[:24]
     if not words:
         return [], {}
     db = sqlite3.connect(str(index.index_path()))

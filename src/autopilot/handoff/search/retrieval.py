@@ -88,7 +88,7 @@ CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its rol
 POSITIVE, NEGATIVE = ("passed", "claimed-fixed"), ("failed",)
 _COLUMNS = (
     "d.id, d.kind, d.origin, d.ref, d.role, d.agent, d.session, d.worktree_id, d.branch, d.ts, d.text, d.data, "
-    "d.paths, d.symbols"
+    "d.paths, d.symbols, d.terms, d.pterms, d.sterms"
 )
 
 
@@ -166,6 +166,8 @@ def _run(
     searched = [w for w in q.words if w not in terms.STOPWORDS and w not in intent]
     if not searched and intent:  # "failed" alone: then it is what the user looks for
         searched, intent = [w for w in q.words if w in intent], set()
+    term = {w: q.terms.get(w) or terms.stem(w) for w in searched}  # what the index holds for each word
+    searched = list({term[w]: w for w in reversed(searched)}.values())[::-1]  # "report" and "reports": one term
     wants = {
         name
         for name, vocabulary in (
@@ -175,7 +177,7 @@ def _run(
         )
         if intent & vocabulary
     }
-    df = {w: _doc_count(db, w) for w in searched}
+    df = {w: _doc_count(db, term[w]) for w in searched}
     known = [w for w in searched if df[w]]
     unmatched = [w for w in searched if not df[w]]
     answer: Answer = {
@@ -230,7 +232,7 @@ def _run(
     if task:  # the autopilot task the session was on (handoff/memory/autopilot.py), kept in the document's data
         filters.append("json_extract(d.data, '$.task.id') = ?")
         params.append(task)
-    any_of, all_of = " OR ".join(f'"{w}"' for w in needed), " AND ".join(f'"{w}"' for w in needed)
+    any_of, all_of = " OR ".join(f'"{term[w]}"' for w in needed), " AND ".join(f'"{term[w]}"' for w in needed)
     bm25 = sum(df[w] for w in needed) <= RANK_ALL
     if bm25:
         rows = _candidates(db, any_of, filters, params, ranked=True, limit=CANDIDATES)
@@ -253,15 +255,15 @@ def _run(
     hits: dict[tuple[str, str], Hit] = {}
     loose = set(q.loose)
     for row in rows:
-        words = _words(f"{row[10]}\n{row[12]}\n{row[13]}")  # text, paths, symbols: no JSON parsed yet
-        if any(w not in words for w in q.required):
+        has = set(f"{row[14]} {row[15]} {row[16]}".split())  # its terms: text, paths, symbols; no JSON parsed yet
+        if any((q.terms.get(w) or terms.stem(w)) not in has for w in q.required):
             continue  # a quoted value ('JPY') is what makes the error that error
         if q.related and q.related not in terms.flat(row[10]):
             continue  # 'EUR' == 'USD' relates two values: both somewhere is not that
         for path in q.paths:  # a path is matched whole: its words elsewhere in the text are not it
             if not _holds_path(path, row[12], row[10]):
-                words -= {w for w in terms.words(path) if w not in loose}
-        matched = [w for w in known if w in words]  # stopwords are not among them: alone they bring in nothing
+                has -= {terms.term(t) for t in terms.WORD.findall(path) if terms.fold(t) not in loose}
+        matched = [w for w in known if term[w] in has]  # stopwords are not among them: alone they bring in nothing
         coverage = sum(idf[w] for w in matched) / mass
         if coverage < MIN_COVERAGE:
             continue
@@ -328,11 +330,6 @@ def _candidates(
         f"WHERE docs_fts MATCH ? AND {' AND '.join(filters)} ORDER BY {order} LIMIT {limit}",
         [match, *params],
     ).fetchall()
-
-
-def _words(text: str) -> set[str]:
-    """The words of ``text`` as the index compares them (lowercased, accents removed)."""
-    return set(terms.WORD.findall(text.lower())) if text.isascii() else set(terms.words(text))
 
 
 def _doc_count(db: sqlite3.Connection, word: str) -> int:
