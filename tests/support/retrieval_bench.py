@@ -57,6 +57,8 @@ KINDS = (
     "what-fixed",
     "approach-failed",
     "conflict",
+    "user-words",
+    "failure-paraphrase",
     "no-answer",
 )
 
