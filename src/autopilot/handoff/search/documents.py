@@ -243,6 +243,8 @@ def _link(docs: list[Document]) -> None:
         until = runs[i + 1]["seq"] if i + 1 < len(runs) else float("inf")
         fixes = [d for d in ordered if d["role"] == "edit" and run["seq"] < d["seq"] < until]
         run["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+        for e in fixes:
+            e["links"].append({"rel": "fixes", "ref": run["ref"]})
     for command in (
         d for d in ordered if d["role"] == "command" and (d.get("outcome") or {}).get("status") == "failed"
     ):
@@ -252,6 +254,8 @@ def _link(docs: list[Document]) -> None:
         until = again[0]["seq"] if again else float("inf")
         fixes = [d for d in ordered if d["role"] == "edit" and command["seq"] < d["seq"] < until][:FIXES_MAX]
         command["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+        for e in fixes:
+            e["links"].append({"rel": "fixes", "ref": command["ref"]})
     decisive = [r for r in runs if (r.get("outcome") or {}).get("status") in ("passed", "failed")]
     for doc in ordered:
         if (doc.get("outcome") or {}).get("status") == "claimed-fixed":

@@ -67,6 +67,7 @@ FOLLOW = 30  # the best matches whose causal links are followed
 MIN_COVERAGE = 0.5
 VERBATIM = 4.0  # a result holding the whole one-line query as written (a pasted error line, a phrase)
 DISTINCT_UNKNOWN = 3.0  # the weight of a number, code, acronym or identifier no document holds, in rarest words
+PLAIN_UNKNOWN = 0.5  # the weight of a plain word no document holds (a paraphrase's own choice), in rarest words
 WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
 PATH_MATCH = 3.0
 PATH_CHANGED = 3.0  # more for the edit of the file than for a mention of it
@@ -75,6 +76,7 @@ PROSE_SHARE = 1 / 3  # the share of the path and symbol scores a message, a requ
 EDITS = frozenset({"edit", "memory.edit"})  # the edited file is the document's first path
 CODE_ROLES = EDITS | {"test", "command", "pending", "tool", "memory.run"}  # code and its runs, not prose about them
 CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
+PROBLEM_BONUS = 1.0  # more for a failing run and the edits that fixed it than for a pass or a test written
 LINK_SHARE = 0.8
 RECENCY = 1.0
 HALF_LIFE_DAYS = 14.0
@@ -207,8 +209,7 @@ def _run(
     # number, a code, an acronym or an identifier none holds weighs more: it names the one thing asked about
     idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in searched}
     for w in unmatched:
-        if w in q.distinct:
-            idf[w] *= DISTINCT_UNKNOWN
+        idf[w] *= DISTINCT_UNKNOWN if w in q.distinct else PLAIN_UNKNOWN
     mass = sum(idf.values())
     if sum(idf[w] for w in known) < MIN_COVERAGE * mass:
         notes.append(
@@ -393,8 +394,14 @@ def _score(
 
 
 def _chained(doc: Hit) -> float:
-    """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one)."""
-    return CAUSAL_BONUS if doc["role"] in ("edit", "test") and doc["_data"].get("links") else 0.0
+    """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one);
+    more for the two ends of a failure and its fix (the failing run, the edits after it), what a person recalls."""
+    links = doc["_data"].get("links") if doc["role"] in ("edit", "test") else None
+    if not links:
+        return 0.0
+    if _polarity(doc) < 0 or any(link["rel"] == "fixes" for link in links):
+        return CAUSAL_BONUS + PROBLEM_BONUS
+    return CAUSAL_BONUS
 
 
 def _total(parts: dict[str, float]) -> dict[str, float]:

@@ -60,7 +60,8 @@ STOPWORDS = frozenset(
     to too under until up very was we were what when where which while who whom why will with would you your yours
     yourself already always anything become came come every get gets getting got ever made make makes many much
     never something still thing things way yet aren couldn didn doesn don hadn hasn haven isn shouldn wasn weren
-    won wouldn d ll m re s t ve""".split()  # noqa: SIM905 (a list of 150 quoted words reads worse)
+    won wouldn d ll m re s t ve
+    said says went ran happened happens seemed seems kept stayed anymore possibly suddenly somehow somewhere""".split()  # noqa: SIM905 (a list of 150 quoted words reads worse)
 )
 # Words that say what kind of answer a question wants rather than what it is about: "what fixed X" asks for
 # the edit that fixed X; "is X passing" for X's runs and their outcome; "which approach failed" for the runs

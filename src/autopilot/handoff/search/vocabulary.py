@@ -19,6 +19,12 @@ CRASH = "crash crashed crashes crashing blew blow blows blowing up dies died thr
 FAILED = "fail fails failed failing failure broken red error"
 
 PHRASES: dict[str, str] = {
+    # any language: an uncaught exception, as people recall it
+    "Traceback": CRASH,
+    "Uncaught": CRASH,
+    "Unhandled": CRASH,
+    "Exception": CRASH,
+    "Error:": "error",
     # Python: the built-in exceptions (docs.python.org/3/library/exceptions.html) and their common messages
     "ZeroDivisionError": "divide dividing divided division by zero",
     "division by zero": "divide dividing divided by zero",
