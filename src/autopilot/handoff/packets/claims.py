@@ -36,6 +36,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("validations", ("completedWork", "validations"), True),
     ("pendingCommands", ("unresolved", "pendingCommands"), True),
     ("failedAttempts", ("unresolved", "failedAttempts"), True),
+    ("abandonedApproaches", ("unresolved", "abandonedApproaches"), True),
     ("blockers", ("unresolved", "blockers"), True),
     ("hypotheses", ("unresolved", "hypotheses"), True),
     ("latestMessages", ("latestMessages",), True),
@@ -47,6 +48,14 @@ HYPOTHESIS = re.compile(
     r"could be|my guess)\b",
     re.I,
 )
+# An assistant message right after a failed run that gives the approach up (what it tried, and why it stops).
+GAVE_UP = re.compile(
+    r"\b(?:dead end|revert(?:ing|ed)?|roll(?:ing)? (?:it )?back|back(?:ing)? (?:it |that )?out|give (?:it )?up|"
+    r"giving up|gave up|abandon(?:ing|ed)?|scrap(?:ping)?|(?:won't|doesn't|does not|will not|didn't|did not) work|"
+    r"not (?:going to|an option|allowed)|instead)\b",
+    re.I,
+)
+ABANDONED = 10
 LATEST_MESSAGES = 8
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
@@ -356,9 +365,43 @@ def unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Budg
     return {
         "hypotheses": hypotheses[-8:],
         "failedAttempts": failed_out,
+        "abandonedApproaches": abandoned(events, refs, budget),
         "blockers": blockers_out,
         "pendingCommands": pending[-20:],
     }
+
+
+def abandoned(events: list[Event], refs: Refs, budget: Budget) -> list[Claim]:
+    """Approaches given up: each assistant message that, right after a failed run and before the next tool call,
+    says it is abandoning the attempt ("a dead end", "reverting", "instead"), citing the message and the run."""
+    found: list[Claim] = []
+    failed: Event | None = None
+    for event in events:
+        tool = event.get("tool") or {}
+        if event["kind"] == "tool":
+            command = tool.get("command")
+            judged = None
+            if isinstance(command, str) and kind_of(command) and tool.get("status") in ("completed", "failed"):
+                result = tool.get("result") or {}
+                code = result.get("exitCode")
+                code = code if isinstance(code, int) else (1 if tool["status"] == "failed" else 0)
+                judged = classify(command, code, result.get("text"))["outcome"]
+            failed = event if tool.get("status") == "failed" or judged == "fail" else None
+            continue
+        if event["kind"] == "assistant" and failed is not None and GAVE_UP.search(event.get("text") or ""):
+            text = budget.take("abandonedApproaches", event.get("text"), 600)
+            if text:
+                found.append(
+                    {
+                        "text": text,
+                        "refs": refs.cite(event),
+                        "after": refs.cite(failed),
+                        "basis": "evidence",
+                        "note": "the assistant gave an approach up after this run failed: its words, quoted",
+                    }
+                )
+            failed = None
+    return found[-ABANDONED:]
 
 
 def next_action(

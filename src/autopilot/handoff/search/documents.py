@@ -47,13 +47,14 @@ ROLES = {
     "validations": "test",
     "pendingCommands": "pending",
     "failedAttempts": "command",
+    "abandonedApproaches": "approach",
     "blockers": "blocker",
     "hypotheses": "hypothesis",
     "latestMessages": "message",
     "compactionSummaries": "summary",
 }
 ROLE_ORDER: tuple[str, ...] = ("test", "command", "edit", "pending", "blocker", "objective", "next-action")
-ROLE_ORDER += ("constraint", "hypothesis", "message", "summary")
+ROLE_ORDER += ("approach", "constraint", "hypothesis", "message", "summary")
 FIXED_CLAIM = re.compile(
     r"\b(?:fixed|(?:all |both |the )?tests? (?:now )?pass(?:es|ed)?|passes now|works now|resolved|is green)\b", re.I
 )
@@ -144,6 +145,8 @@ def _document(
     elif role in ("test", "command"):
         doc["outcome"] = _run_outcome(claim, result)
         doc["command"] = claim.get("command") or claim.get("input")
+    elif role == "approach":
+        doc["after"] = [str(r) for r in claim.get("after") or []]  # the failed run it gave up after (linked below)
     elif entry.get("kind") == "assistant" and FIXED_CLAIM.search(text):
         doc["outcome"] = {"status": "claimed-fixed", "basis": "the assistant says so: a claim, not proof"}
     for p in terms.paths(doc["text"]):
@@ -263,6 +266,12 @@ def _link(docs: list[Document]) -> None:
             if before:
                 doc["links"].append({"rel": "based-on", "ref": before[-1]["ref"]})
                 doc["files"] += [f for f in before[-1]["files"] if f not in doc["files"]]
+    for doc in ordered:  # an approach given up: the failed run it followed, which links the attempt's edits
+        after = set(doc.pop("after", []))
+        tried = next((d for d in ordered if after & set(d["ref"].split("+"))), None) if after else None
+        if tried is not None:
+            doc["links"].append({"rel": "gave-up-after", "ref": tried["ref"]})
+            doc["files"] += [f for f in tried["files"] if f not in doc["files"]]
     by_ref = {d["ref"]: d for d in docs}
     for doc in ordered:  # what a run or a claim is about: its command, and the files and symbols of its edits
         doc["subject"] = _subject(doc, by_ref)

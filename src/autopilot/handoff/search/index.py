@@ -718,7 +718,9 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
                 "kind": "checkpoint" if doc["kind"] == "memory.checkpoint" else "observation",
                 "time": doc["time"],
                 "text": doc["text"],
-                "outcome": {"status": doc["outcome"]} if isinstance(doc["outcome"], str) else None,
+                "outcome": {"status": OUTCOMES.get(doc["outcome"], doc["outcome"])}
+                if isinstance(doc["outcome"], str)
+                else None,
                 "ref": f"{origin}:{doc['ref'].get('log')}:{doc['ref'].get('index')}",
                 "role": doc["kind"],
                 "origin": origin,
@@ -731,6 +733,7 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
             for doc in feed.documents(store)
             if str(doc.get("text") or "").strip()
         ]
+        link_memory(docs)
         try:
             added += add_documents(docs) if docs else remove_origin(origin)
         except BridgeError as exc:
@@ -739,6 +742,36 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
         with writer() as w:
             _set_meta(w, key, stamp)
     return added
+
+
+OUTCOMES = {"pass": "passed", "fail": "failed"}  # a run's outcome as the packets' documents spell it
+
+
+def link_memory(docs: list[Document]) -> None:
+    """Causal links between a session's edits and validation runs, in time order, as a packet's documents have them:
+    an edit is ``tested-by`` the next run; a run ``tests`` the edits since the previous one and, when it failed, is
+    ``fixed-by`` the edits after it, which say whom they fix (``fixes``). So an attempt, the run that showed it
+    failed and what came after are found together (which approach failed, and what fixed it)."""
+    runs = [n for n, d in enumerate(docs) if d.get("role") == "memory.run" and d.get("outcome")]
+    for doc in docs:
+        doc.setdefault("links", [])
+    previous = -1
+    for at in runs:
+        run = docs[at]
+        edits = [d for d in docs[previous + 1 : at] if d.get("role") == "memory.edit"]
+        run["links"] += [{"rel": "tests", "ref": e["ref"]} for e in edits]
+        for e in edits:
+            e["links"].append({"rel": "tested-by", "ref": run["ref"]})
+        previous = at
+    for i, at in enumerate(runs):
+        run = docs[at]
+        if (run.get("outcome") or {}).get("status") != "failed":
+            continue
+        until = runs[i + 1] if i + 1 < len(runs) else len(docs)
+        fixes = [d for d in docs[at + 1 : until] if d.get("role") == "memory.edit"]
+        run["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+        for e in fixes:
+            e["links"].append({"rel": "fixes", "ref": run["ref"]})
 
 
 def _memory_pointer(ref: FedRef) -> dict[str, Any]:

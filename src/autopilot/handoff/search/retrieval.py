@@ -84,7 +84,11 @@ LINKS_FROM = {  # which links of a matched document are followed, by its role
     "edit": ("tested-by",),
     "test": ("fixed-by", "tested-by", "tests"),
     "command": ("fixed-by",),
+    "memory.edit": ("tested-by",),
+    "memory.run": ("fixed-by", "tested-by", "tests"),
+    "approach": ("gave-up-after",),
 }
+RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
 INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
 CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
 POSITIVE, NEGATIVE = ("passed", "claimed-fixed"), ("failed",)
@@ -388,15 +392,15 @@ def _score(
         parts["verbatim"] = VERBATIM
     if "outcome" in wants and _polarity(doc) and doc["role"] in CODE_ROLES:
         parts["intent"] = INTENT_BONUS  # "is X passing": the runs of X and their outcome
-    elif "approach" in wants and _polarity(doc) < 0:
-        parts["intent"] = INTENT_BONUS  # "which approach failed": the runs that showed it did
+    elif "approach" in wants and (_polarity(doc) < 0 or doc["role"] == "approach"):
+        parts["intent"] = INTENT_BONUS  # "which approach failed": the runs that showed it did, the words giving it up
     return _total(parts)
 
 
 def _chained(doc: Hit) -> float:
     """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one);
     more for the two ends of a failure and its fix (the failing run, the edits after it), what a person recalls."""
-    links = doc["_data"].get("links") if doc["role"] in ("edit", "test") else None
+    links = doc["_data"].get("links") if doc["role"] in EDITS | RUNS else None
     if not links:
         return 0.0
     if _polarity(doc) < 0 or any(link["rel"] == "fixes" for link in links):
@@ -476,6 +480,8 @@ def _follow_links(
                 parts["intent"] = INTENT_BONUS  # "what fixed X": the edits that followed X's failure
             elif ("outcome" in wants and _polarity(doc)) or ("approach" in wants and _polarity(doc) < 0):
                 parts["intent"] = INTENT_BONUS
+            elif "approach" in wants and rel == "tests" and _polarity(parent) < 0:
+                parts["intent"] = INTENT_BONUS  # the attempt a failed run tested
             doc["score"] = _total(parts)
             doc["_via"] = (parent, rel)
             doc["coverage"], doc["matched"] = 0.0, []
@@ -533,7 +539,7 @@ def _polarity(doc: Hit) -> int:
     status = (doc["_data"].get("outcome") or {}).get("status")
     if status == "claimed-fixed":
         return 1
-    if doc["role"] != "test":
+    if doc["role"] not in RUNS:
         return 0
     return 1 if status in POSITIVE else (-1 if status in NEGATIVE else 0)
 
@@ -553,7 +559,7 @@ def _supersede(ranked: list[Hit], here: Here) -> None:
     for i, early in enumerate(outcomes):
         subject = subjects[id(early)]
         for late in outcomes[i + 1 :]:
-            if late["role"] != "test" or sign[id(late)] == sign[id(early)]:
+            if late["role"] not in RUNS or sign[id(late)] == sign[id(early)]:
                 continue
             if not subject & subjects[id(late)]:
                 continue

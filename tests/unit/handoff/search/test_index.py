@@ -33,3 +33,23 @@ def test_the_worktrees_own_path_is_not_searched(tmp_path):
     """Every document names its worktree; the words of that path find none of them."""
     text, _, _ = index._terms("Edit /tmp/test_near_alone/repo/headers.py", "", "", "/tmp/test_near_alone/repo")
     assert "near" not in text.split() and "header" in text.split()
+
+
+def test_the_active_memorys_edits_and_runs_are_linked_like_a_packets():
+    """An attempt is tested-by the run after it; a failed run is fixed-by the edits after it, which say so."""
+    docs = [
+        {"ref": "e1", "role": "memory.edit"},
+        {"ref": "r1", "role": "memory.run", "outcome": {"status": "failed"}},
+        {"ref": "m1", "role": "memory.request"},
+        {"ref": "e2", "role": "memory.edit"},
+        {"ref": "r2", "role": "memory.run", "outcome": {"status": "passed"}},
+    ]
+    index.link_memory(docs)
+    links = {d["ref"]: [(link["rel"], link["ref"]) for link in d["links"]] for d in docs}
+    assert links == {
+        "e1": [("tested-by", "r1")],
+        "r1": [("tests", "e1"), ("fixed-by", "e2")],
+        "m1": [],
+        "e2": [("tested-by", "r2"), ("fixes", "r1")],
+        "r2": [("tests", "e2")],
+    }
