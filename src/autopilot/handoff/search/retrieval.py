@@ -450,7 +450,10 @@ def _follow_links(
             for link in doc["_data"].get("links", []):
                 if link["rel"] in LINKS_FROM.get(doc["role"], CLAIM_LINKS):
                     key = (doc["origin"], link["ref"])
-                    if key not in hits and key not in wanted:
+                    if key in hits:  # a fix matched itself too: the better of its own causal score and this one
+                        if link["rel"] == "fixed-by" and "outcome" not in wants:
+                            _lift(hits[key], doc, link["rel"], wants)
+                    elif key not in wanted:
                         wanted[key] = (doc, link["rel"])
         frontier = []
         found: dict[tuple[str, str], tuple[Any, ...]] = {}
@@ -487,6 +490,21 @@ def _follow_links(
             doc["coverage"], doc["matched"] = 0.0, []
             hits[(origin, ref)] = doc
             frontier.append(doc)
+
+
+def _lift(doc: Hit, parent: Hit, rel: str, wants: set[str]) -> None:
+    """A matched document that a better match links to (the fix of the failure a query describes) gets the share of
+    that match's score a linked one would, when it is more than its own causal score."""
+    share = LINK_SHARE * (parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"])
+    causal = share + _chained(doc)
+    if causal <= doc["score"]["causal"] or doc is parent:
+        return
+    parts = {k: v for k, v in doc["score"].items() if k != "total"}
+    parts["causal"] = causal
+    if "fix" in wants and rel == "fixed-by":
+        parts["intent"] = INTENT_BONUS
+    doc["score"] = _total(parts)
+    doc["_via"] = (parent, rel)
 
 
 def _order(doc: Hit) -> tuple[Any, ...]:
