@@ -78,6 +78,7 @@ CODE_ROLES = EDITS | {"test", "command", "pending", "tool", "memory.run"}  # cod
 CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
 PROBLEM_BONUS = 1.0  # more for a failing run and the edits that fixed it than for a pass or a test written
 LINK_SHARE = 0.8
+LIFT_BELOW = 0.01  # a matched document lifted by a link stays this far below the document that linked it
 RECENCY = 1.0
 HALF_LIFE_DAYS = 14.0
 LINKS_FROM = {  # which links of a matched document are followed, by its role
@@ -494,12 +495,13 @@ def _follow_links(
 
 def _lift(doc: Hit, parent: Hit, rel: str, wants: set[str]) -> None:
     """A matched document that a better match links to (the fix of the failure a query describes) gets the share of
-    that match's score a linked one would, when it is more than its own causal score."""
+    that match's score a linked one would, when it is more than its own causal score; never ranking above it."""
     share = LINK_SHARE * (parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"])
-    causal = share + _chained(doc)
+    parts = {k: v for k, v in doc["score"].items() if k != "total"}
+    rest = sum(v for k, v in parts.items() if k != "causal")
+    causal = min(share + _chained(doc), parent["score"]["total"] - LIFT_BELOW - rest)
     if causal <= doc["score"]["causal"] or doc is parent:
         return
-    parts = {k: v for k, v in doc["score"].items() if k != "total"}
     parts["causal"] = causal
     if "fix" in wants and rel == "fixed-by":
         parts["intent"] = INTENT_BONUS
