@@ -65,6 +65,11 @@ DF_CAP = RANK_ALL + 1
 NEWEST = CANDIDATES
 FOLLOW = 30  # the best matches whose causal links are followed
 MIN_COVERAGE = 0.5
+# A long question (LONG words or more) that names no identifier, number or code is a person describing something
+# in their own words, some of which no evidence uses: it needs less of its information covered. Calibrated on the
+# retrieval benchmark: the lowest floor at which no-answer precision holds (docs/BENCHMARKS.md, issue 37).
+LONG = 5
+MIN_COVERAGE_LONG = 0.35
 VERBATIM = 4.0  # a result holding the whole one-line query as written (a pasted error line, a phrase)
 DISTINCT_UNKNOWN = 3.0  # the weight of a number, code, acronym or identifier no document holds, in rarest words
 PLAIN_UNKNOWN = 0.5  # the weight of a plain word no document holds (a paraphrase's own choice), in rarest words
@@ -216,13 +221,16 @@ def _run(
     for w in unmatched:
         idf[w] *= DISTINCT_UNKNOWN if w in q.distinct else PLAIN_UNKNOWN
     mass = sum(idf.values())
-    if sum(idf[w] for w in known) < MIN_COVERAGE * mass:
+    # a person's own description: long, and naming no identifier, number or code (a pasted error names one)
+    described = len(searched) >= LONG and not any(w in q.distinct for w in searched)
+    floor = MIN_COVERAGE_LONG if described else MIN_COVERAGE
+    if sum(idf[w] for w in known) < floor * mass:
         notes.append(
             "no document can hold half of the query: "
             + ("none holds any of its words" if not known else "the words none holds are most of it")
         )
         return answer
-    needed = _needed(known, df, idf, mass)
+    needed = _needed(known, df, idf, mass, floor)
     filters: list[str] = ["d.repo_id = ?"]
     params: list[Any] = [here["repoId"]]
     if worktree == "this":  # a person's approved rules hold in every worktree of the project
@@ -271,7 +279,7 @@ def _run(
                 has -= {terms.term(t) for t in terms.WORD.findall(path) if terms.fold(t) not in loose}
         matched = [w for w in known if term[w] in has]  # stopwords are not among them: alone they bring in nothing
         coverage = sum(idf[w] for w in matched) / mass
-        if coverage < MIN_COVERAGE:
+        if coverage < floor:
             continue
         doc = _doc(row)
         relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
@@ -309,17 +317,17 @@ def _run(
     return answer
 
 
-def _needed(known: list[str], df: dict[str, int], idf: dict[str, float], mass: float) -> list[str]:
-    """The rarest words a document must hold at least one of to reach MIN_COVERAGE (the others cannot, alone).
+def _needed(known: list[str], df: dict[str, int], idf: dict[str, float], mass: float, floor: float) -> list[str]:
+    """The rarest words a document must hold at least one of to reach ``floor`` (the others cannot, alone).
 
-    Words are taken rarest first until the known words left carry less than MIN_COVERAGE of
+    Words are taken rarest first until the known words left carry less than ``floor`` of
     the query's information (``mass``, unknown words included): a document holding none of the
     taken words cannot pass, so leaving the common words out of the MATCH loses nothing and
     spares ranking their long lists.
     """
     taken, left = [], sum(idf[w] for w in known)
     for w in sorted(known, key=lambda w: (df[w], w)):
-        if left < MIN_COVERAGE * mass:
+        if left < floor * mass:
             break
         taken.append(w)
         left -= idf[w]
