@@ -748,13 +748,17 @@ OUTCOMES = {"pass": "passed", "fail": "failed"}  # a run's outcome as the packet
 
 
 def link_memory(docs: list[Document]) -> None:
-    """Causal links between a session's edits and validation runs, in time order, as a packet's documents have them:
+    """Causal links between a session's edits and validation runs, in time order, as a packet's documents have them
+    (and each run's subject, its command):
     an edit is ``tested-by`` the next run; a run ``tests`` the edits since the previous one and, when it failed, is
     ``fixed-by`` the edits after it, which say whom they fix (``fixes``). So an attempt, the run that showed it
     failed and what came after are found together (which approach failed, and what fixed it)."""
     runs = [n for n, d in enumerate(docs) if d.get("role") == "memory.run" and d.get("outcome")]
     for doc in docs:
         doc.setdefault("links", [])
+    for at in runs:  # a run's subject is its command, as a packet's is: a later run of it can overturn it
+        command = " ".join(str(docs[at].get("text") or "").split("\n", 1)[0].split())
+        docs[at]["subject"] = [f"command:{command}"]
     previous = -1
     for at in runs:
         run = docs[at]

@@ -291,8 +291,10 @@ def _run(
     if FUSION:
         _fuse(list(hits.values()))
     ranked = _dedupe(sorted(hits.values(), key=_order))
-    shown = ranked[:limit]
     _supersede(ranked, here)
+    if "outcome" in wants:  # "is X passing": the outcome that stands, then the one it overturned, first
+        ranked.sort(key=_standing)
+    shown = ranked[:limit]
     keys = {(d["origin"], d["ref"]) for d in shown}
     for d in list(shown):  # both sides of a conflict are shown, even past the limit
         for other in [d.get("_supersededBy"), *d.get("_supersedes", [])]:
@@ -397,7 +399,7 @@ def _score(
     symbol = SYMBOL_MATCH if set(q.symbols) & set(data.get("symbols", [])) else 0.0
     if doc["role"] not in CODE_ROLES:  # a message or a request naming it: prose about the code, not the code
         path, symbol = path * PROSE_SHARE, symbol * PROSE_SHARE
-    causal = _chained(doc)
+    causal = _chained(doc, wants)
     parts = {"fts": relevance, "path": path, "symbol": symbol, "causal": causal, "recency": _recency(doc, now)}
     if verbatim:
         parts["verbatim"] = VERBATIM
@@ -408,13 +410,13 @@ def _score(
     return _total(parts)
 
 
-def _chained(doc: Hit) -> float:
+def _chained(doc: Hit, wants: frozenset[str] | set[str] = frozenset()) -> float:
     """The causal bonus of an edit or a test run linked to the other (an edit that was tested, a run testing one);
     more for the two ends of a failure and its fix (the failing run, the edits after it), what a person recalls."""
     links = doc["_data"].get("links") if doc["role"] in EDITS | RUNS else None
     if not links:
         return 0.0
-    if _polarity(doc) < 0 or any(link["rel"] == "fixes" for link in links):
+    if (_polarity(doc) < 0 and "outcome" not in wants) or any(link["rel"] == "fixes" for link in links):
         return CAUSAL_BONUS + PROBLEM_BONUS
     return CAUSAL_BONUS
 
@@ -488,7 +490,7 @@ def _follow_links(
             if worktree == "this" and doc["worktreeId"] != here["worktreeId"]:
                 continue
             share = parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"]
-            causal = LINK_SHARE * share + _chained(doc)
+            causal = LINK_SHARE * share + _chained(doc, wants)
             parts = {"fts": 0.0, "path": 0.0, "symbol": 0.0, "causal": causal, "recency": _recency(doc, now)}
             if "fix" in wants and rel == "fixed-by":
                 parts["intent"] = INTENT_BONUS  # "what fixed X": the edits that followed X's failure
@@ -509,7 +511,7 @@ def _lift(doc: Hit, parent: Hit, rel: str, wants: set[str]) -> None:
     share = LINK_SHARE * (parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"])
     parts = {k: v for k, v in doc["score"].items() if k != "total"}
     rest = sum(v for k, v in parts.items() if k != "causal")
-    causal = min(share + _chained(doc), parent["score"]["total"] - LIFT_BELOW - rest)
+    causal = min(share + _chained(doc, wants), parent["score"]["total"] - LIFT_BELOW - rest)
     if causal <= doc["score"]["causal"] or doc is parent:
         return
     parts["causal"] = causal
@@ -544,6 +546,14 @@ def _fuse(hits: list[Hit]) -> None:
             fused[id(d)] += 1.0 / (RRF_K + rank)
     for d in hits:
         d["score"]["fused"] = round(fused[id(d)] + d["score"].get("recency", 0.0) * 1e-4, 6)
+
+
+def _standing(doc: Hit) -> int:
+    """0 for an outcome that overturned another and stands, 1 for the outcome a standing one overturned, else 2."""
+    if doc.get("_supersedes") and not doc.get("_supersededBy"):
+        return 0
+    later = doc.get("_supersededBy")
+    return 1 if later is not None and not later.get("_supersededBy") else 2
 
 
 def _order(doc: Hit) -> tuple[Any, ...]:

@@ -53,3 +53,10 @@ def test_the_active_memorys_edits_and_runs_are_linked_like_a_packets():
         "e2": [("tested-by", "r2"), ("fixes", "r1")],
         "r2": [("tests", "e2")],
     }
+
+
+def test_a_memory_runs_subject_is_its_command():
+    """A recorded run's subject is its command, spaced as a packet's is, so a later run of it can overturn it."""
+    docs = [{"ref": "r1", "role": "memory.run", "text": "pytest  -q tests\n1 failed", "outcome": {"status": "failed"}}]
+    index.link_memory(docs)
+    assert docs[0]["subject"] == ["command:pytest -q tests"]
