@@ -85,7 +85,9 @@ NEXT_MARKERS = ("next steps", "next step", "next up", "next", "remaining work", 
                 "left to do", "to do", "todo", "plan")  # fmt: skip
 # A sentence opening with one of these states a next step, wherever it stands ("The parser works. Next, I'll...").
 NEXT_OPENERS = ("next, i", "next i ", "next, we", "next we ", "i'll next", "i will next", "my next step",
-                "the next step", "next step is", "then i'll", "then i will", "todo:", "to do:")  # fmt: skip
+                "the next step", "next step is", "then i'll", "then i will", "todo:", "to do:", "next:",
+                "next step:", "next steps:")  # fmt: skip
+# Cut from the step itself: the words that only say it is the next one.
 NEXT_LEADS = (
     "the next step is to ",
     "the next step is ",
@@ -95,7 +97,10 @@ NEXT_LEADS = (
     "next step is ",
     "todo:",
     "to do:",
-)  # fmt: skip (cut from the step itself)
+    "next:",
+    "next step:",
+    "next steps:",
+)
 # A line that ends with ":" and holds one of these announces the list under it as a plan ("I'll now:").
 PLAN_WORDS = ("plan", "i'll", "i will", "we'll", "going to", "next", "then", "remaining", "to do", "todo")
 NEXT_WORDS = ("next", "remaining", "to do", "todo", "plan", "i'll", "i will", "we'll", "going to", "then")

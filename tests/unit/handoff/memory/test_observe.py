@@ -20,6 +20,7 @@ from tests.unit.test_memory_reduce import obs
         ("Fixed it.\n\nTODO:\n- update docs\n- tag", ["update docs", "tag"]),
         ("The tests pass. Then I'll refactor the cache.", ["Then I'll refactor the cache."]),
         ("My next step is to wire the CLI flag.", ["wire the CLI flag."]),
+        ("Both tests pass. Next: add a test for a colon.", ["add a test for a colon."]),
     ],
 )
 def test_each_phrasing_of_a_next_step_is_read(message, steps):
