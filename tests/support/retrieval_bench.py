@@ -264,7 +264,7 @@ def bm25(installed: Installed, labels: Labels, text: str) -> tuple[list[list[str
     try:
         rows = db.execute(
             "SELECT d.data, d.kind FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ? "
-            f"ORDER BY bm25(docs_fts), d.ts, d.kind, d.seq, d.ref LIMIT {SHOWN}",
+            f"ORDER BY bm25(docs_fts), d.ts, d.kind, d.seq, d.ref, d.id LIMIT {SHOWN}",
             (" OR ".join(f'"{w}"' for w in words),),
         ).fetchall()
     finally:

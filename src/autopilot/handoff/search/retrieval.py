@@ -72,7 +72,7 @@ LONG = 5
 MIN_COVERAGE_LONG = 0.35
 VERBATIM = 4.0  # a result holding the whole one-line query as written (a pasted error line, a phrase)
 DISTINCT_UNKNOWN = 3.0  # the weight of a number, code, acronym or identifier no document holds, in rarest words
-PLAIN_UNKNOWN = 0.5  # the weight of a plain word no document holds (a paraphrase's own choice), in rarest words
+PLAIN_UNKNOWN = 0.75  # the weight of a plain word no document holds in a long description, in rarest words
 WEIGHTS = (1.0, 2.0, 2.0)  # bm25 column weights: text, paths, symbols
 PATH_MATCH = 3.0
 PATH_CHANGED = 3.0  # more for the edit of the file than for a mention of it
@@ -215,15 +215,16 @@ def _run(
         return answer
     if unmatched:
         notes.append(f"no indexed document holds {', '.join(repr(w) for w in unmatched)}")
-    # a word no document holds weighs what the rarest word would (df 0): it counts against every candidate; a
-    # number, a code, an acronym or an identifier none holds weighs more: it names the one thing asked about
-    idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in searched}
-    for w in unmatched:
-        idf[w] *= DISTINCT_UNKNOWN if w in q.distinct else PLAIN_UNKNOWN
-    mass = sum(idf.values())
     # a person's own description: long, and naming no identifier, number or code (a pasted error names one)
     described = len(searched) >= LONG and not any(w in q.distinct for w in searched)
     floor = MIN_COVERAGE_LONG if described else MIN_COVERAGE
+    # a word no document holds weighs what the rarest word would (df 0): it counts against every candidate; in a
+    # description, a plain one weighs less (the person's own choice of word); a number, a code, an acronym or an
+    # identifier none holds weighs more: it names the one thing asked about
+    idf = {w: math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5)) for w in searched}
+    for w in unmatched:
+        idf[w] *= DISTINCT_UNKNOWN if w in q.distinct else (PLAIN_UNKNOWN if described else 1.0)
+    mass = sum(idf.values())
     if sum(idf[w] for w in known) < floor * mass:
         notes.append(
             "no document can hold half of the query: "
