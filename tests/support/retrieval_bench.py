@@ -35,6 +35,7 @@ import os
 import re
 import secrets
 import sqlite3
+import string
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -354,15 +355,17 @@ def _mean(values: list[float]) -> float:
 
 
 def work_root() -> Path:
-    """A new folder for the project whose path is always as long and as plain (``/tmp/retrieval-<8 hex digits>``).
+    """A new folder for the project whose path is always as long and as plain (``/tmp/retrieval-<8 letters>``).
 
     The worktrees' paths are in the transcripts, so in the documents: a path of another length
     changes every document's length, and bm25 with it; a name with an inner ``_`` (``mkdtemp``'s
     ``mmi0o1_0``) would be read as a symbol of every document naming a file, and change the
-    symbols column's statistics from one run to the next. The caller removes it.
+    symbols column's statistics from one run to the next; nor may it hold digits: the index splits an identifier
+    into its words (``ab12cd34``: ``ab``, ``12``...), which would change other terms' counts from run to run. The
+    caller removes it.
     """
     while True:
-        path = Path("/tmp") / f"retrieval-{secrets.token_hex(4)}"
+        path = Path("/tmp") / f"retrieval-{''.join(secrets.choice(string.ascii_lowercase) for _ in range(8))}"
         try:
             path.mkdir(mode=0o700)
         except FileExistsError:
