@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -127,12 +128,20 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+CPU: dict[str, list[float]] = {}  # each command's CPU time (user + system), ms: what a loaded machine inflates least
+
+
+def timed(argv: list[str], env: dict[str, str], cwd: Path, name: str | None = None) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{argv[:4]} failed: {proc.stderr.decode()[-500:]}")
+    if name is not None:
+        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        CPU.setdefault(name, []).append(used * 1000)
     return elapsed * 1000
 
 
@@ -246,10 +255,10 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
     for argv in argvs.values():
         timed(argv, env, repo)  # warm the page cache
     for _ in range(args.runs):
-        samples["bare"].append(timed([py, "-I", "-c", "pass"], env, repo))
-        samples["imports"].append(timed(only_imports, env, repo))
+        samples["bare"].append(timed([py, "-I", "-c", "pass"], env, repo, "bare"))
+        samples["imports"].append(timed(only_imports, env, repo, "imports"))
         for name, argv in argvs.items():
-            samples[name].append(timed(argv, env, repo))
+            samples[name].append(timed(argv, env, repo, name))
     bare, imports = statistics.median(samples["bare"]), statistics.median(samples["imports"])
     whole = {name: statistics.median(samples[name]) for name in argvs}
 
@@ -291,6 +300,13 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
     print(
         f"grep -r takes {statistics.median(grep_ms.values()) / p50:.0f}x the index's p50; "
         f"a naive scan of the evidence JSON {statistics.median(scan_ms.values()) / p50:.0f}x"
+    )
+    cpu = {name: statistics.median(vs) for name, vs in CPU.items()}
+    searches = [cpu[name] for name in whole]
+    print(
+        f"CPU time (user + system, medians; a loaded machine inflates it least): bare {cpu['bare']:.1f} ms, imports "
+        f"only {cpu['imports']:.1f} ms, `handoff search` median {statistics.median(searches):.1f} ms, worst query "
+        f"{max(searches):.1f} ms ({', '.join(f'{n} {cpu[n]:.1f}' for n in whole)})"
     )
     print(f"load average now: {os.getloadavg()[0]:.2f} (2 cores)")
     return 0

@@ -1,6 +1,6 @@
 """Retrieval quality: the labelled benchmark (56 sessions, 209 queries), the engine against grep and plain bm25.
 
-Usage: .venv/bin/python bench/eval_retrieval.py [--keep DIR] [--misses]
+Usage: .venv/bin/python bench/eval_retrieval.py [--keep DIR] [--misses] [--fusion sum|rrf]
 
 Runs :mod:`tests.support.retrieval_bench` in a scratch home (nothing of yours is read or written) and
 prints the figures per query kind as a Markdown table; ``--misses`` also lists, per query the
@@ -29,7 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="build in this directory and leave it (default: a temp dir)")
     parser.add_argument("--misses", action="store_true", help="list the queries the engine missed")
+    parser.add_argument(
+        "--fusion", choices=("sum", "rrf"), default="sum", help="fuse the field scores by their sum or by rank (RRF)"
+    )
     args = parser.parse_args(argv)
+    from autopilot.handoff.search import retrieval
+
+    retrieval.FUSION = args.fusion == "rrf"
     root = args.keep or Path(tempfile.mkdtemp(prefix="eval-retrieval-"))
     root.mkdir(parents=True, exist_ok=True)
     for var, sub in (

@@ -96,8 +96,8 @@ def test_rule_labels_follow_from_the_stories():
 
 
 def test_exact_error_text_is_found(measured):
-    """Recall@5 on pasted error text is at least 0.95 (goal 0.95)."""
-    assert engine(measured[2], "exact-error")["recall@5"] >= 0.95
+    """Recall@5 on pasted error text stays 1.00 (issue 37: the kinds at 1.00 stay there)."""
+    assert engine(measured[2], "exact-error")["recall@5"] == 1.0
 
 
 def test_a_path_finds_the_edits_of_that_file(measured):
@@ -111,13 +111,29 @@ def test_a_symbol_finds_its_changes_and_failures(measured):
 
 
 def test_what_fixed_finds_the_fixing_edit(measured):
-    """Recall@5 on "what fixed X" queries is at least 0.70 (bm25 alone: 0.28)."""
-    assert engine(measured[2], "what-fixed")["recall@5"] >= 0.70
+    """Recall@5 on "what fixed X" queries is at least 0.85 (issue 37's goal, 0.90, is not met: 0.88; bm25: 0.25)."""
+    assert engine(measured[2], "what-fixed")["recall@5"] >= 0.85
+
+
+def test_a_paraphrase_of_an_error_finds_its_failing_run(measured):
+    """Recall@5 on error paraphrases is at least 0.80 (issue 37's goal; 0.17 before stems and the vocabulary)."""
+    assert engine(measured[2], "error-paraphrase")["recall@5"] >= 0.80
+
+
+def test_the_users_own_words_find_the_failure_and_its_fix(measured):
+    """Recall@5 on the code named in plain words ("rate badge") is at least 0.70 (issue 37's goal, 0.90, is not
+    met yet: docs/BENCHMARKS.md)."""
+    assert engine(measured[2], "user-words")["recall@5"] >= 0.70
+
+
+def test_a_failure_recalled_in_a_persons_words_finds_the_failing_run(measured):
+    """Recall@5 on failures recalled without the error's class name is at least 0.80 (issue 37's goal)."""
+    assert engine(measured[2], "failure-paraphrase")["recall@5"] >= 0.80
 
 
 def test_a_conflicting_outcome_shows_both_runs(measured):
-    """Recall@5 on "is X passing" queries, whose answer is the pass and the later failure, is at least 0.65."""
-    assert engine(measured[2], "conflict")["recall@5"] >= 0.65
+    """Recall@5 on "is X passing" queries, whose answer is the pass and the later failure, is at least 0.75."""
+    assert engine(measured[2], "conflict")["recall@5"] >= 0.75
 
 
 def test_overall_recall_beats_grep_by_35_points(measured):

@@ -15,8 +15,8 @@ What it does, in order (:func:`run`):
    - ``engine``: ``handoff search`` (``retrieval.search``, ``--worktree all``, a fixed "now");
    - ``grep``: ``grep -r -i -n -F QUERY`` over the folders holding the raw transcripts and rollouts
      (files in name order), each matching line a result, in grep's order;
-   - ``bm25``: plain FTS5 over the same documents the engine ranks: the query's words OR-ed, each
-     quoted, ordered by ``bm25()`` (no coverage, no links, no path or symbol score).
+   - ``bm25``: plain FTS5 over the same documents the engine ranks: the query's terms (the engine's stems and
+     identifiers) OR-ed, each quoted, ordered by ``bm25()`` (no coverage, no links, no path or symbol score).
 5. Scores each answer's first results against the relevant events (a result finds an event when it
    points at one of the event's lines; one event is found once however many results point at it):
    recall@1 and recall@5 (events found in the first k, over min(k, relevant events)), MRR (1 / the
@@ -35,6 +35,7 @@ import os
 import re
 import secrets
 import sqlite3
+import string
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -58,6 +59,8 @@ KINDS = (
     "what-fixed",
     "approach-failed",
     "conflict",
+    "user-words",
+    "failure-paraphrase",
     "no-answer",
 )
 
@@ -250,17 +253,20 @@ def _pointer_lines(pointer: dict[str, Any]) -> tuple[str | None, list[int]]:
 
 
 def bm25(installed: Installed, labels: Labels, text: str) -> tuple[list[list[str]], dict[str, Any]]:
-    """Plain FTS5 over the engine's own documents: the query's words OR-ed, ranked by ``bm25()``."""
+    """Plain FTS5 over the engine's own documents: the query's terms OR-ed, ranked by ``bm25()``.
+
+    The terms are the engine's (``terms.index_terms``: stems, identifiers whole and split), so the baseline
+    measures everything but the tokenizer: coverage, links, path and symbol scores, intent."""
     from autopilot.handoff.search import index, terms
 
-    words = terms.words(text)[:24]
+    words = list(dict.fromkeys(terms.index_terms(text, expand=False).split()))[:24]
     if not words:
         return [], {}
     db = sqlite3.connect(str(index.index_path()))
     try:
         rows = db.execute(
             "SELECT d.data, d.kind FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ? "
-            f"ORDER BY bm25(docs_fts), d.ts, d.kind, d.seq, d.ref LIMIT {SHOWN}",
+            f"ORDER BY bm25(docs_fts), d.ts, d.kind, d.seq, d.ref, d.id LIMIT {SHOWN}",
             (" OR ".join(f'"{w}"' for w in words),),
         ).fetchall()
     finally:
@@ -350,15 +356,17 @@ def _mean(values: list[float]) -> float:
 
 
 def work_root() -> Path:
-    """A new folder for the project whose path is always as long and as plain (``/tmp/retrieval-<8 hex digits>``).
+    """A new folder for the project whose path is always as long and as plain (``/tmp/retrieval-<8 letters>``).
 
     The worktrees' paths are in the transcripts, so in the documents: a path of another length
     changes every document's length, and bm25 with it; a name with an inner ``_`` (``mkdtemp``'s
     ``mmi0o1_0``) would be read as a symbol of every document naming a file, and change the
-    symbols column's statistics from one run to the next. The caller removes it.
+    symbols column's statistics from one run to the next; nor may it hold digits: the index splits an identifier
+    into its words (``ab12cd34``: ``ab``, ``12``...), which would change other terms' counts from run to run. The
+    caller removes it.
     """
     while True:
-        path = Path("/tmp") / f"retrieval-{secrets.token_hex(4)}"
+        path = Path("/tmp") / f"retrieval-{''.join(secrets.choice(string.ascii_lowercase) for _ in range(8))}"
         try:
             path.mkdir(mode=0o700)
         except FileExistsError:

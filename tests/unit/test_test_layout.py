@@ -47,6 +47,7 @@ CONCERNS = {
     "integration/test_hot_path.py": "the hot paths load only the pinned modules",
     "integration/test_injection_quoting.py": "what a tool, a transcript or a model said is injected only quoted",
     "integration/test_memory_at_rest.py": "the secret corpus through the hooks: no credential stored at rest",
+    "integration/test_round_trip.py": "the handover round trip twice: objective, next action, constraints survive",
     "integration/test_retrieval_quality.py": "the labelled retrieval benchmark and its thresholds",
     "integration/test_secret_corpus.py": "the secret corpus end to end: never to Codex, never in a packet",
     "integration/test_secret_files.py": "secret-bearing files in review and verdict diffs",

@@ -218,7 +218,7 @@ def checkpoint_before(store: SessionStore, reason: str, run_of: RunOf | None = N
     """Append an automatic checkpoint of the session as the hooks observed it (None when nothing is known yet);
     ``run_of`` reads the worktree's autopilot run, whose newest task transition is written first."""
     autopilot.sync_from(store, run_of)
-    state = reduce(store.observations().records, store.checkpoints().records)
+    state = reduce(*store.history())
     taken = snapshot(state)
     if taken is None:
         return None
@@ -241,7 +241,7 @@ def after(store: SessionStore, data: dict[str, Any]) -> dict[str, Any] | None:
     if summary is None:
         return None
     observations = store.observations().records
-    state = reduce(observations, store.checkpoints().records)
+    state = reduce(*store.history())
     current = current_facts(state, store.worktree)
     held = holds(summary, state, store.worktree)
     # Kept is what the context carried across; what was injected after the compaction began restores, it is

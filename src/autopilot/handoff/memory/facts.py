@@ -61,7 +61,12 @@ def entries(state: Active, worktree: str | None = None) -> Iterator[tuple[str, s
     """
     obj = state.get("objective")
     if obj:
-        where = _provenance(obj, "the session's first request")
+        first = (
+            f"the first request of session {obj['carriedFrom']}, which /clear replaced"
+            if obj.get("carriedFrom")
+            else "the session's first request"
+        )
+        where = _provenance(obj, first)
         yield "objective", f"{_q(obj['text'])} (from {where})", _sentence(obj["text"])
     for c in state.get("constraints") or []:
         yield "constraints", f"{_q(c['text'])} ({c['source']})", _sentence(c["text"])

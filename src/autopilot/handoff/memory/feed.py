@@ -23,7 +23,7 @@ from autopilot.redact import Redactor
 if TYPE_CHECKING:
     from autopilot.handoff.memory.shapes import Fed
 
-SKIPPED = frozenset({"turn", "end", "recovery"})  # boundaries and bookkeeping: nothing to search for
+SKIPPED = frozenset({"turn", "end", "recovery", "cleared"})  # boundaries and bookkeeping: nothing to search for
 
 
 def _text(obs: dict[str, Any]) -> tuple[str, str | None]:

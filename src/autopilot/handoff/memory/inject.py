@@ -31,7 +31,7 @@ from autopilot.handoff.memory import checkpoint as checkpoints
 from autopilot.handoff.memory.compaction import kept_through
 from autopilot.handoff.memory.facts import FIELDS, LABELS, facts, item_hash
 from autopilot.handoff.memory.reduce import reduce
-from autopilot.handoff.memory.store import SessionStore
+from autopilot.handoff.memory.store import CLEARED, SessionStore
 from autopilot.redact import Redactor
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def baseline_from(injections: list[dict[str, Any]]) -> dict[str, list[str]]:
 def own_request(state: Active) -> bool:
     """Whether the objective is the session's own first request, still in its context (no compaction since)."""
     obj = state.get("objective")
-    if not obj or obj.get("source") != "first-request" or obj.get("via") != "hook":
+    if not obj or obj.get("source") != "first-request" or obj.get("via") != "hook" or obj.get("carriedFrom"):
         return False
     at = str(obj.get("at") or "")
     return not any(str(c.get("at") or "") >= at for c in state.get("compactions") or [])
@@ -134,7 +134,8 @@ def own_words(state: Active) -> bool:
 
 
 def adopt_cleared(store: SessionStore) -> str | None:
-    """After /clear: carry the cleared session's memory into this new one (only when exactly one just cleared)."""
+    """After /clear: link this new session to the cleared one (only when exactly one just cleared), whose memory
+    its state then starts from (:meth:`SessionStore.history`). Nothing is copied: each session keeps its own."""
     folder = store.dir.parent
     now = clock.unix()
     candidates = []
@@ -149,19 +150,12 @@ def adopt_cleared(store: SessionStore) -> str | None:
     if len(candidates) != 1:
         return None
     marker, old = candidates[0]
-    previous = SessionStore(store.agent, old, store.worktree)
-    if store.checkpoints().records or any(o.get("kind") == "request" for o in store.observations().records):
+    mine = store.observations().records
+    if store.checkpoints().records or any(o.get("kind") in ("request", CLEARED) for o in mine):
         return None
-    carried = [
-        {**o, "carriedFrom": old}
-        for o in previous.observations().records
-        if o.get("kind") not in ("session", "end", "recovery")
-    ]
-    if carried:
-        store.append(observe.LOG, carried)
-    cps = [{**c, "inheritedFrom": old} for c in previous.checkpoints().records]
-    if cps:
-        store.append(observe.CHECKPOINTS, cps)
+    link = {"v": observe.VERSION, "kind": CLEARED, "at": now_ms(), "agent": store.agent, "session": store.session,
+            "via": "hook", "from": old}  # fmt: skip
+    store.append(observe.LOG, [link])
     marker.unlink(missing_ok=True)
     return old
 
@@ -179,8 +173,8 @@ def before_turn(
     reset = source in RESETS
     carried = adopt_cleared(store) if source == "clear" else None
     autopilot.sync_from(store, run_of)  # a task transition the session has not been told of yet
-    observed = store.observations().records
-    state = reduce(observed, store.checkpoints().records)
+    observed, cps = store.history()
+    state = reduce(observed, cps)
     items = facts(state, store.worktree)
     doc = store.load_active() or {}
     awaiting = source == "compact" and compaction.summary_follows(store.agent, observed)

@@ -83,7 +83,27 @@ NEXT_STEPS = 8  # steps kept at most
 STEP_CHARS = 300
 NEXT_MARKERS = ("next steps", "next step", "next up", "next", "remaining work", "remaining", "still to do",
                 "left to do", "to do", "todo", "plan")  # fmt: skip
-NEXT_OPENERS = ("next, i", "next i ", "i'll next", "i will next", "my next step", "the next step", "then i'll")
+# A sentence opening with one of these states a next step, wherever it stands ("The parser works. Next, I'll...").
+NEXT_OPENERS = ("next, i", "next i ", "next, we", "next we ", "i'll next", "i will next", "my next step",
+                "the next step", "next step is", "then i'll", "then i will", "todo:", "to do:", "next:",
+                "next step:", "next steps:")  # fmt: skip
+# Cut from the step itself: the words that only say it is the next one.
+NEXT_LEADS = (
+    "the next step is to ",
+    "the next step is ",
+    "my next step is to ",
+    "my next step is ",
+    "next step is to ",
+    "next step is ",
+    "todo:",
+    "to do:",
+    "next:",
+    "next step:",
+    "next steps:",
+)
+# A line that ends with ":" and holds one of these announces the list under it as a plan ("I'll now:").
+PLAN_WORDS = ("plan", "i'll", "i will", "we'll", "going to", "next", "then", "remaining", "to do", "todo")
+NEXT_WORDS = ("next", "remaining", "to do", "todo", "plan", "i'll", "i will", "we'll", "going to", "then")
 NEXT_TAIL_LINES = 80  # only the closing part of a long message is read
 
 
@@ -197,28 +217,42 @@ def observations(event: str, data: dict[str, Any], agent: str) -> list[dict[str,
 
 
 def stated_next(message: object) -> str | None:
-    """The next steps the agent stated at the end of its turn, one per line, or None.
+    """The next steps the agent stated in its turn's last message, one per line, or None.
 
-    A "Next:" line, a "Next steps" (or "Remaining", "To do", "Plan") heading with the list under it,
-    or a closing paragraph that opens with "Next, I…": the last such block of the message, bounded
-    (:data:`NEXT_STEPS` steps of :data:`STEP_CHARS` characters). No regular expression: this runs in
-    every turn's Stop hook.
+    Any of these, the last one in the message winning (a newer statement replaces an older one):
+    a "Next:" (or "TODO:") line, a "Next steps" (or "Remaining", "To do", "Plan") heading with the
+    list under it, a list under a line announcing one ("I'll now:", "Here is the plan:"), or a
+    sentence opening with "Next, I…", "Then I'll…" or "the next step is…", wherever it stands ("I
+    fixed the parser. Next, I will update the docs."; "…; the next step is to tag the release").
+    Bounded (:data:`NEXT_STEPS` steps of :data:`STEP_CHARS` characters). No regular expression:
+    this runs in every turn's Stop hook. The packets read an assistant's message with it too.
     """
     if not isinstance(message, str) or not message:
         return None
     low = message.lower()
-    if "next" not in low and "remaining" not in low and "to do" not in low and "todo" not in low and "plan" not in low:
+    if not any(word in low for word in NEXT_WORDS):
         return None
     lines = message.splitlines()[-NEXT_TAIL_LINES:]
-    at, first = -1, ""
+    best: tuple[int, list[str]] | None = None
+    for at, found in _sentences("\n".join(lines)) + _listed(lines):  # a list wins over its own opening line
+        if found and (best is None or at >= best[0]):
+            best = (at, found)
+    kept = [_clip_step(s) for s in (best[1] if best else []) if s.strip()][:NEXT_STEPS]
+    return "\n".join(kept) or None
+
+
+def _listed(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """Each marked block (a "Next:" line, a heading and its list, a list a line announces), with its offset."""
+    out: list[tuple[int, list[str]]] = []
+    offset = 0
     for i, line in enumerate(lines):
+        start, offset = offset, offset + len(line) + 1
         head = _next_marker(line)
-        if head is not None:
-            at, first = i, head
-    steps = [first] if first else []
-    if at >= 0:
-        for line in lines[at + 1 :]:
-            text = line.strip()
+        if head is None and not _announces(line):
+            continue
+        steps = [head] if head else []
+        for following in lines[i + 1 :]:
+            text = following.strip()
             if not text:
                 if steps:
                     break  # a blank line ends the list
@@ -227,15 +261,48 @@ def stated_next(message: object) -> str | None:
             if item is not None:
                 steps.append(item)
                 continue
-            if not steps:
+            if not steps and head is not None:
                 steps.append(text)  # "Next steps:" and one plain sentence under it
             break
-    else:
-        paragraph = message.strip().split("\n\n")[-1].strip()
-        if paragraph.lower().startswith(NEXT_OPENERS):
-            steps = [" ".join(paragraph.split())]
-    kept = [_clip_step(s) for s in steps if s.strip()][:NEXT_STEPS]
-    return "\n".join(kept) or None
+        if steps:
+            out.append((start, steps))
+    return out
+
+
+def _announces(line: str) -> bool:
+    """A line that ends with ":" and says what comes next is a plan ("I'll now:", "Here is the plan:")."""
+    low = line.strip().lower().rstrip("*_ ")
+    return low.endswith(":") and any(f" {word}" in f" {low}" for word in PLAN_WORDS)
+
+
+def _sentences(text: str) -> list[tuple[int, list[str]]]:
+    """Each sentence that opens with a stated next step ("Next, I'll…", "the next step is to…"), with its offset."""
+    out: list[tuple[int, list[str]]] = []
+    low = text.lower()
+    at = 0
+    while at < len(text):
+        start = at
+        while start < len(text) and text[start] in " \t\n*_>#-":
+            start += 1
+        end = _sentence_end(text, start)
+        opener = next((o for o in NEXT_OPENERS if low.startswith(o, start)), None)
+        if opener is not None:
+            sentence = " ".join(text[start:end].split()).rstrip("*_ ")
+            for lead in NEXT_LEADS:
+                if sentence.lower().startswith(lead):
+                    sentence = sentence[len(lead) :].lstrip(" :-")
+                    break
+            if sentence:
+                out.append((start, [sentence]))
+        at = end + 1
+    return out
+
+
+def _sentence_end(text: str, start: int) -> int:
+    """Where the sentence starting at ``start`` ends: after ". ", "! ", "? ", "; ", a blank line, or the text."""
+    ends = [text.find(mark, start) for mark in (". ", "! ", "? ", "; ", ".\n", "\n\n")]
+    found = [e + 1 for e in ends if e >= 0]
+    return min(found) if found else len(text)
 
 
 def _next_marker(line: str) -> str | None:

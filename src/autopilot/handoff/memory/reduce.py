@@ -203,7 +203,11 @@ def _objective(cp: dict[str, Any] | None, requests: list[dict[str, Any]]) -> Sta
         return _writer(stated, cp)
     if requests:
         first = requests[0]
-        return {"text": first["prompt"], "source": "first-request", "at": first.get("at"), "via": first.get("via")}
+        out: Stated = {"text": first["prompt"], "source": "first-request", "at": first.get("at")}
+        out["via"] = first.get("via")
+        if first.get("carriedFrom"):
+            out["carriedFrom"] = str(first["carriedFrom"])  # the cleared session's: not in this one's context
+        return out
     return None
 
 
@@ -406,7 +410,7 @@ def _checkpoint(cp: dict[str, Any] | None, count: int) -> CheckpointFacts | None
 def _counts(records: list[dict[str, Any]]) -> ObservationCounts:
     """The observations by how they came and by kind; a recovery marker is recover's note of what it added
     (``recoveries``), not an observation, so it is not counted."""
-    obs = [o for o in records if o.get("kind") != "recovery"]
+    obs = [o for o in records if o.get("kind") != "recovery" and not o.get("carriedFrom")]  # this session's own
     by_via: dict[str, int] = {}
     by_kind: dict[str, int] = {}
     for o in obs:

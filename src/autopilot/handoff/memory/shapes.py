@@ -63,6 +63,7 @@ class Stated(TypedDict):
     checkpointSaid: NotRequired[Any]  # what the checkpoint said next, when a failing run overrides it
     writer: NotRequired[str]  # who wrote the checkpoint, when not the agent (person, autopilot, packet-import)
     packet: NotRequired[str]  # the packet a packet-import checkpoint came from
+    carriedFrom: NotRequired[str]  # the session a /clear replaced, whose request this is
 
 
 class Constraint(TypedDict):

@@ -26,6 +26,8 @@ from autopilot.handoff.memory import observe
 from autopilot.paths import handoff_dir
 from autopilot.redact import Redactor
 
+CLEARED = "cleared"  # the observation that links a session to the one a /clear replaced
+
 ACTIVE = "active.json"
 
 
@@ -96,6 +98,25 @@ class SessionStore:
     def checkpoints(self) -> Log:
         """The validated checkpoints, oldest first."""
         return self.read(observe.CHECKPOINTS, "checkpoint")
+
+    def history(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The observations and checkpoints the session's state is reduced from: its own, after those of the session
+        a ``/clear`` replaced (read from that session's store, each marked ``carriedFrom``/``inheritedFrom``; never
+        copied: each session keeps its own, and search finds an edit once)."""
+        observed = self.observations().records
+        cps = self.checkpoints().records
+        seen = {self.session}
+        link = next((o for o in observed if o.get("kind") == CLEARED), None)
+        while link is not None and isinstance(link.get("from"), str) and link["from"] not in seen:
+            old = str(link["from"])
+            seen.add(old)
+            before = SessionStore(self.agent, old, self.worktree)
+            theirs = before.observations().records
+            skipped = ("session", "end", "recovery", CLEARED)  # its boundaries are not this session's
+            observed = [{**o, "carriedFrom": old} for o in theirs if o.get("kind") not in skipped] + observed
+            cps = [{**c, "inheritedFrom": c.get("inheritedFrom") or old} for c in before.checkpoints().records] + cps
+            link = next((o for o in theirs if o.get("kind") == CLEARED), None)
+        return observed, cps
 
     def injections(self) -> Log:
         """The injection history, oldest first."""

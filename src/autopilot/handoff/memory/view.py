@@ -153,7 +153,7 @@ def view(store: SessionStore, *, now: datetime | None = None) -> ActiveView:
     """The whole active view of one session (redacted)."""
     logs = {"observations": store.observations(), "checkpoints": store.checkpoints(), "injections": store.injections()}
     store.load_active()  # a corrupt state file is moved aside here, and noted
-    state = reduce(logs["observations"].records, logs["checkpoints"].records)
+    state = reduce(*store.history())  # from the session a /clear replaced too; the coverage counts its own
     transcript = transcript_of(logs["observations"].records)
     checkpoint = state["checkpoint"]
     if checkpoint:

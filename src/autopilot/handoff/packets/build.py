@@ -49,11 +49,12 @@ DEFAULT_BUDGET_TOKENS = 12_000
 
 
 def predecessors(observed: Observed) -> list[Link]:
-    """Packets this session started from: import receipts, and packet ids its user messages mention (verified)."""
+    """Packets this session started from, newest import first: import receipts, then packet ids its user messages
+    mention (verified). The first verified one is the packet whose claims the session inherits."""
     session = observed["session"]
     sid = session.get("threadId") or session.get("sessionId")
     ids = store.imported_into(observed["agent"], sid) if sid else []
-    linked = {pid: "import-receipt" for pid in ids}
+    linked = {pid: "import-receipt" for pid in reversed(ids)}  # the newest import first: its claims are inherited
     for event in observed["events"]:
         if event["kind"] == "user":
             for hexid in store.MENTION.findall(event.get("text") or ""):
@@ -97,6 +98,7 @@ def build(
     nxt = claims.next_action(observed, events, refs, budget, unresolved, inherited)
     latest = claims.latest_messages(events, refs, budget)
     summaries = claims.compaction_summaries(observed, refs, budget)
+    constraints = claims.constraints(observed, events, refs, budget, inherited)  # before the budget's gap is counted
 
     gaps: list[Gap] = list(observed["coverage"].get("gaps", []))
     if budget.dropped:
@@ -144,7 +146,7 @@ def build(
         "destination": {"agent": destination},
         "repository": repo,
         "objective": objective,
-        "constraints": claims.constraints(observed, events, refs, budget, inherited),
+        "constraints": constraints,
         "nextAction": nxt,
         "completedWork": work,
         "unresolved": unresolved,

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from autopilot.digest import canonical
+from autopilot.handoff.memory.observe import stated_next
 from autopilot.handoff.transcripts.evidence import constraints_in, sentences
 from autopilot.handoff.transcripts.validation import basis, classify, kind_of
 from autopilot.text import clip_middle
@@ -35,6 +36,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("validations", ("completedWork", "validations"), True),
     ("pendingCommands", ("unresolved", "pendingCommands"), True),
     ("failedAttempts", ("unresolved", "failedAttempts"), True),
+    ("abandonedApproaches", ("unresolved", "abandonedApproaches"), True),
     ("blockers", ("unresolved", "blockers"), True),
     ("hypotheses", ("unresolved", "hypotheses"), True),
     ("latestMessages", ("latestMessages",), True),
@@ -46,13 +48,14 @@ HYPOTHESIS = re.compile(
     r"could be|my guess)\b",
     re.I,
 )
-NEXT_LINE = re.compile(
-    r"^\s*(?:[-*]\s*)?(?:\*\*)?(?:next(?: step)?s?|todo|remaining|still to do|then)(?:\*\*)?"
-    r"\s*[:\-–]\s*(.+)$",
-    re.I | re.M,
+# An assistant message right after a failed run that gives the approach up (what it tried, and why it stops).
+GAVE_UP = re.compile(
+    r"\b(?:dead end|revert(?:ing|ed)?|roll(?:ing)? (?:it )?back|back(?:ing)? (?:it |that )?out|give (?:it )?up|"
+    r"giving up|gave up|abandon(?:ing|ed)?|scrap(?:ping)?|(?:won't|doesn't|does not|will not|didn't|did not) work|"
+    r"not (?:going to|an option|allowed)|instead)\b",
+    re.I,
 )
-# The same statement in the middle of a line, after a sentence ends: "Tests pass. Next: add one more."
-NEXT_INLINE = re.compile(r"(?:[.!?;)]|\s[-\u2013\u2014])\s+(?:\*\*)?next(?: steps?)?(?:\*\*)?\s*:\s*(.+)$", re.I | re.M)
+ABANDONED = 10
 LATEST_MESSAGES = 8
 HANDOFF_HEADER = "# Handoff packet sha256:"  # the first line of the context import prints
 
@@ -79,6 +82,33 @@ def _typed(event: Event) -> bool:
     )
 
 
+def origin(observed: Observed) -> tuple[str, str | None]:
+    """The agent and the session (thread) id of an observed session: every claim made from it is labelled with them."""
+    session = observed["session"]
+    return observed["agent"], session.get("threadId") or session.get("sessionId")
+
+
+def inherit(claim: Claim, link: Link, why: str | None = None) -> Claim:
+    """A claim of the packet a session started from, as this packet holds it: its references (and those of the
+    claims it holds, such as its ``originalRequest``) point into that packet (``P1.E3``), and it keeps the agent and
+    session it came from, so a reference never lands on an event of this session."""
+    source = link["packet"].get("source") or {}
+    out: Claim = {
+        **claim,
+        "refs": [f"P1.{r}" for r in claim.get("refs") or []],
+        "inheritedFrom": link["packetId"],
+        "agent": claim.get("agent") or str(source.get("agent") or ""),
+        "session": claim.get("session") or source.get("threadId") or source.get("sessionId"),
+    }
+    if why is not None:
+        out["provenance"] = why
+    if isinstance(original := claim.get("originalRequest"), dict):
+        out["originalRequest"] = inherit(original, link)
+    if isinstance(mine := claim.get("sessionObjective"), dict):
+        out["sessionObjective"] = inherit(mine, link)
+    return out
+
+
 def objective(observed: Observed, refs: Refs, budget: Budget, inherited: list[Link]) -> Claim | None:
     """The objective: a predecessor packet's, else the thread's goal or first typed message, else the last prompt."""
     first = observed.get("firstObjective")
@@ -86,37 +116,40 @@ def objective(observed: Observed, refs: Refs, budget: Budget, inherited: list[Li
         first = next((e for e in observed["events"] if _typed(e)), None)
     if first is not None:
         refs.by_id.setdefault(first["id"], first)
+    agent, session = origin(observed)
     own: Claim | None = None
     if goal := observed.get("goal"):
         own = {
             "text": budget.take("objective", goal["text"], 2000),
             "refs": refs.cite(goal["id"]),
             "basis": "evidence",
-            "provenance": "the thread's goal",
+            "provenance": f"the {agent} thread's goal",
         }
     elif first is not None:
         own = {
             "text": budget.take("objective", first["text"], 2000),
             "refs": refs.cite(first),
             "basis": "evidence",
-            "provenance": "the first message the user typed in this session",
+            "provenance": f"the first message the user typed in this {agent} session",
         }
+    if own is not None:
+        own["agent"], own["session"] = agent, session
     if inherited:
         prior = inherited[0]["packet"].get("objective")
         if prior:
             return {
-                **prior,
-                "refs": [f"P1.{r}" for r in prior.get("refs") or []],
-                "provenance": f"inherited from packet {inherited[0]['packetId']} this session started from",
-                "inheritedFrom": inherited[0]["packetId"],
+                **inherit(prior, inherited[0], f"inherited from packet {inherited[0]['packetId']}, the newest this "
+                          "session started from or imported"),
                 "sessionObjective": own,
-            }
+            }  # fmt: skip
     if own is None and (last_prompt := observed.get("lastPrompt")):
         return {
             "text": budget.take("objective", last_prompt["text"], 2000),
             "refs": [],
             "basis": "inference",
             "provenance": "the last prompt (no earlier user message was found)",
+            "agent": agent,
+            "session": session,
         }
     return own
 
@@ -131,8 +164,9 @@ def constraints(
         users.insert(0, first)
     found: list[Claim] = []
     for c in (inherited[0]["packet"].get("constraints") or []) if inherited else []:
-        found.append({**c, "refs": [f"P1.{r}" for r in c.get("refs") or []], "inheritedFrom": inherited[0]["packetId"]})
+        found.append(inherit(c, inherited[0]))
     seen: set[str | None] = {c["text"] for c in found}
+    agent, session = origin(observed)
     for event in users:
         for sentence in constraints_in(event["text"]):
             if sentence in seen or len(found) >= 12:
@@ -146,6 +180,8 @@ def constraints(
                         "refs": refs.cite(event),
                         "basis": "evidence",
                         "selection": "a user sentence with a constraint word (must, never, only, …)",
+                        "agent": agent,
+                        "session": session,
                     }
                 )
     return found
@@ -329,9 +365,43 @@ def unresolved(observed: Observed, events: list[Event], refs: Refs, budget: Budg
     return {
         "hypotheses": hypotheses[-8:],
         "failedAttempts": failed_out,
+        "abandonedApproaches": abandoned(events, refs, budget),
         "blockers": blockers_out,
         "pendingCommands": pending[-20:],
     }
+
+
+def abandoned(events: list[Event], refs: Refs, budget: Budget) -> list[Claim]:
+    """Approaches given up: each assistant message that, right after a failed run and before the next tool call,
+    says it is abandoning the attempt ("a dead end", "reverting", "instead"), citing the message and the run."""
+    found: list[Claim] = []
+    failed: Event | None = None
+    for event in events:
+        tool = event.get("tool") or {}
+        if event["kind"] == "tool":
+            command = tool.get("command")
+            judged = None
+            if isinstance(command, str) and kind_of(command) and tool.get("status") in ("completed", "failed"):
+                result = tool.get("result") or {}
+                code = result.get("exitCode")
+                code = code if isinstance(code, int) else (1 if tool["status"] == "failed" else 0)
+                judged = classify(command, code, result.get("text"))["outcome"]
+            failed = event if tool.get("status") == "failed" or judged == "fail" else None
+            continue
+        if event["kind"] == "assistant" and failed is not None and GAVE_UP.search(event.get("text") or ""):
+            text = budget.take("abandonedApproaches", event.get("text"), 600)
+            if text:
+                found.append(
+                    {
+                        "text": text,
+                        "refs": refs.cite(event),
+                        "after": refs.cite(failed),
+                        "basis": "evidence",
+                        "note": "the assistant gave an approach up after this run failed: its words, quoted",
+                    }
+                )
+            failed = None
+    return found[-ABANDONED:]
 
 
 def next_action(
@@ -344,8 +414,11 @@ def next_action(
 ) -> Claim | None:
     """What to do next, always labelled an inference: pending calls, an interrupted turn, a stated next step."""
 
+    agent, session = origin(observed)
+
     def action(text: str, cited: list[str], why: str) -> Claim:
-        return {"text": budget.take("nextAction", text, 600), "refs": cited, "basis": "inference", "why": why}
+        taken = budget.take("nextAction", text, 600)
+        return {"text": taken, "refs": cited, "basis": "inference", "why": why, "agent": agent, "session": session}
 
     if unresolved["pendingCommands"]:
         p = unresolved["pendingCommands"][-1]
@@ -371,13 +444,12 @@ def next_action(
             "the newest message is the user's, with no answer after it",
         )
     for event in reversed([e for e in events if e["kind"] == "assistant" and e.get("text")][-3:]):
-        stated = NEXT_LINE.findall(event["text"]) or NEXT_INLINE.findall(event["text"])
+        stated = stated_next(event["text"])  # the active memory reads a turn's last message the same way
         if stated:
-            return action(stated[-1].strip(), refs.cite(event), "the assistant's own stated next step")
+            return action(stated.splitlines()[0], refs.cite(event), "the assistant's own stated next step")
     if inherited and (prior := inherited[0]["packet"].get("nextAction")):
         return {
-            **prior,
-            "refs": [f"P1.{r}" for r in prior.get("refs") or []],
+            **inherit(prior, inherited[0]),
             "why": f"carried over from packet {inherited[0]['packetId']}: this session stated no newer step",
         }
     if last_user:

@@ -175,6 +175,9 @@ def render(
         code = f" (exit {_line(f['exitCode'], 20)})" if f.get("exitCode") is not None else ""
         mark = marks("failedAttempts", i)
         open_items += [f"- failed: {_code(f['tool'], 60)}{code}{_refs(f)}{mark}:", _quote(f["input"], 400)]
+    for i, a in enumerate(un.get("abandonedApproaches") or []):
+        mark = marks("abandonedApproaches", i)
+        open_items += [f"- approach given up after a failed run{_refs(a)}{mark}:", _quote(a["text"], 600)]
     for i, b in enumerate(un.get("blockers") or []):
         open_items += [f"- blocker ({_line(b['kind'], 40)}){_refs(b)}{marks('blockers', i)}:", _quote(b["text"], 400)]
     for i, h in enumerate(un.get("hypotheses") or []):

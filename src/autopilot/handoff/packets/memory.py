@@ -50,8 +50,8 @@ def carried(agent: str, session: str | None, worktree: str) -> dict[str, Any] | 
     store = SessionStore(agent, session, worktree)
     if not store.exists():
         return None
-    records = store.observations().records
-    state = reduce(records, store.checkpoints().records)
+    records = store.observations().records  # its own: the edits and runs carried are this session's
+    state = reduce(*store.history())  # after a /clear, the state goes on from the cleared session's
     edits = [(n, o) for n, o in enumerate(records, 1) if o.get("kind") == "edit"][-RECENT:]
     runs: dict[str, tuple[int, dict[str, Any]]] = {}
     for n, o in enumerate(records, 1):
@@ -66,6 +66,7 @@ def carried(agent: str, session: str | None, worktree: str) -> dict[str, Any] | 
         if cp
         else None,
         "objective": state["objective"],
+        "constraints": [{k: c.get(k) for k in ("text", "source")} for c in state["constraints"]],
         "nextAction": state["nextAction"],
         "unresolved": [{k: u.get(k) for k in ("text", "source", "since")} for u in state["unresolved"]],
         "completed": [{k: c.get(k) for k in ("text", "since")} for c in state["completed"]],
@@ -89,11 +90,14 @@ def carried(agent: str, session: str | None, worktree: str) -> dict[str, Any] | 
 
 
 def apply(packet: Packet, memory: dict[str, Any], first_request_at: str | None) -> None:
-    """Put the memory's newer objective and next action in the packet, labelled as claims with their time."""
+    """Put the memory's newer objective, constraints and next action in the packet, labelled as claims with their
+    time and the session they were made in."""
     cp: dict[str, Any] = memory.get("checkpoint") or {}
     if cp.get("writer") == "packet-import":
-        return  # the packet the session started from: the build inherits its claims with their evidence
+        return  # the newest packet the session imported: the build inherits its claims with their evidence
     newer = bool(cp) and (not first_request_at or str(cp.get("at") or "") > first_request_at)
+    source = packet["source"]
+    own = {"agent": source["agent"], "session": source.get("threadId") or source.get("sessionId")}
     obj = memory.get("objective")
     if newer and obj and obj.get("source") == "checkpoint":
         original = packet.get("objective")
@@ -103,8 +107,23 @@ def apply(packet: Packet, memory: dict[str, Any], first_request_at: str | None) 
             "basis": "claim",
             "provenance": f"the session's checkpoint of {cp['at']}: the agent's claim, newer than its first request",
             "claimedAt": cp["at"],
+            **own,  # type: ignore[typeddict-item]
             **({"originalRequest": original} if original else {}),
         }
+    if newer:
+        held = {c.get("text") for c in packet["constraints"]}
+        packet["constraints"] += [
+            {
+                "text": c["text"],
+                "refs": [],
+                "basis": "claim",
+                "provenance": f"the session's checkpoint of {cp['at']}: the agent's claim",
+                "claimedAt": cp["at"],
+                **own,  # type: ignore[typeddict-item]
+            }
+            for c in memory.get("constraints") or []
+            if c.get("source") == "checkpoint" and c.get("text") and c["text"] not in held
+        ]
     nxt = memory.get("nextAction")
     if not nxt:
         return
@@ -115,6 +134,7 @@ def apply(packet: Packet, memory: dict[str, Any], first_request_at: str | None) 
             "basis": "claim",
             "provenance": f"the session's checkpoint of {cp['at']}: the agent's claim",
             "claimedAt": cp["at"],
+            **own,  # type: ignore[typeddict-item]
         }
     elif nxt.get("source") == "observed":
         packet["nextAction"] = {
@@ -123,6 +143,7 @@ def apply(packet: Packet, memory: dict[str, Any], first_request_at: str | None) 
             "basis": "observed",
             "provenance": f"observed by the session's hooks at {nxt.get('at')}: a validation that fails",
             "observedAt": nxt.get("at"),
+            **own,  # type: ignore[typeddict-item]
         }
 
 

@@ -32,6 +32,8 @@ class Claim(TypedDict, total=False):
     selection: str
     inheritedFrom: str
     sessionObjective: Claim | None
+    agent: str  # the agent of the session the claim was made from (an inherited claim keeps its own)
+    session: str | None  # that session's (or thread's) id
     why: str
     note: str
     kind: str
@@ -49,6 +51,7 @@ class Claim(TypedDict, total=False):
     output: str | None
     freshness: str
     laterEdits: list[str]
+    after: list[str]  # an abandoned approach: the failed run it followed
     earlierRuns: int
     input: str
     error: str | None
@@ -71,6 +74,7 @@ class Unresolved(TypedDict):
 
     hypotheses: list[Claim]
     failedAttempts: list[Claim]
+    abandonedApproaches: NotRequired[list[Claim]]  # approaches given up after a failed run (packets since issue 37)
     blockers: list[Claim]
     pendingCommands: list[Claim]
 

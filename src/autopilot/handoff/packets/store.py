@@ -202,18 +202,20 @@ def record_import(agent: str, session: str, receipt: Receipt) -> Path:
 
 
 def imported_into(agent: str, session: str) -> list[str]:
-    """Ids of the packets imported into a session, oldest first."""
+    """Ids of the packets imported into a session, oldest first (a packet imported again counts at its last import)."""
     try:
         lines = _receipt_path(agent, session).read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
-    out = []
+    out: list[str] = []
     for line in lines:
         try:
             pid = json.loads(line).get("packet")
         except ValueError:
             continue
-        if isinstance(pid, str) and pid not in out:
+        if isinstance(pid, str):
+            if pid in out:
+                out.remove(pid)
             out.append(pid)
     return out
 

@@ -48,13 +48,14 @@ ROLES = {
     "validations": "test",
     "pendingCommands": "pending",
     "failedAttempts": "command",
+    "abandonedApproaches": "approach",
     "blockers": "blocker",
     "hypotheses": "hypothesis",
     "latestMessages": "message",
     "compactionSummaries": "summary",
 }
 ROLE_ORDER: tuple[str, ...] = ("test", "command", "edit", "pending", "blocker", "objective", "next-action")
-ROLE_ORDER += ("constraint", "hypothesis", "message", "summary")
+ROLE_ORDER += ("approach", "constraint", "hypothesis", "message", "summary")
 FIXED_CLAIM = re.compile(
     r"\b(?:fixed|(?:all |both |the )?tests? (?:now )?pass(?:es|ed)?|passes now|works now|resolved|is green)\b", re.I
 )
@@ -145,6 +146,8 @@ def _document(
     elif role in ("test", "command"):
         doc["outcome"] = _run_outcome(claim, result)
         doc["command"] = claim.get("command") or claim.get("input")
+    elif role == "approach":
+        doc["after"] = [str(r) for r in claim.get("after") or []]  # the failed run it gave up after (linked below)
     elif entry.get("kind") == "assistant" and FIXED_CLAIM.search(text):
         doc["outcome"] = {"status": "claimed-fixed", "basis": "the assistant says so: a claim, not proof"}
     for p in terms.paths(doc["text"]):
@@ -247,6 +250,8 @@ def _link(docs: list[Document]) -> None:
         until = runs[i + 1]["seq"] if i + 1 < len(runs) else float("inf")
         fixes = [d for d in applied if run["seq"] < d["seq"] < until]
         run["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+        for e in fixes:
+            e["links"].append({"rel": "fixes", "ref": run["ref"]})
     for command in (
         d for d in ordered if d["role"] == "command" and (d.get("outcome") or {}).get("status") == "failed"
     ):
@@ -259,6 +264,8 @@ def _link(docs: list[Document]) -> None:
         after = [d for d in applied if command["seq"] < d["seq"] < until]
         fixes = ([d for d in after if _names_a_file_of(said, d)] or after)[:FIXES_MAX]
         command["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+        for e in fixes:
+            e["links"].append({"rel": "fixes", "ref": command["ref"]})
     decisive = [r for r in runs if (r.get("outcome") or {}).get("status") in ("passed", "failed")]
     for doc in ordered:
         if (doc.get("outcome") or {}).get("status") == "claimed-fixed":
@@ -266,6 +273,12 @@ def _link(docs: list[Document]) -> None:
             if before:
                 doc["links"].append({"rel": "based-on", "ref": before[-1]["ref"]})
                 doc["files"] += [f for f in before[-1]["files"] if f not in doc["files"]]
+    for doc in ordered:  # an approach given up: the failed run it followed, which links the attempt's edits
+        runs_before = set(doc.pop("after", []))
+        tried = next((d for d in ordered if runs_before & set(d["ref"].split("+"))), None) if runs_before else None
+        if tried is not None:
+            doc["links"].append({"rel": "gave-up-after", "ref": tried["ref"]})
+            doc["files"] += [f for f in tried["files"] if f not in doc["files"]]
     by_ref = {d["ref"]: d for d in docs}
     for doc in ordered:  # what a run or a claim is about: its command, and the files and symbols of its edits
         doc["subject"] = _subject(doc, by_ref)

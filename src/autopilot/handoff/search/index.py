@@ -110,9 +110,17 @@ def corrupt(exc: BaseException) -> bool:
 
 TRIGGER_INSERT = """
 CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN
-    INSERT INTO docs_fts(rowid, text, paths, symbols) VALUES (new.id, new.text, new.paths, new.symbols);
+    INSERT INTO docs_fts(rowid, terms, pterms, sterms) VALUES (new.id, new.terms, new.pterms, new.sterms);
 END;
 """
+TRIGGER_DELETE = """
+CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN
+    INSERT INTO docs_fts(docs_fts, rowid, terms, pterms, sterms)
+    VALUES ('delete', old.id, old.terms, old.pterms, old.sterms);
+END;
+"""
+COLUMNS = "kind, origin, ref, role, agent, session, repo_id, worktree_id, branch, ts, seq, outcome, text, paths, "
+COLUMNS += "symbols, data, terms, pterms, sterms"
 
 
 def m001_documents(db: sqlite3.Connection) -> None:
@@ -134,7 +142,9 @@ def m001_documents(db: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE docs_fts USING fts5(
             text, paths, symbols, content='docs', content_rowid='id', tokenize="{terms.TOKENIZER}"
         );
-        {TRIGGER_INSERT}
+        CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN
+            INSERT INTO docs_fts(rowid, text, paths, symbols) VALUES (new.id, new.text, new.paths, new.symbols);
+        END;
         CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN
             INSERT INTO docs_fts(docs_fts, rowid, text, paths, symbols)
             VALUES ('delete', old.id, old.text, old.paths, old.symbols);
@@ -175,7 +185,38 @@ def m003_redacted(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO docs_fts(docs_fts) VALUES ('optimize')")  # merge away the segments with the old terms
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_documents, m002_source_checks, m003_redacted]
+def m004_terms(db: sqlite3.Connection) -> None:
+    """Index terms, not raw words (issue 37): each word by its stem, each identifier whole and by its words, and the
+    words people say for the errors a document holds (:func:`.terms.index_terms`); the text stays as it was."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(docs)")}
+    for column in ("terms", "pterms", "sterms"):
+        if column not in have:  # an index told it is older than it is keeps what it has
+            db.execute(f"ALTER TABLE docs ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+    for statement in ("DROP TRIGGER IF EXISTS docs_ai", "DROP TRIGGER IF EXISTS docs_ad", "DROP TABLE docs_fts"):
+        db.execute(statement)
+    db.execute(
+        "CREATE VIRTUAL TABLE docs_fts USING fts5(terms, pterms, sterms, content='docs', content_rowid='id', "
+        f'tokenize="{terms.TOKENIZER}")'
+    )
+    rows = db.execute("SELECT id, text, paths, symbols, json_extract(data, '$.worktree') FROM docs").fetchall()
+    db.executemany(
+        "UPDATE docs SET terms = ?, pterms = ?, sterms = ? WHERE id = ?",
+        (_terms(text, paths, symbols, top) + (rowid,) for rowid, text, paths, symbols, top in rows),
+    )
+    db.execute(TRIGGER_INSERT)
+    db.execute(TRIGGER_DELETE)
+    db.execute("INSERT INTO docs_fts(docs_fts) VALUES ('rebuild')")
+
+
+def _terms(text: str, paths: str, symbols: str, worktree: object = None) -> tuple[str, str, str]:
+    """A document's terms for its text, its paths and its symbols (the full-text index's three columns). The
+    worktree's own path, which most documents hold, is not searched: its words name no evidence."""
+    if isinstance(worktree, str) and len(worktree) > 1:
+        text = text.replace(worktree, " ")
+    return terms.index_terms(text), terms.index_terms(paths, expand=False), terms.index_terms(symbols, expand=False)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_documents, m002_source_checks, m003_redacted, m004_terms]
 CURRENT_VERSION = len(MIGRATIONS)
 
 
@@ -383,12 +424,7 @@ def _copy_other_kinds(db: sqlite3.Connection, old: Path) -> int:
         return 0
     try:
         with db:
-            cur = db.execute(
-                "INSERT INTO docs (kind, origin, ref, role, agent, session, repo_id, worktree_id, branch, ts, seq, "
-                "outcome, text, paths, symbols, data) SELECT kind, origin, ref, role, agent, session, repo_id, "
-                "worktree_id, branch, ts, seq, outcome, text, paths, symbols, data FROM old.docs "
-                "WHERE kind != 'evidence'"
-            )
+            cur = db.execute(f"INSERT INTO docs ({COLUMNS}) SELECT {COLUMNS} FROM old.docs WHERE kind != 'evidence'")
             db.execute("INSERT OR REPLACE INTO origins SELECT * FROM old.origins WHERE kind != 'evidence'")
         return int(cur.rowcount)
     except sqlite3.DatabaseError:
@@ -474,6 +510,7 @@ def _row(doc: Document) -> tuple[Any, ...]:
         for k, v in doc.items()
         if k not in ("kind", "origin", "ref", "role", "agent", "session", "repoId", "worktreeId", "branch", "text")
     }
+    paths, symbols = "\n".join(doc.get("paths") or []), " ".join(doc.get("symbols") or [])
     return (
         doc["kind"],
         doc["origin"],
@@ -488,19 +525,16 @@ def _row(doc: Document) -> tuple[Any, ...]:
         doc.get("seq"),
         (doc.get("outcome") or {}).get("status"),
         doc["text"],
-        "\n".join(doc.get("paths") or []),
-        " ".join(doc.get("symbols") or []),
+        paths,
+        symbols,
         canonical(data).decode(),
+        *_terms(doc["text"], paths, symbols, doc.get("worktree")),
     )
 
 
 def _insert(db: sqlite3.Connection, docs: list[Document], kind: str, origin: str) -> int:
     db.execute("DELETE FROM docs WHERE origin = ?", (origin,))
-    db.executemany(
-        "INSERT INTO docs (kind, origin, ref, role, agent, session, repo_id, worktree_id, branch, ts, seq, outcome, "
-        "text, paths, symbols, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (_row(d) for d in docs),
-    )
+    db.executemany(f"INSERT INTO docs ({COLUMNS}) VALUES ({', '.join('?' * 19)})", (_row(d) for d in docs))
     db.execute(  # added: whole seconds, as SQLite's strftime('%s', 'now') gave them (the REAL column holds either)
         "INSERT OR REPLACE INTO origins (origin, kind, docs, added) VALUES (?, ?, ?, ?)",
         (origin, kind, len(docs), int(clock.unix())),
@@ -684,7 +718,9 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
                 "kind": "checkpoint" if doc["kind"] == "memory.checkpoint" else "observation",
                 "time": doc["time"],
                 "text": doc["text"],
-                "outcome": {"status": doc["outcome"]} if isinstance(doc["outcome"], str) else None,
+                "outcome": {"status": OUTCOMES.get(doc["outcome"], doc["outcome"])}
+                if isinstance(doc["outcome"], str)
+                else None,
                 "ref": f"{origin}:{doc['ref'].get('log')}:{doc['ref'].get('index')}",
                 "role": doc["kind"],
                 "origin": origin,
@@ -697,6 +733,7 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
             for doc in feed.documents(store)
             if str(doc.get("text") or "").strip()
         ]
+        link_memory(docs)
         try:
             added += add_documents(docs) if docs else remove_origin(origin)
         except BridgeError as exc:
@@ -705,6 +742,40 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
         with writer() as w:
             _set_meta(w, key, stamp)
     return added
+
+
+OUTCOMES = {"pass": "passed", "fail": "failed"}  # a run's outcome as the packets' documents spell it
+
+
+def link_memory(docs: list[Document]) -> None:
+    """Causal links between a session's edits and validation runs, in time order, as a packet's documents have them
+    (and each run's subject, its command):
+    an edit is ``tested-by`` the next run; a run ``tests`` the edits since the previous one and, when it failed, is
+    ``fixed-by`` the edits after it, which say whom they fix (``fixes``). So an attempt, the run that showed it
+    failed and what came after are found together (which approach failed, and what fixed it)."""
+    runs = [n for n, d in enumerate(docs) if d.get("role") == "memory.run" and d.get("outcome")]
+    for doc in docs:
+        doc.setdefault("links", [])
+    for at in runs:  # a run's subject is its command, as a packet's is: a later run of it can overturn it
+        command = " ".join(str(docs[at].get("text") or "").split("\n", 1)[0].split())
+        docs[at]["subject"] = [f"command:{command}"]
+    previous = -1
+    for at in runs:
+        run = docs[at]
+        edits = [d for d in docs[previous + 1 : at] if d.get("role") == "memory.edit"]
+        run["links"] += [{"rel": "tests", "ref": e["ref"]} for e in edits]
+        for e in edits:
+            e["links"].append({"rel": "tested-by", "ref": run["ref"]})
+        previous = at
+    for i, at in enumerate(runs):
+        run = docs[at]
+        if (run.get("outcome") or {}).get("status") != "failed":
+            continue
+        until = runs[i + 1] if i + 1 < len(runs) else len(docs)
+        fixes = [d for d in docs[at + 1 : until] if d.get("role") == "memory.edit"]
+        run["links"] += [{"rel": "fixed-by", "ref": e["ref"]} for e in fixes]
+        for e in fixes:
+            e["links"].append({"rel": "fixes", "ref": run["ref"]})
 
 
 def _memory_pointer(ref: FedRef) -> dict[str, Any]:

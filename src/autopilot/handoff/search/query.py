@@ -34,7 +34,9 @@ QUOTED = re.compile(r"(?<![\w'\"])(['\"])([^'\"\n]{1,80})\1(?![\w])")
 class Query:
     """What a query asks for (a plain class: a NamedTuple would import typing, ~2 ms of every search)."""
 
-    __slots__ = ("text", "words", "paths", "symbols", "notes", "required", "loose", "distinct", "related", "phrase")
+    __slots__ = (
+        "text", "words", "paths", "symbols", "notes", "required", "loose", "distinct", "related", "phrase", "terms",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -60,6 +62,7 @@ class Query:
         # the whole query as terms.flat makes it, when it is one line of several words: a result holding it as
         # written ranks first
         self.phrase = terms.flat(text) if len(words) > 1 and "\n" not in text.strip() else None
+        self.terms: dict[str, str] = {}  # each word's index term (terms.term: a stem, or an identifier whole)
 
 
 def parse(raw: str) -> Query:
@@ -117,7 +120,13 @@ def parse(raw: str) -> Query:
         related = terms.flat(head[quoted[0].start() : quoted[-1].end()])
     distinct = [w for w in terms.distinctive(head) if w in words]
     loose_words = [w for w in words if w in loose]
-    return Query(_shown(text), words, paths, symbols, notes, required, loose_words, distinct, related)
+    q = Query(_shown(text), words, paths, symbols, notes, required, loose_words, distinct, related)
+    wanted = set(words)
+    for token in terms.WORD.findall(text):  # case kept: an identifier is matched whole, a plain word by its stem
+        word = terms.fold(token)
+        if word in wanted and word not in q.terms and word not in terms.STOPWORDS:
+            q.terms[word] = terms.term(token)
+    return q
 
 
 def _shown(text: str, limit: int = SHOWN_CHARS) -> str:

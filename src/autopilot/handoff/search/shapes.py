@@ -53,6 +53,7 @@ class Document(TypedDict, total=False):
     text: str
     role: str
     roles: list[str]
+    after: list[str]  # an abandoned approach's failed run, while the documents are linked (never stored)
     agent: Any
     session: Any
     repoId: Any

@@ -10,6 +10,12 @@ prose: identifiers with an inner ``_`` or a lower-to-upper case change, names fo
 ``(``, names after ``def``/``class``/``function``/``fn``/``func``, and pytest node ids'
 last part (``tests/x.py::test_empty``). A query's words are always quoted before they reach
 FTS5, so nothing a user types is FTS syntax.
+
+*Terms* are what the index holds and a query looks for (:func:`index_terms`, :func:`term`): a plain word by its
+stem (one stemmer, Snowball's English from PyStemmer, for ranking and for "is anything relevant"), an identifier
+whole (``parse_header``, ``ratebadge``) and by the stems of its words (``pars``, ``header``; snake, camel, dotted
+and path names alike), so exact matches still rank first and "the tax rules tests" finds ``tax_rules``. A
+document is also found by the words people say for the errors it holds (:mod:`.vocabulary`).
 """
 
 from __future__ import annotations
@@ -17,7 +23,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'"  # keep in step with WORD
+import Stemmer  # PyStemmer (~1.5 ms to import): the one stemmer of the index and of every query
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import, and a search loads this module
+if TYPE_CHECKING:
+    from typing import Any
+
+TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'"  # keep in step with WORD (terms are folded already)
 WORD = re.compile(r"\w+")
 # A path starts the text or follows a blank, a quote, a bracket, `=`, `:` or `,`; it ends in `.ext`.
 PATH = re.compile(r"(?<![^\s\"'`(\[{<=:,])(/?(?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
@@ -48,7 +60,8 @@ STOPWORDS = frozenset(
     to too under until up very was we were what when where which while who whom why will with would you your yours
     yourself already always anything become came come every get gets getting got ever made make makes many much
     never something still thing things way yet aren couldn didn doesn don hadn hasn haven isn shouldn wasn weren
-    won wouldn d ll m re s t ve""".split()  # noqa: SIM905 (a list of 150 quoted words reads worse)
+    won wouldn d ll m re s t ve
+    said says went ran happened happens seemed seems kept stayed anymore possibly suddenly somehow somewhere""".split()  # noqa: SIM905 (a list of 150 quoted words reads worse)
 )
 # Words that say what kind of answer a question wants rather than what it is about: "what fixed X" asks for
 # the edit that fixed X; "is X passing" for X's runs and their outcome; "which approach failed" for the runs
@@ -62,6 +75,86 @@ APPROACH_WORDS = frozenset(
     """approach approaches attempt attempted attempts abandon abandoned try tried trying drop dropped revert reverted
     give gave given wrong""".split()  # noqa: SIM905
 )
+
+
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_STEMMER = Stemmer.Stemmer("english")
+_VOCABULARY: list[Any] = []  # the error vocabulary by each key's first word, made on first use (index time only)
+_TOKEN_TERMS: dict[str, str] = {}  # a token's terms, remembered across documents (index time)
+TOKEN_CACHE = 200_000
+
+
+def stem(word: str) -> str:
+    """``word`` (folded) by its stem: Snowball's English stemmer (PyStemmer), the one the index and queries share."""
+    return str(_STEMMER.stemWord(word))
+
+
+def identifier(token: str) -> bool:
+    """Whether a token (case kept) is an identifier to keep whole: an inner ``_``, a case change, letters and digits."""
+    if _code_shaped(token):
+        return True
+    return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+
+
+def parts(token: str) -> list[str]:
+    """The words of an identifier (snake, camel, digits apart), folded: ``parseHTTPHeader`` -> parse, http, header."""
+    return [fold(p) for chunk in token.split("_") for p in _PART.findall(chunk)]
+
+
+def term(token: str) -> str:
+    """What the index holds for one token (case kept): an identifier folded whole, a plain word by its stem."""
+    folded = fold(token)
+    return folded if identifier(token) else stem(folded)
+
+
+def part_terms(token: str) -> list[str]:
+    """The stems of an identifier's words (empty for a plain word)."""
+    return [stem(p) for p in parts(token)] if identifier(token) else []
+
+
+def index_terms(text: str, *, expand: bool = True) -> str:
+    """The terms of ``text`` as the index holds them, in order: each word's stem, each identifier whole and then its
+    words' stems, then (``expand``) the words people say for the errors it holds (:mod:`.vocabulary`)."""
+    memo = _TOKEN_TERMS
+    if len(memo) > TOKEN_CACHE:  # a reindex meets millions of tokens: the cache is kept bounded
+        memo.clear()
+    out: list[str] = []
+    tokens = WORD.findall(text)
+    for token in tokens:
+        found = memo.get(token)
+        if found is None:
+            whole = term(token)
+            found = memo[token] = " ".join(dict.fromkeys([whole, *part_terms(token)]))
+        out.append(found)
+    if expand:
+        out += [stem(w) for w in said_for(text, tokens)]
+    return " ".join(out)
+
+
+def said_for(text: str, tokens: list[str] | None = None) -> list[str]:
+    """The words people use for the errors ``text`` holds (:data:`.vocabulary.PHRASES`), each once.
+
+    A key is looked for only where its first word is one of the text's words (a set lookup per word), and matched
+    whole there: one pattern of 150 alternatives over every document made a reindex three times slower."""
+    if not _VOCABULARY:
+        from autopilot.handoff.search.vocabulary import PHRASES  # index time only: a search never expands
+
+        by_first: dict[str, list[tuple[str, frozenset[str], re.Pattern[str] | None]]] = {}
+        for key in sorted(PHRASES, key=len, reverse=True):
+            parts = WORD.findall(key)
+            whole = len(parts) == 1 and parts[0] == key  # one word: the word itself is the whole match
+            found = None if whole else re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])")
+            by_first.setdefault(parts[0], []).append((key, frozenset(parts), found))
+        _VOCABULARY.extend((by_first, PHRASES))
+    by_first, phrases = _VOCABULARY
+    held = set(WORD.findall(text) if tokens is None else tokens)
+    keys: list[str] = []
+    for token in held & by_first.keys():  # a key is searched for only when the text holds all its words
+        keys += [
+            k for k, words, pattern in by_first[token] if words <= held and (pattern is None or pattern.search(text))
+        ]
+    keys.sort(key=lambda k: (text.find(k), k))  # in the order the text holds them: deterministic
+    return list(dict.fromkeys(w for key in keys for w in WORD.findall(phrases[key].lower())))
 
 
 def words(text: str) -> list[str]:
