@@ -11,7 +11,8 @@ secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FIL
 Known formats are :mod:`.tokens` (by shape), :mod:`.named` (by name), :mod:`.shell` (by command
 line), :mod:`.keys` (key bodies) and :mod:`.material` (JWKs, wallet keys, seed phrases); what nobody
 listed is :mod:`.generic`'s: a generated-looking value where a credential stands (a credential-like
-name, a URL's user part, a password option, a config's password field), and evasions undone first.
+name, a URL's user part, a password option, a config's password field); evasions and encodings are undone by
+:mod:`.decode`.
 
 Importing this package compiles no pattern: those modules load on the first redaction, so a command
 that only asks ``is_secret_path`` (a search, a listing) does not pay for them; and each of their ~150
@@ -88,7 +89,8 @@ class _Plan:
     page redacts hundreds of short strings: importing names and joining lists on every call cost a tenth of it)."""
 
     def __init__(self) -> None:
-        from autopilot.redact.generic import GENERIC, encoded_secrets, split_literals, undo_evasions
+        from autopilot.redact.decode import encoded_secrets, split_literals, undo_evasions
+        from autopilot.redact.generic import GENERIC
         from autopilot.redact.keys import key_bodies
         from autopilot.redact.material import MATERIAL, seed_phrases
         from autopilot.redact.named import NAMED
