@@ -123,6 +123,7 @@ HOT_PATH = frozenset(
         "autopilot.output",
         "autopilot.paths",
         "autopilot.redact",
+        "autopilot.redact.bare",
         "autopilot.redact.decode",
         "autopilot.redact.files",
         "autopilot.redact.generic",

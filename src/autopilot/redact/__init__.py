@@ -10,9 +10,9 @@ secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FIL
 
 Known formats are :mod:`.tokens` (by shape), :mod:`.named` (by name), :mod:`.shell` (by command
 line), :mod:`.keys` (key bodies) and :mod:`.material` (JWKs, wallet keys, seed phrases); what nobody
-listed is :mod:`.generic`'s: a generated-looking value where a credential stands (a credential-like
-name, a URL's user part, a password option, a config's password field); evasions and encodings are undone by
-:mod:`.decode`.
+listed is :mod:`.generic`'s (a generated-looking value where a credential stands: a credential-like
+name, a URL's user part, a password option, a config's password field) and :mod:`.bare`'s (a generated-looking
+token standing alone, whatever its prefix); evasions and encodings are undone by :mod:`.decode`.
 
 Importing this package compiles no pattern: those modules load on the first redaction, so a command
 that only asks ``is_secret_path`` (a search, a listing) does not pay for them; and each of their ~150
@@ -89,6 +89,7 @@ class _Plan:
     page redacts hundreds of short strings: importing names and joining lists on every call cost a tenth of it)."""
 
     def __init__(self) -> None:
+        from autopilot.redact.bare import BARE
         from autopilot.redact.decode import encoded_secrets, split_literals, undo_evasions
         from autopilot.redact.generic import GENERIC
         from autopilot.redact.keys import key_bodies
@@ -108,7 +109,7 @@ class _Plan:
         self.tokens, self.private_key, self.shapes = TOKENS, [PRIVATE_KEY], MATERIAL + TOKENS
         self.named = NAMED + SHELL
         self.named_global = [rule for rule in self.named if not rule.local]
-        self.generic = GENERIC
+        self.generic = GENERIC + BARE
 
 
 _PLAN: _Plan | None = None

@@ -87,7 +87,7 @@ def _generated(value: str, match: re.Match[str]) -> bool:
 
 # Prefixes whose generated-looking bodies are no secret: digests and encodings, and the ids of messages, tool calls,
 # requests and objects that transcripts are full of (Anthropic's `toolu_`, `msg_`; OpenAI's `call_`, `resp_`, ...).
-_NOT_SECRET = frozenset(
+NOT_SECRET = frozenset(
     ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake2s", "base64", "h1")
     + ("toolu", "srvtoolu", "msg", "req", "call", "chatcmpl", "resp", "rs", "fc", "ws", "file", "asst", "thread")
     + ("run", "step", "batch", "ft", "org", "proj", "user", "sess", "session", "cus", "pi", "ch", "evt", "in", "sub")
@@ -116,7 +116,7 @@ def _prefixed_token(value: str, match: re.Match[str]) -> bool:
         return False
     sep = match.start()
     prefix = _PREFIX.search(match.string, max(0, sep - 40), sep)
-    return prefix is not None and prefix.group(1).lower() not in _NOT_SECRET
+    return prefix is not None and prefix.group(1).lower() not in NOT_SECRET
 
 
 # The name before a separator: a whole name (quoted, JSON-escaped, or a flag's `--build-arg NAME`).

@@ -251,6 +251,11 @@ TOKENS: list[Rule] = [
     Rule("brevo_api_key", lazy(r"x(?:keysib|smtpsib)-(?<!\w.{8})[a-f0-9]{64}-[A-Za-z0-9]{16}\b"), hints=("sib-",)),
     Rule("mailchimp_api_key", lazy(r"[0-9a-f]{32}-us\d{1,2}\b(?<![\w\-][0-9a-f]{32}-us\d)"), hints=("-us",)),
     Rule("square_token", lazy(_word("sq0") + r"(?:atp|csp|idp)-[A-Za-z0-9_\-]{22,}"), hints=("sq0",)),
+    Rule(
+        "braintree_access_token",
+        lazy(_word("access_token$") + r"(?:production|sandbox|development)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+        hints=("access_token$",),
+    ),
     Rule("facebook_square_token", lazy(_word("EAA") + r"[A-Za-z0-9_\-]{56,}"), check=_mixed_token, hints=("EAA",)),
     Rule("dropbox_token", lazy(_word("sl.") + r"(?:u\.)?[A-Za-z0-9_\-]{100,}"), hints=("sl.",)),
     Rule("asana_token", lazy(r"[12]/(?<![\w/][12]/)\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32}\b"), hints=("1/", "2/")),
