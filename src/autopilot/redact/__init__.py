@@ -12,7 +12,8 @@ Known formats are :mod:`.tokens` (by shape), :mod:`.named` (by name), :mod:`.she
 line), :mod:`.keys` (key bodies) and :mod:`.material` (JWKs, wallet keys, seed phrases); what nobody
 listed is :mod:`.generic`'s (a generated-looking value where a credential stands: a credential-like
 name, a URL's user part, a password option, a config's password field) and :mod:`.bare`'s (a generated-looking
-token standing alone, whatever its prefix); evasions and encodings are undone by :mod:`.decode`.
+token standing alone, whatever its prefix); evasions and encodings (escapes, continued lines,
+joined literals, base64) are undone by :mod:`.decode`.
 
 Importing this package compiles no pattern: those modules load on the first redaction, so a command
 that only asks ``is_secret_path`` (a search, a listing) does not pay for them; and each of their ~150
@@ -66,8 +67,9 @@ def redact(text: str, counts: Counter[str] | None = None, *, decode: bool = True
     apply_all = plan.apply_all
     # A zero-width character inside a token or a percent-encoded token would hide it from every pattern.
     text = plan.undo_evasions(text, counts, plan.tokens)
-    if decode:  # a secret cut into joined string literals is judged whole
+    if decode:  # a secret cut into joined string literals, or across continued lines, is judged whole
         text = plan.split_literals(text, counts, _plain)
+        text = plan.joined_lines(text, counts, _plain)
     if "diff --git" in text:  # an agent's `git diff` output: a secret-bearing file's diff goes whole
         text = secret_diffs(text, counts)
     lowered = text.lower()
@@ -81,7 +83,9 @@ def redact(text: str, counts: Counter[str] | None = None, *, decode: bool = True
     # The generic rule last: what the named rules withheld is a placeholder by now, not a value to judge.
     text = apply_all(plan.generic, text, lowered, counts)
     text = plan.seed_phrases(text, counts)
-    return (text if not decode else plan.encoded_secrets(text, counts, _plain)), counts
+    if decode:  # a secret written in an encoding (base64, hex) or in escapes (JSON, HTML, URL) is judged decoded
+        text = plan.decoded_lines(plan.encoded_secrets(text, counts, _plain), counts, _plain)
+    return text, counts
 
 
 class _Plan:
@@ -90,7 +94,7 @@ class _Plan:
 
     def __init__(self) -> None:
         from autopilot.redact.bare import BARE
-        from autopilot.redact.decode import encoded_secrets, split_literals, undo_evasions
+        from autopilot.redact.decode import decoded_lines, encoded_secrets, joined_lines, split_literals, undo_evasions
         from autopilot.redact.generic import GENERIC
         from autopilot.redact.keys import key_bodies
         from autopilot.redact.material import MATERIAL, seed_phrases
@@ -100,6 +104,7 @@ class _Plan:
         from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
 
         self.undo_evasions, self.split_literals, self.encoded_secrets = undo_evasions, split_literals, encoded_secrets
+        self.joined_lines, self.decoded_lines = joined_lines, decoded_lines
         self.key_bodies, self.seed_phrases, self.apply_all, self.apply_local = (
             key_bodies,
             seed_phrases,

@@ -156,3 +156,118 @@ def _decode(run: str) -> str | None:
     if len(raw) < 12 or any(b not in _PRINTABLE for b in raw):
         return None
     return raw.decode("ascii")
+
+
+# -- lines continued, and lines written in escapes ------------------------------------------------------------------
+
+# A line continued on the next: a shell's backslash, or a value cut after its `=` (a base64 token's padding, an
+# assignment whose value is on the next line). A line number or grep's prefix may open the next line.
+_CONTINUED = lazy(r"(?:\\|=)[ \t]*\r?\n" + NUMBERED + r"[ \t]*(?=[A-Za-z0-9_\-+/=.~\"'])")
+_LINE_BREAK = lazy(r"\r?\n")
+
+
+def joined_lines(
+    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
+) -> str:
+    """``text`` with each run of continued lines (a backslash or an ``=`` at the end, the rest on the next line) whose
+    joined line, redacted, withholds more than its lines one by one replaced by that joined line, redacted (the tail of
+    a token cut after its ``=``, a secret cut by a shell's line continuation)."""
+    if "\\\n" not in text and "=\n" not in text and "\\\r\n" not in text and "=\r\n" not in text:
+        return text
+    breaks = list(_CONTINUED.finditer(text))
+    if not breaks:
+        return text
+    parts: list[str] = []
+    pos = 0
+    i = 0
+    while i < len(breaks):
+        j = i  # breaks i..j continue one logical line: each ends the line the next one continues
+        while j + 1 < len(breaks) and "\n" not in text[breaks[j].end() : breaks[j + 1].start()]:
+            j += 1
+        start = text.rfind("\n", 0, breaks[i].start()) + 1
+        end = text.find("\n", breaks[j].end())
+        end = len(text) if end < 0 else end
+        if start < pos:  # overlaps the group before (cannot: each group ends a line)
+            i = j + 1
+            continue
+        group = text[start:end]
+        joined = "".join(
+            text[a:b]
+            for a, b in zip(
+                [start] + [m.end() for m in breaks[i : j + 1]],
+                [m.start() + (1 if text[m.start()] == "=" else 0) for m in breaks[i : j + 1]] + [end],
+                strict=True,
+            )
+        )
+        alone = redact(group, Counter())[0]
+        found: Counter[str] = Counter()
+        whole = redact(joined, found)[0]
+        if found and _kept(whole) < _kept(alone):
+            counts.update(found)
+            parts += [text[pos:start], whole]
+            pos = end
+        i = j + 1
+    return "".join(parts) + text[pos:] if parts else text
+
+
+_PLACEHOLDERS = lazy(r"\[REDACTED:\w+\]")
+
+
+def _kept(text: str) -> int:
+    """How many letters and digits of ``text`` no placeholder stands for (joined lines withholding more win)."""
+    return sum(c.isalnum() for c in _PLACEHOLDERS.sub("", text))
+
+
+# Escapes a line can spell a secret in: JSON's `\uXXXX` (escaped again inside a JSON string too), `\xXX`, HTML's
+# numeric and named entities, and URL percent-encoding.
+_ESCAPES = lazy(
+    r"\\{1,3}u[0-9a-fA-F]{4}|\\{1,3}x[0-9a-fA-F]{2}|&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});|&[A-Za-z]{2,12};|%[0-9A-Fa-f]{2}"
+)
+
+
+def decoded_lines(
+    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
+) -> str:
+    """``text`` with each line whose escapes, decoded, spell a secret (``ghp\\u005f…``, ``sk&#45;proj…``,
+    ``password%3Dhunter2``) replaced by its decoded text, redacted. A line whose decoded text holds none stays as
+    written; only lines with an escape are decoded."""
+    if "\\" not in text and "&" not in text and "%" not in text:
+        return text
+    lines = text.split("\n")
+    changed = False
+    for n, line in enumerate(lines):
+        if ("\\" not in line and "&" not in line and "%" not in line) or _ESCAPES.search(line) is None:
+            continue
+        plain = _unescape(line)
+        if plain == line:
+            continue
+        found: Counter[str] = Counter()
+        out = redact(plain, found)[0]
+        if found:
+            counts.update(found)
+            lines[n] = out
+            changed = True
+    return "\n".join(lines) if changed else text
+
+
+def _unescape(line: str) -> str:
+    """``line`` with its escapes decoded, repeatedly (an escape may be escaped again: ``\\\\u005f``, ``&amp;#95;``)."""
+    for _ in range(3):
+        before = line
+        if "&" in line:
+            import html
+
+            line = html.unescape(line)
+        line = _ESCAPES.sub(_one, line)
+        if line == before:
+            break
+    return line
+
+
+def _one(match: re.Match[str]) -> str:
+    escape = match.group(0).lstrip("\\")
+    if escape[0] in "ux%":
+        code = int(escape[1:], 16)
+    else:
+        return match.group(0)  # an HTML entity html.unescape left as it was: not one
+    return chr(code) if 0x20 <= code < 0x7F else match.group(0)
