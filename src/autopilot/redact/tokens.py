@@ -69,6 +69,15 @@ def _ngrok_halves(value: str, match: re.Match[str]) -> bool:
     return mixed_case(value) and mixed_case(match.string[start - 21 : start])  # the id's last 21 (the pattern's)
 
 
+_EXAMPLE_PASSWORDS = frozenset({"pass", "passwd", "pwd", "pw", "pword", "secret", "password", "xxx", "changeme"})
+
+
+def _url_password(value: str, match: re.Match[str]) -> bool:
+    """Whether a URL's password is one, not a documentation example: ``user:pass@``, ``a:b@``, ``…:a%20secret@``."""
+    plain = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: chr(int(m.group(0)[1:], 16)), value)
+    return len(plain) >= 3 and plain.lower() not in _EXAMPLE_PASSWORDS and " " not in plain and not stand_in(plain)
+
+
 def _mixed_token(value: str, match: re.Match[str]) -> bool:
     """Whether a value reads as generated: both cases and a digit (``s.Abc1…`` is, ``s.getattribute`` is not)."""
     return mixed_case(value)
@@ -329,6 +338,7 @@ TOKENS: list[Rule] = [
         # the password runs to the authority's last `@`: a password may hold one (`p@ss`)
         lazy(r"(://(?<=[A-Za-z0-9+.\-]://)[^\s/:@\[\]]{0,64}:)([^\s/]{1,128})(@)(?=[^\s/@]*(?:[/?#\s\"'`]|$))"),
         2,
+        check=_url_password,
         hints=("://",),
     ),
 ]
