@@ -131,6 +131,7 @@ HOT_PATH = frozenset(
         "autopilot.redact.material",
         "autopilot.redact.named",
         "autopilot.redact.patterns",
+        "autopilot.redact.prose",
         "autopilot.redact.rules",
         "autopilot.redact.shell",
         "autopilot.redact.tokens",

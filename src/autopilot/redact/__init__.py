@@ -11,9 +11,9 @@ secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FIL
 Known formats are :mod:`.tokens` (by shape), :mod:`.named` (by name), :mod:`.shell` (by command
 line), :mod:`.keys` (key bodies) and :mod:`.material` (JWKs, wallet keys, seed phrases); what nobody
 listed is :mod:`.generic`'s (a generated-looking value where a credential stands: a credential-like
-name, a URL's user part, a password option, a config's password field) and :mod:`.bare`'s (a generated-looking
-token standing alone, whatever its prefix); evasions and encodings (escapes, continued lines,
-joined literals, base64) are undone by :mod:`.decode`.
+name, a URL's user part, a password option, a config's password field), :mod:`.bare`'s (a generated-looking token
+standing alone, whatever its prefix) and :mod:`.prose`'s (a credential said in a sentence or a note); evasions and
+encodings (escapes, continued lines, joined literals, base64) are undone by :mod:`.decode`.
 
 Importing this package compiles no pattern: those modules load on the first redaction, so a command
 that only asks ``is_secret_path`` (a search, a listing) does not pay for them; and each of their ~150
@@ -99,6 +99,7 @@ class _Plan:
         from autopilot.redact.keys import key_bodies
         from autopilot.redact.material import MATERIAL, seed_phrases
         from autopilot.redact.named import NAMED
+        from autopilot.redact.prose import PROSE
         from autopilot.redact.rules import apply_all, apply_local
         from autopilot.redact.shell import SHELL
         from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
@@ -112,7 +113,7 @@ class _Plan:
             apply_local,
         )
         self.tokens, self.private_key, self.shapes = TOKENS, [PRIVATE_KEY], MATERIAL + TOKENS
-        self.named = NAMED + SHELL
+        self.named = NAMED + SHELL + PROSE  # prose last: what code assigns is a placeholder by then
         self.named_global = [rule for rule in self.named if not rule.local]
         self.generic = GENERIC + BARE
 
