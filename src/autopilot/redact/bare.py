@@ -34,8 +34,10 @@ from autopilot.text import word_parts
 # after a URL's `//` (the first character after it is preceded by `/`, and a URL's host and path are its own rules').
 # A `/` before is a folder (a token named file); a sentence's `.` after is not the token's.
 _RUN = (
-    r"[A-Za-z0-9](?<![A-Za-z0-9_\-.~+=%\\@:][A-Za-z0-9])(?<!//[A-Za-z0-9])[A-Za-z0-9_\-.~]{14,998}[A-Za-z0-9_\-~]"
-    r"(?![A-Za-z0-9_\-~+=])(?!\[REDACTED:)"  # a placeholder after: a provider's rule kept this part (ngrok's id)
+    r"[A-Za-z0-9_\-](?<![A-Za-z0-9_\-.~+=%\\@][A-Za-z0-9_\-])(?<!//[A-Za-z0-9_\-])[A-Za-z0-9_\-.~]{14,998}[A-Za-z0-9_\-~]"
+    # base64's padding (a key without `+` or `/`: one in four of 32 random bytes); a placeholder after: a provider's
+    # rule kept this part (ngrok's credential id)
+    r"={0,2}(?![A-Za-z0-9_\-~+=])(?!\[REDACTED:)"
 )
 # A base64 run standing alone, maybe a file in folders (`notes/<token>.md`): the folders' names (words, a capital
 # first at most) are group 1 and stay, the run is group 2.
@@ -43,6 +45,8 @@ _B64 = (
     r"(?<![A-Za-z0-9_\-.~+/=%\\@:])(/?(?:[A-Za-z][a-z0-9_\-.]{0,40}/)*)([A-Za-z0-9+/]{30,2000}={0,2})"
     r"(?![A-Za-z0-9+/=])"
 )
+SHORTEST = 16  # the fewest letters and digits a bare token's body is judged at (docs/BENCHMARKS.md, "Issue 35")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
 _ID_HEAD = re.compile(r"([A-Za-z0-9]+)[_\-]")
 _SEPARATORS = re.compile(r"[._\-~]")
 # A structural prefix: short words before the body (`dckr_pat_`, `dp.st.prd.`, `acme-live-`), at most four.
@@ -75,8 +79,8 @@ def _sequential(body: str) -> bool:
 def generated(body: str) -> bool:
     """Whether letters and digits read as generated: upper and lower case and digits, a new word, acronym or number
     every 2.8 characters or sooner (random base62: every ~1.7, 97-99% of 16-40 characters; names every 3 or more), a
-    third of them different; or, of one case with digits, long (24 upper, 28 lower), not hex, a fifth digits, at 4
-    bits a character (4.2 for lower case)."""
+    third of them different; or, of one case with digits, long, not hex, at 4 bits a character: upper case (24+, an
+    eighth digits, as base32 has) or lower case (28+, a fifth digits, 4.2 bits)."""
     size = len(body)
     upper = any(c.isupper() for c in body)
     lower = any(c.islower() for c in body)
@@ -84,12 +88,35 @@ def generated(body: str) -> bool:
     if not digits or _sequential(body):
         return False
     if upper and lower:
-        return len(set(body)) * 3 >= min(size, 48) and size < 2.8 * word_parts(body)
-    if digits * 5 < size or _hex(body):
+        if body.startswith(("kwDO", "kgDO")) or _words_cover(body):  # a GitHub node id; a name in camel case
+            return False
+        if len(set(body)) * 3 < min(size, 48):
+            return False
+        # a new part every 2.8 characters; or, from 32 on, 4.3 bits a character (runs of capitals merge parts)
+        return size < 2.8 * word_parts(body) or (size >= 32 and bits_per_char(body) >= 4.3)
+    if _hex(body):
         return False
-    if upper:
+    if upper:  # base32 (A-Z, 2-7) may hold only a digit or two
         return size >= 24 and bits_per_char(body) >= 4.0
+    if digits * 5 < size:
+        return False
     return size >= 28 and bits_per_char(body) >= 4.2 and not body.startswith(_PUBLIC)
+
+
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]{2,}|^[a-z]{3,}")
+_VOWELS = frozenset("aeiouAEIOU")
+
+
+def _words_cover(body: str) -> bool:
+    """Whether words (a capital and lower case, a vowel in every four letters: ``Alert``, ``Value``) make up three
+    fifths of ``body`` or more, as in a name run together (``DnsAlpnH3JobWonRace``, ``w3cSetAlertValue``); random
+    text's runs of lower case rarely read as words."""
+    covered = 0
+    for m in _CAMEL_WORD.finditer(body):
+        word = m.group(0)
+        if sum(c in _VOWELS for c in word) * 4 >= len(word):
+            covered += len(word)
+    return covered * 5 >= len(body) * 3
 
 
 def _hex(body: str) -> bool:
@@ -118,6 +145,7 @@ def _bare(value: str, match: re.Match[str]) -> bool:
     generated, 20 characters or more (16 behind a prefix of two words), and so does its longest part on its own (a
     file's or a package's name joins words, numbers and hex with separators: no part of it reads as generated); and it
     is no id, digest, text or data."""
+    value = value.rstrip("=")  # base64's padding
     if not any(c.isdigit() for c in value):
         return False
     head = _ID_HEAD.match(value)
@@ -129,10 +157,11 @@ def _bare(value: str, match: re.Match[str]) -> bool:
         return False
     prefix = _PREFIX.match(value)
     body = value[prefix.end() :] if prefix else value
+    body = _EXTENSION.sub("", body)  # a token named file: `<token>.md`
     parts = [part for part in _SEPARATORS.split(body) if part]
     letters = "".join(parts)
     seps = prefix.group(0).count("_") + prefix.group(0).count("-") if prefix else 0
-    if len(letters) < (16 if seps >= 2 else 20) or not generated(letters):
+    if len(letters) < (16 if seps >= 2 else SHORTEST) or not generated(letters):
         return False
     longest = max(parts, key=len)
     if len(longest) < 10 or not (longest == letters or _part_generated(longest)):

@@ -113,17 +113,27 @@ _PRINTABLE = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
 
 
 def encoded_secrets(
-    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
+    text: str,
+    counts: Counter[str],
+    redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]],
+    depth: int = 2,
 ) -> str:
-    """``text`` with every encoded run whose decoded text holds a secret withheld whole (``redact`` judges it)."""
+    """``text`` with every encoded run whose decoded text holds a secret withheld whole (``redact`` judges it); a run
+    encoded again (a Kubernetes secret's base64 of a base64 value) is decoded once more, ``depth`` times in all."""
 
     def judge(match: re.Match[str]) -> str:
-        run = match.group(0)
+        return judge_run(match.group(0))
+
+    def judge_run(run: str) -> str:
         plain = _decode(run)
         if plain is None:
+            if "/" in run:  # folders before it (`names-new/<base64>`, `/w/<base64>`): each part alone
+                return "/".join(judge_run(part) if len(part) >= 24 else part for part in run.split("/"))
             return run
         found: Counter[str] = Counter()
         redact(plain, found)
+        if not found and depth > 1:
+            encoded_secrets(plain, found, redact, depth - 1)
         if not found:
             return run
         kind = "encoded_" + next(iter(found))
@@ -162,7 +172,11 @@ def _decode(run: str) -> str | None:
 
 # A line continued on the next: a shell's backslash, or a value cut after its `=` (a base64 token's padding, an
 # assignment whose value is on the next line). A line number or grep's prefix may open the next line.
-_CONTINUED = lazy(r"(?:\\|=)[ \t]*\r?\n" + NUMBERED + r"[ \t]*(?=[A-Za-z0-9_\-+/=.~\"'])")
+_CONTINUED = lazy(
+    # a backslash (escaped again in JSON) or `=`, a line break (or JSON's `\n`), what may open the next line (a line
+    # number, grep's prefix, a diff marker), blanks, then what a value goes on with
+    r"(?:\\{1,2}|=)[ \t]*(?:\r?\n|\\n)" + NUMBERED + r"[+\-]?[ \t]*(?=[A-Za-z0-9_\-+/=.~\"'])"
+)
 _LINE_BREAK = lazy(r"\r?\n")
 
 
@@ -172,7 +186,8 @@ def joined_lines(
     """``text`` with each run of continued lines (a backslash or an ``=`` at the end, the rest on the next line) whose
     joined line, redacted, withholds more than its lines one by one replaced by that joined line, redacted (the tail of
     a token cut after its ``=``, a secret cut by a shell's line continuation)."""
-    if "\\\n" not in text and "=\n" not in text and "\\\r\n" not in text and "=\r\n" not in text:
+    plain_breaks = "\\\n" in text or "=\n" in text or "\\\r\n" in text or "=\r\n" in text
+    if not plain_breaks and "\\\\n" not in text and "=\\n" not in text:  # JSON's escaped forms: `\\\n`, `=\n`
         return text
     breaks = list(_CONTINUED.finditer(text))
     if not breaks:

@@ -119,16 +119,21 @@ def _prefixed_token(value: str, match: re.Match[str]) -> bool:
     return prefix is not None and prefix.group(1).lower() not in NOT_SECRET
 
 
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_SESSION_ID = lazy(r"(?i)session[_\-.]?id|sessid|(?<![A-Za-z0-9])sid(?![A-Za-z0-9])")
 # The name before a separator: a whole name (quoted, JSON-escaped, or a flag's `--build-arg NAME`).
 _NAME_BEFORE = lazy(r"(?<![\w.\-])\\{0,3}[\"']?([\w.\-]{1,80})\\{0,3}[\"']?[\])]?[ \t]*$")
 
 
 def _named_like(value: str, match: re.Match[str]) -> bool:
-    """Whether a generated value is given to a name like a credential's (``HASH_SALT``, ``dsn``, ``GITHUB_PAT``)."""
+    """Whether a generated value is given to a name like a credential's (``HASH_SALT``, ``dsn``, ``GITHUB_PAT``); a
+    UUID given to a session's id (``"sessionId": "1cb24488-…"``, in every row of a transcript) is an id."""
     if not high_entropy(value):
         return False
     name = _NAME_BEFORE.search(match.string, max(0, match.start() - 90), match.start())
-    return name is not None and LIKE_NAME.search(name.group(1)) is not None
+    if name is None or LIKE_NAME.search(name.group(1)) is None:
+        return False
+    return not (_UUID.fullmatch(value.strip("\\\"'")) and _SESSION_ID.search(name.group(1)))
 
 
 # A value in a place that holds one: no white space, quote, comma, semicolon or bracket.

@@ -27,7 +27,7 @@ _SENTENCE = (
     r"(?i)(?<![\w\-./$])(?:" + _WORDS + r")(?![\w\-])(?:[ \t]+(?!is\b|was\b|are\b|to\b|=)[\w\-']{1,20}){0,4}?"
     r"[ \t]*(?:(?:is|was|are|=|:|->|→|to|equals)(?:[ \t]*:|[ \t]+(?:now|still|just|set[ \t]+to|always))?)"
     # the value: quoted (a passphrase may hold spaces), or one word
-    r"[ \t]*([\"'`“‘])?((?(1)[^\"'`\n“”‘’]{6,200}|[^\s\"'`“”‘’<>()\[\]{},;|]{6,200}))"
+    r"[ \t]*([\"'`“‘])?((?(1)[^\"'`\n“”‘’]{6,200}|[^\s\"'`“”‘’<>()\[\]{},;|\\]{6,200}))"
 )
 # Technical words with digits that follow a credential word without being one (`the token is base64-encoded`).
 _TECHNICAL = lazy(
@@ -35,6 +35,8 @@ _TECHNICAL = lazy(
     r"(?:[\-_.][a-z]+\d*)*|\d+(?:st|nd|rd|th|s|ms|m|h|d|px|kb|mb|gb|chars?|characters|bytes|bits|days)"
 )
 _NAME = lazy(r"[A-Za-z_][A-Za-z_]*(?:[.\-][A-Za-z_]+)*")  # words joined, no digits: code or prose, not a value
+_CALL = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$")  # a dotted name: `t1.set`, `base64.b16encode`
+_CODE_IN_QUOTES = lazy(r", |: |[()=|{}%]")  # what a quoted passphrase never holds and code between two strings does
 _COLOUR = lazy(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 _SYMBOLS = frozenset("!@#$%^&*+=?~|\\/")
 
@@ -42,7 +44,14 @@ _SYMBOLS = frozenset("!@#$%^&*+=?~|\\/")
 def value_shaped(value: str, match: re.Match[str] | None = None) -> bool:
     """Whether a word said after a credential word looks like the credential: letters with digits or with a symbol
     among them, ten digits or more, 16+ hex, or a generated run; not a word, a name, a number, a path, a URL, an
-    email address, a stand-in or a technical term (``sha256``, ``3600s``)."""
+    email address, a stand-in, a technical term (``sha256``, ``3600s``), nor code (``b64encode(...)``, a quoted
+    string that closes one and opens another: ``"Password: ", stream: TextIO``)."""
+    if match is not None:
+        after = match.string[match.end() : match.end() + 1]
+        if match.group(1) is None and (after in ("(", "[") or _CALL.match(value)):
+            return False  # `token = b64encode(userpass)`, `token = t1.set("x")`: a call
+        if match.group(1) is not None and _CODE_IN_QUOTES.search(value):
+            return False
     value = value.rstrip(".,:")
     if len(value) < 6 or stand_in(value) or SETTING.fullmatch(value) or value.startswith(("$", "%", "{", "[REDACTED")):
         return False
