@@ -46,11 +46,11 @@ _B64 = (
     r"(?![A-Za-z0-9+/=])"
 )
 SHORTEST = 16  # the fewest letters and digits a bare token's body is judged at (docs/BENCHMARKS.md, "Issue 35")
-_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
-_ID_HEAD = re.compile(r"([A-Za-z0-9]+)[_\-]")
-_SEPARATORS = re.compile(r"[._\-~]")
+_EXTENSION = lazy(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
+_ID_HEAD = lazy(r"([A-Za-z0-9]+)[_\-]")
+_SEPARATORS = lazy(r"[._\-~]")
 # A structural prefix: short words before the body (`dckr_pat_`, `dp.st.prd.`, `acme-live-`), at most four.
-_PREFIX = re.compile(r"(?:[A-Za-z]{1,12}[._\-~]){1,4}")
+_PREFIX = lazy(r"(?:[A-Za-z]{1,12}[._\-~]){1,4}")
 # Base64 that opens a picture, a font, compressed data or an SSH public key (`AAAA`: a length of a few bytes).
 _DATA: tuple[str, ...] = (
     "iVBORw0KGg",
@@ -103,7 +103,7 @@ def generated(body: str) -> bool:
     return size >= 28 and bits_per_char(body) >= 4.2 and not body.startswith(_PUBLIC)
 
 
-_CAMEL_WORD = re.compile(r"[A-Z][a-z]{2,}|^[a-z]{3,}")
+_CAMEL_WORD = lazy(r"[A-Z][a-z]{2,}|^[a-z]{3,}")
 _VOWELS = frozenset("aeiouAEIOU")
 
 
@@ -285,7 +285,13 @@ def _inside_armour(match: re.Match[str]) -> bool:
     return end < 0 and "PRIVATE" not in text[begin : text.find("\n", begin) % (len(text) + 1)]
 
 
+def _long_word(text: str) -> bool:
+    """Whether ``text`` holds a word of 16 characters or more with a digit, as every bare token is: else the run
+    pattern is not compiled (a prompt whose key a provider's rule withheld already)."""
+    return any(len(word) >= SHORTEST and any(c.isdigit() for c in word) for word in text.split())
+
+
 BARE: list[Rule] = [
     Rule("bare_token", lazy(_B64), 2, _base64, needs=(("+", "/"),)),
-    Rule("bare_token", lazy(_RUN), check=_bare),
+    Rule("bare_token", lazy(_RUN), check=_bare, gate=_long_word),
 ]

@@ -73,6 +73,15 @@ def value_shaped(value: str, match: re.Match[str] | None = None) -> bool:
     return len(alnum) >= 20 and generated(alnum)
 
 
+_CONNECTORS = (" is", " was", " are", ": ", ":\t", "=", "->", "→", " to ", " equals ")  # not a placeholder's `:`
+
+
+def _connected(text: str) -> bool:
+    """Whether a span holds one of the connectors a credential said in words needs (else its pattern, the rule's
+    costliest to compile, is not compiled: a prompt that only names a key)."""
+    return any(c in text for c in _CONNECTORS)
+
+
 PROSE: list[Rule] = [
     Rule(
         "prose_secret",
@@ -81,5 +90,6 @@ PROSE: list[Rule] = [
         value_shaped,
         lower=("pass", "pwd", "pin", "key", "token", "secret", "cred"),
         local=True,
+        gate=_connected,
     ),
 ]

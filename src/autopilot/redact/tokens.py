@@ -78,8 +78,34 @@ def _url_password(value: str, match: re.Match[str]) -> bool:
     return len(plain) >= 3 and plain.lower() not in _EXAMPLE_PASSWORDS and " " not in plain and not stand_in(plain)
 
 
-_MAILGUN_TAIL = lazy(r"-[0-9a-f]{8}-[0-9a-f]{8}\b")
-_BOOTSTRAP_TAIL = lazy(r"\.(?=[a-z0-9]{16}(?![\w\-]))(?=[a-z]*[0-9])")
+_HEX = frozenset("0123456789abcdef")
+_LOWER_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _mailgun_tail(text: str) -> bool:
+    """Whether a ``-`` in ``text`` opens 8 hex digits, ``-`` and 8 more (the gate: no pattern is compiled for this)."""
+    at = text.find("-")
+    while at >= 0:
+        if (
+            text[at + 9 : at + 10] == "-"
+            and set(text[at + 1 : at + 9]) <= _HEX
+            and set(text[at + 10 : at + 18]) <= _HEX
+        ):
+            return len(text) >= at + 18
+        at = text.find("-", at + 1)
+    return False
+
+
+def _bootstrap_tail(text: str) -> bool:
+    """Whether a ``.`` in ``text`` is followed by 16 lower-case letters and digits (the bootstrap token's gate)."""
+    at = text.find(".")
+    while at >= 0:
+        if len(text) >= at + 17 and set(text[at + 1 : at + 17]) <= _LOWER_ALNUM:
+            return True
+        at = text.find(".", at + 1)
+    return False
+
+
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
@@ -303,7 +329,7 @@ TOKENS: list[Rule] = [
         "mailgun_key",
         lazy(r"(?<![\w\-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b"),
         hints=("-",),
-        gate=lambda text: _MAILGUN_TAIL.search(text) is not None,
+        gate=_mailgun_tail,
     ),
     # X's (Twitter's) app-only bearer token: twenty A's or more, then the token (percent-encoded in places).
     Rule(
@@ -330,7 +356,7 @@ TOKENS: list[Rule] = [
         lazy(r"(?<![\w.\-])([a-z0-9]{6})\.([a-z0-9]{16})(?![\w\-])(?!\.(?![A-Za-z]{1,5}\b)[\w.])"),
         check=_bootstrap_token,
         hints=(".",),
-        gate=lambda text: _BOOTSTRAP_TAIL.search(text) is not None,
+        gate=_bootstrap_tail,
     ),
     Rule(
         "braintree_access_token",
