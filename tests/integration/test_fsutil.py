@@ -108,7 +108,7 @@ def test_a_second_local_user_reads_nothing_under_the_home(openai_env, git_repo, 
     umask_000(lambda: use_everything(bridge, openai_env, git_repo))
     files = sorted(str(p) for p in open_home.rglob("*") if p.is_file())
     folders = [str(open_home)] + sorted(str(p) for p in open_home.rglob("*") if p.is_dir())
-    assert len(files) > 20
+    assert len(files) >= 15  # runs, memory, packets, imports, the index, caches, locks
 
     def attempt() -> list[str]:
         read = []
