@@ -92,8 +92,19 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run codex-bridge with ``argv`` and return the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run codex-bridge with ``argv`` and return the exit code; what it creates is its user's alone (umask 077, a
+    home an older version left readable tightened once), and the caller's umask is put back."""
+    from autopilot import config, fsutil
+
+    previous = fsutil.private_umask()
+    try:
+        fsutil.tighten(config.autopilot_home())
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        fsutil.restore_umask(previous)
+
+
+def _main(argv: list[str]) -> int:
     # Hooks run on every Claude Code event, `state` is what scripts poll, agents search and read often: all skip
     # argparse.
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):  # `hook --help`: argparse

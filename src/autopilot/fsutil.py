@@ -9,6 +9,12 @@ repository) go through :func:`replace_text`, which keeps their permissions and w
 
 Every lock another process may hold is a lock file taken here (:class:`Lock`, :func:`held`, :func:`is_held`):
 filelock (~40 ms to import) loads only when a lock is first taken, never on a hook that takes none.
+
+Everything the bridge keeps is private to its user, whatever the umask: a bridge process runs with the umask
+tightened (:func:`private_umask`: group and others lose every bit), so every folder it makes is 0700 and every file
+0600 (atomic writes, logs, locks, the SQLite index and its journals, caches); what it writes for the user elsewhere
+keeps the user's own umask (:func:`replace_text`, :func:`user_dirs`, and git, which :mod:`autopilot.git` starts with
+it). A home an older version left readable is tightened once (:func:`tighten`).
 """
 
 from __future__ import annotations
@@ -36,7 +42,8 @@ def atomic_write(
     path = os.fspath(path)
     parent = os.path.dirname(path) or "."
     chunks = [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data
-    os.makedirs(parent, exist_ok=True)
+    if not os.path.isdir(parent):
+        private_dirs(parent)
     fd, tmp = make_temp(parent, f".{os.path.basename(path)}.", ".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -85,11 +92,119 @@ def replace_text(path: PathLike, text: str) -> None:
     try:
         mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
+        mode = 0o666 & ~user_umask()
+        user_dirs(os.path.dirname(target) or ".")
     atomic_write(target, text)
     os.chmod(target, mode)
+
+
+# -- private to the user ----------------------------------------------------------------------------------------------
+
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+_USER_UMASK: list[int] = []  # the umask the process was started with, before private_umask() tightened it
+
+
+def private_umask() -> int:
+    """Tighten this process's umask so what it creates is its user's alone (group and others lose every bit); the
+    umask before, for :func:`restore_umask`."""
+    previous = os.umask(0o077)
+    os.umask(previous | 0o077)
+    if not _USER_UMASK:
+        _USER_UMASK.append(previous)
+    return previous
+
+
+def restore_umask(previous: int) -> None:
+    """Put back the umask :func:`private_umask` returned (a bridge run in-process leaves its caller's as it was)."""
+    os.umask(previous)
+
+
+def user_umask() -> int:
+    """The umask the user runs with (what the process had before :func:`private_umask`): for the user's own files."""
+    if _USER_UMASK:
+        return _USER_UMASK[0]
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def child_umask() -> int:
+    """The umask to start a process that writes the user's own files with (git in the user's repository): the user's,
+    or -1 (``subprocess``: the process's own) when :func:`private_umask` did not tighten it."""
+    return _USER_UMASK[0] if _USER_UMASK else -1
+
+
+def private_dirs(path: PathLike) -> None:
+    """``os.makedirs(path, exist_ok=True)``, every folder it makes 0700 (``makedirs`` gives ``mode`` to the last)."""
+    _make_dirs(os.fspath(path), PRIVATE_DIR)
+
+
+def user_dirs(path: PathLike) -> None:
+    """``os.makedirs(path, exist_ok=True)`` for the user's own tree (a plan in the repository): the user's umask."""
+    _make_dirs(os.fspath(path), 0o777 & ~user_umask(), chmod=True)
+
+
+def _make_dirs(path: str, mode: int, *, chmod: bool = False) -> None:
+    missing: list[str] = []
+    while path and not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, mode)
+        except FileExistsError:
+            continue  # made by another process meanwhile (or a file: the write that follows says so)
+        if chmod:
+            os.chmod(folder, mode)  # the process's own umask (tightened) would narrow it
+
+
+def tighten(home: PathLike) -> int:
+    """Make a home an older version left readable private: the folder 0700, every folder under it 0700 and every file
+    0600 (0400 stays 0400), symlinks left alone; how many entries changed. Once: a home already 0700 is not walked.
+
+    Only a folder this user owns is changed, never one shared by design (with the sticky bit: ``/tmp``), nor the
+    user's own home folder."""
+    import stat
+
+    home = os.fspath(home)
+    try:
+        st = os.lstat(home)
+    except OSError:
+        return 0
+    if not stat.S_ISDIR(st.st_mode) or not st.st_mode & 0o077:
+        return 0
+    if st.st_uid != os.geteuid() or st.st_mode & stat.S_ISVTX or os.path.realpath(home) in _NEVER_TIGHTEN():
+        return 0
+    changed = 0
+    for root, dirs, files in os.walk(home):
+        for name in [*dirs, *files]:
+            changed += _tighten_one(os.path.join(root, name))
+    os.chmod(home, PRIVATE_DIR)
+    return changed + 1
+
+
+def _NEVER_TIGHTEN() -> set[str]:  # noqa: N802 - a constant made when first asked
+    return {os.path.realpath(p) for p in ("/", os.path.expanduser("~"))}
+
+
+def _tighten_one(path: str) -> int:
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return 0
+    if stat.S_ISLNK(st.st_mode) or st.st_uid != os.geteuid() or not st.st_mode & 0o077:
+        return 0
+    mode = PRIVATE_DIR if stat.S_ISDIR(st.st_mode) else (st.st_mode & 0o700)
+    try:
+        os.chmod(path, mode)
+    except OSError:
+        return 0
+    return 1
 
 
 def _sync_dir(directory: str) -> None:
@@ -161,7 +276,7 @@ class Lock:
         import filelock  # ~40 ms: only a caller that takes a lock pays for it
 
         if self._lock is None:
-            self._lock = filelock.FileLock(self.path)
+            self._lock = filelock.FileLock(self.path, mode=PRIVATE_FILE)
         try:
             self._lock.acquire(timeout=timeout)
         except filelock.Timeout:

@@ -40,6 +40,7 @@ def run_git(
             text=True,
             errors="replace",
             env=_env(env),
+            umask=_user_umask(),
             stdin=None if data is not None else subprocess.DEVNULL,
         )
     except FileNotFoundError:
@@ -70,6 +71,7 @@ def run_git_bytes(
             input=data,
             capture_output=True,
             env=_env(env, prompt=prompt),
+            umask=_user_umask(),
             timeout=timeout,
             stdin=None if data is not None else subprocess.DEVNULL,
         )
@@ -92,6 +94,7 @@ def version(timeout: float) -> str:
             timeout=timeout,
             stdin=subprocess.DEVNULL,
             env=_env(None),
+            umask=_user_umask(),
         )
     except FileNotFoundError:
         return "not found"
@@ -113,6 +116,7 @@ def start_git(repo: str, *args: str) -> Callable[[], str]:
             text=True,
             errors="replace",
             env=_env(None),
+            umask=_user_umask(),
         )
     except FileNotFoundError:
         raise _not_installed() from None
@@ -130,6 +134,7 @@ def stream_git(repo: str, *args: str) -> subprocess.Popen[bytes]:
             stderr=subprocess.DEVNULL,
             stdin=subprocess.DEVNULL,
             env=_env(None),
+            umask=_user_umask(),
         )
     except FileNotFoundError:
         raise _not_installed() from None
@@ -138,6 +143,14 @@ def stream_git(repo: str, *args: str) -> subprocess.Popen[bytes]:
 def _argv(repo: str | None, args: tuple[str, ...]) -> list[str]:
     """git's command line, run in ``repo`` (None: wherever this process is): the only place one is built."""
     return ["git", *(() if repo is None else ("-C", repo)), *args]
+
+
+def _user_umask() -> int:
+    """The user's own umask for git: the objects, refs and index git writes in a repository are the user's, not the
+    bridge's private files (:func:`autopilot.fsutil.private_umask`)."""
+    from autopilot.fsutil import child_umask
+
+    return child_umask()
 
 
 def _env(env: dict[str, str] | None, *, prompt: bool = False) -> dict[str, str]:

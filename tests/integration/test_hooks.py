@@ -140,6 +140,7 @@ NO_RUN_MODULES = [
     "autopilot.digest",
     "autopilot.errors",
     "autopilot.fastjson",
+    "autopilot.fsutil",  # the umask that keeps what the hook writes private (a few os calls, no import of its own)
     "autopilot.git",
     "autopilot.handoff",
     "autopilot.handoff.memory",

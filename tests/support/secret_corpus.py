@@ -271,6 +271,9 @@ def shapes() -> list[Shape]:
     out += unenumerated()
     out += redteamed()
     out += bare_and_short()
+    from tests.support.secret_corpus_issue35 import issue35  # issue 35's part: it draws from this generator
+
+    out += issue35()
     for s in out:
         if not s.needles or s.needles == [""]:
             s.needles = [_secret_part(s.text)]

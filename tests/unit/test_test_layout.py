@@ -50,6 +50,7 @@ CONCERNS = {
     "integration/test_round_trip.py": "the handover round trip twice: objective, next action, constraints survive",
     "integration/test_retrieval_quality.py": "the labelled retrieval benchmark and its thresholds",
     "integration/test_secret_corpus.py": "the secret corpus end to end: never to Codex, never in a packet",
+    "integration/test_secret_corpus_views.py": "the whole corpus leaks through no view: dashboard, remote, names, home",
     "integration/test_secret_files.py": "secret-bearing files in review and verdict diffs",
     "integration/test_share_concurrency.py": "ten share pushes from two machines at once",
     "integration/test_terminal_escapes.py": "no escape sequence reaches a person's terminal",

@@ -9,6 +9,10 @@ passphrase 403 and too many of them 429; the body is ``{"error", "hint", "exitCo
 500 and a line in ``crash.log``. ``POST /api/session`` trades the launch code for a session
 (``security.Guard.exchange``). Approving and revoking need the person's approval passphrase in the
 request, whoever holds the session.
+
+Every answer, errors included, is redacted on its way out (:func:`_shown`): what the stores hold is redacted
+already, but a view also shows names read live (a branch, a changed file, a worktree's folder), and a credential
+in one of those never reaches the page.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from autopilot.knowledge.durable import secret
 from autopilot.output import printable
 from autopilot.paths import autopilot_home
 from autopilot.plugin import write_crash_log
+from autopilot.redact import Redactor
 
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 
@@ -55,13 +60,27 @@ def _status(exc: BridgeError) -> int:
 
 def _error(exc: BridgeError) -> JSONResponse:
     message = exc.args[0] if exc.args else str(exc)
-    return JSONResponse({"error": message, "hint": exc.hint, "exitCode": exc.exit_code}, status_code=_status(exc))
+    body = _shown({"error": message, "hint": exc.hint, "exitCode": exc.exit_code})
+    return JSONResponse(body, status_code=_status(exc))
 
 
-async def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Response:
-    """Run one API function in a worker thread and answer its JSON (or its error)."""
+def _shown(answer: Any) -> Any:
+    """An answer as the page may show it: every string (keys included) redacted."""
+    return Redactor().walk(answer)
+
+
+def _answer(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return _shown(fn(*args, **kwargs))
+
+
+async def _call(fn: Callable[..., Any], *args: Any, shown: bool = True, **kwargs: Any) -> Response:
+    """Run one API function in a worker thread and answer its JSON, redacted unless ``shown`` is False (the session
+    the launch code is traded for: a credential the page must hold), or its error."""
     try:
-        result = await run_in_threadpool(fn, *args, **kwargs)
+        if shown:
+            result = await run_in_threadpool(_answer, fn, *args, **kwargs)
+        else:
+            result = await run_in_threadpool(fn, *args, **kwargs)
     except BridgeError as exc:
         return _error(exc)
     except Exception as exc:  # a bug: say so, keep the traceback
@@ -96,7 +115,7 @@ def _too_large() -> JSONResponse:
     )
 
 
-async def _posted(request: Request, call: Callable[[dict[str, Any]], Any]) -> Response:
+async def _posted(request: Request, call: Callable[[dict[str, Any]], Any], *, shown: bool = True) -> Response:
     """Read the request's JSON body (refused as it passes MAX_BODY), then run ``call(body)`` like any other endpoint."""
     try:
         body = await _body(request)
@@ -104,7 +123,7 @@ async def _posted(request: Request, call: Callable[[dict[str, Any]], Any]) -> Re
         return _error(exc)
     except BodyTooLarge:
         return _too_large()
-    return await _call(call, body)
+    return await _call(call, body, shown=shown)
 
 
 def _page(name: str) -> bytes:
@@ -200,7 +219,7 @@ def build(api: Api, guard: Guard) -> GuardMiddleware:
         return decide
 
     async def launch(request: Request) -> Response:
-        return await _posted(request, lambda b: {"session": guard.exchange(b.get("code"))})
+        return await _posted(request, lambda b: {"session": guard.exchange(b.get("code"))}, shown=False)
 
     routes = [
         Route("/", page, methods=["GET"]),

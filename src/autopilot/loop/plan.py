@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from autopilot import clock, config, git, untrusted
 from autopilot.errors import BridgeError
-from autopilot.fsutil import replace_text
+from autopilot.fsutil import replace_text, user_dirs
 from autopilot.loop import reviewer, snapshot, status, transitions
 from autopilot.loop.migrations import (
     DEFAULT_MAX_ITERATIONS,
@@ -139,7 +139,7 @@ def plan(
     created = clock.utc("%Y-%m-%d %H:%M UTC")
     rel = _plan_file(ws.root, goal)
     target = Path(ws.root) / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
+    user_dirs(target.parent)  # the repository's folders get the user's umask, not the bridge's private one
     # whole or not at all, with the user's umask; Codex's words made printable: people `cat` this file
     replace_text(target, printable(_plan_markdown(goal, plan, created)))
     artifact = ws.store.artifact("plan", {"goal": goal, "plan": plan, "plan_path": str(rel)})

@@ -90,7 +90,8 @@ def work_tree(repo: str, cache: str | None = None, skipped: list[tuple[str, str]
         env = {"GIT_INDEX_FILE": temp_index}
         run_git(repo, "add", "--all", "--", ".", *excludes, env=env)
         tree = run_git(repo, "write-tree", env=env).strip()
-        if cache:
+        if cache:  # git wrote it with the user's umask (it writes their objects too): the copy we keep is private
+            os.chmod(temp_index, 0o600)
             os.replace(temp_index, cache)
         return tree
 

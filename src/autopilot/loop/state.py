@@ -348,7 +348,7 @@ class Store:
         path = self.dir / "events.jsonl"
         line = (json.dumps({"ts": now_us(), **event}, sort_keys=True) + "\n").encode("utf-8")
         try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 end = os.fstat(fd).st_size
                 if end and os.pread(fd, 1, end - 1) != b"\n":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import suppress
 from functools import cached_property
 
@@ -9,6 +10,8 @@ from autopilot import fsutil, git
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow, RunChanged
 from autopilot.loop import transitions
 from autopilot.loop.state import State, Store
+
+INDEX_CACHE = "codex-autopilot-work-index"  # the work tree's index copy, in the repository's git directory
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
@@ -212,8 +215,11 @@ class Workspace:
 
     @property
     def index_cache(self) -> str:
-        """Where the work-tree index copy is kept between calls (see loop.snapshot.work_tree)."""
-        return str(self.store.dir / "work-index")
+        """Where the work-tree index copy is kept between calls (see loop.snapshot.work_tree): beside the repository's
+        own index, in its git directory. It holds what that index holds, the names of the work tree's files; kept
+        there, a file named with a credential is not written under the bridge's home, where everything is redacted."""
+        found = git.git_dir(self.root) or git.run_git(self.root, "rev-parse", "--absolute-git-dir").strip()
+        return os.path.join(found, INDEX_CACHE)
 
     def snapshot_while_loading(self, base: str | None) -> Snapshot:
         """The snapshot, taken while the libraries a Codex call needs are imported.

@@ -10,8 +10,10 @@ secret-bearing files are dropped elsewhere (see ``is_secret_path`` and ``KEY_FIL
 
 Known formats are :mod:`.tokens` (by shape), :mod:`.named` (by name), :mod:`.shell` (by command
 line), :mod:`.keys` (key bodies) and :mod:`.material` (JWKs, wallet keys, seed phrases); what nobody
-listed is :mod:`.generic`'s: a generated-looking value where a credential stands (a credential-like
-name, a URL's user part, a password option, a config's password field), and evasions undone first.
+listed is :mod:`.generic`'s (a generated-looking value where a credential stands: a credential-like
+name, a URL's user part, a password option, a config's password field), :mod:`.bare`'s (a generated-looking token
+standing alone, whatever its prefix) and :mod:`.prose`'s (a credential said in a sentence or a note); evasions and
+encodings (escapes, continued lines, joined literals, base64) are undone by :mod:`.decode`.
 
 Importing this package compiles no pattern: those modules load on the first redaction, so a command
 that only asks ``is_secret_path`` (a search, a listing) does not pay for them; and each of their ~150
@@ -65,8 +67,9 @@ def redact(text: str, counts: Counter[str] | None = None, *, decode: bool = True
     apply_all = plan.apply_all
     # A zero-width character inside a token or a percent-encoded token would hide it from every pattern.
     text = plan.undo_evasions(text, counts, plan.tokens)
-    if decode:  # a secret cut into joined string literals is judged whole
+    if decode:  # a secret cut into joined string literals, or across continued lines, is judged whole
         text = plan.split_literals(text, counts, _plain)
+        text = plan.joined_lines(text, counts, _plain)
     if "diff --git" in text:  # an agent's `git diff` output: a secret-bearing file's diff goes whole
         text = secret_diffs(text, counts)
     lowered = text.lower()
@@ -80,7 +83,9 @@ def redact(text: str, counts: Counter[str] | None = None, *, decode: bool = True
     # The generic rule last: what the named rules withheld is a placeholder by now, not a value to judge.
     text = apply_all(plan.generic, text, lowered, counts)
     text = plan.seed_phrases(text, counts)
-    return (text if not decode else plan.encoded_secrets(text, counts, _plain)), counts
+    if decode:  # a secret written in an encoding (base64, hex) or in escapes (JSON, HTML, URL) is judged decoded
+        text = plan.decoded_lines(plan.encoded_secrets(text, counts, _plain), counts, _plain)
+    return text, counts
 
 
 class _Plan:
@@ -88,15 +93,19 @@ class _Plan:
     page redacts hundreds of short strings: importing names and joining lists on every call cost a tenth of it)."""
 
     def __init__(self) -> None:
-        from autopilot.redact.generic import GENERIC, encoded_secrets, split_literals, undo_evasions
+        from autopilot.redact.bare import BARE
+        from autopilot.redact.decode import decoded_lines, encoded_secrets, joined_lines, split_literals, undo_evasions
+        from autopilot.redact.generic import GENERIC
         from autopilot.redact.keys import key_bodies
         from autopilot.redact.material import MATERIAL, seed_phrases
         from autopilot.redact.named import NAMED
+        from autopilot.redact.prose import PROSE
         from autopilot.redact.rules import apply_all, apply_local
         from autopilot.redact.shell import SHELL
         from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
 
         self.undo_evasions, self.split_literals, self.encoded_secrets = undo_evasions, split_literals, encoded_secrets
+        self.joined_lines, self.decoded_lines = joined_lines, decoded_lines
         self.key_bodies, self.seed_phrases, self.apply_all, self.apply_local = (
             key_bodies,
             seed_phrases,
@@ -104,9 +113,9 @@ class _Plan:
             apply_local,
         )
         self.tokens, self.private_key, self.shapes = TOKENS, [PRIVATE_KEY], MATERIAL + TOKENS
-        self.named = NAMED + SHELL
+        self.named = NAMED + SHELL + PROSE  # prose last: what code assigns is a placeholder by then
         self.named_global = [rule for rule in self.named if not rule.local]
-        self.generic = GENERIC
+        self.generic = GENERIC + BARE
 
 
 _PLAN: _Plan | None = None

@@ -9,8 +9,7 @@ value of a structured-config password field (XML elements and ``<add key value>`
 (:func:`high_entropy`: long, several character classes, no words or paths) is withheld; the names
 that already say "secret" (:mod:`.named`) withhold any value that is not code or a stand-in.
 
-Evasions are undone before any rule runs (:func:`undo_evasions`): a zero-width character inside a
-token is dropped, and a percent-encoded run that decodes to a known token is withheld whole.
+Evasions and encodings are :mod:`.decode`'s.
 """
 
 from __future__ import annotations
@@ -18,15 +17,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from autopilot.redact import PLACEHOLDER
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import NUMBERED, Rule, alnum_run_after, apply, mixed_case, whole_name
+from autopilot.redact.rules import NUMBERED, Rule, alnum_run_after, mixed_case, whole_name
 from autopilot.text import reads_generated
-
-TYPE_CHECKING = False  # binascii, math and collections.abc load when first needed: a hook that redacts a prompt
-if TYPE_CHECKING:  # pays for each module it imports (bench/bench_compare.py)
-    from collections.abc import Callable
 
 # Names that hold a credential without saying "secret": salts and peppers, seeds and mnemonics, DSNs and
 # connection strings, personal access tokens, JWTs, one-time-password seeds, licence keys, session ids.
@@ -93,7 +87,7 @@ def _generated(value: str, match: re.Match[str]) -> bool:
 
 # Prefixes whose generated-looking bodies are no secret: digests and encodings, and the ids of messages, tool calls,
 # requests and objects that transcripts are full of (Anthropic's `toolu_`, `msg_`; OpenAI's `call_`, `resp_`, ...).
-_NOT_SECRET = frozenset(
+NOT_SECRET = frozenset(
     ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake2s", "base64", "h1")
     + ("toolu", "srvtoolu", "msg", "req", "call", "chatcmpl", "resp", "rs", "fc", "ws", "file", "asst", "thread")
     + ("run", "step", "batch", "ft", "org", "proj", "user", "sess", "session", "cus", "pi", "ch", "evt", "in", "sub")
@@ -122,19 +116,24 @@ def _prefixed_token(value: str, match: re.Match[str]) -> bool:
         return False
     sep = match.start()
     prefix = _PREFIX.search(match.string, max(0, sep - 40), sep)
-    return prefix is not None and prefix.group(1).lower() not in _NOT_SECRET
+    return prefix is not None and prefix.group(1).lower() not in NOT_SECRET
 
 
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_SESSION_ID = lazy(r"(?i)session[_\-.]?id|sessid|(?<![A-Za-z0-9])sid(?![A-Za-z0-9])")
 # The name before a separator: a whole name (quoted, JSON-escaped, or a flag's `--build-arg NAME`).
 _NAME_BEFORE = lazy(r"(?<![\w.\-])\\{0,3}[\"']?([\w.\-]{1,80})\\{0,3}[\"']?[\])]?[ \t]*$")
 
 
 def _named_like(value: str, match: re.Match[str]) -> bool:
-    """Whether a generated value is given to a name like a credential's (``HASH_SALT``, ``dsn``, ``GITHUB_PAT``)."""
+    """Whether a generated value is given to a name like a credential's (``HASH_SALT``, ``dsn``, ``GITHUB_PAT``); a
+    UUID given to a session's id (``"sessionId": "1cb24488-…"``, in every row of a transcript) is an id."""
     if not high_entropy(value):
         return False
     name = _NAME_BEFORE.search(match.string, max(0, match.start() - 90), match.start())
-    return name is not None and LIKE_NAME.search(name.group(1)) is not None
+    if name is None or LIKE_NAME.search(name.group(1)) is None:
+        return False
+    return not (_UUID.fullmatch(value.strip("\\\"'")) and _SESSION_ID.search(name.group(1)))
 
 
 # A value in a place that holds one: no white space, quote, comma, semicolon or bracket.
@@ -237,141 +236,3 @@ GENERIC: list[Rule] = [
         lower=("random_password", "random_string"),
     ),
 ]
-
-# Zero-width characters a token can hide behind: dropped when they sit between two token characters.
-_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
-_HIDDEN = lazy(r"(?<=[\w\-+/=.])[\u200b\u200c\u200d\u2060\ufeff\u00ad]+(?=[\w\-+/=.])")
-_PERCENT = lazy(r"%[0-9A-Fa-f]{2}")
-_URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/%")
-
-
-def undo_evasions(text: str, counts: Counter[str], tokens: list[Rule]) -> str:
-    """``text`` with zero-width characters inside tokens dropped and percent-encoded tokens withheld whole."""
-    if any(c in text for c in _ZERO_WIDTH):
-        text = _HIDDEN.sub("", text)
-    if "%" not in text:
-        return text
-
-    parts: list[str] = []
-    pos = 0
-    while (found := _PERCENT.search(text, pos)) is not None:
-        start, end = found.start(), found.end()
-        while start > pos and text[start - 1] in _URL_CHARS:  # the run of URL characters around the escape
-            start -= 1
-        while end < len(text) and text[end] in _URL_CHARS:
-            end += 1
-        parts += [text[pos:start], _decoded(text[start:end], counts, tokens)]
-        pos = end
-    return "".join(parts) + text[pos:] if parts else text
-
-
-def _decoded(run: str, counts: Counter[str], tokens: list[Rule]) -> str:
-    """A percent-encoded run as it was, or redacted whole when its decoded text holds a known token."""
-    if len(run) < 16:
-        return run
-    plain = _PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), run)  # tokens are ASCII; urllib costs ~3 ms
-    found: Counter[str] = Counter()
-    lowered = plain.lower()
-    out = plain
-    for rule in tokens:
-        out = apply(rule, out, lowered, found)
-    if not found:
-        return run
-    counts.update(found)
-    return out if "%" not in out else PLACEHOLDER.format(kind=next(iter(found)))
-
-
-# -- secrets split across string literals, and secrets encoded ------------------------------------------------------
-
-# Two or more string literals joined into one: by `+`, `.`, `..` or `||`, or adjacent (Python's and C's `"a" "b"`),
-# on one line or across a line break (a line number or grep's prefix after it: a Read, `cat -n`, `grep -n`). A secret
-# cut in pieces this way matches no pattern piece by piece.
-_JOIN = r"[ \t]*(?:\+|\.\.?|\|\|)?[ \t]*(?:(?:\\{1,3}n|\\?\r?\n)" + NUMBERED + r"[ \t]*(?:\+|\.\.?|\|\|)?[ \t]*)?"
-_QUOTE = r"(\\{0,3}[\"'])"  # JSON-escaped too: a transcript holds the source as a JSON string
-_LITERALS = lazy(_QUOTE + r"[^\"'\\\n]{1,512}\1(?:" + _JOIN + r"\1[^\"'\\\n]{1,512}\1){1,16}")
-_PIECE = lazy(_QUOTE + r"([^\"'\\\n]{1,512})\1")
-
-
-def split_literals(
-    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
-) -> str:
-    """``text`` with every chain of joined literals whose joined text holds a secret withheld piece by piece (only a
-    chain where a run of 16 or more characters without a space crosses a join is judged: one secret, not a sentence)."""
-    if "'" not in text and '"' not in text:
-        return text
-
-    def judge(match: re.Match[str]) -> str:
-        chain = match.group(0)
-        pieces = [p.group(2) for p in _PIECE.finditer(chain)]
-        if len(pieces) < 2 or not any(_crosses(a, b) for a, b in zip(pieces, pieces[1:], strict=False)):
-            return chain
-        found: Counter[str] = Counter()
-        redact("".join(pieces), found)
-        if not found:
-            return chain
-        kind = next(iter(found))
-        counts[kind] += 1
-        return _PIECE.sub(lambda p: p.group(1) + PLACEHOLDER.format(kind=kind) + p.group(1), chain)
-
-    return _LITERALS.sub(judge, text)
-
-
-def _crosses(left: str, right: str) -> bool:
-    """Whether a run of 16 or more characters without white space spans the join of ``left`` and ``right``."""
-    if left[-1:].isspace() or right[:1].isspace() or not left.strip() or not right.strip():
-        return False
-    return len(left.split()[-1]) + len(right.split()[0]) >= 16
-
-
-# Runs that may be a secret encoded: base64 (standard or URL-safe) or hex of 24 characters or more, and `\u00XX` or
-# `\xXX` escapes. Each is decoded; when that reads as text (printable ASCII) and the text holds something the
-# redactor withholds, the whole run is withheld.
-_ENCODED = lazy(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
-_ESCAPED = lazy(r"(?:\\(?:u00|x)[0-9a-fA-F]{2}){8,}")
-_PRINTABLE = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
-
-
-def encoded_secrets(
-    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
-) -> str:
-    """``text`` with every encoded run whose decoded text holds a secret withheld whole (``redact`` judges it)."""
-
-    def judge(match: re.Match[str]) -> str:
-        run = match.group(0)
-        plain = _decode(run)
-        if plain is None:
-            return run
-        found: Counter[str] = Counter()
-        redact(plain, found)
-        if not found:
-            return run
-        kind = "encoded_" + next(iter(found))
-        counts[kind] += 1
-        return PLACEHOLDER.format(kind=kind)
-
-    if "\\u00" in text or "\\x" in text:
-        text = _ESCAPED.sub(judge, text)
-    return _ENCODED.sub(judge, text)
-
-
-def _decode(run: str) -> str | None:
-    """The text an encoded run stands for, or None when it is no encoding of printable text."""
-    raw: bytes | None = None
-    if run.startswith("\\"):
-        raw = bytes(
-            int(run[i + (4 if run[i + 1] == "u" else 2) : i + (6 if run[i + 1] == "u" else 4)], 16)
-            for i in range(0, len(run), 6 if run[1] == "u" else 4)
-        )
-    elif len(run) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in run):
-        raw = bytes.fromhex(run)
-    else:
-        import binascii
-
-        body = run.rstrip("=")
-        try:
-            raw = binascii.a2b_base64((body.replace("-", "+").replace("_", "/")) + "=" * (-len(body) % 4))
-        except (binascii.Error, ValueError):
-            return None
-    if len(raw) < 12 or any(b not in _PRINTABLE for b in raw):
-        return None
-    return raw.decode("ascii")

@@ -41,7 +41,7 @@ _ENV_PREFIX = r"(?:(?:export|ENV|ARG|set|declare[ \t]+-x)[ \t]+|\$env:)?"
 
 _TEMPLATE = lazy(r"%[-#0 +]*\d*[sdifrx]")
 # Values that name an algorithm or a switch (`WEBHOOK_HMAC=sha256`, `signing: enabled`), not a secret.
-_SETTING = lazy(
+SETTING = lazy(
     r"(?i)(?:hmac[-_]?)?(?:sha|md|blake|hs|rs|es|ps)[-_]?\d*|ed25519|enabled?|disabled?|yes|no|on|off|default"
 )
 
@@ -52,12 +52,15 @@ def _inline_value(value: str, match: re.Match[str]) -> bool:
     ``password=password``, ``token=MY_TOKEN``, ``secret=secretValue`` and ``count=12`` are code
     or numbers; ``password=hunter2`` and ``token=abcdef`` are secrets.
     """
-    if value.isdigit() or stand_in(value) or _SETTING.fullmatch(value) or _names_a_secret(value, match.group(2)):
+    if value.isdigit() or stand_in(value) or SETTING.fullmatch(value) or _names_a_secret(value, match.group(2)):
         return False
     if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
         return False
     if _TEMPLATE.search(value):  # printf 'TOKEN=ghp_%s' fills it in later
         return False
+    after = match.string[match.end() : match.end() + 1]
+    if after in ("(", "[") or (after in (",", ")") and value.isalpha() and value.islower()):
+        return False  # `password=auth[1]`, `api_key=cast(…)`, `api_key=credential,`: code
     if re.fullmatch(r"[A-Za-z_]\w*", value) and not any(c.isdigit() for c in value):
         name = match.group(2).lower().lstrip("-")
         if "_" in value or any(c.isupper() for c in value[1:]) or value.lower() in name:
@@ -66,7 +69,7 @@ def _inline_value(value: str, match: re.Match[str]) -> bool:
 
 
 def not_stand_in(value: str, match: re.Match[str]) -> bool:
-    return not (stand_in(value) or _SETTING.fullmatch(value))
+    return not (stand_in(value) or SETTING.fullmatch(value))
 
 
 def _plain_word_for_short_name(value: str, name: str) -> bool:
@@ -77,7 +80,10 @@ def _plain_word_for_short_name(value: str, name: str) -> bool:
 _CALL = lazy(r"[\w.\]]\([ \t]*$")
 _SECRET_WORD = lazy(f"(?i){SECRET_WORDS}")
 # Names that hold where or what a secret is, not the secret: `SECRET_MANAGER_REGION`, `TOKENIZER_PATH`.
-_ABOUT_A_SECRET = lazy(r"(?i)[_\-.](?:path|file|dir|name|region|url|uri|host|model|type|kind|format|len|length)$")
+_ABOUT_A_SECRET = lazy(
+    r"(?i)[_\-.](?:path|file|dir|name|region|url|uri|host|model|type|kind|format|len|length|placeholder|regex|pattern"
+    r"|prefix|suffix|header|field|param|label|hint|env|var|count|limit|(?<!secret[_\-.])id)$"
+)
 
 
 def _word_runs_on(name: str) -> bool:
@@ -90,6 +96,17 @@ def _word_runs_on(name: str) -> bool:
     )
 
 
+def _spelled(text: str) -> str:
+    """A name as its words spell it: lower case, no separators (``TOKEN_LIST``, ``tokenList``: ``tokenlist``)."""
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+# A type or a class: capitalised words run together, no digits (`ClientSecret`, `SecretStr`, `HTTPPasswordMgr`,
+# `Comment`); a colour; a dotted name of code (`network.ContinueWithAuthParameters_Credentials`).
+_TYPE_NAME = lazy(r"(?=[A-Z]*[a-z])(?:[A-Z][a-z]+|[A-Z]{2,}(?=[A-Z][a-z]|$))+")
+_SNAKE_WORDS = lazy(r"[a-z]+(?:_[a-z]+)+")  # `workload_identity`: a variable
+_COLOUR = lazy(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+_DOTTED_NAME = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _COLON_WORDS = lazy(r"[\w.\-]*:[\w.\-:]*")  # `min:6`, `max:255`: a rule's arguments
 _PATH = lazy(r"(?:\.{0,2}/|~/)?[\w.\-]+(?:/[\w.\-]+)+")
 _REGION = lazy(r"[a-z]{2}-[a-z]+-\d")  # `us-east-1`
@@ -98,8 +115,15 @@ _SNAKE = lazy(r"[A-Za-z_]\w*_\w*")
 
 def _names_a_secret(value: str, name: str) -> bool:
     """Whether a name's value is code about a secret, not one: a rule list (`required|min:6`), a path, a region,
-    an identifier spelled from the name's own word (`password_bytes`, `call_assertion_pass_hook`), the name itself."""
-    if value.lower() == name.lower() or _ABOUT_A_SECRET.search(name) or _word_runs_on(name):
+    an identifier spelled from the name's own word (`password_bytes`, `call_assertion_pass_hook`), the name itself
+    in another case (an enum's `TOKEN_LIST = "tokenList"`, `OTP_CREDENTIALS = "otp-credentials"`), a type or a class
+    (`client_secret: ClientSecret`, `token: TrioToken`), a colour (`Token: "#ddd0c0"`)."""
+    spelled = _spelled(value)
+    if spelled in (_spelled(name), _spelled(name.rsplit(".", 1)[-1])) or _ABOUT_A_SECRET.search(name):
+        return True
+    if _word_runs_on(name) or _SNAKE_WORDS.fullmatch(value):
+        return True
+    if _TYPE_NAME.fullmatch(value) or _COLOUR.fullmatch(value) or _DOTTED_NAME.fullmatch(value):
         return True
     if "|" in value or (_COLON_WORDS.fullmatch(value) and not re.search(r"\d{3}", value)):
         return True  # `required|min:6`; colon-joined words unless a run of digits makes them look generated
@@ -335,7 +359,7 @@ def _block_value(value: str, match: re.Match[str]) -> bool:
         # `credentials:` then `- user: …`: the rules for names see each field; `Passwords:` then
         # `- must be long`: a list in prose
         return False
-    return not (stand_in(first) or _SETTING.fullmatch(first))
+    return not (stand_in(first) or SETTING.fullmatch(first))
 
 
 # Names of keys that identify rather than protect: a hex digest under them is not a secret.
@@ -359,7 +383,7 @@ def _key_value(value: str, match: re.Match[str]) -> bool:
 def env_value(value: str, match: re.Match[str]) -> bool:
     """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``), a stand-in or code
     about a secret (``SIGNING = "Signing"``, ``DB_PASSWORD_FILE=/run/secrets/db``)."""
-    if stand_in(value) or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value):
+    if stand_in(value) or re.fullmatch(r"[\d_.]+", value) or SETTING.fullmatch(value):
         return False
     return not _names_a_secret(value, match.group(2))
 
@@ -367,7 +391,7 @@ def env_value(value: str, match: re.Match[str]) -> bool:
 def _config_value(value: str, match: re.Match[str]) -> bool:
     """Whether a config line's value is a secret, not a stand-in or a constant's name (``api_key=API_KEY``)."""
     name = match.group(2).lower()
-    if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value) or _SETTING.fullmatch(value):
+    if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value) or SETTING.fullmatch(value):
         return False
     if _names_a_secret(value, match.group(2)):
         return False

@@ -48,9 +48,12 @@ HUNK = r"(?:@@@? [^@\n]{1,100} @@@?[ \t]?)?"
 LINE_START = r"^" + HUNK + NUMBERED + r"[+\- ]?[ \t]*(?:-[ \t]+)?"
 
 
+_MASK = frozenset("*•xX#/-.: ")
+
+
 def stand_in(value: str) -> bool:
-    """Whether ``value`` is a documentation stand-in (``string``, ``****``) rather than a secret."""
-    return value.lower() in _STAND_INS or len(set(value)) == 1
+    """Whether ``value`` is a documentation stand-in (``string``, ``****``, ``****/**/**``) rather than a secret."""
+    return value.lower() in _STAND_INS or len(set(value)) == 1 or (set(value) <= _MASK and "*" in value)
 
 
 def mixed_case(value: str) -> bool:

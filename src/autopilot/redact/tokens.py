@@ -69,6 +69,53 @@ def _ngrok_halves(value: str, match: re.Match[str]) -> bool:
     return mixed_case(value) and mixed_case(match.string[start - 21 : start])  # the id's last 21 (the pattern's)
 
 
+_EXAMPLE_PASSWORDS = frozenset({"pass", "passwd", "pwd", "pw", "pword", "secret", "password", "xxx", "changeme"})
+
+
+def _url_password(value: str, match: re.Match[str]) -> bool:
+    """Whether a URL's password is one, not a documentation example: ``user:pass@``, ``a:b@``, ``…:a%20secret@``."""
+    plain = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: chr(int(m.group(0)[1:], 16)), value)
+    return len(plain) >= 3 and plain.lower() not in _EXAMPLE_PASSWORDS and " " not in plain and not stand_in(plain)
+
+
+_HEX = frozenset("0123456789abcdef")
+_LOWER_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _mailgun_tail(text: str) -> bool:
+    """Whether a ``-`` in ``text`` opens 8 hex digits, ``-`` and 8 more (the gate: no pattern is compiled for this)."""
+    at = text.find("-")
+    while at >= 0:
+        if (
+            text[at + 9 : at + 10] == "-"
+            and set(text[at + 1 : at + 9]) <= _HEX
+            and set(text[at + 10 : at + 18]) <= _HEX
+        ):
+            return len(text) >= at + 18
+        at = text.find("-", at + 1)
+    return False
+
+
+def _bootstrap_tail(text: str) -> bool:
+    """Whether a ``.`` in ``text`` is followed by 16 lower-case letters and digits (the bootstrap token's gate)."""
+    at = text.find(".")
+    while at >= 0:
+        if len(text) >= at + 17 and set(text[at + 1 : at + 17]) <= _LOWER_ALNUM:
+            return True
+        at = text.find(".", at + 1)
+    return False
+
+
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
+def _bootstrap_token(value: str, match: re.Match[str]) -> bool:
+    """Whether ``abcdef.0123456789abcdef`` is a bootstrap token, not a file or a module: both halves hold a digit and a
+    letter, the second two digits or more."""
+    head, tail = match.group(1), match.group(2)
+    return _letters_and_digits(head, match) and _letters_and_digits(tail, match) and sum(c.isdigit() for c in tail) >= 2
+
+
 def _mixed_token(value: str, match: re.Match[str]) -> bool:
     """Whether a value reads as generated: both cases and a digit (``s.Abc1…`` is, ``s.getattribute`` is not)."""
     return mixed_case(value)
@@ -251,6 +298,71 @@ TOKENS: list[Rule] = [
     Rule("brevo_api_key", lazy(r"x(?:keysib|smtpsib)-(?<!\w.{8})[a-f0-9]{64}-[A-Za-z0-9]{16}\b"), hints=("sib-",)),
     Rule("mailchimp_api_key", lazy(r"[0-9a-f]{32}-us\d{1,2}\b(?<![\w\-][0-9a-f]{32}-us\d)"), hints=("-us",)),
     Rule("square_token", lazy(_word("sq0") + r"(?:atp|csp|idp)-[A-Za-z0-9_\-]{22,}"), hints=("sq0",)),
+    # Issue 35: formats from providers' documentation whose body is hex, one case, short, or a UUID, so only the
+    # documented prefix or structure tells them from a digest or an id (generated-looking ones are bare.py's).
+    Rule("sonarqube_token", lazy(r"sq[upa]_(?<!\w.{4})[a-f0-9]{40}\b"), hints=("squ_", "sqp_", "sqa_")),
+    Rule("nuget_api_key", lazy(_word("oy2") + r"[a-z0-9]{43}\b"), hints=("oy2",)),
+    Rule("backblaze_application_key", lazy(_word("K00") + r"[0-9][A-Za-z0-9+/]{27}(?![A-Za-z0-9+/=])"), hints=("K00",)),
+    Rule("scaleway_access_key", lazy(_word("SCW") + r"[A-Z0-9]{17}\b"), check=_letters_and_digits, hints=("SCW",)),
+    Rule("akamai_client_token", lazy(_word("akab-") + r"[a-z0-9]{16}-[a-z0-9]{16}\b"), hints=("akab-",)),
+    Rule(
+        "plaid_access_token",
+        lazy(r"(?:access|public)-(?<!\w.{7})(?:sandbox|development|production)-" + _UUID + r"\b"),
+        hints=("-sandbox-", "-development-", "-production-"),
+    ),
+    Rule("checkout_secret_key", lazy(r"(?:sk|pk)_sbox_(?<!\w.{8})[a-z0-9]{26}\b"), hints=("_sbox_",)),
+    Rule("razorpay_key", lazy(_word("rzp_") + r"(?:live|test)_[A-Za-z0-9]{14}\b"), hints=("rzp_",)),
+    Rule(
+        "paddle_api_key",
+        lazy(_word("pdl_") + r"(?:live|sdbx)_apikey_[a-z0-9]{26}_[A-Za-z0-9]{22}_[A-Za-z0-9]{3}\b"),
+        hints=("pdl_",),
+    ),
+    Rule("elevenlabs_api_key", lazy(_word("sk_") + r"[a-f0-9]{48}\b"), hints=("sk_",)),
+    Rule("anyscale_api_key", lazy(_word("esecret_") + r"[a-z0-9]{26}\b"), hints=("esecret_",)),
+    Rule(
+        "pagerduty_user_token", lazy(r"u\+(?<![\w+]u\+)[A-Za-z0-9_\-]{18}(?![\w\-])"), check=_mixed_token, hints=("u+",)
+    ),
+    Rule("launchdarkly_key", lazy(r"(?:sdk|api|mob)-(?<!\w.{4})" + _UUID + r"\b"), hints=("sdk-", "api-", "mob-")),
+    # Mailgun's newer keys: 32, 8 and 8 hex digits (searched only in a text holding an 8-and-8 tail: a scan that opens
+    # with a literal, not a class tried at every position).
+    Rule(
+        "mailgun_key",
+        lazy(r"(?<![\w\-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b"),
+        hints=("-",),
+        gate=_mailgun_tail,
+    ),
+    # X's (Twitter's) app-only bearer token: twenty A's or more, then the token (percent-encoded in places).
+    Rule(
+        "twitter_bearer_token",
+        lazy(r"A{20}(?<![\w+]A{20})[A-Za-z0-9%]{30,}"),
+        check=_mixed_token,
+        hints=("A" * 20,),
+    ),
+    Rule("infisical_token", lazy(_word("st.") + _UUID + r"\.[a-f0-9]{32}\.[a-f0-9]{32}\b"), hints=("st.",)),
+    Rule(
+        "onepassword_secret_key",
+        lazy(_word("A3-") + r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}\b"),
+        hints=("A3-",),
+    ),
+    Rule("django_secret_key", lazy(_word("django-insecure-") + r"[^\s'\"`]{40,}"), hints=("django-insecure-",)),
+    Rule(
+        "openvpn_static_key",
+        lazy(r"-----BEGIN OpenVPN Static key V1-----[\s\S]*?(?:-----END OpenVPN Static key V1-----|\Z)"),
+        hints=("OpenVPN Static key",),
+    ),
+    # Kubernetes' bootstrap token: six and sixteen lower-case letters and digits, a digit and a letter in each half.
+    Rule(
+        "kubernetes_bootstrap_token",
+        lazy(r"(?<![\w.\-])([a-z0-9]{6})\.([a-z0-9]{16})(?![\w\-])(?!\.(?![A-Za-z]{1,5}\b)[\w.])"),
+        check=_bootstrap_token,
+        hints=(".",),
+        gate=_bootstrap_tail,
+    ),
+    Rule(
+        "braintree_access_token",
+        lazy(_word("access_token$") + r"(?:production|sandbox|development)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+        hints=("access_token$",),
+    ),
     Rule("facebook_square_token", lazy(_word("EAA") + r"[A-Za-z0-9_\-]{56,}"), check=_mixed_token, hints=("EAA",)),
     Rule("dropbox_token", lazy(_word("sl.") + r"(?:u\.)?[A-Za-z0-9_\-]{100,}"), hints=("sl.",)),
     Rule("asana_token", lazy(r"[12]/(?<![\w/][12]/)\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32}\b"), hints=("1/", "2/")),
@@ -324,6 +436,7 @@ TOKENS: list[Rule] = [
         # the password runs to the authority's last `@`: a password may hold one (`p@ss`)
         lazy(r"(://(?<=[A-Za-z0-9+.\-]://)[^\s/:@\[\]]{0,64}:)([^\s/]{1,128})(@)(?=[^\s/@]*(?:[/?#\s\"'`]|$))"),
         2,
+        check=_url_password,
         hints=("://",),
     ),
 ]

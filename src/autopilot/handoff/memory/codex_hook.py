@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import sys
 
-from autopilot import config
+from autopilot import config, fsutil
 from autopilot.fastjson import parse_json
 from autopilot.handoff.memory import observe
 
@@ -37,15 +37,20 @@ INJECT_TIMEOUT = 8.0  # Codex gives the hook 10 s
 def main(folder: str) -> int:
     """Record the event on stdin and print the injection's answer, if any, for the launcher in ``folder``; always 0.
 
-    The entry point every installed launcher calls (its folder holds ``installed.json``).
+    The entry point every installed launcher calls (its folder holds ``installed.json``). What it keeps is its user's
+    alone, as the bridge's own (:func:`autopilot.fsutil.private_umask`).
     """
+    previous = fsutil.private_umask()
     try:
+        fsutil.tighten(config.autopilot_home())
         out = handle(sys.stdin.buffer.read(), folder)
     except Exception as exc:  # fail open: a broken hook must not break the user's session
         from autopilot.plugin import write_crash_log  # only a crash pays for it
 
         write_crash_log(config.autopilot_home(), exc)
         return 0
+    finally:
+        fsutil.restore_umask(previous)
     if out:
         sys.stdout.write(out + "\n")
         sys.stdout.flush()

@@ -61,6 +61,9 @@ def documents(store: SessionStore) -> list[Fed]:
         branch = git.branch(store.worktree)
     except BridgeError:  # git missing: the documents still carry everything else
         branch = None
+    # Names the index keeps and search shows: a credential in a branch's or a folder's name is withheld (as a packet's)
+    branch = redact(branch) if branch else branch
+    worktree = redact(store.worktree)
     docs: list[Fed] = []
     checkpoints = store.checkpoints().records
     tasks = timeline(checkpoints)
@@ -71,7 +74,7 @@ def documents(store: SessionStore) -> list[Fed]:
         doc: Fed = {
             "session": store.session,
             "agent": store.agent,
-            "worktree": store.worktree,
+            "worktree": worktree,
             "branch": branch,
             "kind": f"memory.{obs.get('kind')}",
             "time": obs.get("at"),
@@ -93,7 +96,7 @@ def documents(store: SessionStore) -> list[Fed]:
             {
                 "session": store.session,
                 "agent": store.agent,
-                "worktree": store.worktree,
+                "worktree": worktree,
                 "branch": branch,
                 "kind": "memory.checkpoint",
                 "time": cp.get("at"),

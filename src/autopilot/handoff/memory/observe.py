@@ -458,7 +458,8 @@ _SCREEN_WORDS = (
     "secret", "token", "pass", "pwd", "pw", "hmac", "key", "credential", "auth", "sig", "cookie", "bearer",
     "private", "://", "-----", "sudo", "zip", "7z", "ldap", "mysql", "mariadb", "mongo", "redis", "login",
     "machine", "setx", "setenv", "set -", "-u", "--user", "-h", "--header", "salt", "pepper", "mnemonic",
-    "wallet", "signer", "account", "kty", "minisign", "random_", "sensitive", "<add",
+    "wallet", "signer", "account", "kty", "minisign", "random_", "sensitive", "<add", "cred", "insecure", "openvpn",
+    "\\\n", "=\n", "&#", "&lowbar;", "&period;", "&equals;",
 )  # fmt: skip
 _BENIGN = ("passed", "passes", "passing", "bypass", "compass", "keyboard", "author")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~%:")

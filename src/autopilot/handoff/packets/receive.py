@@ -29,6 +29,7 @@ from autopilot.handoff.sources import check_session_id, verify_hash
 from autopilot.handoff.sources.claude import ClaudeSource
 from autopilot.handoff.sources.codex import CodexSource
 from autopilot.handoff.sources.project import Project, changed_between, git_state
+from autopilot.redact import Redactor
 
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import (
@@ -114,6 +115,9 @@ def _receiving(agent: str, session: str, project: Project, *, new_session: bool)
 def drift(then: Repository | GitState, now: GitState, repo: str) -> Drift:
     """What changed in git between the packet and now: branch, HEAD, and which paths."""
     committed = changed_between(repo, then.get("head"), now.get("head"))
+    if committed:  # names a view shows: a file named with a credential shows it withheld, as the dirty paths do
+        shown = Redactor()
+        committed = {shown(path) for path in committed}
     old = {d["path"]: d for d in then.get("dirty") or []}
     new = {d["path"]: d for d in now.get("dirty") or []}
     added = sorted(set(new) - set(old))

@@ -103,8 +103,9 @@ def store(packet: Packet, evidence: EvidenceIndex, *, durable: bool = True) -> t
     path, ev_path = folder / f"{hexid}.json", folder / f"{hexid}.evidence.json"
     if path.exists() and verify(hexid, path.read_bytes()) is None:
         return pid, path
-    atomic_write(ev_path, ev_bytes, mode=0o444, durable=durable)  # the index first: a packet always has its evidence
-    atomic_write(path, data, mode=0o444, durable=durable)
+    # Read-only, and its user's alone; the index first: a packet always has its evidence.
+    atomic_write(ev_path, ev_bytes, mode=0o400, durable=durable)
+    atomic_write(path, data, mode=0o400, durable=durable)
     return pid, path
 
 

@@ -46,6 +46,7 @@ import math
 import sqlite3
 
 from autopilot import clock, git
+from autopilot.handoff.memory.observe import needs_redaction
 from autopilot.handoff.packets import store
 from autopilot.handoff.search import freshness, index, terms
 from autopilot.handoff.search.query import Query, parse
@@ -130,7 +131,8 @@ def search(
         return answer
     q = parse(text)
     project = Project(cwd)
-    here: Here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": git.branch(project.worktree)}
+    branch = _shown(git.branch(project.worktree))
+    here: Here = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": branch}
     notes = list(q.notes)
     try:
         index.open_index(notes=notes).close()  # made (or rebuilt) before the memory joins it
@@ -158,6 +160,16 @@ def search(
         finally:
             db.close()
     raise AssertionError("unreachable")
+
+
+def _shown(branch: str | None) -> str | None:
+    """The current branch as the index keeps names (a credential in it withheld): the redactor loads only when the
+    screen says the name may hold one, so a search on an ordinary branch does not pay for it."""
+    if not branch or not needs_redaction(branch):
+        return branch
+    from autopilot.redact import redact
+
+    return redact(branch)[0]
 
 
 def _run(

@@ -148,9 +148,15 @@ def blob_ids(repo: str, paths: list[str]) -> dict[str, str | None]:
 
 
 def git_state(repo: str) -> GitState:
-    """Branch, HEAD, dirty paths with content hashes, and one hash over the whole dirty state."""
-    from autopilot.redact import is_secret_path  # the redaction package: only packets need it, never a search
+    """Branch, HEAD, dirty paths with content hashes, and one hash over the whole dirty state.
 
+    The branch and the paths are names a view shows (a packet, its drift, the dashboard): a credential in one (a
+    branch named after a token, a file named with one) is withheld here, so every view shows it withheld and a
+    packet compares like with like; the hash is taken over the names as they are.
+    """
+    from autopilot.redact import Redactor, is_secret_path  # the redaction package: only packets need it, never a search
+
+    shown = Redactor()
     status = _status(repo)
     blobs = blob_ids(repo, [p for _, p in status if not is_secret_path(p)])
     dirty: list[DirtyPath] = []
@@ -163,7 +169,10 @@ def git_state(repo: str) -> GitState:
             dirty.append({"path": path, "status": code, "contentHash": f"git-blob:{blob}" if blob else None})
     head = git.head_sha(repo)
     digest = sha256_hex(repr([head, [(d["path"], d["status"], d["contentHash"]) for d in dirty]]).encode())
-    return {"branch": git.branch(repo), "head": head, "dirty": dirty, "diffHash": "sha256:" + digest}
+    for d in dirty:
+        d["path"] = shown(d["path"])
+    branch = git.branch(repo)
+    return {"branch": shown(branch) if branch else branch, "head": head, "dirty": dirty, "diffHash": "sha256:" + digest}
 
 
 def changed_between(repo: str, old: str | None, new: str | None) -> set[str] | None:

@@ -133,6 +133,7 @@ def crash_log(exc: BaseException) -> None:
 
 def main() -> int:
     """Read the event from stdin and answer; never let an error reach Codex as a failure."""
+    os.umask(os.umask(0o077) | 0o077)  # what it writes under $AUTOPILOT_HOME is its user's alone, as the bridge's
     try:
         return handle(sys.stdin.buffer.read())
     except Exception as exc:  # fail open: a broken hook must not break the user's prompt
