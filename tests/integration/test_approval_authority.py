@@ -251,7 +251,7 @@ def test_the_person_sets_the_passphrase_typed_twice():
         clean_env(),
     )
     assert code == 0, shown
-    assert GOOD.encode() not in shown and secret.record()["n"] == 2**16
+    assert GOOD.encode() not in shown and secret.record()["n"] == secret.COST["n"]
     secret.verify(GOOD)
 
 

@@ -17,12 +17,12 @@ MOMENT = "2001-09-09T01:46:40Z"  # Unix 1e9: whole seconds add up exactly
 
 
 def test_the_passphrase_is_stored_only_as_a_slow_salted_hash():
-    """passphrase.json (mode 0600) holds scrypt's salt and hash at the full cost, never the passphrase."""
+    """passphrase.json (mode 0600) holds scrypt's salt and cost and the derived public key, never the passphrase."""
     secret.set_passphrase(GOOD, None)
     raw = secret.path().read_text()
     rec = json.loads(raw)
     assert GOOD not in raw and GOOD.encode().hex() not in raw
-    assert (rec["kdf"], rec["n"], rec["r"], len(rec["salt"]), len(rec["hash"])) == ("scrypt", 2**16, 8, 32, 64)
+    assert (rec["kdf"], rec["n"], rec["r"], len(rec["salt"]), len(rec["key"])) == ("scrypt", 2**17, 8, 32, 64)
     assert stat.S_IMODE(secret.path().stat().st_mode) == 0o600
 
 
@@ -30,7 +30,7 @@ def test_two_settings_of_the_same_passphrase_differ():
     """Each setting draws a new salt: the same passphrase never gives the same record."""
     first = secret.write_record(GOOD, cost={"n": 2**10, "r": 8, "p": 1})
     second = secret.write_record(GOOD, cost={"n": 2**10, "r": 8, "p": 1})
-    assert first["salt"] != second["salt"] and first["hash"] != second["hash"]
+    assert first["salt"] != second["salt"] and first["key"] != second["key"]
 
 
 @pytest.mark.parametrize("weak", ["short", "aaaaaaaaaaaaaaaa", "abababababababab", "tab\there is bad1"])

@@ -42,6 +42,7 @@ from autopilot.handoff.memory.store import SessionStore
 from autopilot.handoff.packets.memory import after_tool
 from autopilot.handoff.sources.project import Project
 from autopilot.knowledge.durable import managed
+from autopilot.knowledge.durable.anchor import fingerprint as anchor_fingerprint
 from autopilot.knowledge.durable.view import APPROVED, PASSPHRASE, REVOKED, SIGNED, SUPERSEDED, Reader, applies, home
 from autopilot.output import one_line, quoted
 
@@ -67,6 +68,7 @@ SHARED_TITLE = (
     ".codex-autopilot/allowed_signers lists:"
 )
 TIERS = ("managed", "approved", "shared")
+UNSIGNED_WHY = ("without the person's signature", "signed for another text", "which is not an anchor", "does not verify")
 WITHDRAWN_TITLE = "Withdrawn (do not follow these any more):"
 
 
@@ -298,12 +300,21 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     integrity = view["integrity"]
     if integrity.get("viewRebuilt"):
         parts.append("rules.json disagreed with the log and was rebuilt from it")
-    if integrity.get("chainBreaks") or integrity.get("refusedLines") or integrity.get("malformedLines"):
+    forged = [r for r in integrity.get("refusedLines") or [] if _is_unsigned(r["why"])]
+    if forged:
+        parts.append(
+            f"{len(forged)} decision(s) in the durable log are not signed by your approval key (written by something "
+            "else, or edited): none of them is delivered"
+        )
+    if integrity.get("chainBreaks") or len(integrity.get("refusedLines") or []) > len(forged) or integrity.get(
+        "malformedLines"
+    ):
         parts.append(
             f"the durable log has {len(integrity.get('chainBreaks') or [])} broken link(s), "
             f"{len(integrity.get('refusedLines') or [])} refused and {integrity.get('malformedLines') or 0} "
             "malformed line(s): was it edited by hand?"
         )
+    parts += _anchor_notices(view, (seen or {}).get("anchors"))
     last = (seen or {}).get("lastHash")
     if isinstance(last, str) and last != view["lastHash"] and not _still_in_log(last):
         parts.append("the durable log was rewritten since your last session (a line it had is gone)")
@@ -325,6 +336,7 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
                     "managed": now_managed,
                     "lastHash": view["lastHash"],
                     "passphrase": passphrase,
+                    "anchors": view["anchors"]["trusted"],
                 },
                 sort_keys=True,
             )
@@ -337,6 +349,36 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     if len(line) > NOTICE_CHARS:
         line = line[: NOTICE_CHARS - 30] + "… (codex-bridge durable list)"
     return [one_line(line)]
+
+
+def _is_unsigned(why: str) -> bool:
+    """Whether a refused line is a decision that is not the person's (:func:`autopilot.knowledge.durable.view.unverified`)."""
+    return any(w in why for w in UNSIGNED_WHY)
+
+
+def _anchor_notices(view: View, seen_trusted: Any) -> list[str]:
+    """What the person hears of their approval keys: a reset not confirmed (every session start, with what waits on
+    it), a key trusted since their last session (once), and anchors that hold nothing."""
+    anchors = view["anchors"]
+    parts = []
+    for key, at in anchors["pending"].items():
+        waiting = sum(1 for r in view["rules"].values() for d in r.get("pending") or [] if d.get("key") == key)
+        parts.append(
+            f"the approval passphrase was set at {at[:16]} without the one before it (removed, forgotten, or replaced "
+            f"by something else): the {waiting} decision(s) made with it are not delivered until you confirm it at "
+            "your terminal (codex-bridge durable confirm); if you did not set it, something running as you did: set "
+            "your own (codex-bridge durable secret) and do not confirm"
+        )
+    if isinstance(seen_trusted, list) and seen_trusted:  # (the first key: the passphrase's own line says it was set)
+        for key in anchors["trusted"]:
+            if key in seen_trusted:
+                continue
+            confirmed = anchors["confirmedResets"].get(key)
+            how = f"confirmed at {confirmed[:16]} after a reset" if confirmed else "set with the one before it"
+            parts.append(f"a new approval key ({anchor_fingerprint(key)}) was {how}: if that was not you, say so")
+    if anchors["problems"]:
+        parts.append("the approval anchors hold entries that count for nothing: " + "; ".join(anchors["problems"][:3]))
+    return parts
 
 
 def _changed_now(shown: list[InForce], withdrawn: list[str]) -> str:

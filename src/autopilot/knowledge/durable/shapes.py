@@ -30,9 +30,10 @@ class Decision(TypedDict, total=False):
     at: Any
     reason: Any
     signer: Any
-    key: Any  # the signing key's fingerprint
+    key: Any  # signed channel: the SSH signing key's fingerprint; deciding channels: the person's approval key (hex)
     commit: Any  # the signed commit that brought the rule (or its revocation) to the share ref
     signers: Any  # the allowed_signers blob in HEAD that listed the signer
+    action: Any  # in ``pending``: approve or revoke
 
 
 class Rule(TypedDict):
@@ -50,6 +51,8 @@ class Rule(TypedDict):
     supersededBy: str | None
     approved: Decision | None
     revoked: Decision | None
+    subject: NotRequired[str]  # the proposal's hash, which a decision's signature names
+    pending: NotRequired[list[Decision]]  # decisions signed by an anchor not confirmed yet: not applied
 
 
 class Refused(TypedDict):
@@ -70,12 +73,23 @@ class Integrity(TypedDict):
     viewRebuilt: NotRequired[str]
 
 
+class Anchors(TypedDict):
+    """The approval keys and which hold (``knowledge/durable/anchor.py``)."""
+
+    trusted: list[str]
+    pending: dict[str, str]  # a reset key not confirmed -> when it was set
+    current: str | None
+    confirmedResets: dict[str, str]  # a reset key the person confirmed -> when
+    problems: list[str]
+
+
 class View(TypedDict):
     """``rules.json``: every rule by id, and the log it was made from."""
 
     rules: dict[str, Rule]
     lastHash: str
     lines: int
+    anchors: Anchors
     integrity: Integrity
 
 
@@ -105,6 +119,7 @@ class Listing(TypedDict):
     integrity: Integrity
     log: str
     managed: Managed
+    anchors: Anchors
 
 
 class Cost(TypedDict):
@@ -116,11 +131,13 @@ class Cost(TypedDict):
 
 
 class PassphraseRecord(Cost):
-    """The approval passphrase's hash (scrypt), as ``passphrase.json`` keeps it."""
+    """The approval passphrase's record, as ``passphrase.json`` keeps it: scrypt's salt and cost, and the public half
+    of the Ed25519 key the passphrase derives (version 2), or scrypt's hash (version 1, before decisions were signed)."""
 
     v: int
     kdf: str
     salt: str
+    key: NotRequired[str]
     hash: NotRequired[str]
     set: NotRequired[str]
 
