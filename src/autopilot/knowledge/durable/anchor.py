@@ -34,7 +34,11 @@ if TYPE_CHECKING:
 FILE = "anchor.json"
 PURPOSE = "codex-autopilot durable decision"  # what a decision's signature is over, besides the entry
 ANCHOR_PURPOSE = "codex-autopilot approval anchor"  # what a rotation's or a confirmation's signature is over
-UNSIGNED = ("sig", "seq", "prev")  # the fields a decision's signature does not cover (the log's chain adds the last two)
+UNSIGNED = (
+    "sig",
+    "seq",
+    "prev",
+)  # the fields a decision's signature does not cover (the log's chain adds the last two)
 HOWS = ("first", "rotated", "reset")
 
 

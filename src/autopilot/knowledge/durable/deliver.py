@@ -68,7 +68,12 @@ SHARED_TITLE = (
     ".codex-autopilot/allowed_signers lists:"
 )
 TIERS = ("managed", "approved", "shared")
-UNSIGNED_WHY = ("without the person's signature", "signed for another text", "which is not an anchor", "does not verify")
+UNSIGNED_WHY = (
+    "without the person's signature",
+    "signed for another text",
+    "which is not an anchor",
+    "does not verify",
+)
 WITHDRAWN_TITLE = "Withdrawn (do not follow these any more):"
 
 
@@ -306,8 +311,10 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
             f"{len(forged)} decision(s) in the durable log are not signed by your approval key (written by something "
             "else, or edited): none of them is delivered"
         )
-    if integrity.get("chainBreaks") or len(integrity.get("refusedLines") or []) > len(forged) or integrity.get(
-        "malformedLines"
+    if (
+        integrity.get("chainBreaks")
+        or len(integrity.get("refusedLines") or []) > len(forged)
+        or integrity.get("malformedLines")
     ):
         parts.append(
             f"the durable log has {len(integrity.get('chainBreaks') or [])} broken link(s), "
@@ -352,7 +359,7 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
 
 
 def _is_unsigned(why: str) -> bool:
-    """Whether a refused line is a decision that is not the person's (:func:`autopilot.knowledge.durable.view.unverified`)."""
+    """Whether a refused line is a decision that is not the person's (``view.unverified``)."""
     return any(w in why for w in UNSIGNED_WHY)
 
 

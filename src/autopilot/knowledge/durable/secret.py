@@ -166,7 +166,10 @@ def write_record(secret: str, *, cost: Cost | None = None, how: str | None = Non
     record. Callers check who asks."""
     scrypt, salt = cost or COST, os.urandom(16).hex()
     _, public = _key(_derive(secret, scrypt, salt))
-    rec: PassphraseRecord = {"v": 2, "kdf": "scrypt", **scrypt, "salt": salt, "key": public, "set": clock.now()}
+    rec: PassphraseRecord = {
+        "v": 2, "kdf": "scrypt", "n": scrypt["n"], "r": scrypt["r"], "p": scrypt["p"], "salt": salt, "key": public,
+        "set": clock.now(),
+    }  # fmt: skip
     home().mkdir(mode=0o700, parents=True, exist_ok=True)
     with Reader().locked():
         entries = anchor.read(home())

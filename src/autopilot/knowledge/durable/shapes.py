@@ -132,7 +132,7 @@ class Cost(TypedDict):
 
 class PassphraseRecord(Cost):
     """The approval passphrase's record, as ``passphrase.json`` keeps it: scrypt's salt and cost, and the public half
-    of the Ed25519 key the passphrase derives (version 2), or scrypt's hash (version 1, before decisions were signed)."""
+    of the Ed25519 key the passphrase derives (version 2), or scrypt's hash (version 1, before signed decisions)."""
 
     v: int
     kdf: str
