@@ -318,7 +318,7 @@ def test_a_reader_of_the_persons_terminal_stops_the_passphrase_being_asked(candi
         for thief in thieves:
             thief.kill()
             thief.wait()
-    assert code == 1 and b"another process has this terminal open" in shown, shown
+    assert code == 1 and b"another process can read this terminal" in shown, shown
     assert PASS_PROMPT not in shown and status(candidate) == "candidate"
     assert PASSPHRASE.encode() not in (stolen.read_bytes() if stolen.exists() else b"")
 

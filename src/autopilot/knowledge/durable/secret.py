@@ -52,6 +52,7 @@ COST: Cost = {"n": 2**17, "r": 8, "p": 1}
 MIN_N = 2**14  # the least cost `durable secret` writes (tests make cheaper records through write_record)
 MIN_CHARS = 12
 MAX_CHARS = 1024
+ZXCVBN_CHARS = 72  # zxcvbn judges at most this many characters (and raises past them)
 MIN_SCORE = 4  # zxcvbn's score (0-4): 4 is "very unguessable: strong protection from offline slow-hash scenario"
 MAX_WAIT_S = 3600
 LOCK_TIMEOUT_S = 120.0
@@ -136,7 +137,7 @@ def strength(secret: str) -> tuple[int, str]:
     """zxcvbn's score of ``secret`` (0-4) and its advice, as a person reads it."""
     from zxcvbn import zxcvbn
 
-    result = zxcvbn(secret[:100])  # zxcvbn slows with length; 100 characters are far past any score 4
+    result = zxcvbn(secret[:ZXCVBN_CHARS])  # its own bound (it slows with length); far past any score 4
     feedback = result.get("feedback") or {}
     advice = " ".join([str(feedback.get("warning") or ""), *map(str, feedback.get("suggestions") or [])]).strip()
     return int(result["score"]), advice
