@@ -67,6 +67,7 @@ class SetUp(TypedDict):
     codex: Installed
     launcher: Launcher | None
     statusline: NotRequired[StatusLine | None]
+    sandbox: NotRequired[dict[str, Any] | None]  # what --sandbox wrote (knowledge/durable/sandbox.py)
     next: NotRequired[list[str]]
 
 
@@ -77,3 +78,4 @@ class TornDown(TypedDict):
     codex: Uninstalled
     launchersRemoved: list[str]
     statusline: StatusLine | None
+    sandbox: NotRequired[dict[str, Any] | None]  # the sandbox settings put back
