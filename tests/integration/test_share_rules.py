@@ -263,14 +263,16 @@ def test_a_key_listed_only_in_bobs_work_tree_is_not_trusted(machines, keys):
     eve_listed_in_bobs_work_tree(a, b, keys[1])
     pulled = b.ok("share", "pull")
     assert [r["signature"] for r in pulled["rules"]["candidates"]] == ["unlisted"]
-    assert any("only HEAD's (committed) is trusted" in n for n in pulled["notes"])
+    assert any("in the work tree differs" in n for n in pulled["notes"])
 
 
-def test_a_key_committed_to_head_is_trusted_from_then_on(machines, keys):
-    """Once Eve's line is committed in Bob's HEAD (reviewed like code), a rule she signs is delivered."""
+def test_a_key_committed_in_a_commit_ada_signed_is_trusted_from_then_on(machines, keys):
+    """Once Eve's line is committed on the default branch in a commit a trusted signer (Ada) signed, a rule Eve signs
+    is delivered (tests/integration/knowledge/share/test_trust.py: the unsigned and self-signed cases)."""
     _, a, b = machines
     eve_listed_in_bobs_work_tree(a, b, keys[1])
-    git(b.repo, "commit", "-qam", "Trust Eve's key")
+    b.sign_with(keys[0])
+    git(b.repo, "commit", "-S", "-qam", "Trust Eve's key")
     pulled = b.ok("share", "pull")
     assert [(r["text"], r["signer"]) for r in pulled["rules"]["delivered"]] == [(RULE, "eve@example.com")]
 
