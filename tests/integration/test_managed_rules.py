@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from autopilot.handoff.memory import observe
 from autopilot.knowledge.durable import managed
 from tests.support.bridge import run_bridge
 from tests.support.durable import approved
@@ -37,7 +38,6 @@ class Machine:
             "AUTOPILOT_HOME": str(home / "autopilot"),
             "CODEX_HOME": str(home / "codex"),
             "CLAUDE_CONFIG_DIR": str(home / "claude"),
-            "AUTOPILOT_MANAGED_DIR": str(admin),
             "PATH": "/usr/local/bin:/usr/bin:/bin",
         }
 
@@ -63,6 +63,7 @@ class Machine:
 @pytest.fixture
 def machine(monkeypatch) -> Iterator[Machine]:
     with second_user() as user, owned_dir(user) as home, root_dir() as admin:
+        monkeypatch.setattr(observe, "MANAGED_DIR", str(admin))  # the package's constant, as a build would set it
         m = Machine(user, home, admin)
         for name in ("autopilot", "codex", "claude"):
             (home / name).mkdir()
@@ -160,7 +161,7 @@ def test_as_root_managed_rules_are_refused(tmp_path, monkeypatch):
     folder = tmp_path / "admin"
     folder.mkdir()
     (folder / managed.FILE).write_text(json.dumps({"rules": [{"text": RULE}]}))
-    monkeypatch.setenv("AUTOPILOT_MANAGED_DIR", str(folder))
+    monkeypatch.setattr(observe, "MANAGED_DIR", str(folder))
     tier = managed.load()
     assert tier["rules"] == [] and "runs as root" in tier["refused"]
 

@@ -535,8 +535,10 @@ def record(event: str, data: dict[str, Any], agent: str) -> tuple[str, bool] | N
 
 
 def managed_dir() -> str:
-    """The administrator's rules directory: ``AUTOPILOT_MANAGED_DIR``, else the platform's (/etc/codex-autopilot)."""
-    return config.env("AUTOPILOT_MANAGED_DIR") or MANAGED_DIR
+    """The administrator's rules directory: the platform's (/etc/codex-autopilot), a constant of the installed package.
+    Nothing the agent's user sets at run time moves it (no variable, no setting): one did, and an agent that set it
+    dropped the administrator's rules. Tests point it elsewhere in-process (``tests/support/world.py``)."""
+    return MANAGED_DIR
 
 
 def rules_stamp() -> str:

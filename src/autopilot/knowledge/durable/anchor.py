@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING, Any
 from autopilot.digest import canonical, sha256_hex
 
 if TYPE_CHECKING:
-    from autopilot.knowledge.durable.shapes import Anchors
+    from collections.abc import Mapping
+
+    from autopilot.knowledge.durable.shapes import AnchorEntry, Anchors
 
 FILE = "anchor.json"
 PURPOSE = "codex-autopilot durable decision"  # what a decision's signature is over, besides the entry
@@ -54,7 +56,7 @@ def _hex(value: Any, size: int) -> bool:
         return False
 
 
-def signed_bytes(entry: dict[str, Any]) -> bytes:
+def signed_bytes(entry: Mapping[str, object]) -> bytes:
     """What a decision's signature covers: its canonical JSON without the signature and the chain, and the purpose."""
     return canonical({"purpose": PURPOSE, "entry": {k: v for k, v in entry.items() if k not in UNSIGNED}})
 
@@ -83,14 +85,19 @@ def path(folder: Path) -> Path:
     return folder / FILE
 
 
-def read(folder: Path) -> list[dict[str, Any]]:
+def read(folder: Path) -> list[AnchorEntry]:
     """The anchors as stored (a damaged file reads as none: :func:`judge` then trusts nothing new silently)."""
     try:
         doc = json.loads(path(folder).read_bytes())
     except (OSError, ValueError):
         return []
     found = doc.get("anchors") if isinstance(doc, dict) else None
-    return [a for a in found if isinstance(a, dict)] if isinstance(found, list) else []
+    return [_entry(a) for a in found if isinstance(a, dict)] if isinstance(found, list) else []
+
+
+def _entry(value: dict[str, object]) -> AnchorEntry:
+    """An anchor entry as stored (its fields are checked by :func:`judge` before anything believes them)."""
+    return value  # type: ignore[return-value]
 
 
 def exists(folder: Path) -> bool:
@@ -98,7 +105,7 @@ def exists(folder: Path) -> bool:
     return path(folder).exists()
 
 
-def judge(entries: list[dict[str, Any]]) -> Anchors:
+def judge(entries: list[AnchorEntry]) -> Anchors:
     """Which anchors hold: ``trusted`` keys, ``pending`` ones (a reset not confirmed: key -> when it was set),
     ``current`` (the last key set), ``confirmedResets`` (key -> when) and ``problems`` (entries that hold nothing)."""
     out: Anchors = {"trusted": [], "pending": {}, "current": None, "confirmedResets": {}, "problems": []}

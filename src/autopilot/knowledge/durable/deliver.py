@@ -300,7 +300,17 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     was_managed: dict[str, Any] = got if isinstance(got, dict) else {}
     if changes:
         parts.append("the approved rules changed since your last session: " + "; ".join(changes))
-    if now_managed != was_managed:
+    got = (seen or {}).get("managedLast")
+    last_managed = dict(got) if isinstance(got, dict) else was_managed
+    if now_managed:
+        last_managed = now_managed
+    if last_managed and not now_managed:  # said at every session start until they are back
+        why = tier.get("refused") or f"{tier['path']} is gone or holds no rule"
+        parts.append(
+            f"the administrator's {len(last_managed)} rule(s) that were in force are missing ({why}): "
+            "your sessions run without them; tell your administrator if they did not remove them"
+        )
+    elif now_managed != was_managed:
         parts.append(f"the administrator's rules changed ({len(now_managed)} in force)")
     integrity = view["integrity"]
     if integrity.get("viewRebuilt"):
@@ -341,6 +351,7 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
                     "at": now_ms(),
                     "approved": approved,
                     "managed": now_managed,
+                    "managedLast": last_managed,
                     "lastHash": view["lastHash"],
                     "passphrase": passphrase,
                     "anchors": view["anchors"]["trusted"],

@@ -29,13 +29,17 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopilot import clock, paths
-from autopilot.config import toml_reader
+from autopilot.config import env, toml_reader
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write, replace_text
 
+if TYPE_CHECKING:
+    from autopilot.knowledge.durable.shapes import AgentSandbox, SandboxOn
+
+Settings = dict[str, Any]  # a person's settings.json or a TOML table as they wrote it: only its keys are ours
 RECORD = "sandbox-setup.json"
 CODEX_MARK = "# codex-autopilot: the durable store stays outside Codex's writable roots (codex-bridge setup --sandbox)"
 CLAUDE_SANDBOX = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailable": True}
@@ -67,12 +71,12 @@ def _edit_rule(path: Path) -> str:
     return f"Edit(/{path}/**)"
 
 
-def _obj(value: Any) -> dict[str, Any]:
+def _obj(value: Any) -> Settings:
     """``value`` when it is a JSON object (or TOML table), else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
-def _load_json(path: Path) -> dict[str, Any]:
+def _load_json(path: Path) -> Settings:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -84,7 +88,7 @@ def _load_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _record() -> dict[str, Any]:
+def _record() -> Settings:
     try:
         found = json.loads(record_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -95,13 +99,13 @@ def _record() -> dict[str, Any]:
 # -- Claude Code -------------------------------------------------------------------------------------------
 
 
-def _claude_wanted() -> tuple[dict[str, Any], list[str], list[str], list[str]]:
+def _claude_wanted() -> tuple[Settings, list[str], list[str], list[str]]:
     """The sandbox keys, the write grants, the write denials and the deny rules setup wants in Claude Code."""
     guarded = [str(p) for p in protected()]
     return dict(CLAUDE_SANDBOX), [str(paths.autopilot_home())], guarded, [_edit_rule(p) for p in protected()]
 
 
-def _claude_on(settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _claude_on(settings: Settings) -> tuple[Settings, Settings]:
     """``settings`` with the sandbox on; what was there before (to restore) and what was added."""
     keys, grants, denials, rules = _claude_wanted()
     sandbox = settings.setdefault("sandbox", {})
@@ -125,12 +129,12 @@ def _claude_on(settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     return {"keys": before, "absent": [k for k in keys if k not in before]}, added
 
 
-def _claude_off(settings: dict[str, Any], saved: dict[str, Any]) -> bool:
+def _claude_off(settings: Settings, saved: Settings) -> bool:
     """Undo what :func:`_claude_on` recorded in ``saved``; whether anything changed."""
     changed = False
     if not isinstance(settings.get("sandbox"), dict):
         return False
-    sandbox: dict[str, Any] = settings["sandbox"]
+    sandbox: Settings = settings["sandbox"]
     for key, value in (saved.get("before") or {}).get("keys", {}).items():
         if sandbox.get(key) == CLAUDE_SANDBOX.get(key):
             sandbox[key], changed = value, True
@@ -173,7 +177,7 @@ def _codex_excludes() -> list[str]:
     found = []
     if any(_under(p, "/tmp") for p in protected()):
         found.append("exclude_slash_tmp")
-    tmpdir = os.environ.get("TMPDIR")  # what Codex itself reads to add $TMPDIR to its roots
+    tmpdir = env("TMPDIR")  # what Codex itself reads to add $TMPDIR to its roots
     if any(_under(p, tmpdir) for p in protected()):
         found.append("exclude_tmpdir_env_var")
     return found
@@ -227,7 +231,7 @@ def _codex_off(text: str, added: list[str]) -> tuple[str, bool]:
 # -- setup, uninstall, doctor ------------------------------------------------------------------------------
 
 
-def turn_on() -> dict[str, Any]:
+def turn_on() -> SandboxOn:
     """Turn both agents' sandboxes on for the durable store; what was written where (recorded for uninstall)."""
     claude_path, codex_path = _claude_settings(), _codex_config()
     settings = _load_json(claude_path)
@@ -262,12 +266,12 @@ def turn_on() -> dict[str, Any]:
     }
 
 
-def turn_off() -> dict[str, Any] | None:
+def turn_off() -> Settings | None:
     """Put back what :func:`turn_on` changed (a value changed since is left as it is); None when it never ran."""
     saved = _record()
     if not saved:
         return None
-    out: dict[str, Any] = {}
+    out: Settings = {}
     claude = saved.get("claude") or {}
     path = Path(claude.get("settings") or _claude_settings())
     settings = _load_json(path)
@@ -332,9 +336,9 @@ def codex_can_write() -> tuple[bool, str]:
     return False, f"Codex's {mode} sandbox cannot write {store}"
 
 
-def status() -> list[dict[str, Any]]:
+def status() -> list[AgentSandbox]:
     """Per agent: can its shell write the durable store, why, and the fix."""
-    out = []
+    out: list[AgentSandbox] = []
     for agent, check in (("claude", claude_can_write), ("codex", codex_can_write)):
         can, why = check()
         out.append(

@@ -37,12 +37,12 @@ from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write, held
 from autopilot.knowledge.durable import anchor
-from autopilot.knowledge.durable.view import PASSPHRASE, Reader, home
+from autopilot.knowledge.durable.view import PASSPHRASE, Entry, Reader, home
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from autopilot.knowledge.durable.shapes import Cost, PassphraseRecord
+    from autopilot.knowledge.durable.shapes import AnchorEntry, Confirmed, Cost, PassphraseRecord
 
 FILE = PASSPHRASE
 ATTEMPTS = "attempts.json"
@@ -176,7 +176,7 @@ def write_record(secret: str, *, cost: Cost | None = None, how: str | None = Non
         entries = anchor.read(home())
         if how is None:
             how = "first" if not entries and not anchor.exists(home()) and not _signed_keys() else "reset"
-        entry: dict[str, Any] = {"key": public, "how": how, "at": rec["set"]}
+        entry: AnchorEntry = {"key": public, "how": how, "at": rec["set"]}
         if how == "rotated":
             old_public = _public(previous)
             entry["from"] = old_public
@@ -192,7 +192,7 @@ def _public(key: Ed25519PrivateKey) -> str:
     return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
 
 
-def _save_anchors(entries: list[dict[str, Any]]) -> None:
+def _save_anchors(entries: list[AnchorEntry]) -> None:
     atomic_write(anchor.path(home()), json.dumps({"v": 1, "anchors": entries}, sort_keys=True) + "\n", mode=0o600)
 
 
@@ -226,7 +226,7 @@ def set_passphrase(new: str, current: str | None) -> PassphraseRecord:
     return rec
 
 
-def confirm(secret: str) -> dict[str, Any]:
+def confirm(secret: str) -> Confirmed:
     """Confirm the current key, set without the one before it (a reset), with its passphrase: decisions signed by it
     count from now on. What is confirmed is announced at the next session start."""
     key = verify(secret)
@@ -249,7 +249,7 @@ def confirm(secret: str) -> dict[str, Any]:
     return {"key": anchor.fingerprint(public), "confirmed": True, "at": at}
 
 
-def sign(key: Ed25519PrivateKey, entry: dict[str, Any]) -> dict[str, Any]:
+def sign(key: Ed25519PrivateKey, entry: Entry) -> Entry:
     """``entry`` with its signer's public key and signature (:func:`anchor.signed_bytes`)."""
     signed = {**entry, "key": _public(key)}
     signed["sig"] = key.sign(anchor.signed_bytes(signed)).hex()

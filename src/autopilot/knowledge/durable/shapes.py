@@ -154,3 +154,48 @@ class InForce(TypedDict):
     fp: str  # what the session compares to tell a changed rule
     commit: NotRequired[str]  # shared: the signed commit
     approvedBy: NotRequired[str]  # shared: who approved it on their machine
+
+
+# One approval key in ``anchor.json``: how it entered (first, rotated, reset) and its proof: ``key`` (hex Ed25519
+# public key), ``how``, ``at``, ``from`` and ``sig`` (rotated: the previous key, and its signature of the rotation),
+# ``confirmed`` (reset: ``{"at", "sig"}``, the key's own signature of the person's confirmation). ``from`` is a
+# Python keyword: hence the functional form.
+AnchorEntry = TypedDict(
+    "AnchorEntry",
+    {"key": str, "how": str, "at": str, "from": str, "sig": str, "confirmed": "dict[str, str]"},
+    total=False,
+)
+
+
+class Confirmed(TypedDict, total=False):
+    """``durable confirm``: the key, and whether this confirmed it."""
+
+    key: str
+    confirmed: bool
+    at: str
+    why: str
+
+
+class AgentSandbox(TypedDict):
+    """Whether one agent's shell (or tool) can write the durable store, why, and the fix (``doctor``)."""
+
+    agent: str
+    canWriteStore: bool
+    why: str
+    fix: str | None
+
+
+class SandboxOn(TypedDict):
+    """What ``setup --sandbox`` wrote into each agent's settings, and the paths it protects."""
+
+    claude: dict[str, object]
+    codex: CodexSandbox
+    protected: list[str]
+    record: str
+
+
+class CodexSandbox(TypedDict):
+    """What ``setup --sandbox`` added to Codex's config.toml."""
+
+    config: str
+    added: list[str]

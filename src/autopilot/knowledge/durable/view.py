@@ -34,6 +34,7 @@ from autopilot.knowledge.durable import anchor
 if TYPE_CHECKING:
     from autopilot.knowledge.durable.shapes import Anchors, Decision, Refused, Rule, View
 
+Entry = dict[str, Any]  # one log line as written: checked field by field by apply() before anything believes it
 KINDS = {"rule": "R", "decision": "D"}
 CANDIDATE, APPROVED, REVOKED, SUPERSEDED = "candidate", "approved", "revoked", "superseded"
 STATUSES = (CANDIDATE, APPROVED, REVOKED, SUPERSEDED)
@@ -93,12 +94,12 @@ def replay(lines: list[bytes], anchors: Anchors | None = None) -> View:
     }
 
 
-def subject(entry: dict[str, Any]) -> str:
+def subject(entry: Entry) -> str:
     """The hash a decision names to say which proposal it decides (its text, kind, scope and what it supersedes)."""
     return sha256_hex(canonical({k: v for k, v in entry.items() if k not in ("seq", "prev")}))
 
 
-def unverified(e: dict[str, Any], rule: Rule, anchors: Anchors | None) -> str | None:
+def unverified(e: Entry, rule: Rule, anchors: Anchors | None) -> str | None:
     """Why a person's decision is not the person's (None: its signature verifies by a trusted key, or by a key that
     waits for confirmation: the caller tells those apart by ``e["key"]``)."""
     key = e.get("key")
@@ -114,7 +115,7 @@ def unverified(e: dict[str, Any], rule: Rule, anchors: Anchors | None) -> str | 
     return None
 
 
-def apply(rules: dict[str, Rule], e: dict[str, Any], anchors: Anchors | None = None) -> str | None:
+def apply(rules: dict[str, Rule], e: Entry, anchors: Anchors | None = None) -> str | None:
     """Apply one log entry (as the log holds it: checked here) to ``rules``; say why it cannot apply (the entry is
     then ignored). A person's decision applies only when it verifies by a trusted anchor (:func:`unverified`); one by
     an anchor waiting for confirmation is kept on the rule as ``pending`` and changes nothing."""
