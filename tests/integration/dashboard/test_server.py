@@ -1,0 +1,69 @@
+"""The dashboard's launch code never stands on a command line: another local user can neither read it nor win it.
+
+A browser's command line is readable by every local user (``/proc/PID/cmdline``). The dashboard starts the browser
+(here a stand-in named by ``$BROWSER`` that records what it was given and stays alive, as a browser does) with the
+path of a page only the person can read; the page holds a code of its own. A real second user (``useradd``) reads the
+browser's command line and tries the page: no code, no read, no session; the person's browser trades its code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import stat
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from tests.support.dashboard import Dashboard
+from tests.support.second_user import as_user, second_user
+
+FAKE_BROWSER = """
+import os, sys, time
+open(sys.argv[1], "w").write(f"{os.getpid()}\\n" + "\\n".join(sys.argv[2:]))
+time.sleep(60)
+"""
+
+
+def started_browser(record: Path) -> tuple[int, list[str]]:
+    deadline = time.monotonic() + 20
+    while not record.exists() or "\n" not in record.read_text():
+        assert time.monotonic() < deadline, "the dashboard never started the browser"
+        time.sleep(0.1)
+    pid, *argv = record.read_text().split("\n")
+    return int(pid), argv
+
+
+def test_another_local_user_can_neither_read_nor_win_the_browsers_launch_code(git_repo, tmp_path):
+    """The second user reads the browser's command line (no code in it) and cannot open the page it names; the
+    person's browser reads the page and trades its code for a session."""
+    script = tmp_path / "browser.py"
+    script.write_text(FAKE_BROWSER)
+    record = tmp_path / "opened"
+    browser = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {shlex.quote(str(record))} %s"
+    with Dashboard(git_repo, session=False, browser=browser) as dash:
+        pid, argv = started_browser(record)
+        page = Path(unquote(urlparse(argv[0]).path))
+        assert argv[0].startswith("file://") and "code=" not in " ".join(argv)
+        assert stat.S_IMODE(page.stat().st_mode) == 0o600 and stat.S_IMODE(page.parent.stat().st_mode) == 0o700
+
+        def steal() -> dict[str, object]:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                seen = fh.read().decode(errors="replace")
+            try:
+                page.read_text()
+                read = "read"
+            except PermissionError:
+                read = "refused"
+            return {"cmdline": seen, "page": read}
+
+        with second_user() as user:
+            stolen = as_user(user, {"PATH": os.environ["PATH"]}, steal)
+        assert str(page) in stolen["cmdline"] and "code=" not in stolen["cmdline"] and stolen["page"] == "refused"
+        [code] = re.findall(r"#code=([\w-]+)", page.read_text())[:1]
+        assert code != dash.code  # the page's code is its own: the printed one is the terminal's
+        assert dash.exchange(code)
+        os.kill(pid, 9)
+    assert not page.exists()  # removed when the dashboard stopped
