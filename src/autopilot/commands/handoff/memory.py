@@ -183,8 +183,10 @@ def inject(agent: str) -> int:
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin") from None
     if not isinstance(data, dict):
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin")
+    from autopilot.knowledge.share.vouch import vouch
+
     answer = hook_answer(
-        agent, str(data.get("hook_event_name") or ""), data, room=TEXT_CAP, run_of=Store.peek_workspace
+        agent, str(data.get("hook_event_name") or ""), data, room=TEXT_CAP, run_of=Store.peek_workspace, vouch=vouch
     )
     if answer:
         sys.stdout.write(json.dumps(answer) + "\n")

@@ -47,8 +47,12 @@ from autopilot.knowledge.durable.view import APPROVED, PASSPHRASE, REVOKED, SIGN
 from autopilot.output import one_line, quoted
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from autopilot.handoff.memory.autopilot import RunOf
-    from autopilot.knowledge.durable.shapes import InForce, Managed, View
+    from autopilot.knowledge.durable.shapes import Claim, InForce, Managed, View
+
+    Vouch = Callable[[str, list[Claim]], set[str]]  # the repository's check of the team's signed rules
 
 RULES = observe.RULES
 RULES_CHARS = 4000  # of the hook's output cap (hooks.TEXT_CAP, 9,500), before the active memory's facts
@@ -86,9 +90,13 @@ def _fingerprint(tier: str, rid: str, kind: str, text: str, by: str, at: str) ->
     return sha256_hex("\0".join((tier, rid, kind, text, by or "", at or "")).encode())[:16]
 
 
-def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Managed]:
-    """The rules in force in ``worktree`` (managed first, then approved, oldest approval first) and the managed
-    tier's state (``path``, ``refused``)."""
+def in_force(
+    worktree: str, view: View | None = None, vouch: Vouch | None = None
+) -> tuple[list[InForce], Managed, list[str]]:
+    """The rules in force in ``worktree`` (managed first, then approved, oldest approval first), the managed tier's
+    state (``path``, ``refused``), and the team's rules left out because ``vouch`` (the repository's check of the
+    commit and key a ``signed`` line names: ``knowledge/share/vouch.py``, passed by the adapters) did not vouch for
+    them. Without ``vouch`` no shared rule is in force: a log line alone never makes one."""
     view = Reader().view() if view is None else view
     try:
         repo_id: str | None = Project(worktree).repo_id
@@ -98,7 +106,21 @@ def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Ma
     items = [_held(r["id"], r["kind"], r["text"], "managed", "the administrator", r["modified"]) for r in tier["rules"]]
     approved = [r for r in view["rules"].values() if r["status"] == APPROVED and applies(r, repo_id)]
     approved.sort(key=lambda r: ((r.get("approved") or {}).get("at") or "", r["id"]))
+    claims: list[Claim] = [
+        {
+            "id": r["id"],
+            "commit": str((r.get("approved") or {}).get("commit") or ""),
+            "key": str((r.get("approved") or {}).get("key") or ""),
+            "share": str(((r.get("source") or {}).get("share") or {}).get("id") or ""),
+        }
+        for r in approved
+        if (r.get("approved") or {}).get("channel") == SIGNED
+    ]
+    vouched = vouch(worktree, claims) if vouch is not None and claims else set()
+    unvouched = [c["id"] for c in claims if c["id"] not in vouched]
     for r in approved:
+        if r["id"] in unvouched:
+            continue
         decision = r.get("approved") or {}
         kind, text = str(r.get("kind") or "rule"), str(r.get("text") or "")
         signed = decision.get("channel") == SIGNED  # the team's: approved by a signature git verified
@@ -114,7 +136,7 @@ def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Ma
             item["commit"] = str(decision.get("commit") or "")
             item["approvedBy"] = str(((r.get("source") or {}).get("share") or {}).get("approvedBy") or "")
         items.append(item)
-    return items, tier
+    return items, tier, unvouched
 
 
 def _held(rid: str, kind: str, text: str, tier: str, by: str, at: str) -> InForce:
@@ -168,11 +190,13 @@ def _known(store: SessionStore) -> tuple[dict[str, list[str]], dict[str, str]]:
     return (dict(known) if isinstance(known, dict) else {}), (dict(ever) if isinstance(ever, dict) else {})
 
 
-def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int) -> tuple[str, list[str]]:
+def before_turn(
+    store: SessionStore, event: str, data: dict[str, Any], room: int, vouch: Vouch | None = None
+) -> tuple[str, list[str]]:
     """The rules block for this turn (empty when the session knows them all) and the notices for the person."""
     stamp = observe.rules_stamp()  # taken first: a change after it makes the next prompt due again
     view = Reader().view()
-    items, tier = in_force(store.worktree, view)
+    items, tier, unvouched = in_force(store.worktree, view, vouch)
     source = data.get("source") if event == "SessionStart" else None
     reset = source in ("compact", "clear")
     known, ever = _known(store)
@@ -182,6 +206,12 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     withdrawn = [rid for rid in (ever if reset else known) if rid not in force]
     fresh = [i for i in items if (known.get(i["id"]) or [""])[0] != i["fp"]]
     notices = _notices(view, tier, items) if source in ("startup", "resume", None) and event == "SessionStart" else []
+    if unvouched:
+        notices.append(
+            f"codex-autopilot: {len(unvouched)} rule(s) the durable log says the team signed do not verify in this "
+            f"repository (no such commit, not its record, or not a trusted key's signature): not delivered "
+            f"({', '.join(unvouched[:4])}; codex-bridge share list)"
+        )
     mid_session = event != "SessionStart"  # a change delivered between turns: the person hears of it now
     if not fresh and not withdrawn:
         atomic_write(store.dir / observe.RULES_MARK, stamp + "\n", durable=False)
@@ -465,7 +495,7 @@ TURN_EVENTS = ("SessionStart", "UserPromptSubmit")  # the events that carry cont
 
 
 def hook_answer(
-    agent: str, event: str, data: dict[str, Any], room: int, run_of: RunOf | None = None
+    agent: str, event: str, data: dict[str, Any], room: int, run_of: RunOf | None = None, vouch: Vouch | None = None
 ) -> dict[str, Any] | None:
     """The hook JSON for ``event``: the rules block and the changed facts in ``additionalContext`` (rules first,
     within ``room`` characters together), the person's notice as ``systemMessage``; None when there is nothing.
@@ -480,7 +510,7 @@ def hook_answer(
             said = [*(([answer["systemMessage"]]) if answer and answer.get("systemMessage") else []), *seeded]
             answer = {**(answer or {}), "systemMessage": "\n".join(said)}
         return answer
-    rules, notices = before_turn(store, event, data, room)
+    rules, notices = before_turn(store, event, data, room, vouch)
     left = room - (len(rules) + len(SEPARATOR) if rules else 0)
     facts = facts_answer(agent, event, data, room=left, run_of=run_of) if left > 0 else None
     text = ((facts or {}).get("hookSpecificOutput") or {}).get("additionalContext")

@@ -199,3 +199,12 @@ class CodexSandbox(TypedDict):
 
     config: str
     added: list[str]
+
+
+class Claim(TypedDict):
+    """A rule the log says the team signed, as the hooks ask the repository to vouch for it."""
+
+    id: str
+    commit: str
+    key: str  # the SSH key's fingerprint
+    share: str  # its record's share id (``sha256:...``)
