@@ -3,23 +3,18 @@ dashboard with a session: the launch code reaches the browser without standing o
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.integration.dashboard.test_server import FAKE_BROWSER, started_browser
+from tests.integration.dashboard.test_server import fake_browser, started_browser
 from tests.support.dashboard import Dashboard
 
 
 def test_chromium_opens_the_launch_page_and_gets_a_session(browser, git_repo, tmp_path):
     """Chromium given the launch page's file:// address lands on the dashboard signed in; the page's code is spent."""
-    script = tmp_path / "browser.py"
-    script.write_text(FAKE_BROWSER)
-    record = tmp_path / "opened"
-    recorder = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {shlex.quote(str(record))} %s"
+    recorder, record = fake_browser(tmp_path)
     with Dashboard(git_repo, session=False, browser=recorder) as dash:
         _, argv = started_browser(record)
         browser.get(argv[0])

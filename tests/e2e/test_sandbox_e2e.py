@@ -22,6 +22,7 @@ from autopilot.handoff.memory.origin import AGENT_ENV
 from autopilot.knowledge.durable import anchor, secret
 from autopilot.knowledge.durable.view import Reader
 from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
+from tests.e2e.test_authority_e2e import tool_results
 from tests.support import tui
 from tests.support.agents import agent_bin, codex_exec
 from tests.support.durable import approved
@@ -41,13 +42,16 @@ def store_files() -> dict[str, bytes]:
 
 
 def attempts() -> list[str]:
-    """The shell commands an agent runs against the store: plain, markers unset, detached, on its own pty."""
+    """The shell commands an agent runs against the store: another session's memory, then the log and the passphrase
+    plain, with the markers unset and detached, and on its own pty."""
     store = paths.autopilot_home() / "durable"
     forged = json.dumps({"action": "approve", "id": "R-000000000000", "person": "Mallory", "channel": "terminal"})
     append = f"echo {shlex.quote(forged)} >> {store}/log.jsonl"
     remove = f"unlink {store}/passphrase.json; unlink {store / anchor.FILE}"  # (Codex itself turns `rm -f` away)
     unset = "env " + " ".join(f"-u {name}" for name in AGENT_ENV)
+    memory = paths.autopilot_home() / "handoff" / "active"
     return [
+        f"mkdir -p {memory}/forged && echo '{{}}' >> {memory}/forged/checkpoints.jsonl; echo memory=$?",
         f"{append}; echo append=$?",
         f"{remove}; echo remove=$?",
         f"{unset} setsid sh -c {shlex.quote(append + '; echo detached=$?')}",
@@ -86,7 +90,7 @@ def test_claudes_bash_tool_in_the_tui_cannot_touch_the_store(git_repo, tmp_path,
     commands = attempts()
     steps = [tool_use("Bash", {"command": c}) for c in commands]
     steps += [
-        tool_use("Bash", {"command": commands[0], "dangerouslyDisableSandbox": True}),
+        tool_use("Bash", {"command": commands[1], "dangerouslyDisableSandbox": True}),
         tool_use("Write", {"file_path": str(store / anchor.FILE), "content": "{}"}),
         tool_use("Edit", {"file_path": str(store / "log.jsonl"), "old_string": "approve", "new_string": "revoke"}),
         tool_use(
@@ -104,26 +108,14 @@ def test_claudes_bash_tool_in_the_tui_cannot_touch_the_store(git_repo, tmp_path,
             screen.wait_for(lambda s: "SANDBOX-DONE" in s, 240, "the end of the turn")
         results = [r for r in tool_results(server.main_requests()[-1])]
     assert len(results) == len(steps) - 1, results
-    for result in results[:5]:
+    for result in results[:6]:
         assert "Read-only file system" in result and not any(f"{w}=0" in result for w in ("append", "remove")), result
-    assert all("denied by your permission settings" in r for r in results[5:7]), results[5:7]
+    assert all("denied by your permission settings" in r for r in results[6:8]), results[6:8]
     unchanged_and_delivered(before, rid, bridge, git_repo)
     memory = json.dumps(
         [json.loads(line) for p in (paths.autopilot_home() / "handoff").rglob("checkpoints.jsonl") for line in p.open()]
     )
     assert "SANDBOX-OBJECTIVE-34" in memory
-
-
-def tool_results(body: dict) -> list[str]:
-    out = []
-    for message in body.get("messages") or []:
-        for block in message.get("content") if isinstance(message.get("content"), list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                content = block.get("content")
-                if isinstance(content, list):
-                    content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict))
-                out.append(str(content))
-    return out
 
 
 def outputs(requests: list[dict]) -> list[str]:

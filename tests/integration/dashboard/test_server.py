@@ -27,6 +27,14 @@ time.sleep(60)
 """
 
 
+def fake_browser(tmp_path: Path) -> tuple[str, Path]:
+    """A ``$BROWSER`` command that records what it is started with (its pid, then its arguments) and stays alive."""
+    script = tmp_path / "browser.py"
+    script.write_text(FAKE_BROWSER)
+    record = tmp_path / "opened"
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {shlex.quote(str(record))} %s", record
+
+
 def started_browser(record: Path) -> tuple[int, list[str]]:
     deadline = time.monotonic() + 20
     while not record.exists() or "\n" not in record.read_text():
@@ -39,10 +47,7 @@ def started_browser(record: Path) -> tuple[int, list[str]]:
 def test_another_local_user_can_neither_read_nor_win_the_browsers_launch_code(git_repo, tmp_path):
     """The second user reads the browser's command line (no code in it) and cannot open the page it names; the
     person's browser reads the page and trades its code for a session."""
-    script = tmp_path / "browser.py"
-    script.write_text(FAKE_BROWSER)
-    record = tmp_path / "opened"
-    browser = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {shlex.quote(str(record))} %s"
+    browser, record = fake_browser(tmp_path)
     with Dashboard(git_repo, session=False, browser=browser) as dash:
         pid, argv = started_browser(record)
         page = Path(unquote(urlparse(argv[0]).path))
