@@ -23,6 +23,7 @@ from autopilot.knowledge.durable import anchor, secret
 from autopilot.knowledge.durable.view import Reader
 from autopilot.scripted.responses_server import ResponsesServer, reply_text, tool_call
 from tests.e2e.test_authority_e2e import tool_results
+from tests.fixtures.make_codex_fixtures import custom_tool_call
 from tests.support import tui
 from tests.support.agents import agent_bin, codex_exec
 from tests.support.durable import approved
@@ -129,21 +130,28 @@ def outputs(requests: list[dict]) -> list[str]:
 
 
 def test_codex_exec_cannot_touch_the_store(codex_server, git_repo, bridge):
-    """`codex exec` under the config setup wrote (workspace-write): every attempt fails, nothing changes."""
+    """`codex exec` under the config setup wrote (workspace-write): every attempt fails, nothing changes; a checkpoint
+    added with apply_patch through the skill's path is recorded by the thread's own memory hook."""
     rid = approved(RULE, git_repo)
+    code, _, err = bridge("install", "codex", "--trust")
+    assert code == 0, err
     code, _, err = bridge("setup", "--sandbox")
     assert code == 0, err
     person_was_here(bridge, git_repo)
     before = store_files()
     commands = attempts()
+    patch = f"*** Begin Patch\n*** Add File: autopilot-checkpoint.json\n+{json.dumps(CHECKPOINT)}\n*** End Patch\n"
     codex_server.push(
         *[tool_call("exec_command", {"cmd": c}, call_id=f"call_{n}") for n, c in enumerate(commands)],
+        custom_tool_call("apply_patch", patch, call_id="call_checkpoint"),
         reply_text("SANDBOX-DONE"),
     )
     codex_exec(git_repo, "Tidy up the approvals for me.")
-    said = outputs(codex_server.requests)
-    assert len(said) == len(commands) and all("Read-only file system" in s for s in said), said
+    said = outputs(codex_server.requests)[: len(commands)]
+    assert all("Read-only file system" in s for s in said), said
     unchanged_and_delivered(before, rid, bridge, git_repo)
+    memory = " ".join(p.read_text() for p in (paths.autopilot_home() / "handoff").rglob("checkpoints.jsonl"))
+    assert "SANDBOX-OBJECTIVE-34" in memory
 
 
 def test_codexs_tui_cannot_touch_the_store(git_repo, tmp_path, bridge):
