@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -60,6 +61,17 @@ def attempts() -> list[str]:
     ]
 
 
+UNDO = shlex.join([sys.executable, "-m", "autopilot", "setup", "--uninstall"]) + "; echo undo=$?"
+
+
+def settings_files() -> dict[str, bytes]:
+    """What setup --sandbox wrote into each agent's settings (what an agent's own `setup --uninstall` may not undo)."""
+    return {
+        str(p): p.read_bytes()
+        for p in (paths.claude_config_dir() / "settings.json", paths.codex_home() / "config.toml")
+    }
+
+
 def person_was_here(bridge, repo: Path) -> None:
     """The person's last session started before the attempts: what its notice compares with."""
     from tests.integration.test_rules_delivery import start
@@ -97,8 +109,10 @@ def test_claudes_bash_tool_in_the_tui_cannot_touch_the_store(git_repo, tmp_path,
         tool_use(
             "Write", {"file_path": str(git_repo / "autopilot-checkpoint.json"), "content": json.dumps(CHECKPOINT)}
         ),
+        tool_use("Bash", {"command": UNDO}),
         text("SANDBOX-DONE"),
     ]
+    configured = settings_files()
     with MessagesServer(steps) as server:
         env = {**claude_env(home, server), "ANTHROPIC_API_KEY": "sk-test"}
         argv = [str(agent_bin("claude")), *tui.plugin_args(), "--permission-mode", "default"]
@@ -112,6 +126,7 @@ def test_claudes_bash_tool_in_the_tui_cannot_touch_the_store(git_repo, tmp_path,
     for result in results[:6]:
         assert "Read-only file system" in result and not any(f"{w}=0" in result for w in ("append", "remove")), result
     assert all("denied by your permission settings" in r for r in results[6:8]), results[6:8]
+    assert "undo=0" not in results[-1] and settings_files() == configured  # its own uninstall undoes nothing
     unchanged_and_delivered(before, rid, bridge, git_repo)
     memory = json.dumps(
         [json.loads(line) for p in (paths.autopilot_home() / "handoff").rglob("checkpoints.jsonl") for line in p.open()]
@@ -144,11 +159,14 @@ def test_codex_exec_cannot_touch_the_store(codex_server, git_repo, bridge):
     codex_server.push(
         *[tool_call("exec_command", {"cmd": c}, call_id=f"call_{n}") for n, c in enumerate(commands)],
         custom_tool_call("apply_patch", patch, call_id="call_checkpoint"),
+        tool_call("exec_command", {"cmd": UNDO}, call_id="call_undo"),
         reply_text("SANDBOX-DONE"),
     )
+    configured = settings_files()
     codex_exec(git_repo, "Tidy up the approvals for me.")
-    said = outputs(codex_server.requests)[: len(commands)]
-    assert all("Read-only file system" in s for s in said), said
+    said = outputs(codex_server.requests)
+    assert all("Read-only file system" in s for s in said[: len(commands)]), said
+    assert "undo=0" not in said[-1] and settings_files() == configured  # its own uninstall undoes nothing
     unchanged_and_delivered(before, rid, bridge, git_repo)
     memory = " ".join(p.read_text() for p in (paths.autopilot_home() / "handoff").rglob("checkpoints.jsonl"))
     assert "SANDBOX-OBJECTIVE-34" in memory
