@@ -3,8 +3,9 @@
 The real claude in its TUI (tmux), its Bash tool driven by the scripted model, and the real codex (`codex exec` and
 its TUI) try what the issue's agent did: append a decision to the log, remove the passphrase record and the anchors,
 with the markers unset, detached (`setsid`), on a pseudo-terminal of its own (`script`), and (Claude Code) asking to
-run outside the sandbox, or through its Write and Edit tools. Every attempt fails on a read-only file system or a
-deny rule; the store's bytes are unchanged; the person's rule still reaches the next session, with no notice (no
+run outside the sandbox, or through its Write and Edit tools; last, `codex-bridge setup --uninstall` to take the
+sandboxes down. Every attempt fails on a read-only file system or a deny rule; the store's and the settings' bytes
+are unchanged; the person's rule still reaches the next session, with no notice (no
 file changed). The checkpoint skill's path (a file in the workspace the session's own hook picks up) still works.
 """
 
