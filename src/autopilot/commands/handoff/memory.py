@@ -101,7 +101,9 @@ def write(store: Any, parsed: CheckpointBody, source: str) -> tuple[dict[str, An
         return entry, {
             "origin": who.describe(),
             "reaches": "with the session's next prompt",
-            "said": f"checkpoint stored for {name}, as yours (the person's); it reaches the session with its next "
+            "said": f"checkpoint stored for {name}, as written outside any agent session's shell (never labelled "
+            "as the person's: nothing here can tell them from a process running as them); it reaches the session "
+            "with its next "
             "prompt",
         }
     if relation == "own":
