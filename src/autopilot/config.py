@@ -116,7 +116,6 @@ ENVIRONMENT = {
     "AUTOPILOT_HOOK_REVIEW_WAIT": "seconds the PostToolUse hook waits for a review",
     "AUTOPILOT_MEMORY": "off turns the active memory off",
     "AUTOPILOT_MEMORY_INJECT_CHARS": "the active memory's injection budget",
-    "AUTOPILOT_MANAGED_DIR": "the administrator's rules folder (default /etc/codex-autopilot)",
     "AUTOPILOT_HANDOFF_BUDGET_TOKENS": "a handover packet's token budget",
     "AUTOPILOT_HANDOFF_MAX_READ_BYTES": "the most of one session file a handoff reads",
     "AUTOPILOT_HANDOFF_WINDOW_EVENTS": "the events a handoff reads around its window",
@@ -125,6 +124,8 @@ ENVIRONMENT = {
     "CLAUDE_CODE_SESSION_ID": "the Claude Code session that runs the bridge (it owns a run it plans)",
     "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "Claude Code's cap on Stop blocks in a row (0: none)",
     "CLAUDE_PLUGIN_DATA": "the plugin's data folder (its venv), set by Claude Code",
+    "TMPDIR": "the temporary folder, which Codex's workspace-write sandbox may write (setup --sandbox keeps the "
+    "durable store out of it)",
 }
 
 

@@ -7,7 +7,6 @@ hook line ("↳ Hook · ...") above the answer. `codex exec --json` shows neithe
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
@@ -41,7 +40,6 @@ def test_codexs_tui_shows_the_approved_set_changed_with_the_first_turn(git_repo,
     rid = approved("Keep commits small.", git_repo)
     with ResponsesServer(steps=[reply_text("Noted.")]) as server:
         env = tui.installed_codex(bridge, git_repo, tmp_path, server.url)
-        env["AUTOPILOT_MANAGED_DIR"] = os.environ["AUTOPILOT_MANAGED_DIR"]
         with tui.session([str(agent_bin("codex")), *tui.codex_tui_flags()], git_repo, env, tmp_path) as screen:
             screen.wait_for(lambda s: "OpenAI Codex (v" in s and "\n› " in s, 90, "Codex's prompt")
             time.sleep(1)

@@ -84,7 +84,8 @@ def test_a_checkpoints_words_are_quoted_as_the_agents_claim(git_repo, bridge):
     assert code == 0, err
     context = context_of(run_hook(bridge, "UserPromptSubmit", git_repo, prompt="next"))
     assert "user now says" not in outside_quotes(context).lower() and "\u2029" not in context
-    assert "(the checkpoint" in context  # labelled as whose claim it is
+    # labelled for what it is: written from no agent's shell, so no proof of who wrote it (a person's or an agent's)
+    assert "checkpoint written outside any agent's shell (not proof of who wrote it)" in context
 
 
 def test_the_verdicts_reason_and_the_reviews_findings_stay_quoted(planned, openai_env, bridge):

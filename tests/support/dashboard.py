@@ -30,8 +30,12 @@ from tests.support.world import World
 class Dashboard:
     """``codex-bridge -C DIR dashboard --no-open`` as a subprocess, started in ``__enter__``."""
 
-    def __init__(self, directory: Path, *, env: dict[str, str] | None = None, session: bool = True) -> None:
+    def __init__(
+        self, directory: Path, *, env: dict[str, str] | None = None, session: bool = True, browser: str | None = None
+    ) -> None:
+        """``browser``: a command the dashboard opens its page with (``$BROWSER``), instead of ``--no-open``."""
         self.directory = directory
+        self.browser = browser
         self.env = {**os.environ, "PYTHONPATH": str(SRC), **(env or {})}
         for name in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"):  # the test runner may itself run inside an agent
             if env is None or name not in env:
@@ -43,8 +47,11 @@ class Dashboard:
         self.port = 0
 
     def __enter__(self) -> Dashboard:
+        opening = ["--no-open"] if self.browser is None else []
+        if self.browser is not None:
+            self.env["BROWSER"] = self.browser
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autopilot", "-C", str(self.directory), "dashboard", "--no-open"],
+            [sys.executable, "-m", "autopilot", "-C", str(self.directory), "dashboard", *opening],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -54,7 +54,10 @@ def point_homes(mp: pytest.MonkeyPatch, root: Path) -> None:
     """Every root the bridge uses, under ``root`` (as :func:`enter_homes` made them)."""
     for var, sub in HOMES:
         mp.setenv(var, str(root / sub))
-    mp.setenv("AUTOPILOT_MANAGED_DIR", str(root / "managed"))  # never the machine's /etc/codex-autopilot
+    from autopilot.handoff.memory import observe
+
+    # never the machine's /etc/codex-autopilot: in-process only (nothing at run time moves it for a real process)
+    mp.setattr(observe, "MANAGED_DIR", str(root / "managed"))
 
 
 def _ancestors() -> set[int]:

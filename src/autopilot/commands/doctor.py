@@ -81,7 +81,22 @@ def diagnose(cwd: str | None = None) -> list[Check]:
     checks += _config_and_backend()
     checks += _session_folders()
     checks += [_home(), _run(cwd)]
+    checks += _sandboxes()
     return [c for c in checks if c is not None]
+
+
+def _sandboxes() -> list[Check]:
+    """Per agent: can its shell (or, for Claude Code, its Edit and Write tools) write the durable store?"""
+    from autopilot.knowledge.durable import sandbox
+
+    out = []
+    for row in sandbox.status():
+        name = f"sandbox:{row['agent']}"
+        if row["canWriteStore"]:
+            out.append(check(name, WARN, f"can write the durable store: {row['why']}", row["fix"]))
+        else:
+            out.append(check(name, OK, row["why"]))
+    return out
 
 
 def _session_folders() -> list[Check]:

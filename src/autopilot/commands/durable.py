@@ -84,6 +84,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "shown it: type it only here or in the dashboard, never in a chat.",
     )
     m.set_defaults(func=run)
+    m = msub.add_parser(
+        "confirm",
+        help="confirm a passphrase set without the one before it, so decisions made with it are delivered",
+        description="A passphrase set without the current one (it was removed or forgotten) is a reset: decisions "
+        "signed with it are not delivered, and every session start says so, until you confirm it here with that "
+        "passphrase, typed at the terminal (/dev/tty). Confirm only a passphrase you set yourself.",
+    )
+    m.set_defaults(func=run)
 
 
 def _scope_option(m: argparse.ArgumentParser) -> None:
@@ -117,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.durable_command == "secret":
         return _secret()
+    if args.durable_command == "confirm":
+        return _confirm()
     return _decide(args, log)
 
 
@@ -177,7 +187,14 @@ def _decide(args: argparse.Namespace, log: Any) -> int:
         decided = log.decide(
             action, rule_id, person=name, secret=passphrase, channel="terminal", reason=getattr(args, "reason", None)
         )
-        tty.show(f"{rule_id} is now {decided['status']}.")
+        waiting = [d for d in decided.get("pending") or [] if d.get("action") == action]
+        if waiting:
+            tty.show(
+                f"{rule_id} stays {decided['status']}: your passphrase was set without the one before it, so this "
+                "decision waits until you confirm it (codex-bridge durable confirm); it is not delivered before."
+            )
+        else:
+            tty.show(f"{rule_id} is now {decided['status']}.")
     emit(decided)
     return 0
 
@@ -236,8 +253,57 @@ def _secret() -> int:
         if tty.ask("the same again: ", secret=True) != new:
             raise BridgeError("the two passphrases differ; nothing was changed")
         rec = secret.set_passphrase(new, current)
-        tty.show("The approval passphrase is set.")
-    emit({"passphrase": "set", "at": rec["set"], "path": str(secret.path()), "kdf": "scrypt", "n": rec["n"]})
+        how = _anchored(str(rec.get("key")))
+        tty.show(f"The approval passphrase is set ({HOW[how]}).")
+    emit(
+        {
+            "passphrase": "set",
+            "at": rec["set"],
+            "path": str(secret.path()),
+            "kdf": "scrypt",
+            "n": rec["n"],
+            "key": _fingerprint(str(rec.get("key"))),
+            "anchor": how,
+        }
+    )
+    return 0
+
+
+HOW = {
+    "first": "your first approval key",
+    "rotated": "its key signed by the one before it",
+    "reset": "set without the one before it: decisions made with it are not delivered until you confirm it with "
+    "`codex-bridge durable confirm`, and every session start says so",
+}
+
+
+def _anchored(key: str) -> str:
+    """How the key just set entered the anchors: first, rotated or reset."""
+    from autopilot.knowledge.durable import anchor
+    from autopilot.knowledge.durable.view import home
+
+    return next((str(a.get("how")) for a in reversed(anchor.read(home())) if a.get("key") == key), "reset")
+
+
+def _fingerprint(key: str) -> str:
+    from autopilot.knowledge.durable.anchor import fingerprint
+
+    return fingerprint(key)
+
+
+def _confirm() -> int:
+    """Confirm a reset passphrase, typed at the terminal."""
+    from autopilot.knowledge.durable import secret
+    from autopilot.knowledge.durable.terminal import Terminal
+
+    with Terminal() as tty:
+        tty.show(
+            "Confirming makes decisions signed with this passphrase count. Confirm only a passphrase you set yourself: "
+            "if a session start told you of a passphrase you did not set, run `codex-bridge durable secret` instead."
+        )
+        done = secret.confirm(tty.ask("the approval passphrase to confirm: ", secret=True))
+        tty.show("Confirmed." if done["confirmed"] else f"Nothing to confirm: {done.get('why')}.")
+    emit(done)
     return 0
 
 

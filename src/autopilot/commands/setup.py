@@ -50,29 +50,46 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="add the run's segment to Claude Code's status line (settings.json is backed up; an existing status "
         "line is kept, with the segment after it)",
     )
-    p.add_argument("--uninstall", action="store_true", help="remove the Codex side, the launcher and the status line")
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="turn on Claude Code's and Codex's own sandboxes so that no agent's shell or tool can write the durable "
+        "store, its anchors or the active memories (settings.json and config.toml: what was there is recorded and "
+        "--uninstall puts it back)",
+    )
+    p.add_argument(
+        "--uninstall",
+        action="store_true",
+        help="remove the Codex side, the launcher and the status line, and put the sandbox settings back",
+    )
     p.add_argument("--from-claude", action="store_true", help=argparse.SUPPRESS)  # run by the slash command
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Set up (or undo) the Codex side and the launcher; print a JSON summary, say what is next on stderr."""
-    if args.uninstall and (args.trust or args.launcher or args.statusline):
+    if args.uninstall and (args.trust or args.launcher or args.statusline or args.sandbox):
         raise BridgeError("--uninstall removes everything setup added; it takes no other option")
     how = SETUP if args.from_claude else "codex-bridge setup"
     emit(
         uninstall()
         if args.uninstall
-        else setup(trust=args.trust, launcher=args.launcher, statusline=args.statusline, how=how)
+        else setup(trust=args.trust, launcher=args.launcher, statusline=args.statusline, sandbox=args.sandbox, how=how)
     )
     return 0
 
 
 def setup(
-    *, trust: bool = False, launcher: str | None = None, statusline: bool = False, how: str = "codex-bridge setup"
+    *,
+    trust: bool = False,
+    launcher: str | None = None,
+    statusline: bool = False,
+    sandbox: bool = False,
+    how: str = "codex-bridge setup",
 ) -> SetUp:
-    """Install the Codex side (and trust, and a launcher when asked); what was done and what is left."""
+    """Install the Codex side (and trust, a launcher, the sandboxes when asked); what was done and what is left."""
     from autopilot.codex.install import install
+    from autopilot.knowledge.durable import sandbox as sandboxes
 
     target = plugin.launcher_dir(launcher) if launcher else None
     if target is not None:
@@ -82,9 +99,24 @@ def setup(
     if target is not None:
         result["launcher"] = plugin.write_launcher(target)
     result["statusline"] = plugin.add_statusline() if statusline else None
+    result["sandbox"] = sandboxes.turn_on() if sandbox else None
+    if result["sandbox"]:
+        said = result["sandbox"]
+        codex_lines = ", ".join(line for line in said["codex"]["added"] if not line.startswith("#"))
+        say(
+            f"sandboxes on: {said['claude']['settings']} (sandbox.enabled, allowUnsandboxedCommands false, "
+            f"failIfUnavailable, denyWrite and Edit deny rules for {', '.join(said['protected'])}); "
+            f"{said['codex']['config']} ({codex_lines or 'already sandboxed'}); --uninstall puts them back"
+        )
     steps = result["next"] = _next_steps(codex, result["launcher"], how)
     if not statusline:
         steps.insert(-1, f"To see the run in Claude Code's status line: {how} --statusline")
+    if not sandbox and any(row["canWriteStore"] for row in sandboxes.status()):
+        steps.insert(
+            -1,
+            f"Agents' shells can write your durable store (approvals, anchors): {how} --sandbox turns on both "
+            "agents' own sandboxes (run it in your own terminal)",
+        )
     for line in steps:
         say(line)
     return result
@@ -93,6 +125,7 @@ def setup(
 def uninstall() -> TornDown:
     """Remove the Codex side and every launcher this command wrote (where it recorded them, on PATH, ~/.local/bin)."""
     from autopilot.codex.install import uninstall as uninstall_codex
+    from autopilot.knowledge.durable.sandbox import turn_off
 
     removed = plugin.remove_launchers()
     say(f"removed {len(removed)} launcher(s)" + (f": {', '.join(removed)}" if removed else ""))
@@ -101,6 +134,7 @@ def uninstall() -> TornDown:
         "codex": uninstall_codex(),
         "launchersRemoved": removed,
         "statusline": plugin.remove_statusline(),
+        "sandbox": turn_off(),
     }
 
 

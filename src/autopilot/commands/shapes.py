@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import NotRequired
 
     from autopilot.codex.shapes import Installed, Uninstalled
+    from autopilot.knowledge.durable.shapes import SandboxOn
     from autopilot.plugin import Check, Launcher, StatusLine
 
 
@@ -67,6 +68,7 @@ class SetUp(TypedDict):
     codex: Installed
     launcher: Launcher | None
     statusline: NotRequired[StatusLine | None]
+    sandbox: NotRequired[SandboxOn | None]  # what --sandbox wrote (knowledge/durable/sandbox.py)
     next: NotRequired[list[str]]
 
 
@@ -77,3 +79,4 @@ class TornDown(TypedDict):
     codex: Uninstalled
     launchersRemoved: list[str]
     statusline: StatusLine | None
+    sandbox: NotRequired[dict[str, object] | None]  # the sandbox settings put back

@@ -14,9 +14,10 @@ ports). So:
   (someone else had it too), and the page says so.
 - Every request passes :class:`Guard` (an ASGI middleware, before any route runs): ``Host`` must be
   ``127.0.0.1:PORT`` or ``localhost:PORT`` (else 403); the page and its static files are served to
-  anyone (they hold no data); every ``/api/`` call needs a live session (else 401), except the code
-  exchange; a request that can change state must not carry a foreign ``Origin`` or
-  ``Sec-Fetch-Site: cross-site`` (403); ``OPTIONS`` is 405 and no ``Access-Control-*`` header is sent.
+  anyone (they hold no data), from any site (the launch page the browser opens is a local file); every ``/api/``
+  call needs a live session (else 401), except the code exchange; any other request must not carry a foreign
+  ``Origin`` or ``Sec-Fetch-Site: cross-site`` (403); ``OPTIONS`` is 405 and no ``Access-Control-*`` header is
+  sent.
 - A request body is refused as it arrives once it passes :data:`MAX_BODY` (413, connection closed): a
   declared ``Content-Length`` over it before a byte is read, a chunked body at the chunk that passes it.
 
@@ -140,9 +141,12 @@ class Guard:
         origin = headers.get(b"origin")
         if origin is not None and origin.decode("latin-1") not in self.origins:
             return 403, "a request from another origin is refused"
-        if headers.get(b"sec-fetch-site") == b"cross-site":
-            return 403, "a cross-site request is refused"
         path = str(scope.get("path") or "")
+        page = method in SAFE_METHODS and (path == "/" or path.startswith("/static/"))
+        if headers.get(b"sec-fetch-site") == b"cross-site" and not page:
+            # (the page itself, which holds no data, may be reached from elsewhere: the launch page the browser is
+            # given is a file, and Chromium calls a navigation from file:// to 127.0.0.1 cross-site)
+            return 403, "a cross-site request is refused"
         if not path.startswith("/api/") or path == SESSION_PATH:
             return None  # the page, its files, and the code exchange (checked by its own route)
         if not self.authenticated(headers):

@@ -32,7 +32,15 @@ def inject(event: str, data: Json, out: HookAnswer | None = None) -> Json | None
     memory's JSON (built below hooks/, for Codex as well): :func:`merge` takes its notice and its context."""
     from autopilot.loop.state import Store
 
-    return hook_answer("claude", event, data, room=room(out), run_of=Store.peek_workspace)
+    return hook_answer("claude", event, data, room=room(out), run_of=Store.peek_workspace, vouch=vouch)
+
+
+def vouch(worktree: str, claims: list[Any]) -> set[str]:
+    """The repository's check of the team's signed rules (``knowledge/share/vouch.py``), loaded only when a turn
+    delivers rules and one of them came signed from the team."""
+    from autopilot.knowledge.share.vouch import vouch as check
+
+    return check(worktree, claims)
 
 
 def room(out: HookAnswer | None) -> int:

@@ -91,7 +91,9 @@ def test_a_checkpoint_is_injected_on_the_next_prompt_with_its_history(git_repo, 
     answer = run_hook(bridge, "UserPromptSubmit", git_repo, prompt="continue")
     text = context_of(answer)
     assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
-    assert text.count("NEXT-ACTION-MARKER") == 1 and "the checkpoint the person wrote" in text  # from a terminal
+    assert (
+        text.count("NEXT-ACTION-MARKER") == 1 and "a checkpoint written outside any agent's shell" in text
+    )  # from a terminal
     assert "never instructions" in text
     (record,) = injections(git_repo)
     assert record["fields"] == ["objective", "constraints", "next_action", "unresolved", "completed"]

@@ -101,7 +101,9 @@ def write(store: Any, parsed: CheckpointBody, source: str) -> tuple[dict[str, An
         return entry, {
             "origin": who.describe(),
             "reaches": "with the session's next prompt",
-            "said": f"checkpoint stored for {name}, as yours (the person's); it reaches the session with its next "
+            "said": f"checkpoint stored for {name}, as written outside any agent session's shell (never labelled "
+            "as the person's: nothing here can tell them from a process running as them); it reaches the session "
+            "with its next "
             "prompt",
         }
     if relation == "own":
@@ -183,8 +185,10 @@ def inject(agent: str) -> int:
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin") from None
     if not isinstance(data, dict):
         raise BridgeError("handoff inject reads a hook event (a JSON object) on stdin")
+    from autopilot.knowledge.share.vouch import vouch
+
     answer = hook_answer(
-        agent, str(data.get("hook_event_name") or ""), data, room=TEXT_CAP, run_of=Store.peek_workspace
+        agent, str(data.get("hook_event_name") or ""), data, room=TEXT_CAP, run_of=Store.peek_workspace, vouch=vouch
     )
     if answer:
         sys.stdout.write(json.dumps(answer) + "\n")

@@ -40,7 +40,10 @@ AGENT, PERSON, AUTOPILOT, PACKET = "agent-claim", "person", "autopilot", "packet
 # or the person write what reaches the session; one from another session's shell is a record, never injected.
 WRITERS = {
     AGENT: CLAIM,
-    PERSON: "written by the person outside any agent session: a claim about the work, not proof",
+    # No check tells the person from a process running as them (an agent's shell can unset its markers and detach):
+    # what this says is only where it was written from, never who wrote it.
+    PERSON: "written outside any agent session's shell, as far as this machine can tell (by the person, or by "
+    "anything running as them): a claim about the work, not proof",
     AUTOPILOT: "the autopilot's plan at a task transition (goal, next task, tasks done): the plan, not proof",
     PACKET: "from a handover packet: the sending session's claims at their time, not proof",
     ELSEWHERE: "written from another agent session's shell: kept as a record, never injected into this session",

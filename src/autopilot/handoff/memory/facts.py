@@ -111,7 +111,7 @@ def _provenance(item: Stated, otherwise: str) -> str:
     if item.get("packet"):
         return f"from packet {item['packet']}, the sending session's claim"
     return {
-        "person": "the checkpoint the person wrote",
+        "person": "a checkpoint written outside any agent's shell (not proof of who wrote it)",
         "autopilot": "the autopilot's plan at its last task transition",
     }.get(str(item.get("writer")), "the checkpoint, the agent's claim")
 

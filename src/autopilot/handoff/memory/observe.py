@@ -48,6 +48,7 @@ DURABLE_LOG = (
     "durable",
     "log.jsonl",
 )  # under $AUTOPILOT_HOME: the person's approved rules (autopilot.knowledge.durable)
+ANCHOR = ("durable", "anchor.json")  # the person's approval keys (autopilot.knowledge.durable.anchor)
 SEEN = ("durable", "seen.json")  # what the person last saw at a session start (autopilot.knowledge.durable.deliver)
 MANAGED_FILE = "managed-rules.json"  # the administrator's rules (autopilot.knowledge.durable.managed)
 MANAGED_DIR = "/Library/Application Support/CodexAutopilot" if sys.platform == "darwin" else "/etc/codex-autopilot"
@@ -602,8 +603,10 @@ def record(event: str, data: dict[str, Any], agent: str) -> tuple[str, bool] | N
 
 
 def managed_dir() -> str:
-    """The administrator's rules directory: ``AUTOPILOT_MANAGED_DIR``, else the platform's (/etc/codex-autopilot)."""
-    return config.env("AUTOPILOT_MANAGED_DIR") or MANAGED_DIR
+    """The administrator's rules directory: the platform's (/etc/codex-autopilot), a constant of the installed package.
+    Nothing the agent's user sets at run time moves it (no variable, no setting): one did, and an agent that set it
+    dropped the administrator's rules. Tests point it elsewhere in-process (``tests/support/world.py``)."""
+    return MANAGED_DIR
 
 
 def rules_stamp() -> str:
@@ -611,7 +614,12 @@ def rules_stamp() -> str:
     directory): it changes whenever either could have; "" when neither file exists."""
     parts = []
     managed = managed_dir()
-    for path in (os.path.join(home(), *DURABLE_LOG), os.path.join(managed, MANAGED_FILE), managed):
+    for path in (
+        os.path.join(home(), *DURABLE_LOG),
+        os.path.join(managed, MANAGED_FILE),
+        managed,
+        os.path.join(home(), *ANCHOR),
+    ):
         try:
             st = os.stat(path)
             parts.append(f"{st.st_size}:{st.st_ctime_ns}:{st.st_mtime_ns}")

@@ -42,12 +42,17 @@ from autopilot.handoff.memory.store import SessionStore
 from autopilot.handoff.packets.memory import after_tool
 from autopilot.handoff.sources.project import Project
 from autopilot.knowledge.durable import managed
+from autopilot.knowledge.durable.anchor import fingerprint as anchor_fingerprint
 from autopilot.knowledge.durable.view import APPROVED, PASSPHRASE, REVOKED, SIGNED, SUPERSEDED, Reader, applies, home
 from autopilot.output import one_line, quoted
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from autopilot.handoff.memory.autopilot import RunOf
-    from autopilot.knowledge.durable.shapes import InForce, Managed, View
+    from autopilot.knowledge.durable.shapes import Claim, InForce, Managed, View
+
+    Vouch = Callable[[str, list[Claim]], set[str]]  # the repository's check of the team's signed rules
 
 RULES = observe.RULES
 RULES_CHARS = 4000  # of the hook's output cap (hooks.TEXT_CAP, 9,500), before the active memory's facts
@@ -67,6 +72,12 @@ SHARED_TITLE = (
     ".codex-autopilot/allowed_signers lists:"
 )
 TIERS = ("managed", "approved", "shared")
+UNSIGNED_WHY = (
+    "without the person's signature",
+    "signed for another text",
+    "which is not an anchor",
+    "does not verify",
+)
 WITHDRAWN_TITLE = "Withdrawn (do not follow these any more):"
 
 
@@ -79,9 +90,13 @@ def _fingerprint(tier: str, rid: str, kind: str, text: str, by: str, at: str) ->
     return sha256_hex("\0".join((tier, rid, kind, text, by or "", at or "")).encode())[:16]
 
 
-def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Managed]:
-    """The rules in force in ``worktree`` (managed first, then approved, oldest approval first) and the managed
-    tier's state (``path``, ``refused``)."""
+def in_force(
+    worktree: str, view: View | None = None, vouch: Vouch | None = None
+) -> tuple[list[InForce], Managed, list[str]]:
+    """The rules in force in ``worktree`` (managed first, then approved, oldest approval first), the managed tier's
+    state (``path``, ``refused``), and the team's rules left out because ``vouch`` (the repository's check of the
+    commit and key a ``signed`` line names: ``knowledge/share/vouch.py``, passed by the adapters) did not vouch for
+    them. Without ``vouch`` no shared rule is in force: a log line alone never makes one."""
     view = Reader().view() if view is None else view
     try:
         repo_id: str | None = Project(worktree).repo_id
@@ -91,7 +106,21 @@ def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Ma
     items = [_held(r["id"], r["kind"], r["text"], "managed", "the administrator", r["modified"]) for r in tier["rules"]]
     approved = [r for r in view["rules"].values() if r["status"] == APPROVED and applies(r, repo_id)]
     approved.sort(key=lambda r: ((r.get("approved") or {}).get("at") or "", r["id"]))
+    claims: list[Claim] = [
+        {
+            "id": r["id"],
+            "commit": str((r.get("approved") or {}).get("commit") or ""),
+            "key": str((r.get("approved") or {}).get("key") or ""),
+            "share": str(((r.get("source") or {}).get("share") or {}).get("id") or ""),
+        }
+        for r in approved
+        if (r.get("approved") or {}).get("channel") == SIGNED
+    ]
+    vouched = vouch(worktree, claims) if vouch is not None and claims else set()
+    unvouched = [c["id"] for c in claims if c["id"] not in vouched]
     for r in approved:
+        if r["id"] in unvouched:
+            continue
         decision = r.get("approved") or {}
         kind, text = str(r.get("kind") or "rule"), str(r.get("text") or "")
         signed = decision.get("channel") == SIGNED  # the team's: approved by a signature git verified
@@ -107,7 +136,7 @@ def in_force(worktree: str, view: View | None = None) -> tuple[list[InForce], Ma
             item["commit"] = str(decision.get("commit") or "")
             item["approvedBy"] = str(((r.get("source") or {}).get("share") or {}).get("approvedBy") or "")
         items.append(item)
-    return items, tier
+    return items, tier, unvouched
 
 
 def _held(rid: str, kind: str, text: str, tier: str, by: str, at: str) -> InForce:
@@ -161,11 +190,13 @@ def _known(store: SessionStore) -> tuple[dict[str, list[str]], dict[str, str]]:
     return (dict(known) if isinstance(known, dict) else {}), (dict(ever) if isinstance(ever, dict) else {})
 
 
-def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int) -> tuple[str, list[str]]:
+def before_turn(
+    store: SessionStore, event: str, data: dict[str, Any], room: int, vouch: Vouch | None = None
+) -> tuple[str, list[str]]:
     """The rules block for this turn (empty when the session knows them all) and the notices for the person."""
     stamp = observe.rules_stamp()  # taken first: a change after it makes the next prompt due again
     view = Reader().view()
-    items, tier = in_force(store.worktree, view)
+    items, tier, unvouched = in_force(store.worktree, view, vouch)
     source = data.get("source") if event == "SessionStart" else None
     reset = source in ("compact", "clear")
     known, ever = _known(store)
@@ -175,6 +206,12 @@ def before_turn(store: SessionStore, event: str, data: dict[str, Any], room: int
     withdrawn = [rid for rid in (ever if reset else known) if rid not in force]
     fresh = [i for i in items if (known.get(i["id"]) or [""])[0] != i["fp"]]
     notices = _notices(view, tier, items) if source in ("startup", "resume", None) and event == "SessionStart" else []
+    if unvouched:
+        notices.append(
+            f"codex-autopilot: {len(unvouched)} rule(s) the durable log says the team signed do not verify in this "
+            f"repository (no such commit, not its record, or not a trusted key's signature): not delivered "
+            f"({', '.join(unvouched[:4])}; codex-bridge share list)"
+        )
     mid_session = event != "SessionStart"  # a change delivered between turns: the person hears of it now
     if not fresh and not withdrawn:
         atomic_write(store.dir / observe.RULES_MARK, stamp + "\n", durable=False)
@@ -293,17 +330,38 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     was_managed: dict[str, Any] = got if isinstance(got, dict) else {}
     if changes:
         parts.append("the approved rules changed since your last session: " + "; ".join(changes))
-    if now_managed != was_managed:
+    got = (seen or {}).get("managedLast")
+    last_managed = dict(got) if isinstance(got, dict) else was_managed
+    if now_managed:
+        last_managed = now_managed
+    if last_managed and not now_managed:  # said at every session start until they are back
+        why = tier.get("refused") or f"{tier['path']} is gone or holds no rule"
+        parts.append(
+            f"the administrator's {len(last_managed)} rule(s) that were in force are missing ({why}): "
+            "your sessions run without them; tell your administrator if they did not remove them"
+        )
+    elif now_managed != was_managed:
         parts.append(f"the administrator's rules changed ({len(now_managed)} in force)")
     integrity = view["integrity"]
     if integrity.get("viewRebuilt"):
         parts.append("rules.json disagreed with the log and was rebuilt from it")
-    if integrity.get("chainBreaks") or integrity.get("refusedLines") or integrity.get("malformedLines"):
+    forged = [r for r in integrity.get("refusedLines") or [] if _is_unsigned(r["why"])]
+    if forged:
+        parts.append(
+            f"{len(forged)} decision(s) in the durable log are not signed by your approval key (written by something "
+            "else, or edited): none of them is delivered"
+        )
+    if (
+        integrity.get("chainBreaks")
+        or len(integrity.get("refusedLines") or []) > len(forged)
+        or integrity.get("malformedLines")
+    ):
         parts.append(
             f"the durable log has {len(integrity.get('chainBreaks') or [])} broken link(s), "
             f"{len(integrity.get('refusedLines') or [])} refused and {integrity.get('malformedLines') or 0} "
             "malformed line(s): was it edited by hand?"
         )
+    parts += _anchor_notices(view, (seen or {}).get("anchors"))
     last = (seen or {}).get("lastHash")
     if isinstance(last, str) and last != view["lastHash"] and not _still_in_log(last):
         parts.append("the durable log was rewritten since your last session (a line it had is gone)")
@@ -323,8 +381,10 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
                     "at": now_ms(),
                     "approved": approved,
                     "managed": now_managed,
+                    "managedLast": last_managed,
                     "lastHash": view["lastHash"],
                     "passphrase": passphrase,
+                    "anchors": view["anchors"]["trusted"],
                 },
                 sort_keys=True,
             )
@@ -337,6 +397,36 @@ def _notices(view: View, tier: Managed, items: list[InForce]) -> list[str]:
     if len(line) > NOTICE_CHARS:
         line = line[: NOTICE_CHARS - 30] + "… (codex-bridge durable list)"
     return [one_line(line)]
+
+
+def _is_unsigned(why: str) -> bool:
+    """Whether a refused line is a decision that is not the person's (``view.unverified``)."""
+    return any(w in why for w in UNSIGNED_WHY)
+
+
+def _anchor_notices(view: View, seen_trusted: Any) -> list[str]:
+    """What the person hears of their approval keys: a reset not confirmed (every session start, with what waits on
+    it), a key trusted since their last session (once), and anchors that hold nothing."""
+    anchors = view["anchors"]
+    parts = []
+    for key, at in anchors["pending"].items():
+        waiting = sum(1 for r in view["rules"].values() for d in r.get("pending") or [] if d.get("key") == key)
+        parts.append(
+            f"the approval passphrase was set at {at[:16]} without the one before it (removed, forgotten, or replaced "
+            f"by something else): the {waiting} decision(s) made with it are not delivered until you confirm it at "
+            "your terminal (codex-bridge durable confirm); if you did not set it, something running as you did: set "
+            "your own (codex-bridge durable secret) and do not confirm"
+        )
+    if isinstance(seen_trusted, list) and seen_trusted:  # (the first key: the passphrase's own line says it was set)
+        for key in anchors["trusted"]:
+            if key in seen_trusted:
+                continue
+            confirmed = anchors["confirmedResets"].get(key)
+            how = f"confirmed at {confirmed[:16]} after a reset" if confirmed else "set with the one before it"
+            parts.append(f"a new approval key ({anchor_fingerprint(key)}) was {how}: if that was not you, say so")
+    if anchors["problems"]:
+        parts.append("the approval anchors hold entries that count for nothing: " + "; ".join(anchors["problems"][:3]))
+    return parts
 
 
 def _changed_now(shown: list[InForce], withdrawn: list[str]) -> str:
@@ -405,7 +495,7 @@ TURN_EVENTS = ("SessionStart", "UserPromptSubmit")  # the events that carry cont
 
 
 def hook_answer(
-    agent: str, event: str, data: dict[str, Any], room: int, run_of: RunOf | None = None
+    agent: str, event: str, data: dict[str, Any], room: int, run_of: RunOf | None = None, vouch: Vouch | None = None
 ) -> dict[str, Any] | None:
     """The hook JSON for ``event``: the rules block and the changed facts in ``additionalContext`` (rules first,
     within ``room`` characters together), the person's notice as ``systemMessage``; None when there is nothing.
@@ -420,7 +510,7 @@ def hook_answer(
             said = [*(([answer["systemMessage"]]) if answer and answer.get("systemMessage") else []), *seeded]
             answer = {**(answer or {}), "systemMessage": "\n".join(said)}
         return answer
-    rules, notices = before_turn(store, event, data, room)
+    rules, notices = before_turn(store, event, data, room, vouch)
     left = room - (len(rules) + len(SEPARATOR) if rules else 0)
     facts = facts_answer(agent, event, data, room=left, run_of=run_of) if left > 0 else None
     text = ((facts or {}).get("hookSpecificOutput") or {}).get("additionalContext")

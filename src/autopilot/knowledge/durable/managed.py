@@ -17,8 +17,9 @@ The rules are used only when nobody but root can change them, checked every time
 - the process does not run as root (root can write anything: the tier means nothing to it).
 
 Otherwise nothing from the location is used, and the reason is returned for the person to see.
-``AUTOPILOT_MANAGED_DIR`` names another location (tests, and installs that keep ``/etc`` elsewhere);
-it passes the same checks, so it can only ever point at rules root wrote.
+The location is a constant of the installed package: no variable or setting of the agent's user moves it (one
+variable used to, and pointing it at an empty folder dropped the administrator's rules). While rules that were in
+force are missing, every session start says so (``knowledge/durable/deliver.py``).
 The file is opened without following links and its identity compared with what was checked.
 """
 
@@ -45,7 +46,7 @@ KINDS = ("rule", "decision")
 
 
 def location() -> Path:
-    """The administrator's directory: ``AUTOPILOT_MANAGED_DIR``, else the platform's (``/etc/codex-autopilot``)."""
+    """The administrator's directory: the platform's (``/etc/codex-autopilot``), never moved at run time."""
     return Path(observe.managed_dir())
 
 

@@ -30,9 +30,10 @@ class Decision(TypedDict, total=False):
     at: Any
     reason: Any
     signer: Any
-    key: Any  # the signing key's fingerprint
+    key: Any  # signed channel: the SSH signing key's fingerprint; deciding channels: the person's approval key (hex)
     commit: Any  # the signed commit that brought the rule (or its revocation) to the share ref
     signers: Any  # the allowed_signers blob in HEAD that listed the signer
+    action: Any  # in ``pending``: approve or revoke
 
 
 class Rule(TypedDict):
@@ -50,6 +51,8 @@ class Rule(TypedDict):
     supersededBy: str | None
     approved: Decision | None
     revoked: Decision | None
+    subject: NotRequired[str]  # the proposal's hash, which a decision's signature names
+    pending: NotRequired[list[Decision]]  # decisions signed by an anchor not confirmed yet: not applied
 
 
 class Refused(TypedDict):
@@ -70,12 +73,23 @@ class Integrity(TypedDict):
     viewRebuilt: NotRequired[str]
 
 
+class Anchors(TypedDict):
+    """The approval keys and which hold (``knowledge/durable/anchor.py``)."""
+
+    trusted: list[str]
+    pending: dict[str, str]  # a reset key not confirmed -> when it was set
+    current: str | None
+    confirmedResets: dict[str, str]  # a reset key the person confirmed -> when
+    problems: list[str]
+
+
 class View(TypedDict):
     """``rules.json``: every rule by id, and the log it was made from."""
 
     rules: dict[str, Rule]
     lastHash: str
     lines: int
+    anchors: Anchors
     integrity: Integrity
 
 
@@ -105,6 +119,7 @@ class Listing(TypedDict):
     integrity: Integrity
     log: str
     managed: Managed
+    anchors: Anchors
 
 
 class Cost(TypedDict):
@@ -116,11 +131,13 @@ class Cost(TypedDict):
 
 
 class PassphraseRecord(Cost):
-    """The approval passphrase's hash (scrypt), as ``passphrase.json`` keeps it."""
+    """The approval passphrase's record, as ``passphrase.json`` keeps it: scrypt's salt and cost, and the public half
+    of the Ed25519 key the passphrase derives (version 2), or scrypt's hash (version 1, before signed decisions)."""
 
     v: int
     kdf: str
     salt: str
+    key: NotRequired[str]
     hash: NotRequired[str]
     set: NotRequired[str]
 
@@ -137,3 +154,57 @@ class InForce(TypedDict):
     fp: str  # what the session compares to tell a changed rule
     commit: NotRequired[str]  # shared: the signed commit
     approvedBy: NotRequired[str]  # shared: who approved it on their machine
+
+
+# One approval key in ``anchor.json``: how it entered (first, rotated, reset) and its proof: ``key`` (hex Ed25519
+# public key), ``how``, ``at``, ``from`` and ``sig`` (rotated: the previous key, and its signature of the rotation),
+# ``confirmed`` (reset: ``{"at", "sig"}``, the key's own signature of the person's confirmation). ``from`` is a
+# Python keyword: hence the functional form.
+AnchorEntry = TypedDict(
+    "AnchorEntry",
+    {"key": str, "how": str, "at": str, "from": str, "sig": str, "confirmed": "dict[str, str]"},
+    total=False,
+)
+
+
+class Confirmed(TypedDict, total=False):
+    """``durable confirm``: the key, and whether this confirmed it."""
+
+    key: str
+    confirmed: bool
+    at: str
+    why: str
+
+
+class AgentSandbox(TypedDict):
+    """Whether one agent's shell (or tool) can write the durable store, why, and the fix (``doctor``)."""
+
+    agent: str
+    canWriteStore: bool
+    why: str
+    fix: str | None
+
+
+class SandboxOn(TypedDict):
+    """What ``setup --sandbox`` wrote into each agent's settings, and the paths it protects."""
+
+    claude: dict[str, object]
+    codex: CodexSandbox
+    protected: list[str]
+    record: str
+
+
+class CodexSandbox(TypedDict):
+    """What ``setup --sandbox`` added to Codex's config.toml."""
+
+    config: str
+    added: list[str]
+
+
+class Claim(TypedDict):
+    """A rule the log says the team signed, as the hooks ask the repository to vouch for it."""
+
+    id: str
+    commit: str
+    key: str  # the SSH key's fingerprint
+    share: str  # its record's share id (``sha256:...``)

@@ -31,7 +31,7 @@ from autopilot.handoff.memory.origin import (
 from autopilot.handoff.packets.store import load
 from autopilot.handoff.sources.project import Project
 from autopilot.knowledge.durable import managed
-from autopilot.knowledge.durable.secret import verify
+from autopilot.knowledge.durable.secret import sign, verify
 from autopilot.knowledge.durable.view import (
     APPROVED,
     DECIDING_CHANNELS,
@@ -94,8 +94,9 @@ class Log(Reader):
         """Append one entry under the lock (chained to the last line), refresh the view, return the rule."""
         with self.locked():
             lines = self.lines()
-            view = replay(lines)
-            problem = apply(json.loads(json.dumps(view["rules"])), entry)  # a dry run on a copy
+            anchors = self.anchors()
+            view = replay(lines, anchors)
+            problem = apply(json.loads(json.dumps(view["rules"])), entry, anchors)  # a dry run on a copy
             if problem:
                 raise BridgeError(f"refused: {problem}", hint="`codex-bridge durable list` shows each one's status")
             line = canonical({**entry, "seq": len(lines) + 1, "prev": view["lastHash"]})
@@ -105,7 +106,7 @@ class Log(Reader):
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            view = replay([*lines, line])
+            view = replay([*lines, line], anchors)
             self.save(view)
         return view["rules"][entry["id"]]
 
@@ -201,14 +202,23 @@ class Log(Reader):
             )
         name = check_person(person)
         entry: dict[str, Any] = {"action": action, "id": check_id(rule_id), "person": name, "channel": channel}
-        problem = apply(json.loads(json.dumps(self.view()["rules"])), {**entry})
+        view = self.view()
+        rule = view["rules"].get(entry["id"])
+        problem = apply(json.loads(json.dumps(view["rules"])), {**entry}) if rule is None else None
+        if rule is not None and not (
+            (action == "approve" and rule["status"] == "candidate")
+            or (action == "revoke" and rule["status"] in ("candidate", APPROVED))
+        ):
+            problem = f"{rule['id']} is {rule['status']}" + (", not a candidate" if action == "approve" else "")
         if problem:
             raise BridgeError(f"refused: {problem}", hint="`codex-bridge durable list` shows each one's status")
-        verify(secret)
+        key = verify(secret)
         entry["at"] = clock.now()
         if action == "revoke":
             entry["reason"] = redact(reason)[0][:MAX_TEXT] if reason else None
-        return self._append(entry)
+        assert rule is not None
+        entry["subject"] = rule.get("subject")
+        return self._append(sign(key, entry))
 
     def receive_shared(
         self,
@@ -279,4 +289,5 @@ class Log(Reader):
             "integrity": view["integrity"],
             "log": str(self.path),
             "managed": managed.load(),
+            "anchors": view["anchors"],
         }

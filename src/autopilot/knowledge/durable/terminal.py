@@ -9,10 +9,11 @@ sequence in a rule cannot make the screen show another rule than the one decided
 
 A terminal's input goes to whichever process reads it first, and any process of the same user may open
 the person's ``/dev/pts/N`` and read (tried: a reader in its own session took the passphrase as it was
-typed). So while a decision is open the terminal is put in exclusive mode (``TIOCEXCL``: no further open
+typed; a background job of the person's own shell made itself the foreground and did the same). So while a
+decision is open the terminal is put in exclusive mode (``TIOCEXCL``: no further open of ``/dev/pts/N``
 succeeds, except root's), and before the passphrase is asked every process is looked for (``/proc``) that
-holds this terminal open outside its session (the person's shell and its jobs are in it; a background job
-that reads is stopped by the kernel): if there is one, nothing is asked and nothing is decided. Without
+could read it: any other process of the terminal's session, and any process outside it holding the terminal
+open (:func:`readers`). If there is one, nothing is asked and nothing is decided. Without
 ``/proc`` (macOS) only the exclusive mode holds. A process that can trace the person's (ptrace) or read
 the keyboard (an X11 client) is not stopped by this; see docs/durable.md.
 """
@@ -32,9 +33,15 @@ MAX_LINE = 4096
 
 
 def readers(fd: int) -> list[tuple[int, str]]:
-    """The processes (pid, command line) outside this process's session that hold the terminal ``fd`` open, other
-    than the ones this process runs under (the terminal emulator, ``sshd`` or ``script`` that made the terminal): any
-    of them could read what is typed. Empty when there is no ``/proc`` to look in."""
+    """The processes (pid, command line) that could read what is typed on the terminal ``fd``, other than this one and
+    the ones it runs under (the person's shell; the terminal emulator, ``sshd`` or ``script`` that made the terminal):
+
+    - every other process of this session, holding the terminal or not: a background job can make itself the
+      foreground (``tcsetpgrp`` with SIGTTOU ignored, or ``setpgid`` into the foreground group) and read, and it can
+      open ``/dev/tty`` even while the terminal is exclusive (that open does not pass the exclusive check);
+    - every process outside it that holds the terminal open (it opened ``/dev/pts/N`` before the exclusive mode).
+
+    Empty when there is no ``/proc`` to look in."""
     try:
         device = _controlling(fd)
         session = os.getsid(0)
@@ -47,9 +54,9 @@ def readers(fd: int) -> list[tuple[int, str]]:
         if pid in above:
             continue
         try:
-            if os.getsid(pid) == session:
-                continue
-            held = any(_is_device(f"/proc/{pid}/fd/{n}", device) for n in os.listdir(f"/proc/{pid}/fd"))
+            held = os.getsid(pid) == session or any(
+                _is_device(f"/proc/{pid}/fd/{n}", device) for n in os.listdir(f"/proc/{pid}/fd")
+            )
         except OSError:  # gone, or another user's (who cannot read this terminal: it is the person's, mode 620)
             continue
         if held:
@@ -131,9 +138,9 @@ class Terminal:
         if others:
             named = "; ".join(f"pid {pid}: {cmd}" for pid, cmd in others[:3])
             raise BridgeError(
-                f"another process has this terminal open and could read what you type ({named}): "
-                "no passphrase was asked and nothing was decided",
-                hint="if you did not start it, something else did: stop it (or use another terminal) and try again",
+                f"another process can read this terminal ({named}): no passphrase was asked and nothing was decided",
+                hint="run the command alone (no pipe, no background job in this terminal: `jobs` lists them); if you "
+                "did not start that process, something else did: stop it, or use a fresh terminal, and try again",
             )
 
     def show(self, text: str) -> None:

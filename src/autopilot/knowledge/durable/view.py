@@ -27,12 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autopilot import paths
-from autopilot.digest import sha256_hex
+from autopilot.digest import canonical, sha256_hex
 from autopilot.fsutil import atomic_write, held
+from autopilot.knowledge.durable import anchor
 
 if TYPE_CHECKING:
-    from autopilot.knowledge.durable.shapes import Decision, Refused, Rule, View
+    from autopilot.knowledge.durable.shapes import Anchors, Decision, Refused, Rule, View
 
+Entry = dict[str, Any]  # one log line as written: checked field by field by apply() before anything believes it
 KINDS = {"rule": "R", "decision": "D"}
 CANDIDATE, APPROVED, REVOKED, SUPERSEDED = "candidate", "approved", "revoked", "superseded"
 STATUSES = (CANDIDATE, APPROVED, REVOKED, SUPERSEDED)
@@ -55,8 +57,9 @@ def home() -> Path:
     return paths.autopilot_home() / "durable"
 
 
-def replay(lines: list[bytes]) -> View:
-    """The view the log's lines give: every rule by id, and what is wrong with the log (never raised)."""
+def replay(lines: list[bytes], anchors: Anchors | None = None) -> View:
+    """The view the log's lines give under ``anchors`` (:func:`anchor.judge`; None: no key is trusted): every rule by
+    id, and what is wrong with the log (never raised)."""
     rules: dict[str, Rule] = {}
     malformed = 0
     refused: list[Refused] = []
@@ -74,13 +77,14 @@ def replay(lines: list[bytes]) -> View:
         if entry.get("prev") != prev:
             breaks.append(number)
         prev = sha256_hex(line)
-        problem = apply(rules, entry)
+        problem = apply(rules, entry, anchors)
         if problem:
             refused.append({"line": number, "why": problem})
     return {
         "rules": rules,
         "lastHash": prev,
         "lines": len(lines),
+        "anchors": anchors or anchor.judge([]),
         "integrity": {
             "ok": not (malformed or refused or breaks),
             "malformedLines": malformed,
@@ -90,9 +94,31 @@ def replay(lines: list[bytes]) -> View:
     }
 
 
-def apply(rules: dict[str, Rule], e: dict[str, Any]) -> str | None:
+def subject(entry: Entry) -> str:
+    """The hash a decision names to say which proposal it decides (its text, kind, scope and what it supersedes)."""
+    return sha256_hex(canonical({k: v for k, v in entry.items() if k not in ("seq", "prev")}))
+
+
+def unverified(e: Entry, rule: Rule, anchors: Anchors | None) -> str | None:
+    """Why a person's decision is not the person's (None: its signature verifies by a trusted key, or by a key that
+    waits for confirmation: the caller tells those apart by ``e["key"]``)."""
+    key = e.get("key")
+    if not e.get("sig") or not isinstance(key, str):
+        return f"a {e.get('action')} of {rule['id']} without the person's signature"
+    if e.get("subject") != rule.get("subject"):
+        return f"a {e.get('action')} of {rule['id']} signed for another text than the one proposed"
+    known = anchors is not None and (key in anchors["trusted"] or key in anchors["pending"])
+    if not known:
+        return f"a {e.get('action')} of {rule['id']} signed by {anchor.fingerprint(key)}, which is not an anchor"
+    if not anchor.good_signature(key, e.get("sig"), anchor.signed_bytes(e)):
+        return f"a {e.get('action')} of {rule['id']} whose signature does not verify (forged or edited)"
+    return None
+
+
+def apply(rules: dict[str, Rule], e: Entry, anchors: Anchors | None = None) -> str | None:
     """Apply one log entry (as the log holds it: checked here) to ``rules``; say why it cannot apply (the entry is
-    then ignored)."""
+    then ignored). A person's decision applies only when it verifies by a trusted anchor (:func:`unverified`); one by
+    an anchor waiting for confirmation is kept on the rule as ``pending`` and changes nothing."""
     action, rid = e.get("action"), e.get("id")
     if not isinstance(rid, str) or not ID.fullmatch(rid):
         return "no valid id"
@@ -112,6 +138,7 @@ def apply(rules: dict[str, Rule], e: dict[str, Any]) -> str | None:
             "supersededBy": None,
             "approved": None,
             "revoked": None,
+            "subject": subject(e),
         }
         return None
     rule = rules.get(rid)
@@ -127,6 +154,14 @@ def apply(rules: dict[str, Rule], e: dict[str, Any]) -> str | None:
         decision["signers"] = e.get("signers")
     elif e.get("channel") not in DECIDING_CHANNELS or not e.get("person"):
         return f"{action} of {rid} without a person at a deciding channel"
+    elif action in ("approve", "revoke"):
+        problem = unverified(e, rule, anchors)
+        if problem:
+            return problem
+        decision["key"] = e["key"]
+        if anchors is not None and e["key"] not in anchors["trusted"]:
+            rule.setdefault("pending", []).append({**decision, "action": action})
+            return None
     if action == "approve":
         if rule["status"] != CANDIDATE:
             return f"{rid} is {rule['status']}, not a candidate"
@@ -186,8 +221,9 @@ class Reader:
         except OSError:
             raw = b""
         lines = self.lines()
-        fresh = replay(lines)
-        state = self._compare(raw, fresh, lines)
+        anchors = self.anchors()
+        fresh = replay(lines, anchors)
+        state = self._compare(raw, fresh, lines, anchors)
         if state != "ok" and (lines or state == "edited"):
             with self.locked():
                 self.save(fresh)
@@ -197,8 +233,12 @@ class Reader:
             fresh["integrity"]["viewRebuilt"] = EDITED
         return fresh
 
+    def anchors(self) -> Anchors:
+        """The approval keys of this directory, judged (:mod:`.anchor`)."""
+        return anchor.load(self.dir)
+
     @staticmethod
-    def _compare(raw: bytes | None, fresh: View, lines: list[bytes]) -> str:
+    def _compare(raw: bytes | None, fresh: View, lines: list[bytes], anchors: Anchors) -> str:
         """``ok``, ``missing``, ``stale`` (made from an earlier log) or ``edited`` (disagrees with its own log)."""
         if raw is None:
             return "missing"
@@ -210,12 +250,14 @@ class Reader:
             return "edited"
         if all(saved.get(k) == v for k, v in fresh.items()):
             return "ok"
+        if saved.get("anchors") != fresh["anchors"]:
+            return "stale"  # made under other anchors (a key set or confirmed since): the rules it shows may differ
         hashes = [sha256_hex(line) for line in lines]
         last = saved.get("lastHash")
         if last == GENESIS and not saved.get("rules"):
             return "stale"
         if isinstance(last, str) and last in hashes[:-1]:
-            earlier = replay(lines[: hashes.index(last) + 1])
+            earlier = replay(lines[: hashes.index(last) + 1], anchors)
             if all(saved.get(k) == v for k, v in earlier.items()):
                 return "stale"
         return "edited"

@@ -58,11 +58,14 @@ def listing(cwd: str | None, remote: str | None) -> Listed:
             row["objective"] = one_line((listed or {}).get("objective") or "", 120)
         packets.append(row)
     data = gitops.blobs(share.repo, sorted({entries[p] for p in rule_paths}))
-    with trust.signers(share.repo) as allowed:
-        checked = trust.signatures(
-            share.repo, sorted({c for p in rule_paths for c in brought.get(p, [])}), allowed["file"]
+    seen = share.state().get("firstSeen")
+    with trust.signers(share.repo, dict(seen) if isinstance(seen, dict) else {}) as allowed:
+        checked = trust.judged(
+            trust.signatures(share.repo, sorted({c for p in rule_paths for c in brought.get(p, [])}), allowed["file"]),
+            allowed,
         )
         note = allowed["note"]
+        new_signers = allowed["newSigners"]
     found_rules: list[SharedRule] = []
     for path in rule_paths:
         record = json.loads(data[entries[path]])
@@ -99,7 +102,13 @@ def listing(cwd: str | None, remote: str | None) -> Listed:
         "packets": packets,
         "rules": found_rules,
         "notes": [note] if note else [],
+        "newSigners": new_signers,
     }
+    for signer in new_signers:
+        answer["notes"].append(
+            f"a new signer: {json.dumps(signer['principal'])} with key {signer['key']}, added in commit "
+            f"{signer['commit'][:12]} by {signer['by']}, signed by {json.dumps(signer['signer'])}"
+        )
     return answer
 
 

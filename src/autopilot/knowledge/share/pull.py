@@ -30,7 +30,7 @@ from autopilot.knowledge.share.ref import Share
 
 if TYPE_CHECKING:
     from autopilot.handoff.packets.shapes import Origin
-    from autopilot.knowledge.share.shapes import PacketPulled, Pulled, Record, RulesPulled, Said, Seal
+    from autopilot.knowledge.share.shapes import PacketPulled, Pulled, Record, RulesPulled, Said, Seal, Signers, State
 
 
 def pull(cwd: str | None, remote: str | None) -> Pulled:
@@ -65,8 +65,9 @@ def pull(cwd: str | None, remote: str | None) -> Pulled:
             records: dict[str, Record] = {
                 p: json.loads(contents[p] if p in contents else old[o]) for p, o in rule_paths.items()
             }
-            with trust.signers(share.repo) as allowed:
-                seals = _seals(share, rule_paths, brought, said, allowed["file"])
+            seen = _first_seen(state, [*wanted, *firsts.values()])
+            with trust.signers(share.repo, seen) as allowed:
+                seals = _seals(share, rule_paths, brought, said, allowed)
                 signers = allowed
         except BridgeError:
             gitops.delete_ref(share.repo, gitops.FETCHED)
@@ -82,8 +83,20 @@ def pull(cwd: str | None, remote: str | None) -> Pulled:
         answer["signers"] = signers["principals"]
         _follow(share, tip)
         state["verified"], state["tip"], state["pulledAt"] = entries, tip, clock.now()
+        state["firstSeen"] = seen
         share.save(state)
         return answer
+
+
+def _first_seen(state: State, commits: list[str]) -> dict[str, str]:
+    """When this machine first saw each commit (now for the new ones): what a key's validity window is judged by,
+    never the date a commit claims (its author sets it)."""
+    found = state.get("firstSeen")
+    seen: dict[str, str] = {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    now = clock.now()
+    for commit in commits:
+        seen.setdefault(commit, now)
+    return seen
 
 
 def _not_rewound(share: Share, tip: str) -> None:
@@ -109,12 +122,13 @@ def _seals(
     rule_paths: dict[str, str],
     brought: dict[str, list[str]],
     said: dict[str, Said],
-    allowed: str | None,
+    allowed: Signers,
 ) -> dict[str, Seal]:
-    """For each rule record, the best signature among the commits that brought it (a good one, if any)."""
+    """For each rule record, the best signature among the commits that brought it (a good one, if any), judged by the
+    signers the default branch's history trusts and their validity as of when this machine first saw each commit."""
     commits = sorted({c for p in rule_paths for c in brought.get(p, [])})
-    checked = trust.signatures(share.repo, commits, allowed)
-    rank = {"good": 0, "unlisted": 1, "bad": 2, "unsigned": 3}
+    checked = trust.judged(trust.signatures(share.repo, commits, allowed["file"]), allowed)
+    rank = {"good": 0, "expired": 1, "unlisted": 1, "bad": 2, "unsigned": 3}
     out: dict[str, Seal] = {}
     for path in rule_paths:
         options = brought.get(path) or []

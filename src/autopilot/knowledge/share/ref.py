@@ -57,6 +57,9 @@ class Share:
         for key in ("tip", "pulledAt"):
             if isinstance(found.get(key), str):
                 state[key] = found[key]
+        seen = found.get("firstSeen")
+        if isinstance(seen, dict):
+            state["firstSeen"] = {c: t for c, t in seen.items() if isinstance(c, str) and isinstance(t, str)}
         return state
 
     def save(self, state: State) -> None:

@@ -56,13 +56,27 @@ class Seal(TypedDict):
     machine: str
 
 
+class NewSigner(TypedDict):
+    """A signer the default branch's history added, in a commit an already-trusted signer signed."""
+
+    principal: str
+    key: str  # the key's SHA256 fingerprint
+    commit: str
+    by: str  # the commit's author, as it says
+    signer: str | None  # who signed it
+
+
 class Signers(TypedDict):
-    """HEAD's allowed signers as git is given them (``file`` None: nobody is trusted, ``note`` says why)."""
+    """The signers the default branch's history trusts, as git is given them (``file`` None: nobody is trusted,
+    ``note`` says why)."""
 
     file: str | None
     blob: str | None
     principals: list[str]
     note: str | None
+    windows: dict[str, tuple[str | None, str | None]]  # key fingerprint -> (valid-after, valid-before), UTC
+    newSigners: list[NewSigner]
+    seen: dict[str, str]  # commit -> when this machine first saw it
 
 
 class Outgoing(TypedDict):
@@ -239,6 +253,7 @@ class Listed(TypedDict):
     packets: list[SharedPacket]
     rules: list[SharedRule]
     notes: list[str]
+    newSigners: list[NewSigner]
 
 
 class State(TypedDict, total=False):
@@ -247,3 +262,4 @@ class State(TypedDict, total=False):
     verified: dict[str, str]  # path -> object id
     tip: str
     pulledAt: str
+    firstSeen: dict[str, str]  # commit -> when this machine first saw it (keys' validity windows are judged by it)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from autopilot.handoff.memory import observe
 from autopilot.knowledge.durable import managed
 from tests.support.bridge import run_bridge
 from tests.support.durable import approved
@@ -37,7 +38,6 @@ class Machine:
             "AUTOPILOT_HOME": str(home / "autopilot"),
             "CODEX_HOME": str(home / "codex"),
             "CLAUDE_CONFIG_DIR": str(home / "claude"),
-            "AUTOPILOT_MANAGED_DIR": str(admin),
             "PATH": "/usr/local/bin:/usr/bin:/bin",
         }
 
@@ -63,6 +63,7 @@ class Machine:
 @pytest.fixture
 def machine(monkeypatch) -> Iterator[Machine]:
     with second_user() as user, owned_dir(user) as home, root_dir() as admin:
+        monkeypatch.setattr(observe, "MANAGED_DIR", str(admin))  # the package's constant, as a build would set it
         m = Machine(user, home, admin)
         for name in ("autopilot", "codex", "claude"):
             (home / name).mkdir()
@@ -160,7 +161,7 @@ def test_as_root_managed_rules_are_refused(tmp_path, monkeypatch):
     folder = tmp_path / "admin"
     folder.mkdir()
     (folder / managed.FILE).write_text(json.dumps({"rules": [{"text": RULE}]}))
-    monkeypatch.setenv("AUTOPILOT_MANAGED_DIR", str(folder))
+    monkeypatch.setattr(observe, "MANAGED_DIR", str(folder))
     tier = managed.load()
     assert tier["rules"] == [] and "runs as root" in tier["refused"]
 
@@ -178,3 +179,30 @@ def test_memory_list_shows_the_managed_tier_and_why_it_is_refused(machine):
     assert ([r["text"] for r in tier["rules"]], tier["refused"]) == ([RULE], None)
     (machine.admin / managed.FILE).chmod(0o666)
     assert "writable by others than root" in as_user(machine.user, machine.env, listing)["refused"]
+
+
+# --- The administrator's tier cannot be moved by the agent's user, and its absence is said at every session start.
+STARTS = [f"4444444{n}-aaaa-4bbb-8ccc-00000000000{n}" for n in range(5)]
+
+
+def test_a_variable_pointing_elsewhere_does_not_drop_the_administrators_rules(machine, tmp_path):  # noqa: F811
+    """AUTOPILOT_MANAGED_DIR (the variable that used to move the tier) set to an empty folder: the rule arrives."""
+    machine.write_rules(RULE)
+    empty = tmp_path / "elsewhere"
+    empty.mkdir()
+    machine.env["AUTOPILOT_MANAGED_DIR"] = str(empty)
+    answer = machine.hook("SessionStart", source="startup")
+    assert RULE in context_of(answer) and "Managed by this machine's administrator" in context_of(answer)
+
+
+def test_missing_managed_rules_are_said_at_every_session_start_until_back(machine):  # noqa: F811
+    """The tier was in force; its file removed: every session start names the missing rules; once back, no more."""
+    path = machine.write_rules(RULE)
+    assert RULE in context_of(machine.hook("SessionStart", session=STARTS[0], source="startup"))
+    path.unlink()
+    for session in STARTS[1:3]:
+        said = machine.hook("SessionStart", session=session, source="startup").get("systemMessage", "")
+        assert "the administrator's 1 rule(s) that were in force are missing" in said, said
+    machine.write_rules(RULE)
+    said = machine.hook("SessionStart", session=STARTS[3], source="startup").get("systemMessage", "")
+    assert "missing" not in said

@@ -204,6 +204,7 @@ def test_the_delivering_side_never_loads_the_deciding_side():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert eval(out) == [
         "autopilot.knowledge.durable",
+        "autopilot.knowledge.durable.anchor",
         "autopilot.knowledge.durable.deliver",
         "autopilot.knowledge.durable.managed",
         "autopilot.knowledge.durable.view",
