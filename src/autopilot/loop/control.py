@@ -156,15 +156,24 @@ def pause_if_unavailable(store: Store, state: State, phase: str, exc: InfraError
 
 
 def hold(
-    store: Store, state: State, *, blocks: int, cap: int | None, owner: str | None = None, notice: str | None = None
+    store: Store,
+    state: State,
+    *,
+    blocks: int,
+    cap: int | None,
+    owner: str | None = None,
+    notice: str | None = None,
+    plan_shown: bool = False,
 ) -> tuple[str | None, bool]:
     """Count the Stop block that keeps Claude working on the running run ``state`` (``blocks`` before it in a
     row), or pause the run where Claude Code's ``cap`` would end the turn. ``owner`` claims a run nobody owns
     (:func:`own`); the once-per-run ``notice`` the block's answer carries is recorded with it (never with a pause,
-    whose answer says the pause instead). Returns the pause's reason (None: counted) and whether ``notice`` was
-    recorded now (RunChanged: the run moved on)."""
+    whose answer says the pause instead), and so is the plan shown with either answer (``plan_shown``). Returns the
+    pause's reason (None: counted) and whether ``notice`` was recorded now (RunChanged: the run moved on)."""
     with store.transaction(expect=state, running=True) as s:
         own(s, owner)
+        if plan_shown:
+            s["plan_to_show"] = False
         paused = transitions.count_block(s, blocks, cap)
         return paused, paused is None and notice is not None and note(s, notice)
 

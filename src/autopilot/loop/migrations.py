@@ -132,6 +132,16 @@ def m005_bounded_conversation(state: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
+def m006_reviews_pending(state: dict[str, Any]) -> dict[str, Any]:
+    """Reviews not yet handed to Claude (the PostToolUse hook no longer waits for one), the tree the last verdict
+    judged, and whether the person is still to be shown the plan. An older run's last review was given by the hook
+    that waited for it, and its plan by the command that made it: nothing is pending."""
+    state.setdefault("reviews_pending", [])
+    state.setdefault("verdict_tree", None)
+    state.setdefault("plan_to_show", False)
+    return state
+
+
 # Each step takes a state.json as an older version wrote it (any shape: read leniently) and fills in its fields.
 MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [
     m001_budget_fields,
@@ -139,6 +149,7 @@ MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [
     m003_plan_tree_and_verdict_errors,
     m004_effort_and_rate_limit_floor,
     m005_bounded_conversation,
+    m006_reviews_pending,
 ]
 CURRENT_VERSION = len(MIGRATIONS)
 

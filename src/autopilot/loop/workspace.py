@@ -8,7 +8,7 @@ from functools import cached_property
 from autopilot import fsutil, git
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow, RunChanged
 from autopilot.loop import transitions
-from autopilot.loop.state import State, Store
+from autopilot.loop.state import State, Store, call_busy
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
@@ -108,21 +108,24 @@ class Workspace:
         try:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
+                beside = False
                 if state is not None:
                     current = control.guard_budget(self.store, phase, state, owner=owner)
                     remaining = current["budget_usd"] - current["budget_used_usd"]
                     self.guard_rate_limit(phase, chosen.name, current.get("min_rate_limit_left"), current)
+                    beside = self.beside(phase, current, deadline)
                 else:
                     remaining = float(budget_usd or 0)
                     self.guard_rate_limit(phase, chosen.name, min_rate_limit_left, None)
                 conversation, fresh, restarted = None, False, False
                 if state is not None:
-                    conversation = self.conversation_for(chosen, current)
+                    # Beside a call in flight, the run's conversation is that call's: this one starts its own.
+                    conversation = None if beside else self.conversation_for(chosen, current)
                     restarted = conversation is not None and transitions.history_full(current, history_limit)
                     if conversation is None or restarted:
                         text = self.seeded(current, text, history_limit if restarted else None)
                         conversation, fresh = None, True
-                say(f"asking Codex ({chosen.name}) {what}")
+                say(f"asking Codex ({chosen.name}) {what}" + (" beside another call in flight" if beside else ""))
                 answer = reviewer.ask(
                     self.store,
                     phase,
@@ -137,12 +140,32 @@ class Workspace:
                     remaining_usd=remaining,
                     check=check,
                 )
-                answer.fresh, answer.restarted = fresh, restarted
+                answer.fresh, answer.restarted, answer.continued = fresh, restarted, conversation
                 return record(answer)
         except BridgeError as exc:
             if state is not None:
                 self.record_failure(phase, exc, state)
             raise
+
+    def beside(self, phase: str, state: State, deadline: float) -> bool:
+        """Inside ``phase``'s own lane: whether a call is in flight in the other lane, which this one then runs beside
+        (True). Beside it only while the run ``state``'s budget has room for both (:func:`transitions.room_beside`);
+        nearer the cap calls take turns, so the call that crosses it is the last: a verdict waits for the review in
+        flight until ``deadline``, a review gives way to a verdict (CallBusy). Each call holds its own lane and looks
+        at the other's only once it holds it, so of two calls that start together one always sees the other."""
+        import time
+
+        from autopilot.fsutil import is_held
+
+        other = self.store.other_lane(phase)
+        if not is_held(other.path):
+            return False
+        if transitions.room_beside(state):
+            return True
+        if phase != "review" and other.acquire(max(0.0, deadline - time.monotonic())):
+            other.release()  # its call is over: this one takes its turn
+            return False
+        raise call_busy(phase)
 
     def seeded(self, state: State, text: str, limit: int | None) -> str:
         """``text`` prefixed with the run's state for a fresh conversation (``limit``: the bound it restarts at)."""
