@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.codex_home import pointer
+from tests.support.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "skills" / "from-codex" / "scripts" / "from-codex"
 ROLLOUT_LINES = (REPO / "tests" / "fixtures" / "codex" / "exec_plain.jsonl").read_text().splitlines(keepends=True)
 

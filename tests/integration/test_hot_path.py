@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.repo import FIXTURES
+
 HEAVY = ("openai", "jsonschema", "yaml", "filelock", "tenacity")
 
 
@@ -97,7 +99,6 @@ NOT_FOR_INTAKE = (
     "threading",
     "autopilot.codex.sessions",
 )
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.mark.parametrize(
@@ -167,6 +168,7 @@ TYPING_FREE = {
     "handoff intake",
     "handoff from-codex intake: first read",
     "handoff from-codex intake",
+    "handoff from-codex intake: a fork",
     "codex memory hook: prompt",
     "codex memory hook: edit",
 }
@@ -230,6 +232,13 @@ def test_the_hot_path_list_is_what_the_hot_paths_load(planned, tmp_path):
         words = ["handoff", *name.split()[1:], *argv]
         seen[f"{name}: first read"] = _loaded(words)  # builds the transcript's index
         seen[name] = _loaded(words)
+    forked = tmp_path / "forked"  # a fork's page meets its parent thread and looks for its rollout (codex.sessions)
+    forked.mkdir()
+    for name in ("exec_fork.jsonl", "exec_fork_parent.jsonl"):
+        (forked / name).write_bytes((FIXTURES / "codex" / name).read_bytes())
+    seen["handoff from-codex intake: a fork"] = _loaded(
+        ["handoff", "from-codex", "intake", "--", str(forked / "exec_fork.jsonl")]
+    )
     folder = tmp_path / "skill"
     folder.mkdir()
     base = {"session_id": "019a0000-0000-7000-8000-000000000001", "cwd": str(planned), "transcript_path": None}

@@ -5,7 +5,7 @@ output, an edit's path, a compaction's instructions); then the memory logs, ever
 ``$AUTOPILOT_HOME``, the evidence index file, the stdout of ``handoff active``, ``search`` and
 ``inject``, and the dashboard API's answers are searched for every shape. Stores written before the
 recorder redacted are rewritten once, on upgrade; Codex's hook records with the bridge it was installed
-from (without it, it records nothing: tests/integration/test_codex_memory_hook.py).
+from (without it, it records nothing: tests/integration/handoff/memory/test_codex_hook.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
+
 AGENTS = REPO / "tests" / "agents" / "node_modules" / ".bin"
 
 

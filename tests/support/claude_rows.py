@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude"
+from tests.support.repo import FIXTURES as _FIXTURES
+
+FIXTURES = _FIXTURES / "claude"
 SESSION = "11111111-2222-4333-8444-555555555555"
 _SAME = object()
 
@@ -157,3 +159,12 @@ class Transcript:
                 )
                 fh.write(b"\n")
         return path
+
+
+def turns(t: Transcript, n: int, start: int = 0) -> None:
+    """``n`` prompt / tool / answer turns."""
+    for k in range(start, start + n):
+        t.user(f"prompt {k}")
+        t.assistant(tool_use("Bash", {"command": f"echo {k}"}, f"toolu_{k}"))
+        t.result(f"toolu_{k}", f"out {k}")
+        t.assistant(text(f"answer {k}"))

@@ -8,8 +8,9 @@ import time
 from pathlib import Path
 
 from autopilot import paths
+from tests.support.repo import FIXTURES as _FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "codex"
+FIXTURES = _FIXTURES / "codex"
 # Real session_meta lines written by codex 0.171: a root exec session, a spawned subagent, a user fork.
 META_SOURCES = {"root": "exec_plain", "child": "subagent_child", "fork": "exec_fork"}
 

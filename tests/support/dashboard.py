@@ -23,9 +23,8 @@ from urllib.parse import urlparse
 import jsonschema
 import referencing
 
+from tests.support.repo import SRC
 from tests.support.world import World
-
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 class Dashboard:

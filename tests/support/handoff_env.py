@@ -11,8 +11,9 @@ from typing import Any
 
 from tests.support.claude_rows import Transcript
 from tests.support.claude_rows import fixture as claude_fixture
+from tests.support.repo import FIXTURES
 
-CODEX_FIX = Path(__file__).resolve().parent.parent / "fixtures" / "codex"
+CODEX_FIX = FIXTURES / "codex"
 CLAUDE_CWD = "/home/dev/work"  # the cwd the Claude fixtures and Transcript rows record
 CODEX_CWD = "/home/user/proj"  # the cwd the Codex fixtures record
 

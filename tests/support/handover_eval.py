@@ -32,8 +32,8 @@ from autopilot.scripted.responses_server import ResponsesServer, reply_text, too
 from tests.fixtures.make_claude_fixtures import DEFAULT_CLAUDE, Session
 from tests.fixtures.make_codex_fixtures import CodexRig, codex_bin, custom_tool_call
 from tests.support.messages_server import MessagesServer, text, tool_use
+from tests.support.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 TAIL_CHARS = 24_000
 RECEIVER = {"claude": "01a2ffff-0000-7000-8000-00000000c1a0", "codex": "01a2ffff-0000-7000-8000-00000000c0de"}
 OBJECTIVE = (

@@ -20,8 +20,8 @@ from typing import Any
 
 from autopilot.scripted.responses_server import ResponsesServer, reply_json
 from tests.support.messages_server import MessagesServer
+from tests.support.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PHASES = {"tasks": "plan", "issues": "review", "criteria": "verdict"}
 
 

@@ -43,8 +43,9 @@ from typing import Any
 
 from tests.fixtures import make_retrieval_corpus as corpus
 from tests.support.handoff_env import claude_key, git, run_json
+from tests.support.repo import FIXTURES
 
-QUERIES = Path(__file__).resolve().parents[1] / "fixtures" / "retrieval" / "queries.json"
+QUERIES = FIXTURES / "retrieval" / "queries.json"
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc).timestamp()
 K = 5
 SHOWN = 10  # results asked of each method (recall@5 looks at the first 5)

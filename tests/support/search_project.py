@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.handoff_env import claude_session, codex_rollout, git, run_json, thread_of
+from tests.support.repo import FIXTURES as _FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "search"
+FIXTURES = _FIXTURES / "search"
 MANIFEST = json.loads((FIXTURES / "project.json").read_text())
 SESSIONS: dict[str, str] = MANIFEST["sessions"]
 

@@ -23,8 +23,8 @@ from typing import Any
 from tests.support.bridge import run_bridge
 from tests.support.claude_rows import Transcript, text, thinking, tool_use
 from tests.support.handoff_env import claude_session
+from tests.support.repo import SRC
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 HOMES = ("AUTOPILOT_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "HOME")
 REF = "refs/codex-autopilot/share"
 PRIVATE = "PRIVATE-THOUGHT-7f3a"  # in every session's private reasoning: it must never leave the machine

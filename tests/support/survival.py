@@ -34,8 +34,8 @@ from autopilot.scripted.responses_server import ResponsesServer, reply_text, too
 from tests.fixtures.make_codex_fixtures import CodexRig, custom_tool_call
 from tests.support.claude_driver import ClaudeDriver, is_summary_request
 from tests.support.messages_server import MessagesServer, text, tool_use
+from tests.support.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 OBJECTIVE = "Build the billing package: invoices, taxes, currencies and reports; keep amounts in integer cents."
 NEXT_PROMPT = "We are back after the compaction. What do you do next?"
 CODEX_SUMMARY_PROMPT = "CONTEXT CHECKPOINT COMPACTION"

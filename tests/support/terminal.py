@@ -14,9 +14,8 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+from tests.support.repo import SRC
 
 
 def bridge_argv(*args: str) -> list[str]:

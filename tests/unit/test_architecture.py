@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from autopilot import cli, commands
+from tests.support.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("import_graph", REPO / "scripts" / "import_graph.py")
 assert _spec and _spec.loader
 import_graph = importlib.util.module_from_spec(_spec)
@@ -68,6 +68,7 @@ HOT_PATH = frozenset(
         "autopilot.codex",
         "autopilot.codex.ratelimits",
         "autopilot.codex.rollout",
+        "autopilot.codex.sessions",
         "autopilot.codex.subagent",
         "autopilot.commands",
         "autopilot.commands.handoff",

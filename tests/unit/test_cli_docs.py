@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
+
 _spec = importlib.util.spec_from_file_location("cli_docs", REPO / "scripts" / "cli_docs.py")
 assert _spec and _spec.loader
 cli_docs = importlib.util.module_from_spec(_spec)

@@ -16,8 +16,8 @@ from autopilot.handoff.transcripts.claude_intake import intake as claude_intake
 from autopilot.handoff.transcripts.codex_intake import intake as codex_intake
 from autopilot.handoff.transcripts.evidence import strip_reminders
 from autopilot.handoff.transcripts.jsonl import scan
+from tests.support.repo import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MARK = "This session is being continued"
 CLAUDE = {
     "compact_print": "manual",

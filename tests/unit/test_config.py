@@ -10,6 +10,7 @@ import pytest
 
 from autopilot import config
 from autopilot.errors import BridgeError
+from tests.support.repo import REPO
 
 
 def fake_codex(tmp_path, monkeypatch):
@@ -179,11 +180,10 @@ def test_a_bad_history_bound_is_refused_naming_the_setting(monkeypatch, bad):
 
 def test_every_environment_variable_is_documented():
     """docs/bridge.md's table lists exactly the variables config.ENVIRONMENT names, with the same words."""
-    from pathlib import Path
 
     from autopilot.config import ENVIRONMENT
 
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "bridge.md").read_text()
+    doc = (REPO / "docs" / "bridge.md").read_text()
     table = doc.split("## Environment variables", 1)[1]
     rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (.*) \|$", table, re.M))
     assert rows == ENVIRONMENT

@@ -6,14 +6,12 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import orjson
 import pytest
 
 from autopilot.fastjson import parse_json_line, pretty
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+from tests.support.repo import FIXTURES
 
 
 def orjson_reading(raw: bytes) -> tuple[str, object]:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from autopilot import paths
+from tests.support.repo import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude"
-TRANSCRIPT = FIXTURES / "tools" / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"
+TRANSCRIPT = FIXTURES / "claude" / "tools" / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"
 
 
 @pytest.fixture

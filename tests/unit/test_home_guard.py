@@ -9,8 +9,7 @@ import textwrap
 from pathlib import Path
 
 from tests.support.home_guard import HomeGuard
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
 
 
 def test_a_file_written_under_a_watched_root_is_reported(tmp_path):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,9 @@ from autopilot.handoff.memory.recover import from_index
 from autopilot.handoff.memory.reduce import reduce
 from autopilot.handoff.transcripts.claude_intake import intake as claude_intake
 from autopilot.handoff.transcripts.codex_intake import intake as codex_intake
+from tests.support.repo import FIXTURES
 
-LONG = Path(__file__).resolve().parents[1] / "fixtures" / "long"
+LONG = FIXTURES / "long"
 PLAN = json.loads((LONG / "plan.json").read_text())
 AGENTS = ["claude", "codex"]
 OBSERVED_NEXT = "make `./tests/run` pass"

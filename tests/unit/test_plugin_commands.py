@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
+
 HEREDOC = re.compile(r"<<'CODEX_AUTOPILOT_ARGS'\n\$ARGUMENTS\nCODEX_AUTOPILOT_ARGS\n")
 # A fake bridge that appends each call's argv (as JSON) to calls.jsonl next to it.
 FAKE_BRIDGE = f"""#!{sys.executable}

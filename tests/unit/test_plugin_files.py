@@ -11,8 +11,7 @@ import pytest
 
 from autopilot import __version__
 from autopilot.hooks import HANDLERS, MEMORY_EVENTS
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
 
 
 def frontmatter(path: Path) -> dict[str, str]:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.repo import REPO
+
 VERSION = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())["version"]
 HOUR_AGO = time.time() - 3600
 MINUTE_AGO = time.time() - 60

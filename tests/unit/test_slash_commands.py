@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import autopilot as slash
+from tests.support.repo import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 # Claude Code's own commands the docs and messages may tell users to type.
 BUILTIN = {"clear", "compact", "hooks", "plugin", "rename", "model", "resume", "status", "statusline", "exit"}
 # Typed exactly, the $handoff trigger's slash spellings are caught by the UserPromptSubmit hook (skills/handoff).

@@ -21,9 +21,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from autopilot import paths
 from autopilot.codex.subagent import child_marker as child_marker  # re-exported: its callers ask here
@@ -31,7 +29,11 @@ from autopilot.digest import sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # typing and dataclasses (~10 ms with the inspect module it loads) stay off a Codex page
+if TYPE_CHECKING:  # that meets another thread and looks for its rollout (find_rollout)
+    from collections.abc import Collection, Iterator
+    from typing import Any, BinaryIO
+
     from autopilot.codex.shapes import HandoffPointer
 
 FIRST_LINE_WAIT = 2.0  # Codex may name a rollout in the hook input just before it flushes line 1

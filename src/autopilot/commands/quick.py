@@ -5,7 +5,7 @@ answers in 30; `handoff search`, `intake`, `from-codex intake` and `read` declar
 too (a :class:`Spec` next to their ``add_parser``) and cli.py reads the usual command lines itself.
 Anything unusual (``--help``, an abbreviation, a missing or bad value, a value starting with ``-``,
 an unknown option, a missing or extra positional) reads as None and goes to argparse, so usage,
-errors and exit codes stay argparse's. ``tests/unit/test_quick_args.py`` compares the two readings.
+errors and exit codes stay argparse's. ``tests/unit/commands/test_quick.py`` compares the two readings.
 """
 
 from __future__ import annotations

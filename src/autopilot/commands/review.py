@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from autopilot.commands.shapes import ReviewArgs
 
 # The review command line without argparse (cli.py's fast path, ~10 ms of a review's own time): the options
-# backend_flags declares, read as argparse reads them (commands/quick.py; tests/unit/test_quick_args.py compares).
+# backend_flags declares, read as argparse reads them (commands/quick.py; tests/unit/commands/test_quick.py compares).
 QUICK = Spec(
     values={"--backend": "backend", "--model": "model", "--effort": "effort"},
     choices={"backend": BACKENDS, "effort": EFFORTS},

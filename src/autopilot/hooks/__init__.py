@@ -164,7 +164,7 @@ def capped(out: HookAnswer) -> HookAnswer:
 
     Handlers already build their texts inside TEXT_BUDGET, most important part first; this is the last
     guard, so no input can make Claude Code cut a message and move the rest to a file. Every text field of the
-    contract is named here (``tests/unit/test_hook_shapes.py`` checks that none is missed); terminalSequence is
+    contract is named here (``tests/unit/hooks/test_shapes.py`` checks that none is missed); terminalSequence is
     the one meant to be an escape sequence (built from printable text, alerts), so it is left as it is.
     """
 

@@ -1,7 +1,7 @@
 """The answers the hooks print: Claude Code's hook output contract, for the type checker only.
 
 Modules import these names under ``if TYPE_CHECKING:`` (the hot path's imports are pinned by
-``tests/integration/test_hooks_dispatch.py``), so a misspelt field is a mypy error, not an answer Claude Code
+``tests/integration/test_hooks.py``), so a misspelt field is a mypy error, not an answer Claude Code
 silently ignores. The fields and what each event makes of them are in ``/work/shared/reference/claude-code.md``
 (§2.4, read from the pinned binary's own output schema): every field is optional; the keys are Claude Code's,
 camelCase.

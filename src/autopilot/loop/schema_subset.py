@@ -11,7 +11,7 @@ annotations (``$defs``, ``description``, ``format``, which jsonschema does not a
 Only a valid document is answered here (:meth:`Schema.first_error`). An invalid one, or any document of
 a schema using a keyword outside that list, is handed to jsonschema itself, whose verdict and words (the
 first error by path) stand: a document is never refused here that jsonschema would take, and the messages
-Codex and the user read are jsonschema's. ``tests/unit/test_schema_subset.py`` checks that both accept exactly
+Codex and the user read are jsonschema's. ``tests/unit/loop/test_schema_subset.py`` checks that both accept exactly
 the same documents, over each schema's valid documents and thousands of mutations of them.
 """
 

@@ -2,7 +2,7 @@
 
 For the type checker only: modules import these names under ``if TYPE_CHECKING:`` (a hook with a run
 loads the run modules, and ``typing`` stays off its path). :class:`RunState` is state_schema.json's
-properties, one for one (``tests/unit/test_shapes.py`` holds them equal); :class:`Plan`,
+properties, one for one (``tests/unit/loop/test_shapes.py`` holds them equal); :class:`Plan`,
 :class:`Review` and :class:`Verdict` are what ``loop/schemas/`` lets Codex answer. Keys are
 snake_case: the run's files and the JSON ``state`` and ``status --json`` print are spelt as
 state.json has always been (docs/architecture.md, "JSON key case").

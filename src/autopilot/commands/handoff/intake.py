@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 RAW_MAX_CHARS = 500
 RAW_MAX_ROWS = 50
-# Both intakes without argparse (cli.py's fast path), as page_options declares them (tests/unit/test_quick_args.py)
+# Both intakes without argparse (cli.py's fast path), as page_options declares them (tests/unit/commands/test_quick.py)
 QUICK = Spec(
     flags={"--full": "full"},
     values={"--before": "before_line", "--before-line": "before_line", "--limit": "limit", "--max-chars": "max_chars"},

@@ -19,7 +19,7 @@ from autopilot.output import say
 AGENTS = ("claude", "codex")  # the same as sources.catalog.AGENTS, without importing the sources
 DEFAULT_LIMIT = 20
 SOURCES = ("local", "app-server")
-# `handoff read` without argparse (cli.py's fast path), as add_parser declares it (tests/unit/test_quick_args.py)
+# `handoff read` without argparse (cli.py's fast path), as add_parser declares it (tests/unit/commands/test_quick.py)
 QUICK_READ = Spec(
     values={
         "--from": "agent",

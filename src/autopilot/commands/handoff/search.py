@@ -98,7 +98,7 @@ def reindex(as_json: bool) -> int:
 
 
 # The search command line without argparse (cli.py's fast path): the options add_parser declares, read as
-# argparse reads them (commands/quick.py; tests/unit/test_quick_args.py compares the two).
+# argparse reads them (commands/quick.py; tests/unit/commands/test_quick.py compares the two).
 QUICK = Spec(
     flags={"--json": "json", "--archived": "archived"},
     values={

@@ -17,7 +17,7 @@ PostToolUse hands over a command's output without its exit code (``handoff recov
 rollout; coverage says so until then).
 
 Codex runs this on every event: it imports what :mod:`.observe` imports and nothing more (subprocess only for an
-injection; tests/integration/test_hooks_memory.py pins the list).
+injection; tests/integration/hooks/test_memory.py pins the list).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ through. The text of an edit can hold a credential (``token = "ghp_…"``), and 
 look like an identifier; loading the redactor (tens of milliseconds) on every edit would triple a
 hook's cost, so a name is kept only when it is *word-shaped* (:func:`word_shaped`): parts of letters
 joined by ``_`` or case changes, few digits, no long run of capitals: what people name things, not
-what generators make (tests/unit/test_memory_names.py runs the redactor's credential formats and
+what generators make (tests/unit/handoff/memory/test_names.py runs the redactor's credential formats and
 random tokens through it). A name is at most :data:`NAME_CHARS` characters.
 
 Hot path: it imports only ``os``, ``stat`` (which ``os`` imports) and :mod:`autopilot.text` (which

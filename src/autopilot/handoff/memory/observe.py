@@ -4,7 +4,7 @@ Claude Code and Codex call a hook on every prompt, tool call, turn end, compacti
 boundary, in every repository. So this module is on the hot path (docs/architecture.md): it
 imports ``os``, the C halves of ``json`` and SHA-256, and the hot-path modules ``autopilot.git`` /
 ``autopilot.digest`` / ``autopilot.errors`` / ``autopilot.clock`` / ``autopilot.text`` only (pinned
-by tests/integration/test_hooks_dispatch.py), redacts the texts it keeps before they are written
+by tests/integration/test_hooks.py), redacts the texts it keeps before they are written
 (the redactor loads only when a text may hold a credential: :func:`needs_redaction`), writes each
 event's observations with one ``os.write``
 to an ``O_APPEND`` file (concurrent hooks never interleave whole lines), and decides with a
@@ -401,7 +401,7 @@ _ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
 def needs_redaction(text: str) -> bool:
     """Whether ``text`` may hold a credential: a secret word or command, a token-like run, a seed-phrase-like line.
 
-    False means the redactor would leave ``text`` as it is (tests/unit/test_memory_at_rest.py checks that
+    False means the redactor would leave ``text`` as it is (tests/unit/handoff/memory/test_observe.py checks that
     over the corpus and thousands of files); it costs a few string scans, no regular expression.
     """
     lowered = text.lower()
