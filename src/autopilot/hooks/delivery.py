@@ -15,14 +15,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from autopilot import RESUME
+from autopilot.errors import RunChanged
 from autopilot.hooks import AFTER_ANSWER, REVIEW_ERROR, review_error_key
-from autopilot.hooks.context import PREFIX, TEXT_BUDGET, Hook
-from autopilot.loop import transitions
+from autopilot.hooks.context import PREFIX, TEXT_BUDGET, Hook, alert, cost_text, paused_message
+from autopilot.loop import control, status, transitions
 from autopilot.loop.findings import findings_text
 from autopilot.output import one_line, quoted
 from autopilot.text import clip, clip_counted
 
 if TYPE_CHECKING:
+    from autopilot.hooks.shapes import HookAnswer
     from autopilot.loop.shapes import LastReview
     from autopilot.loop.state import State
 
@@ -194,3 +197,28 @@ def current_tree(hook: Hook) -> str | None:
         return work_tree(hook.workspace.root, hook.workspace.index_cache)
     except (BridgeError, OSError):
         return None
+
+
+def told(hook: Hook, state: State) -> HookAnswer | None:
+    """Say once what a review in the background did to the run ``state``: paused it (Codex kept failing) or stopped
+    it (the budget was spent); None for anything else, or when it was said (``control.UNTOLD``)."""
+    if control.UNTOLD not in state["notices"]:
+        return None
+    error = state.get("last_error") or {}
+    if state["status"] == status.PAUSED_REVIEWER_UNAVAILABLE:
+        message = paused_message(str(state.get("stop_reason")), str(error.get("message") or ""))
+    elif state["status"] == status.STOPPED_BUDGET:
+        message = alert(
+            f"the autopilot run stopped: {state.get('stop_reason')} ({cost_text(state)}). Claude carries on without "
+            f"Codex; raise the cap with `codex-bridge budget set USD`, then {RESUME}."
+        )
+    else:
+        return None
+    try:
+        with hook.store.transaction(expect=state) as s:
+            if control.UNTOLD not in s["notices"]:
+                return None
+            s["notices"].remove(control.UNTOLD)
+    except RunChanged:  # re-planned meanwhile: that run is not this one
+        return None
+    return message

@@ -13,18 +13,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from autopilot import config
-from autopilot.errors import RunChanged
 from autopilot.hooks import REVIEWED_TOOLS as TOOLS  # the dispatcher filters on the same set
 from autopilot.hooks import TOOL_MARK
-from autopilot.hooks.context import Hook, context, paused_message
-from autopilot.hooks.delivery import handover
-from autopilot.loop import control, review_worker, status
+from autopilot.hooks.context import Hook, context
+from autopilot.hooks.delivery import handover, told
+from autopilot.loop import review_worker, status
 from autopilot.loop.state import State
 
 if TYPE_CHECKING:
     from autopilot.hooks.shapes import HookAnswer
 
-ENGAGED = (status.RUNNING, status.PAUSED_REVIEWER_UNAVAILABLE)  # a pause the worker made is told here, once
+# What a review in the background did to the run (a pause, a spent budget) is told here, once.
+ENGAGED = (status.RUNNING, status.PAUSED_REVIEWER_UNAVAILABLE, status.STOPPED_BUDGET)
 
 
 def post_tool_use(hook: Hook) -> HookAnswer | None:
@@ -35,7 +35,7 @@ def post_tool_use(hook: Hook) -> HookAnswer | None:
     if state is None:
         return refusal
     if state["status"] != status.RUNNING:
-        return paused(hook, state)
+        return told(hook, state)
     note_work(hook, state)
     return answer(hook, state)
 
@@ -78,18 +78,3 @@ def answer(hook: Hook, state: State) -> HookAnswer | None:
     if note:
         out["systemMessage"] = note
     return out
-
-
-def paused(hook: Hook, state: State) -> HookAnswer | None:
-    """Say once that the run paused because Codex kept failing to review (the review worker paused it)."""
-    error = state.get("last_error") or {}
-    key = f"paused:{error.get('timestamp')}"
-    if key in state["notices"]:
-        return None
-    try:
-        with hook.store.transaction(expect=state) as s:
-            if not control.note(s, key):
-                return None
-    except RunChanged:  # re-planned meanwhile: this pause is no longer the run's
-        return None
-    return paused_message(str(state.get("stop_reason")), str(error.get("message") or ""))

@@ -21,7 +21,7 @@ from autopilot.hooks.context import (
     paused_message,
     task_text,
 )
-from autopilot.hooks.delivery import Handover, asks_changes, handover
+from autopilot.hooks.delivery import Handover, asks_changes, handover, told
 from autopilot.loop import control, status, transitions
 from autopilot.loop.findings import findings_text, open_findings
 from autopilot.loop.state import State
@@ -55,7 +55,7 @@ def stop(hook: Hook) -> HookAnswer | None:
     """
     state, refusal = hook.engage(claim=False)
     if state is None:
-        return refusal
+        return refusal or _told(hook)
     # A fresh stop, or a continuation that ran a tool: Claude Code's own count of blocks starts again, so does
     # the run's (written with the next block; a stop that lets Claude go leaves a turn that restarts it anyway).
     fresh = not hook.data.get("stop_hook_active") or hook.tool_ran_since_block()
@@ -101,6 +101,13 @@ def stop(hook: Hook) -> HookAnswer | None:
         warning=budget_warning(hook, after),
         given=given,
     )
+
+
+def _told(hook: Hook) -> HookAnswer | None:
+    """A run a review in the background paused or stopped: said once (hooks/delivery.told), in this session."""
+    state = hook.store.load()
+    mine = state.get("owner_session_id") in (None, hook.session_id)
+    return told(hook, state) if mine and state.get("plan") else None
 
 
 def _review_now(hook: Hook, state: State) -> bool:

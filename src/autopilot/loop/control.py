@@ -19,6 +19,9 @@ from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError,
 from autopilot.loop import status, transitions
 from autopilot.loop.state import State, Store
 
+# The notices key: a review in the background paused or stopped the run and no hook has told the person yet.
+UNTOLD = "untold-end"
+
 if TYPE_CHECKING:
     from autopilot.loop.shapes import BudgetChecked, BudgetSet, Plan, Resumed, Stopped, Task
 
@@ -153,6 +156,17 @@ def pause_if_unavailable(store: Store, state: State, phase: str, exc: InfraError
         return None
     with store.transaction(expect=state, running=True) as s:
         return transitions.pause_if_unavailable(s, phase, exc.kind)
+
+
+def left_untold(store: Store) -> None:
+    """A review in the background (no hook waits for it) paused or stopped the run: note that no hook has said so
+    yet (UNTOLD), so the next hook of the run's session tells the person, once."""
+    try:
+        with store.transaction() as s:
+            if s["status"] in (status.PAUSED_REVIEWER_UNAVAILABLE, status.STOPPED_BUDGET):
+                note(s, UNTOLD)
+    except RunChanged:
+        return
 
 
 def hold(

@@ -229,7 +229,7 @@ class Worker:
 
     def review_once(self) -> None:
         """Review the newest tree, unless it was reviewed, planned on or judged already; record a failure."""
-        from autopilot.errors import BridgeError, InfraError, RunChanged
+        from autopilot.errors import BridgeError, BudgetExhausted, InfraError, RunChanged
         from autopilot.loop import control
         from autopilot.loop.review import review
         from autopilot.loop.snapshot import work_tree
@@ -247,8 +247,12 @@ class Worker:
             say(f"review worker: review {self.reviews} used {cpu_seconds() - before:.3f}s of CPU")
         except InfraError as exc:  # recorded in state, with consecutive_errors counted (busy: not counted)
             with suppress(RunChanged):  # re-planned or no longer running meanwhile: nothing to pause
-                control.pause_if_unavailable(self.store, exc.run or self.store.load(), "review", exc)
-        except BridgeError as exc:  # budget spent (the run is already stopped), nothing to review
+                if control.pause_if_unavailable(self.store, exc.run or self.store.load(), "review", exc):
+                    control.left_untold(self.store)
+        except BudgetExhausted as exc:  # the run is stopped already: the person is told by the next hook
+            say(f"review worker: {exc}")
+            control.left_untold(self.store)
+        except BridgeError as exc:  # nothing to review
             say(f"review worker: {exc}")
         finally:
             self.finished = int(clock.unix() * 1e9)  # compared with the marks' mtimes, in ns

@@ -239,3 +239,19 @@ def test_session_end_stops_its_idle_worker_before_claude_exits(
     monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
     run_hook(bridge, "SessionEnd", planned, reason="prompt_input_exit")
     assert gone(pid) and not running(Store(planned))
+
+
+def test_three_failed_reviews_pause_the_run_and_the_next_hook_says_so_once(planned, openai_env, bridge):
+    """The worker's third failure in a row pauses the run; no hook waited for it, so the next edit's hook tells the
+    person (how to resume), once, and asks Codex nothing more."""
+    from autopilot.scripted.responses_server import http_error
+
+    openai_env.push(*(http_error(400, "bad request") for _ in range(3)))
+    after = None
+    for n in range(3):
+        edit(bridge, planned, content=f"x = {n}\n")
+        after = reviewed(bridge, planned, after)["last_error"]["timestamp"]
+    wait_until(lambda: state_of(bridge, planned)["status"] == "paused_reviewer_unavailable", what="the pause")
+    said = edit(bridge, planned, content="x = 9\n")
+    assert "the autopilot run paused" in said["systemMessage"] and "/autopilot resume" in said["systemMessage"]
+    assert edit(bridge, planned, content="x = 10\n") is None and len(review_prompts(openai_env)) == 3
