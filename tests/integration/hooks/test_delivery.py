@@ -292,3 +292,17 @@ def test_a_bad_review_mode_is_said_and_nothing_breaks(planned, bridge, monkeypat
     answer = run_hook(bridge, "PostToolUse", planned, tool_name="Write", tool_input={"file_path": "feature.py"})
     assert "AUTOPILOT_REVIEW_MODE must be one of edit, stop, off" in answer["systemMessage"]
     assert "decision" not in answer and os.environ["AUTOPILOT_REVIEW_MODE"] == "sometimes"
+
+
+def test_a_stop_that_hands_reviews_over_reads_state_at_most_five_times(planned, openai_env, bridge, monkeypatch):
+    """A continuing Stop with a review to hand over: engage, budget, record, block, and the handover recorded once the
+    answer is out (the one read more than a Stop with nothing pending); one Workspace."""
+    review(bridge, planned, openai_env, APPROVE)
+    with Store(planned).transaction() as s:
+        s["owner_session_id"] = SESSION
+    openai_env.push(reply_json(continue_to("T2")))
+    counts = count_state_reads(monkeypatch)
+    answer = stop(bridge, planned)
+    assert "Codex approves T1" in answer["systemMessage"] and "Task T2" in reason(answer)
+    assert counts["reads"] <= 5 and counts["workspaces"] == 1
+    assert state_of(bridge, planned)["reviews_pending"] == []
