@@ -13,10 +13,8 @@ import pytest
 
 from autopilot.scripted.responses_server import delay, reply_json
 from tests.support import tui
-from tests.support.agents import agent_bin
 from tests.support.loop import PLAN, done, state_of
-from tests.support.messages_server import MessagesServer, text, tool_use
-from tests.support.plugin_harness import claude_env
+from tests.support.messages_server import text, tool_use
 
 pytestmark = pytest.mark.e2e
 
@@ -41,23 +39,17 @@ def test_the_person_sees_the_plan_and_each_review_and_the_finding_reaches_claude
         {**tool_use("Read", {"file_path": str(git_repo / "feature.py")}), "delay": 20},
         text("T1 is done: feature.py exists."),
     ]
-    home = tmp_path / "home"
-    tui.claude_home(home, git_repo)
-    with MessagesServer(steps) as server:
-        env = {**claude_env(home, server), "ANTHROPIC_API_KEY": "sk-test"}
-        command = [str(agent_bin("claude")), "--allowedTools", "Write,Edit,Read,Bash", *tui.plugin_args()]
-        with tui.session(command, git_repo, env, tmp_path) as screen:
-            screen.wait_for(tui.claude_ready, 90, "the prompt box")
-            screen.send("/autopilot Add a feature with a test")
-            shown = screen.wait_for(lambda s: "Codex planned 2 tasks" in s, 180, "the plan")
-            assert "T1 Add feature: feature.py exists" in shown and "T2 Test it: test passes" in shown
-            shown = screen.wait_for(lambda s: "Codex asks for changes on T1" in s, 120, "the review's line")
-            shown = screen.wait_for(lambda s: "done: Codex judged the goal met" in s, 180, "the done message")
-            asked = len(server.main_requests())
-            screen.send("/codex-status")
-            status = screen.wait_for(lambda s: "Status:     done" in s, 60, "the status")
-            assert len(server.main_requests()) == asked  # no model turn for it
-        after_review = [json.dumps(body["messages"]) for body in server.main_requests()]
+    with tui.claude_with_plugin(steps, git_repo, tmp_path) as (screen, server):
+        screen.send("/autopilot Add a feature with a test")
+        shown = screen.wait_for(lambda s: "Codex planned 2 tasks" in s, 180, "the plan")
+        assert "T1 Add feature: feature.py exists" in shown and "T2 Test it: test passes" in shown
+        shown = screen.wait_for(lambda s: "Codex asks for changes on T1" in s, 120, "the review's line")
+        shown = screen.wait_for(lambda s: "done: Codex judged the goal met" in s, 180, "the done message")
+        asked = len(server.main_requests())
+        screen.send("/codex-status")
+        status = screen.wait_for(lambda s: "Status:     done" in s, 60, "the status")
+        assert len(server.main_requests()) == asked  # no model turn for it
+    after_review = [json.dumps(body["messages"]) for body in server.main_requests()]
     assert any(FINDING in request for request in after_review[2:])  # Claude's next request carried it
     assert not any(FINDING in request for request in after_review[:2])
     assert "Goal:       Add a feature with a test" in status

@@ -85,6 +85,7 @@ TOOL_MARK = "last-tool-use"  # touched on every PostToolUse: Claude Code's Stop-
 # the hot path imports neither that module nor what it loads), and how long SessionEnd waits for it to go.
 WORKER_PID = "review-worker.pid"
 WORKER_STOP_S = 0.8
+REVIEW_LANE = "review-call.lock"  # loop/state.REVIEW_LANE (held equal by the same test)
 REVIEW_ERROR = "review-error:"  # the notices key (and the failure's time): the person was told a review failed
 CODEX_SIDE_ENV = "AUTOPILOT_CODEX_SIDE_FROM"  # the version that set up the Codex side, after a plugin update
 REVIEWED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
@@ -325,9 +326,9 @@ def is_prompt(data: Json, prompts: tuple[str, ...]) -> bool:
 
 
 def stop_worker(run: str) -> None:
-    """Ask the run's review worker to exit now when it serves this Claude Code process (SIGTERM: an idle one exits at
-    once; one with a review in flight records it first), and give it WORKER_STOP_S to go. Best effort: a worker also
-    exits on its own once the process it serves is gone (loop/review_worker.py)."""
+    """Ask the run's review worker to exit now when it serves this Claude Code process (SIGTERM), and give an idle one
+    WORKER_STOP_S to go; one with a review in flight finishes and records it first, unwaited for. Best effort: a
+    worker also exits on its own once the process it serves is gone (loop/review_worker.py)."""
     try:
         with open(os.path.join(run, WORKER_PID)) as fh:
             pid_text, _, serves = fh.read().partition(" ")
@@ -340,6 +341,10 @@ def stop_worker(run: str) -> None:
         os.kill(pid, 15)  # SIGTERM (the same number on Linux and macOS; `signal` would cost an import)
     except OSError:
         return
+    from autopilot.fsutil import is_held
+
+    if is_held(os.path.join(run, REVIEW_LANE)):
+        return  # a review in flight is finished and recorded first: the session does not wait for it
     import time
 
     end = time.monotonic() + WORKER_STOP_S

@@ -148,14 +148,21 @@ def pause(store: Store, state: State, paused: str, reason: str) -> State:
         return s.copy()
 
 
-def pause_if_unavailable(store: Store, state: State, phase: str, exc: InfraError) -> str | None:
+def pause_if_unavailable(
+    store: Store, state: State, phase: str, exc: InfraError, *, untold: bool = False
+) -> str | None:
     """After ``phase``'s call failed with ``exc`` (already recorded in ``state``): pause the run as
     paused_reviewer_unavailable when that made INFRA_PAUSE_AFTER failures in a row; returns the reason it
-    paused with (None: not yet; RunChanged: the run moved on). A busy call slot never pauses."""
+    paused with (None: not yet; RunChanged: the run moved on). A busy call slot never pauses. ``untold``: no hook
+    waits for the call (a review in the background): the pause is noted as not told yet (UNTOLD), in the same
+    write, so the next hook that sees the pause says it."""
     if isinstance(exc, CallBusy) or transitions.failures(state, phase) < transitions.INFRA_PAUSE_AFTER:
         return None
     with store.transaction(expect=state, running=True) as s:
-        return transitions.pause_if_unavailable(s, phase, exc.kind)
+        reason = transitions.pause_if_unavailable(s, phase, exc.kind)
+        if reason and untold:
+            note(s, UNTOLD)
+        return reason
 
 
 def left_untold(store: Store) -> None:

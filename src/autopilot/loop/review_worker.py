@@ -1,6 +1,6 @@
 """The review worker: one warm process per run reviews Claude's newest work in the background, one review at a time.
 
-The PostToolUse hook notes that a review is wanted (:func:`poke` touches ``review-wanted``) and starts the worker when
+The PostToolUse hook notes that a review is wanted (:func:`poke` adds to ``review-wanted``) and starts the worker when
 none is running; it never waits for a review. The worker holds ``review.lock`` for its whole life (a second one exits
 at once with EXIT_BUSY), so at most one review is in flight per run, and it pays for the Codex client's start (the
 libraries a review loads, the redactor's patterns, the price table) once per run instead of once per review.
@@ -30,7 +30,6 @@ import time
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
-from autopilot import clock
 from autopilot.fsutil import is_held
 from autopilot.loop.state import CALL_LANE, Store
 
@@ -39,14 +38,18 @@ if TYPE_CHECKING:
     from threading import Event
 
 LOCK = "review.lock"  # held by the worker for its whole life
-WANTED = "review-wanted"  # touched by the PostToolUse hook after an edit: its mtime is when a review was last wanted
+# The PostToolUse hook appends a byte to it after each edit: its size counts the edits noted, whatever the clocks say
+# (a file's mtime is the kernel's coarse time, a few ms behind the time of day; an edit noted as a review ended must
+# not be taken for one made during it).
+WANTED = "review-wanted"
+DONE = "review-done"  # touched by the worker as a review ends: its mtime and the tool mark's are the same clock's
 PID_FILE = "review-worker.pid"  # while it runs: its pid and the Claude Code process it serves (SessionEnd stops it)
 WORKER_LOG = "review-worker.log"
 MAX_LOG_BYTES = 1_000_000  # then the log is rotated to review-worker.log.1
 EXIT_BUSY = 75  # another worker serves this run
 IDLE_S = 300.0  # a worker with nothing to do for this long exits (the next edit starts another)
 POLL_S = 0.2  # how often an idle worker looks for work: a few stat calls, ~50 ms of CPU in IDLE_S
-ENTRY = "import sys; from autopilot.loop.review_worker import worker; sys.exit(worker())"  # what the process runs
+ENTRY = "from autopilot.loop.review_worker import main; main()"  # what the process runs
 
 
 def running(store: Store) -> bool:
@@ -59,9 +62,8 @@ def poke(store: Store, root: str, *, claude_pid: int | None, tool_mark: str) -> 
     started. Returns at once (``claude_pid``: the Claude Code process the worker serves and exits with;
     ``tool_mark``: the file the hooks touch on every tool use, which tells the worker Claude is still working)."""
     store.dir.mkdir(parents=True, exist_ok=True)
-    wanted = store.dir / WANTED
-    with open(wanted, "a"):
-        os.utime(wanted)
+    with open(store.dir / WANTED, "ab") as fh:
+        fh.write(b".")
     if running(store):
         return False
     start_worker(store, root, claude_pid=claude_pid, tool_mark=tool_mark)
@@ -89,6 +91,22 @@ def start_worker(store: Store, root: str, *, claude_pid: int | None, tool_mark: 
     proc.stdin.write(json.dumps({"root": root, "claude_pid": claude_pid, "tool_mark": tool_mark}).encode())
     proc.stdin.close()
     proc.returncode = 0  # never waited for: it runs on after this hook (silences Popen's still-running warning)
+
+
+def main() -> None:
+    """The worker process: :func:`worker`, then out at once. Its lock and pid file are gone by then and its log is
+    flushed; tearing down an interpreter that loaded a review's libraries would keep the process around for a
+    tenth of a second more (seconds on a loaded machine), past the SessionEnd hook that waits for it."""
+    import traceback
+
+    try:
+        code = worker()
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def worker() -> int:
@@ -129,8 +147,9 @@ class Worker:
         self.store, self.root, self.stop = store, root, stop
         self.claude = Process(claude_pid) if claude_pid else None
         self.tool_mark = tool_mark
-        self.started_mark = 0  # the wanted mark as the last review started (ns): edits noted after it are new work
-        self.finished = 0  # when the last review finished (ns)
+        self.started_mark = 0  # the edits noted as the last review started: any noted after it are new work
+        self.finished_mark = 0  # ... and as it ended: those noted before it were made during it
+        self.finished = 0  # when the last review ended (ns, the done mark's mtime)
         self.reviews = 0
         self.cpu_start = 0.0  # CPU seconds (this process and its git children) the client's start cost
         self.seen: dict[str, tuple[int, str | None]] = {}  # what why_stop last read: file -> (mtime, its answer)
@@ -220,10 +239,10 @@ class Worker:
 
     def due(self) -> bool:
         """Whether a review should start now (see the module's docstring)."""
-        wanted = mtime_ns(self.store.dir / WANTED)
+        wanted = size(self.store.dir / WANTED)
         if wanted <= self.started_mark:
             return False
-        if self.finished and wanted <= self.finished and mtime_ns(self.tool_mark) <= self.finished:
+        if self.finished and wanted <= self.finished_mark and mtime_ns(self.tool_mark) < self.finished:
             return False  # edits made during the last review: reviewed once Claude shows it is still working
         return not is_held(self.store.dir / CALL_LANE)  # Codex is deciding a verdict on this work
 
@@ -234,7 +253,7 @@ class Worker:
         from autopilot.loop.review import review
         from autopilot.loop.snapshot import work_tree
 
-        self.started_mark = mtime_ns(self.store.dir / WANTED)
+        self.started_mark = size(self.store.dir / WANTED)
         before = cpu_seconds()
         state = self.store.load()
         last = state.get("last_review")
@@ -247,15 +266,18 @@ class Worker:
             say(f"review worker: review {self.reviews} used {cpu_seconds() - before:.3f}s of CPU")
         except InfraError as exc:  # recorded in state, with consecutive_errors counted (busy: not counted)
             with suppress(RunChanged):  # re-planned or no longer running meanwhile: nothing to pause
-                if control.pause_if_unavailable(self.store, exc.run or self.store.load(), "review", exc):
-                    control.left_untold(self.store)
+                control.pause_if_unavailable(self.store, exc.run or self.store.load(), "review", exc, untold=True)
         except BudgetExhausted as exc:  # the run is stopped already: the person is told by the next hook
             say(f"review worker: {exc}")
             control.left_untold(self.store)
         except BridgeError as exc:  # nothing to review
             say(f"review worker: {exc}")
         finally:
-            self.finished = int(clock.unix() * 1e9)  # compared with the marks' mtimes, in ns
+            self.finished_mark = size(self.store.dir / WANTED)
+            done = self.store.dir / DONE
+            with open(done, "a"):
+                os.utime(done)
+            self.finished = mtime_ns(done)
 
 
 class Process:
@@ -285,6 +307,14 @@ def _start_time(pid: int) -> str | None:
         return None
     fields = stat[stat.rfind(")") + 2 :].split()
     return fields[19] if len(fields) > 19 else None
+
+
+def size(path: str | os.PathLike[str]) -> int:
+    """A file's size in bytes, 0 when it is missing."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def mtime_ns(path: str | os.PathLike[str] | None) -> int:

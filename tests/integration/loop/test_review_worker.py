@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from autopilot.loop.review_worker import EXIT_BUSY, PID_FILE, running, start_worker
-from autopilot.loop.state import Store
+from autopilot.loop.review_worker import ENTRY, EXIT_BUSY, PID_FILE, running, start_worker
+from autopilot.loop.state import REVIEW_LANE, Store
 from autopilot.scripted.responses_server import delay, reply_json
 from tests.support.hooks import context_of, reviewed, run_hook
 from tests.support.loop import APPROVE, state_of
@@ -125,7 +125,7 @@ def test_one_worker_serves_a_run_and_a_second_exits_busy(planned, openai_env, br
     start_worker(store, str(planned), claude_pid=None, tool_mark=str(store.dir / "last-tool-use"))
     wait_until(lambda: running(store), what="the first worker")
     second = subprocess.run(
-        [sys.executable, "-I", "-c", "import sys; from autopilot.loop.review_worker import worker; sys.exit(worker())"],
+        [sys.executable, "-I", "-c", ENTRY],
         input=json.dumps({"root": str(planned), "claude_pid": None, "tool_mark": None}),
         text=True,
         capture_output=True,
@@ -225,7 +225,8 @@ def test_session_end_stops_its_idle_worker_before_claude_exits(
     from autopilot import hooks
     from autopilot.loop import review_worker
 
-    assert hooks.WORKER_PID == review_worker.PID_FILE  # the hot path names the file without importing the worker
+    assert hooks.WORKER_PID == review_worker.PID_FILE  # the hot path names the files without importing the worker
+    assert hooks.REVIEW_LANE == REVIEW_LANE
     monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
     openai_env.push(reply_json(APPROVE))
     edit(bridge, planned)

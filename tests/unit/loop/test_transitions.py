@@ -17,10 +17,10 @@ TASKS = [
 ]
 
 
-def planned(**overrides):
-    s = new_state("/w")
+def plan(state, owner=None):
+    """``state`` planned afresh (two tasks, a $2 budget), for a session ``owner`` or none."""
     transitions.apply_plan(
-        s,
+        state,
         run_id="run-1",
         goal="g",
         plan={"summary": "s", "tasks": copy.deepcopy(TASKS)},
@@ -33,11 +33,16 @@ def planned(**overrides):
         no_progress_threshold=2,
         backend="openai",
         model="m",
-        owner_session_id=None,
+        owner_session_id=owner,
         usage=Usage(100, 10, 20),
         usd=0.01,
         calls=1,
     )
+    return state
+
+
+def planned(**overrides):
+    s = plan(new_state("/w"))
     s.update(overrides)
     return s
 
@@ -454,30 +459,6 @@ def test_a_task_is_done_when_a_verdict_leaves_it_with_every_criterion_met():
 # -- two calls at once, and whose conversation a call beside another keeps
 
 FINDING = {"severity": "major", "file": "a.py", "line": 3, "message": "fix it"}
-
-
-def plan(state, owner=None):
-    """``state`` planned afresh (the plan :func:`planned` makes), for a session ``owner`` or none."""
-    transitions.apply_plan(
-        state,
-        run_id="run-1",
-        goal="g",
-        plan={"summary": "s", "tasks": copy.deepcopy(TASKS)},
-        plan_path="p.md",
-        conversation_id="c1",
-        base_sha="base0",
-        plan_tree="tree0",
-        budget_usd=2.0,
-        max_iterations=5,
-        no_progress_threshold=2,
-        backend="openai",
-        model="m",
-        owner_session_id=owner,
-        usage=Usage(100, 10, 20),
-        usd=0.01,
-        calls=1,
-    )
-    return state
 
 
 def record(state, decision="request_changes", issues=(FINDING,), fingerprint="tree1"):
