@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import suppress
 from functools import cached_property
 
-from autopilot import fsutil, git
+from autopilot import git
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow, RunChanged
 from autopilot.loop import transitions
 from autopilot.loop.state import State, Store, call_busy
@@ -239,39 +239,14 @@ class Workspace:
         return str(self.store.dir / "work-index")
 
     def snapshot_while_loading(self, base: str | None) -> Snapshot:
-        """The snapshot, taken while the libraries a Codex call needs are imported.
+        """The snapshot a Codex call (a review, a verdict) is shown.
 
-        git runs in subprocesses that release the GIL, so the ~30 ms of git and filelock's import (the run's
-        lock) overlap instead of adding up (measured in bench/bench_bridge.py). Neither jsonschema nor yaml is
-        needed: a valid answer or state is checked without jsonschema (:mod:`.schema_subset`), and the price
-        table is read from its cache (``budget._load_yaml``); a config file, if any, was read before.
+        It was taken in a thread while filelock was imported (~30 ms each, overlapped); the run's locks are taken
+        with ``fcntl`` now, so there is nothing left to overlap. Neither jsonschema nor yaml is needed: a valid
+        answer or state is checked without jsonschema (:mod:`.schema_subset`), and the price table is read from its
+        cache (``budget._load_yaml``); a config file, if any, was read before.
         """
-        import threading
-
-        result: dict[str, object] = {}
-
-        def take() -> None:
-            try:
-                result["snap"] = self.snapshot(base)
-            except BaseException as exc:  # re-raised in the caller's thread
-                result["error"] = exc
-
-        import sys
-
-        # The git thread needs the GIL for a moment between its ~10 git processes; with the default 5 ms switch
-        # interval each of those moments waited out the importing thread's turn (the snapshot took 80 ms, not 30).
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0002)
-        worker = threading.Thread(target=take, name="git-snapshot")
-        worker.start()
-        try:
-            fsutil.load_locks()
-            worker.join()
-        finally:
-            sys.setswitchinterval(interval)
-        if "error" in result:
-            raise result["error"]  # type: ignore[misc]
-        return result["snap"]  # type: ignore[return-value]
+        return self.snapshot(base)
 
     def timeout(self) -> float:
         """Seconds one Codex call may take."""
