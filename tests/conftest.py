@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.bridge import run_bridge
 from tests.support.home_guard import HomeGuard, real_homes
+from tests.support.hooks import stop_review_workers
 from tests.support.world import enter_homes, not_an_agent
 
 # The run's own HOME is an empty sentinel until each test sets its own: what a fixture or a probe writes
@@ -80,6 +81,7 @@ def isolated_homes(tmp_path_factory, monkeypatch):
     """Point every root the bridge uses at a fresh directory, so no test touches real homes."""
     root = enter_homes(monkeypatch, tmp_path_factory.mktemp("homes"))
     yield root
+    stop_review_workers(os.environ.get("AUTOPILOT_HOME") or root / "autopilot")  # a test's worker idles for minutes
     touched = REAL_HOME.check()
     ours = [t for t in touched if REAL_HOME.in_sentinel(t)]
     if ours or (touched and STRICT_HOME_GUARD):

@@ -42,12 +42,17 @@ if TYPE_CHECKING:
         budget_warn_at: Any  # a percentage (checked: ``percent``), as YAML gave it
         min_rate_limit_left: Any
         max_history_tokens: Any  # a whole number >= 0 (0: never restart), as YAML gave it
+        review_mode: str  # one of REVIEW_MODES
         claude_projects_dir: str  # where Claude Code's transcripts are read (default $CLAUDE_CONFIG_DIR/projects)
         codex_sessions_dir: str  # where Codex's rollouts are read (default $CODEX_HOME/sessions)
 
 
 BACKENDS = ("codex-cli", "openai")
 NOTIFY = ("off", "bell", "os")  # how a run that ends or pauses tells the user (hooks.context.alert)
+# When Codex reviews Claude's work: after edits, in the background (one review in flight, edits coalesced); once
+# when Claude stops, before the verdict (the person waits for both); or never (the verdict alone judges the work).
+REVIEW_MODES = ("edit", "stop", "off")
+DEFAULT_REVIEW_MODE = "edit"
 KNOWN_KEYS = {
     "backend",
     "model",
@@ -64,6 +69,7 @@ KNOWN_KEYS = {
     "budget_warn_at",
     "min_rate_limit_left",
     "max_history_tokens",  # the history a run's Codex conversation carries before it restarts (loop/transitions.py)
+    "review_mode",  # when Codex reviews: edit (in the background), stop, off (config.review_mode)
     "claude_projects_dir",
     "codex_sessions_dir",
 }
@@ -113,7 +119,7 @@ ENVIRONMENT = {
     "AUTOPILOT_RETRY_BASE_S": "the first retry's wait",
     "AUTOPILOT_RETRY_MAX_S": "the longest retry wait",
     "AUTOPILOT_NOTIFY": "how an ending or paused run tells you: off, bell or os",
-    "AUTOPILOT_HOOK_REVIEW_WAIT": "seconds the PostToolUse hook waits for a review",
+    "AUTOPILOT_REVIEW_MODE": "when Codex reviews: edit (in the background, the default), stop or off",
     "AUTOPILOT_MEMORY": "off turns the active memory off",
     "AUTOPILOT_MEMORY_INJECT_CHARS": "the active memory's injection budget",
     "AUTOPILOT_HANDOFF_BUDGET_TOKENS": "a handover packet's token budget",
@@ -122,6 +128,7 @@ ENVIRONMENT = {
     "AUTOPILOT_CODEX_SIDE_FROM": "set by the plugin's bootstrap: the version that set up the Codex side",
     "OPENAI_API_KEY": "the openai backend's key (and a reason to choose it)",
     "CLAUDE_CODE_SESSION_ID": "the Claude Code session that runs the bridge (it owns a run it plans)",
+    "CLAUDE_PID": "the Claude Code process a hook runs for (the review worker it starts exits with it)",
     "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "Claude Code's cap on Stop blocks in a row (0: none)",
     "CLAUDE_PLUGIN_DATA": "the plugin's data folder (its venv), set by Claude Code",
     "TMPDIR": "the temporary folder, which Codex's workspace-write sandbox may write (setup --sandbox keeps the "
@@ -184,6 +191,10 @@ def load_config() -> Config:
         )
     if data.get("backend") not in (None, *BACKENDS):
         raise BridgeError(f"config {path}: backend must be one of {', '.join(BACKENDS)}")
+    if data.get("review_mode") not in (None, *REVIEW_MODES):
+        raise BridgeError(
+            f"config {path}: review_mode must be one of {', '.join(REVIEW_MODES)}, not {data['review_mode']!r}"
+        )
     if data.get("notify") not in (None, *NOTIFY):
         raise BridgeError(f"config {path}: notify must be one of {', '.join(NOTIFY)}, not {data['notify']!r}")
     if "effort" in data:
@@ -342,6 +353,23 @@ def budget_warn_at(config: Config) -> float:
     """The share of the budget (percent) at which the user is warned once per run; 0 turns the warning off."""
     raw = config.get("budget_warn_at")
     return DEFAULT_BUDGET_WARN_AT if raw is None else percent("budget_warn_at", raw)
+
+
+def review_mode(config: Config | None = None) -> str:
+    """When Codex reviews Claude's work: ``AUTOPILOT_REVIEW_MODE`` > the config's ``review_mode`` > ``edit``.
+
+    ``config`` is the config file's settings when the caller has read them; without them the file is read only
+    when the environment does not decide (the PostToolUse hook asks on every edit)."""
+    raw = env("AUTOPILOT_REVIEW_MODE")
+    if raw is None:
+        raw = (config if config is not None else load_config()).get("review_mode") or DEFAULT_REVIEW_MODE
+    mode = raw.strip().lower()
+    if mode not in REVIEW_MODES:
+        raise BridgeError(
+            f"AUTOPILOT_REVIEW_MODE must be one of {', '.join(REVIEW_MODES)}, not {raw!r}",
+            hint="edit reviews in the background after edits; stop, once when Claude stops; off, never",
+        )
+    return mode
 
 
 def positive_number(name: str, value: Any, *, integer: bool = False) -> float | int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -34,26 +35,45 @@ def kind(stop_output: dict) -> str | None:
     return None
 
 
+def reviews_done(bridge, repo, calls: dict[int, int]):
+    """``before`` for run_claude: the n-th request of Claude is answered once the run has ``calls[n]`` reviews
+    recorded (the worker reviews in the background; a Claude slower than Codex sees them land)."""
+
+    def wait(n: int) -> None:
+        deadline = time.monotonic() + 120
+        while n in calls and time.monotonic() < deadline:
+            if state_of(bridge, repo)["token_usage"]["review"]["calls"] >= calls[n]:
+                return
+            time.sleep(0.2)
+
+    return wait
+
+
 @pytest.mark.smoke
 def test_full_loop_plan_review_continue_done(claude, codex, git_repo, tmp_path, bridge):
-    """/autopilot plans; edits are reviewed; Stop continues Claude onto T2 with its criteria; then done."""
+    """/autopilot plans; the edit is reviewed in the background and its findings reach Claude at its next tool;
+    Stop continues Claude onto T2 with its criteria; then done."""
     codex.push("plan", reply_json(PLAN))
     codex.push("review", reply_json(REQUEST_CHANGES), reply_json(APPROVE))
     codex.push("verdict", reply_json(continue_to("T2")), reply_json(done("test passes")))
     steps = [
         write(git_repo, "feature.py", "x = 1\n"),
+        tool_use("Read", {"file_path": str(git_repo / "feature.py")}),
         text("T1 is done: feature.py exists."),
         write(git_repo, "test_feature.py", "def test(): pass\n"),
         text("T2 is done: the test passes."),
     ]
-    run = run_claude(claude, git_repo, "/codex-autopilot:autopilot Add a feature with a test", steps, tmp_path / "h")
+    before = reviews_done(bridge, git_repo, {1: 1, 4: 2})  # Claude works on while each review lands
+    command = "/codex-autopilot:autopilot Add a feature with a test"
+    run = run_claude(claude, git_repo, command, steps, tmp_path / "h", before=before)
     assert run.proc.returncode == 0, run.proc.stderr
     texts = run.main_texts()
-    assert len(texts) == 4 and run.server.unscripted == 0
+    assert len(texts) == 5 and run.server.unscripted == 0
     assert "current_task" in texts[0] and "feature.py exists" in texts[0]  # the plan reached Claude
-    assert "Codex reviewed your changes against task T1 and asks for changes" in texts[1]
-    assert "add a docstring" in texts[1]
-    assert "Task T2: Test it" in texts[2] and "1. test passes" in texts[2]  # the Stop block's reason
+    assert "Codex reviewed your changes against task T1 and asks for changes" not in texts[1]  # never waited for
+    assert "Codex reviewed your changes against task T1 and asks for changes" in texts[2]
+    assert "add a docstring" in texts[2]
+    assert "Task T2: Test it" in texts[3] and "1. test passes" in texts[3]  # the Stop's continuation
     assert codex.asked == ["plan", "review", "verdict", "review", "verdict"]
     assert "T1 is done: feature.py exists." in codex.prompts("verdict")[0]
     stops = run.hook_outputs("Stop")
@@ -101,7 +121,8 @@ def test_budget_spent_mid_run_lets_claude_stop(claude, codex, planned_with_codex
         write(repo, "test_feature.py", "def test(): pass\n"),
         text("T2 done."),
     ]
-    run = run_claude(claude, repo, "Work on the autopilot task.", steps, tmp_path / "h")
+    before = reviews_done(bridge, repo, {1: 1, 3: 2})  # each review lands before Claude stops
+    run = run_claude(claude, repo, "Work on the autopilot task.", steps, tmp_path / "h", before=before)
     assert run.proc.returncode == 0 and len(run.main_texts()) == 4 and run.server.unscripted == 0
     assert codex.asked == ["plan", "review", "verdict", "review"]
     stops = run.hook_outputs("Stop")

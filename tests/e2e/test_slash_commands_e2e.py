@@ -68,11 +68,13 @@ def test_resume_a_paused_run(claude, codex, running, tmp_path, bridge):
 
 
 def test_status(claude, codex, running, tmp_path):
-    """`/codex-status` shows the run (goal, task, spend) to Claude to relay, and asks Codex nothing."""
-    run = run_claude(claude, running, readme_says("/codex-status"), [text("Here it is.")], tmp_path / "h")
+    """`/codex-status` shows the run (goal, task, spend) to the person from the prompt's own hook: no model turn,
+    and Codex is asked nothing."""
+    run = run_claude(claude, running, readme_says("/codex-status"), [text("unused")], tmp_path / "h")
     assert run.proc.returncode == 0, run.proc.stderr[-2000:]
-    first = ran(run, "codex-status")
-    assert f"Goal:       {GOAL}" in first and "Task:       T1" in first and codex.asked == ["plan"]
+    (shown,) = [o["reason"] for o in run.hook_outputs("UserPromptSubmit") if o.get("decision") == "block"]
+    assert f"Goal:       {GOAL}" in shown and "Task:       T1" in shown
+    assert run.server.main_requests() == [] and codex.asked == ["plan"]
 
 
 def test_review(claude, codex, running, tmp_path, bridge):

@@ -349,7 +349,7 @@ def test_a_busy_call_slot_is_told_but_never_counted_toward_a_pause(planned, open
     with store.transaction() as s:
         s["consecutive_errors"] = 2  # two real failures before: a busy slot neither adds a third nor clears them
     calls = len(openai_env.requests)
-    with filelock.FileLock(str(store.dir / "call.lock")):
+    with filelock.FileLock(str(store.dir / "review-call.lock")):  # the review lane: reviews take turns
         results = [bridge("-C", str(planned), "review") for _ in range(4)]
     assert [code for code, _, _ in results] == [EXIT_INFRA] * 4
     assert all("still talking to Codex" in err and "does not count" in err for _, _, err in results)

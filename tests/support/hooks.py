@@ -74,3 +74,39 @@ def count_state_reads(monkeypatch: Any) -> dict[str, int]:
 
     monkeypatch.setattr(Workspace, "__init__", counting_build)
     return counts
+
+
+def reviewed(bridge, repo: Any, after: str | None = None, timeout: float = 60.0) -> dict[str, Any]:
+    """The run once the review worker has recorded a review newer than ``after`` (a ``last_review`` timestamp;
+    None: any review), or failed one (``last_error`` of the review phase newer than it)."""
+    import time
+
+    from tests.support.loop import state_of
+
+    deadline = time.monotonic() + timeout
+    while True:
+        state = state_of(bridge, repo)
+        review, error = state.get("last_review") or {}, state.get("last_error") or {}
+        if review.get("timestamp", "") > (after or "") or (
+            error.get("phase") == "review" and error.get("timestamp", "") > (after or "")
+        ):
+            return state
+        assert time.monotonic() < deadline, f"no review was recorded within {timeout}s"
+        time.sleep(0.05)
+
+
+def stop_review_workers(home: str | os.PathLike[str]) -> list[int]:
+    """SIGKILL every review worker still running under the autopilot home ``home`` (a test's teardown: a worker
+    idles for minutes); the pids it killed."""
+    import signal
+    from pathlib import Path
+
+    killed = []
+    for pid_file in Path(home).glob("runs/*/review-worker.pid"):
+        try:
+            pid = int(pid_file.read_text().split()[0])
+            os.kill(pid, signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            continue
+        killed.append(pid)
+    return killed

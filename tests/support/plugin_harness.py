@@ -14,6 +14,7 @@ import subprocess
 import sys
 import uuid
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,13 +104,22 @@ def run_claude(
     session_id: str | None = None,
     resume: str | None = None,
     timeout: float = 240,
+    before: Callable[[int], None] | None = None,
     **env: str,
 ) -> ClaudeRun:
     """Run ``claude -p prompt`` in ``cwd`` with the plugin loaded, answering from ``steps`` (``resume``: go on in
-    that session)."""
+    that session; ``before(n)``: called before the n-th main request, from 0, is answered, e.g. to wait for a review
+    the background worker is making)."""
     session_id = resume or session_id or str(uuid.uuid4())
     home.mkdir(parents=True, exist_ok=True)
-    with MessagesServer(steps) as server:
+    answered = iter(range(10**6))
+
+    def first(body: dict[str, Any]) -> None:
+        if before is not None:
+            before(next(answered))
+        return None  # the queued step answers
+
+    with MessagesServer(steps, responder=first) as server:
         argv = [
             str(claude),
             "-p",

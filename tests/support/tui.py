@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tests.support.plugin_harness import REPO
 
@@ -131,3 +132,21 @@ def installed_codex(bridge: Callable[..., tuple[int, str, str]], repo: Path, hom
         "FAKE_OPENAI_KEY": "scripted",
         "TERM": "xterm-256color",
     }
+
+
+@contextmanager
+def claude_with_plugin(steps: list[dict], repo: Path, tmp: Path) -> Iterator[tuple[Screen, Any]]:
+    """The real claude's TUI with this plugin, in ``repo``, answered from ``steps`` by a scripted Messages server,
+    ready for typing (its prompt box drawn): the screen and the server."""
+    from tests.support.agents import agent_bin
+    from tests.support.messages_server import MessagesServer
+    from tests.support.plugin_harness import claude_env
+
+    home = tmp / "home"
+    claude_home(home, repo)
+    with MessagesServer(steps) as server:
+        env = {**claude_env(home, server), "ANTHROPIC_API_KEY": "sk-test"}
+        command = [str(agent_bin("claude")), "--allowedTools", "Write,Edit,Read,Bash", *plugin_args()]
+        with session(command, repo, env, tmp) as screen:
+            screen.wait_for(claude_ready, 90, "the prompt box")
+            yield screen, server

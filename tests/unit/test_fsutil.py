@@ -124,3 +124,46 @@ def test_a_shared_folder_or_the_users_home_is_never_tightened(tmp_path, monkeypa
     mine.chmod(0o755)
     monkeypatch.setenv("HOME", str(mine))
     assert fsutil.tighten(mine) == 0 and stat.S_IMODE(mine.stat().st_mode) == 0o755
+
+
+def test_a_lock_excludes_another_holder_and_a_filelock_one(tmp_path):
+    """Two Locks on one file exclude each other (within a process too: a flock per open file), a lock filelock takes
+    excludes one, and is_held sees them held, from this process and another."""
+    import subprocess
+    import sys
+
+    import filelock
+
+    from autopilot.fsutil import Lock, is_held
+
+    path = tmp_path / "run.lock"
+    first, second = Lock(path), Lock(path)
+    assert first.acquire(0) and not second.acquire(0.05)
+    holder = subprocess.run(
+        [sys.executable, "-c", "import sys; from autopilot.fsutil import is_held; sys.exit(is_held(sys.argv[1]))",
+         str(path)], check=False)  # fmt: skip
+    assert holder.returncode == 1  # another process sees it held
+    first.release()
+    assert second.acquire(0) and is_held(path)  # is_held asks with a file of its own: this process counts too
+    second.release()
+    assert not is_held(path)
+    with filelock.FileLock(str(path)):
+        assert not Lock(path).acquire(0.05)
+    assert Lock(path).acquire(0)
+
+
+def test_a_lock_waits_for_its_holder_then_takes_it(tmp_path):
+    """A Lock that waits takes the lock once its holder lets go, inside its timeout."""
+    import threading
+    import time
+
+    from autopilot.fsutil import Lock
+
+    path = tmp_path / "run.lock"
+    holder = Lock(path)
+    assert holder.acquire(0)
+    threading.Timer(0.2, holder.release).start()
+    started = time.monotonic()
+    waiter = Lock(path)
+    assert waiter.acquire(5) and 0.15 < time.monotonic() - started < 2
+    waiter.release()

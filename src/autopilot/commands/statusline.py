@@ -8,6 +8,7 @@ keeps the plan windows it is shown (Claude's own, and Codex's at most once a min
 handover before a limit (handoff/memory/limits.py).
 
     autopilot ▶ T2 3/20 · $0.42/$5.00 · codex reviewing
+    autopilot ▶ T2 3/20 · $0.47/$5.00 · codex T2: 2 findings
     autopilot ⏸ paused: reviewer unavailable · /autopilot resume
 
 ``--with CMD`` composes it with another status-line command: CMD gets the same stdin, and its first
@@ -137,15 +138,25 @@ def near_limit() -> list[str]:
 
 
 def reviewer_state(state: dict[str, Any], run: str) -> str:
-    """reviewing (a call is in flight), unavailable N/3 (recent failures), or waiting (for Claude)."""
+    """deciding (a verdict or plan is in flight), reviewing (a review is), unavailable N/3 (recent failures), the last
+    review's outcome (``T1 2 findings``, ``T1 approved``), or waiting (for Claude)."""
     from autopilot.fsutil import is_held
+    from autopilot.loop.state import CALL_LANE, REVIEW_LANE
 
-    for lock in ("call.lock", "review.lock"):
-        if is_held(os.path.join(run, lock)):
-            return "reviewing"
+    if is_held(os.path.join(run, CALL_LANE)):
+        return "deciding"
+    if is_held(os.path.join(run, REVIEW_LANE)):
+        return "reviewing"
     failures = max(int(state.get("consecutive_errors") or 0), int(state.get("verdict_errors") or 0))
     if failures:
         return f"unavailable {failures}/3"
+    review = state.get("last_review")
+    task = (state.get("current_task") or {}).get("id")
+    if isinstance(review, dict) and review.get("task_id") == task:
+        count = int(review.get("issues_count") or 0)
+        if review.get("decision") == "request_changes":
+            return f"{task}: {count} finding{'s' if count != 1 else ''}"
+        return f"{task} approved"
     return "waiting"
 
 

@@ -22,7 +22,7 @@ from autopilot.fastjson import parse_json
 
 TYPE_CHECKING = False  # see below: `typing` stays off the hot path
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any, TypeAlias
 
     from autopilot.hooks.shapes import HookAnswer
@@ -64,7 +64,7 @@ MEMORY_EVENTS = frozenset(
 BUDGET_S = {
     "SessionStart": 280.0,  # the first one may build the plugin's venv (scripts/bootstrap.py)
     "UserPromptSubmit": 25.0,
-    "PostToolUse": 80.0,  # waits for the review worker AUTOPILOT_HOOK_REVIEW_WAIT (45 s), at most 80 - 20 s
+    "PostToolUse": 25.0,  # notes the edit for the review worker (starting it if needed); never waits for Codex
     "Stop": 870.0,  # one verdict exchange (AUTOPILOT_TIMEOUT, 300 s by default) fits with room to spare
     "StopFailure": 8.0,
     "SessionEnd": 1.5,  # Claude Code gives every SessionEnd hook together 1.5 s
@@ -73,12 +73,20 @@ BUDGET_S = {
     "PreCompact": 8.0,
     "PostCompact": 8.0,
 }
-# `hook ToolUse` is PostToolUse for every tool (hooks.json's "*" group): it only notes that a tool ran.
+# `hook ToolUse` is PostToolUse for every tool (hooks.json's "*" group): it notes that a tool ran, and hands over
+# what reviews found when there is anything (hooks.review.tool_use).
 EVENT_OF = {"ToolUse": "PostToolUse"}
+TOOL_USE_HANDLER = ("review", "tool_use")
 # Claude Code (and Codex, for additionalContext) cut hook output at 10,000 characters and move the rest
 # to a file; every text a hook prints stays under TEXT_CAP (capped() guards the last step).
 TEXT_CAP = 9_500
 TOOL_MARK = "last-tool-use"  # touched on every PostToolUse: Claude Code's Stop-block count restarts after a tool
+# The review worker's pid and the Claude Code process it serves (loop/review_worker.PID_FILE, which a test holds equal:
+# the hot path imports neither that module nor what it loads), and how long SessionEnd waits for it to go.
+WORKER_PID = "review-worker.pid"
+WORKER_STOP_S = 0.8
+REVIEW_LANE = "review-call.lock"  # loop/state.REVIEW_LANE (held equal by the same test)
+REVIEW_ERROR = "review-error:"  # the notices key (and the failure's time): the person was told a review failed
 CODEX_SIDE_ENV = "AUTOPILOT_CODEX_SIDE_FROM"  # the version that set up the Codex side, after a plugin update
 REVIEWED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 # Fields every event carries and their JSON types: input without them, or with other types, is not acted on.
@@ -99,10 +107,16 @@ OPTIONAL: tuple[tuple[str, type], ...] = (
 PLAIN_EVENTS = frozenset({"PostCompact"})
 # Typed exactly (after trimming) by a human in a root session: record the handoff pointer, no model request.
 HANDOFF_PROMPTS = ("$handoff", "/handoff", "/codex-autopilot:handoff")
+# Typed exactly: the run's status shown to the person by the UserPromptSubmit hook, with no model turn.
+STATUS_PROMPTS = ("/codex-status", "/codex-autopilot:codex-status")
+# What a hook does once its answer is written (hooks.review: handed-over reviews are taken off the pending list):
+# a hook killed before its answer is out leaves them for the next hook.
+AFTER_ANSWER: list[Callable[[], None]] = []
 
 
 def main(event: str) -> int:
     """Handle one hook event read from stdin and print its JSON answer; always returns 0."""
+    AFTER_ANSWER.clear()
     try:
         raw = sys.stdin.read()
     except (OSError, ValueError):
@@ -131,7 +145,19 @@ def main(event: str) -> int:
 
         sys.stdout.write(json.dumps(capped(out)) + "\n")
         sys.stdout.flush()
+    if out:
+        answered(event)
     return 0
+
+
+def answered(event: str) -> None:
+    """Run what the hook does once its answer is out (AFTER_ANSWER); a failure there is logged, never raised."""
+    while AFTER_ANSWER:
+        action = AFTER_ANSWER.pop(0)
+        try:
+            action()
+        except Exception as exc:  # the answer is out already: what failed stays to be done by the next hook
+            failed(event, exc)
 
 
 def capped(out: HookAnswer) -> HookAnswer:
@@ -194,6 +220,10 @@ def dispatch(event: str, data: Json) -> HookAnswer | None:
         from autopilot.hooks.handoff import record
 
         return record(data)
+    if event == "UserPromptSubmit" and is_prompt(data, STATUS_PROMPTS):
+        from autopilot.hooks.session import show_status
+
+        return show_status(data)
     memory: Mapping[str, Any] | None
     due, memory = remember(event, data) if event in MEMORY_EVENTS else (False, None)
     out = run_handler(event, data)
@@ -218,17 +248,25 @@ def dispatch(event: str, data: Json) -> HookAnswer | None:
 
 def run_handler(event: str, data: Json) -> HookAnswer | None:
     """The autopilot's handler for the event when this workspace has a run; None otherwise."""
-    target = HANDLERS.get(event)
-    if (target is None and event != "ToolUse") or (event == "SessionEnd" and data.get("reason") != "clear"):
+    target = TOOL_USE_HANDLER if event == "ToolUse" else HANDLERS.get(event)
+    if target is None:
         return None
     run = run_dir_of(str(data["cwd"]))
     if run is None:
         return None
+    if event == "SessionEnd" and data.get("reason") != "clear":
+        stop_worker(run)  # the session is over (a /clear goes on in the same process, with the same worker)
+        return None
     if event in ("PostToolUse", "ToolUse"):
         # Claude Code starts its count of Stop blocks again once a continuation runs a tool: note when one did
-        # (the Stop hook compares it with its own last block). Only the editing tools and Bash get a review.
+        # (the Stop hook compares it with its own last block; the review worker, that Claude is still working).
+        # The editing tools and Bash (hooks.json's first group) note work to review and hand over what reviews
+        # found; every other tool (its "*" group) only hands that over, when there is anything (one look at the run).
         touch(os.path.join(run, TOOL_MARK))
-        if event == "ToolUse" or data.get("tool_name") not in REVIEWED_TOOLS:
+        reviewed = data.get("tool_name") in REVIEWED_TOOLS
+        if event == "PostToolUse" and not reviewed:
+            return None
+        if event == "ToolUse" and (reviewed or not handover_due(run)):
             return None
     assert target is not None
     from importlib import import_module
@@ -278,8 +316,66 @@ def limits_recorded() -> bool:
 
 def is_handoff_prompt(data: Json) -> bool:
     """Whether a prompt is the human ``$handoff`` trigger from a root session (never a subagent)."""
+    return is_prompt(data, HANDOFF_PROMPTS)
+
+
+def is_prompt(data: Json, prompts: tuple[str, ...]) -> bool:
+    """Whether the prompt is exactly one of ``prompts`` (after trimming), typed in a root session (never a subagent)."""
     prompt = data.get("prompt")
-    return isinstance(prompt, str) and prompt.strip() in HANDOFF_PROMPTS and not data.get("agent_id")
+    return isinstance(prompt, str) and prompt.strip() in prompts and not data.get("agent_id")
+
+
+def stop_worker(run: str) -> None:
+    """Ask the run's review worker to exit now when it serves this Claude Code process (SIGTERM), and give an idle one
+    WORKER_STOP_S to go; one with a review in flight finishes and records it first, unwaited for. Best effort: a
+    worker also exits on its own once the process it serves is gone (loop/review_worker.py)."""
+    try:
+        with open(os.path.join(run, WORKER_PID)) as fh:
+            pid_text, _, serves = fh.read().partition(" ")
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return
+    if serves.strip() != (config.env("CLAUDE_PID") or ""):
+        return  # another Claude Code process's worker
+    try:
+        os.kill(pid, 15)  # SIGTERM (the same number on Linux and macOS; `signal` would cost an import)
+    except OSError:
+        return
+    from autopilot.fsutil import is_held
+
+    if is_held(os.path.join(run, REVIEW_LANE)):
+        return  # a review in flight is finished and recorded first: the session does not wait for it
+    import time
+
+    end = time.monotonic() + WORKER_STOP_S
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return
+        time.sleep(0.02)
+
+
+def handover_due(run: str) -> bool:
+    """Whether the run in ``run`` has anything for the next tool use to hand over: a review not yet handed over, or
+    a plan not yet shown (a cheap read of state.json as stored; hooks.review decides the rest)."""
+    from autopilot.loop.state import Store
+
+    state = Store.peek(run)
+    if not state or state.get("status") != "running":
+        return False
+    notices = state.get("notices") or []
+    failed = review_error_key(state)
+    told = failed is None or failed in notices
+    return bool(state.get("reviews_pending")) or bool(state.get("plan_to_show")) or not told
+
+
+def review_error_key(state: Mapping[str, Any]) -> str | None:
+    """The notices key under which the run's last failed review is told to the person (None: no review failed)."""
+    error = state.get("last_error")
+    if not isinstance(error, dict) or error.get("phase") != "review":
+        return None
+    return f"{REVIEW_ERROR}{error.get('timestamp')}"
 
 
 def touch(path: str) -> None:

@@ -56,10 +56,6 @@ class Hook:
         timeout, cut short so the hook can still record a failure and answer inside its budget."""
         return min(self.budget_end(), time.monotonic() + self.workspace.timeout())
 
-    def clamp_wait(self, seconds: float) -> float:
-        """``seconds`` of waiting (an env-configured wait), cut to what is left before :meth:`budget_end`."""
-        return max(0.0, min(seconds, self.budget_end() - time.monotonic()))
-
     @cached_property
     def workspace(self) -> Workspace:
         """The git work tree the event happened in."""

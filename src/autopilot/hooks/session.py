@@ -16,9 +16,11 @@ from autopilot.hooks.context import (
     notice,
     task_text,
 )
+from autopilot.hooks.delivery import handover
 from autopilot.loop import control, status, transitions
 
 if TYPE_CHECKING:
+    from autopilot.hooks import Json
     from autopilot.hooks.shapes import HookAnswer
 
 
@@ -32,12 +34,18 @@ def session_start(hook: Hook) -> HookAnswer | None:
             f"the autopilot run is paused ({state['status']}: {state.get('stop_reason')}). "
             f"{RESUME} continues it; {STOP} ends it."
         )
-    return context(
-        "SessionStart",
+    text = (
         f"codex-autopilot run active. Goal: {state.get('goal')}\n"
         "Codex reviews your edits against the current task and decides, each time you end your turn, "
-        "whether you continue with another task.\n" + task_text(state.get("current_task")),
+        "whether you continue with another task.\n" + task_text(state.get("current_task"))
     )
+    given = handover(hook, state)  # what reviews found that no session was given yet (a kill, a new session)
+    if given is None:
+        return context("SessionStart", text)
+    given.given_by(hook)
+    out = context("SessionStart", f"{text}\n\n{given.context}" if given.context else text)
+    note = given.notice()
+    return {**out, "systemMessage": note} if note else out
 
 
 def session_end(hook: Hook) -> HookAnswer | None:
@@ -86,6 +94,23 @@ def user_prompt_submit(hook: Hook) -> HookAnswer | None:
         f"{state['iteration']} of {state['max_iterations']}); end your turn when it is done.",
     )
     return {**out, **notice(warning)} if warned and warning else out
+
+
+def show_status(data: Json) -> HookAnswer:
+    """``/codex-status`` typed: the run as ``codex-bridge status`` says it, shown to the person as the prompt's block
+    reason, so no model turn is spent on it (the skill of the same name stays for Claude Code versions that do not
+    run this hook first)."""
+    from autopilot.codex import ratelimits
+    from autopilot.errors import BridgeError
+    from autopilot.loop import summary
+    from autopilot.loop.workspace import Workspace
+
+    try:
+        state = Workspace(str(data.get("cwd") or ".")).store.load(repair=False)
+        text = "\n".join(summary.describe(state, ratelimits.latest(), summary.warn_level()))
+    except BridgeError as exc:
+        text = str(exc)  # with its hint
+    return {"decision": "block", "reason": f"codex-autopilot status\n{text}"}
 
 
 def codex_side_notice(out: HookAnswer | None, installed: str) -> HookAnswer:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from autopilot import RESUME, START
+from autopilot import RESUME, START, config
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RunChanged, RunTaken
 from autopilot.hooks import touch
 from autopilot.hooks.context import (
@@ -21,6 +21,7 @@ from autopilot.hooks.context import (
     paused_message,
     task_text,
 )
+from autopilot.hooks.delivery import Handover, asks_changes, handover, told
 from autopilot.loop import control, status, transitions
 from autopilot.loop.findings import findings_text, open_findings
 from autopilot.loop.state import State
@@ -54,11 +55,15 @@ def stop(hook: Hook) -> HookAnswer | None:
     """
     state, refusal = hook.engage(claim=False)
     if state is None:
-        return refusal
+        return refusal or _told(hook)
     # A fresh stop, or a continuation that ran a tool: Claude Code's own count of blocks starts again, so does
     # the run's (written with the next block; a stop that lets Claude go leaves a turn that restarts it anyway).
     fresh = not hook.data.get("stop_hook_active") or hook.tool_ran_since_block()
     blocks = 0 if fresh else int(state.get("consecutive_blocks") or 0)
+    # Findings first: what a review found reaches Claude before a verdict is asked for.
+    if asks_changes(state) or (config.review_mode() == "stop" and _review_now(hook, state)):
+        state = hook.store.load() if not asks_changes(state) else state
+        return _findings_first(hook, state, blocks)
     message = hook.data.get("last_assistant_message")
     try:
         result, after = _judge(hook, state, message if isinstance(message, str) else None)
@@ -70,18 +75,22 @@ def stop(hook: Hook) -> HookAnswer | None:
         return _ended(exc.run or hook.store.load())
     except BridgeError as exc:
         return notice(f"no verdict ({exc}); Claude stops here.")
+    given = handover(hook, after)  # what reviews found while Codex decided, and the plan not yet shown
     if result.get("skipped"):  # nothing to judge yet: the work tree is as it was when Codex planned
         plan, task = state["plan"], state.get("current_task")
-        return notice(
+        waits = notice(
             f"Codex planned {len(plan['tasks']) if plan else 0} tasks; nothing has changed yet, so no verdict "
             f"was asked for. The run waits on task {task.get('id') if task else None}: "
             f"{task.get('title') if task else None}."
         )
+        return _with(hook, waits, given)
+    if result.get("held"):  # a review that asks for changes finished while Codex decided to end the run
+        return _findings_first(hook, after, blocks)
     if not result.get("applied"):
         return notice(f"the run changed while Codex decided (it is now {after['status']}); Claude stops here.")
     remember_transition(hook, after)
     if after["status"] != status.RUNNING:
-        return _ended(after)
+        return _with(hook, _ended(after), given, context=False)
     reason = quoted(clip_counted(str(result.get("reason") or ""), REASON_CHARS))
     return _block(
         hook,
@@ -90,7 +99,61 @@ def stop(hook: Hook) -> HookAnswer | None:
         f"Codex's verdict (autopilot iteration {after['iteration']} of {after['max_iterations']}; the "
         f"reviewer's words, not the user's, quoted): {reason}",
         warning=budget_warning(hook, after),
+        given=given,
     )
+
+
+def _told(hook: Hook) -> HookAnswer | None:
+    """A run a review in the background paused or stopped: said once (hooks/delivery.told), in this session."""
+    state = hook.store.load()
+    mine = state.get("owner_session_id") in (None, hook.session_id)
+    return told(hook, state) if mine and state.get("plan") else None
+
+
+def _review_now(hook: Hook, state: State) -> bool:
+    """Review mode ``stop``: one review of the work, before the verdict, when the work tree changed since it was
+    last reviewed, planned on or judged (the person waits for it); whether it found anything for Claude."""
+    from autopilot.loop.review import review
+    from autopilot.loop.snapshot import work_tree
+
+    last = state.get("last_review")
+    seen = {state.get("plan_tree"), state.get("verdict_tree"), last.get("fingerprint") if last else None}
+    if work_tree(hook.workspace.root, hook.workspace.index_cache) in seen - {None}:
+        return False
+    try:
+        found = review(cwd=str(hook.workspace.root), deadline=hook.deadline())
+    except BridgeError:  # recorded in the run (a failure counts toward the pause); the verdict still judges
+        return False
+    return found.get("decision") == "request_changes"
+
+
+def _findings_first(hook: Hook, state: State, blocks: int) -> HookAnswer | None:
+    """Hold Claude with what reviews found, asking no verdict now: the next Stop asks one, the review in its
+    evidence."""
+    given = handover(hook, state)
+    return _block(
+        hook,
+        state,
+        blocks,
+        "Before Codex judges this task, here is what its review found. Address what still applies, then end your "
+        "turn; Codex will judge the task then.",
+        given=given,
+    )
+
+
+def _with(hook: Hook, out: HookAnswer | None, given: Handover | None, *, context: bool = True) -> HookAnswer | None:
+    """``out`` with what ``given`` hands over: the person's lines, and (``context``) findings for Claude."""
+    if given is None:
+        return out
+    given.given_by(hook)
+    merged: HookAnswer = dict(out or {})  # type: ignore[assignment]
+    note = given.notice()
+    if note:
+        before = merged.get("systemMessage")
+        merged["systemMessage"] = f"{before}\n{note}" if before else note
+    if context and given.context:
+        merged.update(continue_turn(hook, given.context))
+    return merged or None
 
 
 def remember_transition(hook: Hook, after: State) -> None:
@@ -116,10 +179,14 @@ def _judge(
     return judge(hook.workspace, state, last_message=message, deadline=hook.deadline(), owner=hook.unclaimed(state))
 
 
-def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | None = None) -> HookAnswer | None:
-    """Keep Claude working with ``lead``, the task and open findings; or, where Claude Code's block cap would end
-    the turn, say that the run paused (``control.hold`` decides; ``blocks``: the blocks before this one in a row).
-    The block claims a run nobody owns yet, and records ``warning`` (the budget warning, given with it) as said."""
+def _block(
+    hook: Hook, state: State, blocks: int, lead: str, *, warning: str | None = None, given: Handover | None = None
+) -> HookAnswer | None:
+    """Keep Claude working with ``lead``, the task and the findings (``given``: what reviews found that Claude has not
+    had; else the open findings it had); or, where Claude Code's block cap would end the turn, say that the run paused
+    (``control.hold`` decides; ``blocks``: the blocks before this one in a row). The block claims a run nobody owns
+    yet, and records ``warning`` (the budget warning, given with it) as said."""
+    plan_shown = given.plan_with_write() if given is not None else False
     try:
         paused, warned = control.hold(
             hook.store,
@@ -128,6 +195,7 @@ def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | N
             cap=hook.block_cap(),
             owner=hook.unclaimed(state),
             notice=BUDGET_WARNING if warning else None,
+            plan_shown=plan_shown,
         )
     except RunTaken as exc:
         return hook.refuse(exc.now)
@@ -144,13 +212,16 @@ def _block(hook: Hook, state: State, blocks: int, lead: str, *, warning: str | N
     parts = [lead, "Next: " + task_text(state.get("current_task"))]
     findings = open_findings(state)
     closing = "Work on this task now. End your turn when its acceptance criteria are met; Codex will judge it."
-    if findings:
-        room = TEXT_BUDGET - sum(len(p) + 2 for p in parts) - len(closing) - 60
+    room = TEXT_BUDGET - sum(len(p) + 2 for p in parts) - len(closing) - 60
+    if given is not None and given.context:
+        parts.append(clip_counted(given.context, room))
+    elif findings:
         text = findings_text(findings, budget=room, where=review.get("review_path") if review else None)
         parts.append("Open review findings on this task (the reviewer's opinion; check them):\n" + text)
     parts.append(closing)
     out = continue_turn(hook, "\n\n".join(parts))
-    return {**out, **notice(warning)} if warned and warning else out
+    out = {**out, **notice(warning)} if warned and warning else out
+    return _with(hook, out, given, context=False)
 
 
 def continue_turn(hook: Hook, text: str) -> HookAnswer:

@@ -19,6 +19,9 @@ from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError,
 from autopilot.loop import status, transitions
 from autopilot.loop.state import State, Store
 
+# The notices key: a review in the background paused or stopped the run and no hook has told the person yet.
+UNTOLD = "untold-end"
+
 if TYPE_CHECKING:
     from autopilot.loop.shapes import BudgetChecked, BudgetSet, Plan, Resumed, Stopped, Task
 
@@ -145,26 +148,53 @@ def pause(store: Store, state: State, paused: str, reason: str) -> State:
         return s.copy()
 
 
-def pause_if_unavailable(store: Store, state: State, phase: str, exc: InfraError) -> str | None:
+def pause_if_unavailable(
+    store: Store, state: State, phase: str, exc: InfraError, *, untold: bool = False
+) -> str | None:
     """After ``phase``'s call failed with ``exc`` (already recorded in ``state``): pause the run as
     paused_reviewer_unavailable when that made INFRA_PAUSE_AFTER failures in a row; returns the reason it
-    paused with (None: not yet; RunChanged: the run moved on). A busy call slot never pauses."""
+    paused with (None: not yet; RunChanged: the run moved on). A busy call slot never pauses. ``untold``: no hook
+    waits for the call (a review in the background): the pause is noted as not told yet (UNTOLD), in the same
+    write, so the next hook that sees the pause says it."""
     if isinstance(exc, CallBusy) or transitions.failures(state, phase) < transitions.INFRA_PAUSE_AFTER:
         return None
     with store.transaction(expect=state, running=True) as s:
-        return transitions.pause_if_unavailable(s, phase, exc.kind)
+        reason = transitions.pause_if_unavailable(s, phase, exc.kind)
+        if reason and untold:
+            note(s, UNTOLD)
+        return reason
+
+
+def left_untold(store: Store) -> None:
+    """A review in the background (no hook waits for it) paused or stopped the run: note that no hook has said so
+    yet (UNTOLD), so the next hook of the run's session tells the person, once."""
+    try:
+        with store.transaction() as s:
+            if s["status"] in (status.PAUSED_REVIEWER_UNAVAILABLE, status.STOPPED_BUDGET):
+                note(s, UNTOLD)
+    except RunChanged:
+        return
 
 
 def hold(
-    store: Store, state: State, *, blocks: int, cap: int | None, owner: str | None = None, notice: str | None = None
+    store: Store,
+    state: State,
+    *,
+    blocks: int,
+    cap: int | None,
+    owner: str | None = None,
+    notice: str | None = None,
+    plan_shown: bool = False,
 ) -> tuple[str | None, bool]:
     """Count the Stop block that keeps Claude working on the running run ``state`` (``blocks`` before it in a
     row), or pause the run where Claude Code's ``cap`` would end the turn. ``owner`` claims a run nobody owns
     (:func:`own`); the once-per-run ``notice`` the block's answer carries is recorded with it (never with a pause,
-    whose answer says the pause instead). Returns the pause's reason (None: counted) and whether ``notice`` was
-    recorded now (RunChanged: the run moved on)."""
+    whose answer says the pause instead), and so is the plan shown with either answer (``plan_shown``). Returns the
+    pause's reason (None: counted) and whether ``notice`` was recorded now (RunChanged: the run moved on)."""
     with store.transaction(expect=state, running=True) as s:
         own(s, owner)
+        if plan_shown:
+            s["plan_to_show"] = False
         paused = transitions.count_block(s, blocks, cap)
         return paused, paused is None and notice is not None and note(s, notice)
 

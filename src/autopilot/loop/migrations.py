@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from autopilot.loop.shapes import PhaseUsage, RunState
 
     State: TypeAlias = RunState  # what state.json holds once migrated
+    Older: TypeAlias = dict[str, Any]  # a state.json of an older schema: read field by field, as it may hold anything
 else:
     State = dict  # at run time a plain alias, so the hook hot path never imports typing
 
@@ -35,7 +36,7 @@ def env_budget_usd(env: dict[str, str] | os._Environ[str] | None = None) -> floa
     return value if value > 0 else DEFAULT_BUDGET_USD
 
 
-def migrate_budget_fields(state: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
+def migrate_budget_fields(state: Older, env: dict[str, str] | None = None) -> Older:
     """migrateBudgetFields of the original Node bridge: give a pre-budget state its budget fields; idempotent."""
     if not isinstance(state.get("budget_used_usd"), (int, float)) or state["budget_used_usd"] < 0:
         state["budget_used_usd"] = 0.0
@@ -49,12 +50,12 @@ def empty_usage() -> PhaseUsage:
     return {"input": 0, "cached": 0, "output": 0, "calls": 0}
 
 
-def m001_budget_fields(state: dict[str, Any]) -> dict[str, Any]:
+def m001_budget_fields(state: Older) -> Older:
     """Files the original Node bridge wrote (no schema_version) may predate the budget fields."""
     return migrate_budget_fields(state)
 
 
-def m002_bridge_fields(state: dict[str, Any]) -> dict[str, Any]:
+def m002_bridge_fields(state: Older) -> Older:
     """Add the fields the Python bridge tracks beyond the Node bridge's, with safe defaults."""
     defaults: dict[str, Any] = {
         "run_id": None,
@@ -106,21 +107,21 @@ def m002_bridge_fields(state: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-def m003_plan_tree_and_verdict_errors(state: dict[str, Any]) -> dict[str, Any]:
+def m003_plan_tree_and_verdict_errors(state: Older) -> Older:
     """Remember the work tree at plan time, and count failed verdicts apart from failed reviews."""
     state.setdefault("plan_tree", None)
     state.setdefault("verdict_errors", 0)
     return state
 
 
-def m004_effort_and_rate_limit_floor(state: dict[str, Any]) -> dict[str, Any]:
+def m004_effort_and_rate_limit_floor(state: Older) -> Older:
     """The reasoning effort the run asks Codex for, and the share of a Codex rate-limit window it keeps free."""
     state.setdefault("effort", None)
     state.setdefault("min_rate_limit_left", None)
     return state
 
 
-def m005_bounded_conversation(state: dict[str, Any]) -> dict[str, Any]:
+def m005_bounded_conversation(state: Older) -> Older:
     """What bounds the run's Codex conversation (its history so far, restarts), and the tasks it has finished.
 
     An older run's history is unknown: 0, with no base, so its next call measures it whole (the provider's
@@ -132,18 +133,29 @@ def m005_bounded_conversation(state: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
+def m006_reviews_pending(state: Older) -> Older:
+    """Reviews not yet handed to Claude (the PostToolUse hook no longer waits for one), the tree the last verdict
+    judged, and whether the person is still to be shown the plan. An older run's last review was given by the hook
+    that waited for it, and its plan by the command that made it: nothing is pending."""
+    state.setdefault("reviews_pending", [])
+    state.setdefault("verdict_tree", None)
+    state.setdefault("plan_to_show", False)
+    return state
+
+
 # Each step takes a state.json as an older version wrote it (any shape: read leniently) and fills in its fields.
-MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [
+MIGRATIONS: list[Callable[[Older], Older]] = [
     m001_budget_fields,
     m002_bridge_fields,
     m003_plan_tree_and_verdict_errors,
     m004_effort_and_rate_limit_floor,
     m005_bounded_conversation,
+    m006_reviews_pending,
 ]
 CURRENT_VERSION = len(MIGRATIONS)
 
 
-def migrate(state: dict[str, Any]) -> tuple[State, bool]:
+def migrate(state: Older) -> tuple[State, bool]:
     """Run every migration newer than the file's ``schema_version``; return the state and whether any ran.
 
     The result has every field state_schema.json lists (a writer validates it before the file changes)."""

@@ -52,6 +52,7 @@ class Answer:
         self.context_tokens, self.exchanged_tokens = context_tokens, exchanged_tokens
         self.fresh = fresh  # the exchange started a new conversation (Workspace.consult says)
         self.restarted = restarted  # ... because the run's conversation had reached its bound
+        self.continued: str | None = None  # the run's conversation the exchange went on with (Workspace.consult)
 
     def __repr__(self) -> str:
         return f"Answer(backend={self.backend!r}, model={self.model!r}, usd={self.usd!r}, calls={self.calls!r})"

@@ -144,6 +144,7 @@ class RunState(TypedDict):
     tasks_done: list[str]  # task ids a verdict left with every criterion met
     base_sha: str | None
     plan_tree: str | None
+    plan_to_show: bool  # made from a Claude Code session, not shown to the person yet (hooks/delivery.py)
     iteration: int
     max_iterations: int
     no_progress_streak: int
@@ -155,7 +156,9 @@ class RunState(TypedDict):
     plan_usd: float
     token_usage: TokenUsage
     last_review: LastReview | None
+    reviews_pending: list[LastReview]  # not yet handed to Claude and the person, oldest first (hooks/delivery.py)
     last_verdict: LastVerdict | None
+    verdict_tree: str | None  # the work tree the last verdict judged
     stop_reason: str | None
     last_error: LastError | None
     consecutive_errors: int
@@ -250,9 +253,11 @@ class VerdictApplied(Verdict):
 
 
 class VerdictNotApplied(Verdict):
-    """``codex-bridge verdict`` when the run changed while Codex decided: the decision, and the run's status."""
+    """``codex-bridge verdict`` when the run changed while Codex decided, or (``held``) when the decision would end
+    the run while a review's request for changes has not reached Claude: the decision, and the run's status."""
 
     applied: bool
+    held: NotRequired[bool]
     status: str
 
 

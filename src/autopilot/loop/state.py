@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from autopilot.clock import now_us, stamp
-from autopilot.errors import BridgeError, RunChanged, StateError, Unwritable
+from autopilot.errors import BridgeError, CallBusy, RunChanged, StateError, Unwritable
 from autopilot.fsutil import atomic_write, held, sweep_stale
 from autopilot.loop import status
 from autopilot.loop.migrations import CURRENT_VERSION, PHASES, empty_usage, migrate
@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
     Stored = dict[str, Any]  # a state.json as its file holds it: neither migrated nor checked, read field by field
 
+# The run's two lanes of Codex calls (each a lock file held for a call): reviews in one, plans and verdicts in the
+# other, so a verdict never waits behind a review in flight (``Workspace.consult`` decides when they may overlap).
+CALL_LANE = "call.lock"
+REVIEW_LANE = "review-call.lock"
 PROBE_BYTES = 4096  # written and synced before a paid call: a full disk or a read-only directory says so here
 PROBE_HEADROOM = 1 << 20  # what one call may add to a run file (state.json, an artifact, events.jsonl), and more
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "state_schema.json")
@@ -283,18 +287,19 @@ class Store:
             atomic_write(self.valid_path, sha256_hex(data) + "\n", durable=False)
 
     def call_slot(self, phase: str, deadline: float) -> Lock:
-        """Hold the run's one Codex-call slot for a ``with`` block; waits until ``deadline`` (monotonic), then
-        raises CallBusy."""
+        """Hold ``phase``'s lane for a ``with`` block: one review at a time (REVIEW_LANE), one plan or verdict at a time
+        (CALL_LANE); waits until ``deadline`` (monotonic), then raises CallBusy. Whether a call of one lane may run
+        beside a call of the other is ``Workspace.consult``'s question (:meth:`other_lane`)."""
         import time
 
-        from autopilot.errors import CallBusy
-
         self.dir.mkdir(parents=True, exist_ok=True)
-        busy = CallBusy(
-            f"another call of this run was still talking to Codex; no {phase} call was made",
-            hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
-        )
-        return held(self.dir / "call.lock", max(0.0, deadline - time.monotonic()), busy=busy)
+        return held(self.dir / _lane(phase), max(0.0, deadline - time.monotonic()), busy=call_busy(phase))
+
+    def other_lane(self, phase: str) -> Lock:
+        """The lock of the lane ``phase`` does not run in (not taken: the caller tries it)."""
+        from autopilot.fsutil import Lock
+
+        return Lock(self.dir / (CALL_LANE if _lane(phase) == REVIEW_LANE else REVIEW_LANE), busy=call_busy(phase))
 
     def check_writable(self) -> None:
         """Refuse (Unwritable, exit 1) before a paid call when the run directory cannot take what the call will
@@ -360,6 +365,18 @@ class Store:
                 os.close(fd)
         except OSError as exc:
             raise Unwritable(path, exc) from None
+
+
+def _lane(phase: str) -> str:
+    return REVIEW_LANE if phase == "review" else CALL_LANE
+
+
+def call_busy(phase: str) -> CallBusy:
+    """What a call that found its lane (or, near the budget's cap, the other one) busy until its deadline raises."""
+    return CallBusy(
+        f"another call of this run was still talking to Codex; no {phase} call was made",
+        hint="try again when it finishes (`codex-bridge status`); this does not count toward pausing the run",
+    )
 
 
 def same_run(a: State, b: State) -> bool:

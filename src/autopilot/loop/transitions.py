@@ -17,7 +17,7 @@ from autopilot.loop.migrations import State, empty_usage
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off the hot path
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
 
     from autopilot.loop.backends import Usage
     from autopilot.loop.reviewer import Answer
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 # Consecutive infrastructure failures (timeouts, a missing binary, quota...) before the run pauses.
 INFRA_PAUSE_AFTER = 3
+# Reviews kept for the next hook to hand over. Each review follows an edit whose own hook hands over what came
+# before, so more only pile up for reviews no hook ran after (`codex-bridge review` again and again).
+MAX_PENDING = 8
 
 
 def charge(state: State, phase: str, usage: Usage, usd: float, calls: int) -> None:
@@ -48,14 +51,18 @@ def _bucket(state: State, phase: str) -> PhaseUsage:
 def settle(state: State, phase: str, answer: Answer) -> None:
     """After a usable answer: charge it, note an unpriced model, clear the failure counts, keep the conversation.
 
-    The conversation is kept only when it lives on the run's own backend (ids do not cross backends).
+    The conversation is kept only when it lives on the run's own backend (ids do not cross backends) and is still the
+    run's: a fresh one always is.
     """
     charge(state, phase, answer.usage, answer.usd, answer.calls)
     note_unknown_model(state, answer.unknown_model)
     state["consecutive_errors"] = 0
     if phase == "verdict":
         state["verdict_errors"] = 0
-    if answer.conversation_id and state.get("backend") == answer.backend:
+    # A call that continued a conversation the run has since left (a verdict beside it started a fresh one) leaves
+    # the run's conversation as it is.
+    moved_on = answer.continued is not None and state.get("conversation_id") not in (None, answer.continued)
+    if answer.conversation_id and state.get("backend") == answer.backend and not moved_on:
         state["conversation_id"] = answer.conversation_id
         track_conversation(state, answer)
 
@@ -85,6 +92,16 @@ def history_full(state: State, limit: int) -> bool:
     """Whether the run's conversation carries ``limit`` tokens of history or more (0: no limit): then the next
     call starts a fresh conversation, seeded from the run's state (``Workspace.consult``)."""
     return limit > 0 and int(state.get("conversation_tokens") or 0) >= limit
+
+
+def room_beside(state: State) -> bool:
+    """Whether a call may start while another call of the run is in flight: the budget left covers twice what the
+    run's calls cost so far, the dearest way of counting (the plan's call, or the average review or verdict), so
+    the two together stay under the cap. Nearer the cap, calls take turns and the call that crosses it is the last."""
+    calls = sum(int(state["token_usage"][phase]["calls"]) for phase in ("review", "verdict"))
+    average = float(state["budget_used_usd"]) / calls if calls else 0.0
+    per_call = max(float(state.get("plan_usd") or 0.0), average)
+    return float(state["budget_usd"]) - float(state["budget_used_usd"]) >= 2 * per_call
 
 
 def over_budget(state: State) -> bool:
@@ -160,7 +177,9 @@ def apply_plan(
 ) -> None:
     """cmdPlan: reset the whole run around a new plan; the first task becomes current.
 
-    ``run_id`` is the one the plan's calls were logged with in events.jsonl (see :func:`new_run_id`).
+    ``run_id`` is the one the plan's calls were logged with in events.jsonl (see :func:`new_run_id`). A plan made
+    from a Claude Code session (``owner_session_id``) is still to be shown to the person (the next hook shows it); one
+    made anywhere else was printed to whoever asked for it.
     """
     state.update(
         {
@@ -176,6 +195,7 @@ def apply_plan(
             "tasks_done": [],
             "base_sha": base_sha,
             "plan_tree": plan_tree,
+            "plan_to_show": bool(owner_session_id),
             "iteration": 0,
             "no_progress_streak": 0,
             "status": status.RUNNING,
@@ -189,7 +209,9 @@ def apply_plan(
             "min_rate_limit_left": min_rate_limit_left,
             "owner_session_id": owner_session_id,
             "last_review": None,
+            "reviews_pending": [],
             "last_verdict": None,
+            "verdict_tree": None,
             "stop_reason": None,
             "last_error": None,
             "consecutive_errors": 0,
@@ -222,8 +244,9 @@ def apply_review(
     fingerprint: str,
     review_path: str | None,
 ) -> None:
-    """cmdReview: record the review; never touches current_task, base_sha, status or iteration."""
-    state["last_review"] = {
+    """cmdReview: record the review, and keep it for the next hook to hand over (``reviews_pending``); never touches
+    current_task, base_sha, status or iteration."""
+    record: LastReview = {
         "task_id": task_id,
         "decision": review["decision"],
         "summary": review["summary"],
@@ -235,6 +258,17 @@ def apply_review(
         "timestamp": now_us(),
         "review_path": review_path,
     }
+    state["last_review"] = record
+    pending = [*state["reviews_pending"], record.copy()]
+    while len(pending) > MAX_PENDING:  # only reviews no hook ever ran after: the approvals go first
+        del pending[next((n for n, r in enumerate(pending) if not r.get("issues")), 0)]
+    state["reviews_pending"] = pending
+
+
+def take_pending(state: State, stamps: Collection[str]) -> None:
+    """Forget the pending reviews recorded at ``stamps``: their outcome is out (the answer that carried it was
+    written); pending reviews recorded since stay."""
+    state["reviews_pending"] = [r for r in state["reviews_pending"] if r["timestamp"] not in stamps]
 
 
 def work_fingerprint(tree: str, task_id: str | None, review: LastReview | None) -> str:
@@ -246,9 +280,17 @@ def work_fingerprint(tree: str, task_id: str | None, review: LastReview | None) 
 
 
 def apply_verdict(
-    state: State, verdict: Verdict, *, head_sha: str | None, fingerprint: str, verdict_path: str | None
+    state: State,
+    verdict: Verdict,
+    *,
+    head_sha: str | None,
+    fingerprint: str,
+    verdict_path: str | None,
+    tree: str | None = None,
 ) -> None:
-    """cmdVerdict: advance the run by Codex's decision, the no-progress streak and the iteration limit."""
+    """cmdVerdict: advance the run by Codex's decision, the no-progress streak and the iteration limit (``tree``:
+    the work tree the verdict judged)."""
+    state["verdict_tree"] = tree
     previous = state.get("last_verdict")
     # Codex saying "progressed" does not make an unchanged work tree progress.
     progressed = bool(verdict["progressed"]) and fingerprint != (previous.get("fingerprint") if previous else None)
@@ -293,6 +335,15 @@ def apply_verdict(
     if state["iteration"] >= state["max_iterations"]:
         state["status"] = status.STOPPED_ITERATION_LIMIT
         state["stop_reason"] = f"reached max_iterations ({state['max_iterations']})"
+
+
+def findings_first(state: State, verdict: Verdict) -> bool:
+    """Whether ``verdict`` must wait: it would end the run (done, abort) while a review's request for changes has not
+    reached Claude yet (one that finished while Codex decided). Claude gets the findings first; the next Stop asks
+    again, with that review in its evidence."""
+    return verdict["decision"] in ("done", "abort") and any(
+        r.get("decision") == "request_changes" for r in state["reviews_pending"]
+    )
 
 
 def task_by_id(state: State, task_id: str) -> Task | None:

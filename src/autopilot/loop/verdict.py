@@ -112,10 +112,11 @@ def judge(
     def record(answer: Answer) -> tuple[VerdictApplied | VerdictNotApplied, State]:
         verdict: Verdict = answer.data
         fingerprint = transitions.work_fingerprint(snap.tree, task["id"], review)
-        path, applied = None, False
+        path, applied, held = None, False, False
         try:
             with ws.store.transaction(expect=state) as s:
                 transitions.settle(s, "verdict", answer)
+                held = s["status"] == status.RUNNING and transitions.findings_first(s, verdict)
                 if s["status"] == status.RUNNING:
                     path = ws.store.artifact_in_call(
                         "verdict",
@@ -130,16 +131,23 @@ def judge(
                         },
                     )
                     where = str(path) if path else None
-                    transitions.apply_verdict(
-                        s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=where
-                    )
-                    applied = True
+                    if not held:
+                        transitions.apply_verdict(
+                            s, verdict, head_sha=snap.head, fingerprint=fingerprint, verdict_path=where, tree=snap.tree
+                        )
+                        applied = True
                 after = s.copy()
         except RunChanged as exc:  # re-planned: its calls stay in events.jsonl, not in the new run's budget
             after = exc.now
+        if held and not applied:
+            say(
+                f"Codex's verdict was {verdict['decision']}, but a review that asks for changes finished while it "
+                "decided: Claude gets the findings first, and the next stop asks again"
+            )
         if not applied:
-            say(f"the run changed while Codex decided (now {after['status']}); the verdict was not applied")
-            return {"applied": False, **verdict, "status": after["status"]}, after
+            if not held:
+                say(f"the run changed while Codex decided (now {after['status']}); the verdict was not applied")
+            return {"applied": False, "held": held, **verdict, "status": after["status"]}, after
         last = after["last_verdict"]
         result: VerdictApplied = {
             "applied": True,

@@ -6,10 +6,10 @@ import os
 from contextlib import suppress
 from functools import cached_property
 
-from autopilot import fsutil, git
+from autopilot import git
 from autopilot.errors import BridgeError, BudgetExhausted, CallBusy, InfraError, RateLimitLow, RunChanged
 from autopilot.loop import transitions
-from autopilot.loop.state import State, Store
+from autopilot.loop.state import State, Store, call_busy
 
 INDEX_CACHE = "codex-autopilot-work-index"  # the work tree's index copy, in the repository's git directory
 
@@ -111,21 +111,24 @@ class Workspace:
         try:
             self.store.check_writable()
             with self.store.call_slot(phase, deadline):
+                beside = False
                 if state is not None:
                     current = control.guard_budget(self.store, phase, state, owner=owner)
                     remaining = current["budget_usd"] - current["budget_used_usd"]
                     self.guard_rate_limit(phase, chosen.name, current.get("min_rate_limit_left"), current)
+                    beside = self.beside(phase, current, deadline)
                 else:
                     remaining = float(budget_usd or 0)
                     self.guard_rate_limit(phase, chosen.name, min_rate_limit_left, None)
                 conversation, fresh, restarted = None, False, False
                 if state is not None:
-                    conversation = self.conversation_for(chosen, current)
+                    # Beside a call in flight, the run's conversation is that call's: this one starts its own.
+                    conversation = None if beside else self.conversation_for(chosen, current)
                     restarted = conversation is not None and transitions.history_full(current, history_limit)
                     if conversation is None or restarted:
                         text = self.seeded(current, text, history_limit if restarted else None)
                         conversation, fresh = None, True
-                say(f"asking Codex ({chosen.name}) {what}")
+                say(f"asking Codex ({chosen.name}) {what}" + (" beside another call in flight" if beside else ""))
                 answer = reviewer.ask(
                     self.store,
                     phase,
@@ -140,12 +143,32 @@ class Workspace:
                     remaining_usd=remaining,
                     check=check,
                 )
-                answer.fresh, answer.restarted = fresh, restarted
+                answer.fresh, answer.restarted, answer.continued = fresh, restarted, conversation
                 return record(answer)
         except BridgeError as exc:
             if state is not None:
                 self.record_failure(phase, exc, state)
             raise
+
+    def beside(self, phase: str, state: State, deadline: float) -> bool:
+        """Inside ``phase``'s own lane: whether a call is in flight in the other lane, which this one then runs beside
+        (True). Beside it only while the run ``state``'s budget has room for both (:func:`transitions.room_beside`);
+        nearer the cap calls take turns, so the call that crosses it is the last: a verdict waits for the review in
+        flight until ``deadline``, a review gives way to a verdict (CallBusy). Each call holds its own lane and looks
+        at the other's only once it holds it, so of two calls that start together one always sees the other."""
+        import time
+
+        from autopilot.fsutil import is_held
+
+        other = self.store.other_lane(phase)
+        if not is_held(other.path):
+            return False
+        if transitions.room_beside(state):
+            return True
+        if phase != "review" and other.acquire(max(0.0, deadline - time.monotonic())):
+            other.release()  # its call is over: this one takes its turn
+            return False
+        raise call_busy(phase)
 
     def seeded(self, state: State, text: str, limit: int | None) -> str:
         """``text`` prefixed with the run's state for a fresh conversation (``limit``: the bound it restarts at)."""
@@ -222,39 +245,14 @@ class Workspace:
         return os.path.join(found, INDEX_CACHE)
 
     def snapshot_while_loading(self, base: str | None) -> Snapshot:
-        """The snapshot, taken while the libraries a Codex call needs are imported.
+        """The snapshot a Codex call (a review, a verdict) is shown.
 
-        git runs in subprocesses that release the GIL, so the ~30 ms of git and filelock's import (the run's
-        lock) overlap instead of adding up (measured in bench/bench_bridge.py). Neither jsonschema nor yaml is
-        needed: a valid answer or state is checked without jsonschema (:mod:`.schema_subset`), and the price
-        table is read from its cache (``budget._load_yaml``); a config file, if any, was read before.
+        It was taken in a thread while filelock was imported (~30 ms each, overlapped); the run's locks are taken
+        with ``fcntl`` now, so there is nothing left to overlap. Neither jsonschema nor yaml is needed: a valid
+        answer or state is checked without jsonschema (:mod:`.schema_subset`), and the price table is read from its
+        cache (``budget._load_yaml``); a config file, if any, was read before.
         """
-        import threading
-
-        result: dict[str, object] = {}
-
-        def take() -> None:
-            try:
-                result["snap"] = self.snapshot(base)
-            except BaseException as exc:  # re-raised in the caller's thread
-                result["error"] = exc
-
-        import sys
-
-        # The git thread needs the GIL for a moment between its ~10 git processes; with the default 5 ms switch
-        # interval each of those moments waited out the importing thread's turn (the snapshot took 80 ms, not 30).
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0002)
-        worker = threading.Thread(target=take, name="git-snapshot")
-        worker.start()
-        try:
-            fsutil.load_locks()
-            worker.join()
-        finally:
-            sys.setswitchinterval(interval)
-        if "error" in result:
-            raise result["error"]  # type: ignore[misc]
-        return result["snap"]  # type: ignore[return-value]
+        return self.snapshot(base)
 
     def timeout(self) -> float:
         """Seconds one Codex call may take."""

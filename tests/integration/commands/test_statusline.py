@@ -34,9 +34,11 @@ def test_a_running_run_shows_task_iteration_spend_and_the_reviewer(planned, brid
 
 
 def test_a_call_in_flight_shows_reviewing(planned, bridge):
-    """While a review holds the run's call slot, the reviewer state is `reviewing`."""
-    with filelock.FileLock(str(run_dir(str(planned)) / "call.lock")):
+    """While a review holds the run's review lane, the reviewer state is `reviewing`; a verdict's lane, `deciding`."""
+    with filelock.FileLock(str(run_dir(str(planned)) / "review-call.lock")):
         assert "codex reviewing" in line(bridge, planned)
+    with filelock.FileLock(str(run_dir(str(planned)) / "call.lock")):
+        assert "codex deciding" in line(bridge, planned)
     assert "codex waiting" in line(bridge, planned)
 
 

@@ -136,7 +136,7 @@ def test_a_prompt_that_claims_resets_and_warns_reads_state_twice(planned, bridge
 def test_a_slash_command_prompt_leaves_the_budget_warning_for_later(planned, bridge):
     """A slash command's prompt gets no context, so the warning it would carry stays unsaid until the next prompt."""
     edit_state(planned, budget_used_usd=4.2)
-    assert run_hook(bridge, "UserPromptSubmit", planned, prompt="/codex-status") is None
+    assert run_hook(bridge, "UserPromptSubmit", planned, prompt="/codex-review") is None
     assert "has spent $4.20" in run_hook(bridge, "UserPromptSubmit", planned, prompt="go on")["systemMessage"]
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from autopilot.paths import run_dir
 from autopilot.scripted.responses_server import delay, drip, http_error, reply_json
-from tests.support.hooks import OTHER_SESSION, SESSION, count_state_reads, run_hook
+from tests.support.hooks import OTHER_SESSION, SESSION, count_state_reads, reviewed, run_hook
 from tests.support.loop import APPROVE, PLAN, continue_to, done, state_of
 
 REQUEST_CHANGES = {
@@ -48,11 +48,15 @@ def test_continue_blocks_with_the_next_task(worked, openai_env, bridge):
 
 
 def test_block_carries_open_review_findings(worked, openai_env, bridge):
-    """Findings of a request_changes review on the task Claude must continue are in the block reason."""
+    """Findings of a request_changes review reach Claude first, with no verdict asked; on the task Claude must
+    continue, the next block carries them again as open findings."""
     openai_env.push(reply_json(REQUEST_CHANGES))
     assert bridge("-C", str(worked), "review")[0] == 0
+    calls = len(openai_env.requests)
+    first = stop(bridge, worked)["reason"]
+    assert '- [major] feature.py:1: "add a docstring"' in first and len(openai_env.requests) == calls
     openai_env.push(reply_json(continue_to("T1")))
-    reason = stop(bridge, worked)["reason"]
+    reason = stop(bridge, worked, stop_hook_active=True)["reason"]
     assert (
         "Open review findings on this task (the reviewer's opinion; check them):\n"
         '- [major] feature.py:1: "add a docstring"' in reason
@@ -159,8 +163,9 @@ def test_successful_reviews_between_failed_verdicts_do_not_extend_the_hold(worke
         if n:  # a review that succeeds resets consecutive_errors
             openai_env.push(reply_json(APPROVE))
             (Path(worked) / "feature.py").write_text(f"x = {n + 2}\n")
+            before = (state_of(bridge, worked)["last_review"] or {}).get("timestamp")
             run_hook(bridge, "PostToolUse", worked, tool_name="Write", tool_input={"file_path": "feature.py"})
-            assert state_of(bridge, worked)["consecutive_errors"] == 0
+            assert reviewed(bridge, worked, before)["consecutive_errors"] == 0  # the review worker's, in the background
         openai_env.push(http_error(400, "bad request"))
         answers.append(stop(bridge, worked, stop_hook_active=n > 0))
     assert [a.get("decision") for a in answers] == ["block", "block", None]

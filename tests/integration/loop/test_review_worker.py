@@ -1,35 +1,284 @@
-"""A review worker ended by SIGTERM while codex answers stops that codex and lets go of the run's review lock."""
+"""The review worker as a process: started by an edit's hook, one per run, reviews in the background, coalesces the
+edits made meanwhile, exits when its run or its Claude Code session ends, and loses no finding to a SIGKILL."""
 
 from __future__ import annotations
 
+import json
+import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
-from autopilot.loop.review_worker import in_flight, start_worker
-from autopilot.loop.state import Store
+import pytest
+
+from autopilot.loop.review_worker import ENTRY, EXIT_BUSY, PID_FILE, running, start_worker
+from autopilot.loop.state import REVIEW_LANE, Store
+from autopilot.scripted.responses_server import delay, reply_json
 from tests.support.fake_codex import alive, fake_codex, reap
+from tests.support.hooks import context_of, reviewed, run_hook
+from tests.support.loop import APPROVE, state_of
+
+FINDING = {"severity": "major", "file": "feature.py", "line": 1, "message": "define feature()"}
+REQUEST_CHANGES = {"decision": "request_changes", "summary": "x is not a function", "issues": [FINDING]}
 
 
-def test_a_worker_ended_by_sigterm_leaves_no_codex_and_no_lock(planned, tmp_path, monkeypatch):
-    """SIGTERM to a detached review worker mid-call: its codex (in a session of its own) is stopped, the worker
-    exits 143 and the next review may start."""
+def edit(bridge, repo, name="feature.py", content="x = 1\n", **fields):
+    """Claude's Write of ``name``, and its PostToolUse hook's answer."""
+    (Path(repo) / name).write_text(content)
+    return run_hook(bridge, "PostToolUse", repo, tool_name="Write", tool_input={"file_path": name}, **fields)
+
+
+def tool(bridge, repo, name="Read"):
+    """Another tool's hook (hooks.json's `*` group, `hook ToolUse` for a PostToolUse event): its answer."""
+    fields = {"tool_name": name, "tool_input": {"file_path": "feature.py"}, "hook_event_name": "PostToolUse"}
+    return run_hook(bridge, "ToolUse", repo, **fields)
+
+
+def review_prompts(server) -> list[str]:
+    return [json.dumps(r.get("input")) for r in server.requests if "issues" in json.dumps(r.get("text") or {})]
+
+
+def worker_pid(repo) -> int | None:
+    try:
+        return int((Store(repo).dir / PID_FILE).read_text().split()[0])
+    except (OSError, ValueError):
+        return None
+
+
+def wait_until(check, timeout: float = 20.0, what: str = "the condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout}s"
+        time.sleep(0.05)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie is gone too (nobody waits for a detached worker)
+        return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+@pytest.fixture
+def claude_process():
+    """A stand-in for the Claude Code process the hooks run for (CLAUDE_PID): a child that sleeps until killed."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_an_edit_returns_at_once_and_its_review_lands_in_the_background(planned, openai_env, bridge):
+    """A review slower than Claude never holds the edit's hook: the review is recorded later, pending for Claude."""
+    openai_env.push(delay(reply_json(REQUEST_CHANGES), 3.0))
+    started = time.monotonic()
+    assert edit(bridge, planned) is None
+    assert time.monotonic() - started < 2.0
+    state = reviewed(bridge, planned)
+    assert [r["issues"] for r in state["reviews_pending"]] == [[FINDING]]
+    assert state["last_review"]["decision"] == "request_changes"
+
+
+def test_edits_during_a_review_are_reviewed_together_once_claude_is_still_working(planned, openai_env, bridge):
+    """Three edits while a review is in flight make one more review, of the newest tree, started at Claude's next
+    tool use after the first review landed; never one review per edit."""
+    openai_env.push(delay(reply_json(APPROVE), 2.0), reply_json(APPROVE))
+    edit(bridge, planned)
+    wait_until(lambda: len(review_prompts(openai_env)) == 1, what="the first review's request")
+    for n in range(2, 5):
+        edit(bridge, planned, name=f"step{n}.py", content=f"n = {n}\n")
+    first = reviewed(bridge, planned)
+    time.sleep(1.0)  # the worker waits: Claude may be about to stop, and the verdict sees the same diff
+    assert len(review_prompts(openai_env)) == 1
+    tool(bridge, planned)  # Claude is still working
+    reviewed(bridge, planned, first["last_review"]["timestamp"])
+    prompts = review_prompts(openai_env)
+    assert len(prompts) == 2 and all(f"step{n}.py" in prompts[1] for n in range(2, 5))
+
+
+def test_an_edit_after_a_review_landed_is_reviewed_at_once(planned, openai_env, bridge):
+    """Work noted after the last review finished is new work: the next review starts without waiting for a tool."""
+    openai_env.push(reply_json(APPROVE), reply_json(APPROVE))
+    edit(bridge, planned)
+    first = reviewed(bridge, planned)
+    edit(bridge, planned, name="more.py", content="y = 2\n")
+    reviewed(bridge, planned, first["last_review"]["timestamp"])
+    assert "more.py" in review_prompts(openai_env)[1]
+
+
+def test_a_tree_already_reviewed_is_not_reviewed_again(planned, openai_env, bridge):
+    """A Bash call that changes nothing after a review asks Codex nothing, worker or no worker."""
+    openai_env.push(reply_json(APPROVE))
+    edit(bridge, planned)
+    reviewed(bridge, planned)
+    run_hook(bridge, "PostToolUse", planned, tool_name="Bash", tool_input={"command": "ls"})
+    time.sleep(1.0)
+    assert len(review_prompts(openai_env)) == 1
+
+
+def test_one_worker_serves_a_run_and_a_second_exits_busy(planned, openai_env, bridge):
+    """Two workers started for one run: the second finds the lock taken and exits EXIT_BUSY at once."""
+    store = Store(planned)
+    start_worker(store, str(planned), claude_pid=None, tool_mark=str(store.dir / "last-tool-use"))
+    wait_until(lambda: running(store), what="the first worker")
+    second = subprocess.run(
+        [sys.executable, "-I", "-c", ENTRY],
+        input=json.dumps({"root": str(planned), "claude_pid": None, "tool_mark": None}),
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
+    assert second.returncode == EXIT_BUSY and running(store)
+
+
+def test_the_worker_exits_when_the_run_ends(planned, openai_env, bridge):
+    """An idle worker whose run is stopped (or done, paused, re-planned) exits within a second or so."""
+    openai_env.push(reply_json(APPROVE))
+    edit(bridge, planned)
+    reviewed(bridge, planned)
+    pid = worker_pid(planned)
+    assert pid is not None and not gone(pid)
+    assert bridge("-C", str(planned), "stop")[0] == 0
+    wait_until(lambda: gone(pid), timeout=5, what="the worker's exit")
+    assert not running(Store(planned)) and worker_pid(planned) is None
+
+
+def test_the_worker_exits_with_the_claude_process_it_serves(planned, openai_env, bridge, monkeypatch, claude_process):
+    """The session ends (Claude Code's process is gone, SessionEnd hook or not): no worker of its run is left."""
+    monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
+    openai_env.push(reply_json(APPROVE))
+    edit(bridge, planned)
+    reviewed(bridge, planned)
+    pid = worker_pid(planned)
+    assert pid is not None and not gone(pid)
+    claude_process.kill()
+    claude_process.wait()
+    wait_until(lambda: gone(pid), timeout=5, what="the worker's exit")
+
+
+def test_a_review_in_flight_when_the_session_ends_is_recorded_then_the_worker_exits(
+    planned, openai_env, bridge, monkeypatch, claude_process
+):
+    """The provider bills a call whether or not anyone reads its answer: the worker finishes the review in flight,
+    records it (charged as billed, its findings pending for the next session), then exits."""
+    monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
+    openai_env.push(delay(reply_json(REQUEST_CHANGES), 2.0))
+    edit(bridge, planned)
+    wait_until(lambda: len(review_prompts(openai_env)) == 1, what="the review's request")
+    pid = worker_pid(planned)
+    claude_process.kill()
+    claude_process.wait()
+    wait_until(lambda: gone(pid), timeout=15, what="the worker's exit")
+    state = state_of(bridge, planned)
+    assert [r["issues"] for r in state["reviews_pending"]] == [[FINDING]]
+    assert state["token_usage"]["review"]["calls"] == 1 == len(openai_env.bills) - 1  # plan + review, both charged
+
+
+def test_sigkill_of_the_worker_mid_review_loses_no_finding(planned, openai_env, bridge):
+    """The worker killed while Codex answers: state.json stays valid, and the next edit's worker reviews the newest
+    tree; its finding reaches Claude at the next tool use."""
+    openai_env.push(delay(reply_json(APPROVE), 30.0), reply_json(REQUEST_CHANGES))
+    edit(bridge, planned)
+    wait_until(lambda: len(review_prompts(openai_env)) == 1, what="the review's request")
+    pid = worker_pid(planned)
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: gone(pid), what="the worker's death")
+    store = Store(planned)
+    wait_until(lambda: not running(store), what="the lock's release")
+    assert store.load()["last_review"] is None  # loads (validated): nothing half-written
+    edit(bridge, planned, name="feature.py", content="x = 2\n")
+    reviewed(bridge, planned)
+    given = tool(bridge, planned)
+    assert "define feature()" in context_of(given) and "Codex asks for changes on T1" in given["systemMessage"]
+    assert "x = 2" in review_prompts(openai_env)[-1]
+
+
+def test_no_review_starts_while_codex_is_deciding_a_verdict(planned, openai_env, bridge):
+    """While a verdict holds its lane the worker waits (the verdict judges the same work); then it reviews."""
+    import filelock
+
+    openai_env.push(reply_json(APPROVE))
+    with filelock.FileLock(str(Store(planned).dir / "call.lock")):
+        edit(bridge, planned)
+        time.sleep(1.5)
+        assert review_prompts(openai_env) == []
+    reviewed(bridge, planned)
+    assert len(review_prompts(openai_env)) == 1
+
+
+def test_review_mode_off_starts_no_worker(planned, openai_env, bridge, monkeypatch):
+    """AUTOPILOT_REVIEW_MODE=off: edits start no worker and ask Codex nothing."""
+    monkeypatch.setenv("AUTOPILOT_REVIEW_MODE", "off")
+    edit(bridge, planned)
+    time.sleep(1.0)
+    assert not running(Store(planned)) and review_prompts(openai_env) == []
+
+
+def test_session_end_stops_its_idle_worker_before_claude_exits(
+    planned, openai_env, bridge, monkeypatch, claude_process
+):
+    """The SessionEnd hook of the process a worker serves stops it before the hook returns; a /clear (the same
+    process goes on) and another process's SessionEnd leave it be."""
+    from autopilot import hooks
+    from autopilot.loop import review_worker
+
+    assert hooks.WORKER_PID == review_worker.PID_FILE  # the hot path names the files without importing the worker
+    assert hooks.REVIEW_LANE == REVIEW_LANE
+    monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
+    openai_env.push(reply_json(APPROVE))
+    edit(bridge, planned)
+    reviewed(bridge, planned)
+    pid = worker_pid(planned)
+    run_hook(bridge, "SessionEnd", planned, reason="clear")
+    monkeypatch.setenv("CLAUDE_PID", "1")
+    run_hook(bridge, "SessionEnd", planned, reason="prompt_input_exit")
+    time.sleep(0.5)
+    assert not gone(pid)
+    monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
+    run_hook(bridge, "SessionEnd", planned, reason="prompt_input_exit")
+    assert gone(pid) and not running(Store(planned))
+
+
+def test_three_failed_reviews_pause_the_run_and_the_next_hook_says_so_once(planned, openai_env, bridge):
+    """The worker's third failure in a row pauses the run; no hook waited for it, so the next edit's hook tells the
+    person (how to resume), once, and asks Codex nothing more."""
+    from autopilot.scripted.responses_server import http_error
+
+    openai_env.push(*(http_error(400, "bad request") for _ in range(3)))
+    after = None
+    for n in range(3):
+        edit(bridge, planned, content=f"x = {n}\n")
+        after = reviewed(bridge, planned, after)["last_error"]["timestamp"]
+    wait_until(lambda: state_of(bridge, planned)["status"] == "paused_reviewer_unavailable", what="the pause")
+    said = edit(bridge, planned, content="x = 9\n")
+    assert "the autopilot run paused" in said["systemMessage"] and "/autopilot resume" in said["systemMessage"]
+    assert edit(bridge, planned, content="x = 10\n") is None and len(review_prompts(openai_env)) == 3
+
+
+def test_a_second_sigterm_ends_a_review_in_flight_and_leaves_no_codex(planned, bridge, tmp_path, monkeypatch):
+    """A codex that never answers: the first SIGTERM waits for the review (billed either way), the second ends it at
+    once; its codex (in a session of its own) is stopped and the run's review lock let go, nothing recorded."""
     bin_dir = tmp_path / "bin"
     fake_codex(bin_dir, "started")
     monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
     monkeypatch.setenv("AUTOPILOT_CODEX_BIN", str(bin_dir / "codex"))
-    (planned / "a.py").write_text("x = 1\n")
-    store = Store(str(planned))
+    store = Store(planned)
     try:
-        worker = start_worker(store, str(planned))
-        deadline = time.monotonic() + 30
-        while not alive(bin_dir) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert alive(bin_dir), (store.dir / "review-worker.log").read_text()
-        assert in_flight(store)
-        worker.send_signal(signal.SIGTERM)
-        assert worker.wait(timeout=30) == 128 + signal.SIGTERM
-        assert alive(bin_dir) == []
-        assert not in_flight(store)
-        assert "stopped by signal 15" in (store.dir / "review-worker.log").read_text()
+        edit(bridge, planned)
+        wait_until(lambda: alive(bin_dir) != [], what="the review's codex")
+        pid = worker_pid(planned)
+        assert pid is not None
+        os.kill(pid, signal.SIGTERM)
+        time.sleep(0.5)
+        assert not gone(pid) and alive(bin_dir)  # the review in flight goes on
+        os.kill(pid, signal.SIGTERM)
+        wait_until(lambda: gone(pid), what="the worker's exit")
+        wait_until(lambda: alive(bin_dir) == [], what="its codex's end")
+        assert not running(store) and store.load()["last_review"] is None
+        assert "stopped by signal 15 twice" in (store.dir / "review-worker.log").read_text()
     finally:
         reap(bin_dir)

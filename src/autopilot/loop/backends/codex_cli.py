@@ -250,12 +250,17 @@ class CodexCLI:
         except (OSError, ValueError):
             return {}
 
-    def _save_total(self, thread_id: str, total: Usage) -> None:
-        from autopilot.fsutil import atomic_write
+    def _save_total(self, thread_id: str, total: Usage | None, baseline: Usage) -> None:
+        """Record the thread's running total (a failed turn's thread with what was known before it), one writer of
+        the file at a time: two turns on different threads may end together."""
+        from autopilot.fsutil import atomic_write, held
 
-        totals = self._totals()
-        totals[thread_id] = total.as_dict()
-        atomic_write(self.run_dir / TOTALS_FILE, json.dumps(totals, sort_keys=True))
+        with held(self.run_dir / "codex-totals.lock"):
+            totals = self._totals()
+            if total is None and thread_id in totals:
+                return
+            totals[thread_id] = (total if total is not None else baseline).as_dict()
+            atomic_write(self.run_dir / TOTALS_FILE, json.dumps(totals, sort_keys=True))
 
     def _baseline(self, thread_id: str | None) -> Usage:
         if not thread_id:
@@ -310,11 +315,12 @@ class CodexCLI:
         from autopilot.fsutil import Lock
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        # One turn at a time per run: the thread's running total must be read, grown and saved in order.
-        # A review and a verdict can meet here; the later one waits a bounded time, then counts as busy.
+        # One turn at a time on the run's thread: its running total must be read, grown and saved in order. A turn
+        # that opens a new thread (a verdict beside a review in flight) has no total to wait for.
+        # Two calls on the same thread can meet here; the later one waits a bounded time, then counts as busy.
         wait = max(0.0, min(end - time.monotonic(), LOCK_WAIT_S))
         lock = Lock(self.run_dir / "codex-thread.lock")
-        if not lock.acquire(wait):
+        if conversation_id and not lock.acquire(wait):
             raise CallBusy(
                 f"another call of this run has been talking to Codex for over {LOCK_WAIT_S:.0f}s",
                 hint="try again when it finishes (`codex-bridge status`)",
@@ -339,12 +345,13 @@ class CodexCLI:
                 found = newest_root_session(os.path.realpath(cwd), started)
                 thread_id = found.thread_id if found else None
             used = (total - baseline) if total is not None else Usage()
-            if thread_id and (total is not None or thread_id not in self._totals()):
+            if thread_id:
                 # Every thread the run ever opened is recorded, failed ones too, so `handoff from-codex copy`
                 # never mistakes a reviewer thread for the user's own session.
-                self._save_total(thread_id, total if total is not None else baseline)
+                self._save_total(thread_id, total, baseline)
         finally:
-            lock.release()
+            if conversation_id:
+                lock.release()
         if failure or text is None:
             message = failure or "Codex ended the turn without an answer"
             raise InfraError(

@@ -13,8 +13,10 @@ from tests.support.loop import continue_to, done
 
 
 @pytest.fixture
-def worked(planned):
-    """The planned repo with some work since the plan, and the hook runner."""
+def worked(planned, monkeypatch):
+    """The planned repo with some work since the plan, and the hook runner (reviews off: the edits' hooks start no
+    worker that would ask the scripted server for answers queued for the verdicts)."""
+    monkeypatch.setenv("AUTOPILOT_REVIEW_MODE", "off")
     (Path(planned) / "feature.py").write_text("x = 1\n")
     return planned, run_hook
 
