@@ -148,7 +148,15 @@ def key_bodies(text: str, counts: Counter[str]) -> str:
             after = sep.end()
         kind, end = _run_kind(text, run, after)
         if kind is not None:
-            out += [text[pos : run[0].start(1)], PLACEHOLDER.format(kind=kind)]
+            start = run[0].start(1)
+            # Inside a string (after its quote or an escaped break) a body line may open with "+" or "//" (base64 has
+            # both), which the line pattern reads as a diff or comment marker: there they are the key's, and go with it.
+            opens = start
+            while opens > pos and text[opens - 1] in "+/":
+                opens -= 1
+            if opens < start and (text[opens - 1 : opens] in ('"', "'") or text[opens - 2 : opens] == "\\n"):
+                start = opens
+            out += [text[pos:start], PLACEHOLDER.format(kind=kind)]
             counts[kind] += 1
             pos = end
     text = "".join(out) + text[pos:] if out else text

@@ -123,6 +123,15 @@ def test_openssh_key_body_without_its_armour_is_redacted():
     assert redact(body) == ("[REDACTED:private_key]", {"private_key": 1})
 
 
+@pytest.mark.parametrize("opening", ["//", "+", "/+"])
+def test_a_cut_key_whose_first_line_opens_like_a_marker_goes_whole(opening):
+    """Base64 may open a line with "//" or "+": inside a string they are the key's, not a comment or diff marker."""
+    lines = pem("PRIVATE KEY", der_pkcs8()).splitlines()
+    first = opening + lines[-4][len(opening) :]
+    text = '{"key": "' + "\\n".join([first, *lines[-3:]]) + '\\n"}'
+    assert redact(text) == ('{"key": "[REDACTED:private_key]\\n"}', {"private_key": 1})
+
+
 def test_a_cut_key_in_a_json_string_is_redacted_to_its_end_line():
     """A key cut out of a JSON string (literal \\n between lines, no BEGIN) goes with its END line."""
     lines = pem("PRIVATE KEY", der_pkcs8()).splitlines()
