@@ -53,6 +53,7 @@ def handed(request, tmp_path_factory):
         "delivered": delivered,
         "packet": ev.packet_json(session),
         "rules": rules,
+        "root": root,
     }
 
 
@@ -103,9 +104,20 @@ def test_malicious_tool_output_is_never_an_instruction(handed):
 
 
 def test_what_we_inject_is_a_small_share_of_the_transcript(handed):
-    """The start hook's rules and the packet's context together: at most 24,000 characters, 2% of the transcript."""
-    injected, raw = handed["texts"]["injected"], handed["texts"]["raw"]
-    assert len(injected) <= 24_000 and len(injected) <= 0.02 * len(raw)
+    """The start hook's rules and the packet's context together: at most 24,000 characters, 2% of the transcript.
+
+    Measured with the test's temporary folder written as a project path of ordinary length (it appears in both, the
+    packet's pointers naming the transcript by its path): how long the test run's folder is named says nothing of
+    what a person is given."""
+    root = str(handed["root"])
+    ordinary = "/home/user/project"
+
+    def as_if_ordinary(text: str) -> str:
+        return text.replace(root, ordinary).replace(root.replace("/", "-"), ordinary.replace("/", "-"))
+
+    injected, raw = as_if_ordinary(handed["texts"]["injected"]), as_if_ordinary(handed["texts"]["raw"])
+    assert root not in injected
+    assert len(injected) <= 24_000 and len(injected) <= 0.02 * len(raw), (len(injected), len(raw))
 
 
 def test_the_handover_costs_few_tokens_in_the_first_request(handed):

@@ -130,7 +130,11 @@ def test_claudes_bash_tool_in_the_tui_cannot_touch_the_store(git_repo, tmp_path,
     assert "undo=0" not in results[-1] and settings_files() == configured  # its own uninstall undoes nothing
     unchanged_and_delivered(before, rid, bridge, git_repo)
     memory = json.dumps(
-        [json.loads(line) for p in (paths.autopilot_home() / "handoff").rglob("checkpoints.jsonl") for line in p.open()]
+        [
+            json.loads(line)
+            for p in (paths.autopilot_home() / "handoff").rglob("checkpoints.jsonl")
+            for line in p.read_text().splitlines()
+        ]
     )
     assert "SANDBOX-OBJECTIVE-34" in memory
 

@@ -104,3 +104,44 @@ def test_a_bridge_process_is_measured_though_it_leaves_through_os_exit(tmp_path)
     leaving = next(n for n, text in enumerate(Path(cli.__file__).read_text().splitlines(), 1) if "os._exit(" in text)
     assert leaving in (data.lines(str(Path(cli.__file__).resolve())) or [])
     assert measured_hook(tmp_path / "without", [p for p in settings.patch if p != "_exit"]) == []
+
+
+def test_an_untraced_test_runs_without_the_tracer_and_gives_it_back():
+    """What ``untraced`` wraps sees no tracer (coverage's, here a planted one); the tracer is back afterwards."""
+    import sys
+
+    from tests.support.measured import untraced
+
+    def tracer(frame, event, arg):
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        seen = untraced(sys.gettrace)()
+        after = sys.gettrace()
+    finally:
+        sys.settrace(previous)
+    assert (seen, after) == (None, tracer)
+
+
+def test_the_full_run_fails_below_the_coverage_floor(tmp_path):
+    """pyproject.toml sets a floor of at least 80% (lines and branches), and pytest-cov enforces it: a planted package
+    half of whose branches no test takes fails the run with the floor's own settings; fully covered, it passes."""
+    import coverage
+
+    floor = coverage.Coverage(config_file=str(REPO / "pyproject.toml")).config.fail_under
+    assert floor >= 80
+    (tmp_path / "planted.py").write_text("def f(x):\n    if x:\n        return 1\n    return 2\n")
+    config = tmp_path / "coverage.toml"
+    config.write_text(f"[tool.coverage.run]\nbranch = true\n[tool.coverage.report]\nfail_under = {floor}\n")
+    runs = {}
+    for name, calls in (("half", "f(1)"), ("whole", "f(1); f(0)")):
+        (tmp_path / name).mkdir()
+        proc = run_planted(
+            tmp_path / name,
+            f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nfrom planted import f\n\ndef test_f():\n    {calls}\n",
+            "-p", "pytest_cov", "--cov=planted", f"--cov-config={config}", "--cov-report=",
+        )  # fmt: skip
+        runs[name] = (proc.returncode, "Required test coverage" in proc.stdout + proc.stderr)
+    assert runs == {"half": (1, True), "whole": (0, True)}

@@ -10,6 +10,7 @@ import pytest
 
 from autopilot.handoff.memory import observe
 from autopilot.redact import redact
+from tests.support.measured import untraced
 from tests.support.secret_corpus import alnum, placed_in, redteamed
 
 SHAPES = redteamed()
@@ -86,6 +87,7 @@ def test_the_at_rest_screen_sends_escaped_text_to_the_redactor():
     assert observe.needs_redaction(escaped) and redact(escaped)[0] != escaped
 
 
+@untraced
 @pytest.mark.parametrize(
     "text",
     [

@@ -12,8 +12,10 @@ import time
 import pytest
 
 from autopilot.redact import redact
+from tests.support.measured import untraced
 
 
+@untraced
 def test_long_word_like_run_is_redacted_quickly():
     """A 200 KB run of word characters is scanned in well under a second, not quadratically."""
     start = time.process_time()
@@ -27,6 +29,7 @@ def test_assignment_after_a_long_run_is_still_redacted():
     assert text.endswith('token: "[REDACTED:secret_assignment]"') and counts["secret_assignment"] == 1
 
 
+@untraced
 def test_names_repeating_a_secret_word_stay_linear():
     """A 100 KB line made of secret words ("tokentoken…", "A_TOKEN_B…") is scanned in linear time."""
     for text in ("token" * 20_000, "TOKEN" * 20_000, "x_token_y" * 11_000, "+" + "API_TOKEN" * 11_000):
@@ -35,6 +38,7 @@ def test_names_repeating_a_secret_word_stay_linear():
         assert time.process_time() - start < 1.0, text[:20]
 
 
+@untraced
 def test_a_long_key_tail_is_found_in_linear_time():
     """Walking back from an END line over thousands of base64 lines is one pass."""
     text = "\n".join(["QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="] * 20_000) + "\n-----END PRIVATE KEY-----"
@@ -102,6 +106,7 @@ ADVERSARIAL = {
 }
 
 
+@untraced
 @pytest.mark.slow
 def test_new_patterns_stay_linear():
     """Inputs built to make the added patterns backtrack are each redacted in well under two seconds."""
@@ -115,6 +120,7 @@ def test_new_patterns_stay_linear():
     assert slow == {}
 
 
+@untraced
 def test_a_long_run_of_key_lines_is_found_in_linear_time():
     """Thousands of base64 body lines (a key's middle in a huge diff) are grouped in one pass."""
     text = "\n".join("+" + line for line in _random_base64_lines(20_000))

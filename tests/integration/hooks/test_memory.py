@@ -406,6 +406,7 @@ def codex_hook(scripts: Path, package: str, event: dict, *flags: str) -> subproc
         capture_output=True,
         text=True,
         check=True,
+        env=unmeasured(),  # what it loads is weighed: coverage's own modules would count
     )
 
 

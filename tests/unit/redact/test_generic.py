@@ -8,6 +8,7 @@ import pytest
 
 from autopilot.redact import redact
 from autopilot.redact.generic import high_entropy
+from tests.support.measured import untraced
 from tests.support.secret_corpus import placed_in, unenumerated
 
 CLASSES = unenumerated()
@@ -110,6 +111,7 @@ ADVERSARIAL = {
 }
 
 
+@untraced
 @pytest.mark.parametrize("name", ADVERSARIAL)
 def test_new_patterns_stay_linear(name):
     """~200 KB built to make each new pattern backtrack is redacted in well under two seconds."""
