@@ -244,6 +244,7 @@ def trial(
             )
             wall = time.monotonic() - started
             left = ours(home)
+            left_what = [what_is(pid) for pid in left]  # now: once gone, a pid's command line reads empty
             linger = 0.0
             while ours(home) and linger < 600:
                 time.sleep(0.2)
@@ -275,9 +276,22 @@ def trial(
         "status": state.get("status"),
         "left": len(left),
         "linger": linger if left else 0.0,
-        "left_what": [what_is(pid) for pid in left],
+        "left_what": left_what,
         "timeline": timeline,
+        "stop_s": stop_hook_seconds(timeline, args.claude_s),
     }
+
+
+def stop_hook_seconds(timeline: list[tuple[float, str]], claude_s: float) -> list[float]:
+    """For each verdict: how long after Claude's last answer (its last request, plus the turn's scripted latency) the
+    Stop hook asked Codex, i.e. the hook's own work before the call the person waits for."""
+    gaps, answered = [], None
+    for at, who in timeline:
+        if who == "claude":
+            answered = at + claude_s
+        elif who == "codex verdict" and answered is not None:
+            gaps.append(round(at - answered, 2))
+    return gaps
 
 
 def main() -> int:
@@ -320,7 +334,8 @@ def main() -> int:
                         print(
                             f"# {side} {latency[0]:g}/{latency[1]:g}s {'run' if run else 'no run'}: "
                             f"{got['wall']:.1f}s, {got['reviews']} reviews, {got['verdicts']} verdicts, "
-                            f"{got['turns']} Claude turns, findings {len(got['delivered'])}/{len(got['marks'])} "
+                            f"{got['turns']} Claude turns, Stop hook before each verdict {got['stop_s']}s, "
+                            f"findings {len(got['delivered'])}/{len(got['marks'])} "
                             f"delivered, {got['left']} processes left ({got['linger']:.1f}s)",
                             file=sys.stderr,
                             flush=True,
@@ -330,9 +345,10 @@ def main() -> int:
     print(f"Claude {args.claude_s:g} s a turn, 10 edits in 2 tasks, backend {args.backend}, {args.rounds} round(s)\n")
     print(
         "| checkout | review / verdict | no run (s) | with a run (s) | overhead (s) | ÷ 2 verdicts | reviews | "
-        "verdicts | findings delivered | billed / recorded ($) | left at exit (gone after) |"
+        "verdicts | Stop hook before a verdict (s) | findings delivered | billed / recorded ($) | "
+        "left at exit (gone after) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for latency in latencies:
         for side, _, mode in sides:
             bare = [
@@ -347,7 +363,8 @@ def main() -> int:
             print(
                 f"| {side} | {latency[0]:g} / {latency[1]:g} s | {spread(bare)} | {spread(walls)} | "
                 f"{spread(overheads)} | {spread(ratios, 'x', 2)} | {spread([r['reviews'] for r in runs], '', 0)} | "
-                f"{spread([r['verdicts'] for r in runs], '', 0)} | {delivered}/{marks} | "
+                f"{spread([r['verdicts'] for r in runs], '', 0)} | "
+                f"{spread([g for r in runs for g in r['stop_s']], '', 2)} | {delivered}/{marks} | "
                 f"{spread([r['billed'] for r in runs], '', 3)} / {spread([r['recorded'] for r in runs], '', 3)} | "
                 f"{spread([r['left'] for r in runs], '', 0)} ({spread([r['linger'] for r in runs], 's')}) |"
             )
@@ -355,7 +372,9 @@ def main() -> int:
 
 
 def spread(values: list[float], unit: str = "", digits: int = 1) -> str:
-    """The value, or the range of values, as a table cell."""
+    """The value, or the range of values, as a table cell (a dash for none)."""
+    if not values:
+        return "–"
     low, high = min(values), max(values)
     if round(low, digits) == round(high, digits):
         return f"{low:.{digits}f}{unit}"
