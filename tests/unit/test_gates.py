@@ -13,13 +13,13 @@ from tests.support.measured import unmeasured
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_planted(tmp_path: Path, body: str, *options: str) -> subprocess.CompletedProcess[str]:
+def run_planted(tmp_path: Path, body: str, *options: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     """One planted test file run by pytest with this suite's settings (pyproject.toml) and ``options``."""
     (tmp_path / "test_planted.py").write_text(textwrap.dedent(body))
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider"]
         + ["--basetemp", str(tmp_path / "basetemp"), *options, str(tmp_path / "test_planted.py")],
-        cwd=REPO,
+        cwd=cwd,
         env={**unmeasured(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # only pytest itself is under test
         capture_output=True,
         text=True,
@@ -134,14 +134,22 @@ def test_the_full_run_fails_below_the_coverage_floor(tmp_path):
     assert floor >= 80
     (tmp_path / "planted.py").write_text("def f(x):\n    if x:\n        return 1\n    return 2\n")
     config = tmp_path / "coverage.toml"
-    config.write_text(f"[tool.coverage.run]\nbranch = true\n[tool.coverage.report]\nfail_under = {floor}\n")
+    # Its data stays in tmp_path, and it runs there: a pytest-cov run erases the data files beside its own, and the
+    # full run's subprocesses write theirs beside the checkout's .coverage (run from the checkout, it erased them).
+    data = tmp_path / ".coverage"
+    config.write_text(
+        f"[tool.coverage.run]\nbranch = true\ndata_file = {str(data)!r}\n[tool.coverage.report]\nfail_under = {floor}\n"
+    )
     runs = {}
+    kept = set(REPO.glob(".coverage*"))  # the full run's own data so far, which a planted run must leave be
     for name, calls in (("half", "f(1)"), ("whole", "f(1); f(0)")):
         (tmp_path / name).mkdir()
         proc = run_planted(
             tmp_path / name,
             f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nfrom planted import f\n\ndef test_f():\n    {calls}\n",
             "-p", "pytest_cov", "--cov=planted", f"--cov-config={config}", "--cov-report=",
+            cwd=tmp_path / name,
         )  # fmt: skip
         runs[name] = (proc.returncode, "Required test coverage" in proc.stdout + proc.stderr)
     assert runs == {"half": (1, True), "whole": (0, True)}
+    assert kept <= set(REPO.glob(".coverage*"))
