@@ -143,6 +143,33 @@ def env(name: str) -> str | None:
     return os.environ.get(name) or None
 
 
+# What the openai SDK (and httpx under it) reads from the environment besides OPENAI_*, and the retries' settings:
+# two processes with the same of these make the same Responses API call.
+_OPENAI_CALL_ENVIRONMENT = (
+    "AUTOPILOT_RETRY_ATTEMPTS",
+    "AUTOPILOT_RETRY_BASE_S",
+    "AUTOPILOT_RETRY_MAX_S",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+)
+
+
+def openai_environment_digest() -> str:
+    """A digest of every environment variable that shapes a Responses API call (the key, the base URL, proxies,
+    certificates, retries): the review worker relays a call only for a process whose digest is its own
+    (loop/backends/relay.py). A digest, so the key itself never crosses the socket."""
+    import hashlib
+    import json
+
+    wanted = set(_OPENAI_CALL_ENVIRONMENT) | {n.lower() for n in _OPENAI_CALL_ENVIRONMENT}
+    chosen = sorted((k, v) for k, v in os.environ.items() if k.startswith("OPENAI_") or k in wanted)
+    return hashlib.sha256(json.dumps(chosen).encode()).hexdigest()
+
+
 def autopilot_home() -> str:
     """The bridge's home: ``$AUTOPILOT_HOME``, default ``~/.codex-autopilot`` (``paths`` makes it a Path)."""
     return env("AUTOPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".codex-autopilot")

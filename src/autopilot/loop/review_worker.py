@@ -19,6 +19,9 @@ It exits when the run is no longer running (done, paused, stopped, re-planned), 
 ``edit``, when the Claude Code process it serves is gone, on SIGTERM, or after IDLE_S without work. A review in flight
 is finished and recorded first: the provider bills a call whether or not anyone reads its answer, and a run's budget
 counts what was billed. A second SIGTERM ends that review at once (its codex stopped, its tree left for the next).
+With the openai backend it also keeps the run's relay open (``loop/backends/relay.py``): the Stop hook's verdict is
+sent through this process's loaded client, so the stop the person waits for pays no SDK start (~1 s of CPU). The calls
+it relays are finished before it exits, whatever ends it but a second SIGTERM.
 It imports no hook module: the worker is an operation on the run.
 """
 
@@ -37,6 +40,8 @@ from autopilot.loop.state import CALL_LANE, Store
 if TYPE_CHECKING:
     from collections.abc import Callable
     from threading import Event
+
+    from autopilot.loop.backends.relay import Relay
 
 LOCK = "review.lock"  # held by the worker for its whole life
 # The PostToolUse hook appends a byte to it after each edit: its size counts the edits noted, whatever the clocks say
@@ -168,9 +173,17 @@ class Worker:
         self.reviews = 0
         self.cpu_start = 0.0  # CPU seconds (this process and its git children) the client's start cost
         self.seen: dict[str, tuple[int, str | None]] = {}  # what why_stop last read: file -> (mtime, its answer)
+        self.relay: Relay | None = None  # the run's warm line to the Responses API, while the backend is openai
 
     def serve(self) -> int:
-        """Review what is due until the worker has no reason to live; 0."""
+        """Review what is due until the worker has no reason to live; 0. The calls it relays are finished first."""
+        try:
+            return self._serve()
+        finally:
+            if self.relay is not None:
+                self.relay.close(wait=self.call_timeout())
+
+    def _serve(self) -> int:
         self.warm()
         self.cpu_start = cpu_seconds()
         idle_since = time.monotonic()
@@ -178,20 +191,38 @@ class Worker:
             why = self.why_stop()
             if why:
                 say(
-                    f"review worker: exits ({why}); {self.reviews} review(s), {self.cpu_start:.2f}s of CPU to start, "
-                    f"{cpu_seconds() - self.cpu_start:.2f}s since"
+                    f"review worker: exits ({why}); {self.reviews} review(s), {self.relayed()} relayed, "
+                    f"{self.cpu_start:.2f}s of CPU to start, {cpu_seconds() - self.cpu_start:.2f}s since"
                 )
                 return 0
             if self.due():
                 self.review_once()
                 idle_since = time.monotonic()
                 continue
+            if self.relay is not None:
+                idle_since = time.monotonic() if self.relay.busy() else max(idle_since, self.relay.last_active)
             if time.monotonic() - idle_since > IDLE_S:
-                say(f"review worker: exits (idle for {IDLE_S:.0f}s); {self.reviews} review(s)")
+                idle = f"idle for {IDLE_S:.0f}s"
+                say(f"review worker: exits ({idle}); {self.reviews} review(s), {self.relayed()} relayed")
                 return 0
             self.stop.wait(POLL_S)
-        say(f"review worker: exits (asked to stop); {self.reviews} review(s)")
+        say(f"review worker: exits (asked to stop); {self.reviews} review(s), {self.relayed()} relayed")
         return 0
+
+    def relayed(self) -> int:
+        """The calls it sent for other processes of the run (the Stop hook's verdicts)."""
+        return self.relay.served if self.relay is not None else 0
+
+    @staticmethod
+    def call_timeout() -> float:
+        """How long one call may take: what closing the relay waits at most for a call it took."""
+        from autopilot import config
+        from autopilot.errors import BridgeError
+
+        try:
+            return config.timeout_seconds(config.load_config())
+        except BridgeError:
+            return config.DEFAULT_TIMEOUT_S
 
     def warm(self) -> None:
         """Load what a review needs before one is due: the Codex client's libraries, the redactor's patterns."""
@@ -208,7 +239,14 @@ class Worker:
             import openai  # noqa: F401  (~0.9 s of CPU: paid once per run, not once per review)
             import tenacity  # noqa: F401
 
-            from autopilot.loop.backends import responses  # noqa: F401
+            from autopilot.loop import backends
+            from autopilot.loop.backends.relay import Relay
+
+            # Its own calls go straight out; the Stop hook's verdicts come through its relay, paying no SDK start.
+            backends.SERVING_RELAY = True
+            self.relay = Relay(str(self.store.dir))
+            if not self.relay.start():
+                self.relay = None
         from autopilot.loop import review  # noqa: F401  (the snapshot, prompts, the redactor)
         from autopilot.redact import Redactor
 

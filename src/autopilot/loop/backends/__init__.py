@@ -113,12 +113,19 @@ class Reply(_Value):
             object.__setattr__(self, name, value)
 
 
+SERVING_RELAY = False  # set in the review worker, which serves the run's relay (loop/backends/relay.py)
+
+
 def make_backend(name: str, *, run_dir: str, config: Config) -> Backend:
     """The backend called ``name``, ready to send."""
     if name == "codex-cli":
         from autopilot.loop.backends.codex_cli import CodexCLI
 
         return CodexCLI(run_dir=run_dir, config=config)
-    from autopilot.loop.backends.responses import ResponsesBackend
+    if SERVING_RELAY:  # the review worker: it sends its own calls (and those it relays) with its loaded client
+        from autopilot.loop.backends.responses import ResponsesBackend
 
-    return ResponsesBackend()
+        return ResponsesBackend()
+    from autopilot.loop.backends.relay import RelayBackend
+
+    return RelayBackend(run_dir)
