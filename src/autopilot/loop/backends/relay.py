@@ -29,11 +29,53 @@ import struct
 import threading
 import time
 from contextlib import suppress
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from autopilot import config
 from autopilot.errors import InfraError
 from autopilot.loop.backends import Reply, Usage
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    class Call(TypedDict):
+        """What ``Backend.send`` was given: the call the worker makes for the caller."""
+
+        prompt: str
+        schema: dict[str, Any]
+        schema_name: str
+        schema_path: str
+        conversation_id: str | None
+        model: str | None
+        cwd: str
+        timeout: float
+        effort: str | None
+
+    class Request(TypedDict):
+        """The caller's first line."""
+
+        v: int
+        env: str  # config.openai_environment_digest()
+        call: Call
+
+    class Failure(TypedDict):
+        """An InfraError, as the caller raises it again."""
+
+        message: str
+        kind: str
+        hint: str | None
+        usage: dict[str, int] | None
+
+    class Answer(TypedDict, total=False):
+        """The worker's last line: the reply's fields, or ``error``."""
+
+        text: str
+        usage: dict[str, int]
+        conversation_id: str | None
+        model: str | None
+        context_tokens: int | None
+        error: Failure
+
 
 SOCKET = "relay.sock"
 PROTOCOL = 1
@@ -127,13 +169,13 @@ class Relay:
                     self.last_active = time.monotonic()
                     self._lock.notify_all()
 
-    def _take(self, conn: socket.socket, reader: BinaryIO) -> dict[str, Any] | None:
+    def _take(self, conn: socket.socket, reader: BinaryIO) -> Call | None:
         """The request, once the caller said ``go``; None when it was refused or the caller went elsewhere."""
         conn.settimeout(ACCEPT_S)
         uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[2]
         if uid != os.getuid():
             raise ValueError(f"a process of uid {uid} is not this worker's user")
-        request = json.loads(_line(reader))
+        request: Request = json.loads(_line(reader))
         why = _refusal(request)
         with self._lock:
             if why is None and self._closing.is_set():
@@ -154,9 +196,9 @@ class Relay:
                 self._lock.notify_all()
             return None
         conn.settimeout(None)
-        return dict(request["call"])
+        return request["call"]
 
-    def _send(self, conn: socket.socket, call: dict[str, Any]) -> None:
+    def _send(self, conn: socket.socket, call: Call) -> None:
         from autopilot.loop.backends.responses import ResponsesBackend
 
         started = time.monotonic()
@@ -172,7 +214,7 @@ class Relay:
                 timeout=float(call["timeout"]),
                 effort=call["effort"],
             )
-            answer: dict[str, Any] = {
+            answer: Answer = {
                 "text": reply.text,
                 "usage": reply.usage.as_dict(),
                 "conversation_id": reply.conversation_id,
@@ -190,7 +232,8 @@ class Relay:
                 }
             }
         except Exception as exc:  # the caller's failure to handle, as if its own send had failed
-            answer = {"error": {"message": f"the relayed call failed: {exc}", "kind": "network", "hint": None}}
+            failed = f"the relayed call failed: {exc}"
+            answer = {"error": {"message": failed, "kind": "network", "hint": None, "usage": None}}
         self.served += 1
         _say(f"relay: sent {call['schema_name']} in {time.monotonic() - started:.1f}s")
         with suppress(OSError):  # a caller killed meanwhile: its call is billed all the same, like its own would be
@@ -219,7 +262,7 @@ class RelayBackend:
         effort: str | None = None,
     ) -> Reply:
         """Ask through the worker; when no worker takes the call, ask with this process's own client."""
-        call = {
+        call: Call = {
             "prompt": prompt,
             "schema": schema,
             "schema_name": schema_name,
@@ -248,7 +291,7 @@ class RelayBackend:
         )
 
 
-def relayed(path: str, call: dict[str, Any], timeout: float) -> Reply | None:
+def relayed(path: str, call: Call, timeout: float) -> Reply | None:
     """``call``'s reply from the worker listening at ``path``; None when no worker took it (nothing was asked)."""
     if not os.path.exists(path):
         return None
@@ -285,13 +328,14 @@ def relayed(path: str, call: dict[str, Any], timeout: float) -> Reply | None:
     return _reply(answer)
 
 
-def _reply(answer: dict[str, Any]) -> Reply:
+def _reply(answer: Answer) -> Reply:
     """The worker's answer as the caller's own send would have given it: a Reply, or the InfraError raised."""
     error = answer.get("error")
     if error is not None:
         exc = InfraError(str(error["message"]), kind=str(error["kind"]), hint=error.get("hint"))
-        if error.get("usage") is not None:
-            exc.with_usage(Usage(**error["usage"]))
+        used = error.get("usage")
+        if used is not None:
+            exc.with_usage(Usage(**used))
         raise exc
     return Reply(
         text=str(answer["text"]),
@@ -302,7 +346,7 @@ def _reply(answer: dict[str, Any]) -> Reply:
     )
 
 
-def _refusal(request: dict[str, Any]) -> str | None:
+def _refusal(request: Request) -> str | None:
     """Why the worker will not send this request, or None."""
     if request.get("v") != PROTOCOL:
         return f"protocol {request.get('v')!r}, not {PROTOCOL}"
@@ -325,7 +369,7 @@ def _at(path: str, act: Any) -> None:
         os.close(fd)
 
 
-def _write(conn: socket.socket, value: dict[str, Any]) -> None:
+def _write(conn: socket.socket, value: object) -> None:
     conn.sendall(json.dumps(value).encode() + b"\n")
 
 
