@@ -199,21 +199,9 @@ class Relay:
         return request["call"]
 
     def _send(self, conn: socket.socket, call: Call) -> None:
-        from autopilot.loop.backends.responses import ResponsesBackend
-
         started = time.monotonic()
         try:
-            reply = ResponsesBackend().send(
-                call["prompt"],
-                call["schema"],
-                schema_name=call["schema_name"],
-                schema_path=call["schema_path"],
-                conversation_id=call["conversation_id"],
-                model=call["model"],
-                cwd=call["cwd"],
-                timeout=float(call["timeout"]),
-                effort=call["effort"],
-            )
+            reply = sent_here(call)
             answer: Answer = {
                 "text": reply.text,
                 "usage": reply.usage.as_dict(),
@@ -274,21 +262,24 @@ class RelayBackend:
             "effort": effort,
         }
         reply = relayed(self.path, call, timeout)
-        if reply is not None:
-            return reply
-        from autopilot.loop.backends.responses import ResponsesBackend
+        return reply if reply is not None else sent_here(call)
 
-        return ResponsesBackend().send(
-            prompt,
-            schema,
-            schema_name=schema_name,
-            schema_path=schema_path,
-            conversation_id=conversation_id,
-            model=model,
-            cwd=cwd,
-            timeout=timeout,
-            effort=effort,
-        )
+
+def sent_here(call: Call) -> Reply:
+    """``call`` sent with this process's own client (the worker's, or a caller's that no worker took)."""
+    from autopilot.loop.backends.responses import ResponsesBackend
+
+    return ResponsesBackend().send(
+        call["prompt"],
+        call["schema"],
+        schema_name=call["schema_name"],
+        schema_path=call["schema_path"],
+        conversation_id=call["conversation_id"],
+        model=call["model"],
+        cwd=call["cwd"],
+        timeout=float(call["timeout"]),
+        effort=call["effort"],
+    )
 
 
 def relayed(path: str, call: Call, timeout: float) -> Reply | None:
