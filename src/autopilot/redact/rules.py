@@ -57,7 +57,7 @@ def stand_in(value: str) -> bool:
 
 
 def mixed_case(value: str) -> bool:
-    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+    return any(map(str.isupper, value)) and any(map(str.islower, value)) and any(map(str.isdigit, value))
 
 
 TYPE_CHECKING = False
