@@ -268,7 +268,8 @@ def cached_pages(run: Checkouts, rounds: int) -> dict[str, Any]:
 
 def svg(results: dict[str, Any], path: Path) -> None:
     """Two rows of a panel per agent: first read and the naive parse against size (CPU seconds), then the re-read after
-    +1 MB and the cached page of the same session against size (CPU milliseconds), with naive / 20 for scale."""
+    +1 MB and the cached page of the same session against size (CPU milliseconds), with naive / 20 for scale and the
+    floor (the naive parse of the appended megabyte alone)."""
     agents = [("Claude Code transcript", "claude"), ("Codex rollout", "codex")]
     width, height, pad = 470, 300, 60
     colours = ["#1f77b4", "#9467bd", "#2ca02c"]
@@ -289,7 +290,8 @@ def svg(results: dict[str, Any], path: Path) -> None:
                 data = [(s, [(q["mb"], q["new"]["cpu_ms"]) for q in s["rereads"]]) for s in rows]
                 naive = [(q["mb"], q["naive"]["cpu_ms"] / 20) for q in rows[0]["rereads"]]
                 text = (f"{title}: re-read after +1 MB", "CPU milliseconds", "re-read", "naive / 20 (the 20x line)")
-            _panel(parts, box, text, data, naive, colours, cached=row == 1)
+            floor = [(q["mb"], q["floor"]["cpu_ms"]) for q in rows[0]["rereads"]] if row == 1 else []
+            _panel(parts, box, text, data, naive, colours, cached=row == 1, floor=floor)
     parts.append("</svg>")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")
@@ -304,10 +306,11 @@ def _panel(
     colours: list[str],
     *,
     cached: bool,
+    floor: list[tuple[float, float]] | None = None,
 ) -> None:
     ox, oy, width, height, pad = box
     title, unit, what, reference_label = text
-    points = [xy for _, series in data for xy in series] + reference
+    points = [xy for _, series in data for xy in series] + reference + (floor or [])
     if cached:
         points += [(q["mb"], q["new"]["cached"]["cpu_ms"]) for s, _ in data for q in s["rereads"]]
     xmax = _nice(max(x for x, _ in points) - 0.5)  # 200.01 MB of a session cut at 200 MB: the axis ends at 200
@@ -352,6 +355,12 @@ def _panel(
             parts.append(polyline(pts, f'stroke="{colour}" stroke-dasharray="2,3"'))
     if cached:
         parts.append(f'<text x="{x0 + 8}" y="{legend + 14}" fill="#666">··· the same page, cached (nothing new)</text>')
+    if floor:
+        parts.append(polyline(floor, 'stroke="#d62728" stroke-dasharray="1,4" stroke-width="2"'))
+        parts.append(
+            f'<text x="{x0 + 8}" y="{legend + 28}" fill="#d62728">'
+            "··· floor: the naive parse of the appended MB alone</text>"
+        )
 
 
 def _nice(value: float) -> float:
