@@ -1,9 +1,16 @@
-"""The command line itself: -C DIR runs a command from DIR, as git -C does."""
+"""The command line itself: -C DIR runs a command from DIR, as git -C does; the intakes keep the regular expressions
+they compile for the next process (cli._patterns_kept), whose page compiles none of them again and answers the same."""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
+
+from tests.support.repo import REPO
 
 
 def test_relative_paths_follow_dash_c(planned, openai_env, bridge, tmp_path):
@@ -12,3 +19,71 @@ def test_relative_paths_follow_dash_c(planned, openai_env, bridge, tmp_path):
     assert code == 0 and json.loads(out)["workspace"] == str(Path(planned).resolve())
     code, _, err = bridge("-C", str(tmp_path / "nope"), "status")
     assert code == 1 and "-C" in err and "directory" in err
+
+
+SESSION = REPO / "tests" / "fixtures" / "claude" / "tools" / "49fa090f-34fe-47da-9cd9-cf59c6a193ff.jsonl"
+ROLLOUT = REPO / "tests" / "fixtures" / "codex" / "exec_tools.jsonl"
+# A bridge process that counts the patterns re's Python compiler builds while the command runs (stderr: the count).
+COUNTING = """
+import sys, re._compiler as compiler
+from autopilot import cli
+real, built = compiler.compile, []
+compiler.compile = lambda p, flags=0: built.append(p) or real(p, flags)
+code = cli.main(sys.argv[1:])
+print(len(built), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def page(stdout: str) -> dict[str, object]:
+    """The answer without what says how it was read (its index built or reused, the bytes scanned)."""
+    answer = json.loads(stdout)
+    for key in ("index", "scannedBytes"):
+        answer["diagnostics"].pop(key)
+    return answer  # type: ignore[no-any-return]
+
+
+def run(home: Path, *args: str) -> tuple[dict[str, object], int]:
+    env = {**os.environ, "AUTOPILOT_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTING, *args], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return page(done.stdout), int(done.stderr.split()[-1])
+
+
+def kept(home: Path) -> Path:
+    found = list((home / "cache").glob("regex-*.marshal"))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_second_page_compiles_no_pattern_the_first_kept(tmp_path: Path) -> None:
+    for agent, args in (
+        ("claude", ["handoff", "intake", str(SESSION)]),
+        ("codex", ["handoff", "from-codex", "intake", str(ROLLOUT)]),
+    ):
+        home = tmp_path / agent
+        first, built_first = run(home, *args)
+        cache = kept(home)
+        assert stat.S_IMODE(cache.stat().st_mode) & 0o077 == 0  # the user's alone, as all of the home
+        written = cache.stat().st_mtime_ns
+        second, built_second = run(home, *args)
+        assert second == first  # the same page
+        assert built_first >= 15 and built_second <= built_first - 15, (agent, built_first, built_second)
+        assert cache.stat().st_mtime_ns == written  # nothing new: not written again
+
+
+def test_a_damaged_or_unwritable_cache_changes_no_answer(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    args = ["handoff", "intake", str(SESSION)]
+    clean, _ = run(home, *args)
+    kept(home).write_bytes(b"\x00garbage")
+    damaged, built = run(home, *args)
+    assert damaged == clean and built >= 15  # compiled again, and the file made good
+    _, built = run(home, *args)
+    assert built < 15
+    other = tmp_path / "other"
+    (other / "cache").mkdir(parents=True)
+    (other / "cache" / f"regex-{sys.implementation.cache_tag}.marshal").mkdir()  # a directory where the file goes
+    unwritable, _ = run(other, *args)
+    assert unwritable == clean

@@ -82,9 +82,9 @@ def generated(body: str) -> bool:
     third of them different; or, of one case with digits, long, not hex, at 4 bits a character: upper case (24+, an
     eighth digits, as base32 has) or lower case (28+, a fifth digits, 4.2 bits)."""
     size = len(body)
-    upper = any(c.isupper() for c in body)
-    lower = any(c.islower() for c in body)
-    digits = sum(c.isdigit() for c in body)
+    upper = any(map(str.isupper, body))
+    lower = any(map(str.islower, body))
+    digits = sum(map(str.isdigit, body))
     if not digits or _sequential(body):
         return False
     if upper and lower:
@@ -146,7 +146,7 @@ def _bare(value: str, match: re.Match[str]) -> bool:
     file's or a package's name joins words, numbers and hex with separators: no part of it reads as generated); and it
     is no id, digest, text or data."""
     value = value.rstrip("=")  # base64's padding
-    if not any(c.isdigit() for c in value):
+    if not any(map(str.isdigit, value)):
         return False
     head = _ID_HEAD.match(value)
     if head and head.group(1).lower() in NOT_SECRET:  # an id (`toolu_…`, `msg_…`, `sha512-…`), not a token
@@ -171,9 +171,9 @@ def _bare(value: str, match: re.Match[str]) -> bool:
 
 def _part_generated(part: str) -> bool:
     """Whether the longest part of a token's body reads as generated on its own (a shorter bar for one case: 16)."""
-    if any(c.isupper() for c in part) and any(c.islower() for c in part):
+    if any(map(str.isupper, part)) and any(map(str.islower, part)):
         return generated(part)
-    return len(part) >= 16 and any(c.isdigit() for c in part) and not _hex(part) and not _sequential(part)
+    return len(part) >= 16 and any(map(str.isdigit, part)) and not _hex(part) and not _sequential(part)
 
 
 def _base64(value: str, match: re.Match[str]) -> bool:
@@ -288,7 +288,7 @@ def _inside_armour(match: re.Match[str]) -> bool:
 def _long_word(text: str) -> bool:
     """Whether ``text`` holds a word of 16 characters or more with a digit, as every bare token is: else the run
     pattern is not compiled (a prompt whose key a provider's rule withheld already)."""
-    return any(len(word) >= SHORTEST and any(c.isdigit() for c in word) for word in text.split())
+    return any(len(word) >= SHORTEST and any(map(str.isdigit, word)) for word in text.split())
 
 
 BARE: list[Rule] = [

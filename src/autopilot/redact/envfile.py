@@ -54,4 +54,4 @@ def _secret(name: str, value: str) -> bool:
     # a version or an id (a UUID)
     if _UUID.fullmatch(bare):
         return False
-    return len(bare) >= 20 and bool(_GENERATED.fullmatch(bare)) and any(c.isdigit() for c in bare)
+    return len(bare) >= 20 and bool(_GENERATED.fullmatch(bare)) and any(map(str.isdigit, bare))

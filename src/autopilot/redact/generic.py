@@ -52,9 +52,9 @@ def high_entropy(value: str) -> bool:
         return False
     if value.startswith(("/", "./", "~/", "../", "http://", "https://")) or value.count("/") > 2:
         return False
-    classes = sum(any(test(c) for c in value) for test in _CLASSES)
-    symbols = any(not c.isalnum() for c in value)
-    digits = any(c.isdigit() for c in value)
+    classes = sum(any(map(test, value)) for test in _CLASSES)
+    symbols = not all(map(str.isalnum, value))
+    digits = any(map(str.isdigit, value))
     if not digits or classes + symbols < 3:
         hexish = len(value) >= 32 and all(c in "0123456789abcdefABCDEF" for c in value)
         if not hexish:

@@ -61,9 +61,9 @@ def _inline_value(value: str, match: re.Match[str]) -> bool:
     after = match.string[match.end() : match.end() + 1]
     if after in ("(", "[") or (after in (",", ")") and value.isalpha() and value.islower()):
         return False  # `password=auth[1]`, `api_key=cast(…)`, `api_key=credential,`: code
-    if re.fullmatch(r"[A-Za-z_]\w*", value) and not any(c.isdigit() for c in value):
+    if re.fullmatch(r"[A-Za-z_]\w*", value) and not any(map(str.isdigit, value)):
         name = match.group(2).lower().lstrip("-")
-        if "_" in value or any(c.isupper() for c in value[1:]) or value.lower() in name:
+        if "_" in value or any(map(str.isupper, value[1:])) or value.lower() in name:
             return False
     return True
 

@@ -1,18 +1,31 @@
-"""Regular expressions compiled on first use: the redactor's, and the transcript readers' that a page may skip.
+"""Regular expressions compiled on first use, and compiled once per machine: the redactor's and the readers'.
 
 ``re`` compiles in Python: the redactor's ~100 patterns and the transcript readers' cost ~15 ms,
 more than the rest of a cached `handoff intake` page, which needs a dozen of them (a rule runs
 only on text holding its hints). :func:`lazy` takes a pattern as ``re.compile`` does and
 compiles it when it is first used; after that each method is the compiled pattern's own.
+
+Even a dozen cost a page ~15-25 ms of its ~100 (a page after an append compiles ~55: its new text wakes more rules),
+so a process may keep what ``re`` made of each pattern (:func:`keep_compiled`): the parsed program that ``_sre``
+runs, stored in a cache file tagged with the exact interpreter, and handed to ``_sre.compile`` as ``re`` itself
+does. A program is stored only after the pattern built from it compared equal to ``re.compile``'s (the same
+source, flags and program), so a cached pattern is the compiled one; a file of another interpreter, a damaged file
+or an entry ``_sre`` refuses is compiled afresh. :func:`compiled_cache` gives what to write back (the caller owns the
+file: ``cli.py``).
 """
 
 from __future__ import annotations
 
+import marshal
 import re
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import AnyStr
+    from typing import Any, AnyStr
+
+CACHE_FORMAT = 1
+CACHE_ENTRIES = 2048  # patterns kept at most (the package declares ~280; a pattern built from data is not kept past it)
 
 
 def lazy(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
@@ -30,7 +43,99 @@ class _Lazy:
     def __getattr__(self, name: str) -> object:
         compiled = self.__dict__.get("_compiled")
         if compiled is None:
-            compiled = self.__dict__["_compiled"] = re.compile(self.pattern, self.flags_given)
+            compiled = self.__dict__["_compiled"] = compile_pattern(self.pattern, self.flags_given)
         value = getattr(compiled, name)
         setattr(self, name, value)  # found on the instance from now on, without __getattr__
         return value
+
+
+class _Cache:
+    """The compiled programs this process may reuse: where they are kept, and whether it added any."""
+
+    path: str | None = None
+    entries: dict[tuple[str | bytes, int], tuple[Any, ...]] | None = None  # read on the first compile
+    added = False
+
+
+def keep_compiled(path: str | None) -> None:
+    """Reuse the programs kept in ``path`` for the patterns compiled from now on (the file is read on the first
+    compile: a process that compiles none reads nothing), and remember the ones it lacks; None: compile as ``re``
+    does, keeping nothing."""
+    _Cache.path, _Cache.entries, _Cache.added = path, None, False
+
+
+def compiled_cache() -> bytes | None:
+    """The cache file's new contents when this process compiled a pattern it did not hold, else None."""
+    if not _Cache.added or _Cache.entries is None:
+        return None
+    _Cache.added = False
+    return marshal.dumps((_tag(), _Cache.entries))
+
+
+def compile_pattern(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """``re.compile(source, flags)``, from the kept program when there is one (see :func:`keep_compiled`)."""
+    if _Cache.path is None:
+        return re.compile(source, flags)
+    if _Cache.entries is None:
+        _Cache.entries = _load(_Cache.path)
+    flags = int(flags)
+    key = (source, flags)
+    parts = _Cache.entries.get(key)
+    if parts is not None:
+        try:
+            return _sre().compile(source, *parts)  # type: ignore[no-any-return]
+        except Exception:  # noqa: BLE001 - a damaged entry (_sre validates a program): compiled afresh below
+            del _Cache.entries[key]
+    pattern = re.compile(source, flags)
+    if len(_Cache.entries) < CACHE_ENTRIES:
+        parts = program(source, flags, pattern)
+        if parts is not None:
+            _Cache.entries[key] = parts
+            _Cache.added = True
+    return pattern
+
+
+def program(source: str | bytes, flags: int, pattern: re.Pattern[Any]) -> tuple[Any, ...] | None:
+    """What ``re.compile`` hands ``_sre.compile`` for ``source`` (as ``re``'s own compiler makes it), or None when
+    this interpreter's ``re`` builds it otherwise: the pattern built from it must equal ``pattern``."""
+    try:
+        if sys.version_info >= (3, 11):
+            from re import _compiler, _parser  # type: ignore[attr-defined]  # noqa: PLC0415 - on a first compile only
+        else:  # pragma: no cover - 3.10's names
+            import sre_compile as _compiler  # noqa: PLC0415
+            import sre_parse as _parser  # noqa: PLC0415
+        parsed = _parser.parse(source, flags)
+        code = _compiler._code(parsed, flags)
+        state = parsed.state
+        indexgroup: list[str | None] = [None] * state.groups
+        for name, number in state.groupdict.items():
+            indexgroup[number] = name
+        # plain ints: the opcodes are named int subclasses, which marshal does not store
+        code = [int(c) for c in code]
+        parts = (int(flags | state.flags), code, state.groups - 1, dict(state.groupdict), tuple(indexgroup))
+        return parts if _sre().compile(source, *parts) == pattern else None
+    except Exception:  # noqa: BLE001 - a `re` whose internals differ: the pattern is compiled every time
+        return None
+
+
+def _sre() -> Any:
+    return sys.modules["_sre"]  # loaded by `re`: the engine re.compile hands its programs to
+
+
+def _tag() -> tuple[Any, ...]:
+    """What a kept program is valid for: this format and this exact interpreter and regular-expression engine."""
+    engine = _sre()
+    maxrepeat = int(engine.MAXREPEAT)
+    return (CACHE_FORMAT, sys.version, sys.implementation.cache_tag, engine.MAGIC, engine.CODESIZE, maxrepeat)
+
+
+def _load(path: str) -> dict[tuple[str | bytes, int], tuple[Any, ...]]:
+    """The programs kept in ``path`` for this interpreter ({} when there is none, another's, or a damaged file)."""
+    try:
+        with open(path, "rb") as fh:
+            tag, entries = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    if tag != _tag() or not isinstance(entries, dict):
+        return {}
+    return entries

@@ -61,8 +61,8 @@ def value_shaped(value: str, match: re.Match[str] | None = None) -> bool:
         return False
     if _TECHNICAL.fullmatch(value) or _COLOUR.fullmatch(value):
         return False
-    digits = sum(c.isdigit() for c in value)
-    letters = sum(c.isalpha() for c in value)
+    digits = sum(map(str.isdigit, value))
+    letters = sum(map(str.isalpha, value))
     if digits == len(value):
         return digits >= 10
     if letters and digits:

@@ -33,7 +33,7 @@ def _word(opening: str) -> str:
 
 def _both_cases(value: str, match: re.Match[str]) -> bool:
     """Whether a 40-character value has upper and lower case, as an AWS secret access key does (a word does not)."""
-    return any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return any(map(str.isupper, value)) and any(map(str.islower, value))
 
 
 def _console_password(value: str, match: re.Match[str]) -> bool:
@@ -43,7 +43,7 @@ def _console_password(value: str, match: re.Match[str]) -> bool:
 
 def _letters_and_digits(value: str, match: re.Match[str]) -> bool:
     """Whether a value holds letters and digits, as a generated key does (``key-frames…`` does not)."""
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    return any(map(str.isdigit, value)) and any(map(str.isalpha, value))
 
 
 def _discord_id(value: str, match: re.Match[str]) -> bool:
@@ -60,7 +60,7 @@ def _discord_id(value: str, match: re.Match[str]) -> bool:
 
 def _base32_pat(value: str, match: re.Match[str]) -> bool:
     """Whether 52 lower-case base32 characters read as generated: two digits or more, 16 different characters."""
-    return sum(c.isdigit() for c in value) >= 2 and len(set(value)) >= 16
+    return sum(map(str.isdigit, value)) >= 2 and len(set(value)) >= 16
 
 
 def _ngrok_halves(value: str, match: re.Match[str]) -> bool:
@@ -113,7 +113,7 @@ def _bootstrap_token(value: str, match: re.Match[str]) -> bool:
     """Whether ``abcdef.0123456789abcdef`` is a bootstrap token, not a file or a module: both halves hold a digit and a
     letter, the second two digits or more."""
     head, tail = match.group(1), match.group(2)
-    return _letters_and_digits(head, match) and _letters_and_digits(tail, match) and sum(c.isdigit() for c in tail) >= 2
+    return _letters_and_digits(head, match) and _letters_and_digits(tail, match) and sum(map(str.isdigit, tail)) >= 2
 
 
 def _mixed_token(value: str, match: re.Match[str]) -> bool:
