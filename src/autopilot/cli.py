@@ -179,21 +179,33 @@ KEEP_PATTERNS = {("intake",), ("from-codex", "intake")}
 def _patterns_kept(call: Callable[[], int]) -> int:
     """``call`` with the regular expressions it compiles kept for the next process (``redact.patterns``): a page of a
     transcript compiles ~55 of the redactor's and the readers' patterns, ~20 ms that a kept program saves."""
-    from autopilot import config, fsutil
+    from autopilot import fsutil
     from autopilot.redact import patterns
 
-    path = os.path.join(config.autopilot_home(), "cache", f"regex-{sys.implementation.cache_tag}.marshal")
+    path = kept_patterns_path()
     patterns.keep_compiled(path)
     try:
         return call()
     finally:
         data = patterns.compiled_cache()
-        if data is not None:
-            try:  # noqa: SIM105 - a cache: a full or read-only home only means the next process compiles again
+        if data is not None and not sys.dont_write_bytecode:  # no bytecode written, no compiled pattern either
+            try:  # a cache: a read-only install only means the next process compiles again
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 fsutil.atomic_write(path, data, durable=False)
             except OSError:
                 pass
-        patterns.keep_compiled(None)  # an in-process caller (a test) goes on without this home's file
+        patterns.keep_compiled(None)  # an in-process caller (a test) goes on without the kept file
+
+
+def kept_patterns_path() -> str:
+    """Where the intakes keep the compiled patterns: beside the package's own bytecode (``redact/__pycache__``), never
+    in the bridge's home. A kept program is run as the redactor itself, so it must be as hard to change as the code:
+    with ``setup --sandbox`` an agent's shell may write the home (its caches and packets) but not the installed code,
+    and one that planted a program there would decide what the redactor lets through."""
+    from autopilot.redact import patterns
+
+    here = os.path.join(os.path.dirname(patterns.__file__), "__pycache__")
+    return os.path.join(here, f"regex-{sys.implementation.cache_tag}.marshal")
 
 
 def _run(args: argparse.Namespace, cwd: str | None) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -25,8 +24,9 @@ SESSION = REPO / "tests" / "fixtures" / "claude" / "tools" / "49fa090f-34fe-47da
 ROLLOUT = REPO / "tests" / "fixtures" / "codex" / "exec_tools.jsonl"
 # A bridge process that counts the patterns re's Python compiler builds while the command runs (stderr: the count).
 COUNTING = """
-import sys, re._compiler as compiler
+import os, sys, re._compiler as compiler
 from autopilot import cli
+cli.kept_patterns_path = lambda: os.environ["KEPT_PATTERNS"]  # this test's own file, not the checkout's
 real, built = compiler.compile, []
 compiler.compile = lambda p, flags=0: built.append(p) or real(p, flags)
 code = cli.main(sys.argv[1:])
@@ -43,8 +43,12 @@ def page(stdout: str) -> dict[str, object]:
     return answer  # type: ignore[no-any-return]
 
 
-def run(home: Path, *args: str) -> tuple[dict[str, object], int]:
-    env = {**os.environ, "AUTOPILOT_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
+def run(home: Path, *args: str, bytecode: bool = True) -> tuple[dict[str, object], int]:
+    kept_at = home / "compiled" / "regex.marshal"
+    env = {**os.environ, "AUTOPILOT_HOME": str(home), "PYTHONPATH": str(REPO / "src"), "KEPT_PATTERNS": str(kept_at)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     done = subprocess.run(
         [sys.executable, "-c", COUNTING, *args], env=env, capture_output=True, text=True, timeout=120, check=True
     )
@@ -52,9 +56,20 @@ def run(home: Path, *args: str) -> tuple[dict[str, object], int]:
 
 
 def kept(home: Path) -> Path:
-    found = list((home / "cache").glob("regex-*.marshal"))
-    assert len(found) == 1, found
-    return found[0]
+    found = home / "compiled" / "regex.marshal"
+    assert found.is_file()
+    return found
+
+
+def test_compiled_patterns_are_kept_beside_the_code_never_in_the_home() -> None:
+    """A kept program runs as the redactor: it lives where the package's bytecode does, which an agent's sandbox
+    cannot write, not in the home, which it can."""
+    from autopilot import cli, paths
+
+    where = Path(cli.kept_patterns_path())
+    package = Path(cli.__file__).resolve().parent
+    assert where.parent.name == "__pycache__" and where.resolve().is_relative_to(package)
+    assert not where.resolve().is_relative_to(paths.autopilot_home().resolve())
 
 
 def test_a_second_page_compiles_no_pattern_the_first_kept(tmp_path: Path) -> None:
@@ -65,7 +80,6 @@ def test_a_second_page_compiles_no_pattern_the_first_kept(tmp_path: Path) -> Non
         home = tmp_path / agent
         first, built_first = run(home, *args)
         cache = kept(home)
-        assert stat.S_IMODE(cache.stat().st_mode) & 0o077 == 0  # the user's alone, as all of the home
         written = cache.stat().st_mtime_ns
         second, built_second = run(home, *args)
         assert second == first  # the same page
@@ -83,7 +97,9 @@ def test_a_damaged_or_unwritable_cache_changes_no_answer(tmp_path: Path) -> None
     _, built = run(home, *args)
     assert built < 15
     other = tmp_path / "other"
-    (other / "cache").mkdir(parents=True)
-    (other / "cache" / f"regex-{sys.implementation.cache_tag}.marshal").mkdir()  # a directory where the file goes
+    (other / "compiled" / "regex.marshal").mkdir(parents=True)  # a directory where the file goes
     unwritable, _ = run(other, *args)
     assert unwritable == clean
+    quiet = tmp_path / "no-bytecode"
+    assert run(quiet, *args, bytecode=False)[0] == clean
+    assert not (quiet / "compiled").exists()  # a user who keeps no bytecode gets no kept pattern either
