@@ -216,7 +216,19 @@ def _terms(text: str, paths: str, symbols: str, worktree: object = None) -> tupl
     return terms.index_terms(text), terms.index_terms(paths, expand=False), terms.index_terms(symbols, expand=False)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_documents, m002_source_checks, m003_redacted, m004_terms]
+def m005_sessions(db: sqlite3.Connection) -> None:
+    """Find a session's documents in time order: what a search brings in for the request a person typed (the work
+    done in answer to it, :func:`.retrieval._follow_requests`) reads them by session and time."""
+    db.execute("CREATE INDEX IF NOT EXISTS docs_session ON docs(session, ts)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_documents,
+    m002_source_checks,
+    m003_redacted,
+    m004_terms,
+    m005_sessions,
+]
 CURRENT_VERSION = len(MIGRATIONS)
 
 

@@ -95,6 +95,9 @@ LINKS_FROM = {  # which links of a matched document are followed, by its role
     "memory.run": ("fixed-by", "tested-by", "tests"),
     "approach": ("gave-up-after",),
 }
+REQUESTS = frozenset({"memory.request"})  # what a person typed, as the hooks recorded it
+WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
+ANSWERS = 60  # the most documents one matched request brings in
 RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
 INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
 CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
@@ -300,7 +303,10 @@ def _run(
         doc["coverage"] = round(coverage, 4)
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
+    _follow_requests(db, hits, now, here, worktree, since, agent, wants)
     _follow_links(db, hits, now, here, worktree, since, agent, wants)
+    if "approach" in wants:
+        _attempts(hits)
     if FUSION:
         _fuse(list(hits.values()))
     ranked = _dedupe(sorted(hits.values(), key=_order))
@@ -516,6 +522,82 @@ def _follow_links(
             doc["coverage"], doc["matched"] = 0.0, []
             hits[(origin, ref)] = doc
             frontier.append(doc)
+
+
+def _follow_requests(
+    db: sqlite3.Connection,
+    hits: dict[tuple[str, str], Hit],
+    now: float,
+    here: Here,
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+    wants: set[str],
+) -> None:
+    """Bring in the work done in answer to a matched request: a person recalls a task in the words they asked for it
+    ("the yearly report takes ages"), which the edits and runs that answered it seldom hold. The work is every edit,
+    run and abandoned approach of the request's session from the request to the session's next one, whatever
+    recorded it (the active memory or a packet: the session id bridges them), ranked by the share of the request's
+    score a linked document gets."""
+    requests = [d for d in sorted(hits.values(), key=_order)[:FOLLOW] if d["role"] in REQUESTS and d["session"]]
+    roles = ", ".join(f"'{r}'" for r in sorted(WORK))
+    for parent in requests:
+        session, start = parent["session"], parent["ts"] or 0.0
+        after = db.execute(
+            "SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role IN ('memory.request')", (session, start)
+        ).fetchone()[0]
+        rows = db.execute(
+            f"SELECT {_COLUMNS}, 0 FROM docs d WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
+            f"AND d.repo_id = ? AND d.role IN ({roles}) ORDER BY d.ts, d.id LIMIT {ANSWERS}",
+            (session, start, after if after is not None else math.inf, here["repoId"]),
+        ).fetchall()
+        for row in rows:
+            key = (row[2], row[3])
+            if key in hits:  # it matched itself too: the better of its own score and the request's share
+                _lift(hits[key], parent, "answers", wants)
+                continue
+            doc = _doc(row)
+            if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
+                continue
+            if worktree == "this" and doc["worktreeId"] != here["worktreeId"]:
+                continue
+            share = parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"]
+            parts = {
+                "fts": 0.0,
+                "path": 0.0,
+                "symbol": 0.0,
+                "causal": LINK_SHARE * share + _chained(doc, wants),
+                "recency": _recency(doc, now),
+            }
+            if _wanted(doc, wants):
+                parts["intent"] = INTENT_BONUS
+            doc["score"] = _total(parts)
+            doc["_via"] = (parent, "answers")
+            doc["coverage"], doc["matched"] = 0.0, []
+            hits[key] = doc
+
+
+def _attempts(hits: dict[tuple[str, str], Hit]) -> None:
+    """For "which approach failed": an edit that a failing run tested is an attempt, what the question asks for."""
+    failed = {key for key, d in hits.items() if _polarity(d) < 0}
+    for (origin, _), doc in hits.items():
+        if doc["role"] not in EDITS or "intent" in doc["score"]:
+            continue
+        links = doc["_data"].get("links", [])
+        if any(link["rel"] == "tested-by" and (origin, link["ref"]) in failed for link in links):
+            parts = {k: v for k, v in doc["score"].items() if k != "total"}
+            parts["intent"] = INTENT_BONUS
+            doc["score"] = _total(parts)
+
+
+def _wanted(doc: Hit, wants: set[str]) -> bool:
+    """Whether a document is what the question asks for: a fix, an outcome, or an approach that failed."""
+    links = doc["_data"].get("links", [])
+    return (
+        ("fix" in wants and any(link["rel"] == "fixes" for link in links))
+        or ("outcome" in wants and _polarity(doc) != 0)
+        or ("approach" in wants and (_polarity(doc) < 0 or doc["role"] == "approach"))
+    )
 
 
 def _lift(doc: Hit, parent: Hit, rel: str, wants: set[str]) -> None:

@@ -15,3 +15,85 @@ def test_a_document_ranked_well_in_two_fields_beats_one_first_in_a_single_field(
     retrieval._fuse(docs)  # type: ignore[arg-type]
     order = [d["name"] for d in sorted(docs, key=lambda d: -d["score"]["fused"])]
     assert order == ["b", "a", "c", "d"] and docs[3]["score"]["fused"] == 0.0
+
+
+# --- A request brings in the work done in answer to it (issue 37: the person's own words, failed approaches).
+def session_docs(repo):
+    """One session as the active memory and a packet recorded it (two origins, one session id), a second request
+    later in it, and another session: the documents, and the moment to search at."""
+    from autopilot.handoff.sources.project import Project
+
+    project = Project(str(repo))
+    at = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": "main", "agent": "claude"}
+
+    def doc(origin, ref, role, minute, text, session="s-1", **more):
+        kind = "evidence" if origin.startswith("sha256:") else "observation"
+        when = f"2026-11-30T10:{minute:02d}:00Z"
+        return {**at, "kind": kind, "origin": origin, "ref": ref, "role": role, "session": session, "time": when,
+                "text": text, **more}  # fmt: skip
+
+    memory, packet = "memory:claude:s-1", "sha256:" + "a" * 64
+    failed = {"status": "failed"}
+    return [
+        doc(memory, "q1", "memory.request", 0, "The yearly report takes ages on my ten year journal. Speed it up."),
+        doc(
+            memory,
+            "e1",
+            "memory.edit",
+            1,
+            "Edit src/ledger/monthly.py (monthly_totals, lru_cache)",
+            links=[{"rel": "tested-by", "ref": "r1"}],
+        ),  # fmt: skip
+        doc(
+            memory,
+            "r1",
+            "memory.run",
+            2,
+            "pytest tests/test_monthly.py\nE   TypeError: unhashable type: 'list'",
+            outcome=failed,
+            links=[{"rel": "tests", "ref": "e1"}],
+        ),  # fmt: skip
+        doc(packet, "E8", "approach", 3, "lru_cache is a dead end: entries is a list. Reverting it."),
+        doc(memory, "q2", "memory.request", 4, "Now write the rows out as a spreadsheet file."),
+        doc(memory, "e2", "memory.edit", 5, "Edit src/ledger/export.py (write_rows)"),
+        doc("memory:claude:s-2", "e9", "memory.edit", 2, "Edit src/ledger/other.py (unrelated)", session="s-2"),
+    ]
+
+
+def test_a_matched_request_brings_in_its_sessions_work_until_the_next_request(git_repo):
+    """The request's words find the edit, the failing run and the abandoned approach that answered it (from the
+    active memory and the packet alike); not the work of the next request, nor another session's."""
+    from autopilot.handoff.search import index
+
+    for origin in ("memory:claude:s-1", "sha256:" + "a" * 64, "memory:claude:s-2"):
+        index.add_documents([d for d in session_docs(git_repo) if d["origin"] == origin])
+    answer = retrieval.search("yearly report takes ages", cwd=str(git_repo), now=1796000000.0)
+    refs = {r["excerpt"].split()[0]: r for r in answer["results"]}
+    assert len(refs) == len(answer["results"]) and {"The", "Edit", "pytest", "lru_cache"} == set(refs)
+    assert refs["Edit"]["excerpt"].startswith("Edit src/ledger/monthly.py") and refs["lru_cache"]["kind"] == "evidence"
+    request = refs.pop("The")
+    assert all(r["via"] == {**r["via"], "rel": "answers", "rank": request["rank"]} for r in refs.values())
+
+
+def test_without_a_matched_request_nothing_of_its_work_comes(git_repo):
+    """Words of no request bring in no session's work: an unknown word still answers with nothing."""
+    from autopilot.handoff.search import index
+
+    index.add_documents([d for d in session_docs(git_repo) if d["origin"] == "memory:claude:s-1"])
+    assert retrieval.search("zqxjv", cwd=str(git_repo), now=1796000000.0)["results"] == []
+    spreadsheet = retrieval.search("spreadsheet file", cwd=str(git_repo), now=1796000000.0)["results"]
+    assert [r["excerpt"].split()[0] for r in spreadsheet] == ["Now", "Edit"]
+    assert spreadsheet[1]["excerpt"] == "Edit src/ledger/export.py (write_rows)"
+
+
+def test_which_approach_failed_ranks_the_attempt_its_failed_run_and_the_giving_up_first(git_repo):
+    """Asked which approach failed, the attempt (an edit a failing run tested), that run and the approach given up
+    rank above the request itself."""
+    from autopilot.handoff.search import index
+
+    for origin in ("memory:claude:s-1", "sha256:" + "a" * 64):
+        index.add_documents([d for d in session_docs(git_repo) if d["origin"] == origin])
+    answer = retrieval.search("which approach failed for the yearly report", cwd=str(git_repo), now=1796000000.0)
+    first = [r["excerpt"].split()[0] for r in answer["results"][:3]]
+    assert sorted(first) == ["Edit", "lru_cache", "pytest"], answer["results"]
+    assert all(r["score"].get("intent") for r in answer["results"][:3])
