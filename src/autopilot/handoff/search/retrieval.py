@@ -96,6 +96,7 @@ LINKS_FROM = {  # which links of a matched document are followed, by its role
     "approach": ("gave-up-after",),
 }
 REQUESTS = frozenset({"memory.request"})  # what a person typed, as the hooks recorded it
+TURNS = REQUESTS | {"message", "approach"}  # what brings in its turn's work: a request, or the agent's words in it
 WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
 ANSWERS = 60  # the most documents one matched request brings in
 RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
@@ -204,6 +205,8 @@ def _run(
         )
         if intent & vocabulary
     }
+    if "approach" in wants:  # "which approach failed": a failure of the approach is asked for, not what stands now
+        wants.discard("outcome")
     df = {w: _doc_count(db, term[w]) for w in searched}
     known = [w for w in searched if df[w]]
     unmatched = [w for w in searched if not df[w]]
@@ -303,8 +306,8 @@ def _run(
         doc["coverage"] = round(coverage, 4)
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
-    _follow_requests(db, hits, now, here, worktree, since, agent, wants)
     _follow_links(db, hits, now, here, worktree, since, agent, wants)
+    _follow_requests(db, hits, now, here, worktree, since, agent, wants)  # after: a causal link's share is surer
     if "approach" in wants:
         _attempts(hits)
     if FUSION:
@@ -435,7 +438,9 @@ def _chained(doc: Hit, wants: frozenset[str] | set[str] = frozenset()) -> float:
     links = doc["_data"].get("links") if doc["role"] in EDITS | RUNS else None
     if not links:
         return 0.0
-    if (_polarity(doc) < 0 and "outcome" not in wants) or any(link["rel"] == "fixes" for link in links):
+    if _polarity(doc) < 0 and "outcome" not in wants:
+        return CAUSAL_BONUS + PROBLEM_BONUS
+    if "approach" not in wants and any(link["rel"] == "fixes" for link in links):  # an attempt is asked, not a fix
         return CAUSAL_BONUS + PROBLEM_BONUS
     return CAUSAL_BONUS
 
@@ -539,13 +544,23 @@ def _follow_requests(
     run and abandoned approach of the request's session from the request to the session's next one, whatever
     recorded it (the active memory or a packet: the session id bridges them), ranked by the share of the request's
     score a linked document gets."""
-    requests = [d for d in sorted(hits.values(), key=_order)[:FOLLOW] if d["role"] in REQUESTS and d["session"]]
+    requests = [d for d in sorted(hits.values(), key=_order)[:FOLLOW] if d["role"] in TURNS and d["session"]]
     roles = ", ".join(f"'{r}'" for r in sorted(WORK))
+    spans: set[tuple[str, float]] = set()
     for parent in requests:
         session, start = parent["session"], parent["ts"] or 0.0
+        if parent["role"] not in REQUESTS:  # a message: the turn it was said in, from the request before it
+            before = db.execute(
+                "SELECT max(ts) FROM docs WHERE session = ? AND ts <= ? AND role = 'memory.request'", (session, start)
+            ).fetchone()[0]
+            start = before if before is not None else start
+        if (session, start) in spans:  # a better match brought this turn in already
+            continue
+        spans.add((session, start))
         after = db.execute(
-            "SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role IN ('memory.request')", (session, start)
+            "SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = 'memory.request'", (session, start)
         ).fetchone()[0]
+        brought: list[Hit] = []
         rows = db.execute(
             f"SELECT {_COLUMNS}, 0 FROM docs d WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
             f"AND d.repo_id = ? AND d.role IN ({roles}) ORDER BY d.ts, d.id LIMIT {ANSWERS}",
@@ -575,6 +590,21 @@ def _follow_requests(
             doc["_via"] = (parent, "answers")
             doc["coverage"], doc["matched"] = 0.0, []
             hits[key] = doc
+            brought.append(doc)
+        _below(brought, parent)
+
+
+def _below(brought: list[Hit], parent: Hit) -> None:
+    """What a match brought in ranks below it, in the order of its own scores (what the words matched is surer),
+    unless it is what the question asks for (its intent part is kept whole)."""
+    top = max((d["score"]["total"] - d["score"].get("intent", 0.0) for d in brought), default=0.0)
+    ceiling = parent["score"]["total"] - LIFT_BELOW
+    if top <= ceiling or top <= 0:
+        return
+    for doc in brought:
+        doc["score"] = _total(
+            {k: v if k == "intent" else v * ceiling / top for k, v in doc["score"].items() if k != "total"}
+        )
 
 
 def _attempts(hits: dict[tuple[str, str], Hit]) -> None:

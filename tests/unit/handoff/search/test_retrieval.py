@@ -88,12 +88,27 @@ def test_without_a_matched_request_nothing_of_its_work_comes(git_repo):
 
 def test_which_approach_failed_ranks_the_attempt_its_failed_run_and_the_giving_up_first(git_repo):
     """Asked which approach failed, the attempt (an edit a failing run tested), that run and the approach given up
-    rank above the request itself."""
+    rank above the request they answered: what the question asks for keeps its whole intent part, while the rest of
+    what a request brings in ranks below it."""
     from autopilot.handoff.search import index
 
     for origin in ("memory:claude:s-1", "sha256:" + "a" * 64):
         index.add_documents([d for d in session_docs(git_repo) if d["origin"] == origin])
     answer = retrieval.search("which approach failed for the yearly report", cwd=str(git_repo), now=1796000000.0)
-    first = [r["excerpt"].split()[0] for r in answer["results"][:3]]
-    assert sorted(first) == ["Edit", "lru_cache", "pytest"], answer["results"]
+    first = [r["excerpt"].split()[0] for r in answer["results"]]
+    assert first[3] == "The" and sorted(first[:3]) == ["Edit", "lru_cache", "pytest"], answer["results"]
     assert all(r["score"].get("intent") for r in answer["results"][:3])
+
+
+def test_what_a_request_brings_in_ranks_below_it_unless_the_question_asks_for_it():
+    """The brought-in documents are scaled under their request in their own order; an intent part stays whole."""
+    request = {"score": {"total": 5.0}}
+    brought = [
+        {"score": retrieval._total({"causal": 8.0, "recency": 0.0})},
+        {"score": retrieval._total({"causal": 4.0, "recency": 0.0})},
+        {"score": retrieval._total({"causal": 2.0, "recency": 0.0, "intent": 3.0})},
+    ]
+    retrieval._below(brought, request)  # type: ignore[arg-type]
+    totals = [d["score"]["total"] for d in brought]
+    assert totals[0] < 5.0 and totals[1] < totals[0] and brought[2]["score"]["intent"] == 3.0
+    assert totals[2] == round(3.0 + 2.0 * (5.0 - retrieval.LIFT_BELOW) / 8.0, 4)
