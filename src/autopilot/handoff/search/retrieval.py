@@ -95,7 +95,7 @@ LINKS_FROM = {  # which links of a matched document are followed, by its role
     "memory.run": ("fixed-by", "tested-by", "tests"),
     "approach": ("gave-up-after",),
 }
-REQUESTS = frozenset({"memory.request"})  # what a person typed, as the hooks recorded it
+REQUESTS = frozenset({index.REQUEST})  # what a person typed, as the hooks recorded it
 TURNS = REQUESTS | {"message", "approach"}  # what brings in its turn's work: a request, or the agent's words in it
 WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
 ANSWERS = 60  # the most documents one matched request brings in
@@ -551,14 +551,14 @@ def _follow_requests(
         session, start = parent["session"], parent["ts"] or 0.0
         if parent["role"] not in REQUESTS:  # a message: the turn it was said in, from the request before it
             before = db.execute(
-                "SELECT max(ts) FROM docs WHERE session = ? AND ts <= ? AND role = 'memory.request'", (session, start)
+                f"SELECT max(ts) FROM docs WHERE session = ? AND ts <= ? AND role = '{index.REQUEST}'", (session, start)
             ).fetchone()[0]
             start = before if before is not None else start
         if (session, start) in spans:  # a better match brought this turn in already
             continue
         spans.add((session, start))
         after = db.execute(
-            "SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = 'memory.request'", (session, start)
+            f"SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = '{index.REQUEST}'", (session, start)
         ).fetchone()[0]
         brought: list[Hit] = []
         rows = db.execute(

@@ -374,4 +374,12 @@ def test_an_index_at_version_4_gains_the_session_index_the_request_search_uses(t
             )
         )
         assert "docs_session" in plan and db.execute("SELECT count(*) FROM docs").fetchone() == (1,)
+        turns = " ".join(
+            str(row[-1])
+            for row in db.execute(
+                "EXPLAIN QUERY PLAN SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = ?",
+                ("s-1", 0, index.REQUEST),
+            )
+        )
+        assert "docs_requests" in turns  # a session's requests, without reading its other documents
         assert int(db.execute("PRAGMA user_version").fetchone()[0]) == index.CURRENT_VERSION == 5
