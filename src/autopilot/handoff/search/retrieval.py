@@ -98,7 +98,8 @@ LINKS_FROM = {  # which links of a matched document are followed, by its role
 REQUESTS = frozenset({index.REQUEST})  # what a person typed, as the hooks recorded it
 TURNS = REQUESTS | {"message", "approach"}  # what brings in its turn's work: a request, or the agent's words in it
 WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
-ANSWERS = 60  # the most documents one matched request brings in
+ANSWERS = 30  # the most documents one matched turn brings in (its first, in time order)
+TURN_FOLLOW = 10  # the best matched requests and messages whose turns are brought in
 RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
 INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
 CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
@@ -545,14 +546,17 @@ def _follow_requests(
     recorded it (the active memory or a packet: the session id bridges them), ranked by the share of the request's
     score a linked document gets."""
     requests = [d for d in sorted(hits.values(), key=_order)[:FOLLOW] if d["role"] in TURNS and d["session"]]
+    requests = requests[:TURN_FOLLOW]
     roles = ", ".join(f"'{r}'" for r in sorted(WORK))
     spans: set[tuple[str, float]] = set()
     for parent in requests:
-        session, start = parent["session"], parent["ts"] or 0.0
+        session, start, origin = parent["session"], parent["ts"] or 0.0, None
         if parent["role"] not in REQUESTS:  # a message: the turn it was said in, from the request before it
             before = db.execute(
                 f"SELECT max(ts) FROM docs WHERE session = ? AND ts <= ? AND role = '{index.REQUEST}'", (session, start)
             ).fetchone()[0]
+            if before is None:  # no request recorded for it: what follows it in its own packet
+                origin = parent["origin"]
             start = before if before is not None else start
         if (session, start) in spans:  # a better match brought this turn in already
             continue
@@ -562,9 +566,11 @@ def _follow_requests(
         ).fetchone()[0]
         brought: list[Hit] = []
         rows = db.execute(
-            f"SELECT {_COLUMNS}, 0 FROM docs d WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
-            f"AND d.repo_id = ? AND d.role IN ({roles}) ORDER BY d.ts, d.id LIMIT {ANSWERS}",
-            (session, start, after if after is not None else math.inf, here["repoId"]),
+            f"SELECT {_COLUMNS}, 0 FROM docs d {'INDEXED BY docs_origin' if origin else ''} "  # a packet: its rows
+            "WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
+            f"AND d.repo_id = ? AND d.role IN ({roles}) {'AND d.origin = ?' if origin else ''} "
+            f"ORDER BY d.ts, d.id LIMIT {ANSWERS}",
+            (session, start, after if after is not None else math.inf, here["repoId"], *([origin] if origin else [])),
         ).fetchall()
         for row in rows:
             key = (row[2], row[3])

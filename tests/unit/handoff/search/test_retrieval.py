@@ -112,3 +112,40 @@ def test_what_a_request_brings_in_ranks_below_it_unless_the_question_asks_for_it
     totals = [d["score"]["total"] for d in brought]
     assert totals[0] < 5.0 and totals[1] < totals[0] and brought[2]["score"]["intent"] == 3.0
     assert totals[2] == round(3.0 + 2.0 * (5.0 - retrieval.LIFT_BELOW) / 8.0, 4)
+
+
+def test_a_message_with_no_request_recorded_brings_in_only_what_follows_it_in_its_packet(git_repo):
+    """Without the active memory's requests a turn has no known bounds: a matched message brings in the work after
+    it in its own packet, not the work another packet of the same session holds."""
+    from autopilot.handoff.search import index
+
+    docs = [d for d in session_docs(git_repo) if d["origin"] == "memory:claude:s-1"]
+    here = {k: docs[0][k] for k in ("repoId", "worktreeId", "branch", "agent")}
+    first, second = "sha256:" + "b" * 64, "sha256:" + "c" * 64
+    for origin, minute, words in ((first, 0, "The ledger importer chokes on semicolons"), (second, 5, "Unrelated")):
+        index.add_documents(
+            [
+                {
+                    **here,
+                    "kind": "evidence",
+                    "origin": origin,
+                    "ref": "E1",
+                    "role": "message",
+                    "session": "s-3",
+                    "time": f"2026-11-30T11:{minute:02d}:00Z",
+                    "text": words,
+                },  # fmt: skip
+                {
+                    **here,
+                    "kind": "evidence",
+                    "origin": origin,
+                    "ref": "E2",
+                    "role": "edit",
+                    "session": "s-3",
+                    "time": f"2026-11-30T11:{minute + 1:02d}:00Z",
+                    "text": f"Edit src/ledger/x{minute}.py",
+                },  # fmt: skip
+            ]
+        )
+    found = retrieval.search("importer chokes on semicolons", cwd=str(git_repo), now=1796000000.0)["results"]
+    assert [r["excerpt"] for r in found] == ["The ledger importer chokes on semicolons", "Edit src/ledger/x0.py"]
