@@ -288,13 +288,16 @@ def _run(
     }
     hits: dict[tuple[str, str], Hit] = {}
     loose = set(q.loose)
+    # a bare file name none of the candidates names ("moment.js": a library) is only words, as a person meant it; a
+    # path with folders stays a path (a file no session touched answers with nothing)
+    named = [p for p in q.paths if "/" in p or any(_holds_path(p, row[12], row[10]) for row in rows)]
     for row in rows:
         has = set(f"{row[14]} {row[15]} {row[16]}".split())  # its terms: text, paths, symbols; no JSON parsed yet
         if any((q.terms.get(w) or terms.stem(w)) not in has for w in q.required):
             continue  # a quoted value ('JPY') is what makes the error that error
         if q.related and q.related not in terms.flat(row[10]):
             continue  # 'EUR' == 'USD' relates two values: both somewhere is not that
-        for path in q.paths:  # a path is matched whole: its words elsewhere in the text are not it
+        for path in named:  # a path is matched whole: its words elsewhere in the text are not it
             if not _holds_path(path, row[12], row[10]):
                 has -= {terms.term(t) for t in terms.WORD.findall(path) if terms.fold(t) not in loose}
         matched = [w for w in known if term[w] in has]  # stopwords are not among them: alone they bring in nothing

@@ -149,3 +149,29 @@ def test_a_message_with_no_request_recorded_brings_in_only_what_follows_it_in_it
         )
     found = retrieval.search("importer chokes on semicolons", cwd=str(git_repo), now=1796000000.0)["results"]
     assert [r["excerpt"] for r in found] == ["The ledger importer chokes on semicolons", "Edit src/ledger/x0.py"]
+
+
+def test_a_bare_file_name_no_document_names_is_read_as_its_words(git_repo):
+    """ "moment.js" names a library in a person's question: when no document names that file, its words find the
+    documents saying "moment"; a path with folders no document names still answers with nothing."""
+    from autopilot.handoff.search import index
+
+    here = {k: session_docs(git_repo)[0][k] for k in ("repoId", "worktreeId", "branch", "agent")}
+    text = "moment, the JS date library, adds 150 kB to the bundle: abandoning moment for Intl.DateTimeFormat"
+    index.add_documents(
+        [
+            {
+                **here,
+                "kind": "evidence",
+                "origin": "sha256:" + "d" * 64,
+                "ref": "E1",
+                "role": "approach",
+                "session": "s-4",
+                "time": "2026-11-30T12:00:00Z",
+                "text": text,
+            }
+        ]  # fmt: skip
+    )
+    found = retrieval.search("why did we abandon moment.js", cwd=str(git_repo), now=1796000000.0)["results"]
+    assert [r["excerpt"] for r in found] == [text]
+    assert retrieval.search("web/src/moment.js", cwd=str(git_repo), now=1796000000.0)["results"] == []
