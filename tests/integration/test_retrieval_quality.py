@@ -111,8 +111,8 @@ def test_a_symbol_finds_its_changes_and_failures(measured):
 
 
 def test_what_fixed_finds_the_fixing_edit(measured):
-    """Recall@5 on "what fixed X" queries is at least 0.85 (issue 37's goal, 0.90, is not met: 0.88; bm25: 0.25)."""
-    assert engine(measured[2], "what-fixed")["recall@5"] >= 0.85
+    """Recall@5 on "what fixed X" queries is at least 0.90 (issue 37's goal; bm25: 0.25)."""
+    assert engine(measured[2], "what-fixed")["recall@5"] >= 0.90
 
 
 def test_a_paraphrase_of_an_error_finds_its_failing_run(measured):
@@ -121,9 +121,9 @@ def test_a_paraphrase_of_an_error_finds_its_failing_run(measured):
 
 
 def test_the_users_own_words_find_the_failure_and_its_fix(measured):
-    """Recall@5 on the code named in plain words ("rate badge") is at least 0.70 (issue 37's goal, 0.90, is not
-    met yet: docs/BENCHMARKS.md)."""
-    assert engine(measured[2], "user-words")["recall@5"] >= 0.70
+    """Recall@5 on the code named in plain words ("rate badge") is at least 0.80 (0.74 before a request brought in
+    the work done in answer to it; issue 37's goal, 0.90, is not met yet: docs/BENCHMARKS.md)."""
+    assert engine(measured[2], "user-words")["recall@5"] >= 0.80
 
 
 def test_a_failure_recalled_in_a_persons_words_finds_the_failing_run(measured):
@@ -132,8 +132,15 @@ def test_a_failure_recalled_in_a_persons_words_finds_the_failing_run(measured):
 
 
 def test_a_conflicting_outcome_shows_both_runs(measured):
-    """Recall@5 on "is X passing" queries, whose answer is the pass and the later failure, is at least 0.75."""
-    assert engine(measured[2], "conflict")["recall@5"] >= 0.75
+    """Recall@5 on "is X passing" queries, whose answer is the pass and the later failure, is at least 0.80 (goal
+    0.90, not met yet)."""
+    assert engine(measured[2], "conflict")["recall@5"] >= 0.80
+
+
+def test_which_approach_failed_finds_the_attempt_its_failure_and_the_giving_up(measured):
+    """Recall@5 on "which approach failed" is at least 0.75 (0.44 while the packets' and the active memory's
+    records of one session were not bridged; issue 37's goal, 0.80, is not met yet)."""
+    assert engine(measured[2], "approach-failed")["recall@5"] >= 0.75
 
 
 def test_overall_recall_beats_grep_by_35_points(measured):

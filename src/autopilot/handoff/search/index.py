@@ -76,6 +76,7 @@ TEXT_MAX = 4000
 LOCK_TIMEOUT_S = 120.0
 WAIT_FOR_WRITER = "wait for it to finish (a reindex of many packets takes minutes), then try again"
 KINDS = ("evidence", "checkpoint", "observation", "durable")
+REQUEST = "memory.request"  # a request a person typed, as the hooks recorded it: where a turn of a session begins
 # SQLite's codes for a file that is not (or no longer) a database it can read.
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
@@ -216,7 +217,21 @@ def _terms(text: str, paths: str, symbols: str, worktree: object = None) -> tupl
     return terms.index_terms(text), terms.index_terms(paths, expand=False), terms.index_terms(symbols, expand=False)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_documents, m002_source_checks, m003_redacted, m004_terms]
+def m005_sessions(db: sqlite3.Connection) -> None:
+    """Find a session's documents in time order: what a search brings in for the request a person typed (the work
+    done in answer to it, :func:`.retrieval._follow_requests`) reads them by session and time."""
+    db.execute("CREATE INDEX IF NOT EXISTS docs_session ON docs(session, ts)")
+    # where a session's turns begin: a session of a million documents finds its requests without reading the rest
+    db.execute(f"CREATE INDEX IF NOT EXISTS docs_requests ON docs(session, ts) WHERE role = '{REQUEST}'")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_documents,
+    m002_source_checks,
+    m003_redacted,
+    m004_terms,
+    m005_sessions,
+]
 CURRENT_VERSION = len(MIGRATIONS)
 
 

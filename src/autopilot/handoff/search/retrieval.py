@@ -95,6 +95,11 @@ LINKS_FROM = {  # which links of a matched document are followed, by its role
     "memory.run": ("fixed-by", "tested-by", "tests"),
     "approach": ("gave-up-after",),
 }
+REQUESTS = frozenset({index.REQUEST})  # what a person typed, as the hooks recorded it
+TURNS = REQUESTS | {"message", "approach"}  # what brings in its turn's work: a request, or the agent's words in it
+WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
+ANSWERS = 30  # the most documents one matched turn brings in (its first, in time order)
+TURN_FOLLOW = 10  # the best matched requests and messages whose turns are brought in
 RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
 INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
 CLAIM_LINKS = ("based-on",)  # followed from any "fixed" claim, whatever its role
@@ -201,6 +206,8 @@ def _run(
         )
         if intent & vocabulary
     }
+    if "approach" in wants:  # "which approach failed": a failure of the approach is asked for, not what stands now
+        wants.discard("outcome")
     df = {w: _doc_count(db, term[w]) for w in searched}
     known = [w for w in searched if df[w]]
     unmatched = [w for w in searched if not df[w]]
@@ -281,13 +288,16 @@ def _run(
     }
     hits: dict[tuple[str, str], Hit] = {}
     loose = set(q.loose)
+    # a bare file name none of the candidates names ("moment.js": a library) is only words, as a person meant it; a
+    # path with folders stays a path (a file no session touched answers with nothing)
+    named = [p for p in q.paths if "/" in p or any(_holds_path(p, row[12], row[10]) for row in rows)]
     for row in rows:
         has = set(f"{row[14]} {row[15]} {row[16]}".split())  # its terms: text, paths, symbols; no JSON parsed yet
         if any((q.terms.get(w) or terms.stem(w)) not in has for w in q.required):
             continue  # a quoted value ('JPY') is what makes the error that error
         if q.related and q.related not in terms.flat(row[10]):
             continue  # 'EUR' == 'USD' relates two values: both somewhere is not that
-        for path in q.paths:  # a path is matched whole: its words elsewhere in the text are not it
+        for path in named:  # a path is matched whole: its words elsewhere in the text are not it
             if not _holds_path(path, row[12], row[10]):
                 has -= {terms.term(t) for t in terms.WORD.findall(path) if terms.fold(t) not in loose}
         matched = [w for w in known if term[w] in has]  # stopwords are not among them: alone they bring in nothing
@@ -301,6 +311,9 @@ def _run(
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
     _follow_links(db, hits, now, here, worktree, since, agent, wants)
+    _follow_requests(db, hits, now, here, worktree, since, agent, wants)  # after: a causal link's share is surer
+    if "approach" in wants:
+        _attempts(hits)
     if FUSION:
         _fuse(list(hits.values()))
     ranked = _dedupe(sorted(hits.values(), key=_order))
@@ -429,7 +442,9 @@ def _chained(doc: Hit, wants: frozenset[str] | set[str] = frozenset()) -> float:
     links = doc["_data"].get("links") if doc["role"] in EDITS | RUNS else None
     if not links:
         return 0.0
-    if (_polarity(doc) < 0 and "outcome" not in wants) or any(link["rel"] == "fixes" for link in links):
+    if _polarity(doc) < 0 and "outcome" not in wants:
+        return CAUSAL_BONUS + PROBLEM_BONUS
+    if "approach" not in wants and any(link["rel"] == "fixes" for link in links):  # an attempt is asked, not a fix
         return CAUSAL_BONUS + PROBLEM_BONUS
     return CAUSAL_BONUS
 
@@ -516,6 +531,112 @@ def _follow_links(
             doc["coverage"], doc["matched"] = 0.0, []
             hits[(origin, ref)] = doc
             frontier.append(doc)
+
+
+def _follow_requests(
+    db: sqlite3.Connection,
+    hits: dict[tuple[str, str], Hit],
+    now: float,
+    here: Here,
+    worktree: str,
+    since: float | None,
+    agent: str | None,
+    wants: set[str],
+) -> None:
+    """Bring in the work done in answer to a matched request: a person recalls a task in the words they asked for it
+    ("the yearly report takes ages"), which the edits and runs that answered it seldom hold. The work is every edit,
+    run and abandoned approach of the request's session from the request to the session's next one, whatever
+    recorded it (the active memory or a packet: the session id bridges them), ranked by the share of the request's
+    score a linked document gets."""
+    requests = [d for d in sorted(hits.values(), key=_order)[:FOLLOW] if d["role"] in TURNS and d["session"]]
+    requests = requests[:TURN_FOLLOW]
+    roles = ", ".join(f"'{r}'" for r in sorted(WORK))
+    spans: set[tuple[str, float]] = set()
+    for parent in requests:
+        session, start, origin = parent["session"], parent["ts"] or 0.0, None
+        if parent["role"] not in REQUESTS:  # a message: the turn it was said in, from the request before it
+            before = db.execute(
+                f"SELECT max(ts) FROM docs WHERE session = ? AND ts <= ? AND role = '{index.REQUEST}'", (session, start)
+            ).fetchone()[0]
+            if before is None:  # no request recorded for it: what follows it in its own packet
+                origin = parent["origin"]
+            start = before if before is not None else start
+        if (session, start) in spans:  # a better match brought this turn in already
+            continue
+        spans.add((session, start))
+        after = db.execute(
+            f"SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = '{index.REQUEST}'", (session, start)
+        ).fetchone()[0]
+        brought: list[Hit] = []
+        rows = db.execute(
+            f"SELECT {_COLUMNS}, 0 FROM docs d {'INDEXED BY docs_origin' if origin else ''} "  # a packet: its rows
+            "WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
+            f"AND d.repo_id = ? AND d.role IN ({roles}) {'AND d.origin = ?' if origin else ''} "
+            f"ORDER BY d.ts, d.id LIMIT {ANSWERS}",
+            (session, start, after if after is not None else math.inf, here["repoId"], *([origin] if origin else [])),
+        ).fetchall()
+        for row in rows:
+            key = (row[2], row[3])
+            if key in hits:  # it matched itself too: the better of its own score and the request's share
+                _lift(hits[key], parent, "answers", wants)
+                continue
+            doc = _doc(row)
+            if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
+                continue
+            if worktree == "this" and doc["worktreeId"] != here["worktreeId"]:
+                continue
+            share = parent["score"]["fts"] + parent["score"]["path"] + parent["score"]["symbol"]
+            parts = {
+                "fts": 0.0,
+                "path": 0.0,
+                "symbol": 0.0,
+                "causal": LINK_SHARE * share + _chained(doc, wants),
+                "recency": _recency(doc, now),
+            }
+            if _wanted(doc, wants):
+                parts["intent"] = INTENT_BONUS
+            doc["score"] = _total(parts)
+            doc["_via"] = (parent, "answers")
+            doc["coverage"], doc["matched"] = 0.0, []
+            hits[key] = doc
+            brought.append(doc)
+        _below(brought, parent)
+
+
+def _below(brought: list[Hit], parent: Hit) -> None:
+    """What a match brought in ranks below it, in the order of its own scores (what the words matched is surer),
+    unless it is what the question asks for (its intent part is kept whole)."""
+    top = max((d["score"]["total"] - d["score"].get("intent", 0.0) for d in brought), default=0.0)
+    ceiling = parent["score"]["total"] - LIFT_BELOW
+    if top <= ceiling or top <= 0:
+        return
+    for doc in brought:
+        doc["score"] = _total(
+            {k: v if k == "intent" else v * ceiling / top for k, v in doc["score"].items() if k != "total"}
+        )
+
+
+def _attempts(hits: dict[tuple[str, str], Hit]) -> None:
+    """For "which approach failed": an edit that a failing run tested is an attempt, what the question asks for."""
+    failed = {key for key, d in hits.items() if _polarity(d) < 0}
+    for (origin, _), doc in hits.items():
+        if doc["role"] not in EDITS or "intent" in doc["score"]:
+            continue
+        links = doc["_data"].get("links", [])
+        if any(link["rel"] == "tested-by" and (origin, link["ref"]) in failed for link in links):
+            parts = {k: v for k, v in doc["score"].items() if k != "total"}
+            parts["intent"] = INTENT_BONUS
+            doc["score"] = _total(parts)
+
+
+def _wanted(doc: Hit, wants: set[str]) -> bool:
+    """Whether a document is what the question asks for: a fix, an outcome, or an approach that failed."""
+    links = doc["_data"].get("links", [])
+    return (
+        ("fix" in wants and any(link["rel"] == "fixes" for link in links))
+        or ("outcome" in wants and _polarity(doc) != 0)
+        or ("approach" in wants and (_polarity(doc) < 0 or doc["role"] == "approach"))
+    )
 
 
 def _lift(doc: Hit, parent: Hit, rel: str, wants: set[str]) -> None:

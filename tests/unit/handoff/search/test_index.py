@@ -352,3 +352,34 @@ def test_a_memory_runs_subject_is_its_command():
     docs = [{"ref": "r1", "role": "memory.run", "text": "pytest  -q tests\n1 failed", "outcome": {"status": "failed"}}]
     index.link_memory(docs)
     assert docs[0]["subject"] == ["command:pytest -q tests"]
+
+
+# --- Migration 5: a session's documents are found by session and time, not by reading every document.
+def test_an_index_at_version_4_gains_the_session_index_the_request_search_uses(tmp_path):
+    """The migration adds the index, keeps the documents, and the query for a request's work reads through it."""
+    path = tmp_path / "evidence.sqlite3"
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        for step in index.MIGRATIONS[:4]:
+            step(db)
+        db.execute("PRAGMA user_version = 4")
+        db.execute(
+            "INSERT INTO docs (kind, origin, ref, role, session, ts, text, paths, symbols, data) VALUES "
+            "('observation', 'o:1', 'r', 'memory.edit', 's-1', 5.0, 'Edit a.py', '', '', '{}')"
+        )
+        assert index.migrate(db) is True
+        plan = " ".join(
+            str(row[-1])
+            for row in db.execute(
+                "EXPLAIN QUERY PLAN SELECT id FROM docs WHERE session = ? AND ts >= ? AND ts < ?", ("s-1", 0, 9)
+            )
+        )
+        assert "docs_session" in plan and db.execute("SELECT count(*) FROM docs").fetchone() == (1,)
+        turns = " ".join(
+            str(row[-1])
+            for row in db.execute(
+                "EXPLAIN QUERY PLAN SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = ?",
+                ("s-1", 0, index.REQUEST),
+            )
+        )
+        assert "docs_requests" in turns  # a session's requests, without reading its other documents
+        assert int(db.execute("PRAGMA user_version").fetchone()[0]) == index.CURRENT_VERSION == 5

@@ -15,3 +15,163 @@ def test_a_document_ranked_well_in_two_fields_beats_one_first_in_a_single_field(
     retrieval._fuse(docs)  # type: ignore[arg-type]
     order = [d["name"] for d in sorted(docs, key=lambda d: -d["score"]["fused"])]
     assert order == ["b", "a", "c", "d"] and docs[3]["score"]["fused"] == 0.0
+
+
+# --- A request brings in the work done in answer to it (issue 37: the person's own words, failed approaches).
+def session_docs(repo):
+    """One session as the active memory and a packet recorded it (two origins, one session id), a second request
+    later in it, and another session: the documents, and the moment to search at."""
+    from autopilot.handoff.sources.project import Project
+
+    project = Project(str(repo))
+    at = {"repoId": project.repo_id, "worktreeId": project.worktree_id, "branch": "main", "agent": "claude"}
+
+    def doc(origin, ref, role, minute, text, session="s-1", **more):
+        kind = "evidence" if origin.startswith("sha256:") else "observation"
+        when = f"2026-11-30T10:{minute:02d}:00Z"
+        return {**at, "kind": kind, "origin": origin, "ref": ref, "role": role, "session": session, "time": when,
+                "text": text, **more}  # fmt: skip
+
+    memory, packet = "memory:claude:s-1", "sha256:" + "a" * 64
+    failed = {"status": "failed"}
+    return [
+        doc(memory, "q1", "memory.request", 0, "The yearly report takes ages on my ten year journal. Speed it up."),
+        doc(
+            memory,
+            "e1",
+            "memory.edit",
+            1,
+            "Edit src/ledger/monthly.py (monthly_totals, lru_cache)",
+            links=[{"rel": "tested-by", "ref": "r1"}],
+        ),  # fmt: skip
+        doc(
+            memory,
+            "r1",
+            "memory.run",
+            2,
+            "pytest tests/test_monthly.py\nE   TypeError: unhashable type: 'list'",
+            outcome=failed,
+            links=[{"rel": "tests", "ref": "e1"}],
+        ),  # fmt: skip
+        doc(packet, "E8", "approach", 3, "lru_cache is a dead end: entries is a list. Reverting it."),
+        doc(memory, "q2", "memory.request", 4, "Now write the rows out as a spreadsheet file."),
+        doc(memory, "e2", "memory.edit", 5, "Edit src/ledger/export.py (write_rows)"),
+        doc("memory:claude:s-2", "e9", "memory.edit", 2, "Edit src/ledger/other.py (unrelated)", session="s-2"),
+    ]
+
+
+def test_a_matched_request_brings_in_its_sessions_work_until_the_next_request(git_repo):
+    """The request's words find the edit, the failing run and the abandoned approach that answered it (from the
+    active memory and the packet alike); not the work of the next request, nor another session's."""
+    from autopilot.handoff.search import index
+
+    for origin in ("memory:claude:s-1", "sha256:" + "a" * 64, "memory:claude:s-2"):
+        index.add_documents([d for d in session_docs(git_repo) if d["origin"] == origin])
+    answer = retrieval.search("yearly report takes ages", cwd=str(git_repo), now=1796000000.0)
+    refs = {r["excerpt"].split()[0]: r for r in answer["results"]}
+    assert len(refs) == len(answer["results"]) and {"The", "Edit", "pytest", "lru_cache"} == set(refs)
+    assert refs["Edit"]["excerpt"].startswith("Edit src/ledger/monthly.py") and refs["lru_cache"]["kind"] == "evidence"
+    request = refs.pop("The")
+    assert all(r["via"] == {**r["via"], "rel": "answers", "rank": request["rank"]} for r in refs.values())
+
+
+def test_without_a_matched_request_nothing_of_its_work_comes(git_repo):
+    """Words of no request bring in no session's work: an unknown word still answers with nothing."""
+    from autopilot.handoff.search import index
+
+    index.add_documents([d for d in session_docs(git_repo) if d["origin"] == "memory:claude:s-1"])
+    assert retrieval.search("zqxjv", cwd=str(git_repo), now=1796000000.0)["results"] == []
+    spreadsheet = retrieval.search("spreadsheet file", cwd=str(git_repo), now=1796000000.0)["results"]
+    assert [r["excerpt"].split()[0] for r in spreadsheet] == ["Now", "Edit"]
+    assert spreadsheet[1]["excerpt"] == "Edit src/ledger/export.py (write_rows)"
+
+
+def test_which_approach_failed_ranks_the_attempt_its_failed_run_and_the_giving_up_first(git_repo):
+    """Asked which approach failed, the attempt (an edit a failing run tested), that run and the approach given up
+    rank above the request they answered: what the question asks for keeps its whole intent part, while the rest of
+    what a request brings in ranks below it."""
+    from autopilot.handoff.search import index
+
+    for origin in ("memory:claude:s-1", "sha256:" + "a" * 64):
+        index.add_documents([d for d in session_docs(git_repo) if d["origin"] == origin])
+    answer = retrieval.search("which approach failed for the yearly report", cwd=str(git_repo), now=1796000000.0)
+    first = [r["excerpt"].split()[0] for r in answer["results"]]
+    assert first[3] == "The" and sorted(first[:3]) == ["Edit", "lru_cache", "pytest"], answer["results"]
+    assert all(r["score"].get("intent") for r in answer["results"][:3])
+
+
+def test_what_a_request_brings_in_ranks_below_it_unless_the_question_asks_for_it():
+    """The brought-in documents are scaled under their request in their own order; an intent part stays whole."""
+    request = {"score": {"total": 5.0}}
+    brought = [
+        {"score": retrieval._total({"causal": 8.0, "recency": 0.0})},
+        {"score": retrieval._total({"causal": 4.0, "recency": 0.0})},
+        {"score": retrieval._total({"causal": 2.0, "recency": 0.0, "intent": 3.0})},
+    ]
+    retrieval._below(brought, request)  # type: ignore[arg-type]
+    totals = [d["score"]["total"] for d in brought]
+    assert totals[0] < 5.0 and totals[1] < totals[0] and brought[2]["score"]["intent"] == 3.0
+    assert totals[2] == round(3.0 + 2.0 * (5.0 - retrieval.LIFT_BELOW) / 8.0, 4)
+
+
+def test_a_message_with_no_request_recorded_brings_in_only_what_follows_it_in_its_packet(git_repo):
+    """Without the active memory's requests a turn has no known bounds: a matched message brings in the work after
+    it in its own packet, not the work another packet of the same session holds."""
+    from autopilot.handoff.search import index
+
+    docs = [d for d in session_docs(git_repo) if d["origin"] == "memory:claude:s-1"]
+    here = {k: docs[0][k] for k in ("repoId", "worktreeId", "branch", "agent")}
+    first, second = "sha256:" + "b" * 64, "sha256:" + "c" * 64
+    for origin, minute, words in ((first, 0, "The ledger importer chokes on semicolons"), (second, 5, "Unrelated")):
+        index.add_documents(
+            [
+                {
+                    **here,
+                    "kind": "evidence",
+                    "origin": origin,
+                    "ref": "E1",
+                    "role": "message",
+                    "session": "s-3",
+                    "time": f"2026-11-30T11:{minute:02d}:00Z",
+                    "text": words,
+                },  # fmt: skip
+                {
+                    **here,
+                    "kind": "evidence",
+                    "origin": origin,
+                    "ref": "E2",
+                    "role": "edit",
+                    "session": "s-3",
+                    "time": f"2026-11-30T11:{minute + 1:02d}:00Z",
+                    "text": f"Edit src/ledger/x{minute}.py",
+                },  # fmt: skip
+            ]
+        )
+    found = retrieval.search("importer chokes on semicolons", cwd=str(git_repo), now=1796000000.0)["results"]
+    assert [r["excerpt"] for r in found] == ["The ledger importer chokes on semicolons", "Edit src/ledger/x0.py"]
+
+
+def test_a_bare_file_name_no_document_names_is_read_as_its_words(git_repo):
+    """ "moment.js" names a library in a person's question: when no document names that file, its words find the
+    documents saying "moment"; a path with folders no document names still answers with nothing."""
+    from autopilot.handoff.search import index
+
+    here = {k: session_docs(git_repo)[0][k] for k in ("repoId", "worktreeId", "branch", "agent")}
+    text = "moment, the JS date library, adds 150 kB to the bundle: abandoning moment for Intl.DateTimeFormat"
+    index.add_documents(
+        [
+            {
+                **here,
+                "kind": "evidence",
+                "origin": "sha256:" + "d" * 64,
+                "ref": "E1",
+                "role": "approach",
+                "session": "s-4",
+                "time": "2026-11-30T12:00:00Z",
+                "text": text,
+            }
+        ]  # fmt: skip
+    )
+    found = retrieval.search("why did we abandon moment.js", cwd=str(git_repo), now=1796000000.0)["results"]
+    assert [r["excerpt"] for r in found] == [text]
+    assert retrieval.search("web/src/moment.js", cwd=str(git_repo), now=1796000000.0)["results"] == []
