@@ -250,6 +250,20 @@ def long_word_lines(text: str, size: int, holds: Callable[[str], bool] | None = 
     return spans
 
 
+class words_of:  # noqa: N801 - used as a function: ``spans=words_of(40)``
+    """The ``spans`` of a rule each of whose matches is a run of ``size`` characters or more without white space (a
+    long token's pattern: a long text's other lines cost it nothing, and a prompt without such a word compiles none).
+    ``size`` is kept: tests/unit/redact/test_rules_spans.py holds it to the pattern's shortest match."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __call__(self, text: str) -> list[tuple[int, int]]:
+        return long_word_lines(text, self.size)
+
+
 _WORD = lazy(r"(?i)secret|token|pass|pwd|pw|hmac|key|credential|auth|sig|cookie")
 # The same words in lowered text: ten times faster than (?i), which tries every branch at every position. Exact where
 # lowering keeps each character's place and no character outside ASCII matches an ASCII letter under (?i) (only these

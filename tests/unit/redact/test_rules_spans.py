@@ -16,7 +16,7 @@ from collections import Counter
 
 import pytest
 
-from autopilot.redact.rules import Rule, apply_in_spans, long_word_lines, word_lines
+from autopilot.redact.rules import Rule, apply_in_spans, long_word_lines, replacer, word_lines, words_of
 from tests.support.measured import untraced
 
 RNG = random.Random(3536)
@@ -123,3 +123,63 @@ def test_secret_words_are_found_where_a_case_blind_search_finds_them(text):
     for a, _ in spans:
         assert a == 0 or text[a - 1] == "\n"
     assert spans  # every text above holds one
+
+
+def _corpus_texts() -> list[str]:
+    from tests.support.secret_corpus import audited, placed_in, shapes, unenumerated
+
+    found = shapes() + audited() + unenumerated()
+    return [s.text for s in found] + [placed_in(s) for s in found]
+
+
+def _spanned_rules() -> list[Rule]:
+    from autopilot.redact import bare, generic, material, named, prose, shell, tokens
+
+    rules = named.NAMED + shell.SHELL + prose.PROSE + tokens.TOKENS + generic.GENERIC + material.MATERIAL + bare.BARE
+    return [rule for rule in rules if rule.spans is not None]
+
+
+SPANNED = _spanned_rules()
+
+
+def test_the_long_token_rules_read_only_their_lines():
+    """The rules whose every match is a long word read only the lines that hold one (each is checked below)."""
+    kinds = {rule.kind for rule in SPANNED}
+    assert {"bare_token", "ethereum_private_key", "azure_devops_pat", "sentry_dsn", "google_refresh_token"} <= kinds
+
+
+@pytest.mark.parametrize("rule", SPANNED, ids=lambda r: f"{r.kind}-{SPANNED.index(r)}")
+def test_every_match_of_a_spanned_rule_lies_in_its_spans(rule):
+    """Each match a rule replaces in the whole text (the corpus's texts, and the corpus joined with ordinary lines
+    between) lies inside one of the rule's spans of that text: reading only the spans loses none. (A match its check
+    keeps may lie outside: the line it is on holds no match the rule replaces, and spans are whole lines.)"""
+    texts = _corpus_texts()
+    texts.append("\n".join(f"an ordinary line {n}\n{text}" for n, text in enumerate(texts)))
+    replace = replacer(rule, Counter())
+    found: list[str] = []
+    for text in texts:
+        spans = rule.spans(text)
+        for m in rule.pattern.finditer(text):
+            if replace(m) != m.group(0):
+                found.append((text[max(0, m.start() - 60) : m.start()], m.group(0)))
+                assert any(a <= m.start() and m.end() <= b for a, b in spans), (rule.kind, m.group(0))
+    assert found, "the corpus must exercise the rule, or this test proves nothing"
+    for before, value in found:  # each withheld match a word of its own, at its shortest, after what preceded it
+        text = f"see\n{value}\nand see {value} here\n{before} {value} here"
+        spans = rule.spans(text)
+        for m in rule.pattern.finditer(text):
+            if replace(m) != m.group(0):
+                assert any(a <= m.start() and m.end() <= b for a, b in spans), (rule.kind, m.group(0))
+
+
+@pytest.mark.parametrize(
+    "rule", [r for r in SPANNED if isinstance(r.spans, words_of)], ids=lambda r: f"{r.kind}-{SPANNED.index(r)}"
+)
+def test_a_long_token_rule_reads_words_no_longer_than_its_shortest_match(rule):
+    """A rule that reads only lines with a word of N characters never matches fewer than N (its pattern's shortest
+    match, as re's own parser measures it, lookarounds aside), and no match holds white space."""
+    from re import _parser  # type: ignore[attr-defined]  # re's own parser: the width of what a pattern matches
+
+    assert isinstance(rule.spans, words_of)
+    assert rule.spans.size <= _parser.parse(rule.pattern.pattern, rule.pattern.flags).getwidth()[0]
+    assert not any(c in rule.pattern.pattern for c in (r"\s", " ", r"\S", "[^"))
