@@ -27,8 +27,12 @@ import re
 from autopilot.redact.generic import NOT_SECRET, bits_per_char
 from autopilot.redact.keys import opens_public_der
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import Rule
+from autopilot.redact.rules import Rule, long_word_lines
 from autopilot.text import word_parts
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import, and a hook that redacts a prompt loads this module
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # A run of token characters standing alone: not inside a longer run, a base64 run, a percent or backslash escape, nor
 # after a URL's `//` (the first character after it is preceded by `/`, and a URL's host and path are its own rules').
@@ -255,7 +259,7 @@ def _data_blocks(text: str) -> list[tuple[int, int]]:
     blocks: list[tuple[re.Match[str], re.Match[str]]] = []
     first: re.Match[str] | None = None
     last: re.Match[str] | None = None
-    for line in _BLOCK_LINE.finditer(text):
+    for line in _block_lines(text):
         if last is not None and line.start() == last.end() + 1:
             last = line
             continue
@@ -267,6 +271,13 @@ def _data_blocks(text: str) -> list[tuple[int, int]]:
     return [(a.start(), b.end()) for a, b in blocks if _opens_data(text, a)]
 
 
+def _block_lines(text: str) -> Iterator[re.Match[str]]:
+    """:data:`_BLOCK_LINE`'s matches in ``text``, read only on the lines holding a word of 40 characters or more (as
+    each of them does: most lines of a long text hold none)."""
+    for start, end in long_word_lines(text, 40):
+        yield from _BLOCK_LINE.finditer(text, start, end)
+
+
 def _opens_data(text: str, first: re.Match[str]) -> bool:
     """Whether a block's first line opens data, or the line before it says the block is public (PuTTY's)."""
     body = first.group(1)
@@ -274,24 +285,61 @@ def _opens_data(text: str, first: re.Match[str]) -> bool:
     return body.startswith(_DATA) or _public_der(body[:96]) or "Public-Lines:" in before
 
 
+_ARMOUR: list[tuple[str, list[int], list[int]]] = []  # the last text's BEGIN and END lines: every run of a text asks
+
+
 def _inside_armour(match: re.Match[str]) -> bool:
     """Whether the run lies inside an armoured block that is no private key (a certificate, a public key, a PGP
-    signature or message): public by design."""
-    text = match.string
-    begin = text.rfind("-----BEGIN ", 0, match.start())
-    if begin < 0:
+    signature or message): public by design. The last BEGIN line before the run, and an END line between them, are
+    looked up in the text's BEGIN and END lines, found once (searching back from each run read a long text again for
+    every run of it: a sixth of the time of a `git log -p`)."""
+    from bisect import bisect_right
+
+    text, start = match.string, match.start()
+    if not _ARMOUR or _ARMOUR[0][0] is not text:
+        _ARMOUR[:] = [(text, _found_all(text, "-----BEGIN "), _found_all(text, "-----END "))]
+    begins, ends = _ARMOUR[0][1], _ARMOUR[0][2]
+    last = bisect_right(begins, start - len("-----BEGIN ")) - 1  # the last that ends before the run
+    if last < 0:
         return False
-    end = text.rfind("-----END ", begin, match.start())
-    return end < 0 and "PRIVATE" not in text[begin : text.find("\n", begin) % (len(text) + 1)]
+    begin = begins[last]
+    closed = bisect_right(ends, start - len("-----END ")) - 1
+    if closed >= 0 and ends[closed] >= begin:
+        return False
+    return "PRIVATE" not in text[begin : text.find("\n", begin) % (len(text) + 1)]
 
 
-def _long_word(text: str) -> bool:
-    """Whether ``text`` holds a word of 16 characters or more with a digit, as every bare token is: else the run
-    pattern is not compiled (a prompt whose key a provider's rule withheld already)."""
-    return any(len(word) >= SHORTEST and any(map(str.isdigit, word)) for word in text.split())
+def _found_all(text: str, literal: str) -> list[int]:
+    """Where ``literal`` starts in ``text``, each place in order."""
+    found: list[int] = []
+    at = text.find(literal)
+    while at >= 0:
+        found.append(at)
+        at = text.find(literal, at + 1)
+    return found
+
+
+def _digit(word: str) -> bool:
+    return any(map(str.isdigit, word))
+
+
+def _slash_or_plus(word: str) -> bool:
+    return "/" in word or "+" in word
+
+
+def _run_lines(text: str) -> list[tuple[int, int]]:
+    """The lines where a bare token may stand: a word of 16 characters or more with a digit, as every one is (a text
+    with none does not compile the run pattern: a prompt whose key a provider's rule withheld already; a long text's
+    other lines cost the pattern nothing: it was a tenth of the time of a `git log -p`)."""
+    return long_word_lines(text, SHORTEST, _digit)
+
+
+def _base64_lines(text: str) -> list[tuple[int, int]]:
+    """The lines where a base64 secret may stand: a word of 32 characters or more with `/` or `+`, as every one is."""
+    return long_word_lines(text, 32, _slash_or_plus)
 
 
 BARE: list[Rule] = [
-    Rule("bare_token", lazy(_B64), 2, _base64, needs=(("+", "/"),)),
-    Rule("bare_token", lazy(_RUN), check=_bare, gate=_long_word),
+    Rule("bare_token", lazy(_B64), 2, _base64, needs=(("+", "/"),), spans=_base64_lines),
+    Rule("bare_token", lazy(_RUN), check=_bare, spans=_run_lines),
 ]

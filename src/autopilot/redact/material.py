@@ -17,7 +17,7 @@ from collections import Counter
 
 from autopilot.redact import PLACEHOLDER
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import Rule, mixed_case
+from autopilot.redact.rules import Rule, mixed_case, words_of
 
 # Between two string literals: a closing quote, an operator, spaces, a line break with what a line may start
 # with (a diff marker, a line number, `→`), an opening quote; quotes may be escaped, a break written `\n`.
@@ -62,6 +62,7 @@ MATERIAL: list[Rule] = [
         lazy(r"\b(?:0x)?[0-9a-fA-F]{64}(?![0-9A-Za-z])"),
         check=_handed_to_a_wallet,
         lower=("wallet", "signer", "account", "0x"),
+        spans=words_of(64),
     ),
     # A JWT cut into string literals: its header, then its payload and signature after a gap that closes one
     # literal and opens the next (`" +` and a line break, in a diff, a numbered Read, or JSON-escaped).

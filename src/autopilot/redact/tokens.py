@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from autopilot.redact.patterns import lazy
-from autopilot.redact.rules import Rule, alnum_run_after, mixed_case, stand_in
+from autopilot.redact.rules import Rule, alnum_run_after, mixed_case, stand_in, words_of
 
 # Microsoft's common annotated security key (Azure DevOps PATs since 2024, Azure AI services keys, ...): 52 generated
 # base62 characters, the fixed signature `JQQJ9` and a version, a date, 16 characters of platform data, then the
@@ -268,9 +268,10 @@ TOKENS: list[Rule] = [
         "azure_client_secret",
         lazy(r"(?<![\w~.\-])[A-Za-z0-9_.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![\w~\-])"),
         hints=("Q~",),
+        spans=words_of(37),
     ),
     Rule("vault_token", lazy(r"s\.(?<![\w.\-]s\.)([A-Za-z0-9]{24})\b"), check=_mixed_token, hints=("s.",)),
-    Rule("google_refresh_token", lazy(r"(?<![\w/])1//0[A-Za-z0-9_\-]{40,}"), hints=("1//0",)),
+    Rule("google_refresh_token", lazy(r"(?<![\w/])1//0[A-Za-z0-9_\-]{40,}"), hints=("1//0",), spans=words_of(44)),
     # Bare tokens a red-team pass found leaking (no prefix: each found by what is fixed in its format).
     Rule("azure_devops_pat", lazy(_ANNOTATED.format(provider="AZDO")), hints=("JQQJ9",)),
     Rule("azure_annotated_key", lazy(_ANNOTATED.format(provider="[A-Za-z][A-Za-z0-9]{3}")), hints=("JQQJ9",)),
@@ -280,6 +281,7 @@ TOKENS: list[Rule] = [
         "azure_devops_pat",
         lazy(r"[a-z2-7](?<![A-Za-z0-9][a-z2-7])[a-z2-7]{51}(?![A-Za-z0-9])"),
         check=_base32_pat,
+        spans=words_of(52),
     ),
     # An ngrok authtoken (and API key): the credential's id (27 base62 characters, a KSUID; 21 in older tokens), `_`,
     # then the secret: a digit and 20 base62 characters. Found from the `_`; the secret is withheld, the id (what
@@ -429,7 +431,13 @@ TOKENS: list[Rule] = [
         hints=("webhook.office.com",),
     ),
     # A Sentry DSN's key is the URL's user part (32 hex digits; the old form adds `:secret`).
-    Rule("sentry_dsn", lazy(r"(?i)(\bhttps?://)([0-9a-f]{32}(?::[0-9a-f]{32})?)(@)"), 2, hints=("://",)),
+    Rule(
+        "sentry_dsn",
+        lazy(r"(?i)(\bhttps?://)([0-9a-f]{32}(?::[0-9a-f]{32})?)(@)"),
+        2,
+        hints=("://",),
+        spans=words_of(40),
+    ),
     # The user may be empty: `redis://:password@host`.
     Rule(
         "url_password",
