@@ -24,6 +24,7 @@ import jsonschema
 import referencing
 
 from tests.support.repo import SRC
+from tests.support.terminal import as_started_from_a_terminal
 from tests.support.world import World
 
 
@@ -57,6 +58,7 @@ class Dashboard:
             stderr=subprocess.PIPE,
             text=True,
             env=self.env,
+            preexec_fn=as_started_from_a_terminal,
         )
         assert self.proc.stdout is not None
         self.url = self.proc.stdout.readline().strip()

@@ -92,3 +92,11 @@ def typed(
     finally:
         os.close(fd)
     return os.waitstatus_to_exitcode(status), shown
+
+
+def as_started_from_a_terminal() -> None:
+    """``preexec_fn`` for a command a test starts as a person would: SIGHUP at its default, whatever the test run
+    inherited. Under ``nohup tests/run`` every child inherits SIGHUP ignored, and the bridge rightly keeps a
+    signal ignored on purpose (``errors.end_cleanly_on_signals``), so a test of what a closed terminal does must
+    give its command the terminal's default back."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)

@@ -13,6 +13,7 @@ import pytest
 
 from autopilot.loop.backends import codex_cli
 from tests.support.fake_codex import alive, fake_codex, reap, runs
+from tests.support.terminal import as_started_from_a_terminal
 
 BRIDGE = str(Path(sys.executable).parent / "codex-bridge")  # the console script the README's command runs
 
@@ -100,6 +101,7 @@ def test_a_demo_ended_by_a_signal_leaves_no_process_and_no_folder(machine, signu
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         start_new_session=True,  # a signal to the demo only, as `kill PID` sends it
+        preexec_fn=as_started_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + 30
