@@ -85,7 +85,7 @@ def prompt(phase: str, **fields: str) -> str:
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
-def _problem(text: str, schema_path: str, check: Check | None) -> tuple[dict[str, Any] | None, str | None]:
+def parse_answer(text: str, schema_path: str, check: Check | None) -> tuple[dict[str, Any] | None, str | None]:
     from autopilot.loop import schema_subset
 
     fenced = _FENCE.match(text)
@@ -150,7 +150,7 @@ def ask(
             used = exc.usage if isinstance(exc.usage, Usage) else Usage()
             cost, known = charge_budget(model, used, table)
             unknown = unknown or (None if known else (model or "(codex default)"))
-            _event(store, call, model, started, used, cost, f"error:{exc.kind}", conversation_id, attempt)
+            log_call(store, call, model, started, used, cost, f"error:{exc.kind}", conversation_id, attempt)
             exc.usage, exc.usd, exc.calls = total + used, add_usd(usd, cost), calls + 1
             raise
         calls += 1
@@ -160,8 +160,8 @@ def ask(
             unknown = reply.model or model or "(codex default)"
         total, usd = total + reply.usage, add_usd(usd, cost)
         conversation_id = reply.conversation_id or conversation_id
-        data, problem = _problem(reply.text, schema_path, check)
-        _event(
+        data, problem = parse_answer(reply.text, schema_path, check)
+        log_call(
             store,
             call,
             reply.model or model,
@@ -205,7 +205,7 @@ def ask(
     raise AssertionError("unreachable")
 
 
-def _event(
+def log_call(
     store: Store,
     call: dict[str, str | None],
     model: str | None,
