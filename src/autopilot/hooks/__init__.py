@@ -86,6 +86,7 @@ TOOL_MARK = "last-tool-use"  # touched on every PostToolUse: Claude Code's Stop-
 WORKER_PID = "review-worker.pid"
 WORKER_STOP_S = 0.8
 REVIEW_LANE = "review-call.lock"  # loop/state.REVIEW_LANE (held equal by the same test)
+REVIEW_LEFT = "review-left.json"  # loop/review.LEFT: a review left running at the provider (the same test)
 REVIEW_ERROR = "review-error:"  # the notices key (and the failure's time): the person was told a review failed
 CODEX_SIDE_ENV = "AUTOPILOT_CODEX_SIDE_FROM"  # the version that set up the Codex side, after a plugin update
 REVIEWED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
@@ -326,8 +327,9 @@ def is_prompt(data: Json, prompts: tuple[str, ...]) -> bool:
 
 
 def stop_worker(run: str) -> None:
-    """Ask the run's review worker to exit now when it serves this Claude Code process (SIGTERM), and give an idle one
-    WORKER_STOP_S to go; one with a review in flight finishes and records it first, unwaited for. Best effort: a
+    """Ask the run's review worker to exit now when it serves this Claude Code process (SIGTERM), and give it
+    WORKER_STOP_S to go; one with a codex-cli review in flight finishes and records it first, unwaited for (an openai
+    review in flight is left running at the provider, and fetched by the next worker). Best effort: a
     worker also exits on its own once the process it serves is gone (loop/review_worker.py)."""
     try:
         with open(os.path.join(run, WORKER_PID)) as fh:
@@ -343,9 +345,9 @@ def stop_worker(run: str) -> None:
         return
     from autopilot.fsutil import is_held
 
-    if is_held(os.path.join(run, REVIEW_LANE)):
-        return  # a review in flight is finished and recorded first: the session does not wait for it
-    import time
+    if is_held(os.path.join(run, REVIEW_LANE)) and not os.path.exists(os.path.join(run, REVIEW_LEFT)):
+        return  # a codex-cli review in flight is finished and recorded first: the session does not wait for it
+    import time  # (an openai review in flight is left running at the provider: the worker goes at once)
 
     end = time.monotonic() + WORKER_STOP_S
     while time.monotonic() < end:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
-from autopilot import RESUME, SETUP, STOP
+from autopilot import RESUME, SETUP, STOP, config
 from autopilot.errors import RunTaken
+from autopilot.hooks import REVIEW_LEFT, TOOL_MARK
 from autopilot.hooks.context import (
     BUDGET_WARNING,
     Hook,
@@ -25,7 +27,11 @@ if TYPE_CHECKING:
 
 
 def session_start(hook: Hook) -> HookAnswer | None:
-    """The current task as context while a run is active; how to resume one that is paused."""
+    """The current task as context while a run is active; how to resume one that is paused. A review an earlier
+    session's worker left running at the provider is fetched now, by a worker of this session (whatever the run's
+    status: its cost is the run's)."""
+    if os.path.exists(os.path.join(hook.store.dir, REVIEW_LEFT)):
+        collect_left(hook)
     state, refusal = hook.engage((status.RUNNING, *status.PAUSED))
     if state is None:
         return refusal
@@ -46,6 +52,21 @@ def session_start(hook: Hook) -> HookAnswer | None:
     out = context("SessionStart", f"{text}\n\n{given.context}" if given.context else text)
     note = given.notice()
     return {**out, "systemMessage": note} if note else out
+
+
+def collect_left(hook: Hook) -> None:
+    """Start the run's review worker to fetch the review left running, unless one runs (it does so first)."""
+    from autopilot.loop import review_worker
+
+    if review_worker.running(hook.store):
+        return
+    claude = config.env("CLAUDE_PID")
+    review_worker.start_worker(
+        hook.store,
+        hook.workspace.root,
+        claude_pid=int(claude) if claude and claude.isdigit() else None,
+        tool_mark=str(hook.store.dir / TOOL_MARK),
+    )
 
 
 def session_end(hook: Hook) -> HookAnswer | None:

@@ -2,14 +2,30 @@
 
 Shared by ``codex-bridge review`` and the PostToolUse hook. A review never changes the task,
 the base, the status or the iteration; it records ``last_review`` and a review artifact.
+
+A review the worker asks may be left running at the provider (``backends.DETACH``: the worker had to go, at the
+session's end or as the run ended). Its id and everything recording it needs are kept in ``review-left.json`` from
+the moment the provider took it, so a worker killed outright leaves them too; :func:`collect`, in the run's next
+worker, fetches the answer by id, charges it once (what the provider billed) and records it as if it had been waited
+for. A review that came back normally removes the file; one whose answer is already in events.jsonl is never charged
+twice.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import json
+import os
+import time
+from typing import TYPE_CHECKING, Any
 
-from autopilot.errors import RunChanged
+from autopilot import clock
+from autopilot.errors import InfraError, RunChanged
+from autopilot.fsutil import atomic_write
 from autopilot.loop import control, reviewer, transitions
+from autopilot.loop.backends import DETACH, Detach, Detached, Usage
+from autopilot.loop.backends.responses import ResponsesBackend
+from autopilot.loop.budget import charge_budget, price_table
 from autopilot.loop.prompts import diff_evidence, task_text
 from autopilot.loop.reviewer import Answer
 from autopilot.loop.workspace import Workspace
@@ -18,6 +34,9 @@ from autopilot.redact import Redactor
 
 if TYPE_CHECKING:
     from autopilot.loop.shapes import Review, ReviewRecord, ReviewResult, ReviewSkipped
+    from autopilot.loop.state import State, Store
+
+LEFT = "review-left.json"  # a review left running at the provider: its id and what recording it needs
 
 
 def review(
@@ -52,44 +71,175 @@ def review(
     evidence, facts = diff_evidence(ws.config, snap, redactor)
     text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
 
-    def record(answer: Answer) -> ReviewResult | ReviewRecord:
-        found: Review = answer.data
-        result: ReviewRecord = {
-            "task_id": task["id"],
-            "base_sha": snap.base,
-            "head_sha": snap.head,
-            "fingerprint": snap.tree,
-            **found,
-            "diff": facts,
-            "redactions": redactor.summary(),
-            "usd": answer.usd,
-        }
-        try:
-            with ws.store.transaction(expect=state) as s:
-                transitions.settle(s, "review", answer)
-                path = ws.store.artifact_in_call("review", result)
-                transitions.apply_review(
-                    s,
-                    found,
-                    task_id=task["id"],
-                    base_sha=snap.base,
-                    head_sha=snap.head,
-                    fingerprint=snap.tree,
-                    review_path=str(path) if path else None,
-                )
-        except RunChanged:  # a replaced run's calls stay in events.jsonl only
-            say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
-            return result
-        return {**result, "review_path": str(path) if path else None}
+    about: dict[str, Any] = {
+        "run_id": state.get("run_id"),
+        "task_id": task["id"],
+        "base_sha": snap.base,
+        "head_sha": snap.head,
+        "fingerprint": snap.tree,
+        "diff": facts,
+        "redactions": redactor.summary(),
+    }
+    detach = DETACH.get()
+    token = None
+    if detach is not None:  # the worker's review: its id is kept as soon as the provider has it
+        outer = detach
 
-    return ws.consult(
-        "review",
-        text,
-        state,
-        backend=backend,
-        model=model,
-        effort=effort,
-        deadline=deadline,
-        what=f"to review {facts['files']} changed file{'s' if facts['files'] != 1 else ''} against {task['id']}",
-        record=record,
-    )
+        def started(response_id: str) -> None:
+            _keep_left(ws.store, {**about, "response_id": response_id, "started": clock.unix()})
+            outer.started(response_id)
+
+        token = DETACH.set(Detach(started, outer.leave))
+    try:
+        return ws.consult(
+            "review",
+            text,
+            state,
+            backend=backend,
+            model=model,
+            effort=effort,
+            deadline=deadline,
+            what=f"to review {facts['files']} changed file{'s' if facts['files'] != 1 else ''} against {task['id']}",
+            record=lambda answer: _record(ws, state, about, answer),
+        )
+    except Detached:
+        token = None  # left running: review-left.json stays for collect()
+        raise
+    finally:
+        if token is not None:
+            DETACH.reset(token)
+            _drop_left(ws.store)
+
+
+def _record(ws: Workspace, state: State, about: dict[str, Any], answer: Answer) -> ReviewResult | ReviewRecord:
+    """Charge and record a review's answer in the run ``state`` it was asked about (``about``: the tree it saw)."""
+    found: Review = answer.data
+    result: ReviewRecord = {
+        "task_id": about["task_id"],
+        "base_sha": about["base_sha"],
+        "head_sha": about["head_sha"],
+        "fingerprint": about["fingerprint"],
+        **found,
+        "diff": about["diff"],
+        "redactions": about["redactions"],
+        "usd": answer.usd,
+    }
+    try:
+        with ws.store.transaction(expect=state) as s:
+            transitions.settle(s, "review", answer)
+            path = ws.store.artifact_in_call("review", result)
+            transitions.apply_review(
+                s,
+                found,
+                task_id=about["task_id"],
+                base_sha=about["base_sha"],
+                head_sha=about["head_sha"],
+                fingerprint=about["fingerprint"],
+                review_path=str(path) if path else None,
+            )
+    except RunChanged:  # a replaced run's calls stay in events.jsonl only
+        say("the run was re-planned while Codex reviewed; this review is in events.jsonl, not in the new run")
+        return result
+    return {**result, "review_path": str(path) if path else None}
+
+
+def _keep_left(store: Store, note: dict[str, Any]) -> None:
+    atomic_write(store.dir / LEFT, json.dumps(note), durable=False)
+
+
+def _drop_left(store: Store) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(store.dir / LEFT)
+
+
+def left_running(store: Store) -> bool:
+    """Whether a review of this run was left running at the provider and not collected yet."""
+    return os.path.exists(store.dir / LEFT)
+
+
+def collect(cwd: str | None = None, *, timeout: float) -> str:
+    """Fetch the review a worker left running (:data:`LEFT`), charge it and record it; what became of it:
+
+    ``none`` (nothing left), ``pending`` (the provider is still at it, or cannot be reached: asked again later),
+    ``recorded`` (charged and recorded in the run; in events.jsonl only when the run was replaced), ``failed`` (it
+    failed or expired at the provider, or its answer was invalid: charged what it billed, the failure recorded) or
+    ``dropped`` (its note was unreadable and moved aside, or its answer was recorded already).
+    """
+    ws = Workspace(cwd)
+    path = ws.store.dir / LEFT
+    try:
+        note = json.loads(path.read_text(encoding="utf-8"))
+        rid = str(note["response_id"])
+        about = {key: note[key] for key in ("run_id", "task_id", "base_sha", "head_sha", "fingerprint", "diff")}
+        about["redactions"] = note.get("redactions") or {}
+        started = float(note.get("started") or clock.unix())
+    except FileNotFoundError:
+        return "none"
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        aside = path.with_name(f"{LEFT}.corrupt-{clock.stamp()}")
+        os.replace(path, aside)
+        say(f"a review left running could not be read ({exc}); its note was moved aside to {aside}")
+        return "dropped"
+    if _already_recorded(ws.store, rid):
+        _drop_left(ws.store)
+        return "dropped"
+    failure: InfraError | None = None
+    try:
+        reply = ResponsesBackend().retrieve(rid, timeout)
+    except InfraError as exc:
+        if exc.kind in ("network", "timeout", "auth", "rate_limit", "quota") or exc.kind.startswith("http_5"):
+            say(f"the review left running as {rid} could not be fetched yet: {exc}")
+            return "pending"
+        reply, failure = None, exc
+    if reply is None and failure is None:
+        return "pending"
+    os.replace(path, path.with_name(LEFT + ".taken"))  # from here it is charged at most once, even if this dies
+    state = ws.store.load()
+    call = {"phase": "review", "backend": "openai", "effort": None, "run_id": about["run_id"]}
+    since = time.monotonic() - max(0.0, clock.unix() - started)  # the call's latency, from when it was asked
+    if reply is None:
+        assert failure is not None
+        used = failure.usage if isinstance(failure.usage, Usage) else Usage()
+        failure.usd, failure.calls = charge_budget(None, used, price_table())[0], 1
+        reviewer.log_call(ws.store, call, None, since, used, failure.usd, f"error:{failure.kind}", rid, 1)
+        say(f"the review left running as {rid} failed at the provider: {failure}")
+        if state.get("run_id") == about["run_id"]:
+            ws.record_failure("review", failure, state)
+        _drop_taken(ws.store)
+        return "failed"
+    cost, known = charge_budget(reply.model, reply.usage, price_table())
+    data, problem = reviewer.parse_answer(reply.text, reviewer.schema("review")[1], None)
+    outcome = "ok" if problem is None else "invalid_output"
+    reviewer.log_call(ws.store, call, reply.model, since, reply.usage, cost, outcome, rid, 1)
+    answer = Answer(data, reply.usage, cost, 1, reply.model, None, None if known else reply.model, "openai")
+    if problem is not None or data is None:
+        failure = InfraError(f"Codex's review answer, fetched later, was invalid: {problem}", kind="schema")
+        failure.usage, failure.usd, failure.calls = reply.usage, cost, 1
+        if state.get("run_id") == about["run_id"]:
+            ws.record_failure("review", failure, state)
+        _drop_taken(ws.store)
+        return "failed"
+    if state.get("run_id") != about["run_id"]:
+        say(f"the review left running as {rid} was about a run since replaced; it is in events.jsonl only")
+    else:
+        _record(ws, state, about, answer)
+        say(f"the review left running as {rid} was fetched and recorded: {data.get('decision')}")
+    _drop_taken(ws.store)
+    return "recorded"
+
+
+def _drop_taken(store: Store) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(store.dir / (LEFT + ".taken"))
+
+
+def _already_recorded(store: Store, response_id: str) -> bool:
+    """Whether events.jsonl's last lines already log the call ``response_id`` (a worker recorded its answer and was
+    killed before it could remove the note): it is never charged twice."""
+    try:
+        with open(store.dir / "events.jsonl", "rb") as fh:
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - 65536))
+            tail = fh.read()
+    except OSError:
+        return False
+    return f'"conversation_id": "{response_id}"'.encode() in tail

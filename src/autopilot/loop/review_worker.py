@@ -16,9 +16,12 @@ and the hooks hand it over. A worker killed mid-review loses no finding: the tre
 so the next edit's hook starts a worker that reviews it (the newest tree).
 
 It exits when the run is no longer running (done, paused, stopped, re-planned), when the review mode is no longer
-``edit``, when the Claude Code process it serves is gone, on SIGTERM, or after IDLE_S without work. A review in flight
-is finished and recorded first: the provider bills a call whether or not anyone reads its answer, and a run's budget
-counts what was billed. A second SIGTERM ends that review at once (its codex stopped, its tree left for the next).
+``edit``, when the Claude Code process it serves is gone, on SIGTERM, or after IDLE_S without work. With the openai
+backend a review in flight does not hold it: the review was asked in the provider's background mode, so the worker
+leaves it running there (its id kept in ``review-left.json``) and exits at once; the run's next worker (the next
+edit's, or the one the next session's start starts) fetches it by id, charges what the provider billed and hands its
+findings over (``loop.review.collect``). The codex-cli backend's review is finished and recorded first (a ``codex
+exec`` cannot be left running); a second SIGTERM ends it at once (its codex stopped, its tree left for the next).
 With the openai backend it also keeps the run's relay open (``loop/backends/relay.py``): the Stop hook's verdict is
 sent through this process's loaded client, so the stop the person waits for pays no SDK start (~1 s of CPU). The calls
 it relays are finished before it exits, whatever ends it but a second SIGTERM.
@@ -54,6 +57,8 @@ WORKER_LOG = "review-worker.log"
 MAX_LOG_BYTES = 1_000_000  # then the log is rotated to review-worker.log.1
 EXIT_BUSY = 75  # another worker serves this run
 IDLE_S = 300.0  # a worker with nothing to do for this long exits (the next edit starts another)
+COLLECT_S = 1.0  # how often a review left running by an earlier worker is asked after
+COLLECT_TIMEOUT_S = 10.0  # how long one such ask may take
 POLL_S = 0.2  # how often an idle worker looks for work: a few stat calls, ~50 ms of CPU in IDLE_S
 ENTRY = "from autopilot.loop.review_worker import main; main()"  # what the process runs
 
@@ -174,6 +179,8 @@ class Worker:
         self.cpu_start = 0.0  # CPU seconds (this process and its git children) the client's start cost
         self.seen: dict[str, tuple[int, str | None]] = {}  # what why_stop last read: file -> (mtime, its answer)
         self.relay: Relay | None = None  # the run's warm line to the Responses API, while the backend is openai
+        self.left: str | None = None  # the id of the review this worker left running (it then exits)
+        self.next_collect = 0.0  # when to ask again after a review an earlier worker left running
 
     def serve(self) -> int:
         """Review what is due until the worker has no reason to live; 0. The calls it relays are finished first."""
@@ -188,6 +195,15 @@ class Worker:
         self.cpu_start = cpu_seconds()
         idle_since = time.monotonic()
         while not self.stop.is_set():
+            if self.left is not None:
+                say(f"review worker: exits (a review left running); {self.reviews} review(s), {self.relayed()} relayed")
+                return 0
+            if self.collecting():  # before anything else: the run's budget then counts it
+                if time.monotonic() - idle_since > IDLE_S:
+                    say(f"review worker: exits (a review left running is not done after {IDLE_S:.0f}s)")
+                    return 0
+                self.stop.wait(POLL_S)
+                continue
             why = self.why_stop()
             if why:
                 say(
@@ -208,6 +224,27 @@ class Worker:
             self.stop.wait(POLL_S)
         say(f"review worker: exits (asked to stop); {self.reviews} review(s), {self.relayed()} relayed")
         return 0
+
+    def should_leave(self) -> bool:
+        """Whether to stop waiting for the review in flight and leave it running at the provider (asked a few times
+        a second while it runs): the worker was asked to stop, or has no reason to live any more."""
+        return self.stop.is_set() or self.why_stop() is not None
+
+    def collecting(self) -> bool:
+        """Whether a review an earlier worker left running is still awaited (fetched and recorded as soon as it is
+        done; asked after once a second). Not while the Claude Code session it serves is gone: the next one's."""
+        from autopilot.loop.review import collect, left_running
+
+        if not left_running(self.store) or (self.claude is not None and not self.claude.alive()):
+            return False
+        now = time.monotonic()
+        if now >= self.next_collect:
+            self.next_collect = now + COLLECT_S
+            outcome = collect(self.root, timeout=min(COLLECT_TIMEOUT_S, self.call_timeout()))
+            if outcome != "pending":
+                say(f"review worker: the review left running earlier was {outcome}")
+                return False
+        return True
 
     def relayed(self) -> int:
         """The calls it sent for other processes of the run (the Stop hook's verdicts)."""
@@ -302,6 +339,7 @@ class Worker:
         """Review the newest tree, unless it was reviewed, planned on or judged already; record a failure."""
         from autopilot.errors import BridgeError, BudgetExhausted, InfraError, RunChanged
         from autopilot.loop import control
+        from autopilot.loop.backends import DETACH, Detach, Detached
         from autopilot.loop.review import review
         from autopilot.loop.snapshot import work_tree
 
@@ -310,12 +348,16 @@ class Worker:
         state = self.store.load()
         last = state.get("last_review")
         seen = {state.get("plan_tree"), state.get("verdict_tree"), last.get("fingerprint") if last else None}
+        token = DETACH.set(Detach(lambda _rid: None, self.should_leave))
         try:
             if work_tree(self.root, str(self.store.dir / "work-index")) in seen - {None}:
                 return
             review(cwd=self.root)
             self.reviews += 1
             say(f"review worker: review {self.reviews} used {cpu_seconds() - before:.3f}s of CPU")
+        except Detached as exc:
+            self.left = exc.response_id
+            say(f"review worker: the review in flight is left running ({exc.response_id}); the run's next worker")
         except InfraError as exc:  # recorded in state, with consecutive_errors counted (busy: not counted)
             with suppress(RunChanged):  # re-planned or no longer running meanwhile: nothing to pause
                 control.pause_if_unavailable(self.store, exc.run or self.store.load(), "review", exc, untold=True)
@@ -325,6 +367,7 @@ class Worker:
         except BridgeError as exc:  # nothing to review
             say(f"review worker: {exc}")
         finally:
+            DETACH.reset(token)
             self.finished_mark = size(self.store.dir / WANTED)
             done = self.store.dir / DONE
             with open(done, "a"):

@@ -21,6 +21,11 @@ A step is a plain dict (so scripts can be JSON files):
     {"failed": {"code", "message"}}               a streamed ``response.failed``
     {"headers": {"name": "value"}, ...}          extra response headers (e.g. Codex's rate-limit
                                                   ``x-codex-primary-used-percent``, see with_headers)
+
+A request with ``"background": true`` is answered at once with the response ``queued``, as the Responses API does;
+its step runs in a thread of its own (its delay is the model's time), and ``GET /v1/responses/{id}`` shows it
+``in_progress`` and then ``completed`` (or ``failed``, for an error step). It is billed when it completes, whether or
+not anyone ever retrieves it: a provider bills the work, not the reading.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
@@ -140,10 +147,16 @@ class _Handler(BaseHTTPRequestHandler):
         write_body(self, body, drip)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        if self.path.rstrip("/").endswith("/models"):
+        path = self.path.split("?")[0].rstrip("/")
+        if path.endswith("/models"):
             self._send(200, json.dumps({"object": "list", "data": []}).encode())
+            return
+        head, _, rid = path.rpartition("/")
+        found = self.server.owner.retrieve(rid) if head.endswith("/responses") else None
+        if found is None:
+            self._send(404, json.dumps({"error": {"message": f"No response found with id '{rid}'."}}).encode())
         else:
-            self._send(404, b"{}")
+            self._send(200, json.dumps(found).encode())
 
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("content-length") or 0)
@@ -157,6 +170,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, b'{"error":{"message":"invalid JSON"}}')
             return
         step, rid = self.server.owner._next(body, dict(self.headers))
+        if body.get("background"):
+            self._send(200, json.dumps(self.server.owner._in_background(step, rid, body)).encode())
+            return
         if delay_or_drop(self, step):
             return
         extra = step.get("headers")
@@ -207,7 +223,52 @@ class ResponsesServer(BackgroundServer):
         self.headers: list[dict[str, str]] = []
         self._ids = itertools.count(1)
         self.ledger = Ledger()
+        self._background: dict[str, dict[str, Any]] = {}  # background responses by id, as they stand now
         super().__init__(_Handler, port, steps)
+
+    def retrieve(self, rid: str) -> dict[str, Any] | None:
+        """A background response as it stands now (None: no such id)."""
+        with self._lock:
+            found = self._background.get(rid)
+            return dict(found) if found is not None else None
+
+    def _in_background(self, step: Step, rid: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Start answering ``body`` in a thread of its own; the response as it stands now (queued)."""
+        now = self._shell(rid, body, "queued")
+        with self._lock:
+            self._background[rid] = now
+
+        def work() -> None:
+            with self._lock:
+                self._background[rid] = {**now, "status": "in_progress"}
+            time.sleep(float(step.get("delay") or 0))
+            if "status" in step or step.get("drop") or step.get("failed"):
+                error = step.get("error") or step.get("failed") or {"code": "server_error", "message": "dropped"}
+                done = {**now, "status": "failed", "error": error}
+            else:
+                done = self._response(step, rid, body)  # billed here, as it completes
+            with self._lock:
+                self._background[rid] = done
+
+        threading.Thread(target=work, name=f"background-{rid}", daemon=True).start()
+        return now
+
+    def _shell(self, rid: str, body: dict[str, Any], status: str) -> dict[str, Any]:
+        """A response not finished yet: no output, no usage."""
+        return {
+            "id": rid,
+            "object": "response",
+            "created_at": int(clock.unix()),
+            "status": status,
+            "background": True,
+            "model": body.get("model") or self.model,
+            "output": [],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "previous_response_id": body.get("previous_response_id"),
+            "usage": None,
+        }
 
     @property
     def bills(self) -> list[dict[str, int]]:
@@ -248,6 +309,7 @@ class ResponsesServer(BackgroundServer):
             "tool_choice": "auto",
             "tools": [],
             "previous_response_id": body.get("previous_response_id"),
+            "background": bool(body.get("background")),
             "usage": _usage(self.ledger.bill(rid, body, output, step.get("usage"))),
         }
 

@@ -115,3 +115,102 @@ def test_a_replaced_run_is_not_charged_for_the_old_runs_call(planned, openai_env
     assert (s["token_usage"]["review"]["calls"], s["budget_used_usd"], s["last_review"]) == (0, 0.0, None)
     events = (Path(s["run_dir"]) / "events.jsonl").read_text().splitlines()
     assert json.loads(events[-1])["phase"] == "review"
+
+
+def leave_at_once(repo):
+    """review() as the worker asks it, left running the moment the provider took it: the Detached it raised."""
+    import pytest
+
+    from autopilot.loop.backends import DETACH, Detach, Detached
+    from autopilot.loop.review import review
+
+    token = DETACH.set(Detach(lambda _rid: None, lambda: True))
+    try:
+        with pytest.raises(Detached) as caught:
+            review(cwd=str(repo))
+    finally:
+        DETACH.reset(token)
+    return caught.value
+
+
+def test_a_review_left_running_is_collected_once_charged_as_billed(planned, openai_env, bridge):
+    """Left at the provider: nothing charged, its note kept; collect() says pending while it runs, then records its
+    finding and charges what was billed, once; asked again, there is nothing left."""
+    import time
+
+    from autopilot.loop.review import collect
+    from autopilot.loop.state import Store
+    from autopilot.scripted.responses_server import delay
+
+    finding = {"severity": "major", "file": "a.py", "line": 1, "message": "a is unused"}
+    openai_env.push(delay(reply_json({"decision": "request_changes", "summary": "s", "issues": [finding]}), 1.0))
+    (Path(planned) / "a.py").write_text("a = 1\n")
+    left = leave_at_once(planned)
+    note = Store(planned).dir / "review-left.json"
+    assert json.loads(note.read_text())["response_id"] == left.response_id
+    assert state_of(bridge, planned)["token_usage"]["review"]["calls"] == 0
+    assert collect(str(planned), timeout=5) == "pending" and note.exists()
+    time.sleep(1.2)
+    assert collect(str(planned), timeout=5) == "recorded" and not note.exists()
+    state = state_of(bridge, planned)
+    assert state["reviews_pending"][-1]["issues"] == [finding]
+    bill = openai_env.bills[-1]
+    assert state["token_usage"]["review"]["calls"] == 1
+    assert state["token_usage"]["review"]["input"] == bill["input_tokens"]
+    assert collect(str(planned), timeout=5) == "none"
+
+
+def test_a_left_review_already_in_events_is_never_charged_twice(planned, openai_env, bridge):
+    """A worker recorded the answer and was killed before removing the note: the next collect drops it."""
+    from autopilot.loop.review import collect
+    from autopilot.loop.state import Store
+
+    openai_env.push(reply_json(APPROVE))
+    (Path(planned) / "a.py").write_text("a = 1\n")
+    assert bridge("-C", str(planned), "review")[0] == 0
+    rid = json.loads((Store(planned).dir / "events.jsonl").read_text().splitlines()[-1])["conversation_id"]
+    before = state_of(bridge, planned)["budget_used_usd"]
+    (Store(planned).dir / "review-left.json").write_text(
+        json.dumps(
+            {
+                "response_id": rid,
+                "run_id": "r",
+                "task_id": "T1",
+                "base_sha": None,
+                "head_sha": None,
+                "fingerprint": "f",
+                "diff": {},
+            }
+        )
+    )
+    assert collect(str(planned), timeout=5) == "dropped"
+    assert state_of(bridge, planned)["budget_used_usd"] == before and len(openai_env.requests) == 2
+    assert state_of(bridge, planned)["token_usage"]["review"]["calls"] == 1
+
+
+def test_an_unreadable_note_is_moved_aside(planned, openai_env, bridge):
+    """A torn or planted note is bad input: moved aside with a clear line, nothing fetched, the run unchanged."""
+    from autopilot.loop.review import collect
+    from autopilot.loop.state import Store
+
+    run = Store(planned).dir
+    (run / "review-left.json").write_text('{"response_id": ')
+    assert collect(str(planned), timeout=5) == "dropped"
+    assert not (run / "review-left.json").exists()
+    assert [p.name for p in run.glob("review-left.json.corrupt-*")]
+
+
+def test_a_left_review_that_failed_at_the_provider_is_recorded_as_a_failed_review(planned, openai_env, bridge):
+    """The provider ended it ``failed``: the run records a failed review (the person is told), and the note goes."""
+    import time
+
+    from autopilot.loop.review import collect
+    from autopilot.scripted.responses_server import http_error
+
+    openai_env.push(http_error(500, "the model crashed"))
+    (Path(planned) / "a.py").write_text("a = 1\n")
+    leave_at_once(planned)
+    time.sleep(0.3)
+    assert collect(str(planned), timeout=5) == "failed"
+    error = state_of(bridge, planned)["last_error"]
+    assert error["phase"] == "review" and "the model crashed" in error["message"]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from autopilot.loop.review import LEFT
 from autopilot.loop.review_worker import ENTRY, EXIT_BUSY, PID_FILE, running, start_worker
 from autopilot.loop.state import REVIEW_LANE, Store
 from autopilot.scripted.responses_server import delay, reply_json
@@ -160,41 +161,85 @@ def test_the_worker_exits_with_the_claude_process_it_serves(planned, openai_env,
     wait_until(lambda: gone(pid), timeout=5, what="the worker's exit")
 
 
-def test_a_review_in_flight_when_the_session_ends_is_recorded_then_the_worker_exits(
+def events_of(repo) -> list[dict]:
+    return [json.loads(line) for line in (Store(repo).dir / "events.jsonl").read_text().splitlines()]
+
+
+def test_a_review_in_flight_when_the_session_ends_is_left_running_and_the_next_session_collects_it(
     planned, openai_env, bridge, monkeypatch, claude_process
 ):
-    """The provider bills a call whether or not anyone reads its answer: the worker finishes the review in flight,
-    records it (charged as billed, its findings pending for the next session), then exits."""
+    """The session ends while Codex reviews (8 s): the worker leaves the review running at the provider and is gone at
+    once, with nothing charged yet. The next session's start fetches it by id: its finding is pending for Claude,
+    charged once, as billed, and logged once."""
     monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
-    openai_env.push(delay(reply_json(REQUEST_CHANGES), 2.0))
+    openai_env.push(delay(reply_json(REQUEST_CHANGES), 8.0))
     edit(bridge, planned)
     wait_until(lambda: len(review_prompts(openai_env)) == 1, what="the review's request")
+    assert openai_env.requests[-1]["background"] is True
     pid = worker_pid(planned)
     claude_process.kill()
     claude_process.wait()
-    wait_until(lambda: gone(pid), timeout=15, what="the worker's exit")
-    state = state_of(bridge, planned)
-    assert [r["issues"] for r in state["reviews_pending"]] == [[FINDING]]
-    assert state["token_usage"]["review"]["calls"] == 1 == len(openai_env.bills) - 1  # plan + review, both charged
+    asked = time.monotonic()
+    wait_until(lambda: gone(pid), timeout=6, what="the worker's exit")
+    assert time.monotonic() - asked < 6  # well before the review's 8 s
+    left = Store(planned).dir / "review-left.json"
+    assert json.loads(left.read_text())["response_id"].startswith("resp_")
+    assert state_of(bridge, planned)["token_usage"]["review"]["calls"] == 0
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"]) as next_claude:
+        try:
+            monkeypatch.setenv("CLAUDE_PID", str(next_claude.pid))
+            run_hook(bridge, "SessionStart", planned, source="startup")
+            state = reviewed(bridge, planned, timeout=30)
+            assert [r["issues"] for r in state["reviews_pending"]] == [[FINDING]]
+            assert state["token_usage"]["review"]["calls"] == 1 == len(openai_env.bills) - 1  # plan + review
+            reviews = [e for e in events_of(planned) if e["phase"] == "review"]
+            assert len(reviews) == 1 and reviews[0]["outcome"] == "ok" and reviews[0]["latency_ms"] >= 7000
+            assert not left.exists()
+            given = tool(bridge, planned)
+            assert "define feature()" in context_of(given)
+        finally:
+            next_claude.kill()
 
 
-def test_sigkill_of_the_worker_mid_review_loses_no_finding(planned, openai_env, bridge):
-    """The worker killed while Codex answers: state.json stays valid, and the next edit's worker reviews the newest
-    tree; its finding reaches Claude at the next tool use."""
-    openai_env.push(delay(reply_json(APPROVE), 30.0), reply_json(REQUEST_CHANGES))
+def test_a_review_in_flight_when_the_run_ends_is_left_and_charged_to_that_run(planned, openai_env, bridge):
+    """The run is stopped while Codex reviews: the worker goes at once; the next session's start charges the stopped
+    run exactly what the provider billed, and hands nothing to a run that is over."""
+    openai_env.push(delay(reply_json(REQUEST_CHANGES), 4.0))
     edit(bridge, planned)
     wait_until(lambda: len(review_prompts(openai_env)) == 1, what="the review's request")
     pid = worker_pid(planned)
+    assert bridge("-C", str(planned), "stop")[0] == 0
+    wait_until(lambda: gone(pid), timeout=3, what="the worker's exit")
+    run_hook(bridge, "SessionStart", planned, source="startup")
+    wait_until(lambda: state_of(bridge, planned)["token_usage"]["review"]["calls"] == 1, what="the charge")
+    state = state_of(bridge, planned)
+    assert state["status"] == "idle" and len(openai_env.bills) == 2  # `stop` ends the run: idle
+    wait_until(lambda: not running(Store(planned)), timeout=5, what="the collecting worker's exit")
+    assert not (Store(planned).dir / "review-left.json").exists()
+
+
+def test_sigkill_of_the_worker_mid_review_loses_no_finding(planned, openai_env, bridge):
+    """The worker killed while Codex answers: state.json stays valid; the next edit's worker fetches the killed
+    review by the id it left (charged once), then reviews the newest tree; its finding reaches Claude."""
+    openai_env.push(delay(reply_json(APPROVE), 3.0), reply_json(REQUEST_CHANGES))
+    edit(bridge, planned)
+    store = Store(planned)
+    # the provider has taken the review and the worker has kept its id (a kill before that loses the id: the one
+    # window left, between the provider's answer and one small write)
+    wait_until(lambda: (store.dir / "review-left.json").exists(), what="the review's id kept")
+    pid = worker_pid(planned)
     os.kill(pid, signal.SIGKILL)
     wait_until(lambda: gone(pid), what="the worker's death")
-    store = Store(planned)
     wait_until(lambda: not running(store), what="the lock's release")
     assert store.load()["last_review"] is None  # loads (validated): nothing half-written
     edit(bridge, planned, name="feature.py", content="x = 2\n")
-    reviewed(bridge, planned)
+    state = reviewed(bridge, planned)
+    assert state["last_review"]["decision"] == "approve"  # the killed review, fetched first
+    state = reviewed(bridge, planned, after=state["last_review"]["timestamp"])
     given = tool(bridge, planned)
     assert "define feature()" in context_of(given) and "Codex asks for changes on T1" in given["systemMessage"]
     assert "x = 2" in review_prompts(openai_env)[-1]
+    assert state["token_usage"]["review"]["calls"] == 2 == len(openai_env.bills) - 1  # nothing billed is lost
 
 
 def test_no_review_starts_while_codex_is_deciding_a_verdict(planned, openai_env, bridge):
@@ -228,6 +273,7 @@ def test_session_end_stops_its_idle_worker_before_claude_exits(
 
     assert hooks.WORKER_PID == review_worker.PID_FILE  # the hot path names the files without importing the worker
     assert hooks.REVIEW_LANE == REVIEW_LANE
+    assert hooks.REVIEW_LEFT == LEFT
     monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
     openai_env.push(reply_json(APPROVE))
     edit(bridge, planned)

@@ -157,3 +157,48 @@ def test_a_step_that_states_its_usage_bills_that():
     with ResponsesServer([reply_text("x", usage=stated)]) as s:
         _, usage = usage_of(s.url, {"input": "hi"})
     assert (usage["input_tokens"], usage["output_tokens"], s.bills[0]["input_tokens"]) == (100_000, 5, 100_000)
+
+
+def get(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, json.loads(exc.read())
+
+
+def test_a_background_request_is_answered_at_once_and_billed_when_it_completes():
+    """``background: true``: queued at once, in progress while its delay runs, then completed with its usage; the bill
+    is made as it completes, whether or not anyone retrieves it."""
+    import time
+
+    with ResponsesServer([{**reply_json({"a": 1}), "delay": 0.6}]) as s:
+        started = time.monotonic()
+        status, _, body = post(s.url, {"model": "m", "input": "hi", "background": True})
+        assert time.monotonic() - started < 0.5
+        first = json.loads(body)
+        assert (status, first["status"], first["usage"]) == (200, "queued", None)
+        assert get(f"{s.url}/responses/{first['id']}")[1]["status"] in ("queued", "in_progress")
+        assert s.bills == []
+        time.sleep(1.0)
+        assert len(s.bills) == 1  # billed unread
+        code, done = get(f"{s.url}/responses/{first['id']}")
+        assert (code, done["status"], json.loads(done["output"][0]["content"][0]["text"])) == (
+            200,
+            "completed",
+            {"a": 1},
+        )
+        assert done["usage"]["output_tokens"] > 0
+        assert get(f"{s.url}/responses/resp_404")[0] == 404
+
+
+def test_a_background_error_step_ends_failed_and_is_not_billed():
+    """An HTTP-error step in the background is a response that ends ``failed`` with the step's error."""
+    import time
+
+    with ResponsesServer([http_error(500, "boom")]) as s:
+        first = json.loads(post(s.url, {"model": "m", "input": "hi", "background": True})[2])
+        time.sleep(0.3)
+        done = get(f"{s.url}/responses/{first['id']}")[1]
+        assert (done["status"], done["error"]["message"], s.bills) == ("failed", "boom", [])

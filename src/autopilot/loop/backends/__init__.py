@@ -6,9 +6,12 @@ what those tokens cost is the run's business (``loop/budget.py``).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from autopilot.config import Config
 
     class Backend(Protocol):
@@ -112,6 +115,28 @@ class Reply(_Value):
         for name, value in zip(self.__slots__, (text, usage, conversation_id, model, context_tokens), strict=True):
             object.__setattr__(self, name, value)
 
+
+class Detached(Exception):  # noqa: N818 - an outcome, not a failure
+    """A call left running at the provider because the process waiting for it had to go (the review worker at the
+    session's end): its answer is fetched by id later (``loop/review.py``: ``collect``). Not a failure: nothing is
+    charged or recorded until then, and the provider bills it once, when it completes."""
+
+    def __init__(self, response_id: str) -> None:
+        super().__init__(f"left running at the provider as {response_id}")
+        self.response_id = response_id
+
+
+class Detach:
+    """How a call may be left running: ``started(response_id)`` is told its id as soon as the provider took it (so a
+    process killed after that still leaves the id behind), ``leave()`` says whether to stop waiting now."""
+
+    def __init__(self, started: Callable[[str], None], leave: Callable[[], bool]) -> None:
+        self.started, self.leave = started, leave
+
+
+# Set around a call that may be left running (the review worker's own reviews); None everywhere else. A context
+# variable: the calls the worker relays for the Stop hook run in threads of their own, and always wait.
+DETACH: ContextVar[Detach | None] = ContextVar("detach", default=None)
 
 SERVING_RELAY = False  # set in the review worker, which serves the run's relay (loop/backends/relay.py)
 

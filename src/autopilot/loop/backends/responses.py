@@ -8,7 +8,7 @@ from typing import Any
 
 from autopilot import config
 from autopilot.errors import InfraError
-from autopilot.loop.backends import Reply, Usage
+from autopilot.loop.backends import DETACH, Detach, Detached, Reply, Usage
 
 DEFAULT_MODEL = "gpt-6.2-sol"
 
@@ -158,31 +158,104 @@ class ResponsesBackend:
                 request.pop("previous_response_id")
                 return tenacity.Retrying(**_retry_policy(end - time.monotonic()))(create)
 
+        detach = DETACH.get()
+        if detach is not None:
+            request["background"] = True  # answered at once with its id; its answer is fetched by polling
         try:
             response = _within(timeout, ask, client.close)
+            if detach is not None:
+                detach.started(response.id)
+                response = _within(end - time.monotonic(), lambda: _finished(client, response, detach), client.close)
         except openai.OpenAIError as exc:
             raise _infra(exc) from None
         finally:
             # its pooled connection: a process that asks again (the in-process bridge of a long test run) keeps
             # no socket of a finished call open (closing twice, after an abort, is harmless)
             client.close()
-        usage = response.usage
-        details = getattr(usage, "input_tokens_details", None)
-        used = (
-            Usage(
-                input=int(getattr(usage, "input_tokens", 0) or 0),
-                cached=int(getattr(details, "cached_tokens", 0) or 0),
-                output=int(getattr(usage, "output_tokens", 0) or 0),
-                cache_write=int(getattr(details, "cache_write_tokens", 0) or 0),
-            )
-            if usage is not None
-            else Usage()
-        )
-        return Reply(
-            text=response.output_text or "",
-            usage=used,
-            conversation_id=response.id,
-            model=getattr(response, "model", None) or request["model"],
-            # one request per call: the conversation is what this one read and wrote
-            context_tokens=used.input + used.output if usage is not None else None,
-        )
+        return _reply(response, request["model"])
+
+    def retrieve(self, response_id: str, timeout: float) -> Reply | None:
+        """The answer of a call left running (:class:`~autopilot.loop.backends.Detached`), fetched by its id: None
+        while the provider is still working on it. An InfraError when it failed, expired or cannot be fetched."""
+        import openai
+
+        if not config.env("OPENAI_API_KEY"):
+            raise InfraError("OPENAI_API_KEY is not set", kind="auth", hint="export OPENAI_API_KEY=...")
+        client = openai.OpenAI(max_retries=2, timeout=max(0.1, timeout))
+        try:
+            response = _within(timeout, lambda: client.responses.retrieve(response_id), client.close)
+        except openai.OpenAIError as exc:
+            raise _infra(exc) from None
+        finally:
+            client.close()
+        if response.status in PENDING:
+            return None
+        return _reply(_completed(response), None)
+
+
+PENDING = ("queued", "in_progress")  # a background response the provider is still working on
+POLL_S = 0.25  # how soon a call in the background is first asked after; then 1.5 times longer each time
+POLL_MAX_S = 2.0  # ... up to this (what the provider's guide suggests)
+
+
+def _finished(client: Any, response: Any, detach: Detach) -> Any:
+    """Poll a background response until it is no longer pending; :class:`Detached` as soon as ``detach`` says to
+    leave it (its id was handed to ``detach.started`` already)."""
+    import time
+
+    import openai
+
+    wait = POLL_S
+    while response.status in PENDING:
+        end = time.monotonic() + wait
+        wait = min(POLL_MAX_S, wait * 1.5)  # each poll costs ~2 ms of CPU: a 30 s review is asked ~18 times
+        while time.monotonic() < end:
+            if detach.leave():
+                raise Detached(response.id)
+            time.sleep(0.05)
+        try:
+            response = client.responses.retrieve(response.id)
+        except (openai.APIConnectionError, openai.InternalServerError, openai.RateLimitError):
+            continue  # a poll that failed is asked again; the deadline (the caller's) bounds it
+    return _completed(response)
+
+
+def _completed(response: Any) -> Any:
+    """``response`` when it completed; an InfraError (with the tokens it billed) when it failed or was cut off."""
+    if response.status == "completed":
+        return response
+    error = getattr(response, "error", None)
+    failure = InfraError(
+        f"OpenAI's background response {response.id} ended {response.status}"
+        + (f": {getattr(error, 'message', error)}" if error else ""),
+        kind="server",
+    )
+    if response.usage is not None:
+        failure.usage = _usage(response.usage)
+    raise failure
+
+
+def _usage(usage: Any) -> Usage:
+    """The tokens a response reports, as the run counts them."""
+    details = getattr(usage, "input_tokens_details", None)
+    return Usage(
+        input=int(getattr(usage, "input_tokens", 0) or 0),
+        cached=int(getattr(details, "cached_tokens", 0) or 0),
+        output=int(getattr(usage, "output_tokens", 0) or 0),
+        cache_write=int(getattr(details, "cache_write_tokens", 0) or 0),
+    )
+
+
+def _reply(response: Any, model: str | None) -> Reply:
+    """What a completed response returned, with the tokens it used as it reports them (``model``: the one asked
+    for, when the response names none)."""
+    usage = response.usage
+    used = _usage(usage) if usage is not None else Usage()
+    return Reply(
+        text=response.output_text or "",
+        usage=used,
+        conversation_id=response.id,
+        model=getattr(response, "model", None) or model,
+        # one request per call: the conversation is what this one read and wrote
+        context_tokens=used.input + used.output if usage is not None else None,
+    )
