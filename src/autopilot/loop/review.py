@@ -81,7 +81,7 @@ def review(
         "redactions": redactor.summary(),
     }
     detach = DETACH.get()
-    token = None
+    token, left = None, False
     if detach is not None:  # the worker's review: its id is kept as soon as the provider has it
         outer = detach
 
@@ -103,12 +103,13 @@ def review(
             record=lambda answer: _record(ws, state, about, answer),
         )
     except Detached:
-        token = None  # left running: review-left.json stays for collect()
+        left = True  # left running: review-left.json stays for collect()
         raise
     finally:
         if token is not None:
             DETACH.reset(token)
-            _drop_left(ws.store)
+            if not left:
+                _drop_left(ws.store)
 
 
 def _record(ws: Workspace, state: State, about: dict[str, Any], answer: Answer) -> ReviewResult | ReviewRecord:

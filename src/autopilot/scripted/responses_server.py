@@ -226,6 +226,11 @@ class ResponsesServer(BackgroundServer):
         self._background: dict[str, dict[str, Any]] = {}  # background responses by id, as they stand now
         super().__init__(_Handler, port, steps)
 
+    def working(self) -> int:
+        """How many background responses are still queued or in progress (not billed yet)."""
+        with self._lock:
+            return sum(r["status"] in ("queued", "in_progress") for r in self._background.values())
+
     def retrieve(self, rid: str) -> dict[str, Any] | None:
         """A background response as it stands now (None: no such id)."""
         with self._lock:

@@ -201,6 +201,21 @@ def test_a_review_in_flight_when_the_session_ends_is_left_running_and_the_next_s
             next_claude.kill()
 
 
+def test_session_end_with_a_review_in_flight_returns_with_the_worker_gone(
+    planned, openai_env, bridge, monkeypatch, claude_process
+):
+    """The SessionEnd hook of the session a worker serves, a review in flight: by the time the hook returns (Claude
+    Code exits right after it) the worker is gone, the review left at the provider."""
+    monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
+    openai_env.push(delay(reply_json(APPROVE), 8.0))
+    edit(bridge, planned)
+    wait_until(lambda: (Store(planned).dir / "review-left.json").exists(), what="the review's id kept")
+    pid = worker_pid(planned)
+    started = time.monotonic()
+    run_hook(bridge, "SessionEnd", planned, reason="logout")
+    assert time.monotonic() - started < 3.0 and gone(pid)
+
+
 def test_a_review_in_flight_when_the_run_ends_is_left_and_charged_to_that_run(planned, openai_env, bridge):
     """The run is stopped while Codex reviews: the worker goes at once; the next session's start charges the stopped
     run exactly what the provider billed, and hands nothing to a run that is over."""

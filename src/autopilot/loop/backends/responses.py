@@ -165,7 +165,9 @@ class ResponsesBackend:
             response = _within(timeout, ask, client.close)
             if detach is not None:
                 detach.started(response.id)
-                response = _within(end - time.monotonic(), lambda: _finished(client, response, detach), client.close)
+                response = _within(
+                    end - time.monotonic(), lambda: _finished(client, response, detach, end), client.close
+                )
         except openai.OpenAIError as exc:
             raise _infra(exc) from None
         finally:
@@ -198,18 +200,21 @@ POLL_S = 0.25  # how soon a call in the background is first asked after; then 1.
 POLL_MAX_S = 2.0  # ... up to this (what the provider's guide suggests)
 
 
-def _finished(client: Any, response: Any, detach: Detach) -> Any:
+def _finished(client: Any, response: Any, detach: Detach, end: float) -> Any:
     """Poll a background response until it is no longer pending; :class:`Detached` as soon as ``detach`` says to
-    leave it (its id was handed to ``detach.started`` already)."""
+    leave it (its id was handed to ``detach.started`` already). Past ``end`` (``time.monotonic()``) the caller has
+    given up on it (a timeout): the thread stops asking."""
     import time
 
     import openai
 
     wait = POLL_S
     while response.status in PENDING:
-        end = time.monotonic() + wait
+        if time.monotonic() > end:
+            raise InfraError("the background response was given up on", kind="timeout")
+        until = time.monotonic() + wait
         wait = min(POLL_MAX_S, wait * 1.5)  # each poll costs ~2 ms of CPU: a 30 s review is asked ~18 times
-        while time.monotonic() < end:
+        while time.monotonic() < until:
             if detach.leave():
                 raise Detached(response.id)
             time.sleep(0.05)
