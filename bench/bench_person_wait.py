@@ -12,7 +12,10 @@ For each checkout (``--base DIR``: a checkout of the code to compare with, e.g. 
 (with less without) as a ratio of the two verdicts' own latency (2 x V: what the loop has to wait for), the Codex
 calls made per phase, whether every ``request_changes`` finding reached Claude (searched in every request the
 scripted Claude server received), the dollars the server billed against what the run recorded, and the processes of
-the run still alive when claude exited and how long they took to go. Rounds alternate base and new.
+the run still alive when claude exited and how long they took to go. A review left running at the provider when
+claude exited is finished by the server (and billed), and the next session's start (its SessionStart hook, run here)
+fetches and charges it: "recorded" is what the run had counted at exit, the figure in brackets after that.
+Rounds alternate base and new.
 
 Usage: .venv/bin/python bench/bench_person_wait.py --base /tmp/base [--latency 8,6] [--rounds 2] [--backend openai]
 """
@@ -257,9 +260,28 @@ def trial(
         if proc.returncode != 0:
             raise SystemExit(f"claude failed ({proc.returncode}): {proc.stderr[-1500:]}")
         state: dict[str, Any] = {}
+        later: dict[str, Any] = {}
         if run:
-            out = subprocess.run([py, "-m", "autopilot", "-C", str(repo), "state"], env=env, capture_output=True)
-            state = json.loads(out.stdout)
+            state = run_state(py, repo, env)
+            # A review left running at the provider when claude exited: the provider finishes (and bills) it, and
+            # the next session's start fetches and charges it. Both are waited for here, then counted.
+            while server.working():
+                time.sleep(0.1)
+            if list(home.glob("runs/*/review-left.json")):
+                start = {"session_id": "bench-next", "cwd": str(repo), "hook_event_name": "SessionStart"}
+                subprocess.run(
+                    [py, "-I", "-c", "from autopilot.cli import entry; entry()", "hook", "SessionStart"],
+                    input=json.dumps({**start, "source": "startup"}),
+                    env=env,
+                    cwd=repo,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                time.sleep(0.5)
+                while ours(home):
+                    time.sleep(0.1)
+                later = run_state(py, repo, env)
         billed = sum(
             charge_budget(MODEL, Usage(b["input_tokens"], b["cached_tokens"], b["output_tokens"]))[0]
             for b in server.bills
@@ -272,7 +294,8 @@ def trial(
         "marks": codex.marks,
         "delivered": [m for m in codex.marks if m in said],
         "billed": billed,
-        "recorded": float(state.get("budget_used_usd") or 0) + float(state.get("plan_usd") or 0),
+        "recorded": spent(state),
+        "recorded_next": spent(later or state),  # after the next session's start fetched what was left running
         "status": state.get("status"),
         "left": len(left),
         "linger": linger if left else 0.0,
@@ -280,6 +303,16 @@ def trial(
         "timeline": timeline,
         "stop_s": stop_hook_seconds(timeline, args.claude_s),
     }
+
+
+def run_state(py: str, repo: Path, env: dict[str, str]) -> dict[str, Any]:
+    out = subprocess.run([py, "-m", "autopilot", "-C", str(repo), "state"], env=env, capture_output=True, check=True)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def spent(state: dict[str, Any]) -> float:
+    """What a run recorded as spent: its calls and its plan."""
+    return float(state.get("budget_used_usd") or 0) + float(state.get("plan_usd") or 0)
 
 
 def stop_hook_seconds(timeline: list[tuple[float, str]], claude_s: float) -> list[float]:
@@ -365,7 +398,8 @@ def main() -> int:
                 f"{spread(overheads)} | {spread(ratios, 'x', 2)} | {spread([r['reviews'] for r in runs], '', 0)} | "
                 f"{spread([r['verdicts'] for r in runs], '', 0)} | "
                 f"{spread([g for r in runs for g in r['stop_s']], '', 2)} | {delivered}/{marks} | "
-                f"{spread([r['billed'] for r in runs], '', 3)} / {spread([r['recorded'] for r in runs], '', 3)} | "
+                f"{spread([r['billed'] for r in runs], '', 3)} / {spread([r['recorded'] for r in runs], '', 3)} "
+                f"({spread([r['recorded_next'] for r in runs], '', 3)} after the next start) | "
                 f"{spread([r['left'] for r in runs], '', 0)} ({spread([r['linger'] for r in runs], 's')}) |"
             )
     return 0

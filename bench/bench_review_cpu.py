@@ -1,8 +1,8 @@
 """CPU per review beyond Codex itself: the warm review worker against one process per review, as whole processes.
 
 A project of real modules (this checkout's own ``src/autopilot/loop/*.py``, committed) gets a planned run (the openai
-backend, the instant scripted Responses server: Codex's own time is nil, so what is measured is the bridge's). Then
-``--edits`` times a module is edited (a real change: a docstring line added) and reviewed:
+backend, the scripted Responses server, instant by default: Codex's own time is nil, so what is measured is the
+bridge's). Then ``--edits`` times a module is edited (a real change: a docstring line added) and reviewed:
 
 - base (``--base DIR``, e.g. a checkout of main): each review is its own ``codex-bridge review`` process, as the
   detached worker of the base's PostToolUse hook was; CPU is the process's and its git children's (rusage);
@@ -13,7 +13,10 @@ backend, the instant scripted Responses server: Codex's own time is nil, so what
 
 Prints per review: the median and range of CPU seconds, and new / base. Goal: the warm path's CPU per review <= 0.2 s.
 
-Usage: .venv/bin/python bench/bench_review_cpu.py --base /tmp/base [--edits 10]
+With ``--codex-s S`` each review takes S seconds: the warm worker streams its reviews from the provider's background
+mode and asks five times a second whether to leave them running, which this counts too.
+
+Usage: .venv/bin/python bench/bench_review_cpu.py --base /tmp/base [--edits 10] [--codex-s 0]
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.bench_compare import GIT_ENV, python_for  # noqa: E402
 
-from autopilot.scripted.responses_server import ResponsesServer, reply_json  # noqa: E402
+from autopilot.scripted.responses_server import ResponsesServer, delay, reply_json  # noqa: E402
 
 PLAN = {
     "summary": "Tidy the loop's modules.",
@@ -47,9 +50,12 @@ REVIEW = {"decision": "approve", "summary": "The docstrings read well.", "issues
 TICK = os.sysconf("SC_CLK_TCK")
 
 
+CODEX_S = 0.0  # --codex-s: how long a review takes (the worker's client polls a background review meanwhile)
+
+
 def respond(body: dict) -> dict:
     schema = (((body.get("text") or {}).get("format") or {}).get("schema") or {}).get("properties") or {}
-    return reply_json(PLAN if "tasks" in schema else REVIEW)
+    return reply_json(PLAN) if "tasks" in schema else delay(reply_json(REVIEW), CODEX_S)
 
 
 def project(root: Path) -> tuple[Path, list[Path]]:
@@ -161,7 +167,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, required=True, help="the checkout whose reviews are one process each")
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--codex-s", type=float, default=0.0, help="seconds Codex takes per review (default 0)")
     args = parser.parse_args()
+    global CODEX_S
+    CODEX_S = args.codex_s
     with tempfile.TemporaryDirectory(prefix="bench-review-cpu-") as tmp, ResponsesServer(responder=respond) as server:
         root = Path(tmp)
         base_py = python_for(args.base.resolve(), root / "venv-base")
@@ -171,7 +180,7 @@ def main() -> int:
         base = cold(base_py, root / "b", server.url, args.edits)
         whole, own, start, hooks = warm(REPO, new_py, root / "n", server.url, args.edits)
     med = statistics.median
-    print(f"CPU seconds per review beyond Codex (the scripted server answers at once), {args.edits} edits\n")
+    print(f"CPU seconds per review beyond Codex (it answers after {CODEX_S:g} s), {args.edits} edits\n")
     print("| path | per review (median) | range | new / base |")
     print("|---|---:|---:|---:|")
     print(f"| base: a `codex-bridge review` process per review | {med(base):.3f} | {min(base):.3f}-{max(base):.3f} | |")

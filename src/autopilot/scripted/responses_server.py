@@ -31,6 +31,7 @@ not anyone ever retrieves it: a provider bills the work, not the reading.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import threading
@@ -171,7 +172,24 @@ class _Handler(BaseHTTPRequestHandler):
             return
         step, rid = self.server.owner._next(body, dict(self.headers))
         if body.get("background"):
-            self._send(200, json.dumps(self.server.owner._in_background(step, rid, body)).encode())
+            owner = self.server.owner
+            queued, finished = owner._in_background(step, rid, body)
+            if not body.get("stream"):
+                self._send(200, json.dumps(queued).encode())
+                return
+            # Streamed: the created event at once, the rest as the response completes; the connection then closes.
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            with contextlib.suppress(OSError):  # a client that left: the response completes (and bills) anyway
+                self.wfile.write(_events([{"type": "response.created", "response": queued}]))
+                self.wfile.flush()
+                finished.wait()
+                done = owner.retrieve(rid)
+                ended: Step = {"failed": done["error"]} if done["status"] == "failed" else {}
+                self.wfile.write(b"".join(_sse(done, ended)[1:]))
             return
         if delay_or_drop(self, step):
             return
@@ -182,12 +200,13 @@ class _Handler(BaseHTTPRequestHandler):
         response = self.server.owner._response(step, rid, body)
         drip = float(step.get("drip") or 0)
         if body.get("stream"):
-            self._send(200, _sse(response, step), "text/event-stream", drip, extra)
+            self._send(200, b"".join(_sse(response, step)), "text/event-stream", drip, extra)
         else:
             self._send(200, json.dumps(response).encode(), drip=drip, headers=extra)
 
 
-def _sse(response: dict[str, Any], step: Step) -> bytes:
+def _sse(response: dict[str, Any], step: Step) -> list[bytes]:
+    """A response as the events a streaming client reads, one ``bytes`` each (the first is ``response.created``)."""
     rid = response["id"]
     events: list[dict[str, Any]] = [
         {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}}
@@ -196,10 +215,15 @@ def _sse(response: dict[str, Any], step: Step) -> bytes:
         events.append({"type": "response.output_item.added", "output_index": index, "item": item})
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
     if step.get("failed"):
-        events.append({"type": "response.failed", "response": {"id": rid, "error": step["failed"]}})
+        events.append({"type": "response.failed", "response": {**response, "id": rid, "error": step["failed"]}})
     else:
         events.append({"type": "response.completed", "response": response})
-    seq = itertools.count()
+    return [_events([e], n) for n, e in enumerate(events)]
+
+
+def _events(events: list[dict[str, Any]], first: int = 0) -> bytes:
+    """Server-sent events, numbered from ``first``."""
+    seq = itertools.count(first)
     return "".join(
         f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': next(seq)})}\n\n" for e in events
     ).encode()
@@ -237,8 +261,10 @@ class ResponsesServer(BackgroundServer):
             found = self._background.get(rid)
             return dict(found) if found is not None else None
 
-    def _in_background(self, step: Step, rid: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Start answering ``body`` in a thread of its own; the response as it stands now (queued)."""
+    def _in_background(self, step: Step, rid: str, body: dict[str, Any]) -> tuple[dict[str, Any], threading.Event]:
+        """Start answering ``body`` in a thread of its own: the response as it stands now (queued), and an event set
+        once it has completed or failed."""
+        finished = threading.Event()
         now = self._shell(rid, body, "queued")
         with self._lock:
             self._background[rid] = now
@@ -254,9 +280,10 @@ class ResponsesServer(BackgroundServer):
                 done = self._response(step, rid, body)  # billed here, as it completes
             with self._lock:
                 self._background[rid] = done
+            finished.set()
 
         threading.Thread(target=work, name=f"background-{rid}", daemon=True).start()
-        return now
+        return now, finished
 
     def _shell(self, rid: str, body: dict[str, Any], status: str) -> dict[str, Any]:
         """A response not finished yet: no output, no usage."""

@@ -205,12 +205,12 @@ def test_a_left_review_that_failed_at_the_provider_is_recorded_as_a_failed_revie
     import time
 
     from autopilot.loop.review import collect
-    from autopilot.scripted.responses_server import http_error
+    from autopilot.scripted.responses_server import delay, http_error
 
-    openai_env.push(http_error(500, "the model crashed"))
+    openai_env.push(delay(http_error(500, "the model crashed"), 1.0))
     (Path(planned) / "a.py").write_text("a = 1\n")
     leave_at_once(planned)
-    time.sleep(0.3)
+    time.sleep(1.3)
     assert collect(str(planned), timeout=5) == "failed"
     error = state_of(bridge, planned)["last_error"]
     assert error["phase"] == "review" and "the model crashed" in error["message"]

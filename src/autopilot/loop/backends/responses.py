@@ -159,15 +159,12 @@ class ResponsesBackend:
                 return tenacity.Retrying(**_retry_policy(end - time.monotonic()))(create)
 
         detach = DETACH.get()
-        if detach is not None:
-            request["background"] = True  # answered at once with its id; its answer is fetched by polling
         try:
-            response = _within(timeout, ask, client.close)
-            if detach is not None:
-                detach.started(response.id)
-                response = _within(
-                    end - time.monotonic(), lambda: _finished(client, response, detach, end), client.close
-                )
+            if detach is None:
+                response = _within(timeout, ask, client.close)
+            else:  # streamed from the provider's background: its id at once, its answer as soon as it is done
+                request["background"], request["stream"] = True, True
+                response = _streamed(ask, client, detach, end)
         except openai.OpenAIError as exc:
             raise _infra(exc) from None
         finally:
@@ -196,8 +193,53 @@ class ResponsesBackend:
 
 
 PENDING = ("queued", "in_progress")  # a background response the provider is still working on
+ENDED = ("response.completed", "response.failed", "response.incomplete")  # a stream's last event
+LEAVE_S = 0.2  # how often a streamed background call asks whether to leave it
 POLL_S = 0.25  # how soon a call in the background is first asked after; then 1.5 times longer each time
 POLL_MAX_S = 2.0  # ... up to this (what the provider's guide suggests)
+
+
+def _streamed(ask: Callable[[], Any], client: Any, detach: Detach, end: float) -> Any:
+    """The final response of a streamed background call (``ask()`` opens the stream).
+
+    The stream is read in a thread of its own. Its first event carries the id, handed to ``detach.started``. While it
+    runs, ``detach.leave()`` is asked every LEAVE_S: when it says so, the connection is closed and :class:`Detached`
+    raised, the provider still at work. A stream cut after the provider took the call is asked after by id
+    (:func:`_finished`); past ``end`` (``time.monotonic()``) the call is a ``timeout``.
+    """
+    import threading
+    import time
+
+    seen: dict[str, Any] = {}
+    over = threading.Event()
+
+    def read() -> None:
+        try:
+            for event in ask():
+                if event.type == "response.created" and "created" not in seen:
+                    detach.started(event.response.id)
+                    seen["created"] = event.response
+                elif event.type in ENDED:
+                    seen["response"] = event.response
+                    return
+        except BaseException as exc:  # re-raised in the caller's thread
+            seen["error"] = exc
+        finally:
+            over.set()
+
+    threading.Thread(target=read, name="openai-call", daemon=True).start()
+    while not over.wait(LEAVE_S):
+        if time.monotonic() > end:
+            client.close()
+            raise InfraError("OpenAI did not answer in time (a background review)", kind="timeout")
+        if "created" in seen and detach.leave():
+            client.close()
+            raise Detached(seen["created"].id)
+    if "response" in seen:
+        return _completed(seen["response"])
+    if "created" not in seen:
+        raise seen.get("error") or InfraError("OpenAI closed the stream before taking the call", kind="network")
+    return _finished(client, seen["created"], detach, end)  # the stream was cut: its id says how it ended
 
 
 def _finished(client: Any, response: Any, detach: Detach, end: float) -> Any:
