@@ -120,6 +120,7 @@ ENVIRONMENT = {
     "AUTOPILOT_RETRY_MAX_S": "the longest retry wait",
     "AUTOPILOT_NOTIFY": "how an ending or paused run tells you: off, bell or os",
     "AUTOPILOT_REVIEW_MODE": "when Codex reviews: edit (in the background, the default), stop or off",
+    "AUTOPILOT_REVIEW_BACKGROUND": "off: the review worker never leaves an openai review at the provider (ZDR)",
     "AUTOPILOT_MEMORY": "off turns the active memory off",
     "AUTOPILOT_MEMORY_INJECT_CHARS": "the active memory's injection budget",
     "AUTOPILOT_HANDOFF_BUDGET_TOKENS": "a handover packet's token budget",
@@ -397,6 +398,20 @@ def review_mode(config: Config | None = None) -> str:
             hint="edit reviews in the background after edits; stop, once when Claude stops; off, never",
         )
     return mode
+
+
+def review_background() -> bool:
+    """Whether the review worker asks its openai reviews in the Responses API's background mode, so that one in flight
+    can be left running when the worker must go (``AUTOPILOT_REVIEW_BACKGROUND``: ``on``, the default, or ``off``).
+    OpenAI keeps a background response about 10 minutes, which a Zero Data Retention project may not want: with
+    ``off`` a review in flight is finished and recorded first, as codex-cli's is."""
+    raw = (env("AUTOPILOT_REVIEW_BACKGROUND") or "on").strip().lower()
+    if raw not in ("on", "off"):
+        raise BridgeError(
+            f"AUTOPILOT_REVIEW_BACKGROUND must be on or off, not {raw!r}",
+            hint="off keeps reviews out of OpenAI's background mode (Zero Data Retention projects)",
+        )
+    return raw == "on"
 
 
 def positive_number(name: str, value: Any, *, integer: bool = False) -> float | int:

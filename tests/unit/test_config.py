@@ -195,3 +195,18 @@ def test_an_unknown_variable_is_refused():
 
     with pytest.raises(KeyError, match="AUTOPILOT_HOMEE"):
         env("AUTOPILOT_HOMEE")
+
+
+@pytest.mark.parametrize(("raw", "expected"), [(None, True), ("on", True), (" OFF ", False)])
+def test_review_background_is_on_unless_turned_off(monkeypatch, raw, expected):
+    if raw is None:
+        monkeypatch.delenv("AUTOPILOT_REVIEW_BACKGROUND", raising=False)
+    else:
+        monkeypatch.setenv("AUTOPILOT_REVIEW_BACKGROUND", raw)
+    assert config.review_background() is expected
+
+
+def test_a_bad_review_background_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("AUTOPILOT_REVIEW_BACKGROUND", "sometimes")
+    with pytest.raises(BridgeError, match="AUTOPILOT_REVIEW_BACKGROUND must be on or off, not 'sometimes'"):
+        config.review_background()

@@ -24,7 +24,7 @@ from autopilot.errors import InfraError, RunChanged
 from autopilot.fsutil import atomic_write
 from autopilot.loop import control, reviewer, transitions
 from autopilot.loop.backends import DETACH, Detach, Detached, Usage
-from autopilot.loop.backends.responses import ResponsesBackend
+from autopilot.loop.backends.responses import DEFAULT_MODEL, ResponsesBackend
 from autopilot.loop.budget import charge_budget, price_table
 from autopilot.loop.prompts import diff_evidence, task_text
 from autopilot.loop.reviewer import Answer
@@ -79,6 +79,7 @@ def review(
         "fingerprint": snap.tree,
         "diff": facts,
         "redactions": redactor.summary(),
+        "prompt_tokens": reviewer.tokens(text),  # what it costs at least, should the provider forget it
     }
     detach = DETACH.get()
     token, left = None, False
@@ -163,7 +164,8 @@ def collect(cwd: str | None = None, *, timeout: float) -> str:
 
     ``none`` (nothing left), ``pending`` (the provider is still at it, or cannot be reached: asked again later),
     ``recorded`` (charged and recorded in the run; in events.jsonl only when the run was replaced), ``failed`` (it
-    failed or expired at the provider, or its answer was invalid: charged what it billed, the failure recorded) or
+    failed at the provider, or its answer was invalid: charged what it billed, the failure recorded; expired, past
+    the provider's ~10 minutes: charged as estimated from its prompt and the run's average review) or
     ``dropped`` (its note was unreadable and moved aside, or its answer was recorded already).
     """
     ws = Workspace(cwd)
@@ -201,7 +203,16 @@ def collect(cwd: str | None = None, *, timeout: float) -> str:
     if reply is None:
         assert failure is not None
         used = failure.usage if isinstance(failure.usage, Usage) else Usage()
-        failure.usd, failure.calls = charge_budget(None, used, price_table())[0], 1
+        if failure.kind == "http_404":  # the provider keeps a background response ~10 minutes: it was billed anyway
+            used = _estimate(state, int(note.get("prompt_tokens") or 0))
+            failure = InfraError(
+                f"the review left running as {rid} was fetched too late (the provider keeps it about 10 minutes); "
+                f"its findings are lost, and its cost is charged as estimated ({used.input} tokens in, "
+                f"{used.output} out)",
+                kind="expired",
+            )
+        failure.usage, failure.calls = used, 1
+        failure.usd = charge_budget(state.get("model") or DEFAULT_MODEL, used, price_table())[0]
         reviewer.log_call(ws.store, call, None, since, used, failure.usd, f"error:{failure.kind}", rid, 1)
         say(f"the review left running as {rid} failed at the provider: {failure}")
         if state.get("run_id") == about["run_id"]:
@@ -227,6 +238,16 @@ def collect(cwd: str | None = None, *, timeout: float) -> str:
         say(f"the review left running as {rid} was fetched and recorded: {data.get('decision')}")
     _drop_taken(ws.store)
     return "recorded"
+
+
+def _estimate(state: State, prompt_tokens: int) -> Usage:
+    """What a review whose answer is gone most likely cost: its prompt, and the run's average review answer."""
+    bucket = state["token_usage"]["review"]
+    calls = int(bucket["calls"])
+    return Usage(input=prompt_tokens, output=int(bucket["output"]) // calls if calls else ESTIMATED_OUTPUT)
+
+
+ESTIMATED_OUTPUT = 800  # tokens of a review's answer, before the run has any of its own to go by
 
 
 def _drop_taken(store: Store) -> None:

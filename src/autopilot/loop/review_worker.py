@@ -180,6 +180,7 @@ class Worker:
         self.seen: dict[str, tuple[int, str | None]] = {}  # what why_stop last read: file -> (mtime, its answer)
         self.relay: Relay | None = None  # the run's warm line to the Responses API, while the backend is openai
         self.left: str | None = None  # the id of the review this worker left running (it then exits)
+        self.background = True  # whether its openai reviews may be left running (config.review_background)
         self.next_collect = 0.0  # when to ask again after a review an earlier worker left running
 
     def serve(self) -> int:
@@ -272,6 +273,11 @@ class Worker:
             backend = config.resolve_backend(None, state.get("backend"), settings)
         except BridgeError:
             return  # a broken config or run is reported by the review that needs it
+        try:
+            self.background = config.review_background()
+        except BridgeError as exc:  # a bad value: reviews are waited for, as with off
+            self.background = False
+            say(f"review worker: {exc}")
         if backend == "openai":
             import openai  # noqa: F401  (~0.9 s of CPU: paid once per run, not once per review)
             import tenacity  # noqa: F401
@@ -348,7 +354,7 @@ class Worker:
         state = self.store.load()
         last = state.get("last_review")
         seen = {state.get("plan_tree"), state.get("verdict_tree"), last.get("fingerprint") if last else None}
-        token = DETACH.set(Detach(lambda _rid: None, self.should_leave))
+        token = DETACH.set(Detach(lambda _rid: None, self.should_leave) if self.background else None)
         try:
             if work_tree(self.root, str(self.store.dir / "work-index")) in seen - {None}:
                 return

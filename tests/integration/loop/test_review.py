@@ -214,3 +214,19 @@ def test_a_left_review_that_failed_at_the_provider_is_recorded_as_a_failed_revie
     assert collect(str(planned), timeout=5) == "failed"
     error = state_of(bridge, planned)["last_error"]
     assert error["phase"] == "review" and "the model crashed" in error["message"]
+
+
+def test_a_left_review_the_provider_no_longer_has_is_charged_as_estimated(planned, openai_env, bridge):
+    """Fetched past the provider's ~10 minutes (404): the findings are lost, said so, and the call, billed anyway, is
+    charged as estimated from its prompt (never 0)."""
+    from autopilot.loop.review import collect
+    from autopilot.loop.state import Store
+
+    note = {"response_id": "resp_gone", "run_id": state_of(bridge, planned)["run_id"], "task_id": "T1"}
+    note.update(base_sha=None, head_sha=None, fingerprint="f", diff={}, prompt_tokens=4000)
+    (Store(planned).dir / "review-left.json").write_text(json.dumps(note))
+    assert collect(str(planned), timeout=5) == "failed"
+    state = state_of(bridge, planned)
+    assert state["last_error"]["kind"] == "expired" and "fetched too late" in state["last_error"]["message"]
+    assert state["token_usage"]["review"] == {**state["token_usage"]["review"], "calls": 1, "input": 4000}
+    assert state["budget_used_usd"] > 0

@@ -343,3 +343,24 @@ def test_a_second_sigterm_ends_a_review_in_flight_and_leaves_no_codex(planned, b
         assert "stopped by signal 15 twice" in (store.dir / "review-worker.log").read_text()
     finally:
         reap(bin_dir)
+
+
+def test_with_background_reviews_off_a_review_in_flight_is_finished_first(
+    planned, openai_env, bridge, monkeypatch, claude_process
+):
+    """AUTOPILOT_REVIEW_BACKGROUND=off (a Zero Data Retention project): no review is asked in background mode, and one
+    in flight when the session ends is finished and recorded before the worker exits."""
+    monkeypatch.setenv("AUTOPILOT_REVIEW_BACKGROUND", "off")
+    monkeypatch.setenv("CLAUDE_PID", str(claude_process.pid))
+    openai_env.push(delay(reply_json(REQUEST_CHANGES), 2.0))
+    edit(bridge, planned)
+    wait_until(lambda: len(review_prompts(openai_env)) == 1, what="the review's request")
+    assert "background" not in openai_env.requests[-1]
+    pid = worker_pid(planned)
+    claude_process.kill()
+    claude_process.wait()
+    wait_until(lambda: gone(pid), timeout=15, what="the worker's exit")
+    state = state_of(bridge, planned)
+    assert [r["issues"] for r in state["reviews_pending"]] == [[FINDING]]
+    assert state["token_usage"]["review"]["calls"] == 1 == len(openai_env.bills) - 1
+    assert not (Store(planned).dir / "review-left.json").exists()
