@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from autopilot import clock
 from autopilot.errors import InfraError, RunChanged
@@ -33,7 +33,7 @@ from autopilot.output import say
 from autopilot.redact import Redactor
 
 if TYPE_CHECKING:
-    from autopilot.loop.shapes import Review, ReviewRecord, ReviewResult, ReviewSkipped
+    from autopilot.loop.shapes import LeftReview, Review, ReviewAbout, ReviewRecord, ReviewResult, ReviewSkipped
     from autopilot.loop.state import State, Store
 
 LEFT = "review-left.json"  # a review left running at the provider: its id and what recording it needs
@@ -71,7 +71,7 @@ def review(
     evidence, facts = diff_evidence(ws.config, snap, redactor)
     text = reviewer.prompt("review", task_id=task["id"], task=redactor(task_text(task)), evidence=evidence)
 
-    about: dict[str, Any] = {
+    about: ReviewAbout = {
         "run_id": state.get("run_id"),
         "task_id": task["id"],
         "base_sha": snap.base,
@@ -113,7 +113,7 @@ def review(
                 _drop_left(ws.store)
 
 
-def _record(ws: Workspace, state: State, about: dict[str, Any], answer: Answer) -> ReviewResult | ReviewRecord:
+def _record(ws: Workspace, state: State, about: ReviewAbout, answer: Answer) -> ReviewResult | ReviewRecord:
     """Charge and record a review's answer in the run ``state`` it was asked about (``about``: the tree it saw)."""
     found: Review = answer.data
     result: ReviewRecord = {
@@ -145,7 +145,7 @@ def _record(ws: Workspace, state: State, about: dict[str, Any], answer: Answer) 
     return {**result, "review_path": str(path) if path else None}
 
 
-def _keep_left(store: Store, note: dict[str, Any]) -> None:
+def _keep_left(store: Store, note: LeftReview) -> None:
     atomic_write(store.dir / LEFT, json.dumps(note), durable=False)
 
 
@@ -173,8 +173,16 @@ def collect(cwd: str | None = None, *, timeout: float) -> str:
     try:
         note = json.loads(path.read_text(encoding="utf-8"))
         rid = str(note["response_id"])
-        about = {key: note[key] for key in ("run_id", "task_id", "base_sha", "head_sha", "fingerprint", "diff")}
-        about["redactions"] = note.get("redactions") or {}
+        about: ReviewAbout = {
+            "run_id": note["run_id"],
+            "task_id": str(note["task_id"]),
+            "base_sha": note["base_sha"],
+            "head_sha": note["head_sha"],
+            "fingerprint": str(note["fingerprint"]),
+            "diff": note["diff"],
+            "redactions": note.get("redactions", {}),
+            "prompt_tokens": int(note.get("prompt_tokens") or 0),
+        }
         started = float(note.get("started") or clock.unix())
     except FileNotFoundError:
         return "none"
@@ -204,7 +212,7 @@ def collect(cwd: str | None = None, *, timeout: float) -> str:
         assert failure is not None
         used = failure.usage if isinstance(failure.usage, Usage) else Usage()
         if failure.kind == "http_404":  # the provider keeps a background response ~10 minutes: it was billed anyway
-            used = _estimate(state, int(note.get("prompt_tokens") or 0))
+            used = _estimate(state, about["prompt_tokens"])
             failure = InfraError(
                 f"the review left running as {rid} was fetched too late (the provider keeps it about 10 minutes); "
                 f"its findings are lost, and its cost is charged as estimated ({used.input} tokens in, "

@@ -220,6 +220,26 @@ class ReviewRecord(Review):
     usd: float
 
 
+class ReviewAbout(TypedDict):
+    """What recording a review needs besides Codex's answer: the run and tree it saw, the prompt's size."""
+
+    run_id: str | None
+    task_id: str
+    base_sha: str | None
+    head_sha: str | None
+    fingerprint: str
+    diff: DiffFacts
+    redactions: Redactions
+    prompt_tokens: int
+
+
+class LeftReview(ReviewAbout, total=False):
+    """``review-left.json``: a review left running at the provider (``loop/review.py``: ``collect``)."""
+
+    response_id: str
+    started: float  # when it was asked (Unix seconds)
+
+
 class ReviewResult(ReviewRecord):
     """``codex-bridge review`` when the run took the review: where its file is (None: not written)."""
 

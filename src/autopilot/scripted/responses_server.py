@@ -45,7 +45,7 @@ from autopilot.scripted.billing import Ledger
 from autopilot.scripted.serving import BackgroundServer, delay_or_drop, serve_until_interrupted, write_body
 
 if TYPE_CHECKING:
-    from autopilot.scripted.shapes import ResponseUsage, StatedUsage, Step
+    from autopilot.scripted.shapes import ResponseObject, ResponseUsage, StatedUsage, Step
 
 Responder = Callable[[dict[str, Any]], "Step"]  # a request body -> the step that answers it
 
@@ -205,7 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(response).encode(), drip=drip, headers=extra)
 
 
-def _sse(response: dict[str, Any], step: Step) -> list[bytes]:
+def _sse(response: ResponseObject, step: Step) -> list[bytes]:
     """A response as the events a streaming client reads, one ``bytes`` each (the first is ``response.created``)."""
     rid = response["id"]
     events: list[dict[str, Any]] = [
@@ -247,7 +247,7 @@ class ResponsesServer(BackgroundServer):
         self.headers: list[dict[str, str]] = []
         self._ids = itertools.count(1)
         self.ledger = Ledger()
-        self._background: dict[str, dict[str, Any]] = {}  # background responses by id, as they stand now
+        self._background: dict[str, ResponseObject] = {}  # background responses by id, as they stand now
         super().__init__(_Handler, port, steps)
 
     def working(self) -> int:
@@ -255,13 +255,13 @@ class ResponsesServer(BackgroundServer):
         with self._lock:
             return sum(r["status"] in ("queued", "in_progress") for r in self._background.values())
 
-    def retrieve(self, rid: str) -> dict[str, Any] | None:
+    def retrieve(self, rid: str) -> ResponseObject | None:
         """A background response as it stands now (None: no such id)."""
         with self._lock:
             found = self._background.get(rid)
-            return dict(found) if found is not None else None
+            return found.copy() if found is not None else None
 
-    def _in_background(self, step: Step, rid: str, body: dict[str, Any]) -> tuple[dict[str, Any], threading.Event]:
+    def _in_background(self, step: Step, rid: str, body: dict[str, Any]) -> tuple[ResponseObject, threading.Event]:
         """Start answering ``body`` in a thread of its own: the response as it stands now (queued), and an event set
         once it has completed or failed."""
         finished = threading.Event()
@@ -270,12 +270,17 @@ class ResponsesServer(BackgroundServer):
             self._background[rid] = now
 
         def work() -> None:
+            running = now.copy()
+            running["status"] = "in_progress"
             with self._lock:
-                self._background[rid] = {**now, "status": "in_progress"}
+                self._background[rid] = running
             time.sleep(float(step.get("delay") or 0))
+            done: ResponseObject
             if "status" in step or step.get("drop") or step.get("failed"):
-                error = step.get("error") or step.get("failed") or {"code": "server_error", "message": "dropped"}
-                done = {**now, "status": "failed", "error": error}
+                done = now.copy()
+                done["status"] = "failed"
+                dropped = {"code": "server_error", "message": "dropped"}
+                done["error"] = step.get("error") or step.get("failed") or dropped
             else:
                 done = self._response(step, rid, body)  # billed here, as it completes
             with self._lock:
@@ -285,7 +290,7 @@ class ResponsesServer(BackgroundServer):
         threading.Thread(target=work, name=f"background-{rid}", daemon=True).start()
         return now, finished
 
-    def _shell(self, rid: str, body: dict[str, Any], status: str) -> dict[str, Any]:
+    def _shell(self, rid: str, body: dict[str, Any], status: str) -> ResponseObject:
         """A response not finished yet: no output, no usage."""
         return {
             "id": rid,
@@ -324,7 +329,7 @@ class ResponsesServer(BackgroundServer):
             return self.responder(body), rid
         return reply_text("ok"), rid
 
-    def _response(self, step: Step, rid: str, body: dict[str, Any]) -> dict[str, Any]:
+    def _response(self, step: Step, rid: str, body: dict[str, Any]) -> ResponseObject:
         output = []
         for n, item in enumerate(step.get("output") or []):
             item = dict(item)

@@ -56,3 +56,21 @@ class ResponseUsage(TypedDict):
     output_tokens: int
     output_tokens_details: OutputDetails
     total_tokens: int
+
+
+class ResponseObject(TypedDict, total=False):
+    """A Responses API ``Response`` as the server answers it (``usage`` None while a background one runs)."""
+
+    id: str
+    object: str
+    created_at: int
+    status: str  # queued, in_progress, completed, failed
+    background: bool
+    model: str
+    output: list[dict[str, Any]]
+    parallel_tool_calls: bool
+    tool_choice: str
+    tools: list[Any]
+    previous_response_id: str | None
+    usage: ResponseUsage | None
+    error: dict[str, Any]

@@ -199,6 +199,18 @@ POLL_S = 0.25  # how soon a call in the background is first asked after; then 1.
 POLL_MAX_S = 2.0  # ... up to this (what the provider's guide suggests)
 
 
+class _Seen:
+    """What the thread reading a streamed call has seen: the call as created, its final response, or its error."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.created: Any = None
+        self.response: Any = None
+        self.error: BaseException | None = None
+        self.over = threading.Event()  # the stream has ended, one way or another
+
+
 def _streamed(ask: Callable[[], Any], client: Any, detach: Detach, end: float) -> Any:
     """The final response of a streamed background call (``ask()`` opens the stream).
 
@@ -210,36 +222,35 @@ def _streamed(ask: Callable[[], Any], client: Any, detach: Detach, end: float) -
     import threading
     import time
 
-    seen: dict[str, Any] = {}
-    over = threading.Event()
+    seen = _Seen()
 
     def read() -> None:
         try:
             for event in ask():
-                if event.type == "response.created" and "created" not in seen:
+                if event.type == "response.created" and seen.created is None:
                     detach.started(event.response.id)
-                    seen["created"] = event.response
+                    seen.created = event.response
                 elif event.type in ENDED:
-                    seen["response"] = event.response
+                    seen.response = event.response
                     return
         except BaseException as exc:  # re-raised in the caller's thread
-            seen["error"] = exc
+            seen.error = exc
         finally:
-            over.set()
+            seen.over.set()
 
     threading.Thread(target=read, name="openai-call", daemon=True).start()
-    while not over.wait(LEAVE_S):
+    while not seen.over.wait(LEAVE_S):
         if time.monotonic() > end:
             client.close()
             raise InfraError("OpenAI did not answer in time (a background review)", kind="timeout")
-        if "created" in seen and detach.leave():
+        if seen.created is not None and detach.leave():
             client.close()
-            raise Detached(seen["created"].id)
-    if "response" in seen:
-        return _completed(seen["response"])
-    if "created" not in seen:
-        raise seen.get("error") or InfraError("OpenAI closed the stream before taking the call", kind="network")
-    return _finished(client, seen["created"], detach, end)  # the stream was cut: its id says how it ended
+            raise Detached(seen.created.id)
+    if seen.response is not None:
+        return _completed(seen.response)
+    if seen.created is None:
+        raise seen.error or InfraError("OpenAI closed the stream before taking the call", kind="network")
+    return _finished(client, seen.created, detach, end)  # the stream was cut: its id says how it ended
 
 
 def _finished(client: Any, response: Any, detach: Detach, end: float) -> Any:
