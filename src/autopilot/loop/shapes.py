@@ -208,8 +208,8 @@ class ReviewSkipped(TypedDict):
     fingerprint: str
 
 
-class ReviewRecord(Review):
-    """A review with what it was about and what it cost (its artifact file holds this)."""
+class ReviewedWork(TypedDict):
+    """What a review was about: the task, the tree it saw and what the prompt withheld."""
 
     task_id: str
     base_sha: str | None
@@ -217,19 +217,18 @@ class ReviewRecord(Review):
     fingerprint: str
     diff: DiffFacts
     redactions: Redactions
+
+
+class ReviewRecord(Review, ReviewedWork):
+    """A review with what it was about and what it cost (its artifact file holds this)."""
+
     usd: float
 
 
-class ReviewAbout(TypedDict):
-    """What recording a review needs besides Codex's answer: the run and tree it saw, the prompt's size."""
+class ReviewAbout(ReviewedWork):
+    """What recording a review needs besides Codex's answer: also the run it was asked for, the prompt's size."""
 
     run_id: str | None
-    task_id: str
-    base_sha: str | None
-    head_sha: str | None
-    fingerprint: str
-    diff: DiffFacts
-    redactions: Redactions
     prompt_tokens: int
 
 
