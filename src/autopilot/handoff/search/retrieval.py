@@ -41,11 +41,11 @@ Everything shown is evidence quoted from packets, never instructions.
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 
 from autopilot import clock, git
+from autopilot.fastjson import parse_json
 from autopilot.handoff.memory.observe import needs_redaction
 from autopilot.handoff.packets import store
 from autopilot.handoff.search import freshness, index, terms
@@ -385,7 +385,7 @@ def _doc_count(db: sqlite3.Connection, word: str) -> int:
 
 
 def _doc(row: tuple[Any, ...]) -> Hit:
-    # the columns of _COLUMNS, in order; json, not orjson: a search process spares its ~15 ms import
+    # the columns of _COLUMNS, in order; fastjson, not orjson or the json package: a search spares their imports
     return {
         "id": row[0],
         "kind": row[1],
@@ -398,7 +398,7 @@ def _doc(row: tuple[Any, ...]) -> Hit:
         "branch": row[8],
         "ts": row[9],
         "text": row[10],
-        "_data": json.loads(row[11]),
+        "_data": parse_json(row[11]),  # type: ignore[typeddict-item]  # the canonical JSON _row wrote
     }
 
 
