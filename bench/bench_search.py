@@ -15,8 +15,9 @@ Then, all in this one run:
 - adding one more packet (``index.add_packet``, what export does), median of 5;
 - query latency in-process (``retrieval.search``: open, FTS5, coverage, links, freshness with
   its git checks), p50 and p95 over every run of every query;
-- the whole ``codex-bridge handoff search --json`` process, median, against bare
-  ``python -I -c pass`` measured alongside;
+- the whole ``codex-bridge handoff search --json`` process as the plugin runs it (``python -I -c 'from
+  autopilot.cli import entry; entry()'``, scripts/bridge), median, against bare ``python -I -c pass``
+  measured alongside, and its goal (<= 35 ms over 10,000 packets, issue 37);
 - baselines over the same packets: ``grep -r -l -F`` for the query's rarest word, and a naive
   scan that ``json.load``s every evidence index and looks for the words in its excerpts.
 
@@ -51,6 +52,7 @@ QUERIES = [  # (name, query); {m} is a module number that exists in the syntheti
     ("test name", "test_empty_{m} fails"),
     ("words", "strict about the colon"),
 ]
+GOAL_MS = 35.0  # issue 37: the whole `handoff search` process over 10,000 packets
 MODULES = 5000  # distinct renamed modules across the history
 DAY = 86400.0
 
@@ -248,22 +250,32 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
         counts[name] = answer["candidates"]["matching"] if "candidates" in answer else 0
     every = [v for vs in in_process.values() for v in vs]
     # Whole processes, interleaved with their baselines so that all see the same load.
+    # as the plugin runs the bridge (scripts/bridge: `python -I -c 'from autopilot.cli import entry; entry()'`), this
+    # checkout's package first on the path (-I ignores PYTHONPATH)
+    here = f"import sys; sys.path.insert(0, {str(REPO / 'src')!r}); "
     only_imports = [
         py,
+        "-I",
         "-c",
-        "import autopilot.cli, autopilot.commands.handoff.search, autopilot.handoff.search.retrieval",
+        here + "import autopilot.cli, autopilot.commands.handoff.search, autopilot.handoff.search.retrieval",
     ]
-    argvs = {name: [py, "-m", "autopilot", "handoff", "search", q, "--json"] for name, q in queries}
+    entry = here + "from autopilot.cli import entry; entry()"
+    argvs = {name: [py, "-I", "-c", entry, "handoff", "search", q, "--json"] for name, q in queries}
     samples: dict[str, list[float]] = {"bare": [], "imports": [], **{name: [] for name in argvs}}
     for argv in argvs.values():
         timed(argv, env, repo)  # warm the page cache
+    remembered = index.index_dir() / "freshness.json"  # freshness's git answers (handoff/search/remembered.py)
+    samples["git asked"] = []
     for _ in range(args.runs):
         samples["bare"].append(timed([py, "-I", "-c", "pass"], env, repo, "bare"))
         samples["imports"].append(timed(only_imports, env, repo, "imports"))
         for name, argv in argvs.items():
             samples[name].append(timed(argv, env, repo, name))
+        remembered.unlink(missing_ok=True)  # the first search after the files changed: git is asked again
+        samples["git asked"].append(timed(argvs["symbol"], env, repo, "git asked"))
     bare, imports = statistics.median(samples["bare"]), statistics.median(samples["imports"])
     whole = {name: statistics.median(samples[name]) for name in argvs}
+    asked = statistics.median(samples["git asked"])
 
     # -- baselines over the same packets -----------------------------------------------------
     grep_ms, scan_ms = {}, {}
@@ -297,8 +309,13 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
     print(f"bare `python -I -c pass`: {bare:.1f} ms; a process that only imports what search loads: {imports:.1f} ms")
     worst = max(whole.values())
     print(
-        f"whole `handoff search` process: median {statistics.median(whole.values()):.1f} ms, worst query "
-        f"{worst:.1f} ms; goal <= 3 x bare + in-process p50 = {3 * bare + p50:.1f} ms"
+        f"whole `handoff search` process (as the plugin runs it): median {statistics.median(whole.values()):.1f} ms, "
+        f"worst query {worst:.1f} ms ({', '.join(f'{n} {whole[n]:.1f}' for n in whole)}); goal <= {GOAL_MS:.0f} ms; "
+        f"{statistics.median(whole.values()) / bare:.2f}x bare python"
+    )
+    print(
+        f"the symbol query with freshness's remembered git answers removed (the first search after a file changed): "
+        f"{asked:.1f} ms (CPU {statistics.median(CPU['git asked']):.1f} ms, git's processes included)"
     )
     print(
         f"grep -r takes {statistics.median(grep_ms.values()) / p50:.0f}x the index's p50; "

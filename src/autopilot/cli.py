@@ -17,6 +17,7 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import; this idiom keeps it off t
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
+    from typing import Any
 
 DESCRIPTION = """\
 Let OpenAI Codex plan, review and steer Claude Code's work, and hand live work between
@@ -145,12 +146,10 @@ QUICK_COMMANDS = {"review": "review"}
 def _quick(argv: list[str]) -> int | None:
     """``[-C DIR] handoff ACTION ...`` or ``[-C DIR] review ...`` run without argparse (~12 ms of the process), or
     None: not read here."""
-    import importlib
-
     given = argv[:1] == ["-C"] and len(argv) > 1 and not argv[1].startswith("-")
     cwd, rest = (argv[1], argv[2:]) if given else (None, argv)
     if rest[:1] and rest[0] in QUICK_COMMANDS:
-        command = importlib.import_module(f"autopilot.commands.{QUICK_COMMANDS[rest[0]]}")
+        command = _module(f"autopilot.commands.{QUICK_COMMANDS[rest[0]]}")
         options = command.quick_args(rest[1:])
         if options is None:  # --help, a bad value, anything unusual: argparse says it, as always
             return None
@@ -160,7 +159,7 @@ def _quick(argv: list[str]) -> int | None:
     words = next((w for w in QUICK if tuple(rest[1 : 1 + len(w)]) == w), None)
     if words is None:
         return None
-    command = importlib.import_module(f"autopilot.commands.{QUICK[words]}")
+    command = _module(f"autopilot.commands.{QUICK[words]}")
     options = command.quick_args(rest[1 + len(words) :])
     if options is None:  # --help, a bad value, anything unusual: argparse says it, as always
         return None
@@ -169,6 +168,13 @@ def _quick(argv: list[str]) -> int | None:
         return _guarded(lambda: _in_dir(cwd, lambda here: command.run_quick(options, here)))
 
     return _patterns_kept(run) if words in KEEP_PATTERNS else run()
+
+
+def _module(name: str) -> Any:
+    """The module ``name``, imported: ``importlib.import_module`` without importlib (and the warnings module it
+    imports), ~1 ms of every quick command."""
+    __import__(name)
+    return sys.modules[name]
 
 
 # The quick actions whose pages redact (and read transcripts): they keep the patterns they compile. Not `search`,

@@ -14,17 +14,22 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
+_SCANNER: list[Callable[[str, int], tuple[object, int]]] = []  # made on first use, then reused (as json.loads does)
+
+
 def parse_json(raw: str) -> object:
     """``json.loads(raw)``: the one JSON value in ``raw`` (surrounding whitespace allowed), else ValueError."""
-    try:
-        from _json import make_scanner
-    except ImportError:
-        import json
+    if not _SCANNER:
+        try:
+            from _json import make_scanner
+        except ImportError:
+            import json
 
-        return json.loads(raw)
+            return json.loads(raw)
+        _SCANNER.append(make_scanner(_ScanContext()))  # type: ignore[arg-type]
     text = raw.strip()
     try:
-        value, end = make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
+        value, end = _SCANNER[0](text, 0)
     except StopIteration:
         raise ValueError("not JSON") from None
     if end != len(text):

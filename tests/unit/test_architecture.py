@@ -97,6 +97,7 @@ HOT_PATH = frozenset(
         "autopilot.handoff.search.freshness",
         "autopilot.handoff.search.index",
         "autopilot.handoff.search.query",
+        "autopilot.handoff.search.remembered",
         "autopilot.handoff.search.render",
         "autopilot.handoff.search.retrieval",
         "autopilot.handoff.search.terms",

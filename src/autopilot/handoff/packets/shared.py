@@ -16,7 +16,6 @@ packet's copy (:data:`NOTE`), as for a packet whose transcript was deleted.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -49,6 +48,8 @@ def record_path(repo_id: str) -> Path:
 def _read(path: Path) -> tuple[str | None, dict[str, Origin]]:
     """The repository a record is of and the packets it names (an unreadable or foreign record names none), cached
     by size and mtime."""
+    import json  # not at the top: a search loads this module and parses no packet
+
     try:
         st = os.stat(path)
     except OSError:
@@ -94,6 +95,8 @@ def origin_of(pid: str) -> tuple[str, Origin] | None:
 
 def record(repo_id: str, root: str, found: dict[str, Origin]) -> Path:
     """Add ``found`` (id -> origin) to the record of repository ``repo_id``; the caller holds the share lock."""
+    import json  # not at the top: a search loads this module and parses no packet
+
     path = record_path(repo_id)
     packets = {**origins(repo_id), **found}
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

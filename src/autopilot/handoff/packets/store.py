@@ -15,7 +15,6 @@ its session started from.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -116,6 +115,8 @@ def verify(hexid: str, data: bytes) -> str | None:
 
 def _check(hexid: str, data: bytes) -> tuple[str | None, Packet | None]:
     """(why ``data`` is not the packet ``hexid`` or None, the parsed packet when it is)."""
+    import json  # not at the top: a search loads this module and parses no packet
+
     actual = sha256_hex(data)
     if actual != hexid:
         return f"its content hashes to sha256:{actual[:16]}…, not to its id: the file was changed after export", None
@@ -162,6 +163,8 @@ def resolve(ref: str) -> Path:
 
 def load(ref: str) -> tuple[str, Packet, EvidenceIndex]:
     """A verified packet and its verified evidence index, or a PacketError saying why not."""
+    import json  # not at the top: a search loads this module and parses no packet
+
     path = resolve(ref)
     hexid = path.name.removesuffix(".json")
     reason, packet = _check(hexid, path.read_bytes())
@@ -195,6 +198,8 @@ def _receipt_path(agent: str, session: str) -> Path:
 
 def record_import(agent: str, session: str, receipt: Receipt) -> Path:
     """Append one import receipt for a receiving session."""
+    import json  # not at the top: a search loads this module and parses no packet
+
     path = _receipt_path(agent, session)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as fh:
@@ -204,6 +209,8 @@ def record_import(agent: str, session: str, receipt: Receipt) -> Path:
 
 def imported_into(agent: str, session: str) -> list[str]:
     """Ids of the packets imported into a session, oldest first (a packet imported again counts at its last import)."""
+    import json  # not at the top: a search loads this module and parses no packet
+
     try:
         lines = _receipt_path(agent, session).read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -249,6 +256,8 @@ def belongs(repo: str | None, row: ListedPacket, repo_id: str | None, pulled: di
 
 def listed(path: Path) -> tuple[str | None, ListedPacket | None]:
     """One packet file's listing row and the repository it belongs to (None, None: not a packet object)."""
+    import json  # not at the top: a search loads this module and parses no packet
+
     try:
         data = path.read_bytes()
         packet = json.loads(data)

@@ -19,7 +19,7 @@ from functools import partial
 
 from autopilot import git
 from autopilot.errors import BridgeError
-from autopilot.handoff.search import index
+from autopilot.handoff.search import index, remembered
 from autopilot.handoff.sources import verify_hash
 from autopilot.handoff.sources.project import blob_ids
 
@@ -52,6 +52,17 @@ def annotate(results: list[Hit], db: sqlite3.Connection) -> None:
             dirty.setdefault(data["worktree"], set()).update(f for f in data["files"] if f in then)
     diffs: dict[tuple[str, str], tuple[str | None, set[str]]] = {}
     blobs: dict[str, dict[str, str | None]] = {}
+    # git's answers from an earlier search, while the files they were about are unchanged: git is asked the rest
+    memo = remembered.Answers(str(index.index_dir()))
+    missed: dict[tuple[str, ...], tuple[str, list[str], str | None]] = {}  # asked of git: remembered after
+
+    def recall(question: tuple[str, ...], worktree: str, files: set[str]) -> object | None:
+        listed = sorted(files)
+        before = remembered.signature(worktree, listed)
+        known = memo.get(list(question), before)
+        if known is None:
+            missed[question] = (worktree, listed, before)
+        return known
 
     def ask_diff(key: tuple[str, str]) -> None:
         diffs[key] = _differs(key[0], key[1], clean[key])
@@ -59,8 +70,28 @@ def annotate(results: list[Hit], db: sqlite3.Connection) -> None:
     def ask_blobs(worktree: str) -> None:
         blobs[worktree] = _blobs_now(worktree, dirty[worktree])
 
-    jobs: list[Callable[[], None]] = [partial(ask_diff, key) for key in clean]
-    _in_parallel(jobs + [partial(ask_blobs, w) for w in dirty])
+    jobs: list[Callable[[], None]] = []
+    for key in clean:
+        known = recall(("diff", *key), key[0], clean[key])
+        if isinstance(known, list):
+            diffs[key] = (None, set(known))
+        else:
+            jobs.append(partial(ask_diff, key))
+    for worktree in dirty:
+        known = recall(("blobs", worktree), worktree, dirty[worktree])
+        if isinstance(known, dict):
+            blobs[worktree] = known
+        else:
+            jobs.append(partial(ask_blobs, worktree))
+    _in_parallel(jobs)
+    for question, (worktree, files, before) in missed.items():
+        if question[0] == "diff":  # an answer, not a reason it could not be given (the worktree or commit gone)
+            why, listed = diffs[(question[1], question[2])]
+            if why is None:
+                memo.put(list(question), worktree, files, before, sorted(listed))
+        elif None not in blobs[worktree].values():  # every file hashed (none gone, git not failed)
+            memo.put(list(question), worktree, files, before, blobs[worktree])
+    memo.save()
     for r in results:
         data = r["_data"]
         src = data.get("source") or {}

@@ -225,12 +225,21 @@ def m005_sessions(db: sqlite3.Connection) -> None:
     db.execute(f"CREATE INDEX IF NOT EXISTS docs_requests ON docs(session, ts) WHERE role = '{REQUEST}'")
 
 
+def m006_search_lookups(db: sqlite3.Connection) -> None:
+    """Indexes a search reads through instead of scanning: a packet's documents in time order (the turn a matched
+    message was said in, :func:`.retrieval._follow_requests`: ~200 whole rows read for 30 before), and the origins
+    by kind with their counts (what the index holds, :func:`stats`: every origin row read before)."""
+    db.execute("CREATE INDEX IF NOT EXISTS docs_origin_ts ON docs(origin, ts)")
+    db.execute("CREATE INDEX IF NOT EXISTS origins_kind ON origins(kind, docs)")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_documents,
     m002_source_checks,
     m003_redacted,
     m004_terms,
     m005_sessions,
+    m006_search_lookups,
 ]
 CURRENT_VERSION = len(MIGRATIONS)
 
@@ -687,9 +696,9 @@ def stats(db: sqlite3.Connection) -> Stats:
     """
     packets, evidence = db.execute("SELECT count(*), sum(docs) FROM origins WHERE kind = 'evidence'").fetchone()
     documents = {"evidence": int(evidence)} if packets else {}
-    for kind, n in db.execute(
+    for kind, n in db.execute(  # `<` or `>`, not `!=`: two ranges of the origins_kind index, not a scan of the origins
         "SELECT d.kind, count(*) FROM origins o CROSS JOIN docs d ON d.origin = o.origin "
-        "WHERE o.kind != 'evidence' GROUP BY d.kind ORDER BY d.kind"
+        "WHERE o.kind < 'evidence' OR o.kind > 'evidence' GROUP BY d.kind ORDER BY d.kind"
     ):
         documents[kind] = documents.get(kind, 0) + int(n)
     return {

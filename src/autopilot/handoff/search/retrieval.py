@@ -41,11 +41,11 @@ Everything shown is evidence quoted from packets, never instructions.
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 
 from autopilot import clock, git
+from autopilot.fastjson import parse_json
 from autopilot.handoff.memory.observe import needs_redaction
 from autopilot.handoff.packets import store
 from autopilot.handoff.search import freshness, index, terms
@@ -369,11 +369,27 @@ def _candidates(
     score, order = (
         (f"bm25(docs_fts, {', '.join(map(str, WEIGHTS))})", "r") if ranked else ("0.0", "docs_fts.rowid DESC")
     )
-    return db.execute(
-        f"SELECT {_COLUMNS}, {score} AS r FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
+    # Ranked first by id and score alone, then the chosen rows read whole: sorting every match with its text and
+    # data (up to RANK_ALL rows of a few kB each) cost more than the ranking itself. Ties keep the same order: the
+    # sorter breaks them by the order the matches came in, which the select list does not change.
+    best = db.execute(
+        f"SELECT d.id, {score} AS r FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
         f"WHERE docs_fts MATCH ? AND {' AND '.join(filters)} ORDER BY {order} LIMIT {limit}",
         [match, *params],
     ).fetchall()
+    rows = _whole(db, [i for i, _ in best])
+    return [(*rows[i], r) for i, r in best]
+
+
+def _whole(db: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[Any, ...]]:
+    """The documents ``ids`` with every column of _COLUMNS, by id: read once chosen, as a document's text and data
+    (a few kB, on overflow pages) cost more to read than choosing it did."""
+    if not ids:
+        return {}
+    return {
+        row[0]: row
+        for row in db.execute(f"SELECT {_COLUMNS} FROM docs d WHERE d.id IN ({', '.join('?' * len(ids))})", ids)
+    }
 
 
 def _doc_count(db: sqlite3.Connection, word: str) -> int:
@@ -385,7 +401,7 @@ def _doc_count(db: sqlite3.Connection, word: str) -> int:
 
 
 def _doc(row: tuple[Any, ...]) -> Hit:
-    # the columns of _COLUMNS, in order; json, not orjson: a search process spares its ~15 ms import
+    # the columns of _COLUMNS, in order; fastjson, not orjson or the json package: a search spares their imports
     return {
         "id": row[0],
         "kind": row[1],
@@ -398,7 +414,7 @@ def _doc(row: tuple[Any, ...]) -> Hit:
         "branch": row[8],
         "ts": row[9],
         "text": row[10],
-        "_data": json.loads(row[11]),
+        "_data": parse_json(row[11]),  # type: ignore[typeddict-item]  # the canonical JSON _row wrote
     }
 
 
@@ -568,13 +584,15 @@ def _follow_requests(
             f"SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = '{index.REQUEST}'", (session, start)
         ).fetchone()[0]
         brought: list[Hit] = []
-        rows = db.execute(
-            f"SELECT {_COLUMNS}, 0 FROM docs d {'INDEXED BY docs_origin' if origin else ''} "  # a packet: its rows
+        chosen = db.execute(  # the turn's first ANSWERS by their ids and times alone, then those read whole
+            f"SELECT d.id FROM docs d {'INDEXED BY docs_origin_ts' if origin else ''} "  # a packet: by time
             "WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
             f"AND d.repo_id = ? AND d.role IN ({roles}) {'AND d.origin = ?' if origin else ''} "
             f"ORDER BY d.ts, d.id LIMIT {ANSWERS}",
             (session, start, after if after is not None else math.inf, here["repoId"], *([origin] if origin else [])),
         ).fetchall()
+        whole = _whole(db, [i for (i,) in chosen])
+        rows = [(*whole[i], 0) for (i,) in chosen]
         for row in rows:
             key = (row[2], row[3])
             if key in hits:  # it matched itself too: the better of its own score and the request's share

@@ -382,4 +382,35 @@ def test_an_index_at_version_4_gains_the_session_index_the_request_search_uses(t
             )
         )
         assert "docs_requests" in turns  # a session's requests, without reading its other documents
-        assert int(db.execute("PRAGMA user_version").fetchone()[0]) == index.CURRENT_VERSION == 5
+        assert int(db.execute("PRAGMA user_version").fetchone()[0]) == index.CURRENT_VERSION
+
+
+# --- Migration 6: a packet's turn and the index's counts are read through indexes, not by scanning.
+def test_an_index_at_version_5_gains_the_lookups_a_search_reads_through(tmp_path):
+    """The migration keeps the documents; a packet's documents in time order and the counts by kind are then read
+    through an index (before: every row of the packet whole, and every origin row, on every search)."""
+    path = tmp_path / "evidence.sqlite3"
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        for step in index.MIGRATIONS[:5]:
+            step(db)
+        db.execute("PRAGMA user_version = 5")
+        db.execute(
+            "INSERT INTO docs (kind, origin, ref, role, session, ts, text, paths, symbols, data) VALUES "
+            "('evidence', 'sha256:p', 'E1', 'edit', 's-1', 5.0, 'Edit a.py', '', '', '{}')"
+        )
+        db.execute("INSERT INTO origins (origin, kind, docs) VALUES ('sha256:p', 'evidence', 1)")
+        assert index.migrate(db) is True
+
+        def plan(sql: str, *params: object) -> str:
+            return " ".join(str(row[-1]) for row in db.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+
+        turn = plan(
+            "SELECT id FROM docs d INDEXED BY docs_origin_ts WHERE d.origin = ? AND d.ts >= ? ORDER BY d.ts LIMIT 30",
+            "sha256:p",
+            0,
+        )
+        assert "docs_origin_ts" in turn and "TEMP B-TREE" not in turn  # in time order as stored: no sort
+        assert "COVERING INDEX origins_kind" in plan("SELECT count(*), sum(docs) FROM origins WHERE kind = 'evidence'")
+        stats = index.stats(db)
+        assert (stats["documents"], stats["packets"], stats["schemaVersion"]) == ({"evidence": 1}, 1, 6)
+        assert db.execute("SELECT count(*) FROM docs").fetchone() == (1,)
