@@ -24,8 +24,9 @@ A step is a plain dict (so scripts can be JSON files):
 
 A request with ``"background": true`` is answered at once with the response ``queued``, as the Responses API does;
 its step runs in a thread of its own (its delay is the model's time), and ``GET /v1/responses/{id}`` shows it
-``in_progress`` and then ``completed`` (or ``failed``, for an error step). It is billed when it completes, whether or
-not anyone ever retrieves it: a provider bills the work, not the reading.
+``in_progress`` and then ``completed`` (or ``failed``, for a ``failed`` step). An HTTP error or a drop answers the
+request itself, as a provider refuses a bad or rate-limited request before it starts. A background response is billed
+when it completes, whether or not anyone ever retrieves it: a provider bills the work, not the reading.
 """
 
 from __future__ import annotations
@@ -171,7 +172,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, b'{"error":{"message":"invalid JSON"}}')
             return
         step, rid = self.server.owner._next(body, dict(self.headers))
-        if body.get("background"):
+        if body.get("background") and "status" not in step and not step.get("drop"):
+            # (an HTTP error or a dropped connection is the request's own fate, background or not)
             owner = self.server.owner
             queued, finished = owner._in_background(step, rid, body)
             if not body.get("stream"):
@@ -276,11 +278,10 @@ class ResponsesServer(BackgroundServer):
                 self._background[rid] = running
             time.sleep(float(step.get("delay") or 0))
             done: ResponseObject
-            if "status" in step or step.get("drop") or step.get("failed"):
+            if step.get("failed"):
                 done = now.copy()
                 done["status"] = "failed"
-                dropped = {"code": "server_error", "message": "dropped"}
-                done["error"] = step.get("error") or step.get("failed") or dropped
+                done["error"] = step["failed"]
             else:
                 done = self._response(step, rid, body)  # billed here, as it completes
             with self._lock:

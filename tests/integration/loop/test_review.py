@@ -205,9 +205,9 @@ def test_a_left_review_that_failed_at_the_provider_is_recorded_as_a_failed_revie
     import time
 
     from autopilot.loop.review import collect
-    from autopilot.scripted.responses_server import delay, http_error
+    from autopilot.scripted.responses_server import delay
 
-    openai_env.push(delay(http_error(500, "the model crashed"), 1.0))
+    openai_env.push(delay({"failed": {"code": "server_error", "message": "the model crashed"}}, 1.0))
     (Path(planned) / "a.py").write_text("a = 1\n")
     leave_at_once(planned)
     time.sleep(1.3)

@@ -193,12 +193,16 @@ def test_a_background_request_is_answered_at_once_and_billed_when_it_completes()
         assert get(f"{s.url}/responses/resp_404")[0] == 404
 
 
-def test_a_background_error_step_ends_failed_and_is_not_billed():
-    """An HTTP-error step in the background is a response that ends ``failed`` with the step's error."""
+def test_a_background_failed_step_ends_failed_and_an_http_error_answers_at_once():
+    """A ``failed`` step in the background is a response that ends ``failed`` with its error, unbilled; an HTTP-error
+    step answers the request itself (a provider refuses a bad request before starting it)."""
     import time
 
-    with ResponsesServer([http_error(500, "boom")]) as s:
+    failed = {"failed": {"code": "server_error", "message": "boom"}}
+    with ResponsesServer([failed, http_error(429, "slow down")]) as s:
         first = json.loads(post(s.url, {"model": "m", "input": "hi", "background": True})[2])
         time.sleep(0.3)
         done = get(f"{s.url}/responses/{first['id']}")[1]
         assert (done["status"], done["error"]["message"], s.bills) == ("failed", "boom", [])
+        status, _, body = post(s.url, {"model": "m", "input": "hi", "background": True})
+        assert (status, json.loads(body)["error"]["message"]) == (429, "slow down")

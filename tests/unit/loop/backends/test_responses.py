@@ -76,10 +76,20 @@ def test_leaving_raises_detached_at_once_and_the_answer_is_fetched_later(server)
 
 
 def test_a_background_call_that_fails_is_an_infra_error(server):
-    server.push(http_error(500, "boom"))
+    """The provider ends it ``failed``: an InfraError saying so (a failed review, counted as such)."""
+    server.push({"failed": {"code": "server_error", "message": "boom"}})
     with pytest.raises(InfraError, match="ended failed: boom") as caught:
         send()
     assert caught.value.kind == "server"
+
+
+def test_an_http_error_on_asking_is_the_same_as_without_background(server):
+    """A request refused before it starts (400) raises as it always did: kind ``http_400``, nothing kept."""
+    server.push(http_error(400, "bad schema"))
+    told: list[str] = []
+    with pytest.raises(InfraError) as caught:
+        send(started=told.append)
+    assert caught.value.kind == "http_400" and told == []
 
 
 def test_an_unknown_id_is_an_http_404(server):
