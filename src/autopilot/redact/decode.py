@@ -8,7 +8,6 @@ whose decoded text holds one is withheld whole (:func:`encoded_secrets`, after e
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from autopilot.redact import PLACEHOLDER
@@ -17,6 +16,7 @@ from autopilot.redact.rules import NUMBERED, Rule, apply
 
 TYPE_CHECKING = False  # binascii and collections.abc load when first needed: a hook that redacts a prompt
 if TYPE_CHECKING:  # pays for each module it imports (bench/bench_compare.py)
+    import re
     from collections.abc import Callable
 
 # Zero-width characters a token can hide behind: dropped when they sit between two token characters.

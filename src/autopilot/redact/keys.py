@@ -6,15 +6,15 @@ private key), never by a backtracking regex, so the cost is one pass over the te
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from autopilot.redact import PLACEHOLDER
-from autopilot.redact.patterns import lazy
+from autopilot.redact.patterns import MULTILINE, lazy
 from autopilot.redact.rules import HUNK, NUMBERED, mixed_case
 
 TYPE_CHECKING = False  # binascii and collections.abc load when first needed (a prompt's redaction pays per import)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 _LONG_B64 = lazy(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
@@ -40,7 +40,7 @@ _BODY_LINE = lazy(
     + r")?[\"']?[ \t]*[+,.&\\]?[ \t]*(?=\r?$|"
     + _ESCAPED_BREAK
     + r")",
-    re.MULTILINE,
+    MULTILINE,
 )
 _SEPARATOR = lazy(r"\r?\n|" + _ESCAPED_BREAK)
 _KEY_END = lazy(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")

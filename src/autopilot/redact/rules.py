@@ -11,7 +11,6 @@ and :mod:`.shell` (known by the command line that passes them).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from autopilot.redact import PLACEHOLDER
@@ -62,6 +61,7 @@ def mixed_case(value: str) -> bool:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
     Check = Callable[[str, re.Match[str]], bool]
