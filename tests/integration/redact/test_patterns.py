@@ -125,18 +125,19 @@ def test_without_re_the_redactor_gives_exactly_the_full_redactors_output(
 
 
 def rewrite(path: Path, change) -> None:  # type: ignore[no-untyped-def]
-    """The kept file with its entries changed by ``change`` and a valid tag and CRC: what a bug would leave."""
-    from autopilot.redact import patterns
-
-    data = path.read_bytes()
-    tag, entries = marshal.loads(data[:-4])
+    """The kept file with its entries changed by ``change`` (a program's key -> the program as stored)."""
+    tag, entries = marshal.loads(path.read_bytes())
     change(entries)
-    body = marshal.dumps((tag, entries))
-    path.write_bytes(body + patterns._crc(body))
+    path.write_bytes(marshal.dumps((tag, entries)))
+
+
+def openai_key(entries: dict[tuple[str, int], bytes]) -> tuple[str, int]:
+    """The key of the OpenAI key pattern's program."""
+    return next(k for k in entries if isinstance(k[0], str) and k[0].startswith("sk\\-"))
 
 
 def test_a_planted_divergence_is_caught(texts: Path, full: dict[str, object], kept: Path, tmp_path: Path) -> None:
-    """A kept program that matches nothing where the OpenAI key's pattern stands (tag and CRC valid): the comparison
+    """A kept program that matches nothing where the OpenAI key's pattern stands (tag and CRC right): the comparison
     above would fail, the key shapes going through as they are."""
     planted = tmp_path / "regex.marshal"
     planted.write_bytes(kept.read_bytes())
@@ -147,9 +148,10 @@ def test_a_planted_divergence_is_caught(texts: Path, full: dict[str, object], ke
     never = patterns.program("(?!)", 0, re.compile("(?!)"))
     assert never is not None
 
-    def swap(entries: dict[tuple[str, int], tuple[object, ...]]) -> None:
-        key = next(k for k in entries if isinstance(k[0], str) and k[0].startswith("sk\\-"))
-        entries[key] = (entries[key][0], *never[1:])
+    def swap(entries: dict[tuple[str, int], bytes]) -> None:
+        key = openai_key(entries)
+        flags = marshal.loads(entries[key][:-4])[0]
+        entries[key] = patterns.stored_program((flags, *never[1:]))  # its CRC right: a program as a bug would keep
 
     rewrite(planted, swap)
     diverged = run("kept", texts, planted)
@@ -158,24 +160,26 @@ def test_a_planted_divergence_is_caught(texts: Path, full: dict[str, object], ke
     assert any("sk-proj-" in text for text in differ)
 
 
+def flip_a_byte(entries: dict[tuple[str, int], bytes]) -> None:
+    """One bit changed in the middle of the OpenAI key pattern's program: _sre might run it, its CRC says no."""
+    key = openai_key(entries)
+    stored = bytearray(entries[key])
+    stored[len(stored) // 2] ^= 0x01
+    entries[key] = bytes(stored)
+
+
 @pytest.mark.parametrize("damage", ["a flipped byte", "cut short", "another interpreter's tag"])
 def test_a_damaged_kept_file_changes_no_answer(
     texts: Path, full: dict[str, object], kept: Path, tmp_path: Path, damage: str
 ) -> None:
-    """A program whose bytes changed (the CRC no longer matches), a file cut short or another interpreter's: the
+    """A program whose bytes changed (its CRC no longer matches), a file cut short or another interpreter's: the
     patterns are compiled by re again, and the answers are the full redactor's."""
     path = tmp_path / "regex.marshal"
-    data = bytearray(kept.read_bytes())
+    data = kept.read_bytes()
+    path.write_bytes(data[: len(data) // 3] if damage == "cut short" else data)
     if damage == "a flipped byte":
-        data[len(data) // 2] ^= 0x01  # inside a program: _sre might accept it, the CRC does not
-    elif damage == "cut short":
-        del data[len(data) // 3 :]
-    path.write_bytes(bytes(data))
-    if damage == "another interpreter's tag":
-        rewrite(path, lambda entries: None)
-        body = marshal.dumps(((0, "another python"), marshal.loads(path.read_bytes()[:-4])[1]))
-        from autopilot.redact import patterns
-
-        path.write_bytes(body + patterns._crc(body))
+        rewrite(path, flip_a_byte)
+    elif damage == "another interpreter's tag":
+        path.write_bytes(marshal.dumps(((0, "another python"), marshal.loads(data)[1])))
     again = run("kept", texts, path)
     assert again["out"] == full["out"] and "re" in again["loaded"] and again["added"] is True

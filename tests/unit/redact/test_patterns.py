@@ -176,8 +176,8 @@ def test_an_entry_the_engine_refuses_is_compiled_afresh(tmp_path: Path) -> None:
     patterns.keep_compiled(str(cache))
     patterns.compile_pattern(r"ab+c", 0)
     tag, entries = marshal.loads(patterns.compiled_cache() or b"")
-    flags, _code, *rest = entries[(r"ab+c", 0)]
-    entries[(r"ab+c", 0)] = (flags, [999_999, 1, 2], *rest)
+    flags, _code, *rest = marshal.loads(entries[(r"ab+c", 0)][:-4])
+    entries[(r"ab+c", 0)] = patterns.stored_program((flags, [999_999, 1, 2], *rest))  # its CRC right
     cache.write_bytes(marshal.dumps((tag, entries)))
     patterns.keep_compiled(str(cache))
     assert patterns.compile_pattern(r"ab+c", 0) == re.compile(r"ab+c")
