@@ -6,13 +6,31 @@ An env file under another name is known by its content too: :mod:`.envfile` judg
 
 from __future__ import annotations
 
-from collections import Counter
-
 from autopilot.redact.patterns import IGNORECASE, MULTILINE, lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # What stands for a withheld credential, by kind (exported as ``autopilot.redact.PLACEHOLDER``; defined here, the
 # module the package loads first, so this module needs nothing from above).
 PLACEHOLDER = "[REDACTED:{kind}]"
+
+
+class Counts(dict[str, int]):
+    """How many credentials of each kind a redaction withheld (exported as ``autopilot.redact.Counts``): counted as
+    ``collections.Counter`` counts (a kind not seen counts 0, ``update`` adds), without importing ``collections``, ~2.5
+    ms of a prompt hook that redacts. A ``Counter`` passed in its place counts the same."""
+
+    __slots__ = ()
+
+    def __missing__(self, kind: str) -> int:
+        return 0
+
+    def update(self, other: Mapping[str, int]) -> None:  # type: ignore[override]  # adds, as Counter.update does
+        for kind, n in other.items():
+            self[kind] = self.get(kind, 0) + n
+
 
 _SECRET_NAMES = lazy(
     r"(^|/)(\.env(\..+)?|\.envrc|\.netrc|_netrc|\.npmrc|\.pypirc|\.git-credentials|\.pgpass|\.my\.cnf"
@@ -67,7 +85,7 @@ def is_secret_path(path: str) -> bool:
 _DIFF_FILE = lazy(r"^(?:[ \t]*\d{1,7}→)?diff --git (?:\\?\"?a/)(.+?)\"? (?:\\?\"?b/)(.+?)\"?\r?$", MULTILINE)
 
 
-def secret_diffs(text: str, counts: Counter[str]) -> str:
+def secret_diffs(text: str, counts: Counts) -> str:
     """``text`` with the diff of each secret-bearing file withheld whole, its hunk headers and lines too.
 
     A diff sent for review withholds such a file (``loop.withheld.secret_changes``); the same diff in an agent's

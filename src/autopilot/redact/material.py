@@ -12,9 +12,8 @@ contents together make a JWT.
 from __future__ import annotations
 
 import os
-from collections import Counter
 
-from autopilot.redact import PLACEHOLDER
+from autopilot.redact import PLACEHOLDER, Counts
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, mixed_case, words_of
 
@@ -106,7 +105,7 @@ def _may_hold_words(line: str) -> bool:
 _LOWER_WORD = lazy(r"[a-z]+")
 
 
-def seed_phrases(text: str, counts: Counter[str]) -> str:
+def seed_phrases(text: str, counts: Counts) -> str:
     """``text`` with every run of twelve or more BIP-39 words in a row replaced by one placeholder."""
     # Only lines with eleven spaces or more after their indentation can hold twelve words (cheap tests first:
     # the pattern is not).
