@@ -111,7 +111,9 @@ def _main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):  # `hook --help`: argparse
         from autopilot import hooks
 
-        return _guarded(lambda: hooks.main(argv[1]))
+        # A hook that redacts (a prompt with a credential in it) builds its patterns from the kept programs without
+        # loading `re`: what it compiled afresh is kept for the next one.
+        return _guarded(lambda: _keeping_new_patterns(lambda: hooks.main(argv[1])))
     if argv[:1] == ["statusline"]:  # runs on every status-line render: no argparse
         from autopilot.commands import statusline
 
@@ -185,33 +187,40 @@ KEEP_PATTERNS = {("intake",), ("from-codex", "intake")}
 def _patterns_kept(call: Callable[[], int]) -> int:
     """``call`` with the regular expressions it compiles kept for the next process (``redact.patterns``): a page of a
     transcript compiles ~55 of the redactor's and the readers' patterns, ~20 ms that a kept program saves."""
-    from autopilot import fsutil
     from autopilot.redact import patterns
 
-    path = kept_patterns_path()
-    patterns.keep_compiled(path)
+    patterns.keep_compiled(kept_patterns_path())
+    try:
+        return _keeping_new_patterns(call)
+    finally:
+        patterns.keep_compiled(None)  # an in-process caller (a test) goes on without the kept file
+
+
+def _keeping_new_patterns(call: Callable[[], int]) -> int:
+    """``call``, then the programs of the patterns it compiled that its kept file lacked written there (a process that
+    compiled none, or never loaded the patterns module, writes nothing and loads nothing for it)."""
     try:
         return call()
     finally:
-        data = patterns.compiled_cache()
-        if data is not None and not sys.dont_write_bytecode:  # no bytecode written, no compiled pattern either
+        patterns = sys.modules.get("autopilot.redact.patterns")
+        path = None if patterns is None else patterns.kept_in()
+        data = None if path is None else patterns.compiled_cache()  # type: ignore[union-attr]  # path: loaded
+        if path is not None and data is not None and not sys.dont_write_bytecode:  # no bytecode, no program either
+            from autopilot import fsutil
+
             try:  # a cache: a read-only install only means the next process compiles again
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 fsutil.atomic_write(path, data, durable=False)
             except OSError:
                 pass
-        patterns.keep_compiled(None)  # an in-process caller (a test) goes on without the kept file
 
 
 def kept_patterns_path() -> str:
-    """Where the intakes keep the compiled patterns: beside the package's own bytecode (``redact/__pycache__``), never
-    in the bridge's home. A kept program is run as the redactor itself, so it must be as hard to change as the code:
-    with ``setup --sandbox`` an agent's shell may write the home (its caches and packets) but not the installed code,
-    and one that planted a program there would decide what the redactor lets through."""
+    """Where the intakes keep the compiled patterns (``redact.patterns.kept_path``: beside the package's own bytecode,
+    never in the bridge's home)."""
     from autopilot.redact import patterns
 
-    here = os.path.join(os.path.dirname(patterns.__file__), "__pycache__")
-    return os.path.join(here, f"regex-{sys.implementation.cache_tag}.marshal")
+    return patterns.kept_path()
 
 
 def _run(args: argparse.Namespace, cwd: str | None) -> int:

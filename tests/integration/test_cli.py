@@ -103,3 +103,43 @@ def test_a_damaged_or_unwritable_cache_changes_no_answer(tmp_path: Path) -> None
     quiet = tmp_path / "no-bytecode"
     assert run(quiet, *args, bytecode=False)[0] == clean
     assert not (quiet / "compiled").exists()  # a user who keeps no bytecode gets no kept pattern either
+
+
+# A hook process whose kept file is this test's: stderr says whether it loaded re, stdout is the hook's answer.
+HOOK = """
+import os, sys
+from autopilot.redact import patterns
+patterns.kept_path = lambda: os.environ["KEPT_PATTERNS"]  # this test's own file, not the checkout's
+from autopilot import cli
+code = cli.main(["hook", "UserPromptSubmit"])
+print(*(m in sys.modules for m in ("re", "enum", "collections")), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_a_prompt_hook_keeps_what_it_compiled_and_the_next_one_loads_no_re(git_repo: Path, tmp_path: Path) -> None:
+    """The first prompt with a credential after an install compiles the patterns it needs with re and keeps them;
+    the next builds them from the kept programs and never imports re (nor enum, nor collections: the redactor counts
+    with redact.Counts), redacting the same."""
+    from tests.support.hooks import payload
+    from tests.support.measured import unmeasured
+
+    kept_at = tmp_path / "pycache" / "regex.marshal"
+    home = tmp_path / "home"
+    env = unmeasured({**os.environ, "AUTOPILOT_HOME": str(home), "KEPT_PATTERNS": str(kept_at)})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    key = "sk-proj-" + "Ab3Cd4Ef5" * 5
+    stdin = json.dumps(payload("UserPromptSubmit", git_repo, prompt=f"deploy with the api key {key}"))
+    loaded = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", HOOK], input=stdin, env=env, capture_output=True, text=True, check=True
+        )
+        loaded.append(done.stderr.split())
+        if not loaded[1:]:
+            assert kept_at.is_file()
+            written = kept_at.stat().st_mtime_ns
+    assert loaded == [["True"] * 3, ["False"] * 3]
+    assert kept_at.stat().st_mtime_ns == written  # nothing new: not written again
+    stored = "".join(p.read_text() for p in home.rglob("observations.jsonl"))
+    assert stored.count("[REDACTED:openai_api_key]") == 2 and key not in stored

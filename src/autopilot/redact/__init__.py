@@ -23,12 +23,11 @@ regular expressions (~20 ms to compile in all) is compiled only when a text firs
 
 from __future__ import annotations
 
-from collections import Counter
-
 from autopilot.redact.files import (
     ENV_FILE_LINE,
     KEY_FILE_LINES,
     PLACEHOLDER,
+    Counts,
     is_key_file_text,
     is_public_path,
     is_secret_path,
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENV_FILE_LINE",
+    "Counts",
     "KEY_FILE_LINES",
     "PLACEHOLDER",
     "Redactor",
@@ -57,10 +57,10 @@ __all__ = [
 ]
 
 
-def redact(text: str, counts: Counter[str] | None = None, *, decode: bool = True) -> tuple[str, Counter[str]]:
+def redact(text: str, counts: Counts | None = None, *, decode: bool = True) -> tuple[str, Counts]:
     """Return ``text`` with credentials replaced by typed placeholders, and the counts by kind (``decode``: also
     withhold a base64, hex or escaped run whose decoded text holds one)."""
-    counts = Counter() if counts is None else counts
+    counts = Counts() if counts is None else counts
     if not text:
         return text, counts
     plan = _PLAN or _plan()
@@ -127,7 +127,7 @@ def _plan() -> _Plan:
     return _PLAN
 
 
-def _plain(text: str, counts: Counter[str]) -> tuple[str, Counter[str]]:
+def _plain(text: str, counts: Counts) -> tuple[str, Counts]:
     """:func:`redact` of a decoded run (not decoded again)."""
     return redact(text, counts, decode=False)
 
@@ -156,8 +156,8 @@ class Redactor:
     """Redacts many strings and keeps one running count of what it removed."""
 
     def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
-        self._memo: dict[str, tuple[str, Counter[str]]] = {}
+        self.counts: Counts = Counts()
+        self._memo: dict[str, tuple[str, Counts]] = {}
         self._made: set[str] = set()  # long strings this redactor returned
 
     def __call__(self, text: str) -> str:
@@ -175,7 +175,7 @@ class Redactor:
                 if len(self._made) < MEMO_ENTRIES:
                     self._made.add(made)
                 return made
-            known = redact(text, Counter())
+            known = redact(text, Counts())
             if len(self._memo) < MEMO_ENTRIES:
                 self._memo[text] = known
         if known[1]:

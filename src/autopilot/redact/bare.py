@@ -22,16 +22,15 @@ packages, none a name.
 
 from __future__ import annotations
 
-import re
-
 from autopilot.redact.generic import NOT_SECRET, bits_per_char
 from autopilot.redact.keys import opens_public_der
-from autopilot.redact.patterns import lazy
+from autopilot.redact.patterns import MULTILINE, lazy
 from autopilot.redact.rules import Rule, long_word_lines
 from autopilot.text import word_parts
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and a hook that redacts a prompt loads this module
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterator
 
 # A run of token characters standing alone: not inside a longer run, a base64 run, a percent or backslash escape, nor
@@ -239,7 +238,7 @@ def _in_base64(match: re.Match[str]) -> bool:
 # A line of a wrapped base64 block, with what may open one: a diff marker, a line number, a comment or quote marker.
 _BLOCK_LINE = lazy(
     r"^[ \t]*(?:[+\- ]|\d{1,7}→)?[ \t]*(?:(?:#|//|--|;|\*|%|>)[ \t]?){0,3}([A-Za-z0-9+/]{40,}={0,2})[ \t]*$",
-    re.MULTILINE,
+    MULTILINE,
 )
 _BLOCKS: list[tuple[str, list[tuple[int, int]]]] = []  # the last text's data blocks: every run of a text asks
 

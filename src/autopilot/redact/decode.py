@@ -8,15 +8,13 @@ whose decoded text holds one is withheld whole (:func:`encoded_secrets`, after e
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-
-from autopilot.redact import PLACEHOLDER
+from autopilot.redact import PLACEHOLDER, Counts
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import NUMBERED, Rule, apply
 
 TYPE_CHECKING = False  # binascii and collections.abc load when first needed: a hook that redacts a prompt
 if TYPE_CHECKING:  # pays for each module it imports (bench/bench_compare.py)
+    import re
     from collections.abc import Callable
 
 # Zero-width characters a token can hide behind: dropped when they sit between two token characters.
@@ -26,7 +24,7 @@ _PERCENT = lazy(r"%[0-9A-Fa-f]{2}")
 _URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/%")
 
 
-def undo_evasions(text: str, counts: Counter[str], tokens: list[Rule]) -> str:
+def undo_evasions(text: str, counts: Counts, tokens: list[Rule]) -> str:
     """``text`` with zero-width characters inside tokens dropped and percent-encoded tokens withheld whole."""
     if any(c in text for c in _ZERO_WIDTH):
         text = _HIDDEN.sub("", text)
@@ -46,12 +44,12 @@ def undo_evasions(text: str, counts: Counter[str], tokens: list[Rule]) -> str:
     return "".join(parts) + text[pos:] if parts else text
 
 
-def _decoded(run: str, counts: Counter[str], tokens: list[Rule]) -> str:
+def _decoded(run: str, counts: Counts, tokens: list[Rule]) -> str:
     """A percent-encoded run as it was, or redacted whole when its decoded text holds a known token."""
     if len(run) < 16:
         return run
     plain = _PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), run)  # tokens are ASCII; urllib costs ~3 ms
-    found: Counter[str] = Counter()
+    found: Counts = Counts()
     lowered = plain.lower()
     out = plain
     for rule in tokens:
@@ -73,9 +71,7 @@ _LITERALS = lazy(_QUOTE + r"[^\"'\\\n]{1,512}\1(?:" + _JOIN + r"\1[^\"'\\\n]{1,5
 _PIECE = lazy(_QUOTE + r"([^\"'\\\n]{1,512})\1")
 
 
-def split_literals(
-    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
-) -> str:
+def split_literals(text: str, counts: Counts, redact: Callable[[str, Counts], tuple[str, Counts]]) -> str:
     """``text`` with every chain of joined literals whose joined text holds a secret withheld piece by piece (only a
     chain where a run of 16 or more characters without a space crosses a join is judged: one secret, not a sentence)."""
     if "'" not in text and '"' not in text:
@@ -86,7 +82,7 @@ def split_literals(
         pieces = [p.group(2) for p in _PIECE.finditer(chain)]
         if len(pieces) < 2 or not any(_crosses(a, b) for a, b in zip(pieces, pieces[1:], strict=False)):
             return chain
-        found: Counter[str] = Counter()
+        found: Counts = Counts()
         redact("".join(pieces), found)
         if not found:
             return chain
@@ -114,8 +110,8 @@ _PRINTABLE = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
 
 def encoded_secrets(
     text: str,
-    counts: Counter[str],
-    redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]],
+    counts: Counts,
+    redact: Callable[[str, Counts], tuple[str, Counts]],
     depth: int = 2,
 ) -> str:
     """``text`` with every encoded run whose decoded text holds a secret withheld whole (``redact`` judges it); a run
@@ -130,7 +126,7 @@ def encoded_secrets(
             if "/" in run:  # folders before it (`names-new/<base64>`, `/w/<base64>`): each part alone
                 return "/".join(judge_run(part) if len(part) >= 24 else part for part in run.split("/"))
             return run
-        found: Counter[str] = Counter()
+        found: Counts = Counts()
         redact(plain, found)
         if not found and depth > 1:
             encoded_secrets(plain, found, redact, depth - 1)
@@ -180,9 +176,7 @@ _CONTINUED = lazy(
 _LINE_BREAK = lazy(r"\r?\n")
 
 
-def joined_lines(
-    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
-) -> str:
+def joined_lines(text: str, counts: Counts, redact: Callable[[str, Counts], tuple[str, Counts]]) -> str:
     """``text`` with each run of continued lines (a backslash or an ``=`` at the end, the rest on the next line) whose
     joined line, redacted, withholds more than its lines one by one replaced by that joined line, redacted (the tail of
     a token cut after its ``=``, a secret cut by a shell's line continuation)."""
@@ -214,8 +208,8 @@ def joined_lines(
                 strict=True,
             )
         )
-        alone = redact(group, Counter())[0]
-        found: Counter[str] = Counter()
+        alone = redact(group, Counts())[0]
+        found: Counts = Counts()
         whole = redact(joined, found)[0]
         if found and _kept(whole) < _kept(alone):
             counts.update(found)
@@ -240,9 +234,7 @@ _ESCAPES = lazy(
 )
 
 
-def decoded_lines(
-    text: str, counts: Counter[str], redact: Callable[[str, Counter[str]], tuple[str, Counter[str]]]
-) -> str:
+def decoded_lines(text: str, counts: Counts, redact: Callable[[str, Counts], tuple[str, Counts]]) -> str:
     """``text`` with each line whose escapes, decoded, spell a secret (``ghp\\u005f…``, ``sk&#45;proj…``,
     ``password%3Dhunter2``) replaced by its decoded text, redacted. A line whose decoded text holds none stays as
     written; only lines with an escape are decoded."""
@@ -256,7 +248,7 @@ def decoded_lines(
         plain = _unescape(line)
         if plain == line:
             continue
-        found: Counter[str] = Counter()
+        found: Counts = Counts()
         out = redact(plain, found)[0]
         if found:
             counts.update(found)

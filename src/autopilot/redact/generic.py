@@ -14,13 +14,14 @@ Evasions and encodings are :mod:`.decode`'s.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import NUMBERED, Rule, alnum_run_after, mixed_case, whole_name
 from autopilot.text import reads_generated
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 # Names that hold a credential without saying "secret": salts and peppers, seeds and mnemonics, DSNs and
 # connection strings, personal access tokens, JWTs, one-time-password seeds, licence keys, session ids.
@@ -67,7 +68,10 @@ def bits_per_char(value: str) -> float:
     from math import log2
 
     size = len(value)
-    return -sum(n / size * log2(n / size) for n in Counter(value).values())
+    seen: dict[str, int] = {}
+    for char in value:
+        seen[char] = seen.get(char, 0) + 1
+    return -sum(n / size * log2(n / size) for n in seen.values())
 
 
 # What may stand before a .pgpass line's host: a hunk header, a line number, a diff marker, indentation, a quote.

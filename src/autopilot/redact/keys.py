@@ -6,15 +6,13 @@ private key), never by a backtracking regex, so the cost is one pass over the te
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-
-from autopilot.redact import PLACEHOLDER
-from autopilot.redact.patterns import lazy
+from autopilot.redact import PLACEHOLDER, Counts
+from autopilot.redact.patterns import MULTILINE, lazy
 from autopilot.redact.rules import HUNK, NUMBERED, mixed_case
 
 TYPE_CHECKING = False  # binascii and collections.abc load when first needed (a prompt's redaction pays per import)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 _LONG_B64 = lazy(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
@@ -40,7 +38,7 @@ _BODY_LINE = lazy(
     + r")?[\"']?[ \t]*[+,.&\\]?[ \t]*(?=\r?$|"
     + _ESCAPED_BREAK
     + r")",
-    re.MULTILINE,
+    MULTILINE,
 )
 _SEPARATOR = lazy(r"\r?\n|" + _ESCAPED_BREAK)
 _KEY_END = lazy(r"[+\- ]?[ \t]*" + _MARK + r"[\"']?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
@@ -122,11 +120,15 @@ def _run_kind(text: str, run: list[re.Match[str]], after: int) -> tuple[str | No
     if opens_public_der(first):
         return None, 0  # a certificate or a public key whose BEGIN line is not in the text
     # The middle of a key: lines of one width (64 in PEM, 70 in OpenSSH) of mixed-case base64.
-    widths = Counter(len(m.group(1)) for m in run if _random_line(m.group(1)))
+    widths: dict[int, int] = {}
+    for match in run:
+        if _random_line(match.group(1)):
+            width = len(match.group(1))
+            widths[width] = widths.get(width, 0) + 1
     return ("key_material", run[-1].end(1)) if widths and max(widths.values()) >= 2 else (None, 0)
 
 
-def key_bodies(text: str, counts: Counter[str]) -> str:
+def key_bodies(text: str, counts: Counts) -> str:
     """Key material whose BEGIN line is not in ``text``: bodies cut out of a key, tails, base64-wrapped keys.
 
     A run of whole base64 lines is a key when it ends at an END line, follows a PuTTY
@@ -215,7 +217,7 @@ def _body_may_count(text: str) -> bool:
 _LONE_END = lazy(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
-def _token_replacer(counts: Counter[str]) -> Callable[[re.Match[str]], str]:
+def _token_replacer(counts: Counts) -> Callable[[re.Match[str]], str]:
     def replace(match: re.Match[str]) -> str:
         if not opens_private_key(match.group(0)):
             return match.group(0)

@@ -12,12 +12,14 @@ contents together make a JWT.
 from __future__ import annotations
 
 import os
-import re
-from collections import Counter
 
-from autopilot.redact import PLACEHOLDER
+from autopilot.redact import PLACEHOLDER, Counts
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, mixed_case, words_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 # Between two string literals: a closing quote, an operator, spaces, a line break with what a line may start
 # with (a diff marker, a line number, `→`), an opening quote; quotes may be escaped, a break written `\n`.
@@ -100,7 +102,10 @@ def _may_hold_words(line: str) -> bool:
     return spaces - indent >= SEED_WORDS - 1 and _WORD_RUN.search(line) is not None
 
 
-def seed_phrases(text: str, counts: Counter[str]) -> str:
+_LOWER_WORD = lazy(r"[a-z]+")
+
+
+def seed_phrases(text: str, counts: Counts) -> str:
     """``text`` with every run of twelve or more BIP-39 words in a row replaced by one placeholder."""
     # Only lines with eleven spaces or more after their indentation can hold twelve words (cheap tests first:
     # the pattern is not).
@@ -113,7 +118,7 @@ def seed_phrases(text: str, counts: Counter[str]) -> str:
         spans: list[tuple[int, int]] = []  # maximal runs of list words: (start of the first, end of the last)
         first = last = -1
         count = 0
-        for word in re.finditer(r"[a-z]+", run):
+        for word in _LOWER_WORD.finditer(run):
             if word.group(0) in words:
                 first, count = (word.start() if count == 0 else first), count + 1
                 last = word.end()

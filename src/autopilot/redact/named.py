@@ -8,8 +8,6 @@ are :mod:`.shell`'s; ``SECRET_WORDS`` and the value checks are shared with it.
 
 from __future__ import annotations
 
-import re
-
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import (
     GREP_PREFIX,
@@ -25,6 +23,7 @@ from autopilot.redact.rules import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 _STRONG_WORDS = (
@@ -54,14 +53,14 @@ def _inline_value(value: str, match: re.Match[str]) -> bool:
     """
     if value.isdigit() or stand_in(value) or SETTING.fullmatch(value) or _names_a_secret(value, match.group(2)):
         return False
-    if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
+    if _ATTRIBUTE.fullmatch(value):
         return False
     if _TEMPLATE.search(value):  # printf 'TOKEN=ghp_%s' fills it in later
         return False
     after = match.string[match.end() : match.end() + 1]
     if after in ("(", "[") or (after in (",", ")") and value.isalpha() and value.islower()):
         return False  # `password=auth[1]`, `api_key=cast(…)`, `api_key=credential,`: code
-    if re.fullmatch(r"[A-Za-z_]\w*", value) and not any(map(str.isdigit, value)):
+    if _IDENTIFIER.fullmatch(value) and not any(map(str.isdigit, value)):
         name = match.group(2).lower().lstrip("-")
         if "_" in value or any(map(str.isupper, value[1:])) or value.lower() in name:
             return False
@@ -78,6 +77,14 @@ def _plain_word_for_short_name(value: str, name: str) -> bool:
 
 
 _CALL = lazy(r"[\w.\]]\([ \t]*$")
+_ATTRIBUTE = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # `self.token`, `settings.api.key`
+_IDENTIFIER = lazy(r"[A-Za-z_]\w*")
+_THREE_DIGITS = lazy(r"\d{3}")
+_EXTENSION = lazy(r"\.[A-Za-z]{2,5}$")  # a file name's
+_CALL_CLOSED = lazy(r"\)[ \t]*(?:,|=|:)")
+_HEX = lazy(r"[0-9a-fA-F]+")
+_NUMBER = lazy(r"[\d_.]+")  # `4_096`, `1.5`
+_CONSTANT = lazy(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*")  # a constant's name: `API_KEY`
 _SECRET_WORD = lazy(f"(?i){SECRET_WORDS}")
 # Names that hold where or what a secret is, not the secret: `SECRET_MANAGER_REGION`, `TOKENIZER_PATH`.
 _ABOUT_A_SECRET = lazy(
@@ -125,9 +132,9 @@ def _names_a_secret(value: str, name: str) -> bool:
         return True
     if _TYPE_NAME.fullmatch(value) or _COLOUR.fullmatch(value) or _DOTTED_NAME.fullmatch(value):
         return True
-    if "|" in value or (_COLON_WORDS.fullmatch(value) and not re.search(r"\d{3}", value)):
+    if "|" in value or (_COLON_WORDS.fullmatch(value) and not _THREE_DIGITS.search(value)):
         return True  # `required|min:6`; colon-joined words unless a run of digits makes them look generated
-    if _PATH.fullmatch(value) and (re.search(r"\.[A-Za-z]{2,5}$", value) or value.startswith(("/", "./", "~/"))):
+    if _PATH.fullmatch(value) and (_EXTENSION.search(value) or value.startswith(("/", "./", "~/"))):
         return True  # a file (`models/tokenizer.json`) or a rooted path, not `abc/def` (a secret may hold a slash)
     if _REGION.fullmatch(value):
         return True
@@ -146,7 +153,7 @@ def _assigned_value(value: str, match: re.Match[str]) -> bool:
     if _names_a_secret(value, match.group(2)):
         return False
     prefix, sep = match.group(1), match.group(3)
-    if sep not in ("||", "??") and re.search(r"\)[ \t]*(?:,|=|:)", prefix):
+    if sep not in ("||", "??") and _CALL_CLOSED.search(prefix):
         return False  # `pop("token"), "…"` closes the call first; only a default may follow a call
     if sep == ",":  # the name is the call's first argument: quoted, right after `(`
         name = match.group(2)
@@ -375,7 +382,7 @@ def _key_value(value: str, match: re.Match[str]) -> bool:
     """
     if value.startswith("base64:"):
         return len(value) >= 24
-    if re.fullmatch(r"[0-9a-fA-F]+", value):
+    if _HEX.fullmatch(value):
         return not _ID_KEY.search(match.group(2))
     return len(value) >= 40 and mixed_case(value)
 
@@ -383,7 +390,7 @@ def _key_value(value: str, match: re.Match[str]) -> bool:
 def env_value(value: str, match: re.Match[str]) -> bool:
     """Whether a ``NAME=value`` line's value is a secret, not a number (``MAX_TOKENS=4_096``), a stand-in or code
     about a secret (``SIGNING = "Signing"``, ``DB_PASSWORD_FILE=/run/secrets/db``)."""
-    if stand_in(value) or re.fullmatch(r"[\d_.]+", value) or SETTING.fullmatch(value):
+    if stand_in(value) or _NUMBER.fullmatch(value) or SETTING.fullmatch(value):
         return False
     return not _names_a_secret(value, match.group(2))
 
@@ -391,11 +398,11 @@ def env_value(value: str, match: re.Match[str]) -> bool:
 def _config_value(value: str, match: re.Match[str]) -> bool:
     """Whether a config line's value is a secret, not a stand-in or a constant's name (``api_key=API_KEY``)."""
     name = match.group(2).lower()
-    if stand_in(value) or value.lower() == name or re.fullmatch(r"[\d_.]+", value) or SETTING.fullmatch(value):
+    if stand_in(value) or value.lower() == name or _NUMBER.fullmatch(value) or SETTING.fullmatch(value):
         return False
     if _names_a_secret(value, match.group(2)):
         return False
-    return not re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*", value)
+    return not _CONSTANT.fullmatch(value)
 
 
 NAMED: list[Rule] = [

@@ -10,12 +10,14 @@ placeholder here, never a value. The rule is ``local``: only lines with a secret
 
 from __future__ import annotations
 
-import re
-
 from autopilot.redact.bare import generated
 from autopilot.redact.named import SETTING
 from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, stand_in
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 _WORDS = (
     r"pass(?:word|phrase|code|wd)s?|pwd|pin(?:[ \t]+code)?|(?:api|access|secret|auth|signing|private|license|licence)"
@@ -39,6 +41,7 @@ _CALL = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$")  # a dotted name: `t1.set`, 
 _CODE_IN_QUOTES = lazy(r", |: |[()=|{}%]")  # what a quoted passphrase never holds and code between two strings does
 _COLOUR = lazy(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 _SYMBOLS = frozenset("!@#$%^&*+=?~|\\/")
+_VERSION = lazy(r"[\d.]+[a-z]?|v?\d+(?:\.\d+)+\S*")  # a version or a number with a unit
 
 
 def value_shaped(value: str, match: re.Match[str] | None = None) -> bool:
@@ -66,7 +69,7 @@ def value_shaped(value: str, match: re.Match[str] | None = None) -> bool:
     if digits == len(value):
         return digits >= 10
     if letters and digits:
-        return not re.fullmatch(r"[\d.]+[a-z]?|v?\d+(?:\.\d+)+\S*", value)  # a version or a number with a unit
+        return not _VERSION.fullmatch(value)
     if letters and any(c in _SYMBOLS for c in value[1:-1]) and len(value) >= 8:
         return True
     alnum = "".join(c for c in value if c.isalnum())

@@ -11,10 +11,7 @@ and :mod:`.shell` (known by the command line that passes them).
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-
-from autopilot.redact import PLACEHOLDER
+from autopilot.redact import PLACEHOLDER, Counts
 from autopilot.redact.patterns import lazy
 
 # A value that only names a secret (``$TOKEN``, ``${{ secrets.X }}``, ``<your-key>``,
@@ -62,6 +59,7 @@ def mixed_case(value: str) -> bool:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
     Check = Callable[[str, re.Match[str]], bool]
@@ -105,7 +103,7 @@ class Rule:
         return f"Rule({self.kind!r})"
 
 
-def replacer(rule: Rule, counts: Counter[str]) -> Callable[[re.Match[str]], str]:
+def replacer(rule: Rule, counts: Counts) -> Callable[[re.Match[str]], str]:
     kind, group, check = rule.kind, rule.group, rule.check
 
     def replace(match: re.Match[str]) -> str:
@@ -157,7 +155,7 @@ def holds_needs(needs: tuple[tuple[str, ...], ...], text: str) -> bool:
     return True
 
 
-def apply(rule: Rule, text: str, lowered: str, counts: Counter[str]) -> str:
+def apply(rule: Rule, text: str, lowered: str, counts: Counts) -> str:
     if not hinted(rule, text, lowered) or (rule.needs and not holds_needs(rule.needs, text)):
         return text
     if rule.gate is not None and not rule.gate(text):
@@ -167,7 +165,7 @@ def apply(rule: Rule, text: str, lowered: str, counts: Counter[str]) -> str:
     return rule.pattern.sub(replacer(rule, counts), text)
 
 
-def apply_all(rules: list[Rule], text: str, lowered: str, counts: Counter[str]) -> str:
+def apply_all(rules: list[Rule], text: str, lowered: str, counts: Counts) -> str:
     """:func:`apply` of each rule in turn, its hint checks written out in one loop: a page redacts hundreds of short
     strings, each asking ~130 rules, and two calls per rule were most of that time."""
     for rule in rules:
@@ -211,7 +209,7 @@ def alnum_run_after(text: str, seps: str, size: int, *, digit_first: bool = Fals
 _RUN_GATES: dict[tuple[str, int, bool], re.Pattern[str]] = {}
 
 
-def apply_in_spans(rule: Rule, text: str, counts: Counter[str]) -> str:
+def apply_in_spans(rule: Rule, text: str, counts: Counts) -> str:
     """``rule.pattern.sub`` of ``text``, its pattern reading only ``rule.spans(text)``: whole lines with their line
     breaks, so what its lookarounds read at a span's edges (the line breaks around it) is what they read in the whole
     text, and so are its matches and the checks' (``match.string`` is the whole text). A rule's matches and
@@ -330,7 +328,7 @@ def _block_end(text: str, end: int) -> int:
     return end
 
 
-def apply_local(rules: list[Rule], text: str, lowered: str, counts: Counter[str]) -> str:
+def apply_local(rules: list[Rule], text: str, lowered: str, counts: Counts) -> str:
     """``text`` with the ``local`` rules applied to the lines that hold a secret word (and the line after each)."""
     local = [
         (rule.pattern, replacer(rule, counts), rule.needs, rule.gate)

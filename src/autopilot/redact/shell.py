@@ -7,16 +7,21 @@ mongosh and openssl, ``setx``/``set -x``/``setenv``, and a secret header passed 
 
 from __future__ import annotations
 
-import re
-
 from autopilot.redact.named import SECRET_WORDS, env_value, not_stand_in
-from autopilot.redact.patterns import lazy
+from autopilot.redact.patterns import IGNORECASE, lazy
 from autopilot.redact.rules import LINE_START, Rule, stand_in, whole_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# Options that name where a secret is, or what it is like, not the secret itself (`--password-file PATH`).
+_NOT_A_SECRET_OPTION = lazy(r"file|path|dir|stdin|env|name|type|length|count|size|prompt|id$", IGNORECASE)
 
 
 def _flag_value(value: str, match: re.Match[str]) -> bool:
     """Whether ``--password VALUE`` passes a secret: not a path option, and not a plain word of prose."""
-    if re.search(r"file|path|dir|stdin|env|name|type|length|count|size|prompt|id$", match.group(2), re.I):
+    if _NOT_A_SECRET_OPTION.search(match.group(2)):
         return False
     return not stand_in(value) and (not value.isalpha() or len(value) >= 12)
 

@@ -6,10 +6,15 @@ is ``local``: each runs over the whole text, skipped when its literal hints are 
 
 from __future__ import annotations
 
-import re
-
-from autopilot.redact.patterns import lazy
+from autopilot.redact.patterns import escape, lazy
 from autopilot.redact.rules import Rule, alnum_run_after, mixed_case, stand_in, words_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+_DATE_OR_NUMBER = lazy(r"[\d\-:./ TZ]+")
+_PERCENT = lazy(r"%[0-9A-Fa-f]{2}")  # a URL's escaped character
 
 # Microsoft's common annotated security key (Azure DevOps PATs since 2024, Azure AI services keys, ...): 52 generated
 # base62 characters, the fixed signature `JQQJ9` and a version, a date, 16 characters of platform data, then the
@@ -28,7 +33,7 @@ def _word(opening: str) -> str:
     that text instead of trying the whole pattern at every position: ~50 times less work for
     each rule on text without the token. Every token pattern here opens that way.
     """
-    return re.escape(opening) + rf"(?<!\w.{{{len(opening)}}})"
+    return escape(opening) + rf"(?<!\w.{{{len(opening)}}})"
 
 
 def _both_cases(value: str, match: re.Match[str]) -> bool:
@@ -38,7 +43,7 @@ def _both_cases(value: str, match: re.Match[str]) -> bool:
 
 def _console_password(value: str, match: re.Match[str]) -> bool:
     """Whether the column before a key id holds a password, not a date, a number or a stand-in."""
-    return not (stand_in(value) or re.fullmatch(r"[\d\-:./ TZ]+", value))
+    return not (stand_in(value) or _DATE_OR_NUMBER.fullmatch(value))
 
 
 def _letters_and_digits(value: str, match: re.Match[str]) -> bool:
@@ -74,7 +79,7 @@ _EXAMPLE_PASSWORDS = frozenset({"pass", "passwd", "pwd", "pw", "pword", "secret"
 
 def _url_password(value: str, match: re.Match[str]) -> bool:
     """Whether a URL's password is one, not a documentation example: ``user:pass@``, ``a:b@``, ``…:a%20secret@``."""
-    plain = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: chr(int(m.group(0)[1:], 16)), value)
+    plain = _PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), value)
     return len(plain) >= 3 and plain.lower() not in _EXAMPLE_PASSWORDS and " " not in plain and not stand_in(plain)
 
 

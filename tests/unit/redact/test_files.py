@@ -61,3 +61,23 @@ def test_key_files_are_recognised_by_content(text, key_file):
 def test_templates_and_public_keys_are_public_paths(path, public):
     """Templates and public keys hold no secret by design: content never withholds them."""
     assert is_public_path(path) is public
+
+
+def test_counts_count_as_a_counter_does():
+    """redact.Counts, the redactor's count by kind without collections: a kind not seen is 0 (and not added), += and
+    update add, and it equals the Counter of the same counts; a Counter given to redact() is counted the same."""
+    from collections import Counter
+
+    from autopilot.redact import Counts, redact
+
+    counts = Counts()
+    assert counts["bare_token"] == 0 and "bare_token" not in counts
+    counts["bare_token"] += 1
+    counts.update(Counts(bare_token=2, prose_secret=1))
+    counts.update(Counter(prose_secret=1))
+    assert counts == Counter(bare_token=3, prose_secret=2) == {"bare_token": 3, "prose_secret": 2}
+    text = "deploy with the api key sk-proj-" + "Ab3Cd4Ef5" * 5
+    given: Counter[str] = Counter(openai_api_key=1)
+    out, found = redact(text, given)
+    assert found is given and given == Counter(openai_api_key=2) and redact(text)[1] == {"openai_api_key": 1}
+    assert out == "deploy with the api key [REDACTED:openai_api_key]"

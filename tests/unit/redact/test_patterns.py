@@ -176,8 +176,8 @@ def test_an_entry_the_engine_refuses_is_compiled_afresh(tmp_path: Path) -> None:
     patterns.keep_compiled(str(cache))
     patterns.compile_pattern(r"ab+c", 0)
     tag, entries = marshal.loads(patterns.compiled_cache() or b"")
-    flags, _code, *rest = entries[(r"ab+c", 0)]
-    entries[(r"ab+c", 0)] = (flags, [999_999, 1, 2], *rest)
+    flags, _code, *rest = marshal.loads(entries[(r"ab+c", 0)][:-4])
+    entries[(r"ab+c", 0)] = patterns.stored_program((flags, [999_999, 1, 2], *rest))  # its CRC right
     cache.write_bytes(marshal.dumps((tag, entries)))
     patterns.keep_compiled(str(cache))
     assert patterns.compile_pattern(r"ab+c", 0) == re.compile(r"ab+c")
@@ -196,6 +196,23 @@ def test_the_cache_holds_a_bounded_number_of_patterns(tmp_path: Path, monkeypatc
 
 def test_without_a_cache_nothing_is_read_or_kept(tmp_path: Path) -> None:
     patterns.keep_compiled(str(tmp_path / "regex.marshal"))
-    patterns._Cache.path = None  # the default of a process that never asked
+    patterns._Cache.path = None  # a process told to keep none
     assert patterns.compile_pattern(r"plain", 0) == re.compile(r"plain")
     assert patterns._Cache.entries is None and patterns.compiled_cache() is None
+
+
+def test_the_flags_and_escape_are_res_own():
+    """The flags and the escaping the redactor uses without importing re: the same numbers and the same text, so a
+    pattern built with them is the one re would build, and its kept program is found."""
+    assert (int(re.IGNORECASE), int(re.MULTILINE)) == (patterns.IGNORECASE, patterns.MULTILINE)
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert patterns.escape(every) == re.escape(every)
+
+
+def test_a_process_keeps_its_programs_beside_the_bytecode_unless_told_otherwise(tmp_path: Path) -> None:
+    """Without keep_compiled, a process reads and extends the file beside the package's bytecode, never the home."""
+    code = "from autopilot.redact import patterns as p; print(p.kept_in() == p.kept_path(), p.kept_path())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "True" and Path(out[1]).parent == Path(patterns.__file__).parent / "__pycache__"
+    patterns.keep_compiled(None)
+    assert patterns.kept_in() is None
