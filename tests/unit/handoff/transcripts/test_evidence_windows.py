@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+import autopilot.redact as redact_module
 from autopilot.handoff.transcripts import evidence
 from autopilot.handoff.transcripts.evidence import Evidence
 from autopilot.redact import Redactor
@@ -107,9 +108,14 @@ def test_windows_that_meet_redact_the_string_whole(monkeypatch):
     assert calls == [len(text)]
 
 
-def test_a_cut_string_is_not_redacted_again_by_a_later_pass():
-    """What text() returns for a long string passes the same redactor unchanged, without being redacted again."""
+@pytest.mark.parametrize("size", [3000, 20_000])
+def test_a_cut_string_is_not_redacted_again_by_a_later_pass(monkeypatch, size):
+    """What text() returns for a long string (cut whole or in windows) passes the same redactor unchanged, without
+    being redacted again (the Codex intake's last pass over its answer)."""
     ev = Evidence(max_chars=BOUND)
-    got = ev.text(filler(20_000) + "\napi_key = 'q8W3e5R7t9Y1u3I5o7P9a1S3'\n")
+    got = ev.text(filler(size) + "\napi_key = 'q8W3e5R7t9Y1u3I5o7P9a1S3'\n")
     before = dict(ev.summary())
-    assert ev.redactor.walk({"text": got}) == {"text": got} and ev.summary() == before
+    calls: list[str] = []
+    real = redact_module.redact
+    monkeypatch.setattr(redact_module, "redact", lambda text, *a, **k: calls.append(text) or real(text, *a, **k))
+    assert (ev.redactor.walk({"text": got}), ev.summary(), got in calls) == ({"text": got}, before, False)
