@@ -73,15 +73,16 @@ def redact(text: str, counts: Counts | None = None, *, decode: bool = True) -> t
     if "diff --git" in text:  # an agent's `git diff` output: a secret-bearing file's diff goes whole
         text = secret_diffs(text, counts)
     lowered = text.lower()
+    apply_hinted = plan.apply_hinted
     text = apply_all(plan.private_key, text, lowered, counts)
     # Key bodies without their BEGIN line next, before any other pattern cuts them into pieces.
     text = plan.key_bodies(text, counts)
     # Token shapes before names with values, so `API_KEY=sk-…` is reported as the token it is.
-    text = apply_all(plan.shapes, text, lowered, counts)
-    text = apply_all(plan.named_global, text, lowered, counts)
+    text = apply_hinted(plan.shapes, text, lowered, counts)
+    text = apply_hinted(plan.named_global, text, lowered, counts)
     text = plan.apply_local(plan.named, text, lowered, counts)
     # The generic rule last: what the named rules withheld is a placeholder by now, not a value to judge.
-    text = apply_all(plan.generic, text, lowered, counts)
+    text = apply_hinted(plan.generic, text, lowered, counts)
     text = plan.seed_phrases(text, counts)
     if decode:  # a secret written in an encoding (base64, hex) or in escapes (JSON, HTML, URL) is judged decoded
         text = plan.decoded_lines(plan.encoded_secrets(text, counts, _plain), counts, _plain)
@@ -100,7 +101,7 @@ class _Plan:
         from autopilot.redact.material import MATERIAL, seed_phrases
         from autopilot.redact.named import NAMED
         from autopilot.redact.prose import PROSE
-        from autopilot.redact.rules import apply_all, apply_local
+        from autopilot.redact.rules import Hints, apply_all, apply_hinted, apply_local
         from autopilot.redact.shell import SHELL
         from autopilot.redact.tokens import PRIVATE_KEY, TOKENS
 
@@ -112,10 +113,11 @@ class _Plan:
             apply_all,
             apply_local,
         )
-        self.tokens, self.private_key, self.shapes = TOKENS, [PRIVATE_KEY], MATERIAL + TOKENS
+        self.apply_hinted = apply_hinted
+        self.tokens, self.private_key, self.shapes = TOKENS, [PRIVATE_KEY], Hints(MATERIAL + TOKENS)
         self.named = NAMED + SHELL + PROSE  # prose last: what code assigns is a placeholder by then
-        self.named_global = [rule for rule in self.named if not rule.local]
-        self.generic = GENERIC + BARE
+        self.named_global = Hints([rule for rule in self.named if not rule.local])
+        self.generic = Hints(GENERIC + BARE)
 
 
 _PLAN: _Plan | None = None
@@ -181,6 +183,13 @@ class Redactor:
         if known[1]:
             self.counts.update(known[1])
         return known[0]
+
+    def made(self, text: str) -> str:
+        """``text`` (redacted strings joined by what holds no secret: a cut's mark), remembered as this redactor's own
+        so a later call returns it as it is; returned."""
+        if len(text) > MEMO_CHARS and len(self._made) < MEMO_ENTRIES:
+            self._made.add(text)
+        return text
 
     def walk(self, value: _Shape) -> _Shape:
         """Redact every string inside a JSON-like value (keys included); the value keeps its shape."""

@@ -191,6 +191,56 @@ def apply_all(rules: list[Rule], text: str, lowered: str, counts: Counts) -> str
     return text
 
 
+class Hints:
+    """A rule list's hints, each distinct one asked once of a text: which rules :func:`apply_all` would not skip.
+
+    A page redacts hundreds of strings, and asking each of ~150 rules its own hints in turn was a quarter of it;
+    most hints are shared (``=``, ``:``, ``key``) or absent from a text."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        case: dict[str, list[int]] = {}
+        lower: dict[str, list[int]] = {}
+        self.always = frozenset(i for i, rule in enumerate(rules) if not rule.hints and not rule.lower)
+        for i, rule in enumerate(rules):
+            for hint in rule.hints:
+                case.setdefault(hint, []).append(i)
+            for hint in rule.lower:
+                lower.setdefault(hint, []).append(i)
+        self.case = [(hint, frozenset(ids)) for hint, ids in case.items()]
+        self.lower = [(hint, frozenset(ids)) for hint, ids in lower.items()]
+
+    def hinted(self, text: str, lowered: str) -> list[int]:
+        """The positions, in order, of the rules with no hints or with one in ``text`` (lower ones in ``lowered``)."""
+        found = set(self.always)
+        for hint, ids in self.case:
+            if hint in text:
+                found |= ids
+        for hint, ids in self.lower:
+            if hint in lowered:
+                found |= ids
+        return sorted(found)
+
+
+def apply_hinted(hints: Hints, text: str, lowered: str, counts: Counter[str]) -> str:
+    """:func:`apply_all` of ``hints.rules``, the same text made: the rules whose hints ``text`` lacks are skipped
+    unasked until one changes it; from there on the rest are asked of the text as it is, as apply_all does."""
+    rules = hints.rules
+    for i in hints.hinted(text, lowered):
+        rule = rules[i]
+        if rule.needs and not holds_needs(rule.needs, text):
+            continue
+        if rule.gate is not None and not rule.gate(text):
+            continue
+        if rule.spans is not None:
+            made = apply_in_spans(rule, text, counts)
+        else:
+            made = rule.pattern.sub(replacer(rule, counts), text)
+        if made is not text:  # a rule changed it (or rebuilt it): a hint absent before may be there now
+            return apply_all(rules[i + 1 :], made, lowered, counts)
+    return text
+
+
 def alnum_run_after(text: str, seps: str, size: int, *, digit_first: bool = False) -> bool:
     """Whether one of ``seps`` in ``text`` is followed by ``size`` ASCII letters and digits (the first a digit when
     ``digit_first``): the gate of a token rule found from its separator, checked without its own pattern.
@@ -330,13 +380,15 @@ def _block_end(text: str, end: int) -> int:
 
 def apply_local(rules: list[Rule], text: str, lowered: str, counts: Counts) -> str:
     """``text`` with the ``local`` rules applied to the lines that hold a secret word (and the line after each)."""
+    spans = word_lines(text)  # first: most strings hold no secret word, and then no rule is asked
+    if not spans:
+        return text
     local = [
         (rule.pattern, replacer(rule, counts), rule.needs, rule.gate)
         for rule in rules
         if rule.local and hinted(rule, text, lowered)
     ]
-    spans = word_lines(text) if local else []
-    if not spans:
+    if not local:
         return text
     parts, pos = [], 0
     for start, end in spans:

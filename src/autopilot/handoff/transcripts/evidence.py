@@ -25,9 +25,12 @@ OMITTED_SECRET = "[omitted: contents of a secret-bearing file]"
 OMITTED_SECRET_OUTPUT = "[omitted: output of a command that reads a secret-bearing file]"
 # The tool input keys that carry what a call writes into a file (Write, Edit, MultiEdit, NotebookEdit).
 SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits", "new_source"})
-# Redact this much past a cut, so a secret straddling the cut is still caught whole.
+# Redact this much past a cut, so a secret straddling the cut is still caught whole, and on to the end of the line it
+# falls in (up to _LINE more): what the redactor reads across lines (a key body, joined literals, an encoded run)
+# starts at a line, so a window judges the lines it shows as the whole string would. A string whose windows meet is
+# redacted whole: only what a page shows is redacted (a page's long tool inputs and outputs were most of its cost).
 _MARGIN = 1024
-_WHOLE = 64 * 1024  # strings up to this size are redacted whole before cutting
+_LINE = 8 * 1024
 _REMINDER = lazy(r"<system-reminder>.*?(?:</system-reminder>|\Z)\s*", re.DOTALL)
 _KEY_BEGIN = lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _KEY_END = lazy(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
@@ -58,12 +61,21 @@ class Evidence:
     def text(self, value: str, limit: int | None = -1) -> str:
         """``value`` redacted and, past ``limit`` (default ``max_chars``), cut to its head and tail."""
         bound = self.max_chars if limit == -1 else limit
-        if bound is None or len(value) <= bound or len(value) <= _WHOLE:
-            return clip_middle(self.redactor(value), bound)
+        if bound is None or len(value) <= bound:
+            return clip_middle(self.redactor(value), bound)  # a placeholder may be longer than what it replaced
         head_n, tail_n = middle_split(bound)
-        head = self._window(value[: head_n + _MARGIN])[:head_n]
-        tail = self._window(value[-(tail_n + _MARGIN) :])[-tail_n:] if tail_n else ""
-        return middle_join(head, len(value) - head_n - tail_n, tail)
+        head_end, tail_start = head_n + _MARGIN, len(value) - tail_n - _MARGIN
+        if head_end < tail_start:
+            line_end = value.find("\n", head_end, head_end + _LINE)
+            line_start = value.rfind("\n", max(0, tail_start - _LINE), tail_start)
+            head_end, tail_start = (line_end + 1 or head_end), (line_start + 1 or tail_start)
+        # What is cut is made of redacted pieces and the cut's mark: a later pass (the Codex intake walks its answer
+        # once more) need not redact it again.
+        if head_end >= tail_start:
+            return self.redactor.made(clip_middle(self.redactor(value), bound))
+        head = self._window(value[:head_end])[:head_n]
+        tail = self._window(value[tail_start:])[-tail_n:] if tail_n else ""
+        return self.redactor.made(middle_join(head, len(value) - head_n - tail_n, tail))
 
     def _window(self, part: str) -> str:
         """A window cut out of a longer string, redacted, without the end of a key begun before it."""
