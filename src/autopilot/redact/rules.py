@@ -222,7 +222,7 @@ class Hints:
         return sorted(found)
 
 
-def apply_hinted(hints: Hints, text: str, lowered: str, counts: Counter[str]) -> str:
+def apply_hinted(hints: Hints, text: str, lowered: str, counts: Counts) -> str:
     """:func:`apply_all` of ``hints.rules``, the same text made: the rules whose hints ``text`` lacks are skipped
     unasked until one changes it; from there on the rest are asked of the text as it is, as apply_all does."""
     rules = hints.rules
