@@ -99,6 +99,7 @@ REQUESTS = frozenset({index.REQUEST})  # what a person typed, as the hooks recor
 TURNS = REQUESTS | {"message", "approach"}  # what brings in its turn's work: a request, or the agent's words in it
 WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
 ANSWERS = 30  # the most documents one matched turn brings in (its first, in time order)
+WORK_FIRST = 5  # a request that brought in its turn's work ranks below the best WORK_FIRST of it (evidence first)
 TURN_FOLLOW = 10  # the best matched requests and messages whose turns are brought in
 RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
 INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
@@ -307,6 +308,7 @@ def _run(
         doc = _doc(row)
         relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
         doc["score"] = _score(doc, q, relevance, now, wants, verbatim=bool(q.phrase and _holds(row[10], q.phrase)))
+        doc["_own"] = doc["score"]["total"]
         doc["coverage"] = round(coverage, 4)
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
@@ -527,6 +529,7 @@ def _follow_links(
             elif "approach" in wants and rel == "tests" and _polarity(parent) < 0:
                 parts["intent"] = INTENT_BONUS  # the attempt a failed run tested
             doc["score"] = _total(parts)
+            doc["_own"] = doc["score"]["total"]
             doc["_via"] = (parent, rel)
             doc["coverage"], doc["matched"] = 0.0, []
             hits[(origin, ref)] = doc
@@ -568,6 +571,7 @@ def _follow_requests(
             f"SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = '{index.REQUEST}'", (session, start)
         ).fetchone()[0]
         brought: list[Hit] = []
+        lifted: list[Hit] = []
         rows = db.execute(
             f"SELECT {_COLUMNS}, 0 FROM docs d {'INDEXED BY docs_origin' if origin else ''} "  # a packet: its rows
             "WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
@@ -579,6 +583,8 @@ def _follow_requests(
             key = (row[2], row[3])
             if key in hits:  # it matched itself too: the better of its own score and the request's share
                 _lift(hits[key], parent, "answers", wants)
+                if hits[key].get("_via", (None,))[0] is parent:
+                    lifted.append(hits[key])
                 continue
             doc = _doc(row)
             if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
@@ -596,11 +602,28 @@ def _follow_requests(
             if _wanted(doc, wants):
                 parts["intent"] = INTENT_BONUS
             doc["score"] = _total(parts)
+            doc["_own"] = doc["score"]["total"]
             doc["_via"] = (parent, "answers")
             doc["coverage"], doc["matched"] = 0.0, []
             hits[key] = doc
             brought.append(doc)
         _below(brought, parent)
+        if parent["role"] in REQUESTS:
+            _after_work(hits, parent, lifted + brought)
+
+
+def _after_work(hits: dict[tuple[str, str], Hit], request: Hit, work: list[Hit]) -> None:
+    """A request that brought in its turn's work ranks just below the best WORK_FIRST of it: what the person typed
+    says why the work is there (each piece's ``via`` points at it), the work is the evidence that answers. The same
+    words recorded elsewhere (a packet's objective is the session's first request) go down with it."""
+    best = sorted((d["score"]["total"] for d in work), reverse=True)[:WORK_FIRST]
+    ceiling = (best[-1] if best else 0.0) - LIFT_BELOW
+    if ceiling <= 0 or ceiling >= request["score"]["total"]:
+        return
+    for same in [d for d in hits.values() if d["text"] == request["text"] and d["role"] not in CODE_ROLES]:
+        total = same["score"]["total"]
+        if total > ceiling:
+            same["score"] = _total({k: v * ceiling / total for k, v in same["score"].items() if k != "total"})
 
 
 def _below(brought: list[Hit], parent: Hit) -> None:
@@ -694,7 +717,7 @@ def _order(doc: Hit) -> tuple[Any, ...]:
     if FUSION:
         return (-doc["score"].get("fused", 0.0), -doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"])
 
-    return (-doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"], doc["ref"])
+    return (-doc["score"]["total"], -doc.get("_own", 0.0), -(doc.get("ts") or 0), doc["origin"], doc["ref"])
 
 
 def _dedupe(ranked: list[Hit]) -> list[Hit]:
@@ -704,6 +727,8 @@ def _dedupe(ranked: list[Hit]) -> list[Hit]:
     out = []
     for doc in ranked:
         keys = _event_keys(doc["_data"])
+        if doc["role"] not in CODE_ROLES and doc["text"]:  # the same words said again (a resumed or repeated
+            keys.append(("said", doc["text"]))  # session): shown once; a repeated run or edit is evidence each time
         first = next((seen[k] for k in keys if k in seen), None)
         if first is not None:
             if doc["origin"] != first["origin"] and doc["origin"] not in first.get("alsoIn", []):

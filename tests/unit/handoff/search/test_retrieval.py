@@ -82,8 +82,8 @@ def test_without_a_matched_request_nothing_of_its_work_comes(git_repo):
     index.add_documents([d for d in session_docs(git_repo) if d["origin"] == "memory:claude:s-1"])
     assert retrieval.search("zqxjv", cwd=str(git_repo), now=1796000000.0)["results"] == []
     spreadsheet = retrieval.search("spreadsheet file", cwd=str(git_repo), now=1796000000.0)["results"]
-    assert [r["excerpt"].split()[0] for r in spreadsheet] == ["Now", "Edit"]
-    assert spreadsheet[1]["excerpt"] == "Edit src/ledger/export.py (write_rows)"
+    assert [r["excerpt"].split()[0] for r in spreadsheet] == ["Edit", "Now"]  # the work, then what asked for it
+    assert spreadsheet[0]["excerpt"] == "Edit src/ledger/export.py (write_rows)"
 
 
 def test_which_approach_failed_ranks_the_attempt_its_failed_run_and_the_giving_up_first(git_repo):
