@@ -99,7 +99,7 @@ REQUESTS = frozenset({index.REQUEST})  # what a person typed, as the hooks recor
 TURNS = REQUESTS | {"message", "approach"}  # what brings in its turn's work: a request, or the agent's words in it
 WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
 ANSWERS = 30  # the most documents one matched turn brings in (its first, in time order)
-WORK_FIRST = 5  # a request that brought in its turn's work ranks below the best WORK_FIRST of it (evidence first)
+WORK_FIRST = 5  # a request (or message) that brought in its turn's work ranks below its best WORK_FIRST pieces
 TURN_FOLLOW = 10  # the best matched requests and messages whose turns are brought in
 RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
 INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
@@ -209,6 +209,8 @@ def _run(
     }
     if "approach" in wants:  # "which approach failed": a failure of the approach is asked for, not what stands now
         wants.discard("outcome")
+    if any(w in terms.REASON_WORDS for w in q.words):  # "why ...": the agent's words giving the reason are asked for
+        wants.add("reason")
     df = {w: _doc_count(db, term[w]) for w in searched}
     known = [w for w in searched if df[w]]
     unmatched = [w for w in searched if not df[w]]
@@ -554,7 +556,7 @@ def _follow_requests(
     requests = [d for d in sorted(hits.values(), key=_order)[:FOLLOW] if d["role"] in TURNS and d["session"]]
     requests = requests[:TURN_FOLLOW]
     roles = ", ".join(f"'{r}'" for r in sorted(WORK))
-    spans: set[tuple[str, float]] = set()
+    spans: dict[tuple[str, float], list[Hit]] = {}
     for parent in requests:
         session, start, origin = parent["session"], parent["ts"] or 0.0, None
         if parent["role"] not in REQUESTS:  # a message: the turn it was said in, from the request before it
@@ -565,8 +567,10 @@ def _follow_requests(
                 origin = parent["origin"]
             start = before if before is not None else start
         if (session, start) in spans:  # a better match brought this turn in already
+            if _evidence_first(parent, wants):
+                _after_work(hits, parent, spans[(session, start)])
             continue
-        spans.add((session, start))
+        spans[(session, start)] = work = []
         after = db.execute(
             f"SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = '{index.REQUEST}'", (session, start)
         ).fetchone()[0]
@@ -608,14 +612,21 @@ def _follow_requests(
             hits[key] = doc
             brought.append(doc)
         _below(brought, parent)
-        if parent["role"] in REQUESTS:
+        work += lifted + brought
+        if _evidence_first(parent, wants):
             _after_work(hits, parent, lifted + brought)
 
 
+def _evidence_first(prose: Hit, wants: set[str]) -> bool:
+    """Whether a request or message of a turn ranks below the turn's work: yes for a request (the work answers it),
+    and for the agent's words unless the question asks for them: why something was done or given up."""
+    return prose["role"] in REQUESTS or (prose["role"] == "message" and not wants & {"approach", "reason"})
+
+
 def _after_work(hits: dict[tuple[str, str], Hit], request: Hit, work: list[Hit]) -> None:
-    """A request that brought in its turn's work ranks just below the best WORK_FIRST of it: what the person typed
-    says why the work is there (each piece's ``via`` points at it), the work is the evidence that answers. The same
-    words recorded elsewhere (a packet's objective is the session's first request) go down with it."""
+    """A request (or message) whose turn's work was brought in ranks just below the best WORK_FIRST of it: what was
+    said tells why the work is there (each piece's ``via`` points at it), the work is the evidence that answers. The
+    same words recorded elsewhere (a packet's objective is the session's first request) go down with it."""
     best = sorted((d["score"]["total"] for d in work), reverse=True)[:WORK_FIRST]
     ceiling = (best[-1] if best else 0.0) - LIFT_BELOW
     if ceiling <= 0 or ceiling >= request["score"]["total"]:

@@ -71,6 +71,7 @@ OUTCOME_WORDS = frozenset(
     """pass passes passed passing fail fails failed failing failure green red broken status result results outcome
     works working hold holds held holding""".split()  # noqa: SIM905
 )
+REASON_WORDS = frozenset({"why"})  # a stopword, but it asks for the agent's reasons: its words, not only the work
 APPROACH_WORDS = frozenset(
     """approach approaches attempt attempted attempts abandon abandoned try tried trying drop dropped revert reverted
     give gave given wrong""".split()  # noqa: SIM905
