@@ -84,6 +84,10 @@ CODE_ROLES = EDITS | {"test", "command", "pending", "tool", "memory.run"}  # cod
 CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
 PROBLEM_BONUS = 1.0  # more for a failing run and the edits that fixed it than for a pass or a test written
 LINK_SHARE = 0.8
+# A turn's work that is neither an end of its problem (a failing run, a fix) nor what the question asks for (the
+# setup, the passing re-run) gets this part of the share: a person recalls a task by what broke and what fixed it.
+# Measured on the retrieval benchmark at 1.0, 0.8, 0.7, 0.6 and 0.5 (docs/BENCHMARKS.md, issue 37): 0.7-0.8 best.
+SIDE_SHARE = 0.75
 LIFT_BELOW = 0.01  # a matched document lifted by a link stays this far below the document that linked it
 RECENCY = 1.0
 HALF_LIFE_DAYS = 14.0
@@ -600,7 +604,7 @@ def _follow_requests(
                 "fts": 0.0,
                 "path": 0.0,
                 "symbol": 0.0,
-                "causal": LINK_SHARE * share + _chained(doc, wants),
+                "causal": LINK_SHARE * share * _side(doc, wants) + _chained(doc, wants),
                 "recency": _recency(doc, now),
             }
             if _wanted(doc, wants):
@@ -615,6 +619,13 @@ def _follow_requests(
         work += lifted + brought
         if _evidence_first(parent, wants):
             _after_work(hits, parent, lifted + brought)
+
+
+def _side(doc: Hit, wants: set[str]) -> float:
+    """The part of its request's share a piece of a turn's work gets: whole for an end of the problem (a failing run,
+    a fix), an approach given up, or what the question asks for; SIDE_SHARE for the rest (setup, a passing re-run)."""
+    whole = _chained(doc) > CAUSAL_BONUS or doc["role"] == "approach" or _wanted(doc, wants)
+    return 1.0 if whole else SIDE_SHARE
 
 
 def _evidence_first(prose: Hit, wants: set[str]) -> bool:

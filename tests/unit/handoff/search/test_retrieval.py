@@ -148,7 +148,7 @@ def test_a_message_with_no_request_recorded_brings_in_only_what_follows_it_in_it
             ]
         )
     found = retrieval.search("importer chokes on semicolons", cwd=str(git_repo), now=1796000000.0)["results"]
-    assert [r["excerpt"] for r in found] == ["The ledger importer chokes on semicolons", "Edit src/ledger/x0.py"]
+    assert [r["excerpt"] for r in found] == ["Edit src/ledger/x0.py", "The ledger importer chokes on semicolons"]
 
 
 def test_a_bare_file_name_no_document_names_is_read_as_its_words(git_repo):
