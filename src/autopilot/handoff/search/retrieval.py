@@ -26,9 +26,12 @@ default) keeps to this worktree, ``all`` adds the project's other worktrees, lab
    symbol among the document's, case kept), ``causal`` (an edit or a test run linked to the
    other: evidence rather than prose; a linked document also gets a share of what brought
    it), ``recency`` (halving every 14 days), ``verbatim`` (the whole one-line query as
-   written: a pasted error line), ``intent`` (what the question asks for). Ties: newer first, then origin and reference,
-   so equal inputs give equal order.
-5. The same event exported in several packets is shown once (``alsoIn``).
+   written: a pasted error line), ``intent`` (what the question asks for). Ties (the documents a link lifted to one
+   score): each one's own score, then newer first, then origin and reference, so equal inputs give equal order.
+5. The same event exported in several packets is shown once (``alsoIn``), and so are the same words said twice
+   (a packet's objective and the request it copies; a request typed again in another session); runs and edits
+   that look alike are each their own evidence. A request, or the agent's message, that brought in its turn's
+   work ranks below the best of that work (unless the question asks why, or which approach failed).
 6. *Conflicts stay visible*: within one worktree and branch, a later run whose outcome
    contradicts an earlier one ("passed", a "fixed" claim, then "failed"; or the reverse) on
    the same subject (a command, a path, a symbol) *supersedes* it: both are shown, in time
