@@ -26,9 +26,12 @@ default) keeps to this worktree, ``all`` adds the project's other worktrees, lab
    symbol among the document's, case kept), ``causal`` (an edit or a test run linked to the
    other: evidence rather than prose; a linked document also gets a share of what brought
    it), ``recency`` (halving every 14 days), ``verbatim`` (the whole one-line query as
-   written: a pasted error line), ``intent`` (what the question asks for). Ties: newer first, then origin and reference,
-   so equal inputs give equal order.
-5. The same event exported in several packets is shown once (``alsoIn``).
+   written: a pasted error line), ``intent`` (what the question asks for). Ties (the documents a link lifted to one
+   score): each one's own score, then newer first, then origin and reference, so equal inputs give equal order.
+5. The same event exported in several packets is shown once (``alsoIn``), and so are the same words said twice
+   (a packet's objective and the request it copies; a request typed again in another session); runs and edits
+   that look alike are each their own evidence. A request, or the agent's message, that brought in its turn's
+   work ranks below the best of that work (unless the question asks why, or which approach failed).
 6. *Conflicts stay visible*: within one worktree and branch, a later run whose outcome
    contradicts an earlier one ("passed", a "fixed" claim, then "failed"; or the reverse) on
    the same subject (a command, a path, a symbol) *supersedes* it: both are shown, in time
@@ -84,6 +87,10 @@ CODE_ROLES = EDITS | {"test", "command", "pending", "tool", "memory.run"}  # cod
 CAUSAL_BONUS = 2.0  # an edit or test run in an edit -> test -> outcome chain: evidence, not prose
 PROBLEM_BONUS = 1.0  # more for a failing run and the edits that fixed it than for a pass or a test written
 LINK_SHARE = 0.8
+# A turn's work that is neither an end of its problem (a failing run, a fix) nor what the question asks for (the
+# setup, the passing re-run) gets this part of the share: a person recalls a task by what broke and what fixed it.
+# Measured on the retrieval benchmark at 1.0, 0.8, 0.7, 0.6 and 0.5 (docs/BENCHMARKS.md, issue 37): 0.7-0.8 best.
+SIDE_SHARE = 0.75
 LIFT_BELOW = 0.01  # a matched document lifted by a link stays this far below the document that linked it
 RECENCY = 1.0
 HALF_LIFE_DAYS = 14.0
@@ -99,6 +106,7 @@ REQUESTS = frozenset({index.REQUEST})  # what a person typed, as the hooks recor
 TURNS = REQUESTS | {"message", "approach"}  # what brings in its turn's work: a request, or the agent's words in it
 WORK = CODE_ROLES | {"approach"}  # what a request brings in: the edits, runs and approaches done in answer to it
 ANSWERS = 30  # the most documents one matched turn brings in (its first, in time order)
+WORK_FIRST = 5  # a request (or message) that brought in its turn's work ranks below its best WORK_FIRST pieces
 TURN_FOLLOW = 10  # the best matched requests and messages whose turns are brought in
 RUNS = frozenset({"test", "memory.run"})  # a validation run: a packet's, or one the hooks recorded
 INTENT_BONUS = 3.0  # what the question asks for: the fix ("what fixed X"), the outcome ("is X passing")
@@ -208,6 +216,8 @@ def _run(
     }
     if "approach" in wants:  # "which approach failed": a failure of the approach is asked for, not what stands now
         wants.discard("outcome")
+    if any(w in terms.REASON_WORDS for w in q.words):  # "why ...": the agent's words giving the reason are asked for
+        wants.add("reason")
     df = {w: _doc_count(db, term[w]) for w in searched}
     known = [w for w in searched if df[w]]
     unmatched = [w for w in searched if not df[w]]
@@ -307,6 +317,7 @@ def _run(
         doc = _doc(row)
         relevance = -float(row[-1]) * coverage if bm25 else sum(idf[w] for w in matched)
         doc["score"] = _score(doc, q, relevance, now, wants, verbatim=bool(q.phrase and _holds(row[10], q.phrase)))
+        doc["_own"] = doc["score"]["total"]
         doc["coverage"] = round(coverage, 4)
         doc["matched"] = matched
         hits[(doc["origin"], doc["ref"])] = doc
@@ -543,6 +554,7 @@ def _follow_links(
             elif "approach" in wants and rel == "tests" and _polarity(parent) < 0:
                 parts["intent"] = INTENT_BONUS  # the attempt a failed run tested
             doc["score"] = _total(parts)
+            doc["_own"] = doc["score"]["total"]
             doc["_via"] = (parent, rel)
             doc["coverage"], doc["matched"] = 0.0, []
             hits[(origin, ref)] = doc
@@ -567,7 +579,7 @@ def _follow_requests(
     requests = [d for d in sorted(hits.values(), key=_order)[:FOLLOW] if d["role"] in TURNS and d["session"]]
     requests = requests[:TURN_FOLLOW]
     roles = ", ".join(f"'{r}'" for r in sorted(WORK))
-    spans: set[tuple[str, float]] = set()
+    spans: dict[tuple[str, float], list[Hit]] = {}
     for parent in requests:
         session, start, origin = parent["session"], parent["ts"] or 0.0, None
         if parent["role"] not in REQUESTS:  # a message: the turn it was said in, from the request before it
@@ -578,12 +590,15 @@ def _follow_requests(
                 origin = parent["origin"]
             start = before if before is not None else start
         if (session, start) in spans:  # a better match brought this turn in already
+            if _evidence_first(parent, wants):
+                _after_work(hits, parent, spans[(session, start)])
             continue
-        spans.add((session, start))
+        spans[(session, start)] = work = []
         after = db.execute(
             f"SELECT min(ts) FROM docs WHERE session = ? AND ts > ? AND role = '{index.REQUEST}'", (session, start)
         ).fetchone()[0]
         brought: list[Hit] = []
+        lifted: list[Hit] = []
         chosen = db.execute(  # the turn's first ANSWERS by their ids and times alone, then those read whole
             f"SELECT d.id FROM docs d {'INDEXED BY docs_origin_ts' if origin else ''} "  # a packet: by time
             "WHERE d.session = ? AND d.ts >= ? AND d.ts < ? "
@@ -597,6 +612,8 @@ def _follow_requests(
             key = (row[2], row[3])
             if key in hits:  # it matched itself too: the better of its own score and the request's share
                 _lift(hits[key], parent, "answers", wants)
+                if hits[key].get("_via", (None,))[0] is parent:
+                    lifted.append(hits[key])
                 continue
             doc = _doc(row)
             if (since is not None and (doc["ts"] or 0) < since) or (agent and doc["agent"] != agent):
@@ -608,17 +625,48 @@ def _follow_requests(
                 "fts": 0.0,
                 "path": 0.0,
                 "symbol": 0.0,
-                "causal": LINK_SHARE * share + _chained(doc, wants),
+                "causal": LINK_SHARE * share * _side(doc, wants) + _chained(doc, wants),
                 "recency": _recency(doc, now),
             }
             if _wanted(doc, wants):
                 parts["intent"] = INTENT_BONUS
             doc["score"] = _total(parts)
+            doc["_own"] = doc["score"]["total"]
             doc["_via"] = (parent, "answers")
             doc["coverage"], doc["matched"] = 0.0, []
             hits[key] = doc
             brought.append(doc)
         _below(brought, parent)
+        work += lifted + brought
+        if _evidence_first(parent, wants):
+            _after_work(hits, parent, lifted + brought)
+
+
+def _side(doc: Hit, wants: set[str]) -> float:
+    """The part of its request's share a piece of a turn's work gets: whole for an end of the problem (a failing run,
+    a fix), an approach given up, or what the question asks for; SIDE_SHARE for the rest (setup, a passing re-run)."""
+    whole = _chained(doc) > CAUSAL_BONUS or doc["role"] == "approach" or _wanted(doc, wants)
+    return 1.0 if whole else SIDE_SHARE
+
+
+def _evidence_first(prose: Hit, wants: set[str]) -> bool:
+    """Whether a request or message of a turn ranks below the turn's work: yes for a request (the work answers it),
+    and for the agent's words unless the question asks for them: why something was done or given up."""
+    return prose["role"] in REQUESTS or (prose["role"] == "message" and not wants & {"approach", "reason"})
+
+
+def _after_work(hits: dict[tuple[str, str], Hit], request: Hit, work: list[Hit]) -> None:
+    """A request (or message) whose turn's work was brought in ranks just below the best WORK_FIRST of it: what was
+    said tells why the work is there (each piece's ``via`` points at it), the work is the evidence that answers. The
+    same words recorded elsewhere (a packet's objective is the session's first request) go down with it."""
+    best = sorted((d["score"]["total"] for d in work), reverse=True)[:WORK_FIRST]
+    ceiling = (best[-1] if best else 0.0) - LIFT_BELOW
+    if ceiling <= 0 or ceiling >= request["score"]["total"]:
+        return
+    for same in [d for d in hits.values() if d["text"] == request["text"] and d["role"] not in CODE_ROLES]:
+        total = same["score"]["total"]
+        if total > ceiling:
+            same["score"] = _total({k: v * ceiling / total for k, v in same["score"].items() if k != "total"})
 
 
 def _below(brought: list[Hit], parent: Hit) -> None:
@@ -712,7 +760,7 @@ def _order(doc: Hit) -> tuple[Any, ...]:
     if FUSION:
         return (-doc["score"].get("fused", 0.0), -doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"])
 
-    return (-doc["score"]["total"], -(doc.get("ts") or 0), doc["origin"], doc["ref"])
+    return (-doc["score"]["total"], -doc.get("_own", 0.0), -(doc.get("ts") or 0), doc["origin"], doc["ref"])
 
 
 def _dedupe(ranked: list[Hit]) -> list[Hit]:
@@ -722,6 +770,8 @@ def _dedupe(ranked: list[Hit]) -> list[Hit]:
     out = []
     for doc in ranked:
         keys = _event_keys(doc["_data"])
+        if doc["role"] not in CODE_ROLES and doc["text"]:  # the same words said again (a resumed or repeated
+            keys.append(("said", doc["text"]))  # session): shown once; a repeated run or edit is evidence each time
         first = next((seen[k] for k in keys if k in seen), None)
         if first is not None:
             if doc["origin"] != first["origin"] and doc["origin"] not in first.get("alsoIn", []):

@@ -101,6 +101,7 @@ class Hit(TypedDict, total=False):
     shownFor: str
     alsoIn: list[str]
     _rank: int
+    _own: float  # its score before a link lifted it or a turn's request capped it: what breaks a tie
     _via: tuple[Hit, str]
     _supersededBy: Hit
     _supersedes: list[Hit]

@@ -69,8 +69,9 @@ STOPWORDS = frozenset(
 FIX_WORDS = frozenset("fix fixed fixes fixing solve solved solves resolve resolved repair repaired".split())  # noqa: SIM905
 OUTCOME_WORDS = frozenset(
     """pass passes passed passing fail fails failed failing failure green red broken status result results outcome
-    works working""".split()  # noqa: SIM905
+    works working hold holds held holding""".split()  # noqa: SIM905
 )
+REASON_WORDS = frozenset({"why"})  # a stopword, but it asks for the agent's reasons: its words, not only the work
 APPROACH_WORDS = frozenset(
     """approach approaches attempt attempted attempts abandon abandoned try tried trying drop dropped revert reverted
     give gave given wrong""".split()  # noqa: SIM905

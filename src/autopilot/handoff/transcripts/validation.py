@@ -90,7 +90,9 @@ def _segment_kind(words: list[str]) -> str | None:
     if (first == "cargo" and second in ("build", "check")) or (first == "go" and second == "build"):
         return "build"
     if first in ("npm", "pnpm", "yarn", "bun"):
-        script = words[2] if second == "run" and len(words) > 2 else second
+        rest = _without_options(words[1:])
+        second = rest[0] if rest else ""
+        script = rest[1] if second == "run" and len(rest) > 1 else second
         for word in _SCRIPT_WORDS:
             if script == word or script.startswith(word + ":"):
                 return "test" if word == "test" else "lint" if word == "lint" else "build"
@@ -111,6 +113,18 @@ def _segment_kind(words: list[str]) -> str | None:
     if _TEST_SCRIPT.search(words[0]):
         return "test"
     return None
+
+
+# a package manager's options before its command that take a value (`npm --prefix web test`, `pnpm -C web test`,
+# `yarn --cwd web test`, `npm -w app test`); `--prefix=web` carries its own
+_VALUED_OPTIONS = frozenset({"--prefix", "-C", "--dir", "--cwd", "--workspace", "-w", "--filter", "-F"})
+
+
+def _without_options(words: list[str]) -> list[str]:
+    """``words`` from the package manager's command on: its leading options (and their values) left out."""
+    while words and words[0].startswith("-"):
+        words = words[2:] if words[0] in _VALUED_OPTIONS else words[1:]
+    return words
 
 
 def key_of(command: str) -> str:

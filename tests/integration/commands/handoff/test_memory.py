@@ -311,8 +311,11 @@ def test_recovered_observations_are_found_by_search(git_repo, bridge):
     bridge("-C", str(git_repo), "handoff", "recover", "--from", "claude", "--session", t.session)
     code, out, err = bridge("-C", str(git_repo), "handoff", "search", "parser public API", "--json")
     assert code == 0, err
-    hit, *work = json.loads(out)["results"]  # the request, then the work done in answer to it
-    assert all(r["via"]["rel"] == "answers" and r["session"] == t.session for r in work)
+    results = json.loads(out)["results"]  # the work done in answer to the request, then the request (issue 37)
+    (hit,) = [r for r in results if r["role"] == "memory.request"]
+    work = [r for r in results if r is not hit]
+    assert work and all(r["via"]["rel"] == "answers" and r["session"] == t.session for r in work)
+    assert work[0]["rank"] < hit["rank"] and all(r["via"]["rank"] == hit["rank"] for r in work)
     assert (hit["kind"], hit["role"], hit["excerpt"], hit["session"]) == (
         "observation", "memory.request", "Fix the parser. Never change the public API.", t.session
     )  # fmt: skip

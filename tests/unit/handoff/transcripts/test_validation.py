@@ -76,3 +76,16 @@ def test_without_exit_code_the_output_decides():
 def test_masking_does_not_make_another_command():
     """`cmd || true` and `cmd` are one validation, so a later real run supersedes the masked one."""
     assert key_of("pytest  -q || true") == key_of("pytest -q") == "pytest -q"
+
+
+def test_a_package_managers_options_before_its_script_are_skipped():
+    """`npm --prefix web test` runs the tests (its options and their values are not the script); an install is not a
+    validation however it is prefixed (issue 37: a JavaScript project's runs had no outcome)."""
+    from autopilot.handoff.transcripts.validation import kind_of
+
+    assert kind_of("npm --prefix web test") == "test"
+    assert kind_of("npm --prefix=web run build") == "build"
+    assert kind_of("pnpm -C web run lint") == "lint"
+    assert kind_of("yarn --cwd web test") == "test"
+    assert kind_of("npm -w app --silent test") == "test"
+    assert kind_of("npm --prefix web install") is None and kind_of("npm --prefix test install") is None
