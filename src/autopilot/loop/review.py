@@ -86,8 +86,14 @@ def review(
     if detach is not None:  # the worker's review: its id is kept as soon as the provider has it
         outer = detach
 
+        kept: list[str] = []
+
         def started(response_id: str) -> None:
+            if not kept and left_running(ws.store):  # one an earlier worker left and nobody could fetch since
+                aside = set_aside(ws.store, "unfetched")
+                say(f"an earlier review left running was never fetched; its note is kept as {aside}")
             _keep_left(ws.store, {**about, "response_id": response_id, "started": clock.unix()})
+            kept.append(response_id)  # (a corrective retry asks again under this review's note)
             outer.started(response_id)
 
         token = DETACH.set(Detach(started, outer.leave))
@@ -154,6 +160,17 @@ def _drop_left(store: Store) -> None:
         os.unlink(store.dir / LEFT)
 
 
+def set_aside(store: Store, why: str) -> str:
+    """Move the note of a review left running aside (``review-left.json.<why>-<stamp>``), kept for a person to read;
+    its new path ('' when there was none)."""
+    aside = store.dir / f"{LEFT}.{why}-{clock.stamp()}"
+    try:
+        os.replace(store.dir / LEFT, aside)
+    except FileNotFoundError:
+        return ""
+    return str(aside)
+
+
 def left_running(store: Store) -> bool:
     """Whether a review of this run was left running at the provider and not collected yet."""
     return os.path.exists(store.dir / LEFT)
@@ -185,10 +202,10 @@ def collect(cwd: str | None = None, *, timeout: float) -> str:
         }
         started = float(note.get("started") or clock.unix())
     except FileNotFoundError:
+        _drop_taken(ws.store)  # one a crash left mid-record: charged or not, it is never charged again
         return "none"
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        aside = path.with_name(f"{LEFT}.corrupt-{clock.stamp()}")
-        os.replace(path, aside)
+        aside = set_aside(ws.store, "corrupt")
         say(f"a review left running could not be read ({exc}); its note was moved aside to {aside}")
         return "dropped"
     if _already_recorded(ws.store, rid):

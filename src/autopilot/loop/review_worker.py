@@ -234,18 +234,27 @@ class Worker:
     def collecting(self) -> bool:
         """Whether a review an earlier worker left running is still awaited (fetched and recorded as soon as it is
         done; asked after once a second). Not while the Claude Code session it serves is gone: the next one's."""
-        from autopilot.loop.review import collect, left_running
+        from autopilot import clock
+        from autopilot.loop.review import LEFT as LEFT_NOTE
+        from autopilot.loop.review import collect, left_running, set_aside
 
         if not left_running(self.store) or (self.claude is not None and not self.claude.alive()):
             return False
         now = time.monotonic()
         if now >= self.next_collect:
             self.next_collect = now + COLLECT_S
-            outcome = collect(self.root, timeout=min(COLLECT_TIMEOUT_S, self.call_timeout()))
+            try:
+                outcome = collect(self.root, timeout=min(COLLECT_TIMEOUT_S, self.call_timeout()))
+            except Exception as exc:  # a note that cannot be recorded must not hold every later review back
+                aside = set_aside(self.store, "failed")
+                say(f"review worker: the review left running earlier could not be recorded ({exc}); moved to {aside}")
+                return False
             if outcome != "pending":
                 say(f"review worker: the review left running earlier was {outcome}")
                 return False
-        return True
+        # Still pending: waited for while it may still be answering; past that (a provider that never finishes, a key
+        # gone since) the worker reviews on and keeps asking after it, rather than hold every later review back.
+        return clock.unix() - mtime_ns(self.store.dir / LEFT_NOTE) / 1e9 < self.call_timeout()
 
     def relayed(self) -> int:
         """The calls it sent for other processes of the run (the Stop hook's verdicts)."""

@@ -364,3 +364,30 @@ def test_with_background_reviews_off_a_review_in_flight_is_finished_first(
     assert [r["issues"] for r in state["reviews_pending"]] == [[FINDING]]
     assert state["token_usage"]["review"]["calls"] == 1 == len(openai_env.bills) - 1
     assert not (Store(planned).dir / "review-left.json").exists()
+
+
+def test_a_left_review_that_never_finishes_does_not_hold_later_reviews_back(planned, openai_env, bridge):
+    """A note whose review the provider is still at after a whole call's time (AUTOPILOT_TIMEOUT): the next worker
+    asks after it, then reviews the newest tree anyway; the old note is set aside, said, never overwritten."""
+    import urllib.request
+
+    openai_env.push(delay(reply_json(APPROVE), 600.0))  # the provider that never finishes this one
+    ask = urllib.request.Request(
+        f"{openai_env.url}/responses",
+        data=json.dumps({"model": "m", "input": "x", "background": True}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(ask, timeout=10) as answer:
+        old = json.loads(answer.read())["id"]
+    openai_env.push(reply_json(REQUEST_CHANGES))
+    store = Store(planned)
+    note = {"response_id": old, "run_id": state_of(bridge, planned)["run_id"], "task_id": "T1", "fingerprint": "f"}
+    note.update(base_sha=None, head_sha=None, diff={}, prompt_tokens=10, started=0)
+    left = store.dir / "review-left.json"
+    left.write_text(json.dumps(note))
+    os.utime(left, (time.time() - 3600, time.time() - 3600))  # asked an hour ago
+    edit(bridge, planned)
+    state = reviewed(bridge, planned)
+    assert state["last_review"]["decision"] == "request_changes"  # the newest tree, reviewed anyway
+    (aside,) = store.dir.glob("review-left.json.unfetched-*")
+    assert json.loads(aside.read_text())["response_id"] == old
