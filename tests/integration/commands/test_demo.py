@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,6 +29,8 @@ def machine(tmp_path, isolated_homes, monkeypatch):
     monkeypatch.setenv("AUTOPILOT_BACKEND", "codex-cli")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     monkeypatch.setenv("TMPDIR", str(tmp))
+    # the in-process bridge asks tempfile, which read TMPDIR once already: a kept demo must land here, not in /tmp
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     yield bin_dir, tmp
     reap(bin_dir)
 
@@ -150,6 +153,7 @@ def test_the_printed_repository_is_said_to_go_and_keep_keeps_it(machine, bridge)
     repo = line.split("throwaway repository: ", 1)[1].split(" (", 1)[0]
     assert code == 0 and "(kept when the demo ends)" in line
     assert (Path(repo) / "test_greet.py").exists() and f"kept {Path(repo).parent}" in err
+    assert Path(repo).parent.parent == machine[1]  # kept in the machine's temp folder, gone with the test's
 
 
 def test_each_review_line_tells_its_own_task(machine, bridge):
