@@ -64,7 +64,7 @@ import re
 
 from autopilot.config import autopilot_home
 from autopilot.digest import sha256_hex
-from autopilot.fastjson import parse_json_line
+from autopilot.fastjson import lean_orjson, parse_json_line
 from autopilot.handoff.transcripts.jsonl_index import (  # re-exported: readers use them from here
     CORE_VERSION,
     HEAD_TAIL_BYTES,
@@ -214,8 +214,8 @@ class _Scanner:
         remaining = self.stop - off
         loads: Callable[[bytes], object]
         decode_error: type[ValueError]
-        if remaining > SMALL_SCAN_BYTES:  # orjson costs ~15 ms to import
-            import orjson
+        if remaining > SMALL_SCAN_BYTES:  # orjson costs ~3 ms to import lean (fastjson.lean_orjson)
+            orjson = lean_orjson()
 
             loads, decode_error = orjson.loads, orjson.JSONDecodeError
         else:  # an append: the C scanner reads a line as orjson does (~1.6 ms/MB slower, no import)
