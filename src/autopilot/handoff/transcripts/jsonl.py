@@ -60,7 +60,6 @@ are re-exported here.
 from __future__ import annotations
 
 import os
-import re
 
 from autopilot.config import autopilot_home
 from autopilot.digest import sha256_hex
@@ -78,6 +77,7 @@ from autopilot.handoff.transcripts.jsonl_index import (  # re-exported: readers 
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
     from typing import IO, Any
 
