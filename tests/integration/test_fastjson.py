@@ -26,22 +26,29 @@ if mode == "lean":
     orjson = lean_orjson()
 else:
     import orjson
-loaded = sorted(m for m in ("dataclasses", "inspect", "uuid", "platform", "datetime") if m in sys.modules)
+names = ("dataclasses", "inspect", "uuid", "platform", "datetime", "enum", "json", "re")
+loaded = sorted(m for m in names if m in sys.modules)
 rows = [bytes.fromhex(h) for h in sys.argv[2].split(",")]
 bad = [bytes.fromhex(h) for h in sys.argv[3].split(",")]
 out = [orjson.dumps(orjson.loads(r)).hex() for r in rows]
-import json
 errors = []
 for b in bad:
     try:
         orjson.loads(b)
         errors.append("parsed")
-    except json.JSONDecodeError as exc:
-        errors.append(type(exc).__name__ + ":" + str(exc))
-import datetime, dataclasses, uuid
-real = [datetime.datetime.__module__, dataclasses.dataclass.__module__, uuid.UUID.__module__]
+    except orjson.JSONDecodeError as exc:
+        assert isinstance(exc, ValueError) and exc.doc is not None and exc.pos >= 0
+        errors.append(type(exc).__name__ + ":" + str(exc) + f":{exc.lineno}:{exc.colno}")
+import datetime, dataclasses, enum, json, uuid
+real = [m.__name__ for m in (datetime.datetime, dataclasses.dataclass, uuid.UUID, enum.Enum, json.JSONDecodeError)]
+real += [datetime.datetime.__module__, dataclasses.dataclass.__module__, uuid.UUID.__module__, enum.Enum.__module__]
 when = orjson.dumps({"t": datetime.datetime(2026, 12, 8, 3, 4, 5, tzinfo=datetime.timezone.utc)}).decode()
-print(json.dumps({"loaded": loaded, "out": out, "errors": errors, "real": real, "when": when}))
+class Level(enum.IntEnum):
+    HIGH = 3
+class Word(str, enum.Enum):
+    YES = "yes"
+members = orjson.dumps([Level.HIGH, Word.YES]).decode()
+print(json.dumps({"loaded": loaded, "out": out, "errors": errors, "real": real, "when": when, "members": members}))
 """
 
 
@@ -58,15 +65,19 @@ def test_the_installed_orjson_is_a_release_read_for_the_lean_import():
 
 
 def test_lean_orjson_reads_and_writes_as_orjson_and_leaves_the_real_modules():
-    """Parsed rows, their dumps and every error are orjson's own; dataclasses, inspect and uuid are not loaded, and
-    what the process imports afterwards is the real datetime, dataclasses and uuid."""
+    """Parsed rows, their dumps and every error (message, line and column) are orjson's own; none of the modules its
+    start-up loads is loaded, and what the process imports afterwards is the real datetime, dataclasses, uuid, enum
+    and json; an IntEnum or str Enum member is written as before."""
     lean, real = _run("lean"), _run("real")
     assert lean["loaded"] == []
-    assert real["loaded"] == ["dataclasses", "datetime", "inspect", "platform", "uuid"]  # what the lean import spares
+    spared = ["dataclasses", "datetime", "enum", "inspect", "json", "platform", "re", "uuid"]
+    assert real["loaded"] == spared
     assert lean["out"] == real["out"] and lean["errors"] == real["errors"]
-    assert all(e.startswith("JSONDecodeError:") for e in lean["errors"])
-    assert lean["real"] == real["real"] == ["datetime", "dataclasses", "uuid"]
+    assert all(e.startswith("JSONDecodeError:") for e in lean["errors"]) and len(lean["errors"]) == len(BAD)
+    assert lean["real"] == real["real"]
+    assert lean["real"][-4:] == ["datetime", "dataclasses", "uuid", "enum"]
     assert lean["when"] == real["when"] == '{"t":"2026-12-08T03:04:05+00:00"}'
+    assert lean["members"] == real["members"] == '[3,"yes"]'
 
 
 def test_only_a_release_read_for_it_is_imported_lean(tmp_path):
