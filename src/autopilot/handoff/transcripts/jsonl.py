@@ -85,7 +85,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CORE_VERSION", "HEAD_TAIL_BYTES", "MAX_LINE_BYTES", "Index", "LineReader", "cache_dir", "scan"]
 
-CHUNK_BYTES = 1 << 20
+# Read in pieces that stay in the CPU's cache while they are split and parsed: 1 MB pieces cost a 10 MB first read
+# 5-7 ms more of CPU (measured: a Claude transcript 59 -> 54 ms, a Codex rollout 81 -> 74 ms of scan).
+CHUNK_BYTES = 128 << 10
 SMALL_SCAN_BYTES = 512 << 10  # up to this many new bytes are parsed without orjson (measured crossover: its lean
 # import, ~1 ms, against the C scanner's ~4 ms/MB more; a cached page imports neither)
 MARKS_KEPT = 16  # matches of a fold's oversize_marks pattern kept per oversize line
