@@ -20,7 +20,7 @@ This module does not import ``re`` (enum, functools and the parser with it: ~8 m
 program is kept is built by ``_sre`` alone, so a process whose patterns are all kept (the prompt hook redacting a
 credential) never loads it; a pattern that is not kept loads ``re`` and compiles as always. The redactor's modules
 keep to that: flags are this module's (:data:`IGNORECASE`, :data:`MULTILINE`), literal text is escaped by
-:func:`escape`, and no rule calls a function of ``re`` (tests/integration/redact/test_patterns.py).
+:func:`escape`, and no rule calls a function of ``re`` (tests/integration/test_patterns.py).
 """
 
 from __future__ import annotations
