@@ -12,8 +12,8 @@ size; each smaller size is that session cut at a row boundary (a prefix of a ses
 - Claude, a compaction every 10 MB (20 at 200 MB) and one every 0.25 MB (~650 at 200 MB);
 - Codex, a context compaction every 4 MB.
 
-Measured, each as a fresh process run as the plugin runs the bridge (``python -I -c 'from autopilot.cli import
-entry; entry()'``, scripts/bridge; the interpreter's start and the imports included), in
+Measured, each as a fresh process run as the plugin runs the bridge (``python -I -S``: bench/wholeprocess.py's
+``plugin_argv``, scripts/bridge; the interpreter's start and the imports included), in
 alternating pairs with a process that ``json.loads`` every line of the same file (bench/wholeprocess.py's NAIVE):
 
 - the first read (no cached index) at each size: CPU time (user + system: waiting for a busy core does not
@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wholeprocess import BARE, NAIVE, REPO, measure  # bench/ is on the path
+from wholeprocess import BARE, NAIVE, REPO, measure, plugin_argv  # bench/ is on the path
 
 sys.path[:0] = [str(REPO), str(REPO / "src")]
 from tests.fixtures.make_big_sessions import Shape, claude_session, codex_rollout  # noqa: E402
@@ -85,17 +85,8 @@ def series(sizes: list[float], quick: bool) -> list[Series]:
     ]
 
 
-# How the plugin runs the bridge (scripts/bridge: `python -I -c 'from autopilot.cli import entry; entry()'`, no runpy),
-# with the measured checkout's src put first (-I ignores PYTHONPATH; the line reads it from the environment).
-LAUNCH = "import os, sys; sys.path[:0] = [os.environ['PYTHONPATH']]; from autopilot.cli import entry; entry()"
-
-
-def bridge_argv(python: str, agent: str, path: Path) -> list[str]:
-    return [python, "-I", "-c", LAUNCH, *COMMAND[agent], str(path)]
-
-
-def environment(home: Path, src: Path) -> dict[str, str]:
-    env = {**os.environ, "AUTOPILOT_HOME": str(home), "PYTHONPATH": str(src)}
+def environment(home: Path) -> dict[str, str]:
+    env = {**os.environ, "AUTOPILOT_HOME": str(home)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # each side runs from its bytecode, as an installed bridge does
     return env
 
@@ -137,10 +128,14 @@ class Checkouts:
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)
         for side in self.sides:  # one page of each agent first, as on any machine the bridge has run on before
             for agent, path in SMALL.items():
-                measure(bridge_argv(sys.executable, agent, path), self.env(side))
+                measure(self.argv(side, agent, path), self.env(side))
 
     def env(self, side: str) -> dict[str, str]:
-        return environment(self.homes[side], self.sides[side])
+        return environment(self.homes[side])
+
+    def argv(self, side: str, agent: str, path: Path) -> list[str]:
+        """``side``'s bridge reading ``path``, as the plugin runs it (bench/wholeprocess.py)."""
+        return plugin_argv(self.sides[side], *COMMAND[agent], str(path))
 
     def forget(self, side: str) -> None:
         """Remove the side's transcript indexes (what a first read has not got); what any earlier page of any session
@@ -161,7 +156,7 @@ def first_reads(run: Checkouts, agent: str, path: Path, rounds: int) -> dict[str
                 got[who] = measure(naive, run.env("new"))
             else:
                 run.forget(who)
-                got[who] = measure(bridge_argv(sys.executable, agent, path), run.env(who))
+                got[who] = measure(run.argv(who, agent, path), run.env(who))
         for who, sample in got.items():
             samples[who].append(sample)
         for side in run.sides:
@@ -178,7 +173,7 @@ def rereads(run: Checkouts, agent: str, source: Path, at: int, tail: bytes, work
     snapshots = {}
     for side in run.sides:  # each checkout's index of the file as it was, kept to be put back before each round
         run.forget(side)
-        measure(bridge_argv(sys.executable, agent, work), run.env(side))
+        measure(run.argv(side, agent, work), run.env(side))
         snapshots[side] = run.homes[side].parent / f"snapshot-{side}"
         shutil.rmtree(snapshots[side], ignore_errors=True)
         shutil.copytree(run.homes[side] / "cache" / "transcripts", snapshots[side])
@@ -210,7 +205,7 @@ def rereads(run: Checkouts, agent: str, source: Path, at: int, tail: bytes, work
                 got[who] = measure(floor_argv, run.env("new"))
             else:
                 grow(who)
-                got[who] = measure(bridge_argv(sys.executable, agent, work), run.env(who))
+                got[who] = measure(run.argv(who, agent, work), run.env(who))
         for who, sample in got.items():
             samples[who].append(sample)
         for side in run.sides:
@@ -218,12 +213,12 @@ def rereads(run: Checkouts, agent: str, source: Path, at: int, tail: bytes, work
     cached: dict[str, list[dict[str, float]]] = {side: [] for side in run.sides}
     for side in run.sides:  # what the command did: extended the index by the appended bytes (not timed)
         grow(side)
-        out = measure(bridge_argv(sys.executable, agent, work), run.env(side), capture=True)
+        out = measure(run.argv(side, agent, work), run.env(side), capture=True)
         diagnostics = json.loads(out["stdout"])["diagnostics"]
         checked[side] = {"index": diagnostics["index"], "scanned_mb": diagnostics["scannedBytes"] / MB}
     for _ in range(rounds):  # the same page again, nothing new to scan: what any read of this session costs at least
         for side in run.sides:
-            cached[side].append(measure(bridge_argv(sys.executable, agent, work), run.env(side)))
+            cached[side].append(measure(run.argv(side, agent, work), run.env(side)))
     alone.unlink()
     return {
         "naive": summary(samples["naive"]),
@@ -245,7 +240,7 @@ def cached_pages(run: Checkouts, rounds: int) -> dict[str, Any]:
     cases = {"bare": BARE}
     for agent, path in SMALL.items():
         for side in run.sides:
-            cases[f"{agent} {side}"] = bridge_argv(sys.executable, agent, path)
+            cases[f"{agent} {side}"] = run.argv(side, agent, path)
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in cases}
     for name, argv in cases.items():  # one warm round (and the indexes made)
         measure(argv, run.env(name.split()[-1] if name != "bare" else "new"))

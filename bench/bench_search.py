@@ -15,8 +15,8 @@ Then, all in this one run:
 - adding one more packet (``index.add_packet``, what export does), median of 5;
 - query latency in-process (``retrieval.search``: open, FTS5, coverage, links, freshness with
   its git checks), p50 and p95 over every run of every query;
-- the whole ``codex-bridge handoff search --json`` process as the plugin runs it (``python -I -c 'from
-  autopilot.cli import entry; entry()'``, scripts/bridge), median, against bare ``python -I -c pass``
+- the whole ``codex-bridge handoff search --json`` process as the plugin runs it (``python -I -S``,
+  bench/wholeprocess.py's ``plugin_argv``, scripts/bridge), median, against bare ``python -I -c pass``
   measured alongside, and its goal (<= 35 ms over 10,000 packets, issue 37);
 - baselines over the same packets: ``grep -r -l -F`` for the query's rarest word, and a naive
   scan that ``json.load``s every evidence index and looks for the words in its excerpts.
@@ -40,6 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from wholeprocess import plugin_argv  # bench/ is on the path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -250,17 +252,14 @@ def run(args: argparse.Namespace, root: Path, py: str) -> int:
         counts[name] = answer["candidates"]["matching"] if "candidates" in answer else 0
     every = [v for vs in in_process.values() for v in vs]
     # Whole processes, interleaved with their baselines so that all see the same load.
-    # as the plugin runs the bridge (scripts/bridge: `python -I -c 'from autopilot.cli import entry; entry()'`), this
-    # checkout's package first on the path (-I ignores PYTHONPATH)
-    here = f"import sys; sys.path.insert(0, {str(REPO / 'src')!r}); "
-    only_imports = [
-        py,
-        "-I",
-        "-c",
-        here + "import autopilot.cli, autopilot.commands.handoff.search, autopilot.handoff.search.retrieval",
-    ]
-    entry = here + "from autopilot.cli import entry; entry()"
-    argvs = {name: [py, "-I", "-c", entry, "handoff", "search", q, "--json"] for name, q in queries}
+    # as the plugin runs the bridge (bench/wholeprocess.py's plugin_argv), this checkout's package first on the path
+    src = REPO / "src"
+    only_imports = plugin_argv(src)
+    only_imports[4] = only_imports[4].replace(
+        "from autopilot.cli import entry; entry()",
+        "import autopilot.cli, autopilot.commands.handoff.search, autopilot.handoff.search.retrieval",
+    )
+    argvs = {name: plugin_argv(src, "handoff", "search", q, "--json") for name, q in queries}
     samples: dict[str, list[float]] = {"bare": [], "imports": [], **{name: [] for name in argvs}}
     for argv in argvs.values():
         timed(argv, env, repo)  # warm the page cache

@@ -7,7 +7,7 @@ packets and this checkout's index); ``--base-src`` another checkout's ``src`` (`
 ``--base-home`` an ``AUTOPILOT_HOME`` for the base: an index of its own schema (a copy of this one at the base's
 ``user_version``, without the indexes the base does not know) and ``handoff/packets`` linked to the same packets.
 Each round runs bare ``python -I -c pass`` and, for each of bench_search.py's five queries, the base and this
-checkout as the plugin runs the bridge (``python -I -c 'from autopilot.cli import entry; entry()'``), in one loop so
+checkout as the plugin runs the bridge (``python -I -S``, bench/wholeprocess.py's ``plugin_argv``), in one loop so
 all see the same load. Prints medians of CPU time (user + system, git's processes included: what a busy machine
 inflates least) and wall time, and now / before.
 """
@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from wholeprocess import plugin_argv  # bench/ is on the path
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = [
@@ -53,8 +55,7 @@ def main() -> int:
         }
 
     def search(code: Path, q: str) -> list[str]:
-        entry = f"import sys; sys.path.insert(0, {str(code)!r}); from autopilot.cli import entry; entry()"
-        return [py, "-I", "-c", entry, "handoff", "search", q, "--json"]
+        return plugin_argv(code, "handoff", "search", q, "--json")
 
     runs: dict[str, tuple[list[str], dict[str, str]]] = {
         "bare": ([py, "-I", "-c", "pass"], env(args.home / "autopilot"))

@@ -13,6 +13,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,6 +31,17 @@ with open(sys.argv[1], "rb") as fh:
         except ValueError:
             pass
 """
+
+
+SITE_PACKAGES = sysconfig.get_paths()["purelib"]  # this venv's: the dependencies (the package is the checkout's)
+
+
+def plugin_argv(src: Path | str, *args: str, python: str = sys.executable) -> list[str]:
+    """A bridge process as the plugin runs it from the venv bootstrap.py built (scripts/bridge): ``python -I -S``,
+    the venv's site-packages given on the command line, no site module and no .pth read; ``src`` (a checkout's
+    package folder) first on the path, so that two checkouts can be measured alike."""
+    line = f"import sys; sys.path.insert(0, {str(src)!r}); sys.path.append(sys.argv.pop(1)); "
+    return [python, "-I", "-S", "-c", line + "from autopilot.cli import entry; entry()", SITE_PACKAGES, *args]
 
 
 def bridge(*args: str) -> list[str]:

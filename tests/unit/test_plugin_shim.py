@@ -7,6 +7,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -100,6 +102,56 @@ def test_venv_built_from_these_files_is_used(plugin, env):
     venv = built_venv(plugin, env)
     assert interpreter(plugin, env) == str(venv / "bin" / "python")
     assert bootstrap(plugin).fresh(str(plugin), str(venv), VERSION)
+
+
+LEAN = "import sys; sys.path.append(sys.argv.pop(1)); from autopilot.cli import entry; entry()"
+
+
+def test_built_venv_runs_without_site(plugin, env):
+    """The venv bootstrap.py built runs with -S (no site module), its one site-packages given on the command line."""
+    venv = built_venv(plugin, env)
+    lib = venv / "lib" / "python3.11" / "site-packages"
+    (lib / "autopilot").mkdir(parents=True)
+    out = shim(plugin, env, "hook", "Stop").stdout.split("\n")
+    assert out[:7] == [str(venv / "bin" / "python"), "-I", "-S", "-c", LEAN, str(lib), "hook"]
+
+
+@pytest.mark.parametrize("layout", ["no package there", "two site-packages"])
+def test_venv_with_an_unexpected_layout_runs_with_site(plugin, env, layout):
+    """Without exactly one site-packages holding the package, the venv runs as usual, its site module finding it."""
+    venv = built_venv(plugin, env)
+    (venv / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    if layout == "two site-packages":
+        for version in ("3.11", "3.12"):
+            (venv / "lib" / f"python{version}" / "site-packages" / "autopilot").mkdir(parents=True, exist_ok=True)
+    out = shim(plugin, env, "hook", "Stop").stdout.split("\n")
+    assert out[:4] == [str(venv / "bin" / "python"), "-I", "-c", "from autopilot.cli import entry; entry()"]
+
+
+def test_built_venv_without_site_really_runs(plugin, env):
+    """A real interpreter in the venv layout, the package and its dependencies in site-packages and no .pth read:
+    the lean launch line answers a hook and a command."""
+    venv = Path(env["CLAUDE_PLUGIN_DATA"]) / "venv"
+    (venv / "bin").mkdir(parents=True)
+    os.symlink(os.path.realpath(sys.executable), venv / "bin" / "python")
+    (venv / "pyvenv.cfg").write_text(f"home = {Path(os.path.realpath(sys.executable)).parent}\n")
+    lib = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    lib.mkdir(parents=True)
+    ours = Path(sysconfig.get_paths()["purelib"])
+    for entry in ours.iterdir():  # the developer venv's packages, without its .pth files (an editable install's)
+        if entry.suffix != ".pth" and not entry.name.startswith("autopilot"):
+            os.symlink(entry, lib / entry.name)
+    os.symlink(REPO / "src" / "autopilot", lib / "autopilot")
+    os.utime(venv / "pyvenv.cfg", (MINUTE_AGO, MINUTE_AGO))
+    bootstrap(plugin).write_stamp(str(plugin), str(venv), VERSION)
+    home = {**env, "AUTOPILOT_HOME": str(Path(env["CLAUDE_PLUGIN_DATA"]) / "home")}
+    hook = shim(plugin, home, "hook", "Stop", stdin=json.dumps({"session_id": "s", "cwd": str(plugin)}))
+    assert hook.returncode == 0 and hook.stderr == "", hook.stderr
+    version = subprocess.run(  # traced: the exec'd command line is the lean one
+        ["bash", "-x", str(plugin / "scripts" / "bridge"), "--version"], capture_output=True, text=True, env=home
+    )
+    assert version.returncode == 0 and version.stdout.strip() == f"codex-autopilot {VERSION}", version.stderr
+    assert f"exec {venv}/bin/python -I -S -c " in version.stderr
 
 
 def test_venv_from_another_version_is_not_used(plugin, env):
