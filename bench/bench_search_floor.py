@@ -3,7 +3,8 @@
 Usage: ``.venv/bin/python bench/bench_search_floor.py --home DIR [--rounds 15] [--query parse_header_3254]``
 
 Runs, interleaved round after round (every one sees the same load), each as a whole ``python -I -S`` process with
-the package's ``src`` and this venv's site-packages on ``sys.path`` (as the plugin's launcher starts the bridge):
+this checkout's ``src`` and this venv's site-packages on ``sys.path``, as the plugin's launcher starts the bridge
+(bench/wholeprocess.py's ``plugin_argv``):
 
 - ``bare``: ``-c pass``, the interpreter alone;
 - ``floor``: the interpreter, the C modules no search can do without (``_sqlite3``, PyStemmer, ``_json``), the index
@@ -23,9 +24,10 @@ import os
 import statistics
 import subprocess
 import sys
-import sysconfig
 import time
 from pathlib import Path
+
+from wholeprocess import SITE_PACKAGES, plugin_argv  # bench/ is on the path
 
 REPO = Path(__file__).resolve().parents[1]
 FLOOR = """
@@ -55,9 +57,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--query", default="parse_header_3254")
     args = parser.parse_args()
-    src, site = str(REPO / "src"), sysconfig.get_paths()["purelib"]
+    src = REPO / "src"
     lean = [sys.executable, "-I", "-S", "-c"]
-    path = f"import sys; sys.path[:0] = [{src!r}, {site!r}]\n"
+    path = f"import sys; sys.path.insert(0, {str(src)!r}); sys.path.append({SITE_PACKAGES!r})\n"
     env = {
         **os.environ,
         **{var: str(args.home / sub) for var, sub in (("AUTOPILOT_HOME", "autopilot"), ("CODEX_HOME", "codex"))},
@@ -68,7 +70,7 @@ def main() -> int:
         "bare": [*lean, "pass"],
         "floor": [*lean, path + FLOOR, index, args.query],
         "imports": [*lean, path + IMPORTS],
-        "search": [*lean, path + "from autopilot.cli import entry; entry()", "handoff", "search", args.query, "--json"],
+        "search": plugin_argv(src, "handoff", "search", args.query, "--json"),
     }
     cwd = args.home / "repo"
     for name, argv in runs.items():  # warm the page cache and the bytecode; a failure is shown, not timed
