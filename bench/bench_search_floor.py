@@ -13,7 +13,8 @@ this checkout's ``src`` and this venv's site-packages on ``sys.path``, as the pl
 - ``imports``: the modules ``handoff search`` loads, and nothing run;
 - ``search``: ``handoff search QUERY --json`` itself.
 
-Prints the median CPU time (user + system) and wall time of each, and each one's share above the one before.
+Prints the median CPU time (user + system) and wall time of each (bench/wholeprocess.py's ``measure``: GNU time's
+~1 ms is in every row alike), and each one's share above the one before.
 Asserts nothing (benchmarks are not tests).
 """
 
@@ -24,10 +25,9 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from wholeprocess import SITE_PACKAGES, plugin_argv  # bench/ is on the path
+from wholeprocess import SITE_PACKAGES, measure, plugin_argv  # bench/ is on the path
 
 REPO = Path(__file__).resolve().parents[1]
 FLOOR = """
@@ -79,15 +79,12 @@ def main() -> int:
             raise SystemExit(f"{name} failed: {proc.stderr.decode()[-500:]}")
     cpu: dict[str, list[float]] = {k: [] for k in runs}
     wall: dict[str, list[float]] = {k: [] for k in runs}
+    os.chdir(cwd)  # the search's project
     for _ in range(args.rounds):
         for name, argv in runs.items():
-            start = time.perf_counter()
-            child = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
-            _, status, usage = os.wait4(child.pid, 0)
-            if status != 0:
-                raise SystemExit(f"{name} failed")
-            wall[name].append((time.perf_counter() - start) * 1000)
-            cpu[name].append((usage.ru_utime + usage.ru_stime) * 1000)
+            one = measure(argv, env)
+            wall[name].append(one["wall_ms"])
+            cpu[name].append(one["cpu_ms"])
     print(f"load average {os.getloadavg()[0]:.2f} (2 cores); {args.rounds} rounds; query {args.query!r}")
     print(f"{'process':10} {'CPU ms':>8} {'wall ms':>8}")
     for name in runs:
