@@ -17,7 +17,8 @@ from tests.support.search_project import export, headers_repo
 # What a search no longer loads (each measured with -X importtime on the 10,000-packet bench, docs/BENCHMARKS.md):
 # re with enum (~7 ms: the tokenizer's patterns are kept _sre programs), pathlib with urllib.parse, ipaddress,
 # fnmatch and warnings (~4.5 ms: the search's paths are strings), the sqlite3 package with datetime (~2.5 ms: its C
-# module is used), contextlib, contextvars' wrapper, the json package, typing and argparse.
+# module is used), contextlib, contextvars' wrapper, the json package, typing, argparse, and unicodedata (an ASCII
+# query's words need no accents removed).
 NOT_LOADED = (
     "re",
     "enum",
@@ -33,6 +34,7 @@ NOT_LOADED = (
     "json",
     "typing",
     "argparse",
+    "unicodedata",
 )
 LAUNCH = (
     "import sys; sys.path[:0] = [sys.argv.pop(1), sys.argv.pop(1)]\n"
