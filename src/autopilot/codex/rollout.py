@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from autopilot.fastjson import parse_json_line
-from autopilot.redact.patterns import lazy
+from autopilot.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:
