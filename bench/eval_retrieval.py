@@ -1,16 +1,19 @@
 """Retrieval quality: the labelled benchmark (56 sessions, 209 queries), the engine against grep and plain bm25.
 
-Usage: .venv/bin/python bench/eval_retrieval.py [--keep DIR] [--misses] [--fusion sum|rrf]
+Usage: .venv/bin/python bench/eval_retrieval.py [--keep DIR] [--misses] [--fusion sum|rrf] [--ranked FILE]
 
 Runs :mod:`tests.support.retrieval_bench` in a scratch home (nothing of yours is read or written) and
 prints the figures per query kind as a Markdown table; ``--misses`` also lists, per query the
-engine missed, what each method ranked first. The same benchmark runs in the test suite
+engine missed, what each method ranked first; ``--ranked FILE`` writes the engine's ranked labels for every
+query (JSON: query id -> each result's labels, in rank order), so two trees' answers can be compared entry by entry
+(``cmp A B``: a speed change must leave them identical). The same benchmark runs in the test suite
 (``tests/integration/test_retrieval_quality.py``), where its thresholds are asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -32,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fusion", choices=("sum", "rrf"), default="sum", help="fuse the field scores by their sum or by rank (RRF)"
     )
+    parser.add_argument("--ranked", type=Path, metavar="FILE", help="write the engine's ranked labels per query (JSON)")
     args = parser.parse_args(argv)
     from autopilot.handoff.search import retrieval
 
@@ -56,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
             f"\n({len(installed.manifest['sessions'])} sessions, {installed.exported} packets, "
             f"{len({s.query['id'] for s in scored})} queries; {time.perf_counter() - started:.0f} s)"
         )
+        if args.ranked:
+            ranked = {f"{s.query['id']} {s.query['query']}": s.found for s in scored if s.method == "engine"}
+            args.ranked.write_text(json.dumps(ranked, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            print(f"(the engine's ranked labels of {len(ranked)} queries are in {args.ranked})")
         if args.keep:
             print(f"(the project is in {work})")
         if args.misses:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from autopilot.redact.patterns import lazy
+from autopilot.patterns import lazy
 
 EVIDENCE_TAG = "untrusted-evidence"
 

@@ -108,7 +108,7 @@ def test_a_damaged_or_unwritable_cache_changes_no_answer(tmp_path: Path) -> None
 # A hook process whose kept file is this test's: stderr says whether it loaded re, stdout is the hook's answer.
 HOOK = """
 import os, sys
-from autopilot.redact import patterns
+from autopilot import patterns
 patterns.kept_path = lambda: os.environ["KEPT_PATTERNS"]  # this test's own file, not the checkout's
 from autopilot import cli
 code = cli.main(["hook", "UserPromptSubmit"])

@@ -35,7 +35,7 @@ modules, parsed, nodes, imports, room = (
 
 # The ground: what every wing shares. Its rooms may import each other only downwards (GROUND_ORDER), never a wing.
 GROUND_ORDER = [
-    {"text", "clock", "fastjson", "digest"},  # no bridge imports: clipping, timestamps, JSON, hashes
+    {"text", "clock", "fastjson", "digest", "patterns"},  # no bridge imports: text, time, JSON, hashes, regexes
     {"redact", "output", "scripted"},  # credentials; text for a person or an agent; the offline model server
     {"errors", "untrusted"},  # exit codes and hints; evidence a model cannot take for instructions
     {"config"},  # settings: every environment variable is read here (the homes too)
@@ -124,6 +124,7 @@ HOT_PATH = frozenset(
         "autopilot.loop.workspace",
         "autopilot.output",
         "autopilot.paths",
+        "autopilot.patterns",
         "autopilot.redact",
         "autopilot.redact.bare",
         "autopilot.redact.decode",
@@ -132,7 +133,6 @@ HOT_PATH = frozenset(
         "autopilot.redact.keys",
         "autopilot.redact.material",
         "autopilot.redact.named",
-        "autopilot.redact.patterns",
         "autopilot.redact.prose",
         "autopilot.redact.rules",
         "autopilot.redact.shell",
@@ -339,9 +339,9 @@ def test_the_floor_finder_finds_an_arrow_up():
 
 
 def test_top_level_stays_small():
-    """At most 9 packages and 15 modules sit directly in src/autopilot; the rest live in the wings and packages."""
+    """At most 9 packages and 16 modules sit directly in src/autopilot; the rest live in the wings and packages."""
     packages = [p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()]
-    assert len(packages) <= 9 and len(list(PACKAGE.glob("*.py"))) <= 15
+    assert len(packages) <= 9 and len(list(PACKAGE.glob("*.py"))) <= 16
 
 
 @pytest.mark.parametrize("name", cli.COMMANDS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -69,3 +70,31 @@ def test_a_run_folder_is_named_by_the_workspace_and_a_hash_of_its_real_path(tmp_
 def test_the_filesystem_root_has_a_run_folder_of_its_own():
     """A workspace with no base name (/) still gets a named folder."""
     assert paths.run_dir(os.sep).name.startswith("root-")
+
+
+def test_the_string_folders_are_the_paths_own_text(monkeypatch, tmp_path):
+    """`handoff search` uses strings, not Paths: each is exactly the Path's text, for any home however it is spelled
+    (repeated and trailing slashes, `.` parts, relative, `..` kept), in the archive too."""
+    import itertools
+    from pathlib import PurePosixPath
+
+    from autopilot.handoff.packets import store
+    from autopilot.handoff.search import index
+
+    atoms = ["", "/", "//", "///", ".", "..", "a", "b c", "x.y"]
+    spellings = ["".join(c) for k in range(1, 5) for c in itertools.product(atoms, repeat=k) if "".join(c)]
+    for text in spellings:
+        assert paths.pure(text) == str(PurePosixPath(text)), text
+        assert paths.joined(paths.pure(text), "handoff") == str(PurePosixPath(text) / "handoff"), text
+    for home in (str(tmp_path), f"{tmp_path}//x/./y/", "rel/./home/", ".", "/", "//srv", "..//up"):
+        monkeypatch.setenv("AUTOPILOT_HOME", home)
+        assert paths.home_folder() == str(paths.autopilot_home())
+        assert paths.handoff_folder() == str(paths.handoff_dir())
+        for archived in (False, True):
+            with store.archived() if archived else contextlib.nullcontext():
+                assert store.in_archive() is archived
+                assert store.packets_folder() == str(store.packets_dir())
+                assert store.archive_folder() == str(store.archive_dir())
+                assert index.index_folder() == str(index.index_dir())
+                assert index.index_file() == str(index.index_path())
+        assert not store.in_archive()

@@ -14,7 +14,7 @@ shape the file gave it. What a reader keeps of a session is its own: the handoff
 from __future__ import annotations
 
 from autopilot.fastjson import parse_json_line
-from autopilot.redact.patterns import MULTILINE, lazy
+from autopilot.patterns import MULTILINE, lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:

@@ -22,9 +22,9 @@ packages, none a name.
 
 from __future__ import annotations
 
+from autopilot.patterns import MULTILINE, lazy
 from autopilot.redact.generic import NOT_SECRET, bits_per_char
 from autopilot.redact.keys import opens_public_der
-from autopilot.redact.patterns import MULTILINE, lazy
 from autopilot.redact.rules import Rule, long_word_lines
 from autopilot.text import word_parts
 

@@ -8,8 +8,8 @@ whose decoded text holds one is withheld whole (:func:`encoded_secrets`, after e
 
 from __future__ import annotations
 
+from autopilot.patterns import lazy
 from autopilot.redact import PLACEHOLDER, Counts
-from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import NUMBERED, Rule, apply
 
 TYPE_CHECKING = False  # binascii and collections.abc load when first needed: a hook that redacts a prompt

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from autopilot.patterns import lazy
 from autopilot.redact import redact
-from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import mixed_case
 
 MAX_CHARS = 64 * 1024  # an env file is small; a larger file is something else

@@ -6,7 +6,7 @@ An env file under another name is known by its content too: :mod:`.envfile` judg
 
 from __future__ import annotations
 
-from autopilot.redact.patterns import IGNORECASE, MULTILINE, lazy
+from autopilot.patterns import IGNORECASE, MULTILINE, lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ Evasions and encodings are :mod:`.decode`'s.
 
 from __future__ import annotations
 
+from autopilot.patterns import lazy
 from autopilot.redact.named import SECRET_WORDS, not_stand_in
-from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import NUMBERED, Rule, alnum_run_after, mixed_case, whole_name
 from autopilot.text import reads_generated
 

@@ -6,8 +6,8 @@ private key), never by a backtracking regex, so the cost is one pass over the te
 
 from __future__ import annotations
 
+from autopilot.patterns import MULTILINE, lazy
 from autopilot.redact import PLACEHOLDER, Counts
-from autopilot.redact.patterns import MULTILINE, lazy
 from autopilot.redact.rules import HUNK, NUMBERED, mixed_case
 
 TYPE_CHECKING = False  # binascii and collections.abc load when first needed (a prompt's redaction pays per import)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
+from autopilot.patterns import lazy
 from autopilot.redact import PLACEHOLDER, Counts
-from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, mixed_case, words_of
 
 TYPE_CHECKING = False

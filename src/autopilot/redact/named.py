@@ -8,7 +8,7 @@ are :mod:`.shell`'s; ``SECRET_WORDS`` and the value checks are shared with it.
 
 from __future__ import annotations
 
-from autopilot.redact.patterns import lazy
+from autopilot.patterns import lazy
 from autopilot.redact.rules import (
     GREP_PREFIX,
     HUNK,

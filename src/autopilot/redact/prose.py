@@ -10,9 +10,9 @@ placeholder here, never a value. The rule is ``local``: only lines with a secret
 
 from __future__ import annotations
 
+from autopilot.patterns import lazy
 from autopilot.redact.bare import generated
 from autopilot.redact.named import SETTING
-from autopilot.redact.patterns import lazy
 from autopilot.redact.rules import Rule, stand_in
 
 TYPE_CHECKING = False

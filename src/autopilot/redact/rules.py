@@ -11,8 +11,8 @@ and :mod:`.shell` (known by the command line that passes them).
 
 from __future__ import annotations
 
+from autopilot.patterns import lazy
 from autopilot.redact import PLACEHOLDER, Counts
-from autopilot.redact.patterns import lazy
 
 # A value that only names a secret (``$TOKEN``, ``${{ secrets.X }}``, ``<your-key>``,
 # an earlier placeholder) is not itself a secret.

@@ -7,8 +7,8 @@ mongosh and openssl, ``setx``/``set -x``/``setenv``, and a secret header passed 
 
 from __future__ import annotations
 
+from autopilot.patterns import IGNORECASE, lazy
 from autopilot.redact.named import SECRET_WORDS, env_value, not_stand_in
-from autopilot.redact.patterns import IGNORECASE, lazy
 from autopilot.redact.rules import LINE_START, Rule, stand_in, whole_name
 
 TYPE_CHECKING = False

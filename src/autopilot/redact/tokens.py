@@ -6,7 +6,7 @@ is ``local``: each runs over the whole text, skipped when its literal hints are 
 
 from __future__ import annotations
 
-from autopilot.redact.patterns import escape, lazy
+from autopilot.patterns import escape, lazy
 from autopilot.redact.rules import Rule, alnum_run_after, mixed_case, stand_in, words_of
 
 TYPE_CHECKING = False

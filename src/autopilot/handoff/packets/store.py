@@ -16,27 +16,30 @@ its session started from.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from pathlib import Path
+
+# contextvars' C half: the module itself only re-exports it (~0.2 ms of a search)
+from _contextvars import ContextVar
 
 from autopilot.digest import canonical, sha256_hex
 from autopilot.errors import BridgeError
 from autopilot.fsutil import atomic_write
 from autopilot.handoff.packets import shared
-from autopilot.paths import handoff_dir
+from autopilot.paths import handoff_dir, handoff_folder, joined
+from autopilot.patterns import lazy
 
-TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this module (bench/bench_search.py)
+# `handoff search` loads this module (bench/bench_search.py): typing (~2 ms), pathlib, contextlib and re (~4, ~1 and
+# ~7 ms with what they import) stay off it; its folders are strings there (packets_folder)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from autopilot.handoff.packets.shapes import EvidenceIndex, ListedPacket, Origin, Packet, Receipt
 
 SCHEMA = "codex-autopilot/handoff-packet"
 VERSION = 1
-ID = re.compile(r"(?:sha256:)?([0-9a-f]{12,64})")
+ID = lazy(r"(?:sha256:)?([0-9a-f]{12,64})")
 UNREADABLE = "not readable JSON"
-MENTION = re.compile(r"sha256:([0-9a-f]{64})")
+MENTION = lazy(r"sha256:([0-9a-f]{64})")
 
 
 class PacketError(BridgeError):
@@ -48,17 +51,30 @@ _ARCHIVED: ContextVar[bool] = ContextVar("archived", default=False)
 
 def archive_dir() -> Path:
     """Where pruned packets and their evidence index go: ``$AUTOPILOT_HOME/handoff/archive``."""
-    return handoff_dir() / "archive"
+    from pathlib import Path
+
+    return Path(archive_folder())
 
 
-@contextmanager
-def archived() -> Iterator[None]:
-    """Inside, packets and the evidence index are the archive's (``handoff prune``; ``search --archived``)."""
-    token = _ARCHIVED.set(True)
-    try:
-        yield
-    finally:
-        _ARCHIVED.reset(token)
+def archive_folder() -> str:
+    """:func:`archive_dir` as a string."""
+    return joined(handoff_folder(), "archive")
+
+
+def archived() -> _Archived:
+    """Inside (``with archived():``), packets and the evidence index are the archive's (``handoff prune``; ``search
+    --archived``)."""
+    return _Archived()
+
+
+class _Archived:
+    """The context :func:`archived` gives (a class: contextlib's decorator would load contextlib on every search)."""
+
+    def __enter__(self) -> None:
+        self.token = _ARCHIVED.set(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _ARCHIVED.reset(self.token)
 
 
 def in_archive() -> bool:
@@ -68,7 +84,14 @@ def in_archive() -> bool:
 
 def packets_dir() -> Path:
     """Where packets live: ``$AUTOPILOT_HOME/handoff/packets`` (the archive's ``packets`` inside :func:`archived`)."""
-    return archive_dir() / "packets" if _ARCHIVED.get() else handoff_dir() / "packets"
+    from pathlib import Path
+
+    return Path(packets_folder())
+
+
+def packets_folder() -> str:
+    """:func:`packets_dir` as a string."""
+    return joined(archive_folder() if _ARCHIVED.get() else handoff_folder(), "packets")
 
 
 def packet_id(data: bytes) -> str:

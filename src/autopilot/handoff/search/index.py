@@ -48,22 +48,26 @@ and :func:`generation` changes, so their owner knows to feed them again.
 
 from __future__ import annotations
 
+# The C module the sqlite3 package wraps: the package adds datetime adapters and imports datetime and
+# collections (~3 ms of every search) for nothing this index stores. Same classes, same connect().
+import _sqlite3 as sqlite3
 import os
-import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager, suppress
-from pathlib import Path
 
 from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.fsutil import held
 from autopilot.handoff.packets import shared
-from autopilot.handoff.packets.store import archive_dir, in_archive, load, packets_dir
+from autopilot.handoff.packets.store import archive_folder, in_archive, load, packets_folder
 from autopilot.handoff.search import terms
-from autopilot.paths import handoff_dir
+from autopilot.paths import handoff_folder, joined
 
-TYPE_CHECKING = False  # typing costs ~2 ms to import, and a search loads this module
+# A search loads this module: typing (~2 ms), pathlib (~4 ms) and contextlib (~1 ms with collections and functools)
+# stay off it. The search's paths are strings (index_file); writers load what they need where they need it.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from contextlib import AbstractContextManager
+    from pathlib import Path
     from typing import Any
 
     from autopilot.handoff.memory.shapes import FedRef
@@ -87,12 +91,26 @@ class IndexCorrupt(Exception):
 
 def index_dir() -> Path:
     """``$AUTOPILOT_HOME/handoff/index`` (the archive's ``index`` inside ``packets.store.archived()``)."""
-    return archive_dir() / "index" if in_archive() else handoff_dir() / "index"
+    from pathlib import Path
+
+    return Path(index_folder())
 
 
 def index_path() -> Path:
     """The index file."""
-    return index_dir() / FILE
+    from pathlib import Path
+
+    return Path(index_file())
+
+
+def index_folder() -> str:
+    """:func:`index_dir` as a string (what a search uses: no pathlib)."""
+    return joined(archive_folder() if in_archive() else handoff_folder(), "index")
+
+
+def index_file() -> str:
+    """:func:`index_path` as a string."""
+    return joined(index_folder(), FILE)
 
 
 def corrupt(exc: BaseException) -> bool:
@@ -264,13 +282,13 @@ def migrate(db: sqlite3.Connection) -> bool:
 # --- opening, locking, rebuilding -------------------------------------------------------------
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    if path.is_dir():  # SQLite says only "unable to open database file"; the user needs the path
+def _connect(path: str | Path) -> sqlite3.Connection:
+    if os.path.isdir(path):  # SQLite says only "unable to open database file"; the user needs the path
         raise BridgeError(
             f"the evidence index {path} is a directory, not the index file",
             hint="move that directory away; the next search builds the index there again",
         )
-    db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+    db = sqlite3.connect(os.fspath(path), timeout=30, isolation_level=None)
     db.execute("PRAGMA synchronous = NORMAL")
     return db
 
@@ -282,9 +300,14 @@ def _fts5_missing(exc: sqlite3.DatabaseError) -> BridgeError:
     )
 
 
-@contextmanager
-def write_lock() -> Iterator[None]:
+def write_lock() -> AbstractContextManager[None]:
     """Hold ``index.lock``: every writer, and the swap of a rebuilt file, takes it."""
+    from contextlib import contextmanager  # writers only: a search that writes nothing does not load contextlib
+
+    return contextmanager(_write_lock)()
+
+
+def _write_lock() -> Iterator[None]:
     folder = index_dir()
     folder.mkdir(parents=True, exist_ok=True)
     # filelock (~50 ms) loads only here: a search that writes nothing never takes the lock
@@ -294,10 +317,10 @@ def write_lock() -> Iterator[None]:
 
 def open_index(*, notes: list[str] | None = None) -> sqlite3.Connection:
     """The index, migrated and caught up with the packets folder; a corrupt file is moved aside and rebuilt."""
-    path = index_path()
+    path = index_file()
     for attempt in (1, 2):
         try:
-            if not path.exists():
+            if not os.path.exists(path):
                 built = rebuild(notes=notes)
                 say(f"built the evidence index from {built['packets']} packet(s) ({path})", notes)
             db = _connect(path)
@@ -307,6 +330,8 @@ def open_index(*, notes: list[str] | None = None) -> sqlite3.Connection:
                 _check_size(db, path)
                 if version != CURRENT_VERSION:
                     db.close()
+                    from contextlib import closing
+
                     with write_lock(), closing(_connect(path)) as w:
                         migrate(w)
                     db = _connect(path)
@@ -342,16 +367,19 @@ def unusable(exc: sqlite3.DatabaseError) -> BaseException:
     return exc
 
 
-def _check_size(db: sqlite3.Connection, path: Path) -> None:
+def _check_size(db: sqlite3.Connection, path: str) -> None:
     """A file shorter than the pages its header counts was cut short: corrupt, even where no query looks yet."""
     pages = int(db.execute("PRAGMA page_count").fetchone()[0])
     size = int(db.execute("PRAGMA page_size").fetchone()[0])
-    if path.stat().st_size < pages * size:
-        raise sqlite3.DatabaseError(f"database disk image is malformed: {path.name} is shorter than its pages")
+    if os.stat(path).st_size < pages * size:
+        name = os.path.basename(path)
+        raise sqlite3.DatabaseError(f"database disk image is malformed: {name} is shorter than its pages")
 
 
 def recover(exc: BaseException, *, notes: list[str] | None = None) -> None:
     """Move a corrupt index aside (never delete it) and rebuild it from the packets."""
+    from contextlib import suppress
+
     with write_lock():
         path = index_path()
         from autopilot.clock import stamp  # writers only, like the imports below
@@ -387,6 +415,8 @@ def say(message: str, notes: list[str] | None) -> None:
 
 def rebuild(*, notes: list[str] | None = None, keep_other_kinds: bool = True) -> Built:
     """Build a new index from every packet into a temp file and swap it in; what it holds."""
+    from contextlib import closing, suppress
+
     path = index_path()
     index_dir().mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{FILE}.{os.getpid()}.tmp")
@@ -454,35 +484,37 @@ def _copy_other_kinds(db: sqlite3.Connection, old: Path) -> int:
     except sqlite3.DatabaseError:
         return 0
     finally:
-        with suppress(sqlite3.DatabaseError):
+        try:  # noqa: SIM105 - not contextlib.suppress: writers import contextlib where they need it
             db.execute("DETACH DATABASE old")
+        except sqlite3.DatabaseError:
+            pass
 
 
 # --- writing -----------------------------------------------------------------------------------
 
 
 def _packet_ids() -> list[str]:
-    folder = packets_dir()
+    folder = packets_folder()
     try:
         names = os.listdir(folder)
     except FileNotFoundError:
         return []
     found = [n for n in names if n.endswith(".json") and not n.endswith(".evidence.json") and len(n) == 69]
     # oldest first, so document ids follow export order as they do when packets are added one by one
-    found.sort(key=lambda n: (_mtime(folder / n), n))
+    found.sort(key=lambda n: (_mtime(os.path.join(folder, n)), n))
     return [f"sha256:{n[:-5]}" for n in found]
 
 
-def _mtime(path: Path) -> int:
+def _mtime(path: str) -> int:
     try:
-        return path.stat().st_mtime_ns
+        return os.stat(path).st_mtime_ns
     except FileNotFoundError:
         return 0
 
 
 def _packets_mtime() -> int:
     try:
-        return os.stat(packets_dir()).st_mtime_ns
+        return os.stat(packets_folder()).st_mtime_ns
     except FileNotFoundError:
         return 0
 
@@ -566,10 +598,17 @@ def _insert(db: sqlite3.Connection, docs: list[Document], kind: str, origin: str
     return len(docs)
 
 
-@contextmanager
-def writer() -> Iterator[sqlite3.Connection]:
+def writer() -> AbstractContextManager[sqlite3.Connection]:
     """A connection to write through, under the lock, opened afresh (a swapped-in file is the one written)."""
-    with write_lock(), closing(_connect(index_path())) as db:
+    from contextlib import contextmanager  # writers only: a search that writes nothing does not load contextlib
+
+    return contextmanager(_writer)()
+
+
+def _writer() -> Iterator[sqlite3.Connection]:
+    from contextlib import closing
+
+    with write_lock(), closing(_connect(index_file())) as db:
         migrate(db)
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -663,10 +702,13 @@ def sync(db: sqlite3.Connection, *, notes: list[str] | None = None) -> int:
 
 def synced(key: str) -> str | None:
     """The stamp an owner of other documents recorded under ``key`` when it last fed them (None: never)."""
-    if not index_path().exists():
+    if not os.path.exists(index_file()):
         return None
-    with closing(_connect(index_path())) as db:
+    db = _connect(index_file())
+    try:
         return _meta(db, key)
+    finally:
+        db.close()
 
 
 def mark_synced(key: str, stamp: str) -> None:
@@ -677,13 +719,15 @@ def mark_synced(key: str, stamp: str) -> None:
 
 def generation() -> str | None:
     """An id that changes whenever the index is rebuilt (owners of other kinds re-feed it then)."""
-    if not index_path().exists():
+    if not os.path.exists(index_file()):
         return None
-    with closing(_connect(index_path())) as db:
-        try:
-            return _meta(db, "generation")
-        except sqlite3.DatabaseError:
-            return None
+    db = _connect(index_file())
+    try:
+        return _meta(db, "generation")
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        db.close()
 
 
 def stats(db: sqlite3.Connection) -> Stats:
@@ -702,11 +746,11 @@ def stats(db: sqlite3.Connection) -> Stats:
     ):
         documents[kind] = documents.get(kind, 0) + int(n)
     return {
-        "path": str(index_path()),
+        "path": index_file(),
         "schemaVersion": int(db.execute("PRAGMA user_version").fetchone()[0]),
         "documents": documents,
         "packets": int(packets),
-        "bytes": index_path().stat().st_size if index_path().exists() else 0,
+        "bytes": os.stat(index_file()).st_size if os.path.exists(index_file()) else 0,
         "generation": _meta(db, "generation"),
     }
 
@@ -722,13 +766,16 @@ def sync_memory(project: Project, *, notes: list[str] | None = None) -> int:
 
     added = 0
     for agent, session in observe.sessions_of(project.worktree):
-        folder = Path(observe.session_dir(project.worktree, agent, session))
-        stamp = ",".join(_stamp(folder / name) for name in (observe.LOG, observe.CHECKPOINTS))
+        folder = observe.session_dir(project.worktree, agent, session)
+        stamp = ",".join(_stamp(os.path.join(folder, name)) for name in (observe.LOG, observe.CHECKPOINTS))
         origin = f"memory:{agent}:{session}:{project.worktree_id}"
         key = f"synced:{origin}"
-        with closing(_connect(index_path())) as db:
+        db = _connect(index_file())
+        try:
             if _meta(db, key) == stamp:
                 continue
+        finally:
+            db.close()
         from autopilot.handoff.memory import feed  # only for a session whose logs changed since the last sync
         from autopilot.handoff.memory.store import SessionStore
 
@@ -813,9 +860,9 @@ def _memory_pointer(ref: FedRef) -> dict[str, Any]:
     return out
 
 
-def _stamp(path: Path) -> str:
+def _stamp(path: str) -> str:
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return "-"
     return f"{info.st_size}:{info.st_mtime_ns}"

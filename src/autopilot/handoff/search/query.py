@@ -12,12 +12,10 @@ searched: a pasted 100 KB log is fine).
 
 from __future__ import annotations
 
-import re
-from datetime import timezone
-
 from autopilot import clock
 from autopilot.errors import BridgeError
 from autopilot.handoff.search import terms
+from autopilot.patterns import lazy
 from autopilot.text import clip
 
 MAX_WORDS = 24
@@ -28,7 +26,7 @@ EXAMPLE = 'codex-bridge handoff search "parse_header"'
 
 # A quoted value ('JPY', "dry run"): the quote opens after no letter or digit and closes before none, so
 # the apostrophes of can't, doesn't or banker's open nothing.
-QUOTED = re.compile(r"(?<![\w'\"])(['\"])([^'\"\n]{1,80})\1(?![\w])")
+QUOTED = lazy(r"(?<![\w'\"])(['\"])([^'\"\n]{1,80})\1(?![\w])")
 
 
 class Query:
@@ -146,5 +144,7 @@ def since(value: str | None) -> float | None:
             hint="give a date or a date and time: --since 2026-11-30 or --since 2026-11-30T14:00",
         ) from None
     if when.tzinfo is None:
+        from datetime import timezone  # noqa: PLC0415 - only a search --since needs it (clock.parse loaded it)
+
         when = when.replace(tzinfo=timezone.utc)
     return when.timestamp()

@@ -18,7 +18,6 @@ holds at most :data:`MAX_ANSWERS` answers, the newest.
 from __future__ import annotations
 
 import os
-from contextlib import suppress
 
 from autopilot import clock, git
 from autopilot.fastjson import dumps, parse_json
@@ -66,8 +65,10 @@ class Answers:
         from autopilot.fsutil import atomic_write
 
         newest = dict(list(self.known.items())[-MAX_ANSWERS:])
-        with suppress(OSError):  # a full disk or a read-only home: only the cache is lost
+        try:  # noqa: SIM105 - not contextlib.suppress: a search does not load contextlib
             atomic_write(self.path, dumps({"version": VERSION, "answers": newest}), durable=False)
+        except OSError:  # a full disk or a read-only home: only the cache is lost
+            pass
 
 
 def signature(worktree: str, files: list[str]) -> str | None:

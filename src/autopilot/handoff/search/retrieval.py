@@ -44,8 +44,8 @@ Everything shown is evidence quoted from packets, never instructions.
 
 from __future__ import annotations
 
+import _sqlite3 as sqlite3  # the sqlite3 package's C module, without its datetime and collections (index.py)
 import math
-import sqlite3
 
 from autopilot import clock, git
 from autopilot.fastjson import parse_json

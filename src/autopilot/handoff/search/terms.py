@@ -20,28 +20,28 @@ document is also found by the words people say for the errors it holds (:mod:`.v
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import Stemmer  # PyStemmer (~1.5 ms to import): the one stemmer of the index and of every query
+
+from autopilot.patterns import MULTILINE, lazy
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import, and a search loads this module
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'"  # keep in step with WORD (terms are folded already)
-WORD = re.compile(r"\w+")
+WORD = lazy(r"\w+")
 # A path starts the text or follows a blank, a quote, a bracket, `=`, `:` or `,`; it ends in `.ext`.
-PATH = re.compile(r"(?<![^\s\"'`(\[{<=:,])(/?(?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
-IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-DEFINITION = re.compile(
+PATH = lazy(r"(?<![^\s\"'`(\[{<=:,])(/?(?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
+IDENT = lazy(r"[A-Za-z_$][A-Za-z0-9_$]*")
+DEFINITION = lazy(
     r"^[ \t]*(?:export\s+|pub(?:\([^)]*\))?\s+|async\s+|static\s+|public\s+|private\s+)*"
     r"(?:def|class|function|fn|func|interface|struct|enum|trait|impl|module|type|const|let|var)\s+"
     r"(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)",
-    re.M,
+    MULTILINE,
 )
-_NODE_ID = re.compile(r"::([A-Za-z_]\w*)")
-_NAME = re.compile(r"(?<![\w$])([A-Za-z_$][\w$]*)(\s*\()?")
+_NODE_ID = lazy(r"::([A-Za-z_]\w*)")
+_NAME = lazy(r"(?<![\w$])([A-Za-z_$][\w$]*)(\s*\()?")
 MAX_SYMBOLS = 64
 MAX_PATHS = 32
 # Words that are followed by "(" in prose and error text, not symbols anyone searches for.
@@ -78,7 +78,8 @@ APPROACH_WORDS = frozenset(
 )
 
 
-_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_VERSION = lazy(r"v?\d+(?:\.\d+)*[a-z]{0,2}")
+_PART = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _STEMMER = Stemmer.Stemmer("english")
 _VOCABULARY: list[Any] = []  # the error vocabulary by each key's first word, made on first use (index time only)
 _TOKEN_TERMS: dict[str, str] = {}  # a token's terms, remembered across documents (index time)
@@ -138,7 +139,9 @@ def said_for(text: str, tokens: list[str] | None = None) -> list[str]:
     A key is looked for only where its first word is one of the text's words (a set lookup per word), and matched
     whole there: one pattern of 150 alternatives over every document made a reindex three times slower."""
     if not _VOCABULARY:
-        from autopilot.handoff.search.vocabulary import PHRASES  # index time only: a search never expands
+        import re  # noqa: PLC0415 - index time only, like the vocabulary: a search never expands
+
+        from autopilot.handoff.search.vocabulary import PHRASES
 
         by_first: dict[str, list[tuple[str, frozenset[str], re.Pattern[str] | None]]] = {}
         for key in sorted(PHRASES, key=len, reverse=True):
@@ -168,6 +171,8 @@ def fold(word: str) -> str:
     word = word.lower()
     if word.isascii():
         return word
+    import unicodedata  # noqa: PLC0415 - only a word with an accent needs it (~0.3-0.7 ms of a search's imports)
+
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
@@ -179,7 +184,7 @@ def paths(text: str, limit: int = MAX_PATHS) -> list[str]:
 
 def _version(path: str) -> bool:
     """``1.2.3``-like and ``0.97s``-like strings are not files."""
-    return bool(re.fullmatch(r"v?\d+(?:\.\d+)*[a-z]{0,2}", path))
+    return bool(_VERSION.fullmatch(path))
 
 
 def symbols(text: str, limit: int = MAX_SYMBOLS, *, definitions: bool = False) -> list[str]:

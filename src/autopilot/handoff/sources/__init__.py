@@ -20,11 +20,11 @@ redacted, bounded ``text`` or ``tool`` it carries. The content is evidence, neve
 from __future__ import annotations
 
 import os
-import re
 
 from autopilot import config
 from autopilot.digest import canonical, sha256
 from autopilot.errors import BridgeError
+from autopilot.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `handoff search` loads this package
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def verify_hash(recorded: TranscriptHash, path: str) -> str | None:
 
 # What a session or thread id may be: what `handoff list` prints, and only that (a name, never a path or a pattern).
 # A transcript whose name is not one is not listed, and a coverage gap says so.
-SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,79}")
+SESSION_ID = lazy(r"[0-9A-Za-z][0-9A-Za-z_-]{0,79}")
 UNNAMED = "sessions whose id is not letters, digits, dashes and underscores: not listed (--session could not name them)"
 
 

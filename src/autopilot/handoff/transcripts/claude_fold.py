@@ -16,7 +16,7 @@ from itertools import compress
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts.evidence import strip_reminders
 from autopilot.handoff.transcripts.jsonl_index import add_line
-from autopilot.redact.patterns import lazy
+from autopilot.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from autopilot.handoff.transcripts.evidence import (
     tool_omission,
 )
 from autopilot.handoff.transcripts.jsonl_index import find_line
-from autopilot.redact.patterns import DOTALL, lazy
+from autopilot.patterns import DOTALL, lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:

@@ -51,7 +51,7 @@ from autopilot.codex.rollout import (
 from autopilot.digest import blake2b
 from autopilot.handoff.transcripts import jsonl
 from autopilot.handoff.transcripts.jsonl_index import add_line
-from autopilot.redact.patterns import lazy
+from autopilot.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:

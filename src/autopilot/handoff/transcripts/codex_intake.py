@@ -26,7 +26,7 @@ from autopilot.handoff.transcripts.evidence import (
 )
 from autopilot.handoff.transcripts.jsonl import Index, LineReader
 from autopilot.handoff.transcripts.jsonl_index import find_line
-from autopilot.redact.patterns import lazy
+from autopilot.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:

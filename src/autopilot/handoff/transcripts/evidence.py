@@ -9,8 +9,8 @@ marks the whole answer as evidence rather than instruction.
 from __future__ import annotations
 
 from autopilot.handoff.transcripts import TRUST as TRUST  # re-exported: defined where a search can read it cheaply
+from autopilot.patterns import DOTALL, IGNORECASE, lazy
 from autopilot.redact import PLACEHOLDER, Redactor, is_secret_path
-from autopilot.redact.patterns import DOTALL, IGNORECASE, lazy
 from autopilot.text import clip_middle, middle_join, middle_split
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module

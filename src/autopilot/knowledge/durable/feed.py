@@ -29,7 +29,7 @@ def _stamp(path: str) -> str:
 
 def sync(project: Project, notes: list[str]) -> int:
     """Bring the approved rules of ``project`` into the index when the log changed; documents added."""
-    import sqlite3
+    import _sqlite3 as sqlite3  # the sqlite3 package's C module (handoff/search/index.py)
 
     from autopilot.errors import BridgeError
     from autopilot.handoff.memory import observe

@@ -23,7 +23,7 @@ from tests.support.secret_corpus import placed_in, shapes
 # Texts and answers travel as marshal data: the json package imports re.
 WORKER = """
 import marshal, sys
-from autopilot.redact import patterns
+from autopilot import patterns
 mode, texts = sys.argv[1], marshal.loads(open(sys.argv[2], "rb").read())
 patterns.keep_compiled(None if mode == "full" else sys.argv[3])
 if mode == "full":
@@ -143,7 +143,7 @@ def test_a_planted_divergence_is_caught(texts: Path, full: dict[str, object], ke
     planted.write_bytes(kept.read_bytes())
     import re
 
-    from autopilot.redact import patterns
+    from autopilot import patterns
 
     never = patterns.program("(?!)", 0, re.compile("(?!)"))
     assert never is not None

@@ -1,4 +1,5 @@
-"""Regular expressions compiled on first use, and compiled once per machine: the redactor's and the readers'.
+"""Regular expressions compiled on first use, and compiled once per machine: the redactor's, the readers' and
+the search's tokenizer's.
 
 ``re`` compiles in Python: the redactor's ~100 patterns and the transcript readers' cost ~15 ms,
 more than the rest of a cached `handoff intake` page, which needs a dozen of them (a rule runs
@@ -19,7 +20,7 @@ This module does not import ``re`` (enum, functools and the parser with it: ~8 m
 program is kept is built by ``_sre`` alone, so a process whose patterns are all kept (the prompt hook redacting a
 credential) never loads it; a pattern that is not kept loads ``re`` and compiles as always. The redactor's modules
 keep to that: flags are this module's (:data:`IGNORECASE`, :data:`MULTILINE`), literal text is escaped by
-:func:`escape`, and no rule calls a function of ``re`` (tests/integration/redact/test_patterns.py).
+:func:`escape`, and no rule calls a function of ``re`` (tests/integration/test_patterns.py).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def keep_compiled(path: str | None) -> None:
 
 
 def kept_path() -> str:
-    """The kept programs' file: beside the package's own bytecode (``redact/__pycache__``), never in the bridge's home.
+    """The kept programs' file: beside the package's bytecode (``autopilot/__pycache__``), never in the bridge's home.
     A kept program is run as the redactor itself, so it must be as hard to change as the code: with ``setup
     --sandbox`` an agent's shell may write the home (its caches and packets) but not the installed code, and one that
     planted a program there would decide what the redactor lets through."""

@@ -1,4 +1,4 @@
-"""Patterns declared with redact.patterns.lazy compile on first use, and then behave as re.compile's; compiled
+"""Patterns declared with autopilot.patterns.lazy compile on first use, and then behave as re.compile's; compiled
 programs kept between processes (keep_compiled) are re.compile's patterns, and a cache of another interpreter, a
 damaged file or a refused entry costs a compile, never a wrong pattern."""
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import autopilot
-from autopilot.redact import patterns
-from autopilot.redact.patterns import lazy
+from autopilot import patterns
+from autopilot.patterns import lazy
 
 
 def test_a_lazy_pattern_matches_as_the_compiled_one_does():
@@ -42,7 +42,8 @@ def test_importing_the_redactor_and_the_readers_compiles_no_pattern():
     redacting plain prose compiles only the few its hints call for."""
     code = """
 import sys
-from autopilot.redact import patterns, redact
+from autopilot import patterns
+from autopilot.redact import redact
 import autopilot.redact.tokens, autopilot.redact.named, autopilot.redact.shell, autopilot.redact.keys
 import autopilot.handoff.transcripts.claude_intake, autopilot.handoff.transcripts.codex_intake
 def lazies():
@@ -211,7 +212,7 @@ def test_the_flags_and_escape_are_res_own():
 
 def test_a_process_keeps_its_programs_beside_the_bytecode_unless_told_otherwise(tmp_path: Path) -> None:
     """Without keep_compiled, a process reads and extends the file beside the package's bytecode, never the home."""
-    code = "from autopilot.redact import patterns as p; print(p.kept_in() == p.kept_path(), p.kept_path())"
+    code = "from autopilot import patterns as p; print(p.kept_in() == p.kept_path(), p.kept_path())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "True" and Path(out[1]).parent == Path(patterns.__file__).parent / "__pycache__"
     patterns.keep_compiled(None)
