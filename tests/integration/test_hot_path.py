@@ -90,7 +90,7 @@ NOT_FOR_INTAKE = (
     "pathlib",
     "urllib.parse",
     "ipaddress",
-    "re",  # with enum and functools ~5 ms: the readers' patterns are built by _sre (redact.patterns)
+    "re",  # with enum and functools ~5 ms: the readers' patterns are built by _sre (autopilot.patterns)
     "enum",
     "autopilot.hooks",
     "argparse",
