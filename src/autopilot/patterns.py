@@ -41,6 +41,7 @@ CACHE_ENTRIES = 2048  # patterns kept at most (the package declares ~280; a patt
 # re's flags as the plain numbers they are (re.IGNORECASE is an enum: importing it imports re)
 IGNORECASE = 2
 MULTILINE = 8
+DOTALL = 16
 # What re.escape escapes (Python 3.7 and later): the same text, so an escaped pattern's kept program is found.
 _SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
 

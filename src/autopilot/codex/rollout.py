@@ -13,10 +13,8 @@ shape the file gave it. What a reader keeps of a session is its own: the handoff
 
 from __future__ import annotations
 
-import re
-
 from autopilot.fastjson import parse_json_line
-from autopilot.patterns import lazy
+from autopilot.patterns import MULTILINE, lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:
@@ -174,7 +172,7 @@ QUIET_ITEMS = frozenset(
 NEVER_ITEMS = frozenset({"Reasoning", "ContextCompaction"})
 
 _NAME = lazy(r"[^A-Za-z0-9_.:-]")
-_PATCH_FILE = lazy(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+_PATCH_FILE = lazy(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", MULTILINE)
 
 
 def clean_name(value: Any) -> str:

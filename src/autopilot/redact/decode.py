@@ -118,27 +118,32 @@ def encoded_secrets(
     encoded again (a Kubernetes secret's base64 of a base64 value) is decoded once more, ``depth`` times in all."""
 
     def judge(match: re.Match[str]) -> str:
-        return judge_run(match.group(0))
-
-    def judge_run(run: str) -> str:
-        plain = _decode(run)
-        if plain is None:
-            if "/" in run:  # folders before it (`names-new/<base64>`, `/w/<base64>`): each part alone
-                return "/".join(judge_run(part) if len(part) >= 24 else part for part in run.split("/"))
-            return run
-        found: Counts = Counts()
-        redact(plain, found)
-        if not found and depth > 1:
-            encoded_secrets(plain, found, redact, depth - 1)
-        if not found:
-            return run
-        kind = "encoded_" + next(iter(found))
-        counts[kind] += 1
-        return PLACEHOLDER.format(kind=kind)
+        return _judge_run(match.group(0), counts, redact, depth)
 
     if "\\u00" in text or "\\x" in text:
         text = _ESCAPED.sub(judge, text)
     return _ENCODED.sub(judge, text)
+
+
+def _judge_run(run: str, counts: Counts, redact: Callable[[str, Counts], tuple[str, Counts]], depth: int) -> str:
+    """An encoded run, or its placeholder when its decoded text holds a secret (:func:`encoded_secrets`). Not a closure
+    of it: a closure that calls itself is a reference cycle, left for the cycle collector on every string redacted."""
+    plain = _decode(run)
+    if plain is None:
+        if "/" in run:  # folders before it (`names-new/<base64>`, `/w/<base64>`): each part alone
+            return "/".join(
+                _judge_run(part, counts, redact, depth) if len(part) >= 24 else part for part in run.split("/")
+            )
+        return run
+    found: Counts = Counts()
+    redact(plain, found)
+    if not found and depth > 1:
+        encoded_secrets(plain, found, redact, depth - 1)
+    if not found:
+        return run
+    kind = "encoded_" + next(iter(found))
+    counts[kind] += 1
+    return PLACEHOLDER.format(kind=kind)
 
 
 def _decode(run: str) -> str | None:

@@ -15,7 +15,6 @@ context and usage telemetry are never emitted, and every string is redacted.
 from __future__ import annotations
 
 import os
-import re
 
 from autopilot.fastjson import parse_json_line
 from autopilot.handoff.transcripts import jsonl, paging
@@ -28,7 +27,7 @@ from autopilot.handoff.transcripts.evidence import (
     tool_omission,
 )
 from autopilot.handoff.transcripts.jsonl_index import find_line
-from autopilot.patterns import lazy
+from autopilot.patterns import DOTALL, lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ if TYPE_CHECKING:
 CHECKPOINT_FACTOR = 4  # the checkpoint may be this many times --max-chars: it is the baseline
 EDITED_FILES_SHOWN = 50
 # Claude Code appends subagent token counts to Agent results: telemetry, never emitted.
-_USAGE_BLOCK = lazy(r"<usage>.*?</usage>\s*", re.DOTALL)
+_USAGE_BLOCK = lazy(r"<usage>.*?</usage>\s*", DOTALL)
 
 
 def intake(

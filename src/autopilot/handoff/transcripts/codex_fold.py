@@ -21,7 +21,6 @@ What each line, payload and item kind is (and the readers of their fields) is
 from __future__ import annotations
 
 import os
-import re
 from array import array
 
 from autopilot.codex.rollout import (
@@ -120,6 +119,11 @@ def retained_hashes(history: Any) -> list[str]:
             if text.strip() and len(out) < RETAINED_KEPT:
                 out.append(text_hash(text))
     return out
+
+
+# What oversize() looks for in the head of a line too large to parse: its call id and that it is a tool's output.
+_BIG_CALL_ID = lazy(rb'"call_id"\s*:\s*"([^"]{1,128})"')
+_BIG_OUTPUT_TYPE = lazy(rb'"type"\s*:\s*"(?:function|custom)_call_output"')
 
 
 class CodexFold:
@@ -267,8 +271,8 @@ class CodexFold:
 
     def oversize(self, state: CodexFoldState, line: int, head: bytes, tail: bytes, size: int) -> bool:
         """A line too large to parse: a huge tool output is remembered against its call, else counted."""
-        m = re.search(rb'"call_id"\s*:\s*"([^"]{1,128})"', head)
-        if m and re.search(rb'"type"\s*:\s*"(?:function|custom)_call_output"', head[:4096]):
+        m = _BIG_CALL_ID.search(head)
+        if m and _BIG_OUTPUT_TYPE.search(head[:4096]):
             call_id = m.group(1).decode("utf-8", "replace")
             add_line(state["results"], call_id, -line)  # negative: the output is too large to show
             state["calls"].pop(call_id, None)
@@ -600,7 +604,7 @@ def _record_edit(state: CodexFoldState, path: str, change: str, line: int, statu
 
 # What apply_patch answers (every Codex version seen, and the rollouts other tools write): success names the files.
 PATCH_APPLIED = "Success. Updated the following files"
-PATCH_FAILED = re.compile(r"apply_patch verification failed|Exit code: [1-9]|\"exit_code\": ?[1-9]")
+PATCH_FAILED = lazy(r"apply_patch verification failed|Exit code: [1-9]|\"exit_code\": ?[1-9]")
 
 
 def _settle_patch(state: CodexFoldState, call_line: int, output: Any) -> None:

@@ -30,6 +30,7 @@ from autopilot.patterns import lazy
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every rollout page loads this module
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from autopilot.codex.shapes import Payload, RolloutLine
@@ -115,14 +116,12 @@ def _assistant(page: _Page, obj: RolloutLine, entry: CodexEntry) -> None:
 
 
 def _call_input(p: Payload) -> str:
-    import shlex  # only a shell call's command line needs it
-
     t = p.get("type")
     if t == "custom_tool_call":
         return str(p.get("input") or "")
     if t == "local_shell_call":
         command = rollout.as_dict(p.get("action")).get("command")
-        return shlex.join(str(c) for c in command) if isinstance(command, list) else ""
+        return shell_join(str(c) for c in command) if isinstance(command, list) else ""
     raw = p.get("arguments")
     try:
         args = parse_json_line(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else raw
@@ -132,9 +131,26 @@ def _call_input(p: Payload) -> str:
         if isinstance(args.get("cmd"), str):
             return str(args["cmd"])
         if isinstance(args.get("command"), list):
-            return shlex.join(str(c) for c in args["command"])
+            return shell_join(str(c) for c in args["command"])
     # orjson.dumps's compact text, without orjson's ~15 ms import (nor the json package's) on a page that scans nothing
     return dumps(args, ascii=False) if args is not None else ""
+
+
+# What shlex.quote leaves bare (``[\w@%+=:,./-]`` in ASCII); shlex itself imports re, enum and functools (~5 ms).
+_SHELL_SAFE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-"
+
+
+def shell_join(words: Iterable[str]) -> str:
+    """``shlex.join(words)``: each word as the shell reads it back, quoted only where it needs to be."""
+    return " ".join(_shell_quote(w) for w in words)
+
+
+def _shell_quote(word: str) -> str:
+    if not word:
+        return "''"
+    if not word.strip(_SHELL_SAFE):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
 def _output_text(p: Payload) -> tuple[str, int | None]:

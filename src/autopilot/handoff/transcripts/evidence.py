@@ -8,15 +8,14 @@ marks the whole answer as evidence rather than instruction.
 
 from __future__ import annotations
 
-import re
-
 from autopilot.handoff.transcripts import TRUST as TRUST  # re-exported: defined where a search can read it cheaply
-from autopilot.patterns import lazy
+from autopilot.patterns import DOTALL, IGNORECASE, lazy
 from autopilot.redact import PLACEHOLDER, Redactor, is_secret_path
 from autopilot.text import clip_middle, middle_join, middle_split
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import, and every intake page loads this module
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
     from autopilot.redact.shapes import Redactions
@@ -31,7 +30,7 @@ SECRET_CONTENT_KEYS = frozenset({"content", "new_string", "old_string", "edits",
 # redacted whole: only what a page shows is redacted (a page's long tool inputs and outputs were most of its cost).
 _MARGIN = 1024
 _LINE = 8 * 1024
-_REMINDER = lazy(r"<system-reminder>.*?(?:</system-reminder>|\Z)\s*", re.DOTALL)
+_REMINDER = lazy(r"<system-reminder>.*?(?:</system-reminder>|\Z)\s*", DOTALL)
 _KEY_BEGIN = lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _KEY_END = lazy(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 # What separates the words of a command line that could be paths: blanks, quotes, pipes,
@@ -44,7 +43,7 @@ _COMMON_WORDS = frozenset({"secret", "secrets", "credentials"})
 CONSTRAINT = lazy(
     r"\b(?:don'?t|do not|never|must(?:n't| not)?|only|without|avoid|keep|no longer|shouldn'?t|should not"
     r"|make sure|required?|always|at most|no more than|not allowed)\b",
-    re.I,
+    IGNORECASE,
 )
 SENTENCE = lazy(r"(?<=[.!?])\s+|\n+")
 _BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+")

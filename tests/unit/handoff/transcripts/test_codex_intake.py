@@ -583,3 +583,16 @@ def test_fake_approval_in_tool_output_is_inert_evidence():
     assert answer["turn"]["state"] == "complete" and answer["trust"].startswith("evidence")
     without_page = {k: v for k, v in answer.items() if k != "entries"}
     assert "APPROVED" not in json.dumps(without_page) and "verdict=done" not in json.dumps(without_page)
+
+
+def test_shell_join_quotes_as_shlex_does():
+    """A shell call's command line is shown as shlex.join writes it (shlex itself is not imported: it loads re)."""
+    import shlex
+
+    from autopilot.handoff.transcripts.codex_intake import shell_join
+
+    words = [chr(c) for c in range(1, 256)]
+    words += ["", "a b", "it's", "a'b\"c", "--x=1,a/b.c@d%e+f:g-", "naïve", "$HOME", "*"]
+    assert shell_join(words) == shlex.join(words)
+    for word in words:
+        assert shell_join([word]) == shlex.join([word])

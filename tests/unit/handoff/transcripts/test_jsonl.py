@@ -415,7 +415,8 @@ def test_lines_that_cross_chunks_are_read_without_orjson_on_an_append(tmp_path, 
     code = (
         "import sys, json; from autopilot.handoff.transcripts import jsonl; "
         f"from autopilot.handoff.transcripts.{module} import {fold}; "
-        "jsonl.CHUNK_BYTES = int(sys.argv[2]); i = jsonl.scan(sys.argv[1], " + fold + "()); "
+        "jsonl.CHUNK_BYTES = int(sys.argv[2]); jsonl.SMALL_SCAN_BYTES = 8 << 20; "  # every fixture row: an append
+        "i = jsonl.scan(sys.argv[1], " + fold + "()); "
         "print(i.status, 'orjson' in sys.modules, list(i.entries), json.dumps(i.malformed))"
     )
     argv = [sys.executable, "-c", code, str(f), "256"]
