@@ -70,8 +70,8 @@ def test_lean_orjson_reads_and_writes_as_orjson_and_leaves_the_real_modules():
     and json; an IntEnum or str Enum member is written as before."""
     lean, real = _run("lean"), _run("real")
     assert lean["loaded"] == []
-    spared = ["dataclasses", "datetime", "enum", "inspect", "json", "platform", "re", "uuid"]
-    assert real["loaded"] == spared
+    spared = {"dataclasses", "datetime", "enum", "inspect", "json", "re", "uuid"}  # and platform, which uuid loads
+    assert spared <= set(real["loaded"]) <= spared | {"platform"}  # before Python 3.13
     assert lean["out"] == real["out"] and lean["errors"] == real["errors"]
     assert all(e.startswith("JSONDecodeError:") for e in lean["errors"]) and len(lean["errors"]) == len(BAD)
     assert lean["real"] == real["real"]
