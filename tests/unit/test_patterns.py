@@ -129,7 +129,8 @@ def test_a_kept_pattern_is_compiled_by_no_parser(tmp_path: Path, monkeypatch: py
     write(cache)
     patterns.keep_compiled(str(cache))
     calls: list[object] = []
-    monkeypatch.setattr(re._compiler, "compile", lambda *a: calls.append(a))  # type: ignore[attr-defined]
+    compiler = re._compiler if sys.version_info >= (3, 11) else importlib.import_module("sre_compile")  # type: ignore[attr-defined]
+    monkeypatch.setattr(compiler, "compile", lambda *a: calls.append(a))
     kept = patterns.compile_pattern(source, re.MULTILINE)
     assert calls == [] and kept == first and kept.groupindex == {"name": 1, "value": 2}
     assert kept.sub(r"\g<name>=[x]", "API_KEY = abc") == "API_KEY=[x]"
