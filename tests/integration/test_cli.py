@@ -24,7 +24,8 @@ SESSION = REPO / "tests" / "fixtures" / "claude" / "tools" / "49fa090f-34fe-47da
 ROLLOUT = REPO / "tests" / "fixtures" / "codex" / "exec_tools.jsonl"
 # A bridge process that counts the patterns re's Python compiler builds while the command runs (stderr: the count).
 COUNTING = """
-import os, sys, re._compiler as compiler
+import importlib, os, sys
+compiler = importlib.import_module("re._compiler" if sys.version_info >= (3, 11) else "sre_compile")
 from autopilot import cli
 cli.kept_patterns_path = lambda: os.environ["KEPT_PATTERNS"]  # this test's own file, not the checkout's
 real, built = compiler.compile, []
